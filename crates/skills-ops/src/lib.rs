@@ -1,0 +1,17 @@
+//! The behaviour of the skills subsystem that works on local files: the `SKILL.md` parser and
+//! lenient loader, the validator with its profiles, and the rules they share (the name rule,
+//! the lexical path check).
+//!
+//! Agent cores do not depend on this crate directly: they use the `skills` facade, which
+//! re-exports these functions under its default `skills` feature and swaps in same-signature
+//! no-ops from `skills-stub` without it.
+
+pub mod load;
+pub mod name;
+pub mod path;
+pub mod validate;
+
+mod compliance;
+mod package;
+mod split;
+mod yaml;

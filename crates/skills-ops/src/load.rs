@@ -1,0 +1,525 @@
+//! The lenient loader (01): reads a definition file, splits it, parses the frontmatter and
+//! normalises it into a [`SkillDocument`], recording what it had to forgive as diagnostics.
+//!
+//! Only three things stop a file from loading at all: it is over the size limit, it is not
+//! UTF-8, or its frontmatter never closes. Everything else (bad YAML, missing fields, wrong
+//! types) leaves a usable skill and a diagnostic, so one sloppy file never hides the others.
+
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use skills_types::files::{match_definition, pick_definition};
+use skills_types::frontmatter::LEGACY_TOP_LEVEL_FIELDS;
+use skills_types::limits::{
+    MAX_COMPATIBILITY_CHARS, MAX_DESCRIPTION_CHARS, MAX_NAME_CHARS, MAX_SKILL_MD_BYTES,
+};
+use skills_types::{Diagnostic, DiagnosticCode, Error, Frontmatter, SkillDocument};
+
+use crate::split::{self, FRONTMATTER_FIRST_LINE};
+use crate::yaml::{self, Node};
+
+/// The definition file of a skill directory, chosen by the table in `skills_types::files`.
+pub fn find_definition(dir: &Path) -> Result<PathBuf, Error> {
+    let metadata = std::fs::metadata(dir).map_err(|source| match source.kind() {
+        std::io::ErrorKind::NotFound => Error::NotFound {
+            path: dir.to_path_buf(),
+        },
+        _ => Error::io("inspect", dir, source),
+    })?;
+    if !metadata.is_dir() {
+        return Err(Error::NotADirectory {
+            path: dir.to_path_buf(),
+        });
+    }
+    let entries = std::fs::read_dir(dir).map_err(|source| Error::io("list", dir, source))?;
+    let mut names = Vec::new();
+    for entry in entries {
+        let entry = entry.map_err(|source| Error::io("list", dir, source))?;
+        if let Ok(name) = entry.file_name().into_string() {
+            if match_definition(&name).is_some() {
+                names.push(name);
+            }
+        }
+    }
+    match pick_definition(names.iter().map(String::as_str)) {
+        Some((name, _)) => Ok(dir.join(name)),
+        None => Err(Error::NoDefinitionFile {
+            dir: dir.to_path_buf(),
+        }),
+    }
+}
+
+/// Reads and parses one definition file.
+pub fn load_document(path: &Path) -> Result<SkillDocument, Error> {
+    let bytes = read_definition(path, MAX_SKILL_MD_BYTES)?;
+    parse_document(path, &bytes)
+}
+
+/// Parses the bytes of a definition file. `path` names the file in messages and supplies the
+/// defaults (the directory name, the canonical-name check); nothing is read from it.
+pub fn parse_document(path: &Path, bytes: &[u8]) -> Result<SkillDocument, Error> {
+    let source = Source::parse(bytes).map_err(|diagnostic| Error::Unloadable {
+        path: path.to_path_buf(),
+        diagnostic: Box::new(diagnostic),
+    })?;
+    let mut diagnostics = filename_diagnostics(path);
+    let entries = match source.frontmatter {
+        RawFrontmatter::Absent => {
+            diagnostics.push(Diagnostic::warning(
+                DiagnosticCode::NoFrontmatter,
+                "the file does not start with a '---' line, so it has no frontmatter",
+            ));
+            Vec::new()
+        }
+        RawFrontmatter::Invalid(diagnostic) => {
+            diagnostics.push(diagnostic);
+            Vec::new()
+        }
+        RawFrontmatter::Mapping(entries) => entries,
+    };
+    let directory = directory_name(path);
+    let frontmatter = normalize(entries, source.body, &directory, &mut diagnostics);
+    Ok(SkillDocument {
+        frontmatter,
+        body: source.body.to_owned(),
+        diagnostics,
+    })
+}
+
+/// Reads at most `limit` bytes of a regular file; anything else is refused without blocking
+/// (a FIFO planted as `SKILL.md` must not hang a listing).
+pub(crate) fn read_definition(path: &Path, limit: u64) -> Result<Vec<u8>, Error> {
+    let unloadable = |code, message: String| Error::Unloadable {
+        path: path.to_path_buf(),
+        diagnostic: Box::new(Diagnostic::error(code, message)),
+    };
+    let file = open_nonblocking(path).map_err(|source| match source.kind() {
+        std::io::ErrorKind::NotFound => Error::NotFound {
+            path: path.to_path_buf(),
+        },
+        _ => Error::io("open", path, source),
+    })?;
+    let metadata = file
+        .metadata()
+        .map_err(|source| Error::io("inspect", path, source))?;
+    if !metadata.is_file() {
+        return Err(unloadable(
+            DiagnosticCode::NotAFile,
+            "the definition file is not a regular file".to_owned(),
+        ));
+    }
+    let too_large = |size: u64| {
+        unloadable(
+            DiagnosticCode::TooLarge,
+            format!("the file is {size} bytes; files over {limit} bytes are not loaded"),
+        )
+    };
+    if metadata.len() > limit {
+        return Err(too_large(metadata.len()));
+    }
+    let mut bytes = Vec::with_capacity(usize::try_from(metadata.len()).unwrap_or(0));
+    // The size can change between fstat and read: read one byte past the limit to notice.
+    file.take(limit.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(|source| Error::io("read", path, source))?;
+    if bytes.len() as u64 > limit {
+        return Err(too_large(bytes.len() as u64));
+    }
+    Ok(bytes)
+}
+
+#[cfg(unix)]
+fn open_nonblocking(path: &Path) -> std::io::Result<File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags((rustix::fs::OFlags::NONBLOCK | rustix::fs::OFlags::NOCTTY).bits() as i32)
+        .open(path)
+}
+
+#[cfg(not(unix))]
+fn open_nonblocking(path: &Path) -> std::io::Result<File> {
+    File::open(path)
+}
+
+/// The frontmatter as found, before normalisation.
+pub(crate) enum RawFrontmatter {
+    /// The file has no opening fence.
+    Absent,
+    /// The YAML did not parse, or is not a mapping.
+    Invalid(Diagnostic),
+    /// The top-level mapping, in source order.
+    Mapping(Vec<(String, Node)>),
+}
+
+/// A decoded, split and parsed definition file.
+pub(crate) struct Source<'a> {
+    pub(crate) frontmatter: RawFrontmatter,
+    pub(crate) body: &'a str,
+}
+
+impl<'a> Source<'a> {
+    /// Decodes and splits; the error is the reason the file cannot be loaded at all.
+    pub(crate) fn parse(bytes: &'a [u8]) -> Result<Self, Diagnostic> {
+        let text = std::str::from_utf8(bytes).map_err(|error| {
+            Diagnostic::error(
+                DiagnosticCode::NotUtf8,
+                format!(
+                    "the file is not valid UTF-8 (the first invalid byte is at offset {})",
+                    error.valid_up_to()
+                ),
+            )
+        })?;
+        let parts = split::split(split::strip_bom(text)).map_err(|split::Unterminated| {
+            Diagnostic::error(
+                DiagnosticCode::UnterminatedFrontmatter,
+                "the frontmatter opened with '---' on line 1 is never closed by a '---' line",
+            )
+            .with_line(1)
+        })?;
+        let frontmatter = match parts.frontmatter {
+            None => RawFrontmatter::Absent,
+            Some(yaml_text) => match yaml::parse(yaml_text) {
+                Ok(Node::Mapping(entries)) => RawFrontmatter::Mapping(entries),
+                Ok(other) => RawFrontmatter::Invalid(
+                    Diagnostic::error(
+                        DiagnosticCode::YamlError,
+                        format!("the frontmatter is a {}, not a mapping of fields", other.type_name()),
+                    )
+                    .with_line(FRONTMATTER_FIRST_LINE),
+                ),
+                Err(error) => {
+                    let code = if error.too_complex {
+                        DiagnosticCode::YamlTooComplex
+                    } else {
+                        DiagnosticCode::YamlError
+                    };
+                    let mut diagnostic = Diagnostic::error(
+                        code,
+                        format!("the frontmatter is not valid YAML: {}", error.message),
+                    );
+                    if let Some(line) = error.line {
+                        diagnostic = diagnostic.with_line(line + FRONTMATTER_FIRST_LINE - 1);
+                    }
+                    RawFrontmatter::Invalid(diagnostic)
+                }
+            },
+        };
+        Ok(Self {
+            frontmatter,
+            body: parts.body,
+        })
+    }
+}
+
+/// The name of the directory holding the definition file.
+pub(crate) fn directory_name(path: &Path) -> String {
+    path.parent()
+        .and_then(Path::file_name)
+        .map(|name| name.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+/// `noncanonical-filename` when the file is a case variant such as `skill.md`.
+pub(crate) fn filename_diagnostics(path: &Path) -> Vec<Diagnostic> {
+    let name = path
+        .file_name()
+        .map(|name| name.to_string_lossy())
+        .unwrap_or_default();
+    match match_definition(&name) {
+        Some(found) if !found.canonical => vec![Diagnostic::warning(
+            DiagnosticCode::NoncanonicalFilename,
+            format!("the file is named '{name}'; the canonical name is '{}'", found.file.name),
+        )],
+        _ => Vec::new(),
+    }
+}
+
+/// Fills a [`Frontmatter`] from the top-level entries, forgiving what it can.
+fn normalize(
+    entries: Vec<(String, Node)>,
+    body: &str,
+    directory: &str,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Frontmatter {
+    let mut frontmatter = Frontmatter::default();
+    let mut name = None;
+    let mut description = None;
+    let mut legacy = Vec::new();
+    let mut underscore_tools = None;
+    let mut hyphen_tools = false;
+
+    for (key, node) in entries {
+        match key.as_str() {
+            "name" => name = string_field(&key, &node, diagnostics),
+            "description" => description = string_field(&key, &node, diagnostics),
+            "license" => frontmatter.license = string_field(&key, &node, diagnostics),
+            "compatibility" => frontmatter.compatibility = string_field(&key, &node, diagnostics),
+            "metadata" => frontmatter.metadata = metadata_field(&node, diagnostics),
+            "allowed-tools" => {
+                hyphen_tools = true;
+                frontmatter.allowed_tools = tools_field(&node, diagnostics);
+            }
+            "allowed_tools" => underscore_tools = Some(node),
+            "platforms" => frontmatter.platforms = list_field(&key, &node, diagnostics),
+            "triggers" => frontmatter.triggers = list_field(&key, &node, diagnostics),
+            key if LEGACY_TOP_LEVEL_FIELDS.contains(&key) => legacy.push((key.to_owned(), node)),
+            _ => {
+                frontmatter.extra.insert(key, node.to_json());
+            }
+        }
+    }
+
+    if let Some(node) = underscore_tools {
+        if hyphen_tools {
+            diagnostics.push(Diagnostic::warning(
+                DiagnosticCode::ConflictingFields,
+                "both 'allowed-tools' and 'allowed_tools' are given; 'allowed_tools' is ignored",
+            ));
+        } else {
+            frontmatter.allowed_tools = tools_field(&node, diagnostics);
+        }
+    }
+
+    for (key, node) in legacy {
+        let kept = if frontmatter.metadata.contains_key(&key) {
+            "metadata wins"
+        } else {
+            frontmatter.metadata.insert(key.clone(), metadata_text(&node));
+            "it was moved there"
+        };
+        diagnostics.push(Diagnostic::warning(
+            DiagnosticCode::DeprecatedTopLevelField,
+            format!("the top-level field '{key}' belongs under 'metadata' ({kept})"),
+        ));
+    }
+
+    frontmatter.name = match name.filter(|name| !name.is_empty()) {
+        Some(name) => name,
+        None => {
+            diagnostics.push(Diagnostic::warning(
+                DiagnosticCode::NameDefaulted,
+                format!("the frontmatter has no name; the directory name '{directory}' is used"),
+            ));
+            directory.to_owned()
+        }
+    };
+
+    frontmatter.description = match description.filter(|text| !text.is_empty()) {
+        Some(text) => text,
+        None => match first_paragraph(body) {
+            Some(paragraph) => {
+                diagnostics.push(Diagnostic::warning(
+                    DiagnosticCode::DescriptionDefaulted,
+                    "the frontmatter has no description; the first paragraph of the body is used",
+                ));
+                paragraph
+            }
+            None => {
+                diagnostics.push(Diagnostic::warning(
+                    DiagnosticCode::DescriptionMissing,
+                    "there is no description, and the body has no paragraph to take one from",
+                ));
+                String::new()
+            }
+        },
+    };
+
+    let lengths = [
+        (DiagnosticCode::NameTooLong, "name", Some(&frontmatter.name), MAX_NAME_CHARS),
+        (
+            DiagnosticCode::DescriptionTooLong,
+            "description",
+            Some(&frontmatter.description),
+            MAX_DESCRIPTION_CHARS,
+        ),
+        (
+            DiagnosticCode::CompatibilityTooLong,
+            "compatibility",
+            frontmatter.compatibility.as_ref(),
+            MAX_COMPATIBILITY_CHARS,
+        ),
+    ];
+    for (code, field, value, limit) in lengths {
+        let length = value.map_or(0, |text| text.chars().count());
+        if length > limit {
+            diagnostics.push(Diagnostic::warning(
+                code,
+                format!("the {field} is {length} characters long; the limit is {limit}"),
+            ));
+        }
+    }
+    frontmatter
+}
+
+/// A scalar field's trimmed source text; `None` for null. A collection is forgiven with a
+/// diagnostic and ignored.
+fn string_field(key: &str, node: &Node, diagnostics: &mut Vec<Diagnostic>) -> Option<String> {
+    if node.is_null() {
+        return None;
+    }
+    match node.as_text() {
+        Some(text) => Some(text.trim().to_owned()),
+        None => {
+            diagnostics.push(Diagnostic::warning(
+                DiagnosticCode::InvalidFieldType,
+                format!("'{key}' should be a string, not a {}; it is ignored", node.type_name()),
+            ));
+            None
+        }
+    }
+}
+
+/// A `metadata` mapping: scalars keep their source text, collections become compact JSON.
+fn metadata_field(node: &Node, diagnostics: &mut Vec<Diagnostic>) -> BTreeMap<String, String> {
+    match node {
+        Node::Mapping(entries) => entries
+            .iter()
+            .map(|(key, value)| (key.clone(), metadata_text(value)))
+            .collect(),
+        _ if node.is_null() => BTreeMap::new(),
+        _ => {
+            diagnostics.push(Diagnostic::warning(
+                DiagnosticCode::MetadataNotMap,
+                format!("'metadata' should be a mapping, not a {}; it is ignored", node.type_name()),
+            ));
+            BTreeMap::new()
+        }
+    }
+}
+
+fn metadata_text(node: &Node) -> String {
+    match node {
+        Node::Scalar(scalar) => scalar.text.clone(),
+        collection => collection.to_json().to_string(),
+    }
+}
+
+/// `allowed-tools` in its three shapes: a space-separated string, a comma-separated string,
+/// or a list. Separators inside parentheses are kept: `Bash(git status:*)` is one tool.
+fn tools_field(node: &Node, diagnostics: &mut Vec<Diagnostic>) -> Vec<String> {
+    match node {
+        Node::Scalar(_) if node.is_null() => Vec::new(),
+        Node::Scalar(scalar) => split_tools(&scalar.text),
+        Node::Sequence(items) => {
+            if items.iter().any(|item| item.as_text().is_none()) {
+                diagnostics.push(Diagnostic::warning(
+                    DiagnosticCode::AllowedToolsInvalid,
+                    "'allowed-tools' has entries that are not tool names; they are ignored",
+                ));
+            }
+            items
+                .iter()
+                .filter_map(Node::as_text)
+                .map(|text| text.trim().to_owned())
+                .filter(|text| !text.is_empty())
+                .collect()
+        }
+        Node::Mapping(_) => {
+            diagnostics.push(Diagnostic::warning(
+                DiagnosticCode::AllowedToolsInvalid,
+                "'allowed-tools' should be a string or a list, not a mapping; it is ignored",
+            ));
+            Vec::new()
+        }
+    }
+}
+
+/// Splits a tool string on commas and whitespace outside parentheses.
+pub(crate) fn split_tools(text: &str) -> Vec<String> {
+    let mut tools = Vec::new();
+    let mut current = String::new();
+    let mut depth = 0usize;
+    for c in text.chars() {
+        match c {
+            '(' => {
+                depth += 1;
+                current.push(c);
+            }
+            ')' => {
+                depth = depth.saturating_sub(1);
+                current.push(c);
+            }
+            ',' if depth == 0 => flush(&mut current, &mut tools),
+            c if c.is_whitespace() && depth == 0 => flush(&mut current, &mut tools),
+            c => current.push(c),
+        }
+    }
+    flush(&mut current, &mut tools);
+    tools
+}
+
+fn flush(current: &mut String, tools: &mut Vec<String>) {
+    if !current.is_empty() {
+        tools.push(std::mem::take(current));
+    }
+}
+
+/// `platforms` and `triggers`: a list of strings; one string is taken as a list of one.
+fn list_field(key: &str, node: &Node, diagnostics: &mut Vec<Diagnostic>) -> Vec<String> {
+    let invalid = |diagnostics: &mut Vec<Diagnostic>| {
+        diagnostics.push(Diagnostic::warning(
+            DiagnosticCode::InvalidFieldType,
+            format!("'{key}' should be a list of strings; entries that are not are ignored"),
+        ));
+    };
+    match node {
+        Node::Scalar(_) if node.is_null() => Vec::new(),
+        Node::Scalar(scalar) => vec![scalar.text.trim().to_owned()],
+        Node::Sequence(items) => {
+            if items.iter().any(|item| item.as_text().is_none()) {
+                invalid(diagnostics);
+            }
+            items
+                .iter()
+                .filter_map(Node::as_text)
+                .map(|text| text.trim().to_owned())
+                .filter(|text| !text.is_empty())
+                .collect()
+        }
+        Node::Mapping(_) => {
+            invalid(diagnostics);
+            Vec::new()
+        }
+    }
+}
+
+/// The first paragraph of the body that is not a heading, fenced code or an HTML comment,
+/// joined into one line and cut to the description limit.
+fn first_paragraph(body: &str) -> Option<String> {
+    let mut paragraph: Vec<&str> = Vec::new();
+    let mut in_fence = false;
+    for line in body.lines() {
+        let trimmed = line.trim();
+        if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
+            if !paragraph.is_empty() {
+                break;
+            }
+            in_fence = !in_fence;
+            continue;
+        }
+        if in_fence {
+            continue;
+        }
+        let skipped = trimmed.starts_with('#')
+            || trimmed.starts_with("<!--")
+            || trimmed.chars().all(|c| matches!(c, '-' | '=' | '*' | '_'));
+        if trimmed.is_empty() || skipped {
+            if !paragraph.is_empty() {
+                break;
+            }
+            continue;
+        }
+        paragraph.push(trimmed);
+    }
+    if paragraph.is_empty() {
+        return None;
+    }
+    let joined = paragraph.join(" ");
+    Some(joined.chars().take(MAX_DESCRIPTION_CHARS).collect())
+}
+
+#[cfg(test)]
+mod tests;

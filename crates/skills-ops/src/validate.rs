@@ -1,0 +1,462 @@
+//! The strict validator (01 §The validator and its profiles).
+//!
+//! It works on the frontmatter as written (the raw YAML mapping), not on the loader's
+//! normalised view, so that nothing the loader forgives slips past it, and it reports every
+//! violation, each with its stable code. A definition file that cannot be loaded at all (too
+//! large, not UTF-8, unterminated) is a finding in the report, not an error of the call: the
+//! call fails only when there is nothing to validate (a missing path, no `SKILL.md`) or the
+//! system refuses to read it.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use skills_types::files::{is_excluded_dir_name, match_definition};
+use skills_types::frontmatter::LEGACY_TOP_LEVEL_FIELDS;
+use skills_types::limits::{
+    MAX_COMPATIBILITY_CHARS, MAX_DESCRIPTION_CHARS, MAX_RELATIVE_PATH_COMPONENTS,
+    MAX_SKILL_MD_BYTES,
+};
+use skills_types::validate::{ComplianceSnapshot, Options, Profile, Report};
+use skills_types::{Diagnostic, DiagnosticCode, Error, Severity};
+
+use crate::load::{self, RawFrontmatter, Source};
+use crate::yaml::Node;
+use crate::{compliance, name, package};
+
+/// The fields of the agentskills.io specification, allowed in every profile.
+const SPEC_FIELDS: [&str; 6] = [
+    "name",
+    "description",
+    "license",
+    "compatibility",
+    "metadata",
+    "allowed-tools",
+];
+
+/// The key holding compliance claims (profile `skillhub`).
+const COMPLIANCE_FIELD: &str = "x-astron-compliance";
+
+/// Validates one skill: `path` is its directory or its definition file.
+pub fn validate_path(path: &Path, options: &Options) -> Result<Report, Error> {
+    let (dir, file) = resolve(path)?;
+    let directory = directory_name(&dir)?;
+    let (name, diagnostics, compliance) = match load::read_definition(&file, MAX_SKILL_MD_BYTES) {
+        Ok(bytes) => check(&dir, &directory, &file, &bytes, options),
+        Err(Error::Unloadable { diagnostic, .. }) => (None, vec![*diagnostic], None),
+        Err(error) => return Err(error),
+    };
+    Ok(Report::new(dir, file, name, options, diagnostics, compliance))
+}
+
+/// Validates every skill below `path` (a skill directory, a definition file, or a folder of
+/// skills), in path order. Hidden and excluded directories are skipped, symlinked directories
+/// are not followed, and skill directories are not searched for nested skills.
+pub fn validate_tree(path: &Path, options: &Options) -> Result<Vec<Result<Report, Error>>, Error> {
+    let metadata = std::fs::metadata(path).map_err(|source| match source.kind() {
+        std::io::ErrorKind::NotFound => Error::NotFound {
+            path: path.to_path_buf(),
+        },
+        _ => Error::io("inspect", path, source),
+    })?;
+    if !metadata.is_dir() {
+        return Ok(vec![validate_path(path, options)]);
+    }
+    let mut skills = Vec::new();
+    collect_skill_dirs(path, 0, &mut skills)?;
+    if skills.is_empty() {
+        return Err(Error::NoDefinitionFile {
+            dir: path.to_path_buf(),
+        });
+    }
+    Ok(skills
+        .iter()
+        .map(|dir| validate_path(dir, options))
+        .collect())
+}
+
+fn collect_skill_dirs(dir: &Path, depth: usize, found: &mut Vec<PathBuf>) -> Result<(), Error> {
+    let mut names = Vec::new();
+    let mut subdirs = Vec::new();
+    for entry in std::fs::read_dir(dir).map_err(|source| Error::io("list", dir, source))? {
+        let entry = entry.map_err(|source| Error::io("list", dir, source))?;
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else { continue };
+        let is_dir = entry.file_type().is_ok_and(|kind| kind.is_dir());
+        if is_dir && !is_excluded_dir_name(name) {
+            subdirs.push(entry.path());
+        }
+        names.push(name.to_owned());
+    }
+    if names.iter().any(|name| match_definition(name).is_some()) {
+        found.push(dir.to_path_buf());
+        return Ok(());
+    }
+    if depth >= MAX_RELATIVE_PATH_COMPONENTS {
+        return Ok(());
+    }
+    subdirs.sort();
+    for subdir in subdirs {
+        collect_skill_dirs(&subdir, depth + 1, found)?;
+    }
+    Ok(())
+}
+
+/// The skill directory and its definition file for a path naming either.
+fn resolve(path: &Path) -> Result<(PathBuf, PathBuf), Error> {
+    let metadata = std::fs::metadata(path).map_err(|source| match source.kind() {
+        std::io::ErrorKind::NotFound => Error::NotFound {
+            path: path.to_path_buf(),
+        },
+        _ => Error::io("inspect", path, source),
+    })?;
+    if metadata.is_dir() {
+        let file = load::find_definition(path)?;
+        return Ok((path.to_path_buf(), file));
+    }
+    let is_definition = path
+        .file_name()
+        .and_then(|name| name.to_str())
+        .is_some_and(|name| match_definition(name).is_some());
+    if !is_definition {
+        return Err(Error::NotADirectory {
+            path: path.to_path_buf(),
+        });
+    }
+    let dir = match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    Ok((dir, path.to_path_buf()))
+}
+
+/// The name the skill's `name` must equal: the directory's own name, resolved through the
+/// filesystem when the path has none of its own (`.`, `..`, `/`).
+fn directory_name(dir: &Path) -> Result<String, Error> {
+    let lexical = dir
+        .file_name()
+        .filter(|_| !dir.ends_with(".."))
+        .map(|name| name.to_string_lossy().into_owned());
+    if let Some(name) = lexical {
+        return Ok(name);
+    }
+    let real = std::fs::canonicalize(dir).map_err(|source| Error::io("resolve", dir, source))?;
+    Ok(real
+        .file_name()
+        .map(|name| name.to_string_lossy().into_owned())
+        .unwrap_or_default())
+}
+
+type Findings = (Option<String>, Vec<Diagnostic>, Option<ComplianceSnapshot>);
+
+fn check(dir: &Path, directory: &str, file: &Path, bytes: &[u8], options: &Options) -> Findings {
+    let mut diagnostics = load::filename_diagnostics(file);
+    let mut name = None;
+    let mut snapshot = None;
+    match Source::parse(bytes) {
+        Err(diagnostic) => diagnostics.push(diagnostic),
+        Ok(source) => match source.frontmatter {
+            RawFrontmatter::Absent => diagnostics.push(Diagnostic::error(
+                DiagnosticCode::NoFrontmatter,
+                "the file must start with YAML frontmatter between '---' lines",
+            )),
+            RawFrontmatter::Invalid(diagnostic) => diagnostics.push(diagnostic),
+            RawFrontmatter::Mapping(entries) => {
+                let mut rules = Rules {
+                    profile: options.profile,
+                    diagnostics: &mut diagnostics,
+                };
+                name = rules.fields(&entries, directory);
+                if options.profile == Profile::Skillhub {
+                    rules
+                        .diagnostics
+                        .extend(package::check(dir, &options.package_limits));
+                    if let Some((_, node)) = entries.iter().find(|(key, _)| key == COMPLIANCE_FIELD) {
+                        let (found, valid) = compliance::check(node, dir);
+                        rules.diagnostics.extend(found);
+                        snapshot = valid;
+                    }
+                }
+            }
+        },
+    }
+    if options.strict {
+        for diagnostic in &mut diagnostics {
+            if diagnostic.severity == Severity::Warning {
+                diagnostic.severity = Severity::Error;
+            }
+        }
+    }
+    (name, diagnostics, snapshot)
+}
+
+/// How a profile treats a top-level key.
+enum Key {
+    Allowed,
+    Deprecated,
+    Unexpected,
+}
+
+struct Rules<'d> {
+    profile: Profile,
+    diagnostics: &'d mut Vec<Diagnostic>,
+}
+
+impl Rules<'_> {
+    fn error(&mut self, code: DiagnosticCode, message: impl Into<String>) {
+        self.diagnostics.push(Diagnostic::error(code, message));
+    }
+
+    fn warning(&mut self, code: DiagnosticCode, message: impl Into<String>) {
+        self.diagnostics.push(Diagnostic::warning(code, message));
+    }
+
+    /// A finding that is an error except in profile `lenient`.
+    fn lenient_warning(&mut self, code: DiagnosticCode, message: impl Into<String>) {
+        let severity = if self.profile == Profile::Lenient {
+            Severity::Warning
+        } else {
+            Severity::Error
+        };
+        self.diagnostics.push(Diagnostic::new(code, severity, message));
+    }
+
+    fn classify(&self, key: &str) -> Key {
+        if SPEC_FIELDS.contains(&key) {
+            return Key::Allowed;
+        }
+        match self.profile {
+            Profile::Openhuman if matches!(key, "platforms" | "triggers") => Key::Allowed,
+            Profile::Openhuman if LEGACY_TOP_LEVEL_FIELDS.contains(&key) => Key::Deprecated,
+            Profile::Openhuman if key.starts_with("x-") => Key::Allowed,
+            Profile::Skillhub if key.starts_with("x-astron-") => Key::Allowed,
+            _ => Key::Unexpected,
+        }
+    }
+
+    /// Runs every field rule; returns the name as written.
+    fn fields(&mut self, entries: &[(String, Node)], directory: &str) -> Option<String> {
+        let mut unexpected = BTreeSet::new();
+        for (key, _) in entries {
+            match self.classify(key) {
+                Key::Allowed => {}
+                Key::Deprecated => self.warning(
+                    DiagnosticCode::DeprecatedTopLevelField,
+                    format!("the top-level field '{key}' is deprecated; move it under 'metadata'"),
+                ),
+                Key::Unexpected => {
+                    unexpected.insert(key.as_str());
+                }
+            }
+        }
+        if !unexpected.is_empty() {
+            let names: Vec<&str> = unexpected.into_iter().collect();
+            let mut allowed = SPEC_FIELDS.to_vec();
+            allowed.sort_unstable();
+            self.lenient_warning(
+                DiagnosticCode::UnexpectedField,
+                format!(
+                    "unexpected fields in frontmatter: {}; the {} profile allows {}",
+                    names.join(", "),
+                    self.profile,
+                    self.allowed_description(&allowed)
+                ),
+            );
+        }
+
+        let field = |key: &str| {
+            entries
+                .iter()
+                .find(|(name, _)| name == key)
+                .map(|(_, node)| node)
+        };
+        let name = self.name(field("name"), directory);
+        self.description(field("description"));
+        if let Some(node) = field("compatibility") {
+            self.compatibility(node);
+        }
+        if let Some(node) = field("license") {
+            if node.as_text().is_none() {
+                self.warning(
+                    DiagnosticCode::InvalidFieldType,
+                    format!("'license' should be a string, not a {}", node.type_name()),
+                );
+            }
+        }
+        if let Some(node) = field("metadata") {
+            self.metadata(node);
+        }
+        if let Some(node) = field("allowed-tools") {
+            self.allowed_tools(node);
+        }
+        if self.profile == Profile::Openhuman {
+            for key in ["platforms", "triggers"] {
+                if let Some(node) = field(key) {
+                    self.string_list(key, node);
+                }
+            }
+        }
+        name
+    }
+
+    fn allowed_description(&self, spec: &[&str]) -> String {
+        let extra = match self.profile {
+            Profile::Agentskills | Profile::Lenient => "",
+            Profile::Openhuman => ", platforms, triggers, version, author, tags and any x-* key",
+            Profile::Skillhub => " and any x-astron-* key",
+        };
+        if extra.is_empty() {
+            format!("only {}", spec.join(", "))
+        } else {
+            format!("{}{extra}", spec.join(", "))
+        }
+    }
+
+    fn name(&mut self, node: Option<&Node>, directory: &str) -> Option<String> {
+        let Some(node) = node else {
+            self.error(DiagnosticCode::NameMissing, "the required field 'name' is missing");
+            return None;
+        };
+        if node.is_null() {
+            self.error(DiagnosticCode::NameEmpty, "the field 'name' is empty");
+            return None;
+        }
+        let Some(text) = node.as_text() else {
+            self.error(
+                DiagnosticCode::InvalidFieldType,
+                format!("'name' must be a string, not a {}", node.type_name()),
+            );
+            return None;
+        };
+        let problems = name::problems(text);
+        let empty = problems
+            .iter()
+            .any(|(code, _)| *code == DiagnosticCode::NameEmpty);
+        for (code, message) in problems {
+            self.error(code, message);
+        }
+        if !empty && !name::matches_directory(text, directory) {
+            self.lenient_warning(
+                DiagnosticCode::NameDirectoryMismatch,
+                format!(
+                    "the name '{}' differs from its directory '{directory}'",
+                    name::normalize(text)
+                ),
+            );
+        }
+        Some(text.to_owned())
+    }
+
+    fn description(&mut self, node: Option<&Node>) {
+        let Some(node) = node else {
+            self.error(
+                DiagnosticCode::DescriptionMissing,
+                "the required field 'description' is missing",
+            );
+            return;
+        };
+        match node.as_text() {
+            None => self.error(
+                DiagnosticCode::InvalidFieldType,
+                format!("'description' must be a string, not a {}", node.type_name()),
+            ),
+            Some(_) if node.is_null() => {
+                self.error(DiagnosticCode::DescriptionEmpty, "the field 'description' is empty")
+            }
+            Some(text) if text.trim().is_empty() => {
+                self.error(DiagnosticCode::DescriptionEmpty, "the field 'description' is empty")
+            }
+            Some(text) => {
+                let length = text.trim().chars().count();
+                if length > MAX_DESCRIPTION_CHARS {
+                    self.error(
+                        DiagnosticCode::DescriptionTooLong,
+                        format!(
+                            "the description is {length} characters long; at most {MAX_DESCRIPTION_CHARS} are allowed"
+                        ),
+                    );
+                }
+            }
+        }
+    }
+
+    fn compatibility(&mut self, node: &Node) {
+        match node.as_text() {
+            None => self.error(
+                DiagnosticCode::InvalidFieldType,
+                format!("'compatibility' must be a string, not a {}", node.type_name()),
+            ),
+            Some(text) if node.is_null() || text.trim().is_empty() => self.error(
+                DiagnosticCode::CompatibilityEmpty,
+                "the field 'compatibility' is present but empty; remove it or say what the skill needs",
+            ),
+            Some(text) => {
+                let length = text.trim().chars().count();
+                if length > MAX_COMPATIBILITY_CHARS {
+                    self.error(
+                        DiagnosticCode::CompatibilityTooLong,
+                        format!(
+                            "the compatibility note is {length} characters long; at most {MAX_COMPATIBILITY_CHARS} are allowed"
+                        ),
+                    );
+                }
+            }
+        }
+    }
+
+    fn metadata(&mut self, node: &Node) {
+        match node {
+            Node::Mapping(entries) => {
+                let nested: Vec<&str> = entries
+                    .iter()
+                    .filter(|(_, value)| value.as_text().is_none())
+                    .map(|(key, _)| key.as_str())
+                    .collect();
+                if !nested.is_empty() {
+                    self.warning(
+                        DiagnosticCode::InvalidFieldType,
+                        format!(
+                            "metadata values should be strings; {} hold collections (kept as JSON text)",
+                            nested.join(", ")
+                        ),
+                    );
+                }
+            }
+            _ if node.is_null() => {}
+            _ => self.error(
+                DiagnosticCode::MetadataNotMap,
+                format!("'metadata' must be a mapping, not a {}", node.type_name()),
+            ),
+        }
+    }
+
+    fn allowed_tools(&mut self, node: &Node) {
+        let valid = match node {
+            Node::Scalar(_) => true,
+            Node::Sequence(items) => items.iter().all(|item| item.as_text().is_some()),
+            Node::Mapping(_) => false,
+        };
+        if !valid {
+            self.error(
+                DiagnosticCode::AllowedToolsInvalid,
+                "'allowed-tools' must be a string of tool names or a list of them",
+            );
+        }
+    }
+
+    fn string_list(&mut self, key: &str, node: &Node) {
+        let valid = match node {
+            Node::Scalar(_) => !node.is_null(),
+            Node::Sequence(items) => items.iter().all(|item| item.as_text().is_some()),
+            Node::Mapping(_) => false,
+        };
+        if !valid {
+            self.error(
+                DiagnosticCode::InvalidFieldType,
+                format!("'{key}' must be a list of strings"),
+            );
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

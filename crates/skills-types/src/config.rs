@@ -1,0 +1,135 @@
+//! `SkillsConfig`: everything discovery needs, in one value (02 §Configuration).
+//!
+//! The library never reads environment variables: the command line (or the embedding core)
+//! builds this value, so tests never race on the process environment.
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+use crate::limits::{MAX_DIRS_PER_ROOT, MAX_DISCOVERY_DEPTH, MAX_SKILL_MD_BYTES};
+
+/// The application directory used when an embedding core does not set its own.
+pub const DEFAULT_APP_DIR: &str = ".openhuman";
+
+/// Configuration of one skills subsystem instance.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct SkillsConfig {
+    /// The project directory.
+    #[serde(with = "crate::path_text")]
+    pub workspace: PathBuf,
+    /// The user's home directory.
+    #[serde(with = "crate::path_text")]
+    pub home: PathBuf,
+    /// The application directory under home and workspace (default `.openhuman`).
+    pub app_dir: String,
+    /// The active profile (personality) id, if any.
+    pub profile: Option<String>,
+    /// Also scan the shared `.agents/skills` and `.claude/skills` roots.
+    pub interop: bool,
+    /// Additional user-scope roots.
+    pub extra_roots: Vec<PathBuf>,
+    /// When the workspace's project and legacy roots may be loaded.
+    pub trust: TrustPolicy,
+    /// Which symlinked directories discovery follows.
+    pub symlinks: SymlinkPolicy,
+    /// Scan limits.
+    pub limits: DiscoveryLimits,
+    /// Permission rules; the last matching rule wins.
+    pub permissions: Vec<PermissionRule>,
+    /// Names of skills that are turned off.
+    pub disabled: Vec<String>,
+    /// Character budget of the rendered catalog, if any.
+    pub budget_chars: Option<usize>,
+}
+
+impl SkillsConfig {
+    /// A configuration with every default of 02 for the given workspace and home.
+    pub fn new(workspace: impl Into<PathBuf>, home: impl Into<PathBuf>) -> Self {
+        Self {
+            workspace: workspace.into(),
+            home: home.into(),
+            app_dir: DEFAULT_APP_DIR.to_owned(),
+            profile: None,
+            interop: true,
+            extra_roots: Vec::new(),
+            trust: TrustPolicy::default(),
+            symlinks: SymlinkPolicy::default(),
+            limits: DiscoveryLimits::default(),
+            permissions: Vec::new(),
+            disabled: Vec::new(),
+            budget_chars: None,
+        }
+    }
+}
+
+/// When a workspace counts as trusted.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TrustPolicy {
+    /// Trusted when `<workspace>/<app_dir>/trust` exists.
+    #[default]
+    Marker,
+    /// Always trusted (an embedding core that decided itself).
+    Always,
+    /// Never trusted.
+    Never,
+}
+
+/// Which symlinked directories discovery follows.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SymlinkPolicy {
+    /// Only those whose canonical target lies inside a configured root.
+    #[default]
+    WithinRoots,
+    /// None.
+    Never,
+    /// All of them (loops are still detected).
+    Always,
+}
+
+/// Limits of one discovery scan.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct DiscoveryLimits {
+    /// Levels of category folders below a root.
+    pub max_depth: usize,
+    /// Directories visited per root.
+    pub max_dirs_per_root: usize,
+    /// Largest definition file loaded.
+    pub max_skill_md_bytes: u64,
+}
+
+impl Default for DiscoveryLimits {
+    fn default() -> Self {
+        Self {
+            max_depth: MAX_DISCOVERY_DEPTH,
+            max_dirs_per_root: MAX_DIRS_PER_ROOT,
+            max_skill_md_bytes: MAX_SKILL_MD_BYTES,
+        }
+    }
+}
+
+/// What a permission rule grants.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Permission {
+    /// Listed and usable.
+    #[default]
+    Allow,
+    /// Listed, flagged so the core asks the user first.
+    Ask,
+    /// Hidden from the catalog; reads are refused.
+    Deny,
+}
+
+/// One `pattern -> permission` rule; `*` and `?` are wildcards over skill names.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct PermissionRule {
+    /// The name pattern.
+    pub pattern: String,
+    /// What matching skills get.
+    pub permission: Permission,
+}

@@ -1,0 +1,255 @@
+//! Diagnostics: what the loader, the validator and (later) discovery say about a skill.
+//!
+//! Every diagnostic carries a stable kebab-case code from the single table below. Codes are a
+//! public contract (scripts match on them, `skills validate --json` prints them, RPC clients
+//! branch on them), so a code is never renamed or reused; new ones are added at the end of
+//! their group.
+
+use std::fmt;
+use std::path::PathBuf;
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+macro_rules! diagnostic_codes {
+    ($( $variant:ident = $code:literal : $summary:literal, )*) => {
+        /// The stable code of a [`Diagnostic`].
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        #[non_exhaustive]
+        pub enum DiagnosticCode {
+            $( #[doc = $summary] $variant, )*
+        }
+
+        impl DiagnosticCode {
+            /// Every code, in table order.
+            pub const ALL: &'static [DiagnosticCode] = &[$( Self::$variant, )*];
+
+            /// The kebab-case code as printed and serialized.
+            pub const fn as_str(self) -> &'static str {
+                match self { $( Self::$variant => $code, )* }
+            }
+
+            /// One sentence saying what the code means (the table of `docs/diagnostics.md`).
+            pub const fn summary(self) -> &'static str {
+                match self { $( Self::$variant => $summary, )* }
+            }
+        }
+    };
+}
+
+diagnostic_codes! {
+    // Reading and splitting the definition file (01 §Splitting frontmatter from body).
+    TooLarge = "too-large": "The definition file is larger than the size limit and was not loaded.",
+    NotUtf8 = "not-utf8": "The definition file is not valid UTF-8 and was not loaded.",
+    NoFrontmatter = "no-frontmatter": "The file does not open with a `---` line, so it has no frontmatter; the whole file is the body.",
+    UnterminatedFrontmatter = "unterminated-frontmatter": "The frontmatter opens with `---` but no closing `---` line follows; the skill was not loaded.",
+    YamlError = "yaml-error": "The frontmatter is not valid YAML, or is not a mapping.",
+    YamlTooComplex = "yaml-too-complex": "The frontmatter nests too deeply or expands aliases beyond the limits (a YAML bomb).",
+    NoncanonicalFilename = "noncanonical-filename": "The definition file is a case variant of `SKILL.md` (such as `skill.md`); it is read, and written back as `SKILL.md`.",
+    MissingDefinitionFile = "missing-definition-file": "The directory holds no definition file (`SKILL.md` or `WORKFLOW.md`).",
+    NotAFile = "not-a-file": "The definition file is not a regular file (a FIFO, a device or a directory) and was not read.",
+    ConflictingFields = "conflicting-fields": "Two spellings of one field are both given (`allowed-tools` and `allowed_tools`); the first is used.",
+    // The loader's normalisation (01 §Frontmatter fields).
+    NameDefaulted = "name-defaulted": "The frontmatter has no `name`; the directory name is used.",
+    DescriptionDefaulted = "description-defaulted": "The frontmatter has no `description`; the first paragraph of the body is used.",
+    DescriptionMissing = "description-missing": "There is no `description`, and none could be taken from the body.",
+    DeprecatedTopLevelField = "deprecated-top-level-field": "A top-level `version`, `author` or `tags` field belongs under `metadata`.",
+    InvalidFieldType = "invalid-field-type": "A field holds a value of the wrong type (for example a list where a string belongs).",
+    // The validator's field rules (01 §The validator and its profiles).
+    UnexpectedField = "unexpected-field": "The frontmatter has fields the profile does not allow.",
+    NameMissing = "name-missing": "The required `name` field is missing.",
+    NameEmpty = "name-empty": "The `name` field is empty.",
+    NameTooLong = "name-too-long": "The name is longer than 64 characters.",
+    NameNotLowercase = "name-not-lowercase": "The name has uppercase characters.",
+    NameInvalidCharacters = "name-invalid-characters": "The name has characters other than letters, digits and `-`.",
+    NameLeadingTrailingHyphen = "name-leading-trailing-hyphen": "The name starts or ends with `-`.",
+    NameConsecutiveHyphens = "name-consecutive-hyphens": "The name contains `--`.",
+    NameDirectoryMismatch = "name-directory-mismatch": "The name differs from the name of the directory holding the definition file.",
+    DescriptionEmpty = "description-empty": "The `description` field is empty.",
+    DescriptionTooLong = "description-too-long": "The description is longer than 1,024 characters.",
+    CompatibilityEmpty = "compatibility-empty": "The `compatibility` field is present but empty.",
+    CompatibilityTooLong = "compatibility-too-long": "The compatibility note is longer than 500 characters.",
+    MetadataNotMap = "metadata-not-map": "The `metadata` field is not a mapping.",
+    AllowedToolsInvalid = "allowed-tools-invalid": "The `allowed-tools` field is neither a string nor a list of strings.",
+    // Package rules (01 §Package rules).
+    PackageInvalidPath = "package-invalid-path": "A file path in the package is not a plain relative path (traversal, absolute, hidden, reserved or over-long).",
+    PackageDuplicatePath = "package-duplicate-path": "Two files in the package have the same path.",
+    PackageCaseCollision = "package-case-collision": "Two file paths in the package differ only in letter case.",
+    PackageExtensionNotAllowed = "package-extension-not-allowed": "A file in the package has an extension outside the allowed list.",
+    PackageSpecialFile = "package-special-file": "The package holds a symlink, a hard link, or a special file such as a FIFO or device.",
+    PackageFileTooLarge = "package-file-too-large": "A file in the package is larger than the per-file limit.",
+    PackageTooLarge = "package-too-large": "The files of the package together exceed the total size limit.",
+    PackageTooManyFiles = "package-too-many-files": "The package holds more files than the limit.",
+    // `x-astron-compliance` (01 §x-astron-compliance).
+    ComplianceInvalid = "compliance-invalid": "`x-astron-compliance` is not a list of entries with `standard`, `version` and `controlId`.",
+    ComplianceEvidenceInvalid = "compliance-evidence-invalid": "A compliance evidence item is malformed, points outside the package, names a missing file, or is not an https URL.",
+    ComplianceDuplicate = "compliance-duplicate": "Two compliance entries share `standard`, `version` and `controlId`.",
+}
+
+impl fmt::Display for DiagnosticCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::str::FromStr for DiagnosticCode {
+    type Err = UnknownCode;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        Self::ALL
+            .iter()
+            .copied()
+            .find(|code| code.as_str() == text)
+            .ok_or_else(|| UnknownCode(text.to_owned()))
+    }
+}
+
+/// The error of parsing an unknown diagnostic code.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown diagnostic code '{0}'")]
+pub struct UnknownCode(pub String);
+
+impl Serialize for DiagnosticCode {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for DiagnosticCode {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        text.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+/// How serious a diagnostic is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// Worth knowing; never fails anything.
+    Info,
+    /// Tolerated; `--strict` turns it into an error.
+    Warning,
+    /// Makes a skill invalid (validator) or unusable (loader).
+    Error,
+}
+
+impl Severity {
+    /// The lowercase name as printed.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Info => "info",
+            Self::Warning => "warning",
+            Self::Error => "error",
+        }
+    }
+}
+
+impl fmt::Display for Severity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One finding about one skill or file.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Diagnostic {
+    /// The stable code.
+    pub code: DiagnosticCode,
+    /// How serious it is.
+    pub severity: Severity,
+    /// A sentence a person understands, naming the offending value.
+    pub message: String,
+    /// The file concerned, when it is not the one the surrounding report is about.
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "crate::path_text::option")]
+    pub path: Option<PathBuf>,
+    /// The 1-based line in the definition file, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line: Option<u32>,
+}
+
+impl Diagnostic {
+    /// A diagnostic with the given code, severity and message.
+    pub fn new(code: DiagnosticCode, severity: Severity, message: impl Into<String>) -> Self {
+        Self {
+            code,
+            severity,
+            message: message.into(),
+            path: None,
+            line: None,
+        }
+    }
+
+    /// An error-severity diagnostic.
+    pub fn error(code: DiagnosticCode, message: impl Into<String>) -> Self {
+        Self::new(code, Severity::Error, message)
+    }
+
+    /// A warning-severity diagnostic.
+    pub fn warning(code: DiagnosticCode, message: impl Into<String>) -> Self {
+        Self::new(code, Severity::Warning, message)
+    }
+
+    /// The same diagnostic about another file.
+    #[must_use]
+    pub fn with_path(mut self, path: impl Into<PathBuf>) -> Self {
+        self.path = Some(path.into());
+        self
+    }
+
+    /// The same diagnostic at a line of the definition file.
+    #[must_use]
+    pub fn with_line(mut self, line: u32) -> Self {
+        self.line = Some(line);
+        self
+    }
+
+    /// Whether this diagnostic makes its subject invalid.
+    pub fn is_error(&self) -> bool {
+        self.severity == Severity::Error
+    }
+}
+
+impl fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}[{}]: {}", self.severity, self.code, self.message)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashSet;
+
+    #[test]
+    fn codes_are_unique_kebab_case_and_round_trip() {
+        let mut seen = HashSet::new();
+        for &code in DiagnosticCode::ALL {
+            let text = code.as_str();
+            assert!(seen.insert(text), "duplicate code {text}");
+            assert!(
+                !text.is_empty()
+                    && !text.starts_with('-')
+                    && !text.ends_with('-')
+                    && !text.contains("--")
+                    && text.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-'),
+                "{text} is not kebab-case"
+            );
+            assert!(code.summary().ends_with('.'), "{text}: summary must be a sentence");
+            assert_eq!(text.parse::<DiagnosticCode>().unwrap(), code);
+            let json = serde_json::to_string(&code).unwrap();
+            assert_eq!(serde_json::from_str::<DiagnosticCode>(&json).unwrap(), code);
+        }
+        assert!("no-such-code".parse::<DiagnosticCode>().is_err());
+    }
+
+    #[test]
+    fn diagnostic_serializes_without_empty_fields() {
+        let diagnostic = Diagnostic::error(DiagnosticCode::NameEmpty, "name is empty").with_line(2);
+        let json = serde_json::to_value(&diagnostic).unwrap();
+        assert_eq!(
+            json,
+            serde_json::json!({"code": "name-empty", "severity": "error", "message": "name is empty", "line": 2})
+        );
+        assert_eq!(diagnostic.to_string(), "error[name-empty]: name is empty");
+    }
+}

@@ -1,0 +1,124 @@
+//! `Error`: the one error type of the facade's public signatures.
+//!
+//! Each variant's message is a sentence a person can act on and names the path that failed.
+//! [`Error::kind`] is a stable snake_case name for programs (the RPC `data.kind`).
+
+use std::io;
+use std::path::PathBuf;
+
+use crate::Diagnostic;
+
+/// What went wrong in a call of the skills subsystem.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The subsystem is not compiled in: the `skills` feature of the `skills` crate is off.
+    #[error(
+        "the skills subsystem is disabled in this build (the `skills` feature of the `skills` crate is off)"
+    )]
+    Disabled,
+    /// A path given by the caller does not exist.
+    #[error("{} does not exist", path.display())]
+    NotFound {
+        /// The missing path.
+        path: PathBuf,
+    },
+    /// A path that must be a directory is something else.
+    #[error("{} is not a directory", path.display())]
+    NotADirectory {
+        /// The offending path.
+        path: PathBuf,
+    },
+    /// A directory that must be a skill holds no definition file.
+    #[error("{} holds no SKILL.md", dir.display())]
+    NoDefinitionFile {
+        /// The directory.
+        dir: PathBuf,
+    },
+    /// A definition file exists but cannot be loaded at all (too large, not UTF-8, unterminated
+    /// frontmatter).
+    #[error("{}: {}", path.display(), diagnostic.message)]
+    Unloadable {
+        /// The definition file.
+        path: PathBuf,
+        /// Why it cannot be loaded.
+        diagnostic: Box<Diagnostic>,
+    },
+    /// The operating system refused an operation.
+    #[error("could not {action} {}: {source}", path.display())]
+    Io {
+        /// What was being done, as a verb phrase ("read", "list the directory").
+        action: &'static str,
+        /// The path it was done to.
+        path: PathBuf,
+        /// The operating system's error.
+        #[source]
+        source: io::Error,
+    },
+    /// An argument is malformed; the message says which and why.
+    #[error("{0}")]
+    InvalidInput(String),
+}
+
+impl Error {
+    /// A stable snake_case name of the variant, for programs.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Self::Disabled => "disabled",
+            Self::NotFound { .. } => "not_found",
+            Self::NotADirectory { .. } => "not_a_directory",
+            Self::NoDefinitionFile { .. } => "no_definition_file",
+            Self::Unloadable { .. } => "unloadable",
+            Self::Io { .. } => "io",
+            Self::InvalidInput(_) => "invalid_input",
+        }
+    }
+
+    /// An I/O error with the action and path that failed.
+    pub fn io(action: &'static str, path: impl Into<PathBuf>, source: io::Error) -> Self {
+        Self::Io {
+            action,
+            path: path.into(),
+            source,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::DiagnosticCode;
+
+    #[test]
+    fn kinds_are_stable_snake_case() {
+        let samples = [
+            (Error::Disabled, "disabled"),
+            (Error::NotFound { path: "/x".into() }, "not_found"),
+            (Error::NotADirectory { path: "/x".into() }, "not_a_directory"),
+            (Error::NoDefinitionFile { dir: "/x".into() }, "no_definition_file"),
+            (
+                Error::Unloadable {
+                    path: "/x/SKILL.md".into(),
+                    diagnostic: Box::new(Diagnostic::error(DiagnosticCode::NotUtf8, "not UTF-8")),
+                },
+                "unloadable",
+            ),
+            (Error::io("read", "/x", io::Error::other("boom")), "io"),
+            (Error::InvalidInput("bad".into()), "invalid_input"),
+        ];
+        for (error, kind) in samples {
+            assert_eq!(error.kind(), kind);
+            assert!(!error.to_string().is_empty());
+        }
+    }
+
+    #[test]
+    fn messages_name_the_path() {
+        let error = Error::io("read", "/a/SKILL.md", io::Error::other("denied"));
+        assert_eq!(error.to_string(), "could not read /a/SKILL.md: denied");
+        assert_eq!(
+            Error::NoDefinitionFile { dir: "/a".into() }.to_string(),
+            "/a holds no SKILL.md"
+        );
+    }
+}

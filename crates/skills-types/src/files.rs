@@ -1,0 +1,202 @@
+//! The one table of file names a skill directory may define (01 §Files a skill directory may
+//! define), and the choice of which definition file to read when several are present.
+//!
+//! Every other crate refers to these constants; a file name written as a literal elsewhere is
+//! a bug the tidy check looks for.
+
+/// What a file does for its skill.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FileRole {
+    /// Frontmatter plus Markdown body: the skill itself.
+    Definition,
+    /// `when_to_use`, `[[inputs]]` and the optional `[github]` table.
+    Sidecar,
+    /// The oldest manifest form (name, description, version, author); lowest priority.
+    Manifest,
+}
+
+/// One row of the file table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SkillFile {
+    /// The canonical file name.
+    pub name: &'static str,
+    /// What the file does.
+    pub role: FileRole,
+    /// Whether case variants (`skill.md`) are read too, with a warning.
+    pub case_variants: bool,
+    /// Whether this subsystem ever writes the file.
+    pub written: bool,
+}
+
+/// The canonical definition file, the only one ever written.
+pub const SKILL_MD: &str = "SKILL.md";
+/// The definition file of cores that renamed skills to workflows.
+pub const WORKFLOW_MD: &str = "WORKFLOW.md";
+/// The sidecar this subsystem writes when inputs or `when_to_use` are given.
+pub const SKILL_TOML: &str = "skill.toml";
+/// The sidecar of workflow-style skills.
+pub const WORKFLOW_TOML: &str = "workflow.toml";
+/// The oldest manifest form.
+pub const SKILL_JSON: &str = "skill.json";
+
+/// Every file a skill directory may define, definition files in the order they are preferred.
+pub const SKILL_FILES: &[SkillFile] = &[
+    SkillFile {
+        name: SKILL_MD,
+        role: FileRole::Definition,
+        case_variants: true,
+        written: true,
+    },
+    SkillFile {
+        name: WORKFLOW_MD,
+        role: FileRole::Definition,
+        case_variants: false,
+        written: false,
+    },
+    SkillFile {
+        name: SKILL_TOML,
+        role: FileRole::Sidecar,
+        case_variants: false,
+        written: true,
+    },
+    SkillFile {
+        name: WORKFLOW_TOML,
+        role: FileRole::Sidecar,
+        case_variants: false,
+        written: false,
+    },
+    SkillFile {
+        name: SKILL_JSON,
+        role: FileRole::Manifest,
+        case_variants: false,
+        written: false,
+    },
+];
+
+/// Directory names never scanned for skills (02 §Scanning a root), besides every name that
+/// starts with `.`: version control, virtual environments, caches and build output.
+pub const EXCLUDED_DIR_NAMES: &[&str] = &[
+    ".git",
+    ".github",
+    ".hub",
+    ".archive",
+    ".venv",
+    "venv",
+    "node_modules",
+    "site-packages",
+    "__pycache__",
+    ".tox",
+    ".nox",
+    ".pytest_cache",
+    ".mypy_cache",
+    ".ruff_cache",
+    "target",
+];
+
+/// Whether a directory with this name is skipped when looking for skills.
+pub fn is_excluded_dir_name(name: &str) -> bool {
+    name.starts_with('.') || EXCLUDED_DIR_NAMES.contains(&name)
+}
+
+/// How a directory entry matched a definition file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DefinitionMatch {
+    /// The table row it matched.
+    pub file: &'static SkillFile,
+    /// `false` for a case variant such as `skill.md` (reported as `noncanonical-filename`).
+    pub canonical: bool,
+}
+
+impl DefinitionMatch {
+    /// Lower is preferred: table order first, and within one row the exact name before its
+    /// case variants.
+    fn rank(self) -> (usize, bool) {
+        let row = SKILL_FILES
+            .iter()
+            .position(|file| file.name == self.file.name)
+            .unwrap_or(SKILL_FILES.len());
+        (row, !self.canonical)
+    }
+}
+
+/// Whether `file_name` is a definition file, and how it matched.
+pub fn match_definition(file_name: &str) -> Option<DefinitionMatch> {
+    let definitions = SKILL_FILES
+        .iter()
+        .filter(|file| file.role == FileRole::Definition);
+    let mut variant = None;
+    for file in definitions {
+        if file.name == file_name {
+            return Some(DefinitionMatch {
+                file,
+                canonical: true,
+            });
+        }
+        if variant.is_none() && file.case_variants && file.name.eq_ignore_ascii_case(file_name) {
+            variant = Some(DefinitionMatch {
+                file,
+                canonical: false,
+            });
+        }
+    }
+    variant
+}
+
+/// Picks the preferred definition file among a directory's entry names: `SKILL.md`, then its
+/// case variants, then `WORKFLOW.md`; ties between variants go to the smallest name in byte
+/// order, so the choice never depends on directory order.
+pub fn pick_definition<'a, I>(names: I) -> Option<(&'a str, DefinitionMatch)>
+where
+    I: IntoIterator<Item = &'a str>,
+{
+    names
+        .into_iter()
+        .filter_map(|name| match_definition(name).map(|found| (name, found)))
+        .min_by(|(a_name, a), (b_name, b)| a.rank().cmp(&b.rank()).then(a_name.cmp(b_name)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn excluded_names() {
+        for name in [".git", ".anything", "node_modules", "target", "__pycache__"] {
+            assert!(is_excluded_dir_name(name), "{name}");
+        }
+        for name in ["skills", "targets", "pdf", "venv2"] {
+            assert!(!is_excluded_dir_name(name), "{name}");
+        }
+    }
+
+    #[test]
+    fn exact_names_match_canonically() {
+        let found = match_definition("SKILL.md").unwrap();
+        assert!(found.canonical);
+        assert_eq!(found.file.name, SKILL_MD);
+        assert!(match_definition("WORKFLOW.md").unwrap().canonical);
+    }
+
+    #[test]
+    fn case_variants_of_skill_md_match_as_noncanonical() {
+        for name in ["skill.md", "Skill.md", "SKILL.MD", "sKiLl.Md"] {
+            let found = match_definition(name).unwrap();
+            assert!(!found.canonical, "{name}");
+            assert_eq!(found.file.name, SKILL_MD);
+        }
+        assert!(match_definition("workflow.md").is_none());
+        assert!(match_definition("SKILL.md.bak").is_none());
+        assert!(match_definition("skill.toml").is_none());
+    }
+
+    #[test]
+    fn preference_is_exact_then_variants_then_workflow() {
+        let pick = |names: &[&'static str]| pick_definition(names.iter().copied()).map(|(n, _)| n);
+        assert_eq!(pick(&["skill.md", "WORKFLOW.md", "SKILL.md"]), Some("SKILL.md"));
+        assert_eq!(pick(&["WORKFLOW.md", "skill.md"]), Some("skill.md"));
+        assert_eq!(pick(&["WORKFLOW.md", "notes.md"]), Some("WORKFLOW.md"));
+        assert_eq!(pick(&["skill.md", "Skill.md"]), Some("Skill.md"));
+        assert_eq!(pick(&["Skill.md", "skill.md"]), Some("Skill.md"));
+        assert_eq!(pick(&["README.md", "skill.json"]), None);
+    }
+}

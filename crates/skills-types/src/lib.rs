@@ -1,0 +1,28 @@
+//! The data of the skills subsystem.
+//!
+//! Every type that appears in a public signature of the `skills` facade lives here, so that
+//! an agent core can name them whether the subsystem is compiled in (the default `skills`
+//! feature) or replaced by the no-op stub. This crate performs no I/O: it holds data, the
+//! constant tables the rest of the workspace refers to, and small pure helpers over them.
+
+#![warn(missing_docs)]
+
+pub mod config;
+pub mod diagnostic;
+pub mod document;
+pub mod error;
+pub mod files;
+pub mod frontmatter;
+pub mod limits;
+pub mod path_text;
+pub mod scope;
+pub mod tool;
+pub mod validate;
+
+pub use config::SkillsConfig;
+pub use diagnostic::{Diagnostic, DiagnosticCode, Severity};
+pub use document::SkillDocument;
+pub use error::Error;
+pub use frontmatter::Frontmatter;
+pub use scope::SkillScope;
+pub use tool::{ToolContent, ToolResult};

@@ -1,0 +1,77 @@
+//! The one table of limits. Every size, count and depth the subsystem enforces is named here
+//! and referred to everywhere else, so a limit is changed in one place and documented once.
+
+/// One kibibyte.
+pub const KIB: u64 = 1024;
+/// One mebibyte.
+pub const MIB: u64 = 1024 * KIB;
+
+/// A definition file larger than this is not loaded (`too-large`).
+pub const MAX_SKILL_MD_BYTES: u64 = MIB;
+/// A bundled resource larger than this is not read.
+pub const MAX_RESOURCE_BYTES: u64 = 128 * KIB;
+
+/// Longest `name`, in Unicode scalar values after trimming.
+pub const MAX_NAME_CHARS: usize = 64;
+/// Longest `description`, in Unicode scalar values after trimming.
+pub const MAX_DESCRIPTION_CHARS: usize = 1024;
+/// Longest `compatibility`, in Unicode scalar values after trimming.
+pub const MAX_COMPATIBILITY_CHARS: usize = 500;
+
+/// Deepest nesting of YAML collections accepted in a frontmatter. Real frontmatters nest two
+/// or three levels; deep nesting is an attack on the parser's stack.
+pub const MAX_YAML_DEPTH: usize = 32;
+/// Most YAML nodes (after alias expansion) built from one frontmatter: bounds a "billion
+/// laughs" bomb long before it exhausts memory.
+pub const MAX_YAML_NODES: usize = 100_000;
+/// Most bytes of scalar text (after alias expansion) built from one frontmatter.
+pub const MAX_YAML_EXPANDED_BYTES: usize = 4 * MIB as usize;
+
+/// Longest relative path accepted from outside, in bytes.
+pub const MAX_RELATIVE_PATH_BYTES: usize = 1024;
+/// Most components in a relative path accepted from outside.
+pub const MAX_RELATIVE_PATH_COMPONENTS: usize = 16;
+
+/// Default limits of a multi-file package (01 §Package rules).
+pub const MAX_PACKAGE_FILE_BYTES: u64 = MIB;
+/// Default total size of a package.
+pub const MAX_PACKAGE_TOTAL_BYTES: u64 = 10 * MIB;
+/// Default number of files in a package.
+pub const MAX_PACKAGE_FILES: usize = 100;
+
+/// File extensions a package may hold (lowercase, without the dot).
+pub const PACKAGE_EXTENSIONS: &[&str] = &[
+    "md", "txt", "json", "yaml", "yml", "js", "cjs", "mjs", "ts", "py", "sh", "png", "jpg", "svg",
+];
+
+/// The configurable limits of a package.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[non_exhaustive]
+pub struct PackageLimits {
+    /// Largest single file, in bytes.
+    pub max_file_bytes: u64,
+    /// Largest total, in bytes.
+    pub max_total_bytes: u64,
+    /// Most files.
+    pub max_files: usize,
+}
+
+impl Default for PackageLimits {
+    fn default() -> Self {
+        Self {
+            max_file_bytes: MAX_PACKAGE_FILE_BYTES,
+            max_total_bytes: MAX_PACKAGE_TOTAL_BYTES,
+            max_files: MAX_PACKAGE_FILES,
+        }
+    }
+}
+
+/// Levels of category folders discovery descends below a root.
+pub const MAX_DISCOVERY_DEPTH: usize = 6;
+/// Directories discovery visits per root.
+pub const MAX_DIRS_PER_ROOT: usize = 2_000;
+
+/// Most `[` and `{` characters in one frontmatter. The YAML parser's cost grows with the square
+/// of flow nesting (a megabyte of `[` takes minutes), and counting the characters bounds the
+/// nesting whatever the quoting; real frontmatters hold a handful.
+pub const MAX_YAML_FLOW_COLLECTIONS: usize = 1_000;

@@ -1,0 +1,50 @@
+//! The skills subsystem for agent cores: parse, validate, discover, render, install and serve
+//! [Agent Skills](https://agentskills.io) — `SKILL.md` directories of instructions and files.
+//!
+//! This facade is the only crate an agent core depends on. With the default `skills` feature
+//! it re-exports the behaviour of `skills-ops` (and, as they grow, `skills-install`,
+//! `skills-bus` and `skills-schemas`). With `default-features = false` every function keeps
+//! its signature and comes from `skills-stub` instead: queries return empty results, anything
+//! else returns [`Error::Disabled`]. [`ENABLED`] tells which side was compiled.
+//!
+//! ```no_run
+//! use std::path::Path;
+//! use skills::validate::{Options, Profile};
+//!
+//! let report = skills::validate::validate_path(Path::new("skills/pdf-tools"), &Options::new(Profile::Agentskills))?;
+//! for diagnostic in &report.diagnostics {
+//!     eprintln!("{}: {diagnostic}", report.file.display());
+//! }
+//! # Ok::<(), skills::Error>(())
+//! ```
+
+#![warn(missing_docs)]
+
+pub use skills_types as types;
+pub use skills_types::{
+    Diagnostic, DiagnosticCode, Error, Frontmatter, Severity, SkillDocument, SkillScope,
+    SkillsConfig, ToolContent, ToolResult,
+};
+
+/// `true` when the subsystem is compiled in (the `skills` feature), `false` for the stub.
+pub const ENABLED: bool = cfg!(feature = "skills");
+
+#[cfg(feature = "skills")]
+use skills_ops as ops;
+#[cfg(not(feature = "skills"))]
+use skills_stub::ops;
+
+pub mod load {
+    //! Reading one definition file leniently: [`load_document`] keeps a skill usable whenever
+    //! it can and records what it forgave as diagnostics (01 §Splitting, §Frontmatter fields).
+
+    pub use crate::ops::load::{find_definition, load_document, parse_document};
+}
+
+pub mod validate {
+    //! Linting skills strictly against a profile, reporting every violation with its code
+    //! (01 §The validator and its profiles).
+
+    pub use crate::ops::validate::{validate_path, validate_tree};
+    pub use skills_types::validate::*;
+}

@@ -1,0 +1,3 @@
+//! The facade's integration tests: one binary, compiled and run in both feature directions.
+
+mod parity;
