@@ -48,6 +48,29 @@ pub fn validate_path(path: &Path, options: &Options) -> Result<Report, Error> {
     Ok(Report::new(dir, file, name, options, diagnostics, compliance))
 }
 
+/// Validates the bytes of a definition file that is (or will be) at `file`, without reading
+/// it: for an editor checking unsaved text, or an installer checking a download. The name is
+/// checked against the directory `file` sits in; the package rules of profile `skillhub` look
+/// at that directory on disk when it exists.
+/// The call itself cannot fail; the `Result` is the facade's uniform shape (the disabled stub
+/// returns `Err(Error::Disabled)`).
+pub fn validate_bytes(file: &Path, bytes: &[u8], options: &Options) -> Result<Report, Error> {
+    let dir = match file.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let directory = load::directory_name(file);
+    let (name, diagnostics, compliance) = check(&dir, &directory, file, bytes, options);
+    Ok(Report::new(
+        dir,
+        file.to_path_buf(),
+        name,
+        options,
+        diagnostics,
+        compliance,
+    ))
+}
+
 /// Validates every skill below `path` (a skill directory, a definition file, or a folder of
 /// skills), in path order. Hidden and excluded directories are skipped, symlinked directories
 /// are not followed, and skill directories are not searched for nested skills.

@@ -45,6 +45,6 @@ pub mod validate {
     //! Linting skills strictly against a profile, reporting every violation with its code
     //! (01 §The validator and its profiles).
 
-    pub use crate::ops::validate::{validate_path, validate_tree};
+    pub use crate::ops::validate::{validate_bytes, validate_path, validate_tree};
     pub use skills_types::validate::*;
 }

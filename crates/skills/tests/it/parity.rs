@@ -12,6 +12,7 @@ const _: fn(&Path) -> Result<PathBuf, Error> = skills::load::find_definition;
 const _: fn(&Path) -> Result<SkillDocument, Error> = skills::load::load_document;
 const _: fn(&Path, &[u8]) -> Result<SkillDocument, Error> = skills::load::parse_document;
 const _: fn(&Path, &Options) -> Result<Report, Error> = skills::validate::validate_path;
+const _: fn(&Path, &[u8], &Options) -> Result<Report, Error> = skills::validate::validate_bytes;
 const _: fn(&Path, &Options) -> Result<Vec<Result<Report, Error>>, Error> =
     skills::validate::validate_tree;
 
@@ -55,6 +56,8 @@ fn each_side_behaves_as_documented() {
         assert_eq!(skills::load::load_document(&file).unwrap().frontmatter.name, "pdf-tools");
         assert!(skills::load::parse_document(&file, b"---\nname: a\n---\n").is_ok());
         assert!(skills::validate::validate_path(dir, &options).unwrap().valid);
+        let bytes = b"---\nname: Other\ndescription: d\n---\n";
+        assert!(!skills::validate::validate_bytes(&file, bytes, &options).unwrap().valid);
         assert_eq!(skills::validate::validate_tree(root.path(), &options).unwrap().len(), 1);
     } else {
         let disabled = |error: Error| assert_eq!(error.kind(), "disabled");
@@ -62,6 +65,7 @@ fn each_side_behaves_as_documented() {
         disabled(skills::load::load_document(&file).unwrap_err());
         disabled(skills::load::parse_document(&file, b"").unwrap_err());
         disabled(skills::validate::validate_path(dir, &options).unwrap_err());
+        disabled(skills::validate::validate_bytes(&file, b"", &options).unwrap_err());
         disabled(skills::validate::validate_tree(root.path(), &options).unwrap_err());
     }
 }
