@@ -45,7 +45,6 @@ diagnostic_codes! {
     YamlError = "yaml-error": "The frontmatter is not valid YAML, or is not a mapping.",
     YamlTooComplex = "yaml-too-complex": "The frontmatter nests too deeply or expands aliases beyond the limits (a YAML bomb).",
     NoncanonicalFilename = "noncanonical-filename": "The definition file is a case variant of `SKILL.md` (such as `skill.md`); it is read, and written back as `SKILL.md`.",
-    MissingDefinitionFile = "missing-definition-file": "The directory holds no definition file (`SKILL.md` or `WORKFLOW.md`).",
     NotAFile = "not-a-file": "The definition file is not a regular file (a FIFO, a device or a directory) and was not read.",
     ConflictingFields = "conflicting-fields": "Two spellings of one field are both given (`allowed-tools` and `allowed_tools`); the first is used.",
     // The loader's normalisation (01 §Frontmatter fields).
