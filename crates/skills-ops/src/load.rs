@@ -157,7 +157,28 @@ pub(crate) enum RawFrontmatter {
 /// A decoded, split and parsed definition file.
 pub(crate) struct Source<'a> {
     pub(crate) frontmatter: RawFrontmatter,
+    /// The YAML text between the fences (empty when there are none).
+    pub(crate) yaml: &'a str,
     pub(crate) body: &'a str,
+}
+
+impl Source<'_> {
+    /// The file line on which the top-level `key` is written, found by scanning for an
+    /// unindented `key:` (plain or quoted). Only used to point people at a field, so a miss
+    /// (a key written in flow style, say) just leaves the line out.
+    pub(crate) fn key_line(&self, key: &str) -> Option<u32> {
+        self.yaml.lines().enumerate().find_map(|(index, line)| {
+            let rest = line
+                .strip_prefix(key)
+                .or_else(|| line.strip_prefix(&format!("\"{key}\"")))
+                .or_else(|| line.strip_prefix(&format!("'{key}'")))?;
+            rest.trim_start_matches([' ', '\t'])
+                .starts_with(':')
+                .then(|| u32::try_from(index).ok())
+                .flatten()
+                .map(|index| index + FRONTMATTER_FIRST_LINE)
+        })
+    }
 }
 
 impl<'a> Source<'a> {
@@ -209,6 +230,7 @@ impl<'a> Source<'a> {
         };
         Ok(Self {
             frontmatter,
+            yaml: parts.frontmatter.unwrap_or_default(),
             body: parts.body,
         })
     }

@@ -183,12 +183,13 @@ fn check(dir: &Path, directory: &str, file: &Path, bytes: &[u8], options: &Optio
                 "the file must start with YAML frontmatter between '---' lines",
             )),
             RawFrontmatter::Invalid(diagnostic) => diagnostics.push(diagnostic),
-            RawFrontmatter::Mapping(entries) => {
+            RawFrontmatter::Mapping(ref entries) => {
                 let mut rules = Rules {
                     profile: options.profile,
+                    source: &source,
                     diagnostics: &mut diagnostics,
                 };
-                name = rules.fields(&entries, directory);
+                name = rules.fields(entries, directory);
                 if options.profile == Profile::Skillhub {
                     rules
                         .diagnostics
@@ -221,26 +222,34 @@ enum Key {
 
 struct Rules<'d> {
     profile: Profile,
+    source: &'d Source<'d>,
     diagnostics: &'d mut Vec<Diagnostic>,
 }
 
 impl Rules<'_> {
-    fn error(&mut self, code: DiagnosticCode, message: impl Into<String>) {
-        self.diagnostics.push(Diagnostic::error(code, message));
+    /// Records a finding about the top-level field `key`, at its line when it can be found.
+    fn push(&mut self, severity: Severity, code: DiagnosticCode, key: &str, message: String) {
+        let mut diagnostic = Diagnostic::new(code, severity, message);
+        diagnostic.line = self.source.key_line(key);
+        self.diagnostics.push(diagnostic);
     }
 
-    fn warning(&mut self, code: DiagnosticCode, message: impl Into<String>) {
-        self.diagnostics.push(Diagnostic::warning(code, message));
+    fn error(&mut self, code: DiagnosticCode, key: &str, message: impl Into<String>) {
+        self.push(Severity::Error, code, key, message.into());
+    }
+
+    fn warning(&mut self, code: DiagnosticCode, key: &str, message: impl Into<String>) {
+        self.push(Severity::Warning, code, key, message.into());
     }
 
     /// A finding that is an error except in profile `lenient`.
-    fn lenient_warning(&mut self, code: DiagnosticCode, message: impl Into<String>) {
+    fn lenient_warning(&mut self, code: DiagnosticCode, key: &str, message: impl Into<String>) {
         let severity = if self.profile == Profile::Lenient {
             Severity::Warning
         } else {
             Severity::Error
         };
-        self.diagnostics.push(Diagnostic::new(code, severity, message));
+        self.push(severity, code, key, message.into());
     }
 
     fn classify(&self, key: &str) -> Key {
@@ -264,6 +273,7 @@ impl Rules<'_> {
                 Key::Allowed => {}
                 Key::Deprecated => self.warning(
                     DiagnosticCode::DeprecatedTopLevelField,
+                    key,
                     format!("the top-level field '{key}' is deprecated; move it under 'metadata'"),
                 ),
                 Key::Unexpected => {
@@ -275,8 +285,15 @@ impl Rules<'_> {
             let names: Vec<&str> = unexpected.into_iter().collect();
             let mut allowed = SPEC_FIELDS.to_vec();
             allowed.sort_unstable();
+            // Point at the first unexpected field as written.
+            let first = entries
+                .iter()
+                .map(|(key, _)| key.as_str())
+                .find(|key| names.contains(key))
+                .unwrap_or_default();
             self.lenient_warning(
                 DiagnosticCode::UnexpectedField,
+                first,
                 format!(
                     "unexpected fields in frontmatter: {}; the {} profile allows {}",
                     names.join(", "),
@@ -301,6 +318,7 @@ impl Rules<'_> {
             if node.as_text().is_none() {
                 self.warning(
                     DiagnosticCode::InvalidFieldType,
+                    "license",
                     format!("'license' should be a string, not a {}", node.type_name()),
                 );
             }
@@ -336,16 +354,15 @@ impl Rules<'_> {
 
     fn name(&mut self, node: Option<&Node>, directory: &str) -> Option<String> {
         let Some(node) = node else {
-            self.error(DiagnosticCode::NameMissing, "the required field 'name' is missing");
+            self.error(DiagnosticCode::NameMissing, "name", "the required field 'name' is missing");
             return None;
         };
         if node.is_null() {
-            self.error(DiagnosticCode::NameEmpty, "the field 'name' is empty");
+            self.error(DiagnosticCode::NameEmpty, "name", "the field 'name' is empty");
             return None;
         }
         let Some(text) = node.as_text() else {
-            self.error(
-                DiagnosticCode::InvalidFieldType,
+            self.error(DiagnosticCode::InvalidFieldType, "name",
                 format!("'name' must be a string, not a {}", node.type_name()),
             );
             return None;
@@ -355,11 +372,10 @@ impl Rules<'_> {
             .iter()
             .any(|(code, _)| *code == DiagnosticCode::NameEmpty);
         for (code, message) in problems {
-            self.error(code, message);
+            self.error(code, "name", message);
         }
         if !empty && !name::matches_directory(text, directory) {
-            self.lenient_warning(
-                DiagnosticCode::NameDirectoryMismatch,
+            self.lenient_warning(DiagnosticCode::NameDirectoryMismatch, "name",
                 format!(
                     "the name '{}' differs from its directory '{directory}'",
                     name::normalize(text)
@@ -371,28 +387,25 @@ impl Rules<'_> {
 
     fn description(&mut self, node: Option<&Node>) {
         let Some(node) = node else {
-            self.error(
-                DiagnosticCode::DescriptionMissing,
+            self.error(DiagnosticCode::DescriptionMissing, "description",
                 "the required field 'description' is missing",
             );
             return;
         };
         match node.as_text() {
-            None => self.error(
-                DiagnosticCode::InvalidFieldType,
+            None => self.error(DiagnosticCode::InvalidFieldType, "description",
                 format!("'description' must be a string, not a {}", node.type_name()),
             ),
             Some(_) if node.is_null() => {
-                self.error(DiagnosticCode::DescriptionEmpty, "the field 'description' is empty")
+                self.error(DiagnosticCode::DescriptionEmpty, "description", "the field 'description' is empty")
             }
             Some(text) if text.trim().is_empty() => {
-                self.error(DiagnosticCode::DescriptionEmpty, "the field 'description' is empty")
+                self.error(DiagnosticCode::DescriptionEmpty, "description", "the field 'description' is empty")
             }
             Some(text) => {
                 let length = text.trim().chars().count();
                 if length > MAX_DESCRIPTION_CHARS {
-                    self.error(
-                        DiagnosticCode::DescriptionTooLong,
+                    self.error(DiagnosticCode::DescriptionTooLong, "description",
                         format!(
                             "the description is {length} characters long; at most {MAX_DESCRIPTION_CHARS} are allowed"
                         ),
@@ -404,19 +417,16 @@ impl Rules<'_> {
 
     fn compatibility(&mut self, node: &Node) {
         match node.as_text() {
-            None => self.error(
-                DiagnosticCode::InvalidFieldType,
+            None => self.error(DiagnosticCode::InvalidFieldType, "compatibility",
                 format!("'compatibility' must be a string, not a {}", node.type_name()),
             ),
-            Some(text) if node.is_null() || text.trim().is_empty() => self.error(
-                DiagnosticCode::CompatibilityEmpty,
+            Some(text) if node.is_null() || text.trim().is_empty() => self.error(DiagnosticCode::CompatibilityEmpty, "compatibility",
                 "the field 'compatibility' is present but empty; remove it or say what the skill needs",
             ),
             Some(text) => {
                 let length = text.trim().chars().count();
                 if length > MAX_COMPATIBILITY_CHARS {
-                    self.error(
-                        DiagnosticCode::CompatibilityTooLong,
+                    self.error(DiagnosticCode::CompatibilityTooLong, "compatibility",
                         format!(
                             "the compatibility note is {length} characters long; at most {MAX_COMPATIBILITY_CHARS} are allowed"
                         ),
@@ -435,8 +445,7 @@ impl Rules<'_> {
                     .map(|(key, _)| key.as_str())
                     .collect();
                 if !nested.is_empty() {
-                    self.warning(
-                        DiagnosticCode::InvalidFieldType,
+                    self.warning(DiagnosticCode::InvalidFieldType, "metadata",
                         format!(
                             "metadata values should be strings; {} hold collections (kept as JSON text)",
                             nested.join(", ")
@@ -445,8 +454,7 @@ impl Rules<'_> {
                 }
             }
             _ if node.is_null() => {}
-            _ => self.error(
-                DiagnosticCode::MetadataNotMap,
+            _ => self.error(DiagnosticCode::MetadataNotMap, "metadata",
                 format!("'metadata' must be a mapping, not a {}", node.type_name()),
             ),
         }
@@ -459,8 +467,7 @@ impl Rules<'_> {
             Node::Mapping(_) => false,
         };
         if !valid {
-            self.error(
-                DiagnosticCode::AllowedToolsInvalid,
+            self.error(DiagnosticCode::AllowedToolsInvalid, "allowed-tools",
                 "'allowed-tools' must be a string of tool names or a list of them",
             );
         }
@@ -473,8 +480,7 @@ impl Rules<'_> {
             Node::Mapping(_) => false,
         };
         if !valid {
-            self.error(
-                DiagnosticCode::InvalidFieldType,
+            self.error(DiagnosticCode::InvalidFieldType, key,
                 format!("'{key}' must be a list of strings"),
             );
         }
