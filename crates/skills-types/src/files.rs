@@ -1,8 +1,7 @@
 //! The one table of file names a skill directory may define (01 §Files a skill directory may
 //! define), and the choice of which definition file to read when several are present.
 //!
-//! Every other crate refers to these constants; a file name written as a literal elsewhere is
-//! a bug the tidy check looks for.
+//! Every other crate refers to these constants rather than spelling the names again.
 
 /// What a file does for its skill.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
