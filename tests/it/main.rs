@@ -1,3 +1,4 @@
 //! End-to-end tests of the `skills` binary.
 
+mod docs;
 mod validate;
