@@ -1,4 +1,5 @@
 //! End-to-end tests of the `skills` binary.
 
 mod docs;
+mod reference;
 mod validate;
