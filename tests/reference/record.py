@@ -51,7 +51,7 @@ RULES = [
     (r"SKILL\.md frontmatter not properly closed", "unterminated-frontmatter"),
     (r"Invalid YAML in frontmatter:", "yaml-error"),
     (r"SKILL\.md frontmatter must be a YAML mapping", "yaml-error"),
-    (r"Missing required file: SKILL\.md", "missing-definition-file"),
+    (r"Missing required file: SKILL\.md", "no-definition-file (our exit status 2, not a code)"),
     (r"Unexpected fields in frontmatter:", "unexpected-field"),
     (r"Missing required field in frontmatter: name", "name-missing"),
     (r"Missing required field in frontmatter: description", "description-missing"),
