@@ -9,6 +9,10 @@ use std::path::PathBuf;
 use std::process::Command;
 
 /// The path of the built `skills` binary.
+#[expect(
+    clippy::expect_used,
+    reason = "a test helper: a panic with the message is how a broken test setup is reported"
+)]
 pub fn skills_binary() -> PathBuf {
     let test_exe = std::env::current_exe().expect("the test executable has a path");
     // target/<profile>/deps/it-<hash> -> target/<profile>/skills

@@ -1,2 +1,88 @@
-//! x
-fn main(){}
+//! `cargo xtask`: the repository's own automation, written in Rust so that it runs wherever
+//! cargo does (the `xtask` pattern; the alias lives in `.cargo/config.toml`).
+//!
+//! `ci` is the single command CI and `.ci/run` execute (06 §CI); `tidy` runs its in-process
+//! convention checks alone; `fuzz` drives the cargo-fuzz targets (06 §Safety and reliability),
+//! which are not part of CI. The crate uses only `std`, so building it costs CI almost nothing.
+
+mod ci;
+mod fuzz;
+mod process;
+mod tidy;
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+const USAGE: &str = "\
+Usage: cargo xtask <command>
+
+Commands:
+  ci                                 run every check CI runs, in order, stopping at the first failure
+  tidy                               run the in-process convention checks alone (step 2 of ci)
+  fuzz --seconds N [--target NAME]   run each cargo-fuzz target (or NAME) for N seconds (nightly)
+  help                               print this text
+";
+
+fn main() -> ExitCode {
+    let mut args = std::env::args().skip(1);
+    let command = args.next();
+    let rest: Vec<String> = args.collect();
+    let root = project_root();
+    let outcome = match command.as_deref() {
+        Some("ci") if rest.is_empty() => ci::run(&root),
+        Some("tidy") if rest.is_empty() => tidy::run(&root),
+        Some("fuzz") => match fuzz::Args::parse(&rest) {
+            Ok(args) => fuzz::run(&root, &args),
+            Err(message) => return usage_error(&message),
+        },
+        Some("help" | "--help" | "-h") => {
+            print!("{USAGE}");
+            return ExitCode::SUCCESS;
+        }
+        Some(command @ ("ci" | "tidy")) => {
+            return usage_error(&format!("`{command}` takes no arguments"));
+        }
+        Some(other) => return usage_error(&format!("unknown command `{other}`")),
+        None => return usage_error("no command given"),
+    };
+    match outcome {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(failure) => {
+            eprintln!("error: {}", failure.message);
+            eprintln!("hint: {}", failure.hint);
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn usage_error(message: &str) -> ExitCode {
+    eprintln!("error: {message}\n\n{USAGE}");
+    ExitCode::from(2)
+}
+
+/// Why a command failed, and the one thing to do about it.
+#[derive(Debug)]
+pub(crate) struct Failure {
+    /// What went wrong, one line.
+    pub(crate) message: String,
+    /// How to fix it, one line.
+    pub(crate) hint: String,
+}
+
+impl Failure {
+    pub(crate) fn new(message: impl Into<String>, hint: impl Into<String>) -> Self {
+        Self {
+            message: message.into(),
+            hint: hint.into(),
+        }
+    }
+}
+
+/// The repository root: the parent of this crate's directory, fixed at compile time so every
+/// command works from any current directory.
+pub(crate) fn project_root() -> PathBuf {
+    let manifest_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+    manifest_dir
+        .parent()
+        .map_or_else(|| manifest_dir.to_path_buf(), Path::to_path_buf)
+}

@@ -4,7 +4,7 @@
 //! not be validated at all (missing, not a directory, no `SKILL.md`, unreadable). All paths
 //! are checked before exiting, and the worst status wins.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde::Serialize;
 use skills::validate::{Options, Report};
@@ -149,7 +149,7 @@ fn shown_path(report: &Report) -> String {
     path.display().to_string()
 }
 
-fn hint(path: &PathBuf, error: &Error, recursive: bool) -> Option<String> {
+fn hint(path: &Path, error: &Error, recursive: bool) -> Option<String> {
     match error {
         Error::NoDefinitionFile { .. } if !recursive => Some(format!(
             "pass a directory that holds SKILL.md, or validate every skill below it with 'skills validate --recursive {}'",

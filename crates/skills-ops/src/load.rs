@@ -37,10 +37,10 @@ pub fn find_definition(dir: &Path) -> Result<PathBuf, Error> {
     let mut names = Vec::new();
     for entry in entries {
         let entry = entry.map_err(|source| Error::io("list", dir, source))?;
-        if let Ok(name) = entry.file_name().into_string() {
-            if match_definition(&name).is_some() {
-                names.push(name);
-            }
+        if let Ok(name) = entry.file_name().into_string()
+            && match_definition(&name).is_some()
+        {
+            names.push(name);
         }
     }
     match pick_definition(names.iter().map(String::as_str)) {

@@ -314,14 +314,14 @@ impl Rules<'_> {
         if let Some(node) = field("compatibility") {
             self.compatibility(node);
         }
-        if let Some(node) = field("license") {
-            if node.as_text().is_none() {
-                self.warning(
-                    DiagnosticCode::InvalidFieldType,
-                    "license",
-                    format!("'license' should be a string, not a {}", node.type_name()),
-                );
-            }
+        if let Some(node) = field("license")
+            && node.as_text().is_none()
+        {
+            self.warning(
+                DiagnosticCode::InvalidFieldType,
+                "license",
+                format!("'license' should be a string, not a {}", node.type_name()),
+            );
         }
         if let Some(node) = field("metadata") {
             self.metadata(node);

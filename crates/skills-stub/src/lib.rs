@@ -6,7 +6,8 @@
 //!
 //! The rule: a query that can honestly answer "nothing" returns an empty result; everything
 //! else (mutations, and calls whose empty answer would be a false statement, such as "this
-//! skill is valid") returns [`Error::Disabled`]. No I/O, no threads.
+//! skill is valid") returns [`Error::Disabled`](skills_types::Error::Disabled). No I/O, no
+//! threads.
 //!
 //! Modules mirror the real crates (`ops` is `skills-ops`), so a real file and its twin can be
 //! compared by eye.

@@ -73,10 +73,10 @@ impl ToolResult {
     /// What a model should read: the Markdown rendering when it is not blank, otherwise the
     /// text parts joined by newlines (JSON parts are for programs and are left out).
     pub fn output_for_llm(&self) -> String {
-        if let Some(markdown) = &self.markdown_formatted {
-            if !markdown.trim().is_empty() {
-                return markdown.clone();
-            }
+        if let Some(markdown) = &self.markdown_formatted
+            && !markdown.trim().is_empty()
+        {
+            return markdown.clone();
         }
         let texts: Vec<&str> = self
             .content

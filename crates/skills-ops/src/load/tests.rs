@@ -217,7 +217,7 @@ fn yaml_alias_bomb_returns_within_a_second() {
     let mut bomb = String::from("---\nname: a\ndescription: d\nx0: &x0 [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]\n");
     for level in 1..12 {
         let previous = format!("*x{}", level - 1);
-        bomb.push_str(&format!("x{level}: &x{level} [{}]\n", vec![previous.as_str(); 10].join(", ")));
+        bomb.push_str(&format!("x{level}: &x{level} [{}]\n", [previous.as_str(); 10].join(", ")));
     }
     bomb.push_str("---\n");
     let started = Instant::now();

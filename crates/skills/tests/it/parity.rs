@@ -13,6 +13,10 @@ const _: fn(&Path) -> Result<SkillDocument, Error> = skills::load::load_document
 const _: fn(&Path, &[u8]) -> Result<SkillDocument, Error> = skills::load::parse_document;
 const _: fn(&Path, &Options) -> Result<Report, Error> = skills::validate::validate_path;
 const _: fn(&Path, &[u8], &Options) -> Result<Report, Error> = skills::validate::validate_bytes;
+#[expect(
+    clippy::type_complexity,
+    reason = "each signature is spelled out in full, so a drift shows in the diff"
+)]
 const _: fn(&Path, &Options) -> Result<Vec<Result<Report, Error>>, Error> =
     skills::validate::validate_tree;
 
@@ -37,6 +41,10 @@ fn enabled_matches_the_mode_ci_asked_for() {
     assert_eq!(skills::ENABLED, expected == "1", "SKILLS_EXPECT_ENABLED={expected}");
 }
 
+#[expect(
+    clippy::unwrap_used,
+    reason = "test setup: a fixture that cannot be written ends the test"
+)]
 fn write_skill(root: &Path) -> PathBuf {
     let dir = root.join("pdf-tools");
     std::fs::create_dir(&dir).unwrap();

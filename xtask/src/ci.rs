@@ -1,0 +1,260 @@
+//! `cargo xtask ci`: every check CI runs, in the order of 06 §CI, cheapest first, stopping at
+//! the first failure with a one-line hint how to fix it.
+//!
+//! `.ci/run` executes exactly this, and so should a developer before pushing: there is no
+//! second list of checks hidden in a CI configuration file.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use crate::process::{self, cargo};
+use crate::{Failure, tidy};
+
+/// The crates the `skills` feature brings in. With `default-features = false` none of them may
+/// be compiled into an agent core: that absence is the point of the stub.
+const FEATURE_ONLY_CRATES: [&str; 4] = [
+    "skills-ops",
+    "skills-install",
+    "skills-bus",
+    "skills-schemas",
+];
+
+/// The out-of-workspace crate that depends on `skills` exactly as an agent core with the
+/// feature off does.
+const STUB_CONSUMER_MANIFEST: &str = "tests/stub-consumer/Cargo.toml";
+
+/// One step of CI.
+struct Step {
+    /// The name printed in `==> <name>` and in the summary.
+    name: &'static str,
+    run: fn(&Path) -> Result<(), Failure>,
+}
+
+const STEPS: [Step; 7] = [
+    Step {
+        name: "fmt",
+        run: fmt,
+    },
+    Step {
+        name: "tidy",
+        run: tidy::run,
+    },
+    Step {
+        name: "clippy",
+        run: clippy,
+    },
+    Step {
+        name: "test (skills feature on)",
+        run: test_enabled,
+    },
+    Step {
+        name: "test (skills feature off)",
+        run: test_disabled,
+    },
+    Step {
+        name: "absence of feature-only crates",
+        run: absence,
+    },
+    // Codegen freshness (06 §CI step 7) goes here once `cargo xtask codegen` exists: run it
+    // into a temporary directory and fail when `docs/rpc.md` or the schema snapshots differ.
+    Step {
+        name: "doc",
+        run: doc,
+    },
+];
+
+/// Runs every step; the first failure ends the run.
+pub(crate) fn run(root: &Path) -> Result<(), Failure> {
+    let started = Instant::now();
+    let mut times = Vec::new();
+    for step in &STEPS {
+        println!("==> {}", step.name);
+        let step_started = Instant::now();
+        let outcome = (step.run)(root);
+        let elapsed = step_started.elapsed();
+        match outcome {
+            Ok(()) => {
+                println!("<== {} ok in {}", step.name, seconds(elapsed));
+                times.push((step.name, elapsed));
+            }
+            Err(failure) => {
+                println!("<== {} FAILED after {}", step.name, seconds(elapsed));
+                return Err(Failure::new(
+                    format!("ci step `{}` failed: {}", step.name, failure.message),
+                    failure.hint,
+                ));
+            }
+        }
+    }
+    println!("\nci passed in {}", seconds(started.elapsed()));
+    let width = times.iter().map(|(name, _)| name.len()).max().unwrap_or(0);
+    for (name, elapsed) in times {
+        println!("  {name:<width$}  {:>8}", seconds(elapsed));
+    }
+    Ok(())
+}
+
+fn seconds(duration: Duration) -> String {
+    format!("{:.1}s", duration.as_secs_f64())
+}
+
+fn fmt(root: &Path) -> Result<(), Failure> {
+    process::run(cargo(root).args(["fmt", "--all", "--check"]))
+        .map_err(|message| Failure::new(message, "run `cargo fmt --all` and commit the result"))
+}
+
+fn clippy(root: &Path) -> Result<(), Failure> {
+    let hint =
+        "fix the warnings above; where a lint is wrong, use `#[expect(lint, reason = \"...\")]`";
+    process::run(cargo(root).args([
+        "clippy",
+        "--workspace",
+        "--all-targets",
+        "--all-features",
+        "--",
+        "-D",
+        "warnings",
+    ]))
+    .map_err(|message| Failure::new(message, hint))?;
+    process::run(cargo(root).args([
+        "clippy",
+        "-p",
+        "skills",
+        "--no-default-features",
+        "--all-targets",
+        "--",
+        "-D",
+        "warnings",
+    ]))
+    .map_err(|message| Failure::new(message, hint))
+}
+
+fn test_enabled(root: &Path) -> Result<(), Failure> {
+    process::run(
+        cargo(root)
+            .args(["test", "--workspace", "--all-features"])
+            .env("INSTA_UPDATE", "no")
+            .env("CI", "true")
+            .env("SKILLS_EXPECT_ENABLED", "1"),
+    )
+    .map_err(|message| {
+        Failure::new(
+            message,
+            "fix the failing tests above; if a snapshot changed on purpose, run `cargo insta review` and commit the snapshots",
+        )
+    })
+}
+
+fn test_disabled(root: &Path) -> Result<(), Failure> {
+    process::run(
+        cargo(root)
+            .args(["test", "-p", "skills", "--no-default-features"])
+            .env("INSTA_UPDATE", "no")
+            .env("CI", "true")
+            .env("SKILLS_EXPECT_ENABLED", "0"),
+    )
+    .map_err(|message| {
+        Failure::new(
+            message,
+            "the stub must keep every facade signature: add the missing twin to crates/skills-stub and its line to crates/skills/tests/it/parity.rs",
+        )
+    })?;
+    let mut consumer = cargo(root);
+    consumer.args([
+        "test",
+        "--locked",
+        "--manifest-path",
+        STUB_CONSUMER_MANIFEST,
+    ]);
+    // Share the workspace's build directory: the consumer's dependencies are the workspace's,
+    // so they are built once instead of twice.
+    if std::env::var_os("CARGO_TARGET_DIR").is_none() {
+        consumer.env("CARGO_TARGET_DIR", root.join("target"));
+    }
+    process::run(&mut consumer).map_err(|message| {
+        Failure::new(
+            message,
+            "if the lock file is out of date, run `cargo update --workspace --manifest-path tests/stub-consumer/Cargo.toml` and commit tests/stub-consumer/Cargo.lock; otherwise fix the stub so an agent core's code compiles and gets `Error::Disabled`",
+        )
+    })
+}
+
+fn absence(root: &Path) -> Result<(), Failure> {
+    let tree = process::output(cargo(root).args([
+        "tree",
+        "-p",
+        "skills",
+        "--no-default-features",
+        "-e",
+        "normal",
+    ]))
+    .map_err(|message| Failure::new(message, "make `cargo tree -p skills` work again"))?;
+    let offending = offending_lines(&tree);
+    if offending.is_empty() {
+        println!(
+            "none of {} in the dependency tree",
+            FEATURE_ONLY_CRATES.join(", ")
+        );
+        return Ok(());
+    }
+    for line in &offending {
+        eprintln!("{line}");
+    }
+    Err(Failure::new(
+        format!(
+            "`skills` without default features still depends on a feature-only crate ({} line(s) above)",
+            offending.len()
+        ),
+        "make that dependency optional and enable it only from the `skills` feature in crates/skills/Cargo.toml (and keep it out of skills-stub and skills-types)",
+    ))
+}
+
+/// The lines of `cargo tree` output that name a crate of [`FEATURE_ONLY_CRATES`].
+fn offending_lines(tree: &str) -> Vec<&str> {
+    tree.lines()
+        .filter(|line| FEATURE_ONLY_CRATES.iter().any(|name| line.contains(name)))
+        .collect()
+}
+
+fn doc(root: &Path) -> Result<(), Failure> {
+    process::run(
+        cargo(root)
+            .args(["doc", "--workspace", "--no-deps"])
+            .env("RUSTDOCFLAGS", "-Dwarnings"),
+    )
+    .map_err(|message| {
+        Failure::new(
+            message,
+            "fix the rustdoc warnings above (broken intra-doc links, missing docs); reproduce with `RUSTDOCFLAGS=-Dwarnings cargo doc --workspace --no-deps`",
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn absence_check_flags_feature_only_crates() {
+        let clean = "skills v0.1.0 (/r/crates/skills)\n├── skills-stub v0.1.0 (/r/crates/skills-stub)\n└── skills-types v0.1.0 (/r/crates/skills-types)\n";
+        assert!(offending_lines(clean).is_empty());
+        let dirty = format!("{clean}└── skills-ops v0.1.0 (/r/crates/skills-ops)\n");
+        assert_eq!(
+            offending_lines(&dirty),
+            ["└── skills-ops v0.1.0 (/r/crates/skills-ops)"]
+        );
+    }
+
+    #[test]
+    fn step_names_are_unique() {
+        for (index, step) in STEPS.iter().enumerate() {
+            assert!(
+                STEPS[index + 1..]
+                    .iter()
+                    .all(|other| other.name != step.name),
+                "{}",
+                step.name
+            );
+        }
+    }
+}

@@ -1,0 +1,448 @@
+//! Tidy: the repository's conventions (STYLE.md, 06 §CI step 2) as code, so they hold without
+//! a reviewer remembering them.
+//!
+//! The rules run in-process from `cargo xtask tidy` and `cargo xtask ci`, and again as the
+//! `#[test]`s at the bottom of this file, so plain `cargo test` enforces them too (the
+//! rust-analyzer habit). Every finding names `file:line`.
+//!
+//! The debugging-leftover rule scans raw text, comments and strings included: a test that
+//! needs such a macro name as data builds it with `concat!`, as this file does.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use crate::Failure;
+
+/// Directories never walked. A name without `/` is skipped at any depth; a path with `/` is
+/// relative to the repository root. `target` covers the workspace's build output and any
+/// other crate built in place (the stub consumer, the fuzz crate).
+const SKIPPED_DIRS: [&str; 5] = [
+    ".git",
+    "target",
+    "fuzz/corpus",
+    "fuzz/artifacts",
+    "fuzz/coverage",
+];
+
+/// Text that must not be committed in a `.rs` file, with why. The needles are assembled with
+/// `concat!` so this file does not trip over its own rule.
+const LEFTOVERS: [(&str, &str); 4] = [
+    (
+        concat!("dbg", "!"),
+        "debugging output left in: remove it, or log through `tracing`",
+    ),
+    (
+        concat!("todo", "!"),
+        "unfinished code: finish it or return an error that says what is missing",
+    ),
+    (
+        concat!("unimplemented", "!"),
+        "unfinished code: finish it or return an error that says what is missing",
+    ),
+    (
+        concat!("#[", "ignore"),
+        "an ignored test never runs: fix it or delete it",
+    ),
+];
+
+/// File name endings insta leaves behind when a snapshot changed and was not reviewed.
+const PENDING_SNAPSHOT_SUFFIXES: [&str; 2] = [".snap.new", ".pending-snap"];
+
+/// One broken convention.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Problem {
+    /// Relative to the repository root.
+    pub(crate) path: PathBuf,
+    /// 1-based.
+    pub(crate) line: usize,
+    pub(crate) message: String,
+}
+
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}: {}", self.path.display(), self.line, self.message)
+    }
+}
+
+/// A rule of tidy; each has its own test below.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Rule {
+    /// Every `.rs` file opens with a `//!` paragraph.
+    DocComment,
+    /// Every Cargo feature but `default` has `##` lines directly above it.
+    FeatureDocs,
+    /// No debugging or unfinished-code macros, no ignored tests.
+    Leftovers,
+    /// No unreviewed insta snapshots.
+    PendingSnapshots,
+}
+
+const RULES: [Rule; 4] = [
+    Rule::DocComment,
+    Rule::FeatureDocs,
+    Rule::Leftovers,
+    Rule::PendingSnapshots,
+];
+
+/// Runs every rule over the repository and prints the findings.
+pub(crate) fn run(root: &Path) -> Result<(), Failure> {
+    let problems = check(root, &RULES);
+    if problems.is_empty() {
+        println!("tidy: no problems");
+        return Ok(());
+    }
+    for problem in &problems {
+        eprintln!("{problem}");
+    }
+    Err(Failure::new(
+        format!("tidy found {} problem(s), listed above", problems.len()),
+        "fix each file:line above (the rules and their reasons are in xtask/src/tidy.rs); check again with `cargo xtask tidy`",
+    ))
+}
+
+fn check(root: &Path, rules: &[Rule]) -> Vec<Problem> {
+    let mut files = Vec::new();
+    let mut problems = Vec::new();
+    walk(root, Path::new(""), &mut files, &mut problems);
+    files.sort();
+    for file in &files {
+        for rule in rules {
+            problems.extend(apply(root, file, *rule));
+        }
+    }
+    problems
+}
+
+/// Collects every file below `root/dir` (as paths relative to `root`), skipping
+/// [`SKIPPED_DIRS`]. Symbolic links are not followed: a link cycle must not hang CI.
+fn walk(root: &Path, dir: &Path, files: &mut Vec<PathBuf>, problems: &mut Vec<Problem>) {
+    let entries = match std::fs::read_dir(root.join(dir)) {
+        Ok(entries) => entries,
+        Err(error) => {
+            problems.push(unreadable(dir, &error));
+            return;
+        }
+    };
+    for entry in entries {
+        let entry = match entry {
+            Ok(entry) => entry,
+            Err(error) => {
+                problems.push(unreadable(dir, &error));
+                continue;
+            }
+        };
+        let path = dir.join(entry.file_name());
+        let Ok(kind) = entry.file_type() else {
+            continue;
+        };
+        if kind.is_dir() {
+            if !is_skipped(&path) {
+                walk(root, &path, files, problems);
+            }
+        } else if kind.is_file() {
+            files.push(path);
+        }
+    }
+}
+
+fn is_skipped(dir: &Path) -> bool {
+    SKIPPED_DIRS.iter().any(|skipped| {
+        if skipped.contains('/') {
+            dir == Path::new(skipped)
+        } else {
+            dir.file_name().is_some_and(|name| name == *skipped)
+        }
+    })
+}
+
+fn unreadable(path: &Path, error: &std::io::Error) -> Problem {
+    Problem {
+        path: path.to_path_buf(),
+        line: 1,
+        message: format!("could not be read: {error}"),
+    }
+}
+
+fn apply(root: &Path, file: &Path, rule: Rule) -> Vec<Problem> {
+    let name = file
+        .file_name()
+        .map(|name| name.to_string_lossy())
+        .unwrap_or_default();
+    let wants_text = match rule {
+        Rule::DocComment | Rule::Leftovers => name.ends_with(".rs"),
+        Rule::FeatureDocs => name == "Cargo.toml",
+        Rule::PendingSnapshots => return pending_snapshot(file).into_iter().collect(),
+    };
+    if !wants_text {
+        return Vec::new();
+    }
+    let text = match std::fs::read_to_string(root.join(file)) {
+        Ok(text) => text,
+        Err(error) => return vec![unreadable(file, &error)],
+    };
+    match rule {
+        Rule::DocComment => doc_comment(file, &text).into_iter().collect(),
+        Rule::Leftovers => leftovers(file, &text),
+        Rule::FeatureDocs => undocumented_features(file, &text),
+        Rule::PendingSnapshots => Vec::new(),
+    }
+}
+
+/// The first non-empty line must start with `//!`: a reader opening any file learns what
+/// lives there and why before reading code.
+fn doc_comment(path: &Path, text: &str) -> Option<Problem> {
+    let first = text
+        .lines()
+        .enumerate()
+        .find(|(_, line)| !line.trim().is_empty());
+    match first {
+        Some((_, line)) if line.trim_start().starts_with("//!") => None,
+        _ => Some(Problem {
+            path: path.to_path_buf(),
+            line: first.map_or(1, |(index, _)| index + 1),
+            message: "the file must open with a `//!` paragraph saying what lives here and why"
+                .to_owned(),
+        }),
+    }
+}
+
+fn leftovers(path: &Path, text: &str) -> Vec<Problem> {
+    let mut problems = Vec::new();
+    for (index, line) in text.lines().enumerate() {
+        for (needle, why) in LEFTOVERS {
+            if contains_token(line, needle) {
+                problems.push(Problem {
+                    path: path.to_path_buf(),
+                    line: index + 1,
+                    message: format!("`{needle}`: {why}"),
+                });
+            }
+        }
+    }
+    problems
+}
+
+/// Whether `needle` occurs in `line` as a whole token: `#[ignore_case]` or `my_todo!` are
+/// somebody else's names, not the leftovers we look for.
+fn contains_token(line: &str, needle: &str) -> bool {
+    let is_ident = |c: char| c.is_alphanumeric() || c == '_';
+    line.match_indices(needle).any(|(at, _)| {
+        let before = line[..at].chars().next_back();
+        let after = line[at + needle.len()..].chars().next();
+        let starts_clean = !needle.starts_with(is_ident) || !before.is_some_and(is_ident);
+        let ends_clean = !needle.ends_with(is_ident) || !after.is_some_and(is_ident);
+        starts_clean && ends_clean
+    })
+}
+
+/// Every feature in a `[features]` table, except `default`, needs `##` comment lines directly
+/// above it (the `document-features` convention): a feature nobody can explain is a feature
+/// nobody dares to turn off.
+fn undocumented_features(path: &Path, text: &str) -> Vec<Problem> {
+    let mut problems = Vec::new();
+    let mut in_features = false;
+    // Open `[` of a value spanning several lines, so its lines are not taken for keys.
+    let mut depth = 0_usize;
+    let mut previous = "";
+    for (index, raw) in text.lines().enumerate() {
+        let line = raw.trim();
+        if depth == 0 && line.starts_with('[') {
+            in_features = table_name(line) == Some("features");
+            previous = line;
+            continue;
+        }
+        if in_features
+            && depth == 0
+            && let Some(feature) = key(line)
+            && feature != "default"
+            && !previous.starts_with("##")
+        {
+            problems.push(Problem {
+                path: path.to_path_buf(),
+                line: index + 1,
+                message: format!(
+                    "feature `{feature}` has no `## ` comment line directly above it saying what it turns on"
+                ),
+            });
+        }
+        depth = bracket_depth(line, depth);
+        previous = line;
+    }
+    problems
+}
+
+/// The name of a `[table]` header; `None` for `[[array]]` headers.
+fn table_name(line: &str) -> Option<&str> {
+    if line.starts_with("[[") {
+        return None;
+    }
+    let inner = line.strip_prefix('[')?;
+    let end = inner.find(']')?;
+    Some(inner[..end].trim())
+}
+
+/// The key of a `key = value` line, unquoted.
+fn key(line: &str) -> Option<&str> {
+    if line.starts_with('#') {
+        return None;
+    }
+    let (key, _) = line.split_once('=')?;
+    let key = key.trim().trim_matches(|c| c == '"' || c == '\'');
+    (!key.is_empty()).then_some(key)
+}
+
+/// `depth` after `line`, counting brackets outside strings and comments.
+fn bracket_depth(line: &str, mut depth: usize) -> usize {
+    let mut quote = None;
+    for c in line.chars() {
+        match (quote, c) {
+            (Some(open), c) if c == open => quote = None,
+            (Some(_), _) => {}
+            (None, '"' | '\'') => quote = Some(c),
+            (None, '#') => break,
+            (None, '[') => depth += 1,
+            (None, ']') => depth = depth.saturating_sub(1),
+            (None, _) => {}
+        }
+    }
+    depth
+}
+
+fn pending_snapshot(path: &Path) -> Option<Problem> {
+    let name = path.file_name()?.to_string_lossy();
+    PENDING_SNAPSHOT_SUFFIXES
+        .iter()
+        .any(|suffix| name.ends_with(suffix))
+        .then(|| Problem {
+            path: path.to_path_buf(),
+            line: 1,
+            message: "an unreviewed snapshot: run `cargo insta review`, then commit the accepted `.snap` files".to_owned(),
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn assert_tidy(rule: Rule) {
+        let problems = check(&crate::project_root(), &[rule]);
+        let listing: Vec<String> = problems.iter().map(ToString::to_string).collect();
+        assert!(problems.is_empty(), "{rule:?}:\n{}", listing.join("\n"));
+    }
+
+    // The repository itself, one test per rule.
+
+    #[test]
+    fn rust_files_open_with_a_doc_comment() {
+        assert_tidy(Rule::DocComment);
+    }
+
+    #[test]
+    fn cargo_features_are_documented() {
+        assert_tidy(Rule::FeatureDocs);
+    }
+
+    #[test]
+    fn no_debugging_leftovers_or_ignored_tests() {
+        assert_tidy(Rule::Leftovers);
+    }
+
+    #[test]
+    fn no_pending_snapshots() {
+        assert_tidy(Rule::PendingSnapshots);
+    }
+
+    // The rules on small inputs, so a rule that silently stops matching is noticed.
+
+    fn lines(problems: &[Problem]) -> Vec<usize> {
+        problems.iter().map(|problem| problem.line).collect()
+    }
+
+    #[test]
+    fn doc_comment_rule() {
+        let path = Path::new("a.rs");
+        assert_eq!(doc_comment(path, "//! What and why.\nfn f() {}\n"), None);
+        assert_eq!(doc_comment(path, "\n\n//! Late but first.\n"), None);
+        assert_eq!(
+            doc_comment(path, "\n// plain\n//! doc\n").map(|p| p.line),
+            Some(2)
+        );
+        assert_eq!(
+            doc_comment(path, "/// item doc\nfn f() {}\n").map(|p| p.line),
+            Some(1)
+        );
+        assert_eq!(doc_comment(path, "").map(|p| p.line), Some(1));
+    }
+
+    #[test]
+    fn leftover_rule() {
+        let path = Path::new("a.rs");
+        let text = [
+            "let x = 1;",
+            concat!("dbg", "!(x);"),
+            concat!("    ", "todo", "!()"),
+            concat!("#[", "ignore", "]"),
+            concat!("#[", "ignore", " = \"slow\"]"),
+            concat!("unimplemented", "!()"),
+            concat!("#[", "ignore_case", "]"),
+            concat!("my_", "todo", "!()"),
+        ]
+        .join("\n");
+        assert_eq!(lines(&leftovers(path, &text)), [2, 3, 4, 5, 6]);
+    }
+
+    #[test]
+    fn feature_rule() {
+        let manifest = r#"
+[package]
+name = "x"
+
+[features]
+default = ["a"]
+## Turns on a.
+a = []
+b = ["dep:c"]
+## Spans
+## two lines.
+"quoted" = [
+    "a",
+    "b",
+]
+d = []
+
+## Not a feature: another table.
+[dependencies]
+c = { version = "1", optional = true }
+"#;
+        let problems = undocumented_features(Path::new("Cargo.toml"), manifest);
+        assert_eq!(lines(&problems), [9, 16]);
+        assert!(problems[0].message.contains("`b`"), "{}", problems[0]);
+    }
+
+    #[test]
+    fn pending_snapshot_rule() {
+        assert!(pending_snapshot(Path::new("s/x__y.snap.new")).is_some());
+        assert!(pending_snapshot(Path::new("s/.x.pending-snap")).is_some());
+        assert!(pending_snapshot(Path::new("s/x__y.snap")).is_none());
+    }
+
+    #[test]
+    fn skips_build_output_and_fuzz_data() {
+        assert!(is_skipped(Path::new("target")));
+        assert!(is_skipped(Path::new("fuzz/target")));
+        assert!(is_skipped(Path::new("tests/stub-consumer/target")));
+        assert!(is_skipped(Path::new("fuzz/corpus")));
+        assert!(!is_skipped(Path::new("crates/corpus")));
+        assert!(!is_skipped(Path::new("crates/skills")));
+    }
+
+    #[test]
+    fn problems_name_file_and_line() {
+        let problem = Problem {
+            path: PathBuf::from("crates/a/src/lib.rs"),
+            line: 7,
+            message: "m".to_owned(),
+        };
+        assert_eq!(problem.to_string(), "crates/a/src/lib.rs:7: m");
+    }
+}
