@@ -130,6 +130,11 @@ fn clippy(root: &Path) -> Result<(), Failure> {
 }
 
 fn test_enabled(root: &Path) -> Result<(), Failure> {
+    // The workspace tests (`tests/`) drive `target/debug/skills`, but cargo builds a binary
+    // only for its own package's integration tests, so on a clean clone it would be missing,
+    // and on a developer's machine it could be stale.
+    process::run(cargo(root).args(["build", "-p", "skills-cli"]))
+        .map_err(|message| Failure::new(message, "fix the build errors above"))?;
     process::run(
         cargo(root)
             .args(["test", "--workspace", "--all-features"])
