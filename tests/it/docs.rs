@@ -5,7 +5,9 @@ use std::path::Path;
 use skills_types::DiagnosticCode;
 
 fn read_doc(name: &str) -> String {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs").join(name);
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../docs")
+        .join(name);
     std::fs::read_to_string(&path).unwrap_or_else(|error| panic!("{}: {error}", path.display()))
 }
 

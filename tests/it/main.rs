@@ -1,5 +1,10 @@
 //! End-to-end tests of the `skills` binary.
 
+#![expect(
+    clippy::unwrap_used,
+    reason = "test helpers fail loudly at the line that broke, like the tests themselves"
+)]
+
 mod docs;
 mod reference;
 mod validate;

@@ -95,7 +95,10 @@ fn quiet_prints_only_failures() {
     assert_eq!(output.status.code(), Some(1));
     let stdout = text(&output.stdout);
     assert!(stdout.starts_with("FAIL  ./Broken\n"), "{stdout}");
-    assert!(!stdout.lines().any(|line| line.starts_with("  ok")), "{stdout}");
+    assert!(
+        !stdout.lines().any(|line| line.starts_with("  ok")),
+        "{stdout}"
+    );
     assert!(!stdout.contains("skills checked"), "{stdout}");
 }
 
@@ -121,7 +124,10 @@ fn unusable_paths_exit_2_with_a_hint_and_the_rest_are_still_checked() {
 
 #[test]
 fn usage_errors_exit_2() {
-    let output = skills().args(["validate", "--profile", "nope"]).output().unwrap();
+    let output = skills()
+        .args(["validate", "--profile", "nope"])
+        .output()
+        .unwrap();
     assert_eq!(output.status.code(), Some(2));
     assert!(text(&output.stderr).contains("invalid value 'nope'"));
 }
@@ -148,7 +154,10 @@ fn skillhub_json_reports_the_compliance_digest() {
         "SKILL.md",
         "---\nname: audited\ndescription: d\nx-astron-compliance:\n  - {standard: SOC2, version: 2017, controlId: CC6.1}\n---\n",
     );
-    let output = run(root.path(), &["validate", "--json", "--profile", "skillhub", "audited"]);
+    let output = run(
+        root.path(),
+        &["validate", "--json", "--profile", "skillhub", "audited"],
+    );
     assert_eq!(output.status.code(), Some(0));
     let value: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     let compliance = &value["reports"][0]["compliance"];
@@ -157,7 +166,10 @@ fn skillhub_json_reports_the_compliance_digest() {
         serde_json::json!([{"standard": "SOC2", "version": "2017", "controlId": "CC6.1"}])
     );
     let digest = compliance["digest"].as_str().unwrap();
-    assert!(digest.starts_with("sha256:") && digest.len() == 71, "{digest}");
+    assert!(
+        digest.starts_with("sha256:") && digest.len() == 71,
+        "{digest}"
+    );
 }
 
 #[test]

@@ -1,32 +1,49 @@
 //! Helpers for the workspace-level integration tests, which drive the built `skills` binary
 //! the way a person or a script would.
 //!
-//! The binary is the one cargo built beside the test executable (`target/<profile>/skills`).
-//! `cargo test --workspace` builds it before running any test; running this crate alone needs
-//! `cargo build -p skills-cli` first, and the helper says so instead of testing a stale file.
+//! Cargo builds a package's binaries only for that package's own integration tests, so the
+//! first test that needs `skills` runs `cargo build -p skills-cli` into the same target
+//! directory and profile as the running test (cargo has released its build lock by then). A
+//! plain `cargo test` on a clean clone therefore works, and no test ever drives a stale binary.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::OnceLock;
 
-/// The path of the built `skills` binary.
+/// The path of the freshly built `skills` binary.
 #[expect(
     clippy::expect_used,
     reason = "a test helper: a panic with the message is how a broken test setup is reported"
 )]
-pub fn skills_binary() -> PathBuf {
-    let test_exe = std::env::current_exe().expect("the test executable has a path");
-    // target/<profile>/deps/it-<hash> -> target/<profile>/skills
-    let profile_dir = test_exe
-        .parent()
-        .and_then(|deps| deps.parent())
-        .expect("test executables live in target/<profile>/deps");
-    let binary = profile_dir.join(format!("skills{}", std::env::consts::EXE_SUFFIX));
-    assert!(
-        binary.is_file(),
-        "{} is missing: run `cargo build -p skills-cli` (or `cargo test --workspace`) first",
-        binary.display()
-    );
-    binary
+pub fn skills_binary() -> &'static Path {
+    static BINARY: OnceLock<PathBuf> = OnceLock::new();
+    BINARY.get_or_init(|| {
+        let test_exe = std::env::current_exe().expect("the test executable has a path");
+        // target/<profile>/deps/it-<hash> -> target/<profile> -> target
+        let profile_dir = test_exe
+            .parent()
+            .and_then(Path::parent)
+            .expect("test executables live in target/<profile>/deps");
+        let target_dir = profile_dir
+            .parent()
+            .expect("profile directories live in a target directory");
+        let profile = match profile_dir.file_name().and_then(|name| name.to_str()) {
+            Some("debug") | None => "dev",
+            Some(other) => other,
+        };
+        let status = Command::new(env!("CARGO"))
+            .args(["build", "--quiet", "-p", "skills-cli", "--bin", "skills"])
+            .args(["--profile", profile])
+            .arg("--target-dir")
+            .arg(target_dir)
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .status()
+            .expect("cargo runs");
+        assert!(status.success(), "`cargo build -p skills-cli` failed");
+        let binary = profile_dir.join(format!("skills{}", std::env::consts::EXE_SUFFIX));
+        assert!(binary.is_file(), "{} was not built", binary.display());
+        binary
+    })
 }
 
 /// A `skills` command with a clean environment: no colour, no inherited skills settings.

@@ -45,6 +45,98 @@ const LEFTOVERS: [(&str, &str); 4] = [
     ),
 ];
 
+/// Crate boundaries from docs/ARCHITECTURE.md that a text search can hold: code under
+/// `scope` (a path prefix) must not name `needle`, except under `allowed`. Comment lines are
+/// not code and are skipped, so a module may explain what it stays away from.
+struct Boundary {
+    scope: &'static str,
+    needle: &'static str,
+    /// Path prefixes where the needle is fine.
+    allowed: &'static [&'static str],
+    why: &'static str,
+}
+
+const NO_IO: &str = "skills-types and skills-stub hold data and no-ops: no files, network, processes, threads or environment";
+
+/// Where the environment may be read: the command line maps it, and the facade's parity test
+/// reads the mode CI asked for.
+const ENVIRONMENT_READERS: &[&str] = &["crates/skills-cli/", "crates/skills/tests/"];
+
+const BOUNDARIES: [Boundary; 12] = [
+    Boundary {
+        scope: "crates/skills-types/",
+        needle: "std::fs",
+        allowed: "",
+        why: NO_IO,
+    },
+    Boundary {
+        scope: "crates/skills-types/",
+        needle: "std::net",
+        allowed: "",
+        why: NO_IO,
+    },
+    Boundary {
+        scope: "crates/skills-types/",
+        needle: "std::process",
+        allowed: "",
+        why: NO_IO,
+    },
+    Boundary {
+        scope: "crates/skills-types/",
+        needle: "std::thread",
+        allowed: "",
+        why: NO_IO,
+    },
+    Boundary {
+        scope: "crates/skills-types/",
+        needle: "std::env",
+        allowed: "",
+        why: NO_IO,
+    },
+    Boundary {
+        scope: "crates/skills-stub/",
+        needle: "std::fs",
+        allowed: "",
+        why: NO_IO,
+    },
+    Boundary {
+        scope: "crates/skills-stub/",
+        needle: "std::net",
+        allowed: "",
+        why: NO_IO,
+    },
+    Boundary {
+        scope: "crates/skills-stub/",
+        needle: "std::thread",
+        allowed: "",
+        why: NO_IO,
+    },
+    Boundary {
+        scope: "crates/skills-stub/",
+        needle: "std::env",
+        allowed: "",
+        why: NO_IO,
+    },
+    Boundary {
+        scope: "crates/",
+        needle: "serde_yaml",
+        allowed: &["crates/skills-ops/src/yaml.rs"],
+        why: "all YAML access lives in crates/skills-ops/src/yaml.rs, so the YAML crate can be swapped in one place",
+    },
+    Boundary {
+        scope: "crates/",
+        needle: "env::var",
+        allowed: ENVIRONMENT_READERS,
+        why: "the library never reads environment variables (the CLI maps them into SkillsConfig), so tests never race on the environment",
+    },
+    Boundary {
+        scope: "crates/",
+        needle: "env::set_var",
+        allowed: ENVIRONMENT_READERS,
+        why: "the library never changes the process environment",
+    },
+];
+
 /// File name endings insta leaves behind when a snapshot changed and was not reviewed.
 const PENDING_SNAPSHOT_SUFFIXES: [&str; 2] = [".snap.new", ".pending-snap"];
 
@@ -75,13 +167,16 @@ enum Rule {
     Leftovers,
     /// No unreviewed insta snapshots.
     PendingSnapshots,
+    /// No code crosses the crate boundaries of [`BOUNDARIES`].
+    Boundaries,
 }
 
-const RULES: [Rule; 4] = [
+const RULES: [Rule; 5] = [
     Rule::DocComment,
     Rule::FeatureDocs,
     Rule::Leftovers,
     Rule::PendingSnapshots,
+    Rule::Boundaries,
 ];
 
 /// Runs every rule over the repository and prints the findings.
@@ -169,7 +264,7 @@ fn apply(root: &Path, file: &Path, rule: Rule) -> Vec<Problem> {
         .map(|name| name.to_string_lossy())
         .unwrap_or_default();
     let wants_text = match rule {
-        Rule::DocComment | Rule::Leftovers => name.ends_with(".rs"),
+        Rule::DocComment | Rule::Leftovers | Rule::Boundaries => name.ends_with(".rs"),
         Rule::FeatureDocs => name == "Cargo.toml",
         Rule::PendingSnapshots => return pending_snapshot(file).into_iter().collect(),
     };
@@ -184,8 +279,40 @@ fn apply(root: &Path, file: &Path, rule: Rule) -> Vec<Problem> {
         Rule::DocComment => doc_comment(file, &text).into_iter().collect(),
         Rule::Leftovers => leftovers(file, &text),
         Rule::FeatureDocs => undocumented_features(file, &text),
+        Rule::Boundaries => crossed_boundaries(file, &text),
         Rule::PendingSnapshots => Vec::new(),
     }
+}
+
+fn crossed_boundaries(path: &Path, text: &str) -> Vec<Problem> {
+    // Compare with `/` separators whatever the platform.
+    let shown = path.to_string_lossy().replace('\\', "/");
+    let applicable: Vec<&Boundary> = BOUNDARIES
+        .iter()
+        .filter(|boundary| shown.starts_with(boundary.scope))
+        .filter(|boundary| {
+            !boundary
+                .allowed
+                .iter()
+                .any(|prefix| shown.starts_with(prefix))
+        })
+        .collect();
+    let mut problems = Vec::new();
+    for (index, line) in text.lines().enumerate() {
+        if line.trim_start().starts_with("//") {
+            continue;
+        }
+        for boundary in &applicable {
+            if line.contains(boundary.needle) {
+                problems.push(Problem {
+                    path: path.to_path_buf(),
+                    line: index + 1,
+                    message: format!("`{}`: {}", boundary.needle, boundary.why),
+                });
+            }
+        }
+    }
+    problems
 }
 
 /// The first non-empty line must start with `//!`: a reader opening any file learns what
@@ -352,6 +479,11 @@ mod tests {
         assert_tidy(Rule::PendingSnapshots);
     }
 
+    #[test]
+    fn crate_boundaries_hold() {
+        assert_tidy(Rule::Boundaries);
+    }
+
     // The rules on small inputs, so a rule that silently stops matching is noticed.
 
     fn lines(problems: &[Problem]) -> Vec<usize> {
@@ -417,6 +549,24 @@ c = { version = "1", optional = true }
         let problems = undocumented_features(Path::new("Cargo.toml"), manifest);
         assert_eq!(lines(&problems), [9, 16]);
         assert!(problems[0].message.contains("`b`"), "{}", problems[0]);
+    }
+
+    #[test]
+    fn boundary_rule() {
+        let code = "use std::fs;\n// std::fs is not used here\nlet v = std::env::var(\"X\");\n";
+        let types = crossed_boundaries(Path::new("crates/skills-types/src/a.rs"), code);
+        assert_eq!(lines(&types), [1, 3, 3]);
+        let cli = crossed_boundaries(Path::new("crates/skills-cli/src/main.rs"), code);
+        assert!(cli.is_empty(), "{cli:?}");
+        let yaml = "use serde_yaml::Value;\n";
+        assert_eq!(
+            lines(&crossed_boundaries(
+                Path::new("crates/skills-ops/src/load.rs"),
+                yaml
+            )),
+            [1]
+        );
+        assert!(crossed_boundaries(Path::new("crates/skills-ops/src/yaml.rs"), yaml).is_empty());
     }
 
     #[test]

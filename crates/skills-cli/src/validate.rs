@@ -78,7 +78,10 @@ pub(crate) fn run(global: &Global, args: &ValidateArgs) -> Exit {
         print_report(report, global.quiet);
     }
     for (path, error) in &errors {
-        output::print_error(&error.to_string(), hint(path, error, args.recursive).as_deref());
+        output::print_error(
+            &error.to_string(),
+            hint(path, error, args.recursive).as_deref(),
+        );
     }
     if !global.quiet && reports.len() > 1 {
         output::line(format_args!(
@@ -155,9 +158,10 @@ fn hint(path: &Path, error: &Error, recursive: bool) -> Option<String> {
             "pass a directory that holds SKILL.md, or validate every skill below it with 'skills validate --recursive {}'",
             path.display()
         )),
-        Error::NoDefinitionFile { .. } => {
-            Some("no directory below it holds a SKILL.md (hidden and excluded folders are skipped)".to_owned())
-        }
+        Error::NoDefinitionFile { .. } => Some(
+            "no directory below it holds a SKILL.md (hidden and excluded folders are skipped)"
+                .to_owned(),
+        ),
         Error::NotADirectory { .. } => {
             Some("pass a skill directory or the path of its SKILL.md".to_owned())
         }

@@ -21,7 +21,10 @@ pub(crate) fn check(node: &Node, dir: &Path) -> (Vec<Diagnostic>, Option<Complia
     let Node::Sequence(items) = node else {
         diagnostics.push(Diagnostic::error(
             DiagnosticCode::ComplianceInvalid,
-            format!("'x-astron-compliance' must be a list of entries, not a {}", node.type_name()),
+            format!(
+                "'x-astron-compliance' must be a list of entries, not a {}",
+                node.type_name()
+            ),
         ));
         return (diagnostics, None);
     };
@@ -77,7 +80,10 @@ fn parse_entry(
         ));
     };
     let Node::Mapping(fields) = item else {
-        invalid(diagnostics, format!("must be a mapping, not a {}", item.type_name()));
+        invalid(
+            diagnostics,
+            format!("must be a mapping, not a {}", item.type_name()),
+        );
         return None;
     };
     let unknown: Vec<&str> = fields
@@ -124,7 +130,10 @@ fn parse_entry(
             .filter_map(|(index, item)| parse_evidence(number, index + 1, item, dir, diagnostics))
             .collect(),
         Some((_, other)) => {
-            invalid(diagnostics, format!("'evidence' must be a list, not a {}", other.type_name()));
+            invalid(
+                diagnostics,
+                format!("'evidence' must be a list, not a {}", other.type_name()),
+            );
             Vec::new()
         }
     };
@@ -172,7 +181,10 @@ fn parse_evidence(
         }
         None => return invalid("'type' is missing".to_owned()),
     };
-    if let Some((key, _)) = fields.iter().find(|(key, _)| !allowed.contains(&key.as_str())) {
+    if let Some((key, _)) = fields
+        .iter()
+        .find(|(key, _)| !allowed.contains(&key.as_str()))
+    {
         return invalid(format!("unknown key '{key}'"));
     }
     match text("type") {

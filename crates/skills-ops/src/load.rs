@@ -207,7 +207,10 @@ impl<'a> Source<'a> {
                 Ok(other) => RawFrontmatter::Invalid(
                     Diagnostic::error(
                         DiagnosticCode::YamlError,
-                        format!("the frontmatter is a {}, not a mapping of fields", other.type_name()),
+                        format!(
+                            "the frontmatter is a {}, not a mapping of fields",
+                            other.type_name()
+                        ),
                     )
                     .with_line(FRONTMATTER_FIRST_LINE),
                 ),
@@ -253,7 +256,10 @@ pub(crate) fn filename_diagnostics(path: &Path) -> Vec<Diagnostic> {
     match match_definition(&name) {
         Some(found) if !found.canonical => vec![Diagnostic::warning(
             DiagnosticCode::NoncanonicalFilename,
-            format!("the file is named '{name}'; the canonical name is '{}'", found.file.name),
+            format!(
+                "the file is named '{name}'; the canonical name is '{}'",
+                found.file.name
+            ),
         )],
         _ => Vec::new(),
     }
@@ -309,7 +315,9 @@ fn normalize(
         let kept = if frontmatter.metadata.contains_key(&key) {
             "metadata wins"
         } else {
-            frontmatter.metadata.insert(key.clone(), metadata_text(&node));
+            frontmatter
+                .metadata
+                .insert(key.clone(), metadata_text(&node));
             "it was moved there"
         };
         diagnostics.push(Diagnostic::warning(
@@ -350,7 +358,12 @@ fn normalize(
     };
 
     let lengths = [
-        (DiagnosticCode::NameTooLong, "name", Some(&frontmatter.name), MAX_NAME_CHARS),
+        (
+            DiagnosticCode::NameTooLong,
+            "name",
+            Some(&frontmatter.name),
+            MAX_NAME_CHARS,
+        ),
         (
             DiagnosticCode::DescriptionTooLong,
             "description",
@@ -387,7 +400,10 @@ fn string_field(key: &str, node: &Node, diagnostics: &mut Vec<Diagnostic>) -> Op
         None => {
             diagnostics.push(Diagnostic::warning(
                 DiagnosticCode::InvalidFieldType,
-                format!("'{key}' should be a string, not a {}; it is ignored", node.type_name()),
+                format!(
+                    "'{key}' should be a string, not a {}; it is ignored",
+                    node.type_name()
+                ),
             ));
             None
         }
@@ -405,7 +421,10 @@ fn metadata_field(node: &Node, diagnostics: &mut Vec<Diagnostic>) -> BTreeMap<St
         _ => {
             diagnostics.push(Diagnostic::warning(
                 DiagnosticCode::MetadataNotMap,
-                format!("'metadata' should be a mapping, not a {}; it is ignored", node.type_name()),
+                format!(
+                    "'metadata' should be a mapping, not a {}; it is ignored",
+                    node.type_name()
+                ),
             ));
             BTreeMap::new()
         }

@@ -128,7 +128,14 @@ mod tests {
             ("pdf.tools", &[NameInvalidCharacters]),
             ("../etc", &[NameInvalidCharacters]),
             ("हिंदी", &[NameInvalidCharacters]),
-            ("Bad_Name-", &[NameNotLowercase, NameLeadingTrailingHyphen, NameInvalidCharacters]),
+            (
+                "Bad_Name-",
+                &[
+                    NameNotLowercase,
+                    NameLeadingTrailingHyphen,
+                    NameInvalidCharacters,
+                ],
+            ),
         ];
         for (name, expected) in cases {
             assert_eq!(&codes(name), expected, "{name}");

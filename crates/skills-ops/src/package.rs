@@ -34,7 +34,11 @@ pub(crate) fn check(dir: &Path, limits: &PackageLimits) -> Vec<Diagnostic> {
             DiagnosticCode::PackageTooManyFiles,
             format!(
                 "the package holds {}{} files; at most {} are allowed",
-                if walk.visited > walk.visit_limit() { "more than " } else { "" },
+                if walk.visited > walk.visit_limit() {
+                    "more than "
+                } else {
+                    ""
+                },
                 walk.files,
                 limits.max_files
             ),

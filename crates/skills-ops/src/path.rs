@@ -67,9 +67,13 @@ impl fmt::Display for Refusal {
             Self::ControlCharacter => f.write_str("the path contains a control character"),
             Self::Backslash => f.write_str("the path contains '\\'; use '/' between components"),
             Self::Colon => f.write_str("the path contains ':' (a drive or stream on Windows)"),
-            Self::EmptyComponent => f.write_str("the path has an empty component ('//' or a trailing '/')"),
+            Self::EmptyComponent => {
+                f.write_str("the path has an empty component ('//' or a trailing '/')")
+            }
             Self::CurrentDirectory => f.write_str("the path has a '.' component"),
-            Self::ParentDirectory => f.write_str("the path has a '..' component, which could leave the skill directory"),
+            Self::ParentDirectory => {
+                f.write_str("the path has a '..' component, which could leave the skill directory")
+            }
             Self::Hidden(component) => write!(f, "'{component}' is hidden (starts with '.')"),
             Self::TrailingDotOrSpace(component) => {
                 write!(f, "'{component}' ends with a dot or a space")
@@ -146,7 +150,13 @@ mod tests {
 
     #[test]
     fn plain_paths_pass() {
-        for path in ["a", "scripts/run.sh", "references/deep/er/file.md", "a b/c-d_e.txt", "日本/語.md"] {
+        for path in [
+            "a",
+            "scripts/run.sh",
+            "references/deep/er/file.md",
+            "a b/c-d_e.txt",
+            "日本/語.md",
+        ] {
             assert!(check_relative(path).is_ok(), "{path}");
         }
         assert_eq!(check_relative("a/b/c").unwrap(), ["a", "b", "c"]);
@@ -159,7 +169,10 @@ mod tests {
         let cases: Vec<(&str, Refusal)> = vec![
             ("", Refusal::Empty),
             (long.as_str(), Refusal::TooLong(MAX_RELATIVE_PATH_BYTES + 1)),
-            (deep.as_str(), Refusal::TooManyComponents(MAX_RELATIVE_PATH_COMPONENTS + 1)),
+            (
+                deep.as_str(),
+                Refusal::TooManyComponents(MAX_RELATIVE_PATH_COMPONENTS + 1),
+            ),
             ("/etc/passwd", Refusal::Absolute),
             ("a\0b", Refusal::Nul),
             ("a\nb", Refusal::ControlCharacter),

@@ -45,7 +45,14 @@ pub fn validate_path(path: &Path, options: &Options) -> Result<Report, Error> {
         Err(Error::Unloadable { diagnostic, .. }) => (None, vec![*diagnostic], None),
         Err(error) => return Err(error),
     };
-    Ok(Report::new(dir, file, name, options, diagnostics, compliance))
+    Ok(Report::new(
+        dir,
+        file,
+        name,
+        options,
+        diagnostics,
+        compliance,
+    ))
 }
 
 /// Validates the bytes of a definition file that is (or will be) at `file`, without reading
@@ -194,7 +201,8 @@ fn check(dir: &Path, directory: &str, file: &Path, bytes: &[u8], options: &Optio
                     rules
                         .diagnostics
                         .extend(package::check(dir, &options.package_limits));
-                    if let Some((_, node)) = entries.iter().find(|(key, _)| key == COMPLIANCE_FIELD) {
+                    if let Some((_, node)) = entries.iter().find(|(key, _)| key == COMPLIANCE_FIELD)
+                    {
                         let (found, valid) = compliance::check(node, dir);
                         rules.diagnostics.extend(found);
                         snapshot = valid;
@@ -354,15 +362,25 @@ impl Rules<'_> {
 
     fn name(&mut self, node: Option<&Node>, directory: &str) -> Option<String> {
         let Some(node) = node else {
-            self.error(DiagnosticCode::NameMissing, "name", "the required field 'name' is missing");
+            self.error(
+                DiagnosticCode::NameMissing,
+                "name",
+                "the required field 'name' is missing",
+            );
             return None;
         };
         if node.is_null() {
-            self.error(DiagnosticCode::NameEmpty, "name", "the field 'name' is empty");
+            self.error(
+                DiagnosticCode::NameEmpty,
+                "name",
+                "the field 'name' is empty",
+            );
             return None;
         }
         let Some(text) = node.as_text() else {
-            self.error(DiagnosticCode::InvalidFieldType, "name",
+            self.error(
+                DiagnosticCode::InvalidFieldType,
+                "name",
                 format!("'name' must be a string, not a {}", node.type_name()),
             );
             return None;
@@ -375,7 +393,9 @@ impl Rules<'_> {
             self.error(code, "name", message);
         }
         if !empty && !name::matches_directory(text, directory) {
-            self.lenient_warning(DiagnosticCode::NameDirectoryMismatch, "name",
+            self.lenient_warning(
+                DiagnosticCode::NameDirectoryMismatch,
+                "name",
                 format!(
                     "the name '{}' differs from its directory '{directory}'",
                     name::normalize(text)
@@ -387,21 +407,29 @@ impl Rules<'_> {
 
     fn description(&mut self, node: Option<&Node>) {
         let Some(node) = node else {
-            self.error(DiagnosticCode::DescriptionMissing, "description",
+            self.error(
+                DiagnosticCode::DescriptionMissing,
+                "description",
                 "the required field 'description' is missing",
             );
             return;
         };
         match node.as_text() {
-            None => self.error(DiagnosticCode::InvalidFieldType, "description",
+            None => self.error(
+                DiagnosticCode::InvalidFieldType,
+                "description",
                 format!("'description' must be a string, not a {}", node.type_name()),
             ),
-            Some(_) if node.is_null() => {
-                self.error(DiagnosticCode::DescriptionEmpty, "description", "the field 'description' is empty")
-            }
-            Some(text) if text.trim().is_empty() => {
-                self.error(DiagnosticCode::DescriptionEmpty, "description", "the field 'description' is empty")
-            }
+            Some(_) if node.is_null() => self.error(
+                DiagnosticCode::DescriptionEmpty,
+                "description",
+                "the field 'description' is empty",
+            ),
+            Some(text) if text.trim().is_empty() => self.error(
+                DiagnosticCode::DescriptionEmpty,
+                "description",
+                "the field 'description' is empty",
+            ),
             Some(text) => {
                 let length = text.trim().chars().count();
                 if length > MAX_DESCRIPTION_CHARS {
@@ -454,7 +482,9 @@ impl Rules<'_> {
                 }
             }
             _ if node.is_null() => {}
-            _ => self.error(DiagnosticCode::MetadataNotMap, "metadata",
+            _ => self.error(
+                DiagnosticCode::MetadataNotMap,
+                "metadata",
                 format!("'metadata' must be a mapping, not a {}", node.type_name()),
             ),
         }
@@ -467,7 +497,9 @@ impl Rules<'_> {
             Node::Mapping(_) => false,
         };
         if !valid {
-            self.error(DiagnosticCode::AllowedToolsInvalid, "allowed-tools",
+            self.error(
+                DiagnosticCode::AllowedToolsInvalid,
+                "allowed-tools",
                 "'allowed-tools' must be a string of tool names or a list of them",
             );
         }
@@ -480,7 +512,9 @@ impl Rules<'_> {
             Node::Mapping(_) => false,
         };
         if !valid {
-            self.error(DiagnosticCode::InvalidFieldType, key,
+            self.error(
+                DiagnosticCode::InvalidFieldType,
+                key,
                 format!("'{key}' must be a list of strings"),
             );
         }

@@ -515,7 +515,9 @@ mod tests {
 
     #[test]
     fn alias_bomb_fails_fast() {
-        let mut bomb = String::from("a: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n");
+        let mut bomb = String::from(
+            "a: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n",
+        );
         let mut previous = "a".to_owned();
         for name in ["b", "c", "d", "e", "f", "g", "h", "i"] {
             let refs = vec![format!("*{previous}"); 9].join(",");

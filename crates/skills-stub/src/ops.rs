@@ -39,7 +39,11 @@ pub mod validate {
     }
 
     /// Disabled: always `Err(Error::Disabled)`.
-    pub fn validate_bytes(_file: &Path, _bytes: &[u8], _options: &Options) -> Result<Report, Error> {
+    pub fn validate_bytes(
+        _file: &Path,
+        _bytes: &[u8],
+        _options: &Options,
+    ) -> Result<Report, Error> {
         Err(Error::Disabled)
     }
 

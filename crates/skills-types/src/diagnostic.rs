@@ -159,7 +159,11 @@ pub struct Diagnostic {
     /// A sentence a person understands, naming the offending value.
     pub message: String,
     /// The file concerned, when it is not the one the surrounding report is about.
-    #[serde(default, skip_serializing_if = "Option::is_none", with = "crate::path_text::option")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "crate::path_text::option"
+    )]
     pub path: Option<PathBuf>,
     /// The 1-based line in the definition file, when known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -230,10 +234,15 @@ mod tests {
                     && !text.starts_with('-')
                     && !text.ends_with('-')
                     && !text.contains("--")
-                    && text.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-'),
+                    && text
+                        .bytes()
+                        .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-'),
                 "{text} is not kebab-case"
             );
-            assert!(code.summary().ends_with('.'), "{text}: summary must be a sentence");
+            assert!(
+                code.summary().ends_with('.'),
+                "{text}: summary must be a sentence"
+            );
             assert_eq!(text.parse::<DiagnosticCode>().unwrap(), code);
             let json = serde_json::to_string(&code).unwrap();
             assert_eq!(serde_json::from_str::<DiagnosticCode>(&json).unwrap(), code);

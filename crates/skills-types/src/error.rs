@@ -94,8 +94,14 @@ mod tests {
         let samples = [
             (Error::Disabled, "disabled"),
             (Error::NotFound { path: "/x".into() }, "not_found"),
-            (Error::NotADirectory { path: "/x".into() }, "not_a_directory"),
-            (Error::NoDefinitionFile { dir: "/x".into() }, "no_definition_file"),
+            (
+                Error::NotADirectory { path: "/x".into() },
+                "not_a_directory",
+            ),
+            (
+                Error::NoDefinitionFile { dir: "/x".into() },
+                "no_definition_file",
+            ),
             (
                 Error::Unloadable {
                     path: "/x/SKILL.md".into(),

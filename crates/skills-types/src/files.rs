@@ -191,7 +191,10 @@ mod tests {
     #[test]
     fn preference_is_exact_then_variants_then_workflow() {
         let pick = |names: &[&'static str]| pick_definition(names.iter().copied()).map(|(n, _)| n);
-        assert_eq!(pick(&["skill.md", "WORKFLOW.md", "SKILL.md"]), Some("SKILL.md"));
+        assert_eq!(
+            pick(&["skill.md", "WORKFLOW.md", "SKILL.md"]),
+            Some("SKILL.md")
+        );
         assert_eq!(pick(&["WORKFLOW.md", "skill.md"]), Some("skill.md"));
         assert_eq!(pick(&["WORKFLOW.md", "notes.md"]), Some("WORKFLOW.md"));
         assert_eq!(pick(&["skill.md", "Skill.md"]), Some("Skill.md"));

@@ -131,7 +131,10 @@ mod tests {
             value,
             json!({"name": "pdf", "description": "Reads PDFs.", "allowed-tools": ["Read"], "x-team": "docs"})
         );
-        assert_eq!(serde_json::from_value::<Frontmatter>(value).unwrap(), frontmatter);
+        assert_eq!(
+            serde_json::from_value::<Frontmatter>(value).unwrap(),
+            frontmatter
+        );
     }
 
     #[test]
@@ -147,7 +150,9 @@ mod tests {
         let mut frontmatter = Frontmatter::default();
         frontmatter.extra.insert("version".into(), json!(2));
         frontmatter.extra.insert("author".into(), json!("Old"));
-        frontmatter.extra.insert("tags".into(), json!(["a", " b ", ""]));
+        frontmatter
+            .extra
+            .insert("tags".into(), json!(["a", " b ", ""]));
         assert_eq!(frontmatter.version().as_deref(), Some("2"));
         assert_eq!(frontmatter.author().as_deref(), Some("Old"));
         assert_eq!(frontmatter.tags(), ["a", "b"]);
@@ -159,7 +164,9 @@ mod tests {
         assert_eq!(frontmatter.author().as_deref(), Some("New"));
         assert_eq!(frontmatter.tags(), ["x", "y"]);
 
-        frontmatter.metadata.insert("tags".into(), r#"["p","q"]"#.into());
+        frontmatter
+            .metadata
+            .insert("tags".into(), r#"["p","q"]"#.into());
         assert_eq!(frontmatter.tags(), ["p", "q"]);
     }
 

@@ -33,7 +33,11 @@ fn a_complete_file_loads_without_diagnostics() {
         "---\nname: pdf-tools\ndescription: Reads PDFs.\nlicense: MIT\ncompatibility: Needs poppler\n\
          metadata:\n  version: 1.0\n  author: Ann\nallowed-tools: Read Write\n---\n# PDF\n\nBody.\n",
     );
-    assert!(document.diagnostics.is_empty(), "{:?}", document.diagnostics);
+    assert!(
+        document.diagnostics.is_empty(),
+        "{:?}",
+        document.diagnostics
+    );
     let frontmatter = &document.frontmatter;
     assert_eq!(frontmatter.name, "pdf-tools");
     assert_eq!(frontmatter.description, "Reads PDFs.");
@@ -71,8 +75,13 @@ fn numbers_and_booleans_are_accepted_as_text() {
 
 #[test]
 fn bom_and_crlf_files_load() {
-    let document = parse("\u{feff}---\r\nname: pdf-tools\r\ndescription: Reads PDFs.\r\n---\r\nBody\r\n");
-    assert!(document.diagnostics.is_empty(), "{:?}", document.diagnostics);
+    let document =
+        parse("\u{feff}---\r\nname: pdf-tools\r\ndescription: Reads PDFs.\r\n---\r\nBody\r\n");
+    assert!(
+        document.diagnostics.is_empty(),
+        "{:?}",
+        document.diagnostics
+    );
     assert_eq!(document.frontmatter.name, "pdf-tools");
     assert_eq!(document.frontmatter.description, "Reads PDFs.");
     assert_eq!(document.body, "Body\r\n");
@@ -97,7 +106,10 @@ fn non_utf8_is_a_clean_error() {
 #[test]
 fn unterminated_frontmatter_is_an_error() {
     let result = parse_document(&path(), b"---\nname: a\ndescription: d\n");
-    assert_eq!(unloadable_code(result), DiagnosticCode::UnterminatedFrontmatter);
+    assert_eq!(
+        unloadable_code(result),
+        DiagnosticCode::UnterminatedFrontmatter
+    );
 }
 
 #[test]
@@ -106,7 +118,10 @@ fn no_frontmatter_keeps_the_whole_file_as_body() {
     let document = parse(text);
     assert_eq!(document.body, text);
     assert_eq!(document.frontmatter.name, "pdf-tools");
-    assert_eq!(document.frontmatter.description, "Ships the app to production.");
+    assert_eq!(
+        document.frontmatter.description,
+        "Ships the app to production."
+    );
     assert_eq!(
         codes(&document),
         [
@@ -144,11 +159,16 @@ fn yaml_errors_are_diagnostics_with_file_lines() {
 
 #[test]
 fn allowed_tools_in_all_three_shapes() {
-    let spaced = parse("---\nname: a\ndescription: d\nallowed-tools: Read Bash(git status:*)  Write\n---\n");
-    assert_eq!(spaced.frontmatter.allowed_tools, ["Read", "Bash(git status:*)", "Write"]);
+    let spaced =
+        parse("---\nname: a\ndescription: d\nallowed-tools: Read Bash(git status:*)  Write\n---\n");
+    assert_eq!(
+        spaced.frontmatter.allowed_tools,
+        ["Read", "Bash(git status:*)", "Write"]
+    );
     let commas = parse("---\nname: a\ndescription: d\nallowed-tools: Read, Grep,Write\n---\n");
     assert_eq!(commas.frontmatter.allowed_tools, ["Read", "Grep", "Write"]);
-    let list = parse("---\nname: a\ndescription: d\nallowed-tools:\n  - Read\n  - Bash(npm run *)\n---\n");
+    let list =
+        parse("---\nname: a\ndescription: d\nallowed-tools:\n  - Read\n  - Bash(npm run *)\n---\n");
     assert_eq!(list.frontmatter.allowed_tools, ["Read", "Bash(npm run *)"]);
     let underscore = parse("---\nname: a\ndescription: d\nallowed_tools: [Read]\n---\n");
     assert_eq!(underscore.frontmatter.allowed_tools, ["Read"]);
@@ -185,7 +205,10 @@ fn unknown_keys_are_kept_in_extra() {
     );
     let frontmatter = &document.frontmatter;
     assert_eq!(frontmatter.extra["x-team"], serde_json::json!("docs"));
-    assert_eq!(frontmatter.extra["hooks"], serde_json::json!({"pre": [1, 2]}));
+    assert_eq!(
+        frontmatter.extra["hooks"],
+        serde_json::json!({"pre": [1, 2]})
+    );
     assert_eq!(frontmatter.extra.len(), 3);
     assert_eq!(frontmatter.platforms, ["linux", "macos"]);
     assert_eq!(frontmatter.triggers, ["cron/daily"]);
@@ -214,10 +237,15 @@ fn wrong_types_and_long_values_are_forgiven_with_warnings() {
 
 #[test]
 fn yaml_alias_bomb_returns_within_a_second() {
-    let mut bomb = String::from("---\nname: a\ndescription: d\nx0: &x0 [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]\n");
+    let mut bomb = String::from(
+        "---\nname: a\ndescription: d\nx0: &x0 [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]\n",
+    );
     for level in 1..12 {
         let previous = format!("*x{}", level - 1);
-        bomb.push_str(&format!("x{level}: &x{level} [{}]\n", [previous.as_str(); 10].join(", ")));
+        bomb.push_str(&format!(
+            "x{level}: &x{level} [{}]\n",
+            [previous.as_str(); 10].join(", ")
+        ));
     }
     bomb.push_str("---\n");
     let started = Instant::now();
@@ -230,8 +258,11 @@ fn yaml_alias_bomb_returns_within_a_second() {
 
 #[test]
 fn case_variant_file_name_is_noted() {
-    let document =
-        parse_document(Path::new("/s/a/skill.md"), b"---\nname: a\ndescription: d\n---\n").unwrap();
+    let document = parse_document(
+        Path::new("/s/a/skill.md"),
+        b"---\nname: a\ndescription: d\n---\n",
+    )
+    .unwrap();
     assert_eq!(codes(&document), [DiagnosticCode::NoncanonicalFilename]);
 }
 
@@ -248,8 +279,15 @@ fn size_limit_is_exact() {
     let document = load_document(&file).unwrap();
     assert_eq!(document.frontmatter.name, "big");
 
-    std::fs::write(&file, format!("{head}{}", "x".repeat(limit + 1 - head.len()))).unwrap();
-    assert_eq!(unloadable_code(load_document(&file)), DiagnosticCode::TooLarge);
+    std::fs::write(
+        &file,
+        format!("{head}{}", "x".repeat(limit + 1 - head.len())),
+    )
+    .unwrap();
+    assert_eq!(
+        unloadable_code(load_document(&file)),
+        DiagnosticCode::TooLarge
+    );
 }
 
 #[test]
@@ -259,11 +297,20 @@ fn definition_file_lookup() {
         find_definition(&dir.path().join("missing")),
         Err(Error::NotFound { .. })
     ));
-    assert!(matches!(find_definition(dir.path()), Err(Error::NoDefinitionFile { .. })));
+    assert!(matches!(
+        find_definition(dir.path()),
+        Err(Error::NoDefinitionFile { .. })
+    ));
     std::fs::write(dir.path().join("WORKFLOW.md"), "x").unwrap();
-    assert_eq!(find_definition(dir.path()).unwrap(), dir.path().join("WORKFLOW.md"));
+    assert_eq!(
+        find_definition(dir.path()).unwrap(),
+        dir.path().join("WORKFLOW.md")
+    );
     std::fs::write(dir.path().join("skill.md"), "x").unwrap();
-    assert_eq!(find_definition(dir.path()).unwrap(), dir.path().join("skill.md"));
+    assert_eq!(
+        find_definition(dir.path()).unwrap(),
+        dir.path().join("skill.md")
+    );
     assert!(matches!(
         find_definition(&dir.path().join("skill.md")),
         Err(Error::NotADirectory { .. })
@@ -283,5 +330,8 @@ fn a_fifo_named_skill_md_is_refused_without_blocking() {
         0,
     )
     .unwrap();
-    assert_eq!(unloadable_code(load_document(&fifo)), DiagnosticCode::NotAFile);
+    assert_eq!(
+        unloadable_code(load_document(&fifo)),
+        DiagnosticCode::NotAFile
+    );
 }

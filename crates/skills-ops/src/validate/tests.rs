@@ -19,7 +19,9 @@ fn run_in(root: &Path, dir: &str, text: &[u8], options: &Options) -> Report {
     validate_path(&skill, options).unwrap()
 }
 
-fn findings(report: &Report) -> Vec<(Severity, DiagnosticCode)> {
+type Finding = (Severity, DiagnosticCode);
+
+fn findings(report: &Report) -> Vec<Finding> {
     report
         .diagnostics
         .iter()
@@ -453,7 +455,7 @@ fn strict_turns_warnings_into_errors() {
 fn file_level_rules() {
     let root = tempfile::tempdir().unwrap();
     let options = Options::default();
-    let cases: Vec<(&str, Vec<u8>, Vec<(Severity, DiagnosticCode)>)> = vec![
+    let cases: Vec<(&str, Vec<u8>, Vec<Finding>)> = vec![
         (
             "no frontmatter",
             b"# Just markdown\n".to_vec(),
@@ -546,10 +548,7 @@ fn file_level_rules() {
 fn too_large_file_is_a_finding_not_an_error() {
     let root = tempfile::tempdir().unwrap();
     let mut text = frontmatter(BASE).into_bytes();
-    text.resize(
-        usize::try_from(MAX_SKILL_MD_BYTES).unwrap() + 1,
-        b'x',
-    );
+    text.resize(usize::try_from(MAX_SKILL_MD_BYTES).unwrap() + 1, b'x');
     let report = run_in(root.path(), "pdf-tools", &text, &Options::default());
     assert_eq!(findings(&report), [(E, TooLarge)]);
 }
@@ -717,7 +716,7 @@ fn package_refuses_links_and_special_files() {
     std::fs::hard_link(&outside, skill.join("hard.md")).unwrap();
     rustix::fs::mknodat(
         rustix::fs::CWD,
-        &skill.join("pipe.md"),
+        skill.join("pipe.md"),
         rustix::fs::FileType::Fifo,
         rustix::fs::Mode::from_raw_mode(0o600),
         0,

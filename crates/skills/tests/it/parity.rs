@@ -38,7 +38,11 @@ fn enabled_matches_the_mode_ci_asked_for() {
         // Run by hand: the best available truth is how this test crate was compiled.
         if cfg!(feature = "skills") { "1" } else { "0" }.to_owned()
     });
-    assert_eq!(skills::ENABLED, expected == "1", "SKILLS_EXPECT_ENABLED={expected}");
+    assert_eq!(
+        skills::ENABLED,
+        expected == "1",
+        "SKILLS_EXPECT_ENABLED={expected}"
+    );
 }
 
 #[expect(
@@ -49,7 +53,11 @@ fn write_skill(root: &Path) -> PathBuf {
     let dir = root.join("pdf-tools");
     std::fs::create_dir(&dir).unwrap();
     let file = dir.join("SKILL.md");
-    std::fs::write(&file, "---\nname: pdf-tools\ndescription: Reads PDFs.\n---\nBody\n").unwrap();
+    std::fs::write(
+        &file,
+        "---\nname: pdf-tools\ndescription: Reads PDFs.\n---\nBody\n",
+    )
+    .unwrap();
     file
 }
 
@@ -61,12 +69,28 @@ fn each_side_behaves_as_documented() {
     let options = Options::new(Profile::Agentskills);
     if skills::ENABLED {
         assert_eq!(skills::load::find_definition(dir).unwrap(), file);
-        assert_eq!(skills::load::load_document(&file).unwrap().frontmatter.name, "pdf-tools");
+        assert_eq!(
+            skills::load::load_document(&file).unwrap().frontmatter.name,
+            "pdf-tools"
+        );
         assert!(skills::load::parse_document(&file, b"---\nname: a\n---\n").is_ok());
-        assert!(skills::validate::validate_path(dir, &options).unwrap().valid);
+        assert!(
+            skills::validate::validate_path(dir, &options)
+                .unwrap()
+                .valid
+        );
         let bytes = b"---\nname: Other\ndescription: d\n---\n";
-        assert!(!skills::validate::validate_bytes(&file, bytes, &options).unwrap().valid);
-        assert_eq!(skills::validate::validate_tree(root.path(), &options).unwrap().len(), 1);
+        assert!(
+            !skills::validate::validate_bytes(&file, bytes, &options)
+                .unwrap()
+                .valid
+        );
+        assert_eq!(
+            skills::validate::validate_tree(root.path(), &options)
+                .unwrap()
+                .len(),
+            1
+        );
     } else {
         let disabled = |error: Error| assert_eq!(error.kind(), "disabled");
         disabled(skills::load::find_definition(dir).unwrap_err());
