@@ -22,12 +22,7 @@ use crate::yaml::{self, Node};
 
 /// The definition file of a skill directory, chosen by the table in `skills_types::files`.
 pub fn find_definition(dir: &Path) -> Result<PathBuf, Error> {
-    let metadata = std::fs::metadata(dir).map_err(|source| match source.kind() {
-        std::io::ErrorKind::NotFound => Error::NotFound {
-            path: dir.to_path_buf(),
-        },
-        _ => Error::io("inspect", dir, source),
-    })?;
+    let metadata = inspect(dir)?;
     if !metadata.is_dir() {
         return Err(Error::NotADirectory {
             path: dir.to_path_buf(),
@@ -49,6 +44,16 @@ pub fn find_definition(dir: &Path) -> Result<PathBuf, Error> {
             dir: dir.to_path_buf(),
         }),
     }
+}
+
+/// `fs::metadata` (following symlinks) with a missing path as [`Error::NotFound`].
+pub(crate) fn inspect(path: &Path) -> Result<std::fs::Metadata, Error> {
+    std::fs::metadata(path).map_err(|source| match source.kind() {
+        std::io::ErrorKind::NotFound => Error::NotFound {
+            path: path.to_path_buf(),
+        },
+        _ => Error::io("inspect", path, source),
+    })
 }
 
 /// Reads and parses one definition file.
@@ -441,31 +446,62 @@ fn metadata_text(node: &Node) -> String {
 /// `allowed-tools` in its three shapes: a space-separated string, a comma-separated string,
 /// or a list. Separators inside parentheses are kept: `Bash(git status:*)` is one tool.
 fn tools_field(node: &Node, diagnostics: &mut Vec<Diagnostic>) -> Vec<String> {
-    match node {
+    text_list(
+        "allowed-tools",
+        node,
+        split_tools,
+        DiagnosticCode::AllowedToolsInvalid,
+        diagnostics,
+    )
+}
+
+/// `platforms` and `triggers`: a list of strings; one string is taken as a list of one.
+fn list_field(key: &str, node: &Node, diagnostics: &mut Vec<Diagnostic>) -> Vec<String> {
+    let one = |text: &str| vec![text.trim().to_owned()];
+    text_list(
+        key,
+        node,
+        one,
+        DiagnosticCode::InvalidFieldType,
+        diagnostics,
+    )
+}
+
+/// The texts of a list-valued field: null is empty, a scalar goes through `split`, a sequence
+/// gives its scalar items. Anything else (collections where text belongs) is reported with
+/// `code` and ignored; blank entries are dropped.
+fn text_list(
+    key: &str,
+    node: &Node,
+    split: impl Fn(&str) -> Vec<String>,
+    code: DiagnosticCode,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Vec<String> {
+    let texts = match node {
         Node::Scalar(_) if node.is_null() => Vec::new(),
-        Node::Scalar(scalar) => split_tools(&scalar.text),
+        Node::Scalar(scalar) => split(&scalar.text),
         Node::Sequence(items) => {
             if items.iter().any(|item| item.as_text().is_none()) {
                 diagnostics.push(Diagnostic::warning(
-                    DiagnosticCode::AllowedToolsInvalid,
-                    "'allowed-tools' has entries that are not tool names; they are ignored",
+                    code,
+                    format!("'{key}' has entries that are not strings; they are ignored"),
                 ));
             }
             items
                 .iter()
                 .filter_map(Node::as_text)
                 .map(|text| text.trim().to_owned())
-                .filter(|text| !text.is_empty())
                 .collect()
         }
         Node::Mapping(_) => {
             diagnostics.push(Diagnostic::warning(
-                DiagnosticCode::AllowedToolsInvalid,
-                "'allowed-tools' should be a string or a list, not a mapping; it is ignored",
+                code,
+                format!("'{key}' should be a string or a list, not a mapping; it is ignored"),
             ));
             Vec::new()
         }
-    }
+    };
+    texts.into_iter().filter(|text| !text.is_empty()).collect()
 }
 
 /// Splits a tool string on commas and whitespace outside parentheses.
@@ -495,35 +531,6 @@ pub(crate) fn split_tools(text: &str) -> Vec<String> {
 fn flush(current: &mut String, tools: &mut Vec<String>) {
     if !current.is_empty() {
         tools.push(std::mem::take(current));
-    }
-}
-
-/// `platforms` and `triggers`: a list of strings; one string is taken as a list of one.
-fn list_field(key: &str, node: &Node, diagnostics: &mut Vec<Diagnostic>) -> Vec<String> {
-    let invalid = |diagnostics: &mut Vec<Diagnostic>| {
-        diagnostics.push(Diagnostic::warning(
-            DiagnosticCode::InvalidFieldType,
-            format!("'{key}' should be a list of strings; entries that are not are ignored"),
-        ));
-    };
-    match node {
-        Node::Scalar(_) if node.is_null() => Vec::new(),
-        Node::Scalar(scalar) => vec![scalar.text.trim().to_owned()],
-        Node::Sequence(items) => {
-            if items.iter().any(|item| item.as_text().is_none()) {
-                invalid(diagnostics);
-            }
-            items
-                .iter()
-                .filter_map(Node::as_text)
-                .map(|text| text.trim().to_owned())
-                .filter(|text| !text.is_empty())
-                .collect()
-        }
-        Node::Mapping(_) => {
-            invalid(diagnostics);
-            Vec::new()
-        }
     }
 }
 

@@ -82,12 +82,7 @@ pub fn validate_bytes(file: &Path, bytes: &[u8], options: &Options) -> Result<Re
 /// skills), in path order. Hidden and excluded directories are skipped, symlinked directories
 /// are not followed, and skill directories are not searched for nested skills.
 pub fn validate_tree(path: &Path, options: &Options) -> Result<Vec<Result<Report, Error>>, Error> {
-    let metadata = std::fs::metadata(path).map_err(|source| match source.kind() {
-        std::io::ErrorKind::NotFound => Error::NotFound {
-            path: path.to_path_buf(),
-        },
-        _ => Error::io("inspect", path, source),
-    })?;
+    let metadata = load::inspect(path)?;
     if !metadata.is_dir() {
         return Ok(vec![validate_path(path, options)]);
     }
@@ -133,12 +128,7 @@ fn collect_skill_dirs(dir: &Path, depth: usize, found: &mut Vec<PathBuf>) -> Res
 
 /// The skill directory and its definition file for a path naming either.
 fn resolve(path: &Path) -> Result<(PathBuf, PathBuf), Error> {
-    let metadata = std::fs::metadata(path).map_err(|source| match source.kind() {
-        std::io::ErrorKind::NotFound => Error::NotFound {
-            path: path.to_path_buf(),
-        },
-        _ => Error::io("inspect", path, source),
-    })?;
+    let metadata = load::inspect(path)?;
     if metadata.is_dir() {
         let file = load::find_definition(path)?;
         return Ok((path.to_path_buf(), file));
