@@ -6,9 +6,12 @@
 //! re-exports these functions under its default `skills` feature and swaps in same-signature
 //! no-ops from `skills-stub` without it.
 
+pub mod catalog;
+pub mod discover;
 pub mod load;
 pub mod name;
 pub mod path;
+pub mod trust;
 pub mod validate;
 
 mod compliance;

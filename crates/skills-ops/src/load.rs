@@ -65,6 +65,27 @@ pub fn load_document(path: &Path) -> Result<SkillDocument, Error> {
 /// Parses the bytes of a definition file. `path` names the file in messages and supplies the
 /// defaults (the directory name, the canonical-name check); nothing is read from it.
 pub fn parse_document(path: &Path, bytes: &[u8]) -> Result<SkillDocument, Error> {
+    parse_with(path, bytes, &Fallback::default())
+}
+
+/// Values a skill's older manifest (`skill.json`) offers for fields the frontmatter lacks;
+/// they take precedence over the directory name and the body's first paragraph.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Fallback {
+    pub(crate) name: Option<String>,
+    pub(crate) description: Option<String>,
+    /// `metadata` entries (`version`, `author`) used when the frontmatter has none.
+    pub(crate) metadata: Vec<(String, String)>,
+    /// The file the values come from, named in the diagnostics.
+    pub(crate) source: &'static str,
+}
+
+/// [`parse_document`] with fallbacks for missing fields.
+pub(crate) fn parse_with(
+    path: &Path,
+    bytes: &[u8],
+    fallback: &Fallback,
+) -> Result<SkillDocument, Error> {
     let source = Source::parse(bytes).map_err(|diagnostic| Error::Unloadable {
         path: path.to_path_buf(),
         diagnostic: Box::new(diagnostic),
@@ -85,7 +106,7 @@ pub fn parse_document(path: &Path, bytes: &[u8]) -> Result<SkillDocument, Error>
         RawFrontmatter::Mapping(entries) => entries,
     };
     let directory = directory_name(path);
-    let frontmatter = normalize(entries, source.body, &directory, &mut diagnostics);
+    let frontmatter = normalize(entries, source.body, &directory, fallback, &mut diagnostics);
     Ok(SkillDocument {
         frontmatter,
         body: source.body.to_owned(),
@@ -275,6 +296,7 @@ fn normalize(
     entries: Vec<(String, Node)>,
     body: &str,
     directory: &str,
+    fallback: &Fallback,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> Frontmatter {
     let mut frontmatter = Frontmatter::default();
@@ -331,8 +353,22 @@ fn normalize(
         ));
     }
 
+    for (key, value) in &fallback.metadata {
+        frontmatter
+            .metadata
+            .entry(key.clone())
+            .or_insert_with(|| value.clone());
+    }
+
     frontmatter.name = match name.filter(|name| !name.is_empty()) {
         Some(name) => name,
+        None if fallback.name.is_some() => {
+            diagnostics.push(Diagnostic::warning(
+                DiagnosticCode::NameDefaulted,
+                format!("the frontmatter has no name; the name in {} is used", fallback.source),
+            ));
+            fallback.name.clone().unwrap_or_default()
+        }
         None => {
             diagnostics.push(Diagnostic::warning(
                 DiagnosticCode::NameDefaulted,
@@ -344,6 +380,16 @@ fn normalize(
 
     frontmatter.description = match description.filter(|text| !text.is_empty()) {
         Some(text) => text,
+        None if fallback.description.is_some() => {
+            diagnostics.push(Diagnostic::warning(
+                DiagnosticCode::DescriptionDefaulted,
+                format!(
+                    "the frontmatter has no description; the description in {} is used",
+                    fallback.source
+                ),
+            ));
+            fallback.description.clone().unwrap_or_default()
+        }
         None => match first_paragraph(body) {
             Some(paragraph) => {
                 diagnostics.push(Diagnostic::warning(

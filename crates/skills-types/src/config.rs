@@ -42,6 +42,14 @@ pub struct SkillsConfig {
     pub disabled: Vec<String>,
     /// Character budget of the rendered catalog, if any.
     pub budget_chars: Option<usize>,
+    /// Remote pack URLs to install from (03); kept for the install stage.
+    pub urls: Vec<String>,
+    /// Layer `~/<app_dir>/skills.toml` and, in a trusted workspace,
+    /// `<workspace>/<app_dir>/skills.toml` onto this configuration.
+    pub read_config_files: bool,
+    /// Keep parsed frontmatters in `~/<app_dir>/cache/`, keyed by path, size and times, so a
+    /// repeated listing reads no unchanged file.
+    pub cache: bool,
 }
 
 impl SkillsConfig {
@@ -60,6 +68,9 @@ impl SkillsConfig {
             permissions: Vec::new(),
             disabled: Vec::new(),
             budget_chars: None,
+            urls: Vec::new(),
+            read_config_files: true,
+            cache: true,
         }
     }
 }

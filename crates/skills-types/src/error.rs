@@ -55,6 +55,28 @@ pub enum Error {
         #[source]
         source: io::Error,
     },
+    /// No skill has this name (or id).
+    #[error("no skill named '{name}'{}", suggestion.as_ref().map(|s| format!("; did you mean '{s}'?")).unwrap_or_default())]
+    SkillNotFound {
+        /// The name asked for.
+        name: String,
+        /// The closest known name, when one is close.
+        suggestion: Option<String>,
+    },
+    /// A permission rule denies the skill.
+    #[error("the skill '{name}' is denied by the permission rule '{pattern}'")]
+    SkillDenied {
+        /// The skill.
+        name: String,
+        /// The rule's pattern.
+        pattern: String,
+    },
+    /// The skill is listed in `disabled`.
+    #[error("the skill '{name}' is disabled in the configuration")]
+    SkillDisabled {
+        /// The skill.
+        name: String,
+    },
     /// An argument is malformed; the message says which and why.
     #[error("{0}")]
     InvalidInput(String),
@@ -70,6 +92,9 @@ impl Error {
             Self::NoDefinitionFile { .. } => "no_definition_file",
             Self::Unloadable { .. } => "unloadable",
             Self::Io { .. } => "io",
+            Self::SkillNotFound { .. } => "not_found",
+            Self::SkillDenied { .. } => "denied",
+            Self::SkillDisabled { .. } => "skill_disabled",
             Self::InvalidInput(_) => "invalid_input",
         }
     }
@@ -111,11 +136,35 @@ mod tests {
             ),
             (Error::io("read", "/x", io::Error::other("boom")), "io"),
             (Error::InvalidInput("bad".into()), "invalid_input"),
+            (
+                Error::SkillNotFound {
+                    name: "pdf".into(),
+                    suggestion: Some("pdf-tools".into()),
+                },
+                "not_found",
+            ),
+            (
+                Error::SkillDenied {
+                    name: "pdf".into(),
+                    pattern: "*".into(),
+                },
+                "denied",
+            ),
+            (Error::SkillDisabled { name: "pdf".into() }, "skill_disabled"),
         ];
         for (error, kind) in samples {
             assert_eq!(error.kind(), kind);
             assert!(!error.to_string().is_empty());
         }
+    }
+
+    #[test]
+    fn unknown_skill_suggests_the_closest_name() {
+        let error = Error::SkillNotFound {
+            name: "pdf".into(),
+            suggestion: Some("pdf-tools".into()),
+        };
+        assert_eq!(error.to_string(), "no skill named 'pdf'; did you mean 'pdf-tools'?");
     }
 
     #[test]

@@ -7,6 +7,7 @@
 
 #![warn(missing_docs)]
 
+pub mod catalog;
 pub mod config;
 pub mod diagnostic;
 pub mod document;
@@ -15,7 +16,9 @@ pub mod files;
 pub mod frontmatter;
 pub mod limits;
 pub mod path_text;
+pub mod render;
 pub mod scope;
+pub mod skill;
 pub mod tool;
 pub mod validate;
 
@@ -25,4 +28,6 @@ pub use document::SkillDocument;
 pub use error::Error;
 pub use frontmatter::Frontmatter;
 pub use scope::SkillScope;
+pub use skill::{Skill, SkillSummary};
+pub use catalog::Catalog;
 pub use tool::{ToolContent, ToolResult};

@@ -1,0 +1,326 @@
+//! Discovery (02): finds every skill under the configured roots, resolves name collisions by
+//! precedence, applies permissions, and returns the [`Catalog`] an agent core shows its model.
+//!
+//! The steps, each in its own module: the configuration files are layered on
+//! ([`settings`]); the roots are planned in precedence order, untrusted ones set aside
+//! ([`roots`]); the walk finds skill directories ([`scan`]); definition files are parsed in
+//! parallel, unchanged ones taken from the cache ([`cache`], [`sidecar`]); then the first copy
+//! of each name met wins, the rest are recorded as shadowed, and permission rules hide or flag
+//! the winners ([`permission`]). The result is sorted by name and byte-for-byte identical from
+//! run to run on the same tree.
+
+mod cache;
+mod permission;
+mod roots;
+mod scan;
+mod settings;
+mod sidecar;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+use skills_types::catalog::{Hidden, HiddenReason, Root};
+use skills_types::config::Permission;
+use skills_types::files::{SKILL_JSON, SKILL_TOML, WORKFLOW_TOML};
+use skills_types::limits::MAX_SKILL_MD_BYTES;
+use skills_types::skill::{Shadowed, SkillInput};
+use skills_types::{
+    Catalog, Diagnostic, DiagnosticCode, Error, Frontmatter, Severity, Skill, SkillsConfig,
+};
+
+use crate::load::{self, Fallback};
+use crate::trust;
+use cache::{Cache, Stamp, Stamps};
+use scan::Found;
+
+pub use settings::CONFIG_FILE;
+
+/// One definition file, parsed, before collisions are resolved.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Loaded {
+    pub(crate) frontmatter: Frontmatter,
+    pub(crate) diagnostics: Vec<Diagnostic>,
+    pub(crate) when_to_use: Option<String>,
+    pub(crate) inputs: Vec<SkillInput>,
+}
+
+/// Sidecar files are looked for in this order; the first present is read.
+const SIDECARS: [&str; 2] = [SKILL_TOML, WORKFLOW_TOML];
+
+/// Discovers every skill the configuration reaches.
+pub fn discover(config: &SkillsConfig) -> Result<Catalog, Error> {
+    let trusted = trust::is_trusted(config);
+    let (config, mut diagnostics) = settings::effective(config, trusted);
+    let plan = roots::plan(&config, trusted);
+    if !plan.untrusted.is_empty() {
+        let listed: Vec<String> = plan
+            .untrusted
+            .iter()
+            .map(|root| root.path.display().to_string())
+            .collect();
+        diagnostics.push(
+            Diagnostic::new(
+                DiagnosticCode::UntrustedWorkspace,
+                Severity::Info,
+                format!(
+                    "the workspace is not trusted, so {} were not loaded; run `skills trust` to load them",
+                    listed.join(", ")
+                ),
+            )
+            .with_path(&config.workspace),
+        );
+    }
+
+    let scanned = scan::scan(&plan.roots, config.symlinks, config.limits);
+    diagnostics.extend(scanned.diagnostics);
+    let outcomes = load_all(&config, &plan.roots, &scanned.found);
+
+    let mut catalog = assemble(&config, &plan.roots, scanned.found, outcomes, &mut diagnostics);
+    catalog.diagnostics = diagnostics;
+    catalog.trusted = trusted;
+    catalog.untrusted_roots = plan.untrusted;
+    catalog.roots = plan.roots;
+    Ok(catalog)
+}
+
+/// Parses every found definition file (in parallel, unchanged ones from the cache), in the
+/// order they were found.
+fn load_all(
+    config: &SkillsConfig,
+    roots: &[Root],
+    found: &[Found],
+) -> Vec<Result<Loaded, Diagnostic>> {
+    let probes: Vec<Probe> = found.par_iter().map(Probe::of).collect();
+    let mut cache = config.cache.then(|| Cache::open(config, roots));
+    let cached: Vec<Option<Result<Loaded, Diagnostic>>> = found
+        .iter()
+        .zip(&probes)
+        .map(|(found, probe)| {
+            cache
+                .as_mut()
+                .and_then(|cache| cache.take(&found.definition, &probe.stamps))
+        })
+        .collect();
+    let outcomes: Vec<(Result<Loaded, Diagnostic>, bool)> = found
+        .par_iter()
+        .zip(&probes)
+        .zip(cached)
+        .map(|((found, probe), cached)| match cached {
+            Some(outcome) => (outcome, false),
+            None => (load_one(found, probe), true),
+        })
+        .collect();
+    if let Some(cache) = cache {
+        let stored: Vec<_> = found
+            .iter()
+            .zip(&probes)
+            .zip(&outcomes)
+            .map(|((found, probe), (outcome, fresh))| {
+                (found.definition.clone(), probe.stamps, outcome, *fresh)
+            })
+            .collect();
+        cache.store(&stored);
+    }
+    outcomes.into_iter().map(|(outcome, _)| outcome).collect()
+}
+
+/// The files beside a definition file, and the stamps of all of them.
+struct Probe {
+    stamps: Stamps,
+    sidecar: Option<PathBuf>,
+    manifest: Option<PathBuf>,
+}
+
+impl Probe {
+    fn of(found: &Found) -> Self {
+        let file = |name: &str| {
+            let path = found.dir.join(name);
+            std::fs::symlink_metadata(&path)
+                .ok()
+                .filter(|metadata| metadata.is_file())
+                .map(|metadata| (path, Stamp::of(&metadata)))
+        };
+        let sidecar = SIDECARS
+            .iter()
+            .enumerate()
+            .find_map(|(index, name)| file(name).map(|(path, stamp)| (index, path, stamp)));
+        let manifest = file(SKILL_JSON);
+        Self {
+            stamps: Stamps {
+                definition: Stamp::of(&found.metadata),
+                sidecar: sidecar
+                    .as_ref()
+                    .map(|(index, _, stamp)| (u8::try_from(*index).unwrap_or(0), *stamp)),
+                manifest: manifest.as_ref().map(|(_, stamp)| *stamp),
+            },
+            sidecar: sidecar.map(|(_, path, _)| path),
+            manifest: manifest.map(|(path, _)| path),
+        }
+    }
+}
+
+fn load_one(found: &Found, probe: &Probe) -> Result<Loaded, Diagnostic> {
+    let mut diagnostics = Vec::new();
+    let fallback = match &probe.manifest {
+        Some(path) => sidecar::read_manifest(path, &mut diagnostics),
+        None => Fallback::default(),
+    };
+    let unloadable = |error: Error| match error {
+        Error::Unloadable { diagnostic, .. } => diagnostic.with_path(&found.definition),
+        other => Diagnostic::warning(DiagnosticCode::Unreadable, other.to_string())
+            .with_path(&found.definition),
+    };
+    let bytes = load::read_definition(&found.definition, MAX_SKILL_MD_BYTES).map_err(unloadable)?;
+    let document = load::parse_with(&found.definition, &bytes, &fallback).map_err(unloadable)?;
+    let sidecar = match &probe.sidecar {
+        Some(path) => sidecar::read_sidecar(path, &mut diagnostics),
+        None => sidecar::Sidecar::default(),
+    };
+    let mut all = document.diagnostics;
+    all.extend(diagnostics);
+    Ok(Loaded {
+        frontmatter: document.frontmatter,
+        diagnostics: all,
+        when_to_use: sidecar.when_to_use,
+        inputs: sidecar.inputs,
+    })
+}
+
+/// Resolves collisions (the first copy of a name met wins: the scan runs in precedence order),
+/// applies permissions and `disabled`, and sorts.
+fn assemble(
+    config: &SkillsConfig,
+    roots: &[Root],
+    found: Vec<Found>,
+    outcomes: Vec<Result<Loaded, Diagnostic>>,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Catalog {
+    let mut winners: Vec<Skill> = Vec::new();
+    let mut losers: Vec<(usize, Skill)> = Vec::new();
+    let mut by_name: HashMap<String, usize> = HashMap::new();
+    for (found, outcome) in found.into_iter().zip(outcomes) {
+        let loaded = match outcome {
+            Ok(loaded) => loaded,
+            Err(diagnostic) => {
+                diagnostics.push(diagnostic);
+                continue;
+            }
+        };
+        let root = &roots[found.root];
+        let location = found.definition;
+        let skill = Skill {
+            id: found.id,
+            name: loaded.frontmatter.name.clone(),
+            description: loaded.frontmatter.description.clone(),
+            scope: root.scope,
+            root: root.path.clone(),
+            location,
+            dir: found.dir,
+            frontmatter: loaded.frontmatter,
+            when_to_use: loaded.when_to_use,
+            inputs: loaded.inputs,
+            diagnostics: loaded.diagnostics,
+            shadowed: Vec::new(),
+            permission: Permission::Allow,
+        };
+        match by_name.get(&skill.name) {
+            Some(&index) => losers.push((index, skill)),
+            None => {
+                by_name.insert(skill.name.clone(), winners.len());
+                winners.push(skill);
+            }
+        }
+    }
+
+    let mut shadowed = Vec::with_capacity(losers.len());
+    for (index, loser) in losers {
+        let winner = &mut winners[index];
+        let reason = collision_reason(winner, &loser);
+        winner.diagnostics.push(Diagnostic::new(
+            DiagnosticCode::Shadowed,
+            Severity::Info,
+            format!(
+                "'{}' at {} shadows the copy at {} ({reason})",
+                winner.name,
+                winner.location.display(),
+                loser.location.display()
+            ),
+        ));
+        winner.shadowed.push(Shadowed {
+            scope: loser.scope,
+            root: loser.root.clone(),
+            location: loser.location.clone(),
+            reason,
+        });
+        shadowed.push(loser);
+    }
+
+    let mut visible = Vec::with_capacity(winners.len());
+    let mut hidden = Vec::new();
+    for mut skill in winners {
+        let disabled = config.disabled.iter().any(|name| *name == skill.name);
+        let (permission, pattern) = permission::decide(&config.permissions, &skill.name);
+        let reason = match (disabled, permission, pattern) {
+            (true, _, _) => Some(HiddenReason::Disabled),
+            (false, Permission::Deny, Some(pattern)) => Some(HiddenReason::Denied {
+                pattern: pattern.to_owned(),
+            }),
+            _ => None,
+        };
+        match reason {
+            Some(reason) => hidden.push(Hidden {
+                name: skill.name,
+                scope: skill.scope,
+                location: skill.location,
+                reason,
+            }),
+            None => {
+                skill.permission = permission;
+                visible.push(skill);
+            }
+        }
+    }
+
+    visible.sort_by(|a, b| a.name.cmp(&b.name));
+    hidden.sort_by(|a, b| a.name.cmp(&b.name));
+    // Stable: copies of one name stay in the order they lost (closest loser first).
+    shadowed.sort_by(|a, b| a.name.cmp(&b.name));
+    Catalog {
+        skills: visible,
+        shadowed,
+        hidden,
+        ..Catalog::default()
+    }
+}
+
+/// Why `winner` beats `loser`, which shares its name and was met later in the scan.
+pub(crate) fn collision_reason(winner: &Skill, loser: &Skill) -> String {
+    if winner.scope != loser.scope {
+        format!(
+            "the {} scope takes precedence over the {} scope",
+            winner.scope, loser.scope
+        )
+    } else if winner.root != loser.root {
+        format!(
+            "both are {} skills, and the root {} comes before {}",
+            winner.scope,
+            winner.root.display(),
+            loser.root.display()
+        )
+    } else {
+        format!(
+            "both are in {}, and {} sorts before {}",
+            winner.root.display(),
+            relative(&winner.dir, &winner.root),
+            relative(&loser.dir, &loser.root)
+        )
+    }
+}
+
+fn relative(path: &Path, root: &Path) -> String {
+    path.strip_prefix(root)
+        .unwrap_or(path)
+        .display()
+        .to_string()
+}

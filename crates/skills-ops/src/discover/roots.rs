@@ -1,0 +1,154 @@
+//! Which roots a discovery scans, in which order (02 §Scopes and roots).
+//!
+//! Roots are returned highest precedence first (profile, project, user, legacy), each scope's
+//! roots in their table order, so the first copy of a name met while scanning is the copy that
+//! wins. Paths are made absolute once, here, without resolving symlinks.
+
+use std::path::{Path, PathBuf};
+
+use skills_types::SkillScope;
+use skills_types::catalog::Root;
+use skills_types::config::SkillsConfig;
+
+/// The shared roots other agents use, scanned when `interop` is on.
+pub(crate) const INTEROP_ROOTS: [&str; 2] = [".agents/skills", ".claude/skills"];
+/// The skills folder inside an app directory.
+pub(crate) const SKILLS_DIR: &str = "skills";
+/// The folder of a workspace's profiles (personalities).
+pub(crate) const PROFILES_DIR: &str = "personalities";
+
+/// The roots to scan and the ones skipped for lack of trust.
+pub(crate) struct Plan {
+    /// Scan order: highest precedence first.
+    pub(crate) roots: Vec<Root>,
+    /// Project, legacy and profile roots that exist but were skipped.
+    pub(crate) untrusted: Vec<Root>,
+}
+
+pub(crate) fn plan(config: &SkillsConfig, trusted: bool) -> Plan {
+    let workspace = absolute(&config.workspace);
+    let home = absolute(&config.home);
+    let app = |base: &Path| base.join(&config.app_dir).join(SKILLS_DIR);
+    let interop = |base: &Path, scope| -> Vec<Root> {
+        if !config.interop {
+            return Vec::new();
+        }
+        INTEROP_ROOTS
+            .iter()
+            .map(|relative| Root {
+                scope,
+                path: base.join(relative),
+                interop: true,
+            })
+            .collect()
+    };
+    let own = |scope, path| Root {
+        scope,
+        path,
+        interop: false,
+    };
+
+    let mut profile = Vec::new();
+    if let Some(id) = config.profile.as_deref().filter(|id| is_plain_name(id)) {
+        profile.push(own(
+            SkillScope::Profile,
+            workspace.join(PROFILES_DIR).join(id).join(SKILLS_DIR),
+        ));
+    }
+    let mut project = vec![own(SkillScope::Project, app(&workspace))];
+    project.extend(interop(&workspace, SkillScope::Project));
+    let mut user = vec![own(SkillScope::User, app(&home))];
+    user.extend(interop(&home, SkillScope::User));
+    user.extend(
+        config
+            .extra_roots
+            .iter()
+            .map(|path| own(SkillScope::User, absolute(path))),
+    );
+    let legacy = vec![own(SkillScope::Legacy, workspace.join(SKILLS_DIR))];
+
+    let mut plan = Plan {
+        roots: Vec::new(),
+        untrusted: Vec::new(),
+    };
+    // The profile root lives in the workspace too: an untrusted clone must not be able to
+    // put skills in front of an agent through it either.
+    for (gated, roots) in [(true, profile), (true, project), (false, user), (true, legacy)] {
+        if gated && !trusted {
+            plan.untrusted
+                .extend(roots.into_iter().filter(|root| root.path.is_dir()));
+        } else {
+            plan.roots.extend(roots);
+        }
+    }
+    plan
+}
+
+/// A profile id is one path component: `../x` must not pick a folder elsewhere.
+fn is_plain_name(id: &str) -> bool {
+    !id.is_empty() && id != "." && id != ".." && !id.contains(['/', '\\', '\0'])
+}
+
+fn absolute(path: &Path) -> PathBuf {
+    std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scopes_and_paths(roots: &[Root], base: &Path) -> Vec<(SkillScope, String)> {
+        roots
+            .iter()
+            .map(|root| {
+                let path = root.path.strip_prefix(base).unwrap_or(&root.path);
+                (root.scope, path.display().to_string())
+            })
+            .collect()
+    }
+
+    #[test]
+    fn trusted_plan_is_in_precedence_order() {
+        let base = Path::new("/base");
+        let mut config = SkillsConfig::new("/base/ws", "/base/home");
+        config.profile = Some("dev".into());
+        config.extra_roots.push("/base/extra".into());
+        let plan = plan(&config, true);
+        assert_eq!(
+            scopes_and_paths(&plan.roots, base),
+            [
+                (SkillScope::Profile, "ws/personalities/dev/skills".to_owned()),
+                (SkillScope::Project, "ws/.openhuman/skills".to_owned()),
+                (SkillScope::Project, "ws/.agents/skills".to_owned()),
+                (SkillScope::Project, "ws/.claude/skills".to_owned()),
+                (SkillScope::User, "home/.openhuman/skills".to_owned()),
+                (SkillScope::User, "home/.agents/skills".to_owned()),
+                (SkillScope::User, "home/.claude/skills".to_owned()),
+                (SkillScope::User, "extra".to_owned()),
+                (SkillScope::Legacy, "ws/skills".to_owned()),
+            ]
+        );
+    }
+
+    #[test]
+    fn untrusted_plan_keeps_only_user_roots_and_interop_can_be_off() {
+        let mut config = SkillsConfig::new("/base/ws", "/base/home");
+        config.interop = false;
+        config.app_dir = ".mycore".into();
+        let plan = plan(&config, false);
+        assert_eq!(
+            scopes_and_paths(&plan.roots, Path::new("/base")),
+            [(SkillScope::User, "home/.mycore/skills".to_owned())]
+        );
+    }
+
+    #[test]
+    fn profile_ids_are_single_components() {
+        for id in ["dev", "my profile"] {
+            assert!(is_plain_name(id));
+        }
+        for id in ["", ".", "..", "../x", "a/b", "a\\b"] {
+            assert!(!is_plain_name(id), "{id}");
+        }
+    }
+}

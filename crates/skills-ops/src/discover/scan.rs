@@ -1,0 +1,307 @@
+//! Walking the roots for skill directories (02 §Scanning a root).
+//!
+//! The walk is sequential and cheap: it reads directory entries (sorted by name bytes, so the
+//! result never depends on `read_dir` order) and probes `<dir>/SKILL.md` with one `lstat`
+//! before it lists a directory, so a skill directory costs one system call here. Definition
+//! files are read and parsed afterwards, in parallel.
+//!
+//! Every directory is tracked by its canonical path: one reached twice (through a symlink or
+//! overlapping roots) is loaded once, and a symlink loop ends at the first repeat.
+
+use std::collections::HashSet;
+use std::fs::{FileType, Metadata};
+use std::path::{Path, PathBuf};
+
+use skills_types::catalog::Root;
+use skills_types::config::{DiscoveryLimits, SymlinkPolicy};
+use skills_types::files::{SKILL_MD, is_excluded_dir_name, pick_definition};
+use skills_types::{Diagnostic, DiagnosticCode, Severity};
+
+/// A skill directory the walk found.
+#[derive(Clone, Debug)]
+pub(crate) struct Found {
+    /// Index of its root in the plan.
+    pub(crate) root: usize,
+    /// The directory's name: the skill's id.
+    pub(crate) id: String,
+    /// The directory, as reached from its root.
+    pub(crate) dir: PathBuf,
+    /// The definition file.
+    pub(crate) definition: PathBuf,
+    /// The definition file's metadata (size and times key the cache).
+    pub(crate) metadata: Metadata,
+}
+
+/// What the walk produced.
+pub(crate) struct Scan {
+    pub(crate) found: Vec<Found>,
+    pub(crate) diagnostics: Vec<Diagnostic>,
+}
+
+/// Walks every root in order.
+pub(crate) fn scan(roots: &[Root], policy: SymlinkPolicy, limits: DiscoveryLimits) -> Scan {
+    let canonical_roots = roots
+        .iter()
+        .filter_map(|root| std::fs::canonicalize(&root.path).ok())
+        .collect();
+    let mut walker = Walker {
+        policy,
+        limits,
+        canonical_roots,
+        visited: HashSet::new(),
+        found: Vec::new(),
+        diagnostics: Vec::new(),
+        root: 0,
+        budget: 0,
+    };
+    for (index, root) in roots.iter().enumerate() {
+        walker.root = index;
+        walker.budget = limits.max_dirs_per_root;
+        walker.walk_root(&root.path);
+    }
+    Scan {
+        found: walker.found,
+        diagnostics: walker.diagnostics,
+    }
+}
+
+struct Walker {
+    policy: SymlinkPolicy,
+    limits: DiscoveryLimits,
+    canonical_roots: Vec<PathBuf>,
+    visited: HashSet<PathBuf>,
+    found: Vec<Found>,
+    diagnostics: Vec<Diagnostic>,
+    /// The root being walked.
+    root: usize,
+    /// Directories this root may still visit.
+    budget: usize,
+}
+
+/// The walk of one root stopped at the directory limit.
+struct Stop;
+
+impl Walker {
+    fn note(&mut self, severity: Severity, code: DiagnosticCode, path: &Path, message: String) {
+        self.diagnostics
+            .push(Diagnostic::new(code, severity, message).with_path(path));
+    }
+
+    fn walk_root(&mut self, path: &Path) {
+        let canonical = match std::fs::symlink_metadata(path) {
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => return,
+            Err(error) => {
+                let message = format!("the root cannot be read: {error}");
+                return self.note(Severity::Warning, DiagnosticCode::Unreadable, path, message);
+            }
+            Ok(metadata) if metadata.is_symlink() => match self.follow(path) {
+                Some(target) => target,
+                None => return,
+            },
+            Ok(metadata) if metadata.is_dir() => {
+                std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
+            }
+            Ok(_) => return,
+        };
+        if !self.visited.insert(canonical.clone()) {
+            let message = format!(
+                "the root is {} again, which was already scanned",
+                canonical.display()
+            );
+            return self.note(Severity::Info, DiagnosticCode::DuplicateDirectory, path, message);
+        }
+        if let Some(entries) = self.read_sorted(path) {
+            // The limit ends this root's walk; discovery goes on with the next root.
+            let _ = self.walk(path, &canonical, 0, entries);
+        }
+    }
+
+    /// Visits the subdirectories of `dir` (whose entries are given).
+    fn walk(
+        &mut self,
+        dir: &Path,
+        canonical: &Path,
+        depth: usize,
+        entries: Vec<(String, FileType)>,
+    ) -> Result<(), Stop> {
+        let mut too_deep = false;
+        for (name, kind) in entries {
+            if is_excluded_dir_name(&name) {
+                continue;
+            }
+            let child = dir.join(&name);
+            let child_canonical = if kind.is_dir() {
+                canonical.join(&name)
+            } else if kind.is_symlink() {
+                match self.follow(&child) {
+                    Some(target) => target,
+                    None => continue,
+                }
+            } else {
+                continue;
+            };
+            if depth + 1 > self.limits.max_depth {
+                too_deep = true;
+                continue;
+            }
+            if self.budget == 0 {
+                let message = format!(
+                    "more than {} folders under this root; the rest were not scanned",
+                    self.limits.max_dirs_per_root
+                );
+                self.note(Severity::Warning, DiagnosticCode::DirectoryLimit, dir, message);
+                return Err(Stop);
+            }
+            self.budget -= 1;
+            if !self.visited.insert(child_canonical.clone()) {
+                let message = format!(
+                    "{} was already reached another way and is loaded once",
+                    child_canonical.display()
+                );
+                self.note(Severity::Info, DiagnosticCode::DuplicateDirectory, &child, message);
+                continue;
+            }
+            self.visit(&child, &child_canonical, depth + 1)?;
+        }
+        if too_deep {
+            let message = format!(
+                "folders below this one are more than {} levels under the root and were not scanned",
+                self.limits.max_depth
+            );
+            self.note(Severity::Warning, DiagnosticCode::DepthLimit, dir, message);
+        }
+        Ok(())
+    }
+
+    /// A directory: a skill when it holds a definition file, otherwise a category to descend.
+    fn visit(&mut self, dir: &Path, canonical: &Path, depth: usize) -> Result<(), Stop> {
+        let exact = dir.join(SKILL_MD);
+        match std::fs::symlink_metadata(&exact) {
+            Ok(metadata) if metadata.is_file() => {
+                self.found(dir, exact, metadata);
+                return Ok(());
+            }
+            Ok(metadata) if metadata.is_symlink() => {
+                if let Some(target) = self.followed_file(&exact) {
+                    self.found(dir, exact, target);
+                    return Ok(());
+                }
+            }
+            Ok(_) => {}
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {}
+            Err(error) => {
+                let message = format!("cannot be inspected: {error}");
+                self.note(Severity::Warning, DiagnosticCode::Unreadable, &exact, message);
+                return Ok(());
+            }
+        }
+        let Some(entries) = self.read_sorted(dir) else {
+            return Ok(());
+        };
+        let follows_files = self.policy == SymlinkPolicy::Always;
+        let definitions = entries
+            .iter()
+            .filter(|(_, kind)| kind.is_file() || (follows_files && kind.is_symlink()))
+            .map(|(name, _)| name.as_str());
+        if let Some((name, _)) = pick_definition(definitions) {
+            let path = dir.join(name);
+            let metadata = match std::fs::symlink_metadata(&path) {
+                Ok(metadata) if metadata.is_file() => Some(metadata),
+                Ok(metadata) if metadata.is_symlink() => self.followed_file(&path),
+                _ => None,
+            };
+            if let Some(metadata) = metadata {
+                self.found(dir, path, metadata);
+                return Ok(());
+            }
+        }
+        self.walk(dir, canonical, depth, entries)
+    }
+
+    fn found(&mut self, dir: &Path, definition: PathBuf, metadata: Metadata) {
+        let id = dir
+            .file_name()
+            .and_then(|name| name.to_str())
+            .unwrap_or_default()
+            .to_owned();
+        self.found.push(Found {
+            root: self.root,
+            id,
+            dir: dir.to_path_buf(),
+            definition,
+            metadata,
+        });
+    }
+
+    /// The metadata of a symlinked definition file's target, when the policy follows it.
+    fn followed_file(&mut self, path: &Path) -> Option<Metadata> {
+        if self.policy != SymlinkPolicy::Always {
+            let message =
+                "the definition file is a symlink; it is read only with the `always` symlink policy"
+                    .to_owned();
+            self.note(Severity::Info, DiagnosticCode::SymlinkSkipped, path, message);
+            return None;
+        }
+        std::fs::metadata(path).ok().filter(Metadata::is_file)
+    }
+
+    /// The canonical target of a symlinked directory, when the policy lets the walk follow it.
+    fn follow(&mut self, link: &Path) -> Option<PathBuf> {
+        if self.policy == SymlinkPolicy::Never {
+            let message = "a symlinked folder; the `never` symlink policy skips it".to_owned();
+            self.note(Severity::Info, DiagnosticCode::SymlinkSkipped, link, message);
+            return None;
+        }
+        let target = match std::fs::canonicalize(link) {
+            Ok(target) => target,
+            Err(error) => {
+                let message = format!("a symlink whose target cannot be reached: {error}");
+                self.note(Severity::Warning, DiagnosticCode::Unreadable, link, message);
+                return None;
+            }
+        };
+        if !std::fs::metadata(&target).is_ok_and(|metadata| metadata.is_dir()) {
+            return None;
+        }
+        let inside = self
+            .canonical_roots
+            .iter()
+            .any(|root| target.starts_with(root));
+        if self.policy == SymlinkPolicy::WithinRoots && !inside {
+            let message = format!(
+                "points to {}, outside every skill root; not followed",
+                target.display()
+            );
+            self.note(Severity::Warning, DiagnosticCode::SymlinkOutsideRoots, link, message);
+            return None;
+        }
+        Some(target)
+    }
+
+    /// The entries of `dir` sorted by name bytes; names that are not UTF-8 are reported.
+    fn read_sorted(&mut self, dir: &Path) -> Option<Vec<(String, FileType)>> {
+        let entries = match std::fs::read_dir(dir) {
+            Ok(entries) => entries,
+            Err(error) => {
+                let message = format!("the folder cannot be read: {error}");
+                self.note(Severity::Warning, DiagnosticCode::Unreadable, dir, message);
+                return None;
+            }
+        };
+        let mut sorted = Vec::new();
+        for entry in entries {
+            let Ok(entry) = entry else { continue };
+            let Ok(kind) = entry.file_type() else { continue };
+            match entry.file_name().into_string() {
+                Ok(name) => sorted.push((name, kind)),
+                Err(name) => {
+                    let path = dir.join(&name);
+                    let message = "the name is not valid UTF-8; it is skipped".to_owned();
+                    self.note(Severity::Warning, DiagnosticCode::Unreadable, &path, message);
+                }
+            }
+        }
+        sorted.sort_unstable_by(|(a, _), (b, _)| a.as_bytes().cmp(b.as_bytes()));
+        Some(sorted)
+    }
+}

@@ -1,0 +1,220 @@
+//! The configuration files (02 §Configuration): `~/<app_dir>/skills.toml`, then
+//! `<workspace>/<app_dir>/skills.toml` when the workspace is trusted, layered onto the
+//! `SkillsConfig` the caller built.
+//!
+//! Layering: `paths` and `[permissions]` rules append (rules from later layers win, as the last
+//! matching rule does), `disabled` names accumulate, and `[catalog] budget_chars` is replaced.
+//! A malformed key is an `invalid-config` diagnostic and is ignored; it never fails discovery.
+
+use std::path::{Path, PathBuf};
+
+use skills_types::config::{Permission, PermissionRule};
+use skills_types::{Diagnostic, DiagnosticCode, SkillsConfig};
+
+/// The configuration file's name inside an app directory.
+pub const CONFIG_FILE: &str = "skills.toml";
+
+/// Largest configuration file read.
+const MAX_CONFIG_BYTES: u64 = 1024 * 1024;
+
+/// The effective configuration: `config` with the files layered on, and what was wrong with
+/// them.
+pub(crate) fn effective(config: &SkillsConfig, trusted: bool) -> (SkillsConfig, Vec<Diagnostic>) {
+    let mut merged = config.clone();
+    let mut diagnostics = Vec::new();
+    if !config.read_config_files {
+        return (merged, diagnostics);
+    }
+    let mut layers = vec![config.home.clone()];
+    if trusted {
+        layers.push(config.workspace.clone());
+    }
+    for base in layers {
+        let file = base.join(&config.app_dir).join(CONFIG_FILE);
+        apply_file(&file, &base, &config.home, &mut merged, &mut diagnostics);
+    }
+    (merged, diagnostics)
+}
+
+fn apply_file(
+    file: &Path,
+    base: &Path,
+    home: &Path,
+    config: &mut SkillsConfig,
+    diagnostics: &mut Vec<Diagnostic>,
+) {
+    let mut problem = |message: String| {
+        diagnostics.push(Diagnostic::warning(DiagnosticCode::InvalidConfig, message).with_path(file));
+    };
+    let text = match read_small(file) {
+        Ok(Some(text)) => text,
+        Ok(None) => return,
+        Err(message) => return problem(message),
+    };
+    let table: toml::Table = match text.parse() {
+        Ok(table) => table,
+        Err(error) => return problem(format!("not valid TOML: {}", error.message())),
+    };
+    for (key, value) in &table {
+        match key.as_str() {
+            "paths" => match strings(value) {
+                Some(paths) => config
+                    .extra_roots
+                    .extend(paths.iter().map(|path| resolve(path, base, home))),
+                None => problem("'paths' must be a list of strings".to_owned()),
+            },
+            "urls" => match strings(value) {
+                Some(urls) => config.urls.extend(urls),
+                None => problem("'urls' must be a list of strings".to_owned()),
+            },
+            "disabled" => match strings(value) {
+                Some(names) => config.disabled.extend(names),
+                None => problem("'disabled' must be a list of skill names".to_owned()),
+            },
+            "permissions" => match value.as_table() {
+                Some(rules) => {
+                    for (pattern, permission) in rules {
+                        match permission.as_str().and_then(parse_permission) {
+                            Some(permission) => config.permissions.push(PermissionRule {
+                                pattern: pattern.clone(),
+                                permission,
+                            }),
+                            None => problem(format!(
+                                "permission for '{pattern}' must be \"allow\", \"ask\" or \"deny\""
+                            )),
+                        }
+                    }
+                }
+                None => problem("'permissions' must be a table of pattern = permission".to_owned()),
+            },
+            "catalog" => match value.as_table() {
+                Some(catalog) => {
+                    for (key, value) in catalog {
+                        match (key.as_str(), value.as_integer().and_then(|n| usize::try_from(n).ok())) {
+                            ("budget_chars", Some(budget)) => config.budget_chars = Some(budget),
+                            ("budget_chars", None) => {
+                                problem("'catalog.budget_chars' must be a positive number".to_owned())
+                            }
+                            (other, _) => problem(format!("unknown key 'catalog.{other}'")),
+                        }
+                    }
+                }
+                None => problem("'catalog' must be a table".to_owned()),
+            },
+            other => problem(format!("unknown key '{other}'")),
+        }
+    }
+}
+
+/// The file's text, `None` when it does not exist.
+fn read_small(file: &Path) -> Result<Option<String>, String> {
+    match std::fs::metadata(file) {
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(error) => return Err(format!("cannot be read: {error}")),
+        Ok(metadata) if !metadata.is_file() => return Err("is not a regular file".to_owned()),
+        Ok(metadata) if metadata.len() > MAX_CONFIG_BYTES => {
+            return Err(format!("is larger than {MAX_CONFIG_BYTES} bytes"));
+        }
+        Ok(_) => {}
+    }
+    std::fs::read_to_string(file)
+        .map(Some)
+        .map_err(|error| format!("cannot be read as UTF-8 text: {error}"))
+}
+
+fn strings(value: &toml::Value) -> Option<Vec<String>> {
+    value
+        .as_array()?
+        .iter()
+        .map(|item| item.as_str().map(str::to_owned))
+        .collect()
+}
+
+fn parse_permission(text: &str) -> Option<Permission> {
+    match text {
+        "allow" => Some(Permission::Allow),
+        "ask" => Some(Permission::Ask),
+        "deny" => Some(Permission::Deny),
+        _ => None,
+    }
+}
+
+/// `~/x` is below home; a relative path is below the directory holding the app directory.
+fn resolve(path: &str, base: &Path, home: &Path) -> PathBuf {
+    if let Some(rest) = path.strip_prefix("~/") {
+        return home.join(rest);
+    }
+    if path == "~" {
+        return home.to_path_buf();
+    }
+    base.join(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(base: &Path, text: &str) {
+        let dir = base.join(".openhuman");
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join(CONFIG_FILE), text).unwrap();
+    }
+
+    #[test]
+    fn files_layer_in_order() {
+        let home = tempfile::tempdir().unwrap();
+        let workspace = tempfile::tempdir().unwrap();
+        write(
+            home.path(),
+            "paths = ['~/shared', 'team']\ndisabled = ['old']\n[permissions]\n'*' = 'ask'\n[catalog]\nbudget_chars = 100\n",
+        );
+        write(
+            workspace.path(),
+            "disabled = ['legacy']\n[permissions]\n'pdf' = 'deny'\n[catalog]\nbudget_chars = 50\n",
+        );
+        let config = SkillsConfig::new(workspace.path(), home.path());
+
+        let (untrusted, diagnostics) = effective(&config, false);
+        assert!(diagnostics.is_empty(), "{diagnostics:?}");
+        assert_eq!(
+            untrusted.extra_roots,
+            [home.path().join("shared"), home.path().join("team")]
+        );
+        assert_eq!(untrusted.disabled, ["old"]);
+        assert_eq!(untrusted.budget_chars, Some(100));
+
+        let (trusted, _) = effective(&config, true);
+        assert_eq!(trusted.disabled, ["old", "legacy"]);
+        assert_eq!(trusted.budget_chars, Some(50));
+        let patterns: Vec<&str> = trusted.permissions.iter().map(|rule| rule.pattern.as_str()).collect();
+        assert_eq!(patterns, ["*", "pdf"]);
+    }
+
+    #[test]
+    fn malformed_keys_are_reported_and_ignored() {
+        let home = tempfile::tempdir().unwrap();
+        write(
+            home.path(),
+            "paths = 'not-a-list'\ncolour = true\n[permissions]\nx = 'maybe'\ny = 'deny'\n",
+        );
+        let config = SkillsConfig::new(home.path(), home.path());
+        let (merged, diagnostics) = effective(&config, false);
+        assert_eq!(diagnostics.len(), 3, "{diagnostics:?}");
+        assert!(diagnostics.iter().all(|d| d.code == DiagnosticCode::InvalidConfig));
+        assert_eq!(merged.permissions.len(), 1);
+
+        write(home.path(), "this is = not toml = at all\n");
+        let (_, diagnostics) = effective(&config, false);
+        assert_eq!(diagnostics.len(), 1);
+        assert!(diagnostics[0].message.starts_with("not valid TOML"));
+    }
+
+    #[test]
+    fn files_can_be_turned_off() {
+        let home = tempfile::tempdir().unwrap();
+        write(home.path(), "disabled = ['x']\n");
+        let mut config = SkillsConfig::new(home.path(), home.path());
+        config.read_config_files = false;
+        assert!(effective(&config, true).0.disabled.is_empty());
+    }
+}

@@ -1,0 +1,155 @@
+//! `Catalog`: the result of one discovery (02 §Identity, collisions and order), and the types
+//! of the questions asked of it (`list`, `explain`, `read`).
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+use crate::skill::{Skill, SkillSummary};
+use crate::{Diagnostic, SkillScope};
+
+/// One root discovery looked at.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Root {
+    /// The scope the root belongs to.
+    pub scope: SkillScope,
+    /// The root directory.
+    #[serde(with = "crate::path_text")]
+    pub path: PathBuf,
+    /// Whether it is one of the shared `.agents/skills` or `.claude/skills` roots.
+    pub interop: bool,
+}
+
+/// Why a discovered skill is not in the catalog.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum HiddenReason {
+    /// A permission rule denies it.
+    Denied {
+        /// The rule's pattern.
+        pattern: String,
+    },
+    /// It is listed in `disabled`.
+    Disabled,
+}
+
+/// A skill kept out of the catalog by a permission rule or `disabled`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Hidden {
+    /// The skill's name.
+    pub name: String,
+    /// Where it was found.
+    pub scope: SkillScope,
+    /// Its definition file.
+    #[serde(with = "crate::path_text")]
+    pub location: PathBuf,
+    /// Why it is hidden.
+    pub reason: HiddenReason,
+}
+
+/// Everything one discovery found.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Catalog {
+    /// The skills an agent sees: collision winners that are not hidden, sorted by name.
+    pub skills: Vec<Skill>,
+    /// Copies that lost a name collision, sorted by name, the closest loser first.
+    pub shadowed: Vec<Skill>,
+    /// Winners kept out by a permission rule or `disabled`, sorted by name.
+    pub hidden: Vec<Hidden>,
+    /// Findings about the scan itself: skipped roots and symlinks, limits, unloadable files.
+    pub diagnostics: Vec<Diagnostic>,
+    /// Whether the workspace was trusted (its project and legacy roots were scanned).
+    pub trusted: bool,
+    /// Project and legacy roots that exist but were skipped because the workspace is not
+    /// trusted.
+    pub untrusted_roots: Vec<Root>,
+    /// The roots scanned, in precedence order (highest first).
+    pub roots: Vec<Root>,
+}
+
+/// What `list` returns: the catalog without frontmatter or bodies.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Listing {
+    /// The skills an agent sees.
+    pub skills: Vec<SkillSummary>,
+    /// Copies that lost a collision (only when asked for).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub shadowed: Vec<SkillSummary>,
+    /// Findings about the scan.
+    pub diagnostics: Vec<Diagnostic>,
+    /// Whether the workspace was trusted.
+    pub trusted: bool,
+    /// Roots skipped because the workspace is not trusted.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub untrusted_roots: Vec<Root>,
+}
+
+/// What to list.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[non_exhaustive]
+pub struct ListOptions {
+    /// Also list the copies that lost a name collision.
+    #[serde(default)]
+    pub include_shadowed: bool,
+    /// Only skills of this scope.
+    #[serde(default)]
+    pub scope: Option<SkillScope>,
+}
+
+/// Where one copy of a name stands, for `explain`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Standing {
+    /// The copy the catalog holds.
+    Winner,
+    /// A copy that lost to the winner.
+    Shadowed,
+    /// The winner, kept out by a rule.
+    Hidden,
+}
+
+/// One copy of a name.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Candidate {
+    /// Where it stands.
+    pub standing: Standing,
+    /// Its scope.
+    pub scope: SkillScope,
+    /// Its root.
+    #[serde(with = "crate::path_text")]
+    pub root: PathBuf,
+    /// Its definition file.
+    #[serde(with = "crate::path_text")]
+    pub location: PathBuf,
+    /// Why it stands there, in words.
+    pub reason: String,
+}
+
+/// Every copy of a name and why the winner won.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Explanation {
+    /// The name asked about.
+    pub name: String,
+    /// Every copy, the winner first, then the losers in the order they lost.
+    pub candidates: Vec<Candidate>,
+    /// The rule that decided, in words.
+    pub rule: String,
+}
+
+/// One skill's body, for an agent to read.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SkillBody {
+    /// The directory name.
+    pub id: String,
+    /// The skill's name.
+    pub name: String,
+    /// The base directory for the body's relative paths.
+    #[serde(with = "crate::path_text")]
+    pub dir: PathBuf,
+    /// The definition file.
+    #[serde(with = "crate::path_text")]
+    pub location: PathBuf,
+    /// The body, verbatim.
+    pub body: String,
+}

@@ -1,0 +1,143 @@
+//! Rendering the catalog an agent sees (02 §Rendering the catalog): the formats, the budget
+//! and its report, and the `AGENTS.md` block.
+
+use std::fmt;
+use std::path::PathBuf;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+
+/// How the catalog is rendered.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Format {
+    /// The agentskills.io `<available_skills>` block, every text node escaped.
+    #[default]
+    Xml,
+    /// `## Installed Skills` and one `- **name**: description` line per skill.
+    Markdown,
+    /// The skill summaries as JSON.
+    Json,
+}
+
+impl Format {
+    /// Every format.
+    pub const ALL: [Format; 3] = [Self::Xml, Self::Markdown, Self::Json];
+
+    /// The lowercase name.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Xml => "xml",
+            Self::Markdown => "markdown",
+            Self::Json => "json",
+        }
+    }
+}
+
+impl fmt::Display for Format {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The error of parsing a format name.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown format '{0}': expected one of xml, markdown, json")]
+pub struct UnknownFormat(pub String);
+
+impl FromStr for Format {
+    type Err = UnknownFormat;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        Self::ALL
+            .into_iter()
+            .find(|format| format.as_str() == text)
+            .ok_or_else(|| UnknownFormat(text.to_owned()))
+    }
+}
+
+/// How to render.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[non_exhaustive]
+pub struct RenderOptions {
+    /// The format.
+    #[serde(default)]
+    pub format: Format,
+    /// At most this many characters; `None` uses the configured budget, if any.
+    #[serde(default)]
+    pub budget_chars: Option<usize>,
+    /// Names never shortened or dropped.
+    #[serde(default)]
+    pub pinned: Vec<String>,
+}
+
+impl RenderOptions {
+    /// Options for a format, no budget, nothing pinned.
+    pub fn new(format: Format) -> Self {
+        Self {
+            format,
+            ..Self::default()
+        }
+    }
+
+    /// The same options with a character budget.
+    #[must_use]
+    pub fn budget(mut self, budget_chars: usize) -> Self {
+        self.budget_chars = Some(budget_chars);
+        self
+    }
+}
+
+/// A rendered catalog.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Rendered {
+    /// The text to put in front of the agent.
+    pub text: String,
+    /// What the budget did, when there was one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub budget: Option<BudgetReport>,
+}
+
+/// What fitting the catalog into its budget took.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BudgetReport {
+    /// The budget, in characters.
+    pub budget_chars: usize,
+    /// Characters the rendered text holds.
+    pub used_chars: usize,
+    /// Whether the text fits (it may not when the pinned skills alone exceed the budget).
+    pub fits: bool,
+    /// Names whose descriptions were shortened, in catalog order.
+    pub shortened: Vec<String>,
+    /// Names left out, in the order they were dropped (lowest precedence first).
+    pub dropped: Vec<String>,
+}
+
+/// The default `AGENTS.md` path, relative to the workspace.
+pub const AGENTS_MD: &str = "AGENTS.md";
+
+/// How to write the `AGENTS.md` block.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[non_exhaustive]
+pub struct SyncOptions {
+    /// The file, relative to the workspace unless absolute; `AGENTS.md` when `None`.
+    #[serde(default)]
+    pub output: Option<PathBuf>,
+    /// Only skills of the project scope.
+    #[serde(default)]
+    pub project_only: bool,
+}
+
+/// What `sync` did.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SyncOutcome {
+    /// The file written.
+    #[serde(with = "crate::path_text")]
+    pub path: PathBuf,
+    /// Whether its bytes changed.
+    pub changed: bool,
+    /// How many skills the block lists.
+    pub skills: usize,
+}

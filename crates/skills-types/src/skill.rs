@@ -1,0 +1,120 @@
+//! `Skill`: one discovered skill as the catalog holds it (02 §The discovered record), and the
+//! lean `SkillSummary` that goes over the wire.
+//!
+//! The body is never part of either: it is read on demand (progressive disclosure), so a
+//! listing of ten thousand skills stays cheap.
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+use crate::config::Permission;
+use crate::{Diagnostic, Frontmatter, SkillScope};
+
+/// One input a skill declares in its `skill.toml` sidecar (`[[inputs]]`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SkillInput {
+    /// The input's name, unique within the skill (case-insensitively).
+    pub name: String,
+    /// What the input is for.
+    #[serde(default)]
+    pub description: String,
+    /// Whether the skill needs it.
+    #[serde(default)]
+    pub required: bool,
+    /// A type hint such as `string` or `path`.
+    #[serde(default, rename = "type", skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
+}
+
+/// A copy of a skill that lost a name collision to the skill recording it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Shadowed {
+    /// The loser's scope.
+    pub scope: SkillScope,
+    /// The root it was found under.
+    #[serde(with = "crate::path_text")]
+    pub root: PathBuf,
+    /// Its definition file.
+    #[serde(with = "crate::path_text")]
+    pub location: PathBuf,
+    /// Why the winner won, in words.
+    pub reason: String,
+}
+
+/// One discovered skill.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Skill {
+    /// The directory name.
+    pub id: String,
+    /// The frontmatter name (the id when there is none).
+    pub name: String,
+    /// What the skill does and when to use it.
+    pub description: String,
+    /// The scope of the root it was found under.
+    pub scope: SkillScope,
+    /// The root it was found under.
+    #[serde(with = "crate::path_text")]
+    pub root: PathBuf,
+    /// Absolute path of the definition file.
+    #[serde(with = "crate::path_text")]
+    pub location: PathBuf,
+    /// Absolute path of the skill directory (the base for its relative references).
+    #[serde(with = "crate::path_text")]
+    pub dir: PathBuf,
+    /// The normalised frontmatter.
+    pub frontmatter: Frontmatter,
+    /// From the sidecar: when an agent should reach for the skill.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub when_to_use: Option<String>,
+    /// From the sidecar: the inputs the skill takes.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub inputs: Vec<SkillInput>,
+    /// What the loader and discovery noticed about this skill.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub diagnostics: Vec<Diagnostic>,
+    /// Copies of the same name this one won against.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub shadowed: Vec<Shadowed>,
+    /// `allow`, or `ask` when the core should ask the user first.
+    pub permission: Permission,
+}
+
+/// The wire form of a skill in a listing: no frontmatter, no body.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SkillSummary {
+    /// The directory name.
+    pub id: String,
+    /// The skill's name.
+    pub name: String,
+    /// What the skill does and when to use it.
+    pub description: String,
+    /// Where it was found.
+    pub scope: SkillScope,
+    /// Absolute path of the definition file.
+    #[serde(with = "crate::path_text")]
+    pub location: PathBuf,
+    /// `allow` or `ask`.
+    pub permission: Permission,
+    /// What the loader and discovery noticed about it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub diagnostics: Vec<Diagnostic>,
+    /// Copies it won against.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub shadowed: Vec<Shadowed>,
+}
+
+impl From<&Skill> for SkillSummary {
+    fn from(skill: &Skill) -> Self {
+        Self {
+            id: skill.id.clone(),
+            name: skill.name.clone(),
+            description: skill.description.clone(),
+            scope: skill.scope,
+            location: skill.location.clone(),
+            permission: skill.permission,
+            diagnostics: skill.diagnostics.clone(),
+            shadowed: skill.shadowed.clone(),
+        }
+    }
+}
