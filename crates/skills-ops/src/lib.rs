@@ -6,15 +6,18 @@
 //! re-exports these functions under its default `skills` feature and swaps in same-signature
 //! no-ops from `skills-stub` without it.
 
+pub mod agents_md;
 pub mod catalog;
 pub mod discover;
 pub mod load;
 pub mod name;
 pub mod path;
+pub mod render;
 pub mod trust;
 pub mod validate;
 
 mod compliance;
+pub(crate) mod fs;
 mod package;
 mod split;
 mod yaml;

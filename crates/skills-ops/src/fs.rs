@@ -1,0 +1,193 @@
+//! Replacing a file atomically: the one way this crate rewrites a file a person owns (such as
+//! `AGENTS.md`), so a crash, a full disk or a concurrent reader never sees half a file.
+//!
+//! The bytes go to a fresh temporary file beside the target (same directory, so the final
+//! rename stays on one file system and is atomic), which is flushed to disk, given the
+//! target's permissions and renamed over it; the directory is then flushed so the rename itself
+//! survives a power cut.
+
+use std::fs::{File, OpenOptions};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+/// How many fresh names to try before giving up: a clash means another writer (or a planted
+/// file) holds the name, and a new name is cheap.
+const NAME_ATTEMPTS: u32 = 64;
+
+/// How much of the target's name the temporary name repeats (to show what it belongs to).
+const MAX_STEM_CHARS: usize = 64;
+
+/// Distinguishes temporary files of concurrent writers in one process.
+static COUNTER: AtomicU64 = AtomicU64::new(0);
+
+/// Writes `bytes` to `path`, replacing any file there in one step.
+///
+/// The target either keeps its old bytes or holds all the new ones. The temporary file is
+/// created with `create_new`, which refuses an existing name and any symlink at it: a link
+/// planted under a predictable temporary name cannot redirect the write into another file.
+/// When `path` is a symlink, the link itself is replaced by a regular file; the file it
+/// pointed to is never written.
+pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let file_name = path.file_name().ok_or_else(|| {
+        io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("{} does not name a file", path.display()),
+        )
+    })?;
+    let dir = match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent,
+        _ => Path::new("."),
+    };
+    // A long target name plus the suffix could exceed the file system's name limit.
+    let stem: String = file_name
+        .to_string_lossy()
+        .chars()
+        .take(MAX_STEM_CHARS)
+        .collect();
+    let (temporary, mut file) = create_temporary(dir, &stem)?;
+    let result = fill_and_rename(&mut file, &temporary, path, bytes);
+    drop(file);
+    if result.is_err() {
+        // After a successful rename the name is gone and this fails harmlessly.
+        let _ = std::fs::remove_file(&temporary);
+        return result;
+    }
+    sync_directory(dir)
+}
+
+/// Creates a new, empty file with a unique dot-name in `dir`.
+fn create_temporary(dir: &Path, stem: &str) -> io::Result<(PathBuf, File)> {
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|elapsed| elapsed.subsec_nanos())
+        .unwrap_or_default();
+    let mut last_error = None;
+    for _ in 0..NAME_ATTEMPTS {
+        let count = COUNTER.fetch_add(1, Ordering::Relaxed);
+        let name = format!(".{stem}.{}.{nanos:x}.{count}.tmp", std::process::id());
+        let candidate = dir.join(name);
+        match OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&candidate)
+        {
+            Ok(file) => return Ok((candidate, file)),
+            Err(error) if error.kind() == io::ErrorKind::AlreadyExists => last_error = Some(error),
+            Err(error) => return Err(error),
+        }
+    }
+    Err(last_error.unwrap_or_else(|| io::Error::other("no free temporary file name")))
+}
+
+fn fill_and_rename(file: &mut File, temporary: &Path, path: &Path, bytes: &[u8]) -> io::Result<()> {
+    // A replaced file keeps its mode (a private `0600` file stays private). The mode is set
+    // before any byte is written, so the temporary file never exposes the new contents more
+    // widely than the target does. `symlink_metadata` looks at the name itself: a symlink's
+    // target is not ours to copy from, and the link is what gets replaced.
+    match std::fs::symlink_metadata(path) {
+        Ok(metadata) if metadata.is_file() => file.set_permissions(metadata.permissions())?,
+        Ok(_) => {}
+        Err(error) if error.kind() == io::ErrorKind::NotFound => {}
+        Err(error) => return Err(error),
+    }
+    file.write_all(bytes)?;
+    // Without this flush, a crash after the rename can leave the target empty on file systems
+    // that reorder metadata before data.
+    file.sync_all()?;
+    std::fs::rename(temporary, path)
+}
+
+#[cfg(unix)]
+fn sync_directory(dir: &Path) -> io::Result<()> {
+    File::open(dir)?.sync_all()
+}
+
+#[cfg(not(unix))]
+fn sync_directory(_dir: &Path) -> io::Result<()> {
+    // Windows cannot open a directory as a file; its rename is flushed with the volume.
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn leftovers(dir: &Path) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|name| name.starts_with('.'))
+            .collect();
+        names.sort();
+        names
+    }
+
+    #[test]
+    fn creates_a_new_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("AGENTS.md");
+        write_atomic(&path, b"hello\n").unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"hello\n");
+        assert!(leftovers(dir.path()).is_empty());
+    }
+
+    #[test]
+    fn replaces_an_existing_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("AGENTS.md");
+        std::fs::write(&path, b"a much longer old content\n").unwrap();
+        write_atomic(&path, b"new\n").unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"new\n");
+        assert!(leftovers(dir.path()).is_empty());
+    }
+
+    #[test]
+    fn a_missing_directory_fails_without_leaving_anything() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("missing").join("AGENTS.md");
+        let error = write_atomic(&path, b"x").unwrap_err();
+        assert_eq!(error.kind(), io::ErrorKind::NotFound);
+        assert!(!path.exists());
+    }
+
+    #[test]
+    fn a_failed_rename_removes_the_temporary_file() {
+        let dir = tempfile::tempdir().unwrap();
+        // A non-empty directory cannot be replaced by a file.
+        let path = dir.path().join("target");
+        std::fs::create_dir(&path).unwrap();
+        std::fs::write(path.join("inside"), b"keep").unwrap();
+        assert!(write_atomic(&path, b"x").is_err());
+        assert!(leftovers(dir.path()).is_empty());
+        assert_eq!(std::fs::read(path.join("inside")).unwrap(), b"keep");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn keeps_the_permissions_of_the_replaced_file() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("AGENTS.md");
+        std::fs::write(&path, b"old").unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o640)).unwrap();
+        write_atomic(&path, b"new").unwrap();
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o640);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn replaces_a_symlink_without_writing_through_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let outside = dir.path().join("outside.txt");
+        std::fs::write(&outside, b"secret").unwrap();
+        let path = dir.path().join("AGENTS.md");
+        std::os::unix::fs::symlink(&outside, &path).unwrap();
+        write_atomic(&path, b"new").unwrap();
+        assert_eq!(std::fs::read(&outside).unwrap(), b"secret");
+        assert!(std::fs::symlink_metadata(&path).unwrap().is_file());
+        assert_eq!(std::fs::read(&path).unwrap(), b"new");
+    }
+}
