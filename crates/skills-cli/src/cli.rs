@@ -30,6 +30,23 @@ pub(crate) struct Global {
     /// When to use colour (`NO_COLOR` is honoured by `auto`).
     #[arg(long, global = true, value_enum, default_value_t = ColorWhen::Auto, value_name = "WHEN")]
     pub(crate) color: ColorWhen,
+    /// The project directory [default: the current directory].
+    #[arg(long, global = true, value_name = "DIR")]
+    pub(crate) workspace: Option<PathBuf>,
+    /// The home directory whose user skills are loaded [default: $HOME].
+    #[arg(long, global = true, value_name = "DIR", env = "SKILLS_HOME")]
+    pub(crate) home: Option<PathBuf>,
+    /// The application directory under home and workspace.
+    #[arg(long, global = true, value_name = "NAME", default_value = skills::types::config::DEFAULT_APP_DIR)]
+    pub(crate) app_dir: String,
+}
+
+/// Options of the commands that discover skills.
+#[derive(Debug, Args)]
+pub(crate) struct Discovery {
+    /// The profile (personality) whose `personalities/<ID>/skills` root is loaded.
+    #[arg(long, value_name = "ID")]
+    pub(crate) profile: Option<String>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -41,9 +58,124 @@ pub(crate) enum ColorWhen {
 
 #[derive(Debug, Subcommand)]
 pub(crate) enum Command {
+    /// The catalog: every skill an agent sees, with its scope and description.
+    List(ListArgs),
+    /// One skill: frontmatter, inputs, diagnostics and location.
+    Show(NameArgs),
+    /// Skill bodies for an agent, each with its base directory.
+    Read(ReadArgs),
+    /// Every copy of a skill name and why the winner won.
+    Explain(NameArgs),
+    /// The catalog as an agent sees it.
+    Prompt(PromptArgs),
+    /// Write the skills block of AGENTS.md, leaving the rest of the file alone.
+    Sync(SyncArgs),
+    /// Trust this workspace, so its project skills are loaded (or stop trusting it).
+    Trust(TrustArgs),
     /// Lint skills against a profile; exit 0 when all are valid, 1 when one is not, 2 when a
     /// path cannot be validated.
     Validate(ValidateArgs),
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct ListArgs {
+    /// Also list the copies that lost a name collision, and the hidden skills.
+    #[arg(long)]
+    pub(crate) all: bool,
+    /// Only skills of this scope.
+    #[arg(long, value_enum, value_name = "SCOPE")]
+    pub(crate) scope: Option<ScopeArg>,
+    #[command(flatten)]
+    pub(crate) discovery: Discovery,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct NameArgs {
+    /// The skill's name (or its directory name).
+    pub(crate) name: String,
+    #[command(flatten)]
+    pub(crate) discovery: Discovery,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct ReadArgs {
+    /// One or more skill names, separated by commas or given as separate arguments.
+    #[arg(required = true, value_name = "NAME[,NAME...]")]
+    pub(crate) names: Vec<String>,
+    #[command(flatten)]
+    pub(crate) discovery: Discovery,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct PromptArgs {
+    /// The format.
+    #[arg(long, value_enum, default_value_t = FormatArg::Xml)]
+    pub(crate) format: FormatArg,
+    /// At most this many characters: descriptions are shortened, then skills dropped.
+    #[arg(long, value_name = "CHARS")]
+    pub(crate) budget: Option<usize>,
+    /// A skill never shortened or dropped (repeatable).
+    #[arg(long, value_name = "NAME")]
+    pub(crate) pin: Vec<String>,
+    #[command(flatten)]
+    pub(crate) discovery: Discovery,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct SyncArgs {
+    /// The file to write, relative to the workspace.
+    #[arg(long, value_name = "FILE", default_value = skills::render::AGENTS_MD)]
+    pub(crate) output: PathBuf,
+    /// Only list project skills.
+    #[arg(long)]
+    pub(crate) project_only: bool,
+    #[command(flatten)]
+    pub(crate) discovery: Discovery,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct TrustArgs {
+    /// Remove the trust marker instead.
+    #[arg(long)]
+    pub(crate) revoke: bool,
+}
+
+/// The scopes, as the command line spells them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub(crate) enum ScopeArg {
+    Legacy,
+    User,
+    Project,
+    Profile,
+}
+
+impl From<ScopeArg> for skills::SkillScope {
+    fn from(scope: ScopeArg) -> Self {
+        match scope {
+            ScopeArg::Legacy => Self::Legacy,
+            ScopeArg::User => Self::User,
+            ScopeArg::Project => Self::Project,
+            ScopeArg::Profile => Self::Profile,
+        }
+    }
+}
+
+/// The catalog formats, as the command line spells them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub(crate) enum FormatArg {
+    Xml,
+    Markdown,
+    Json,
+}
+
+impl From<FormatArg> for skills::render::Format {
+    fn from(format: FormatArg) -> Self {
+        match format {
+            FormatArg::Xml => Self::Xml,
+            FormatArg::Markdown => Self::Markdown,
+            FormatArg::Json => Self::Json,
+        }
+    }
 }
 
 #[derive(Debug, Args)]
@@ -94,6 +226,18 @@ mod tests {
     #[test]
     fn grammar_is_consistent() {
         Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn every_scope_and_format_is_offered() {
+        for scope in skills::SkillScope::ALL {
+            let arg = ScopeArg::from_str(scope.as_str(), false).unwrap();
+            assert_eq!(skills::SkillScope::from(arg), scope);
+        }
+        for format in skills::render::Format::ALL {
+            let arg = FormatArg::from_str(format.as_str(), false).unwrap();
+            assert_eq!(skills::render::Format::from(arg), format);
+        }
     }
 
     #[test]

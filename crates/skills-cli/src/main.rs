@@ -2,7 +2,14 @@
 //! facade. No behaviour lives here that an agent core could not reach through the library.
 
 mod cli;
+mod context;
+mod explain;
+mod list;
 mod output;
+mod prompt;
+mod read;
+mod show;
+mod trust;
 mod validate;
 
 use std::process::ExitCode;
@@ -29,8 +36,16 @@ impl From<Exit> for ExitCode {
 fn main() -> ExitCode {
     let cli = cli::Cli::parse();
     cli.global.apply();
+    let global = &cli.global;
     let exit = match &cli.command {
-        cli::Command::Validate(args) => validate::run(&cli.global, args),
+        cli::Command::List(args) => list::run(global, args),
+        cli::Command::Show(args) => show::run(global, args),
+        cli::Command::Read(args) => read::run(global, args),
+        cli::Command::Explain(args) => explain::run(global, args),
+        cli::Command::Prompt(args) => prompt::prompt(global, args),
+        cli::Command::Sync(args) => prompt::sync(global, args),
+        cli::Command::Trust(args) => trust::run(global, args),
+        cli::Command::Validate(args) => validate::run(global, args),
     };
     exit.into()
 }

@@ -49,6 +49,13 @@ pub(crate) fn print_json(value: &impl serde::Serialize) {
     }
 }
 
+/// Text for an agent or a file, written verbatim: no colour processing, nothing added.
+pub(crate) fn raw(text: &str) {
+    let mut stdout = std::io::stdout().lock();
+    // A closed pipe is not worth a panic or a second error.
+    let _ = stdout.write_all(text.as_bytes());
+}
+
 /// The one-line error on stderr, then a hint when one helps.
 pub(crate) fn print_error(message: &str, hint: Option<&str>) {
     eprintln!("{ERROR}error{ERROR:#}: {message}");
@@ -60,6 +67,61 @@ pub(crate) fn print_error(message: &str, hint: Option<&str>) {
 /// A line on stdout.
 pub(crate) fn line(text: impl std::fmt::Display) {
     println!("{text}");
+}
+
+/// Reports a failed call: the message and a hint on stderr, and with `--json` also the error
+/// document on stdout (so a script always gets JSON). Returns the exit status it deserves.
+pub(crate) fn fail(global: &Global, error: &Error) -> crate::Exit {
+    let hint = match error {
+        Error::SkillNotFound { .. } => Some(
+            "run 'skills list' to see the skills; a project skill needs a trusted workspace ('skills trust')",
+        ),
+        Error::SkillDenied { .. } => {
+            Some("a [permissions] rule in skills.toml denies it; change the rule to use it")
+        }
+        Error::SkillDisabled { .. } => Some("remove it from 'disabled' in skills.toml to use it"),
+        _ => None,
+    };
+    print_error(&error.to_string(), hint);
+    if global.json {
+        print_json(&serde_json::json!({ "error": ErrorRecord::new(error, None) }));
+    }
+    match error {
+        Error::InvalidInput(_) | Error::NotFound { .. } | Error::NotADirectory { .. } => {
+            crate::Exit::Usage
+        }
+        _ => crate::Exit::Failure,
+    }
+}
+
+/// Reports a problem found before any call (bad options, no home directory).
+pub(crate) fn usage(global: &Global, message: &str) -> crate::Exit {
+    print_error(message, None);
+    if global.json {
+        print_json(&serde_json::json!({ "error": { "kind": "usage", "message": message } }));
+    }
+    crate::Exit::Usage
+}
+
+/// The terminal's width for fitting human output, `None` when stdout is not a terminal
+/// (piped output is never cut). `COLUMNS` wins when set.
+pub(crate) fn width() -> Option<usize> {
+    if let Some(columns) = std::env::var("COLUMNS")
+        .ok()
+        .and_then(|text| text.parse().ok())
+    {
+        return Some(columns);
+    }
+    terminal_size::terminal_size_of(std::io::stdout()).map(|(width, _)| usize::from(width.0))
+}
+
+/// `text` cut to `width` characters, ending in `…` when cut.
+pub(crate) fn fit(text: &str, width: usize) -> String {
+    if text.chars().count() <= width {
+        return text.to_owned();
+    }
+    let kept: String = text.chars().take(width.saturating_sub(1)).collect();
+    format!("{}…", kept.trim_end())
 }
 
 /// The machine form of an error: `{"kind", "message"}` plus the path when there is one.

@@ -5,34 +5,15 @@
 use skills_types::catalog::{
     Candidate, Explanation, HiddenReason, ListOptions, Listing, SkillBody, Standing,
 };
-use skills_types::{Catalog, Error, Skill, SkillSummary, SkillsConfig};
+use skills_types::render::{RenderOptions, Rendered};
+use skills_types::{Catalog, Error, Skill, SkillsConfig};
 
 use crate::discover::{collision_reason, discover};
 use crate::load;
 
 /// The catalog as summaries, optionally with the shadowed copies and one scope only.
 pub fn list(config: &SkillsConfig, options: &ListOptions) -> Result<Listing, Error> {
-    let catalog = discover(config)?;
-    Ok(listing(catalog, options))
-}
-
-/// The listing of an already discovered catalog.
-pub fn listing(catalog: Catalog, options: &ListOptions) -> Listing {
-    let keep = |skill: &&Skill| options.scope.is_none_or(|scope| skill.scope == scope);
-    let summaries = |skills: &[Skill]| -> Vec<SkillSummary> {
-        skills.iter().filter(keep).map(SkillSummary::from).collect()
-    };
-    Listing {
-        skills: summaries(&catalog.skills),
-        shadowed: if options.include_shadowed {
-            summaries(&catalog.shadowed)
-        } else {
-            Vec::new()
-        },
-        diagnostics: catalog.diagnostics,
-        trusted: catalog.trusted,
-        untrusted_roots: catalog.untrusted_roots,
-    }
+    Ok(discover(config)?.into_listing(options))
 }
 
 /// The skill an agent would use under `name` (or, failing that, whose directory is `name`).
@@ -58,6 +39,17 @@ pub fn read(config: &SkillsConfig, names: &[&str]) -> Result<Vec<SkillBody>, Err
             })
         })
         .collect()
+}
+
+/// The catalog rendered for an agent; without a budget in `options`, the configured
+/// `budget_chars` (from `SkillsConfig` or a `skills.toml`) applies.
+pub fn render_catalog(config: &SkillsConfig, options: &RenderOptions) -> Result<Rendered, Error> {
+    let catalog = discover(config)?;
+    let mut options = options.clone();
+    if options.budget_chars.is_none() {
+        options.budget_chars = catalog.budget_chars;
+    }
+    Ok(crate::render::render(&catalog.skills, &options))
 }
 
 /// Every copy of `name` and why the winner won.
@@ -96,7 +88,9 @@ pub fn explain(config: &SkillsConfig, name: &str) -> Result<Explanation, Error> 
         rule = "the higher scope wins (profile > project > user > legacy); within a scope the earlier root; within a root the earlier path in byte order".to_owned();
     } else if let Some(hidden) = hidden {
         let why = match &hidden.reason {
-            HiddenReason::Denied { pattern } => format!("denied by the permission rule '{pattern}'"),
+            HiddenReason::Denied { pattern } => {
+                format!("denied by the permission rule '{pattern}'")
+            }
             HiddenReason::Disabled => "disabled in the configuration".to_owned(),
         };
         candidates.push(Candidate {
@@ -147,7 +141,11 @@ pub(crate) fn resolve<'c>(catalog: &'c Catalog, name: &str) -> Result<&'c Skill,
             },
         });
     }
-    let by_id: Vec<&Skill> = catalog.skills.iter().filter(|skill| skill.id == name).collect();
+    let by_id: Vec<&Skill> = catalog
+        .skills
+        .iter()
+        .filter(|skill| skill.id == name)
+        .collect();
     match by_id.as_slice() {
         [skill] => Ok(skill),
         [] => Err(not_found(catalog, name)),
@@ -164,11 +162,12 @@ pub(crate) fn resolve<'c>(catalog: &'c Catalog, name: &str) -> Result<&'c Skill,
 }
 
 fn not_found(catalog: &Catalog, name: &str) -> Error {
+    // Close enough to be a typo: about one edit per three characters, at least one.
     let suggestion = catalog
         .skills
         .iter()
         .map(|skill| (edit_distance(name, &skill.name), &skill.name))
-        .filter(|(distance, candidate)| *distance <= candidate.chars().count().max(3) / 3)
+        .filter(|(distance, candidate)| *distance <= (candidate.chars().count() / 3).max(1))
         .min()
         .map(|(_, candidate)| candidate.clone());
     Error::SkillNotFound {
@@ -177,20 +176,32 @@ fn not_found(catalog: &Catalog, name: &str) -> Error {
     }
 }
 
-/// Levenshtein distance over characters, for "did you mean".
+/// Edit distance over characters counting a swap of neighbours as one edit (optimal string
+/// alignment), for "did you mean".
 fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
     let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut previous = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let substitute = previous + usize::from(ca != *cb);
-            previous = row[j + 1];
-            row[j + 1] = substitute.min(row[j] + 1).min(previous + 1);
+    let width = b.len() + 1;
+    let mut table = vec![0usize; (a.len() + 1) * width];
+    for (i, cell) in table.iter_mut().step_by(width).enumerate() {
+        *cell = i;
+    }
+    for (j, cell) in table.iter_mut().take(width).enumerate() {
+        *cell = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut best = (table[(i - 1) * width + j] + 1)
+                .min(table[i * width + j - 1] + 1)
+                .min(table[(i - 1) * width + j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                best = best.min(table[(i - 2) * width + j - 2] + 1);
+            }
+            table[i * width + j] = best;
         }
     }
-    row[b.len()]
+    table[a.len() * width + b.len()]
 }
 
 #[cfg(test)]
@@ -201,7 +212,9 @@ mod tests {
     fn distances() {
         assert_eq!(edit_distance("pdf", "pdf"), 0);
         assert_eq!(edit_distance("pdf", "pdf-tools"), 6);
-        assert_eq!(edit_distance("pfd-tools", "pdf-tools"), 2);
+        assert_eq!(edit_distance("pfd-tools", "pdf-tools"), 1);
+        assert_eq!(edit_distance("alpah", "alpha"), 1);
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
         assert_eq!(edit_distance("", "abc"), 3);
     }
 }

@@ -76,11 +76,18 @@ pub fn discover(config: &SkillsConfig) -> Result<Catalog, Error> {
     diagnostics.extend(scanned.diagnostics);
     let outcomes = load_all(&config, &plan.roots, &scanned.found);
 
-    let mut catalog = assemble(&config, &plan.roots, scanned.found, outcomes, &mut diagnostics);
+    let mut catalog = assemble(
+        &config,
+        &plan.roots,
+        scanned.found,
+        outcomes,
+        &mut diagnostics,
+    );
     catalog.diagnostics = diagnostics;
     catalog.trusted = trusted;
     catalog.untrusted_roots = plan.untrusted;
     catalog.roots = plan.roots;
+    catalog.budget_chars = config.budget_chars;
     Ok(catalog)
 }
 
@@ -259,7 +266,7 @@ fn assemble(
     let mut visible = Vec::with_capacity(winners.len());
     let mut hidden = Vec::new();
     for mut skill in winners {
-        let disabled = config.disabled.iter().any(|name| *name == skill.name);
+        let disabled = config.disabled.contains(&skill.name);
         let (permission, pattern) = permission::decide(&config.permissions, &skill.name);
         let reason = match (disabled, permission, pattern) {
             (true, _, _) => Some(HiddenReason::Disabled),
@@ -324,3 +331,6 @@ fn relative(path: &Path, root: &Path) -> String {
         .display()
         .to_string()
 }
+
+#[cfg(test)]
+mod tests;

@@ -365,7 +365,10 @@ fn normalize(
         None if fallback.name.is_some() => {
             diagnostics.push(Diagnostic::warning(
                 DiagnosticCode::NameDefaulted,
-                format!("the frontmatter has no name; the name in {} is used", fallback.source),
+                format!(
+                    "the frontmatter has no name; the name in {} is used",
+                    fallback.source
+                ),
             ));
             fallback.name.clone().unwrap_or_default()
         }

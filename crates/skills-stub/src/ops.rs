@@ -55,3 +55,97 @@ pub mod validate {
         Err(Error::Disabled)
     }
 }
+
+pub mod discover {
+    //! The twin of `skills_ops::discover`: an empty catalog is the honest answer.
+
+    use skills_types::{Catalog, Error, SkillsConfig};
+
+    /// Disabled: an empty catalog.
+    pub fn discover(_config: &SkillsConfig) -> Result<Catalog, Error> {
+        Ok(Catalog::default())
+    }
+}
+
+pub mod catalog {
+    //! The twin of `skills_ops::catalog`. Listing and rendering answer "no skills"; asking for
+    //! one skill by name is `Err(Error::Disabled)` rather than a misleading "not found".
+
+    use skills_types::catalog::{Explanation, ListOptions, Listing, SkillBody};
+    use skills_types::render::{RenderOptions, Rendered};
+    use skills_types::{Error, Skill, SkillsConfig};
+
+    /// Disabled: an empty listing.
+    pub fn list(_config: &SkillsConfig, _options: &ListOptions) -> Result<Listing, Error> {
+        Ok(Listing::default())
+    }
+
+    /// Disabled: always `Err(Error::Disabled)`.
+    pub fn find(_config: &SkillsConfig, _name: &str) -> Result<Skill, Error> {
+        Err(Error::Disabled)
+    }
+
+    /// Disabled: always `Err(Error::Disabled)`.
+    pub fn read(_config: &SkillsConfig, _names: &[&str]) -> Result<Vec<SkillBody>, Error> {
+        Err(Error::Disabled)
+    }
+
+    /// Disabled: always `Err(Error::Disabled)`.
+    pub fn explain(_config: &SkillsConfig, _name: &str) -> Result<Explanation, Error> {
+        Err(Error::Disabled)
+    }
+
+    /// Disabled: the rendering of an empty catalog, which is empty text.
+    pub fn render_catalog(
+        _config: &SkillsConfig,
+        _options: &RenderOptions,
+    ) -> Result<Rendered, Error> {
+        Ok(Rendered::default())
+    }
+}
+
+pub mod agents_md {
+    //! The twin of `skills_ops::agents_md`: writing a file is a mutation.
+
+    use skills_types::render::{SyncOptions, SyncOutcome};
+    use skills_types::{Error, SkillsConfig};
+
+    /// Disabled: always `Err(Error::Disabled)`.
+    pub fn sync(_config: &SkillsConfig, _options: &SyncOptions) -> Result<SyncOutcome, Error> {
+        Err(Error::Disabled)
+    }
+}
+
+pub mod trust {
+    //! The twin of `skills_ops::trust`: nothing is trusted, and the marker is not written.
+
+    use std::path::PathBuf;
+
+    use skills_types::{Error, SkillsConfig};
+
+    /// Disabled: never trusted.
+    pub fn is_trusted(_config: &SkillsConfig) -> bool {
+        false
+    }
+
+    /// Disabled: always `Err(Error::Disabled)`.
+    pub fn trust(_config: &SkillsConfig) -> Result<PathBuf, Error> {
+        Err(Error::Disabled)
+    }
+
+    /// Disabled: always `Err(Error::Disabled)`.
+    pub fn revoke_trust(_config: &SkillsConfig) -> Result<bool, Error> {
+        Err(Error::Disabled)
+    }
+}
+
+pub mod render {
+    //! The twin of `skills_ops::render`: with no skill ever read, there is nothing to format.
+
+    use skills_types::catalog::SkillBody;
+
+    /// Disabled: empty text (the stub's `read` never returns bodies).
+    pub fn read_text(_bodies: &[SkillBody]) -> String {
+        String::new()
+    }
+}

@@ -65,6 +65,31 @@ pub struct Catalog {
     pub untrusted_roots: Vec<Root>,
     /// The roots scanned, in precedence order (highest first).
     pub roots: Vec<Root>,
+    /// The catalog's character budget from the configuration and its files, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub budget_chars: Option<usize>,
+}
+
+impl Catalog {
+    /// The listing of this catalog: summaries, optionally with the shadowed copies, optionally
+    /// of one scope only.
+    pub fn into_listing(self, options: &ListOptions) -> Listing {
+        let keep = |skill: &&Skill| options.scope.is_none_or(|scope| skill.scope == scope);
+        let summaries = |skills: &[Skill]| -> Vec<SkillSummary> {
+            skills.iter().filter(keep).map(SkillSummary::from).collect()
+        };
+        Listing {
+            skills: summaries(&self.skills),
+            shadowed: if options.include_shadowed {
+                summaries(&self.shadowed)
+            } else {
+                Vec::new()
+            },
+            diagnostics: self.diagnostics,
+            trusted: self.trusted,
+            untrusted_roots: self.untrusted_roots,
+        }
+    }
 }
 
 /// What `list` returns: the catalog without frontmatter or bodies.

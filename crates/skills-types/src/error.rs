@@ -150,7 +150,10 @@ mod tests {
                 },
                 "denied",
             ),
-            (Error::SkillDisabled { name: "pdf".into() }, "skill_disabled"),
+            (
+                Error::SkillDisabled { name: "pdf".into() },
+                "skill_disabled",
+            ),
         ];
         for (error, kind) in samples {
             assert_eq!(error.kind(), kind);
@@ -164,7 +167,10 @@ mod tests {
             name: "pdf".into(),
             suggestion: Some("pdf-tools".into()),
         };
-        assert_eq!(error.to_string(), "no skill named 'pdf'; did you mean 'pdf-tools'?");
+        assert_eq!(
+            error.to_string(),
+            "no skill named 'pdf'; did you mean 'pdf-tools'?"
+        );
     }
 
     #[test]

@@ -22,6 +22,7 @@ pub mod skill;
 pub mod tool;
 pub mod validate;
 
+pub use catalog::Catalog;
 pub use config::SkillsConfig;
 pub use diagnostic::{Diagnostic, DiagnosticCode, Severity};
 pub use document::SkillDocument;
@@ -29,5 +30,4 @@ pub use error::Error;
 pub use frontmatter::Frontmatter;
 pub use scope::SkillScope;
 pub use skill::{Skill, SkillSummary};
-pub use catalog::Catalog;
 pub use tool::{ToolContent, ToolResult};

@@ -20,10 +20,13 @@
 
 #![warn(missing_docs)]
 
+mod handle;
+
+pub use handle::Skills;
 pub use skills_types as types;
 pub use skills_types::{
-    Diagnostic, DiagnosticCode, Error, Frontmatter, Severity, SkillDocument, SkillScope,
-    SkillsConfig, ToolContent, ToolResult,
+    Catalog, Diagnostic, DiagnosticCode, Error, Frontmatter, Severity, Skill, SkillDocument,
+    SkillScope, SkillSummary, SkillsConfig, ToolContent, ToolResult,
 };
 
 /// `true` when the subsystem is compiled in (the `skills` feature), `false` for the stub.
@@ -39,6 +42,23 @@ pub mod load {
     //! it can and records what it forgave as diagnostics (01 §Splitting, §Frontmatter fields).
 
     pub use crate::ops::load::{find_definition, load_document, parse_document};
+}
+
+pub mod catalog {
+    //! What discovery returns and the questions asked of it (02): see [`crate::Skills`].
+
+    pub use skills_types::catalog::*;
+    pub use skills_types::config::{
+        DiscoveryLimits, Permission, PermissionRule, SymlinkPolicy, TrustPolicy,
+    };
+    pub use skills_types::skill::*;
+}
+
+pub mod render {
+    //! The catalog as an agent sees it, and the `AGENTS.md` block (02 §Rendering the catalog).
+
+    pub use crate::ops::render::read_text;
+    pub use skills_types::render::*;
 }
 
 pub mod validate {

@@ -57,7 +57,9 @@ impl Stamp {
                 .modified()
                 .ok()
                 .and_then(|time| time.duration_since(std::time::UNIX_EPOCH).ok())
-                .map_or((0, 0), |d| (i64::try_from(d.as_secs()).unwrap_or(0), d.subsec_nanos()));
+                .map_or((0, 0), |d| {
+                    (i64::try_from(d.as_secs()).unwrap_or(0), d.subsec_nanos())
+                });
             Self {
                 len: metadata.len(),
                 modified,
@@ -171,7 +173,11 @@ impl From<&Loaded> for CachedLoad {
             platforms: frontmatter.platforms.clone(),
             triggers: frontmatter.triggers.clone(),
             extra: serde_json::to_string(&frontmatter.extra).unwrap_or_default(),
-            diagnostics: loaded.diagnostics.iter().map(CachedDiagnostic::from).collect(),
+            diagnostics: loaded
+                .diagnostics
+                .iter()
+                .map(CachedDiagnostic::from)
+                .collect(),
             when_to_use: loaded.when_to_use.clone(),
             inputs: loaded
                 .inputs
@@ -256,7 +262,11 @@ impl Cache {
     }
 
     /// The cached outcome for a definition file, when its stamps still match.
-    pub(crate) fn take(&mut self, path: &Path, stamps: &Stamps) -> Option<Result<Loaded, Diagnostic>> {
+    pub(crate) fn take(
+        &mut self,
+        path: &Path,
+        stamps: &Stamps,
+    ) -> Option<Result<Loaded, Diagnostic>> {
         let key = path.to_string_lossy();
         let entry = self.entries.remove(key.as_ref())?;
         if entry.stamps != *stamps {
@@ -326,11 +336,15 @@ fn read(path: &Path) -> Option<HashMap<String, Entry>> {
 
 fn write(path: &Path, file: &CacheFile) -> std::io::Result<()> {
     let bytes = postcard::to_stdvec(file).map_err(std::io::Error::other)?;
-    let dir = path.parent().ok_or_else(|| std::io::Error::other("no parent"))?;
+    let dir = path
+        .parent()
+        .ok_or_else(|| std::io::Error::other("no parent"))?;
     std::fs::create_dir_all(dir)?;
     let temporary = dir.join(format!(
         ".{}.{}.tmp",
-        path.file_name().map(|name| name.to_string_lossy()).unwrap_or_default(),
+        path.file_name()
+            .map(|name| name.to_string_lossy())
+            .unwrap_or_default(),
         std::process::id()
     ));
     let result = (|| {

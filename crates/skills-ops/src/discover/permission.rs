@@ -72,13 +72,25 @@ mod tests {
     #[test]
     fn last_matching_rule_wins() {
         let rules = vec![
-            PermissionRule { pattern: "*".into(), permission: Permission::Deny },
-            PermissionRule { pattern: "pdf*".into(), permission: Permission::Ask },
-            PermissionRule { pattern: "pdf-safe".into(), permission: Permission::Allow },
+            PermissionRule {
+                pattern: "*".into(),
+                permission: Permission::Deny,
+            },
+            PermissionRule {
+                pattern: "pdf*".into(),
+                permission: Permission::Ask,
+            },
+            PermissionRule {
+                pattern: "pdf-safe".into(),
+                permission: Permission::Allow,
+            },
         ];
         assert_eq!(decide(&rules, "other"), (Permission::Deny, Some("*")));
         assert_eq!(decide(&rules, "pdf-tools"), (Permission::Ask, Some("pdf*")));
-        assert_eq!(decide(&rules, "pdf-safe"), (Permission::Allow, Some("pdf-safe")));
+        assert_eq!(
+            decide(&rules, "pdf-safe"),
+            (Permission::Allow, Some("pdf-safe"))
+        );
         assert_eq!(decide(&[], "x"), (Permission::Allow, None));
     }
 }

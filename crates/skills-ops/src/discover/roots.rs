@@ -73,7 +73,12 @@ pub(crate) fn plan(config: &SkillsConfig, trusted: bool) -> Plan {
     };
     // The profile root lives in the workspace too: an untrusted clone must not be able to
     // put skills in front of an agent through it either.
-    for (gated, roots) in [(true, profile), (true, project), (false, user), (true, legacy)] {
+    for (gated, roots) in [
+        (true, profile),
+        (true, project),
+        (false, user),
+        (true, legacy),
+    ] {
         if gated && !trusted {
             plan.untrusted
                 .extend(roots.into_iter().filter(|root| root.path.is_dir()));
@@ -117,7 +122,10 @@ mod tests {
         assert_eq!(
             scopes_and_paths(&plan.roots, base),
             [
-                (SkillScope::Profile, "ws/personalities/dev/skills".to_owned()),
+                (
+                    SkillScope::Profile,
+                    "ws/personalities/dev/skills".to_owned()
+                ),
                 (SkillScope::Project, "ws/.openhuman/skills".to_owned()),
                 (SkillScope::Project, "ws/.agents/skills".to_owned()),
                 (SkillScope::Project, "ws/.claude/skills".to_owned()),

@@ -108,7 +108,12 @@ impl Walker {
                 "the root is {} again, which was already scanned",
                 canonical.display()
             );
-            return self.note(Severity::Info, DiagnosticCode::DuplicateDirectory, path, message);
+            return self.note(
+                Severity::Info,
+                DiagnosticCode::DuplicateDirectory,
+                path,
+                message,
+            );
         }
         if let Some(entries) = self.read_sorted(path) {
             // The limit ends this root's walk; discovery goes on with the next root.
@@ -149,7 +154,12 @@ impl Walker {
                     "more than {} folders under this root; the rest were not scanned",
                     self.limits.max_dirs_per_root
                 );
-                self.note(Severity::Warning, DiagnosticCode::DirectoryLimit, dir, message);
+                self.note(
+                    Severity::Warning,
+                    DiagnosticCode::DirectoryLimit,
+                    dir,
+                    message,
+                );
                 return Err(Stop);
             }
             self.budget -= 1;
@@ -158,7 +168,12 @@ impl Walker {
                     "{} was already reached another way and is loaded once",
                     child_canonical.display()
                 );
-                self.note(Severity::Info, DiagnosticCode::DuplicateDirectory, &child, message);
+                self.note(
+                    Severity::Info,
+                    DiagnosticCode::DuplicateDirectory,
+                    &child,
+                    message,
+                );
                 continue;
             }
             self.visit(&child, &child_canonical, depth + 1)?;
@@ -191,7 +206,12 @@ impl Walker {
             Err(error) if error.kind() == std::io::ErrorKind::NotFound => {}
             Err(error) => {
                 let message = format!("cannot be inspected: {error}");
-                self.note(Severity::Warning, DiagnosticCode::Unreadable, &exact, message);
+                self.note(
+                    Severity::Warning,
+                    DiagnosticCode::Unreadable,
+                    &exact,
+                    message,
+                );
                 return Ok(());
             }
         }
@@ -239,7 +259,12 @@ impl Walker {
             let message =
                 "the definition file is a symlink; it is read only with the `always` symlink policy"
                     .to_owned();
-            self.note(Severity::Info, DiagnosticCode::SymlinkSkipped, path, message);
+            self.note(
+                Severity::Info,
+                DiagnosticCode::SymlinkSkipped,
+                path,
+                message,
+            );
             return None;
         }
         std::fs::metadata(path).ok().filter(Metadata::is_file)
@@ -249,7 +274,12 @@ impl Walker {
     fn follow(&mut self, link: &Path) -> Option<PathBuf> {
         if self.policy == SymlinkPolicy::Never {
             let message = "a symlinked folder; the `never` symlink policy skips it".to_owned();
-            self.note(Severity::Info, DiagnosticCode::SymlinkSkipped, link, message);
+            self.note(
+                Severity::Info,
+                DiagnosticCode::SymlinkSkipped,
+                link,
+                message,
+            );
             return None;
         }
         let target = match std::fs::canonicalize(link) {
@@ -272,7 +302,12 @@ impl Walker {
                 "points to {}, outside every skill root; not followed",
                 target.display()
             );
-            self.note(Severity::Warning, DiagnosticCode::SymlinkOutsideRoots, link, message);
+            self.note(
+                Severity::Warning,
+                DiagnosticCode::SymlinkOutsideRoots,
+                link,
+                message,
+            );
             return None;
         }
         Some(target)
@@ -291,13 +326,20 @@ impl Walker {
         let mut sorted = Vec::new();
         for entry in entries {
             let Ok(entry) = entry else { continue };
-            let Ok(kind) = entry.file_type() else { continue };
+            let Ok(kind) = entry.file_type() else {
+                continue;
+            };
             match entry.file_name().into_string() {
                 Ok(name) => sorted.push((name, kind)),
                 Err(name) => {
                     let path = dir.join(&name);
                     let message = "the name is not valid UTF-8; it is skipped".to_owned();
-                    self.note(Severity::Warning, DiagnosticCode::Unreadable, &path, message);
+                    self.note(
+                        Severity::Warning,
+                        DiagnosticCode::Unreadable,
+                        &path,
+                        message,
+                    );
                 }
             }
         }

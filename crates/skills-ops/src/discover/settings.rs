@@ -44,7 +44,8 @@ fn apply_file(
     diagnostics: &mut Vec<Diagnostic>,
 ) {
     let mut problem = |message: String| {
-        diagnostics.push(Diagnostic::warning(DiagnosticCode::InvalidConfig, message).with_path(file));
+        diagnostics
+            .push(Diagnostic::warning(DiagnosticCode::InvalidConfig, message).with_path(file));
     };
     let text = match read_small(file) {
         Ok(Some(text)) => text,
@@ -90,11 +91,14 @@ fn apply_file(
             "catalog" => match value.as_table() {
                 Some(catalog) => {
                     for (key, value) in catalog {
-                        match (key.as_str(), value.as_integer().and_then(|n| usize::try_from(n).ok())) {
+                        match (
+                            key.as_str(),
+                            value.as_integer().and_then(|n| usize::try_from(n).ok()),
+                        ) {
                             ("budget_chars", Some(budget)) => config.budget_chars = Some(budget),
-                            ("budget_chars", None) => {
-                                problem("'catalog.budget_chars' must be a positive number".to_owned())
-                            }
+                            ("budget_chars", None) => problem(
+                                "'catalog.budget_chars' must be a positive number".to_owned(),
+                            ),
                             (other, _) => problem(format!("unknown key 'catalog.{other}'")),
                         }
                     }
@@ -186,7 +190,11 @@ mod tests {
         let (trusted, _) = effective(&config, true);
         assert_eq!(trusted.disabled, ["old", "legacy"]);
         assert_eq!(trusted.budget_chars, Some(50));
-        let patterns: Vec<&str> = trusted.permissions.iter().map(|rule| rule.pattern.as_str()).collect();
+        let patterns: Vec<&str> = trusted
+            .permissions
+            .iter()
+            .map(|rule| rule.pattern.as_str())
+            .collect();
         assert_eq!(patterns, ["*", "pdf"]);
     }
 
@@ -200,7 +208,11 @@ mod tests {
         let config = SkillsConfig::new(home.path(), home.path());
         let (merged, diagnostics) = effective(&config, false);
         assert_eq!(diagnostics.len(), 3, "{diagnostics:?}");
-        assert!(diagnostics.iter().all(|d| d.code == DiagnosticCode::InvalidConfig));
+        assert!(
+            diagnostics
+                .iter()
+                .all(|d| d.code == DiagnosticCode::InvalidConfig)
+        );
         assert_eq!(merged.permissions.len(), 1);
 
         write(home.path(), "this is = not toml = at all\n");

@@ -32,7 +32,10 @@ struct SidecarFile {
     inputs: Vec<SkillInput>,
     /// The optional preflight table; read by the runtime stage, accepted here.
     #[serde(default)]
-    #[expect(dead_code, reason = "accepted so that it is not an unknown key; used by the runtime stage")]
+    #[expect(
+        dead_code,
+        reason = "accepted so that it is not an unknown key; used by the runtime stage"
+    )]
     github: Option<toml::Table>,
 }
 
@@ -44,7 +47,10 @@ pub(crate) fn read_sidecar(path: &Path, diagnostics: &mut Vec<Diagnostic>) -> Si
     let file: SidecarFile = match toml::from_str(&text) {
         Ok(file) => file,
         Err(error) => {
-            diagnostics.push(invalid(path, format!("not a valid sidecar: {}", error.message())));
+            diagnostics.push(invalid(
+                path,
+                format!("not a valid sidecar: {}", error.message()),
+            ));
             return Sidecar::default();
         }
     };
@@ -53,7 +59,10 @@ pub(crate) fn read_sidecar(path: &Path, diagnostics: &mut Vec<Diagnostic>) -> Si
     for input in file.inputs {
         let name = input.name.trim();
         if name.is_empty() {
-            diagnostics.push(invalid(path, "an input has an empty name; it is ignored".to_owned()));
+            diagnostics.push(invalid(
+                path,
+                "an input has an empty name; it is ignored".to_owned(),
+            ));
         } else if !seen.insert(name.to_lowercase()) {
             diagnostics.push(invalid(
                 path,
@@ -148,7 +157,11 @@ mod tests {
         let mut diagnostics = Vec::new();
         let sidecar = read_sidecar(&path, &mut diagnostics);
         assert_eq!(sidecar.when_to_use.as_deref(), Some("When releasing."));
-        let names: Vec<&str> = sidecar.inputs.iter().map(|input| input.name.as_str()).collect();
+        let names: Vec<&str> = sidecar
+            .inputs
+            .iter()
+            .map(|input| input.name.as_str())
+            .collect();
         assert_eq!(names, ["version", "notes"]);
         assert!(sidecar.inputs[0].required);
         assert_eq!(sidecar.inputs[1].kind.as_deref(), Some("path"));
@@ -170,7 +183,11 @@ mod tests {
     fn manifest_fallbacks() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("skill.json");
-        std::fs::write(&path, r#"{"name": "old", "description": "Old form.", "version": 2, "author": "A"}"#).unwrap();
+        std::fs::write(
+            &path,
+            r#"{"name": "old", "description": "Old form.", "version": 2, "author": "A"}"#,
+        )
+        .unwrap();
         let mut diagnostics = Vec::new();
         let fallback = read_manifest(&path, &mut diagnostics);
         assert!(diagnostics.is_empty());
@@ -178,7 +195,10 @@ mod tests {
         assert_eq!(fallback.description.as_deref(), Some("Old form."));
         assert_eq!(
             fallback.metadata,
-            [("version".to_owned(), "2".to_owned()), ("author".to_owned(), "A".to_owned())]
+            [
+                ("version".to_owned(), "2".to_owned()),
+                ("author".to_owned(), "A".to_owned())
+            ]
         );
     }
 }

@@ -5,8 +5,10 @@
 
 use std::path::{Path, PathBuf};
 
+use skills::catalog::{Explanation, ListOptions, Listing, SkillBody};
+use skills::render::{RenderOptions, Rendered, SyncOptions, SyncOutcome};
 use skills::validate::{Options, Profile, Report};
-use skills::{Error, SkillDocument};
+use skills::{Catalog, Error, Skill, SkillDocument, Skills, SkillsConfig};
 
 const _: fn(&Path) -> Result<PathBuf, Error> = skills::load::find_definition;
 const _: fn(&Path) -> Result<SkillDocument, Error> = skills::load::load_document;
@@ -20,6 +22,20 @@ const _: fn(&Path, &[u8], &Options) -> Result<Report, Error> = skills::validate:
 const _: fn(&Path, &Options) -> Result<Vec<Result<Report, Error>>, Error> =
     skills::validate::validate_tree;
 
+const _: fn(SkillsConfig) -> Skills = Skills::new;
+const _: fn(&Skills) -> &SkillsConfig = Skills::config;
+const _: fn(&Skills) -> Result<Catalog, Error> = Skills::discover;
+const _: fn(&Skills, &ListOptions) -> Result<Listing, Error> = Skills::list;
+const _: fn(&Skills, &str) -> Result<Skill, Error> = Skills::get;
+const _: fn(&Skills, &[&str]) -> Result<Vec<SkillBody>, Error> = Skills::read;
+const _: fn(&Skills, &str) -> Result<Explanation, Error> = Skills::explain;
+const _: fn(&Skills, &RenderOptions) -> Result<Rendered, Error> = Skills::render_catalog;
+const _: fn(&Skills, &SyncOptions) -> Result<SyncOutcome, Error> = Skills::sync_agents_md;
+const _: fn(&Skills) -> bool = Skills::is_trusted;
+const _: fn(&Skills) -> Result<PathBuf, Error> = Skills::trust;
+const _: fn(&Skills) -> Result<bool, Error> = Skills::revoke_trust;
+const _: fn(&[SkillBody]) -> String = skills::render::read_text;
+
 const fn assert_send_sync<T: Send + Sync>() {}
 const _: () = {
     assert_send_sync::<Error>();
@@ -28,6 +44,8 @@ const _: () = {
     assert_send_sync::<Options>();
     assert_send_sync::<skills::SkillsConfig>();
     assert_send_sync::<skills::ToolResult>();
+    assert_send_sync::<Skills>();
+    assert_send_sync::<Catalog>();
 };
 
 /// CI runs each direction with `SKILLS_EXPECT_ENABLED` set, so a feature-unification accident
@@ -99,5 +117,45 @@ fn each_side_behaves_as_documented() {
         disabled(skills::validate::validate_path(dir, &options).unwrap_err());
         disabled(skills::validate::validate_bytes(&file, b"", &options).unwrap_err());
         disabled(skills::validate::validate_tree(root.path(), &options).unwrap_err());
+    }
+}
+
+#[test]
+fn the_handle_behaves_as_documented_on_each_side() {
+    let home = tempfile::tempdir().unwrap();
+    let workspace = tempfile::tempdir().unwrap();
+    let root = home.path().join(".openhuman/skills");
+    std::fs::create_dir_all(&root).unwrap();
+    write_skill(&root);
+    let mut config = SkillsConfig::new(workspace.path(), home.path());
+    config.cache = false;
+    let skills = Skills::new(config);
+    let markdown = RenderOptions::new(skills::render::Format::Markdown);
+    if skills::ENABLED {
+        assert_eq!(skills.discover().unwrap().skills.len(), 1);
+        assert_eq!(skills.list(&ListOptions::default()).unwrap().skills[0].name, "pdf-tools");
+        assert_eq!(skills.get("pdf-tools").unwrap().id, "pdf-tools");
+        assert_eq!(skills.read(&["pdf-tools"]).unwrap()[0].body, "Body\n");
+        assert_eq!(skills.explain("pdf-tools").unwrap().candidates.len(), 1);
+        assert!(skills.render_catalog(&markdown).unwrap().text.contains("**pdf-tools**"));
+        assert!(!skills.is_trusted());
+        skills.trust().unwrap();
+        assert!(skills.is_trusted());
+        assert!(skills.revoke_trust().unwrap());
+        let outcome = skills.sync_agents_md(&SyncOptions::default()).unwrap();
+        assert!(outcome.changed);
+    } else {
+        let disabled = |error: Error| assert_eq!(error.kind(), "disabled");
+        assert!(skills.discover().unwrap().skills.is_empty());
+        assert!(skills.list(&ListOptions::default()).unwrap().skills.is_empty());
+        disabled(skills.get("pdf-tools").unwrap_err());
+        disabled(skills.read(&["pdf-tools"]).unwrap_err());
+        disabled(skills.explain("pdf-tools").unwrap_err());
+        assert_eq!(skills.render_catalog(&markdown).unwrap().text, "");
+        assert!(!skills.is_trusted());
+        disabled(skills.trust().unwrap_err());
+        disabled(skills.revoke_trust().unwrap_err());
+        disabled(skills.sync_agents_md(&SyncOptions::default()).unwrap_err());
+        assert_eq!(skills::render::read_text(&[]), "");
     }
 }

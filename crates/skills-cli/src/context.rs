@@ -1,0 +1,44 @@
+//! From command-line options and the environment to a `SkillsConfig`.
+//!
+//! This is the only place that reads the environment (the library never does, 02
+//! §Configuration): `SKILLS_HOME` (through clap, as `--home`'s default),
+//! `SKILLS_DISABLE_EXTERNAL`, and `$HOME`.
+
+use skills::{Skills, SkillsConfig};
+
+use crate::cli::{Discovery, Global};
+
+/// `SKILLS_DISABLE_EXTERNAL=1` turns off the shared `.agents` and `.claude` roots.
+const DISABLE_EXTERNAL: &str = "SKILLS_DISABLE_EXTERNAL";
+
+/// The configuration the options describe, or a message saying what is missing.
+pub(crate) fn config(
+    global: &Global,
+    discovery: Option<&Discovery>,
+) -> Result<SkillsConfig, String> {
+    let workspace = match &global.workspace {
+        Some(workspace) => workspace.clone(),
+        None => std::env::current_dir()
+            .map_err(|error| format!("the current directory cannot be read: {error}"))?,
+    };
+    let home = match &global.home {
+        Some(home) => home.clone(),
+        None => std::env::home_dir()
+            .ok_or("no home directory is known: pass --home DIR or set SKILLS_HOME")?,
+    };
+    let mut config = SkillsConfig::new(workspace, home);
+    config.app_dir = global.app_dir.clone();
+    config.profile = discovery.and_then(|discovery| discovery.profile.clone());
+    config.interop = !is_set(DISABLE_EXTERNAL);
+    Ok(config)
+}
+
+/// The handle for a discovery command.
+pub(crate) fn skills(global: &Global, discovery: Option<&Discovery>) -> Result<Skills, String> {
+    config(global, discovery).map(Skills::new)
+}
+
+/// Whether a boolean environment variable is on (`1`, `true`, `yes`).
+fn is_set(name: &str) -> bool {
+    std::env::var(name).is_ok_and(|value| matches!(value.trim(), "1" | "true" | "yes"))
+}

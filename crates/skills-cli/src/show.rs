@@ -1,0 +1,120 @@
+//! `skills show NAME`: one skill's frontmatter, sidecar inputs, shadowed copies, diagnostics
+//! and location; `--json` prints the `Skill` record.
+
+use skills::{Diagnostic, Skill};
+
+use crate::Exit;
+use crate::cli::{Global, NameArgs};
+use crate::context;
+use crate::output::{self, DIM, ERROR, OK, WARNING};
+
+pub(crate) fn run(global: &Global, args: &NameArgs) -> Exit {
+    let skills = match context::skills(global, Some(&args.discovery)) {
+        Ok(skills) => skills,
+        Err(message) => return output::usage(global, &message),
+    };
+    let skill = match skills.get(&args.name) {
+        Ok(skill) => skill,
+        Err(error) => return output::fail(global, &error),
+    };
+    if global.json {
+        output::print_json(&skill);
+    } else {
+        print(&skill);
+    }
+    Exit::Success
+}
+
+fn print(skill: &Skill) {
+    output::line(format_args!(
+        "{OK}{}{OK:#}  {DIM}({}){DIM:#}",
+        skill.name, skill.scope
+    ));
+    output::line(format_args!("  {}", skill.description));
+    output::line("");
+    let frontmatter = &skill.frontmatter;
+    let mut fields: Vec<(&str, String)> = vec![
+        ("location", skill.location.display().to_string()),
+        ("directory", skill.dir.display().to_string()),
+        (
+            "permission",
+            format!("{:?}", skill.permission).to_lowercase(),
+        ),
+    ];
+    if skill.id != skill.name {
+        fields.push(("id", skill.id.clone()));
+    }
+    if let Some(license) = &frontmatter.license {
+        fields.push(("license", license.clone()));
+    }
+    if let Some(compatibility) = &frontmatter.compatibility {
+        fields.push(("compatibility", compatibility.clone()));
+    }
+    if !frontmatter.allowed_tools.is_empty() {
+        fields.push(("allowed-tools", frontmatter.allowed_tools.join(", ")));
+    }
+    if !frontmatter.platforms.is_empty() {
+        fields.push(("platforms", frontmatter.platforms.join(", ")));
+    }
+    if !frontmatter.triggers.is_empty() {
+        fields.push(("triggers", frontmatter.triggers.join(", ")));
+    }
+    for (key, value) in &frontmatter.metadata {
+        fields.push(("metadata", format!("{key} = {value}")));
+    }
+    for (key, value) in &frontmatter.extra {
+        fields.push(("extra", format!("{key} = {value}")));
+    }
+    if let Some(when) = &skill.when_to_use {
+        fields.push(("when to use", when.clone()));
+    }
+    for input in &skill.inputs {
+        let required = if input.required { " (required)" } else { "" };
+        let kind = input
+            .kind
+            .as_ref()
+            .map(|kind| format!(" [{kind}]"))
+            .unwrap_or_default();
+        fields.push((
+            "input",
+            format!("{}{kind}{required}  {}", input.name, input.description),
+        ));
+    }
+    for copy in &skill.shadowed {
+        fields.push((
+            "shadows",
+            format!(
+                "{} {} ({})",
+                copy.scope,
+                copy.location.display(),
+                copy.reason
+            ),
+        ));
+    }
+    let width = fields.iter().map(|(key, _)| key.len()).max().unwrap_or(0);
+    for (key, value) in fields {
+        output::line(format_args!("  {DIM}{key:<width$}{DIM:#}  {value}"));
+    }
+    if !skill.diagnostics.is_empty() {
+        output::line("");
+        for diagnostic in &skill.diagnostics {
+            output::line(format_args!("  {}", describe(diagnostic)));
+        }
+    }
+}
+
+fn describe(diagnostic: &Diagnostic) -> String {
+    let style = match diagnostic.severity {
+        skills::Severity::Error => ERROR,
+        skills::Severity::Warning => WARNING,
+        skills::Severity::Info => DIM,
+    };
+    let line = diagnostic
+        .line
+        .map(|line| format!(" line {line}"))
+        .unwrap_or_default();
+    format!(
+        "{style}{}{style:#}{DIM}[{}]{DIM:#}{line}: {}",
+        diagnostic.severity, diagnostic.code, diagnostic.message
+    )
+}

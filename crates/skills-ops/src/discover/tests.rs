@@ -1,0 +1,421 @@
+//! Discovery on real temporary trees: scopes and precedence, trust, symlinks, limits,
+//! permissions, the cache, and determinism.
+
+use std::path::{Path, PathBuf};
+
+use skills_types::config::{Permission, PermissionRule, SymlinkPolicy};
+use skills_types::{DiagnosticCode, SkillScope, SkillsConfig};
+
+use super::*;
+
+/// A temporary home and workspace.
+struct Tree {
+    _dir: tempfile::TempDir,
+    home: PathBuf,
+    workspace: PathBuf,
+}
+
+impl Tree {
+    fn new() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let home = dir.path().join("home");
+        let workspace = dir.path().join("ws");
+        std::fs::create_dir_all(&home).unwrap();
+        std::fs::create_dir_all(&workspace).unwrap();
+        Self {
+            _dir: dir,
+            home,
+            workspace,
+        }
+    }
+
+    fn config(&self) -> SkillsConfig {
+        let mut config = SkillsConfig::new(&self.workspace, &self.home);
+        config.cache = false;
+        config
+    }
+
+    fn trust(&self) {
+        trust::trust(&self.config()).unwrap();
+    }
+
+    /// Writes `<root>/<relative>/SKILL.md` for a skill named `name`.
+    fn skill(&self, root: &Path, relative: &str, name: &str) -> PathBuf {
+        let dir = root.join(relative);
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("SKILL.md");
+        std::fs::write(
+            &file,
+            format!(
+                "---\nname: {name}\ndescription: {name} in {}\n---\nBody of {name}.\n",
+                root.display()
+            ),
+        )
+        .unwrap();
+        file
+    }
+
+    fn user(&self) -> PathBuf {
+        self.home.join(".openhuman/skills")
+    }
+
+    fn user_agents(&self) -> PathBuf {
+        self.home.join(".agents/skills")
+    }
+
+    fn project(&self) -> PathBuf {
+        self.workspace.join(".openhuman/skills")
+    }
+
+    fn project_agents(&self) -> PathBuf {
+        self.workspace.join(".agents/skills")
+    }
+
+    fn project_claude(&self) -> PathBuf {
+        self.workspace.join(".claude/skills")
+    }
+
+    fn legacy(&self) -> PathBuf {
+        self.workspace.join("skills")
+    }
+}
+
+fn names(catalog: &Catalog) -> Vec<(&str, SkillScope)> {
+    catalog
+        .skills
+        .iter()
+        .map(|skill| (skill.name.as_str(), skill.scope))
+        .collect()
+}
+
+fn codes(catalog: &Catalog) -> Vec<DiagnosticCode> {
+    catalog.diagnostics.iter().map(|d| d.code).collect()
+}
+
+#[test]
+fn precedence_across_scopes() {
+    let tree = Tree::new();
+    tree.trust();
+    tree.skill(&tree.legacy(), "a", "shared");
+    tree.skill(&tree.user(), "a", "shared");
+    tree.skill(&tree.project(), "a", "shared");
+    tree.skill(&tree.legacy(), "l", "only-legacy");
+    tree.skill(&tree.user(), "u", "only-user");
+    let mut config = tree.config();
+    config.profile = Some("dev".into());
+    let profile_root = tree.workspace.join("personalities/dev/skills");
+    tree.skill(&profile_root, "a", "shared");
+
+    let catalog = discover(&config).unwrap();
+    assert_eq!(
+        names(&catalog),
+        [
+            ("only-legacy", SkillScope::Legacy),
+            ("only-user", SkillScope::User),
+            ("shared", SkillScope::Profile),
+        ]
+    );
+    let winner = &catalog.skills[2];
+    let lost: Vec<SkillScope> = winner.shadowed.iter().map(|copy| copy.scope).collect();
+    assert_eq!(
+        lost,
+        [SkillScope::Project, SkillScope::User, SkillScope::Legacy]
+    );
+    assert!(
+        winner
+            .diagnostics
+            .iter()
+            .any(|d| d.code == DiagnosticCode::Shadowed)
+    );
+    assert_eq!(catalog.shadowed.len(), 3);
+
+    // Without the profile, project beats user beats legacy.
+    let catalog = discover(&tree.config()).unwrap();
+    assert_eq!(catalog.skills[2].scope, SkillScope::Project);
+}
+
+#[test]
+fn earlier_root_then_sorted_path_wins_within_a_scope() {
+    let tree = Tree::new();
+    tree.trust();
+    tree.skill(&tree.project_claude(), "x", "dup");
+    tree.skill(&tree.project_agents(), "x", "dup");
+    tree.skill(&tree.project_agents(), "b-cat/z", "dup2");
+    tree.skill(&tree.project_agents(), "a-cat/z", "dup2");
+    let catalog = discover(&tree.config()).unwrap();
+    let dup = catalog.skills.iter().find(|s| s.name == "dup").unwrap();
+    assert!(dup.location.starts_with(tree.project_agents()));
+    assert!(
+        dup.shadowed[0].reason.contains("comes before"),
+        "{}",
+        dup.shadowed[0].reason
+    );
+    let dup2 = catalog.skills.iter().find(|s| s.name == "dup2").unwrap();
+    assert!(dup2.dir.ends_with("a-cat/z"));
+    assert!(
+        dup2.shadowed[0].reason.contains("sorts before"),
+        "{}",
+        dup2.shadowed[0].reason
+    );
+}
+
+#[test]
+fn untrusted_workspace_skips_project_and_legacy_and_says_so() {
+    let tree = Tree::new();
+    tree.skill(&tree.project(), "p", "project-skill");
+    tree.skill(&tree.legacy(), "l", "legacy-skill");
+    tree.skill(&tree.user(), "u", "user-skill");
+    let catalog = discover(&tree.config()).unwrap();
+    assert!(!catalog.trusted);
+    assert_eq!(names(&catalog), [("user-skill", SkillScope::User)]);
+    assert_eq!(catalog.untrusted_roots.len(), 2);
+    assert_eq!(codes(&catalog), [DiagnosticCode::UntrustedWorkspace]);
+
+    tree.trust();
+    let catalog = discover(&tree.config()).unwrap();
+    assert!(catalog.trusted);
+    assert_eq!(catalog.skills.len(), 3);
+    assert!(catalog.untrusted_roots.is_empty());
+}
+
+#[cfg(unix)]
+#[test]
+fn symlinks_within_roots_load_once_and_outside_are_skipped() {
+    use std::os::unix::fs::symlink;
+    let tree = Tree::new();
+    tree.trust();
+    tree.skill(&tree.project_agents(), "x", "linked");
+    std::fs::create_dir_all(tree.project_claude()).unwrap();
+    symlink(
+        tree.project_agents().join("x"),
+        tree.project_claude().join("x"),
+    )
+    .unwrap();
+    let outside = tree.home.parent().unwrap().join("outside");
+    tree.skill(&outside, "evil", "evil");
+    symlink(outside.join("evil"), tree.project_agents().join("evil")).unwrap();
+
+    let catalog = discover(&tree.config()).unwrap();
+    assert_eq!(names(&catalog), [("linked", SkillScope::Project)]);
+    assert!(catalog.skills[0].shadowed.is_empty());
+    assert!(codes(&catalog).contains(&DiagnosticCode::SymlinkOutsideRoots));
+    assert!(codes(&catalog).contains(&DiagnosticCode::DuplicateDirectory));
+
+    let mut always = tree.config();
+    always.symlinks = SymlinkPolicy::Always;
+    assert_eq!(discover(&always).unwrap().skills.len(), 2);
+
+    let mut never = tree.config();
+    never.symlinks = SymlinkPolicy::Never;
+    let catalog = discover(&never).unwrap();
+    assert_eq!(names(&catalog), [("linked", SkillScope::Project)]);
+    assert!(
+        catalog.skills[0]
+            .location
+            .starts_with(tree.project_agents())
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn symlink_loops_terminate() {
+    use std::os::unix::fs::symlink;
+    let tree = Tree::new();
+    let root = tree.user();
+    std::fs::create_dir_all(root.join("cat")).unwrap();
+    symlink(&root, root.join("cat/loop")).unwrap();
+    symlink(root.join("cat"), root.join("cat/self")).unwrap();
+    tree.skill(&root, "cat/real", "real");
+    let mut config = tree.config();
+    config.symlinks = SymlinkPolicy::Always;
+    let catalog = discover(&config).unwrap();
+    assert_eq!(names(&catalog), [("real", SkillScope::User)]);
+}
+
+#[test]
+fn malformed_skills_never_hide_good_ones() {
+    let tree = Tree::new();
+    let root = tree.user();
+    for index in 0..200 {
+        let dir = root.join(format!("bad-{index:03}"));
+        std::fs::create_dir_all(&dir).unwrap();
+        let text = match index % 4 {
+            0 => "---\nname: x\n".to_owned(),
+            1 => "---\nname: [unclosed\n---\n".to_owned(),
+            2 => "\u{0}\u{ff}".to_owned(),
+            _ => String::new(),
+        };
+        std::fs::write(dir.join("SKILL.md"), text).unwrap();
+    }
+    std::fs::write(root.join("bad-002/SKILL.md"), [0xff, 0xfe]).unwrap();
+    tree.skill(&root, "good", "good");
+    let catalog = discover(&tree.config()).unwrap();
+    assert!(catalog.skills.iter().any(|skill| skill.name == "good"));
+    assert!(codes(&catalog).contains(&DiagnosticCode::UnterminatedFrontmatter));
+    assert!(codes(&catalog).contains(&DiagnosticCode::NotUtf8));
+}
+
+#[test]
+fn limits_are_diagnostics() {
+    let tree = Tree::new();
+    let root = tree.user();
+    tree.skill(&root, "a/b/c/d/e/f/deep", "too-deep");
+    tree.skill(&root, "a/b/c/d/e/ok", "deep-enough");
+    let catalog = discover(&tree.config()).unwrap();
+    assert_eq!(names(&catalog), [("deep-enough", SkillScope::User)]);
+    assert!(codes(&catalog).contains(&DiagnosticCode::DepthLimit));
+
+    let mut config = tree.config();
+    config.limits.max_dirs_per_root = 3;
+    let catalog = discover(&config).unwrap();
+    assert!(codes(&catalog).contains(&DiagnosticCode::DirectoryLimit));
+}
+
+#[test]
+fn excluded_and_hidden_folders_are_not_scanned() {
+    let tree = Tree::new();
+    let root = tree.user();
+    for folder in [
+        "node_modules/x",
+        ".git/x",
+        ".hidden/x",
+        "target/x",
+        "__pycache__/x",
+    ] {
+        tree.skill(&root, folder, "excluded");
+    }
+    tree.skill(&root, "visible", "visible");
+    tree.skill(&root, "visible/nested", "nested-in-a-skill");
+    let catalog = discover(&tree.config()).unwrap();
+    assert_eq!(names(&catalog), [("visible", SkillScope::User)]);
+}
+
+#[test]
+fn permissions_and_disabled() {
+    let tree = Tree::new();
+    for name in ["alpha", "beta", "gamma", "delta"] {
+        tree.skill(&tree.user(), name, name);
+    }
+    let mut config = tree.config();
+    config.permissions = vec![
+        PermissionRule {
+            pattern: "*".into(),
+            permission: Permission::Ask,
+        },
+        PermissionRule {
+            pattern: "b*".into(),
+            permission: Permission::Deny,
+        },
+        PermissionRule {
+            pattern: "alpha".into(),
+            permission: Permission::Allow,
+        },
+    ];
+    config.disabled = vec!["gamma".into()];
+    let catalog = discover(&config).unwrap();
+    let visible: Vec<(&str, Permission)> = catalog
+        .skills
+        .iter()
+        .map(|skill| (skill.name.as_str(), skill.permission))
+        .collect();
+    assert_eq!(
+        visible,
+        [("alpha", Permission::Allow), ("delta", Permission::Ask)]
+    );
+    let hidden: Vec<&str> = catalog.hidden.iter().map(|h| h.name.as_str()).collect();
+    assert_eq!(hidden, ["beta", "gamma"]);
+}
+
+#[test]
+fn sidecars_and_manifest() {
+    let tree = Tree::new();
+    let dir = tree.user().join("release");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("SKILL.md"), "# Release\n\nShips a release.\n").unwrap();
+    std::fs::write(
+        dir.join("skill.toml"),
+        "when_to_use = 'When shipping.'\n[[inputs]]\nname = 'version'\nrequired = true\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("skill.json"),
+        r#"{"name": "release-manager", "version": "3"}"#,
+    )
+    .unwrap();
+    let catalog = discover(&tree.config()).unwrap();
+    let skill = &catalog.skills[0];
+    assert_eq!(skill.name, "release-manager");
+    assert_eq!(skill.id, "release");
+    assert_eq!(skill.description, "Ships a release.");
+    assert_eq!(skill.when_to_use.as_deref(), Some("When shipping."));
+    assert_eq!(skill.inputs[0].name, "version");
+    assert_eq!(skill.frontmatter.metadata["version"], "3");
+}
+
+#[test]
+fn the_cache_gives_the_same_catalog_and_notices_edits() {
+    let tree = Tree::new();
+    for index in 0..20 {
+        tree.skill(
+            &tree.user(),
+            &format!("s{index:02}"),
+            &format!("skill-{index:02}"),
+        );
+    }
+    let mut config = tree.config();
+    config.cache = true;
+    let cold = discover(&config).unwrap();
+    let cache_dir = tree.home.join(".openhuman/cache");
+    assert!(std::fs::read_dir(&cache_dir).unwrap().next().is_some());
+    let warm = discover(&config).unwrap();
+    assert_eq!(cold, warm);
+
+    // An edit that keeps the size is still noticed (the change time moves).
+    let file = tree.user().join("s03/SKILL.md");
+    let text = std::fs::read_to_string(&file)
+        .unwrap()
+        .replace("skill-03", "skill-3x");
+    std::fs::write(&file, text).unwrap();
+    let edited = discover(&config).unwrap();
+    assert!(edited.skills.iter().any(|skill| skill.name == "skill-3x"));
+    let mut uncached = tree.config();
+    uncached.cache = false;
+    assert_eq!(edited, discover(&uncached).unwrap());
+
+    // A corrupt cache is a miss, not an error.
+    for entry in std::fs::read_dir(&cache_dir).unwrap() {
+        std::fs::write(entry.unwrap().path(), b"garbage").unwrap();
+    }
+    assert_eq!(discover(&config).unwrap(), edited);
+}
+
+#[test]
+fn output_is_identical_across_runs_and_creation_orders() {
+    let build = |order: &[usize]| {
+        let tree = Tree::new();
+        tree.trust();
+        for &index in order {
+            let root = if index % 3 == 0 {
+                tree.project_agents()
+            } else {
+                tree.user_agents()
+            };
+            tree.skill(
+                &root,
+                &format!("cat-{}/s{index}", index % 4),
+                &format!("skill-{}", index % 7),
+            );
+        }
+        let catalog = discover(&tree.config()).unwrap();
+        // Compare everything but the temporary paths.
+        serde_json::to_string(&catalog)
+            .unwrap()
+            .replace(&tree.home.parent().unwrap().display().to_string(), "<tmp>")
+    };
+    let forward: Vec<usize> = (0..30).collect();
+    let reversed: Vec<usize> = (0..30).rev().collect();
+    let shuffled: Vec<usize> = (0..30).map(|i| (i * 17) % 30).collect();
+    let first = build(&forward);
+    assert_eq!(first, build(&reversed));
+    assert_eq!(first, build(&shuffled));
+}

@@ -1,0 +1,80 @@
+//! `Skills`: the handle an agent core holds. It carries the configuration and answers every
+//! question about the catalog; each method delegates to the compiled-in behaviour (or to the
+//! stub's twin when the `skills` feature is off), so each signature is written once, here.
+
+use std::path::PathBuf;
+
+use skills_types::catalog::{Explanation, ListOptions, Listing, SkillBody};
+use skills_types::render::{RenderOptions, Rendered, SyncOptions, SyncOutcome};
+use skills_types::{Catalog, Error, Skill, SkillsConfig};
+
+use crate::ops;
+
+/// The skills subsystem for one workspace and home.
+#[derive(Clone, Debug)]
+pub struct Skills {
+    config: SkillsConfig,
+}
+
+impl Skills {
+    /// A handle over this configuration. Nothing is read until a method asks.
+    pub fn new(config: SkillsConfig) -> Self {
+        Self { config }
+    }
+
+    /// The configuration the handle was built with.
+    pub fn config(&self) -> &SkillsConfig {
+        &self.config
+    }
+
+    /// Discovers every skill: the catalog, the shadowed copies, the hidden skills and what the
+    /// scan noticed.
+    pub fn discover(&self) -> Result<Catalog, Error> {
+        ops::discover::discover(&self.config)
+    }
+
+    /// The catalog as summaries (no frontmatter, no bodies).
+    pub fn list(&self, options: &ListOptions) -> Result<Listing, Error> {
+        ops::catalog::list(&self.config, options)
+    }
+
+    /// The skill an agent would use under `name` (or whose directory is `name`).
+    pub fn get(&self, name: &str) -> Result<Skill, Error> {
+        ops::catalog::find(&self.config, name)
+    }
+
+    /// The bodies of the named skills, with their base directories, in the order asked.
+    pub fn read(&self, names: &[&str]) -> Result<Vec<SkillBody>, Error> {
+        ops::catalog::read(&self.config, names)
+    }
+
+    /// Every copy of `name` and why the winner won.
+    pub fn explain(&self, name: &str) -> Result<Explanation, Error> {
+        ops::catalog::explain(&self.config, name)
+    }
+
+    /// The catalog as an agent sees it, in a format and within a budget.
+    pub fn render_catalog(&self, options: &RenderOptions) -> Result<Rendered, Error> {
+        ops::catalog::render_catalog(&self.config, options)
+    }
+
+    /// Writes the skills block of `AGENTS.md`, leaving the rest of the file alone.
+    pub fn sync_agents_md(&self, options: &SyncOptions) -> Result<SyncOutcome, Error> {
+        ops::agents_md::sync(&self.config, options)
+    }
+
+    /// Whether the workspace's project and legacy skills are loaded.
+    pub fn is_trusted(&self) -> bool {
+        ops::trust::is_trusted(&self.config)
+    }
+
+    /// Marks the workspace as trusted; returns the marker's path.
+    pub fn trust(&self) -> Result<PathBuf, Error> {
+        ops::trust::trust(&self.config)
+    }
+
+    /// Removes the trust marker; returns whether there was one.
+    pub fn revoke_trust(&self) -> Result<bool, Error> {
+        ops::trust::revoke_trust(&self.config)
+    }
+}
