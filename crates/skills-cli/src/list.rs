@@ -74,6 +74,10 @@ fn print_table(listing: &Listing, quiet: bool) {
         .unwrap_or(0)
         .min(40);
     let scope_width = "project".len();
+    let width = output::width();
+    // One write for the whole table: a listing of thousands of skills must not cost a system
+    // call per line.
+    let mut table = String::new();
     for (skill, shadowed) in rows {
         let problems = count(&skill.diagnostics);
         let note = match (shadowed, problems) {
@@ -83,7 +87,7 @@ fn print_table(listing: &Listing, quiet: bool) {
         };
         let used = name_width + scope_width + 4 + note.chars().count();
         let description = single_line(&skill.description);
-        let description = match output::width() {
+        let description = match width {
             Some(width) => output::fit(&description, width.saturating_sub(used).max(20)),
             None => description,
         };
@@ -92,12 +96,14 @@ fn print_table(listing: &Listing, quiet: bool) {
             "{name:<name_width$}  {:<scope_width$}  {description}",
             skill.scope.as_str()
         );
-        if shadowed {
-            output::line(format_args!("{DIM}{line}{note}{DIM:#}"));
+        let styled = if shadowed {
+            format!("{DIM}{line}{note}{DIM:#}\n")
         } else {
-            output::line(format_args!("{line}{WARNING}{note}{WARNING:#}"));
-        }
+            format!("{line}{WARNING}{note}{WARNING:#}\n")
+        };
+        table.push_str(&styled);
     }
+    anstream::print!("{table}");
 }
 
 fn print_notes(listing: &Listing, quiet: bool) {

@@ -42,10 +42,13 @@ impl Global {
 
 /// Prints a value as pretty JSON on stdout, the whole of `--json` output.
 pub(crate) fn print_json(value: &impl serde::Serialize) {
-    let mut stdout = std::io::stdout().lock();
+    // Buffered: stdout is line-buffered, and a large listing would otherwise cost one system
+    // call per line.
+    let mut stdout = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
     // A closed pipe (`skills ... --json | head`) is not worth a panic or a second error.
     if serde_json::to_writer_pretty(&mut stdout, value).is_ok() {
         let _ = writeln!(stdout);
+        let _ = stdout.flush();
     }
 }
 

@@ -91,86 +91,114 @@ pub fn discover(config: &SkillsConfig) -> Result<Catalog, Error> {
     Ok(catalog)
 }
 
-/// Parses every found definition file (in parallel, unchanged ones from the cache), in the
-/// order they were found.
+/// Parses every found definition file, in the order they were found: unchanged ones come
+/// from the cache, the rest are read and parsed in parallel.
 fn load_all(
     config: &SkillsConfig,
     roots: &[Root],
     found: &[Found],
 ) -> Vec<Result<Loaded, Diagnostic>> {
-    let probes: Vec<Probe> = found.par_iter().map(Probe::of).collect();
-    let mut cache = config.cache.then(|| Cache::open(config, roots));
-    let cached: Vec<Option<Result<Loaded, Diagnostic>>> = found
-        .iter()
-        .zip(&probes)
-        .map(|(found, probe)| {
-            cache
-                .as_mut()
-                .and_then(|cache| cache.take(&found.definition, &probe.stamps))
-        })
-        .collect();
-    let outcomes: Vec<(Result<Loaded, Diagnostic>, bool)> = found
+    let cache = config.cache.then(|| Cache::open(config, roots));
+    let plans: Vec<(Stamps, Option<usize>)> = found
         .par_iter()
-        .zip(&probes)
-        .zip(cached)
-        .map(|((found, probe), cached)| match cached {
-            Some(outcome) => (outcome, false),
-            None => (load_one(found, probe), true),
+        .enumerate()
+        .map(|(position, found)| plan(found, position, cache.as_ref()))
+        .collect();
+    let hits = plans.iter().filter(|(_, hit)| hit.is_some()).count();
+    // Taking the hits consumes the cache, so its entries are freed before parsing starts.
+    let (taken, writer) = match cache {
+        Some(cache) => {
+            let (taken, writer) = cache.take_all(plans.iter().map(|(_, hit)| *hit));
+            (taken, Some(writer))
+        }
+        None => (plans.iter().map(|_| None).collect(), None),
+    };
+    let outcomes: Vec<Result<Loaded, Diagnostic>> = found
+        .par_iter()
+        .zip(&plans)
+        .zip(taken)
+        .map(|((found, (stamps, _)), taken)| match taken {
+            Some(outcome) => outcome,
+            None => load_one(found, stamps),
         })
         .collect();
-    if let Some(cache) = cache {
-        let stored: Vec<_> = found
-            .iter()
-            .zip(&probes)
-            .zip(&outcomes)
-            .map(|((found, probe), (outcome, fresh))| {
-                (found.definition.clone(), probe.stamps, outcome, *fresh)
-            })
-            .collect();
-        cache.store(&stored);
-    }
-    outcomes.into_iter().map(|(outcome, _)| outcome).collect()
-}
-
-/// The files beside a definition file, and the stamps of all of them.
-struct Probe {
-    stamps: Stamps,
-    sidecar: Option<PathBuf>,
-    manifest: Option<PathBuf>,
-}
-
-impl Probe {
-    fn of(found: &Found) -> Self {
-        let file = |name: &str| {
-            let path = found.dir.join(name);
-            std::fs::symlink_metadata(&path)
-                .ok()
-                .filter(|metadata| metadata.is_file())
-                .map(|metadata| (path, Stamp::of(&metadata)))
-        };
-        let sidecar = SIDECARS
-            .iter()
-            .enumerate()
-            .find_map(|(index, name)| file(name).map(|(path, stamp)| (index, path, stamp)));
-        let manifest = file(SKILL_JSON);
-        Self {
-            stamps: Stamps {
-                definition: Stamp::of(&found.metadata),
-                sidecar: sidecar
-                    .as_ref()
-                    .map(|(index, _, stamp)| (u8::try_from(*index).unwrap_or(0), *stamp)),
-                manifest: manifest.as_ref().map(|(_, stamp)| *stamp),
-            },
-            sidecar: sidecar.map(|(_, path, _)| path),
-            manifest: manifest.map(|(path, _)| path),
+    if let Some(writer) = writer {
+        // Rewrite only when something was parsed now or a cached file is gone.
+        if hits != found.len() || hits != writer.entries {
+            let stored: Vec<_> = found
+                .iter()
+                .zip(&plans)
+                .zip(&outcomes)
+                .map(|((found, (stamps, _)), outcome)| {
+                    (found.definition.as_path(), *stamps, outcome)
+                })
+                .collect();
+            writer.store(&stored);
         }
     }
+    outcomes
 }
 
-fn load_one(found: &Found, probe: &Probe) -> Result<Loaded, Diagnostic> {
+/// The skill's stamps, and the cache entry to use when nothing it depends on changed.
+fn plan(found: &Found, position: usize, cache: Option<&Cache>) -> (Stamps, Option<usize>) {
+    let dir = std::fs::symlink_metadata(&found.dir)
+        .map(|metadata| Stamp::of(&metadata))
+        .ok();
+    if let (Some(dir), Some((index, cached))) = (
+        dir,
+        cache.and_then(|cache| cache.lookup(position, &found.definition)),
+    ) {
+        // While the directory's stamp holds, no side file appeared or vanished: only the ones
+        // that existed need a look.
+        let unchanged = cached.definition == found.stamp
+            && cached.dir == dir
+            && cached
+                .sidecar
+                .is_none_or(|(which, stamp)| stamp_of(&sidecar_path(found, which)) == Some(stamp))
+            && cached
+                .manifest
+                .is_none_or(|stamp| stamp_of(&found.dir.join(SKILL_JSON)) == Some(stamp));
+        if unchanged {
+            return (*cached, Some(index));
+        }
+    }
+    // An unreadable directory gets a stamp that never matches a cached one.
+    (probe(found, dir.unwrap_or(found.stamp)), None)
+}
+
+/// Looks for every side file of a skill and stamps them.
+fn probe(found: &Found, dir: Stamp) -> Stamps {
+    let sidecar = (0..SIDECARS.len()).find_map(|index| {
+        let which = u8::try_from(index).ok()?;
+        stamp_of(&sidecar_path(found, which)).map(|stamp| (which, stamp))
+    });
+    Stamps {
+        definition: found.stamp,
+        dir,
+        sidecar,
+        manifest: stamp_of(&found.dir.join(SKILL_JSON)),
+    }
+}
+
+fn sidecar_path(found: &Found, which: u8) -> PathBuf {
+    let name = SIDECARS
+        .get(usize::from(which))
+        .copied()
+        .unwrap_or(SKILL_TOML);
+    found.dir.join(name)
+}
+
+fn stamp_of(path: &Path) -> Option<Stamp> {
+    std::fs::symlink_metadata(path)
+        .ok()
+        .filter(|metadata| metadata.is_file())
+        .map(|metadata| Stamp::of(&metadata))
+}
+
+fn load_one(found: &Found, stamps: &Stamps) -> Result<Loaded, Diagnostic> {
     let mut diagnostics = Vec::new();
-    let fallback = match &probe.manifest {
-        Some(path) => sidecar::read_manifest(path, &mut diagnostics),
+    let fallback = match stamps.manifest {
+        Some(_) => sidecar::read_manifest(&found.dir.join(SKILL_JSON), &mut diagnostics),
         None => Fallback::default(),
     };
     let unloadable = |error: Error| match error {
@@ -179,15 +207,16 @@ fn load_one(found: &Found, probe: &Probe) -> Result<Loaded, Diagnostic> {
             .with_path(&found.definition),
     };
     let bytes = load::read_definition(&found.definition, MAX_SKILL_MD_BYTES).map_err(unloadable)?;
-    let document = load::parse_with(&found.definition, &bytes, &fallback).map_err(unloadable)?;
-    let sidecar = match &probe.sidecar {
-        Some(path) => sidecar::read_sidecar(path, &mut diagnostics),
+    let (frontmatter, document_diagnostics, _body) =
+        load::parse_parts(&found.definition, &bytes, &fallback).map_err(unloadable)?;
+    let sidecar = match stamps.sidecar {
+        Some((which, _)) => sidecar::read_sidecar(&sidecar_path(found, which), &mut diagnostics),
         None => sidecar::Sidecar::default(),
     };
-    let mut all = document.diagnostics;
+    let mut all = document_diagnostics;
     all.extend(diagnostics);
     Ok(Loaded {
-        frontmatter: document.frontmatter,
+        frontmatter,
         diagnostics: all,
         when_to_use: sidecar.when_to_use,
         inputs: sidecar.inputs,

@@ -86,6 +86,21 @@ pub(crate) fn parse_with(
     bytes: &[u8],
     fallback: &Fallback,
 ) -> Result<SkillDocument, Error> {
+    let (frontmatter, diagnostics, body) = parse_parts(path, bytes, fallback)?;
+    Ok(SkillDocument {
+        frontmatter,
+        body: body.to_owned(),
+        diagnostics,
+    })
+}
+
+/// The frontmatter, the diagnostics and the body borrowed from `bytes`: discovery keeps the
+/// first two and never copies the body.
+pub(crate) fn parse_parts<'b>(
+    path: &Path,
+    bytes: &'b [u8],
+    fallback: &Fallback,
+) -> Result<(Frontmatter, Vec<Diagnostic>, &'b str), Error> {
     let source = Source::parse(bytes).map_err(|diagnostic| Error::Unloadable {
         path: path.to_path_buf(),
         diagnostic: Box::new(diagnostic),
@@ -107,11 +122,7 @@ pub(crate) fn parse_with(
     };
     let directory = directory_name(path);
     let frontmatter = normalize(entries, source.body, &directory, fallback, &mut diagnostics);
-    Ok(SkillDocument {
-        frontmatter,
-        body: source.body.to_owned(),
-        diagnostics,
-    })
+    Ok((frontmatter, diagnostics, source.body))
 }
 
 /// Reads at most `limit` bytes of a regular file; anything else is refused without blocking

@@ -74,14 +74,19 @@ impl Catalog {
     /// The listing of this catalog: summaries, optionally with the shadowed copies, optionally
     /// of one scope only.
     pub fn into_listing(self, options: &ListOptions) -> Listing {
-        let keep = |skill: &&Skill| options.scope.is_none_or(|scope| skill.scope == scope);
-        let summaries = |skills: &[Skill]| -> Vec<SkillSummary> {
-            skills.iter().filter(keep).map(SkillSummary::from).collect()
+        // Moves the strings rather than copying them: a listing of ten thousand skills should
+        // not hold two copies of every description.
+        let summaries = |skills: Vec<Skill>| -> Vec<SkillSummary> {
+            skills
+                .into_iter()
+                .filter(|skill| options.scope.is_none_or(|scope| skill.scope == scope))
+                .map(SkillSummary::from)
+                .collect()
         };
         Listing {
-            skills: summaries(&self.skills),
+            skills: summaries(self.skills),
             shadowed: if options.include_shadowed {
-                summaries(&self.shadowed)
+                summaries(self.shadowed)
             } else {
                 Vec::new()
             },

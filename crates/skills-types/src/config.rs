@@ -107,7 +107,8 @@ pub enum SymlinkPolicy {
 pub struct DiscoveryLimits {
     /// Levels of category folders below a root.
     pub max_depth: usize,
-    /// Directories visited per root.
+    /// Folders listed per root (category folders, and skill folders whose definition file is
+    /// not named exactly `SKILL.md`); a skill folder found by its `SKILL.md` does not count.
     pub max_dirs_per_root: usize,
     /// Largest definition file loaded.
     pub max_skill_md_bytes: u64,

@@ -68,7 +68,7 @@ impl Default for PackageLimits {
 
 /// Levels of category folders discovery descends below a root.
 pub const MAX_DISCOVERY_DEPTH: usize = 6;
-/// Directories discovery visits per root.
+/// Folders discovery lists per root (see `DiscoveryLimits::max_dirs_per_root`).
 pub const MAX_DIRS_PER_ROOT: usize = 2_000;
 
 /// Most `[` and `{` characters in one frontmatter. The YAML parser's cost grows with the square

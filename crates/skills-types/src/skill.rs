@@ -104,6 +104,21 @@ pub struct SkillSummary {
     pub shadowed: Vec<Shadowed>,
 }
 
+impl From<Skill> for SkillSummary {
+    fn from(skill: Skill) -> Self {
+        Self {
+            id: skill.id,
+            name: skill.name,
+            description: skill.description,
+            scope: skill.scope,
+            location: skill.location,
+            permission: skill.permission,
+            diagnostics: skill.diagnostics,
+            shadowed: skill.shadowed,
+        }
+    }
+}
+
 impl From<&Skill> for SkillSummary {
     fn from(skill: &Skill) -> Self {
         Self {

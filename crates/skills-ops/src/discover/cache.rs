@@ -9,10 +9,11 @@
 //! older file) is a cache miss, never an error: the cache can only make discovery faster,
 //! never different.
 
-use std::collections::HashMap;
+use std::borrow::Cow;
 use std::fs::Metadata;
-use std::io::{Read, Write};
+use std::io::Read;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -70,77 +71,96 @@ impl Stamp {
     }
 }
 
-/// The stamps of a skill's definition file and of the files beside it that shape it.
+/// The stamps of a skill's definition file, its directory, and the files beside it that shape
+/// it. The directory's stamp changes whenever an entry is added, removed or renamed in it, so
+/// while it holds, only the side files that existed need to be looked at again.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) struct Stamps {
     pub(crate) definition: Stamp,
+    pub(crate) dir: Stamp,
     /// `skill.toml` (0) or `workflow.toml` (1), with its stamp.
     pub(crate) sidecar: Option<(u8, Stamp)>,
     pub(crate) manifest: Option<Stamp>,
 }
 
+/// The file: written from borrowed data (`Cow::Borrowed`), read back owned.
 #[derive(Serialize, Deserialize)]
-struct CacheFile {
+struct CacheFile<'a> {
     format: u32,
-    version: String,
-    entries: Vec<Entry>,
+    version: Cow<'a, str>,
+    entries: Vec<Entry<'a>>,
 }
 
 #[derive(Serialize, Deserialize)]
-struct Entry {
-    path: String,
+struct Entry<'a> {
+    path: Cow<'a, str>,
     stamps: Stamps,
-    outcome: Result<CachedLoad, CachedDiagnostic>,
+    outcome: Result<CachedLoad<'a>, CachedDiagnostic<'a>>,
 }
 
 /// `Loaded` without the serde attributes that a non-self-describing format cannot honour
 /// (skipped fields, flattened maps).
-#[derive(Clone, Serialize, Deserialize)]
-struct CachedLoad {
-    name: String,
-    description: String,
-    license: Option<String>,
-    compatibility: Option<String>,
-    metadata: Vec<(String, String)>,
-    allowed_tools: Vec<String>,
-    platforms: Vec<String>,
-    triggers: Vec<String>,
+#[derive(Serialize, Deserialize)]
+struct CachedLoad<'a> {
+    name: Cow<'a, str>,
+    description: Cow<'a, str>,
+    license: Option<Cow<'a, str>>,
+    compatibility: Option<Cow<'a, str>>,
+    metadata: Vec<(Cow<'a, str>, Cow<'a, str>)>,
+    allowed_tools: Vec<Cow<'a, str>>,
+    platforms: Vec<Cow<'a, str>>,
+    triggers: Vec<Cow<'a, str>>,
     /// The flattened unknown keys, as JSON text.
-    extra: String,
-    diagnostics: Vec<CachedDiagnostic>,
-    when_to_use: Option<String>,
-    inputs: Vec<(String, String, bool, Option<String>)>,
+    extra: Cow<'a, str>,
+    diagnostics: Vec<CachedDiagnostic<'a>>,
+    when_to_use: Option<Cow<'a, str>>,
+    inputs: Vec<CachedInput<'a>>,
 }
 
-#[derive(Clone, Serialize, Deserialize)]
-struct CachedDiagnostic {
-    code: String,
+#[derive(Serialize, Deserialize)]
+struct CachedInput<'a> {
+    name: Cow<'a, str>,
+    description: Cow<'a, str>,
+    required: bool,
+    kind: Option<Cow<'a, str>>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct CachedDiagnostic<'a> {
+    code: Cow<'a, str>,
     severity: u8,
-    message: String,
-    path: Option<String>,
+    message: Cow<'a, str>,
+    path: Option<Cow<'a, str>>,
     line: Option<u32>,
 }
 
-impl From<&Diagnostic> for CachedDiagnostic {
-    fn from(diagnostic: &Diagnostic) -> Self {
+fn borrowed(text: &str) -> Cow<'_, str> {
+    Cow::Borrowed(text)
+}
+
+fn borrowed_all(texts: &[String]) -> Vec<Cow<'_, str>> {
+    texts.iter().map(|text| borrowed(text)).collect()
+}
+
+fn owned_all(texts: Vec<Cow<'_, str>>) -> Vec<String> {
+    texts.into_iter().map(Cow::into_owned).collect()
+}
+
+impl<'a> CachedDiagnostic<'a> {
+    fn of(diagnostic: &'a Diagnostic) -> Self {
         Self {
-            code: diagnostic.code.as_str().to_owned(),
+            code: borrowed(diagnostic.code.as_str()),
             severity: match diagnostic.severity {
                 Severity::Info => 0,
                 Severity::Warning => 1,
                 Severity::Error => 2,
             },
-            message: diagnostic.message.clone(),
-            path: diagnostic
-                .path
-                .as_ref()
-                .map(|path| path.to_string_lossy().into_owned()),
+            message: borrowed(&diagnostic.message),
+            path: diagnostic.path.as_ref().map(|path| path.to_string_lossy()),
             line: diagnostic.line,
         }
     }
-}
 
-impl CachedDiagnostic {
     fn restore(self) -> Option<Diagnostic> {
         let severity = match self.severity {
             0 => Severity::Info,
@@ -150,62 +170,62 @@ impl CachedDiagnostic {
         };
         let code: DiagnosticCode = self.code.parse().ok()?;
         let mut diagnostic = Diagnostic::new(code, severity, self.message);
-        diagnostic.path = self.path.map(PathBuf::from);
+        diagnostic.path = self.path.map(|path| PathBuf::from(path.into_owned()));
         diagnostic.line = self.line;
         Some(diagnostic)
     }
 }
 
-impl From<&Loaded> for CachedLoad {
-    fn from(loaded: &Loaded) -> Self {
+impl<'a> CachedLoad<'a> {
+    fn of(loaded: &'a Loaded) -> Self {
         let frontmatter = &loaded.frontmatter;
         Self {
-            name: frontmatter.name.clone(),
-            description: frontmatter.description.clone(),
-            license: frontmatter.license.clone(),
-            compatibility: frontmatter.compatibility.clone(),
+            name: borrowed(&frontmatter.name),
+            description: borrowed(&frontmatter.description),
+            license: frontmatter.license.as_deref().map(borrowed),
+            compatibility: frontmatter.compatibility.as_deref().map(borrowed),
             metadata: frontmatter
                 .metadata
                 .iter()
-                .map(|(key, value)| (key.clone(), value.clone()))
+                .map(|(key, value)| (borrowed(key), borrowed(value)))
                 .collect(),
-            allowed_tools: frontmatter.allowed_tools.clone(),
-            platforms: frontmatter.platforms.clone(),
-            triggers: frontmatter.triggers.clone(),
-            extra: serde_json::to_string(&frontmatter.extra).unwrap_or_default(),
+            allowed_tools: borrowed_all(&frontmatter.allowed_tools),
+            platforms: borrowed_all(&frontmatter.platforms),
+            triggers: borrowed_all(&frontmatter.triggers),
+            extra: Cow::Owned(serde_json::to_string(&frontmatter.extra).unwrap_or_default()),
             diagnostics: loaded
                 .diagnostics
                 .iter()
-                .map(CachedDiagnostic::from)
+                .map(CachedDiagnostic::of)
                 .collect(),
-            when_to_use: loaded.when_to_use.clone(),
+            when_to_use: loaded.when_to_use.as_deref().map(borrowed),
             inputs: loaded
                 .inputs
                 .iter()
-                .map(|input| {
-                    (
-                        input.name.clone(),
-                        input.description.clone(),
-                        input.required,
-                        input.kind.clone(),
-                    )
+                .map(|input| CachedInput {
+                    name: borrowed(&input.name),
+                    description: borrowed(&input.description),
+                    required: input.required,
+                    kind: input.kind.as_deref().map(borrowed),
                 })
                 .collect(),
         }
     }
-}
 
-impl CachedLoad {
     fn restore(self) -> Option<Loaded> {
         let frontmatter = Frontmatter {
-            name: self.name,
-            description: self.description,
-            license: self.license,
-            compatibility: self.compatibility,
-            metadata: self.metadata.into_iter().collect(),
-            allowed_tools: self.allowed_tools,
-            platforms: self.platforms,
-            triggers: self.triggers,
+            name: self.name.into_owned(),
+            description: self.description.into_owned(),
+            license: self.license.map(Cow::into_owned),
+            compatibility: self.compatibility.map(Cow::into_owned),
+            metadata: self
+                .metadata
+                .into_iter()
+                .map(|(key, value)| (key.into_owned(), value.into_owned()))
+                .collect(),
+            allowed_tools: owned_all(self.allowed_tools),
+            platforms: owned_all(self.platforms),
+            triggers: owned_all(self.triggers),
             extra: serde_json::from_str(&self.extra).ok()?,
         };
         let diagnostics = self
@@ -216,15 +236,15 @@ impl CachedLoad {
         Some(Loaded {
             frontmatter,
             diagnostics,
-            when_to_use: self.when_to_use,
+            when_to_use: self.when_to_use.map(Cow::into_owned),
             inputs: self
                 .inputs
                 .into_iter()
-                .map(|(name, description, required, kind)| SkillInput {
-                    name,
-                    description,
-                    required,
-                    kind,
+                .map(|input| SkillInput {
+                    name: input.name.into_owned(),
+                    description: input.description.into_owned(),
+                    required: input.required,
+                    kind: input.kind.map(Cow::into_owned),
                 })
                 .collect(),
         })
@@ -234,9 +254,10 @@ impl CachedLoad {
 /// The cache of one set of roots.
 pub(crate) struct Cache {
     path: PathBuf,
-    entries: HashMap<String, Entry>,
-    /// Whether the file must be written back (an entry was added, changed or is gone).
-    dirty: bool,
+    /// In the order the last discovery found the files; `None` once taken.
+    entries: Vec<Option<Entry<'static>>>,
+    /// Entry positions sorted by path, built on the first lookup that misses its position.
+    by_path: OnceLock<Vec<usize>>,
 }
 
 impl Cache {
@@ -256,86 +277,123 @@ impl Cache {
         let entries = read(&path).unwrap_or_default();
         Self {
             path,
-            entries,
-            dirty: false,
+            entries: entries.into_iter().map(Some).collect(),
+            by_path: OnceLock::new(),
         }
     }
 
-    /// The cached outcome for a definition file, when its stamps still match.
-    pub(crate) fn take(
-        &mut self,
-        path: &Path,
-        stamps: &Stamps,
-    ) -> Option<Result<Loaded, Diagnostic>> {
-        let key = path.to_string_lossy();
-        let entry = self.entries.remove(key.as_ref())?;
-        if entry.stamps != *stamps {
-            self.dirty = true;
-            return None;
+    /// The entry for `path` and its stamps. On an unchanged tree the files are found in the
+    /// order they were cached, so `position` usually hits without a search.
+    pub(crate) fn lookup(&self, position: usize, path: &Path) -> Option<(usize, &Stamps)> {
+        let path = path.to_str()?;
+        if let Some(Some(entry)) = self.entries.get(position)
+            && entry.path == path
+        {
+            return Some((position, &entry.stamps));
         }
-        let restored = match entry.outcome {
-            Ok(load) => load.restore().map(Ok),
-            Err(diagnostic) => diagnostic.restore().map(Err),
-        };
-        if restored.is_none() {
-            self.dirty = true;
-        }
-        restored
+        let by_path = self.by_path.get_or_init(|| {
+            let mut order: Vec<usize> = (0..self.entries.len()).collect();
+            order.sort_by(|a, b| self.path_at(*a).cmp(self.path_at(*b)));
+            order
+        });
+        let found = by_path
+            .binary_search_by(|index| self.path_at(*index).cmp(path))
+            .ok()?;
+        let index = by_path[found];
+        self.entries[index]
+            .as_ref()
+            .map(|entry| (index, &entry.stamps))
     }
 
-    /// Writes the outcomes of this discovery as the new cache, when anything changed.
-    /// `fresh` tells which outcomes were parsed now rather than taken from the cache.
-    pub(crate) fn store(
+    fn path_at(&self, index: usize) -> &str {
+        self.entries[index]
+            .as_ref()
+            .map_or("", |entry| entry.path.as_ref())
+    }
+
+    /// Moves the outcomes of the given entries out of the cache (`None` where there is no hit
+    /// or an entry cannot be restored) and frees the rest.
+    pub(crate) fn take_all(
         mut self,
-        outcomes: &[(PathBuf, Stamps, &Result<Loaded, Diagnostic>, bool)],
-    ) {
-        let parsed_now = outcomes.iter().any(|(_, _, _, fresh)| *fresh);
-        // Entries still in the map belong to files this discovery no longer saw.
-        if !parsed_now && !self.dirty && self.entries.is_empty() {
-            return;
-        }
-        self.entries.clear();
-        let file = CacheFile {
-            format: FORMAT,
-            version: env!("CARGO_PKG_VERSION").to_owned(),
-            entries: outcomes
-                .iter()
-                .map(|(path, stamps, outcome, _)| Entry {
-                    path: path.to_string_lossy().into_owned(),
-                    stamps: *stamps,
-                    outcome: match outcome {
-                        Ok(loaded) => Ok(CachedLoad::from(loaded)),
-                        Err(diagnostic) => Err(CachedDiagnostic::from(diagnostic)),
-                    },
-                })
-                .collect(),
+        hits: impl Iterator<Item = Option<usize>>,
+    ) -> (Vec<Option<Result<Loaded, Diagnostic>>>, Writer) {
+        let taken = hits
+            .map(|hit| {
+                let entry = self.entries.get_mut(hit?)?.take()?;
+                match entry.outcome {
+                    Ok(load) => load.restore().map(Ok),
+                    Err(diagnostic) => diagnostic.restore().map(Err),
+                }
+            })
+            .collect();
+        let writer = Writer {
+            path: self.path,
+            entries: self.entries.len(),
         };
-        // A cache that cannot be written only costs speed next time.
-        let _ = write(&self.path, &file);
+        (taken, writer)
     }
 }
 
-fn read(path: &Path) -> Option<HashMap<String, Entry>> {
+/// What is left of a cache once its entries are taken: where to write the new one.
+pub(crate) struct Writer {
+    path: PathBuf,
+    /// How many entries the old cache held.
+    pub(crate) entries: usize,
+}
+
+impl Writer {
+    /// Replaces the cache file with these outcomes.
+    pub(crate) fn store(self, outcomes: &[(&Path, Stamps, &Result<Loaded, Diagnostic>)]) {
+        // A cache that cannot be written only costs speed next time.
+        let _ = write(&self.path, &Outcomes(outcomes));
+    }
+}
+
+/// Serializes as a [`CacheFile`] without building one: the entries are produced one at a
+/// time, so writing the cache of ten thousand skills does not hold a second copy of them.
+struct Outcomes<'o, 'a>(&'o [(&'a Path, Stamps, &'a Result<Loaded, Diagnostic>)]);
+
+impl Serialize for Outcomes<'_, '_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct as _;
+        struct Entries<'o, 'a>(&'o [(&'a Path, Stamps, &'a Result<Loaded, Diagnostic>)]);
+        impl Serialize for Entries<'_, '_> {
+            fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                serializer.collect_seq(self.0.iter().map(|(path, stamps, outcome)| Entry {
+                    path: path.to_string_lossy(),
+                    stamps: *stamps,
+                    outcome: match outcome {
+                        Ok(loaded) => Ok(CachedLoad::of(loaded)),
+                        Err(diagnostic) => Err(CachedDiagnostic::of(diagnostic)),
+                    },
+                }))
+            }
+        }
+        // Field for field the layout of `CacheFile`, which reads it back.
+        let mut file = serializer.serialize_struct("CacheFile", 3)?;
+        file.serialize_field("format", &FORMAT)?;
+        file.serialize_field("version", env!("CARGO_PKG_VERSION"))?;
+        file.serialize_field("entries", &Entries(self.0))?;
+        file.end()
+    }
+}
+
+fn read(path: &Path) -> Option<Vec<Entry<'static>>> {
     let mut bytes = Vec::new();
     std::fs::File::open(path)
         .ok()?
         .take(MAX_CACHE_BYTES)
         .read_to_end(&mut bytes)
         .ok()?;
-    let file: CacheFile = postcard::from_bytes(&bytes).ok()?;
+    // `Cow` deserializes owned, so nothing borrows from `bytes`.
+    let file: CacheFile<'static> = postcard::from_bytes(&bytes).ok()?;
     if file.format != FORMAT || file.version != env!("CARGO_PKG_VERSION") {
         return None;
     }
-    Some(
-        file.entries
-            .into_iter()
-            .map(|entry| (entry.path.clone(), entry))
-            .collect(),
-    )
+    Some(file.entries)
 }
 
-fn write(path: &Path, file: &CacheFile) -> std::io::Result<()> {
-    let bytes = postcard::to_stdvec(file).map_err(std::io::Error::other)?;
+fn write(path: &Path, file: &impl Serialize) -> std::io::Result<()> {
     let dir = path
         .parent()
         .ok_or_else(|| std::io::Error::other("no parent"))?;
@@ -348,9 +406,12 @@ fn write(path: &Path, file: &CacheFile) -> std::io::Result<()> {
         std::process::id()
     ));
     let result = (|| {
-        let mut out = std::fs::File::create(&temporary)?;
-        out.write_all(&bytes)?;
-        out.sync_all()?;
+        let out = std::fs::File::create(&temporary)?;
+        let out =
+            postcard::to_io(file, std::io::BufWriter::new(out)).map_err(std::io::Error::other)?;
+        out.into_inner()
+            .map_err(std::io::IntoInnerError::into_error)?
+            .sync_all()?;
         std::fs::rename(&temporary, path)
     })();
     if result.is_err() {

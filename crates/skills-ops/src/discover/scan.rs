@@ -17,6 +17,8 @@ use skills_types::config::{DiscoveryLimits, SymlinkPolicy};
 use skills_types::files::{SKILL_MD, is_excluded_dir_name, pick_definition};
 use skills_types::{Diagnostic, DiagnosticCode, Severity};
 
+use super::cache::Stamp;
+
 /// A skill directory the walk found.
 #[derive(Clone, Debug)]
 pub(crate) struct Found {
@@ -28,8 +30,8 @@ pub(crate) struct Found {
     pub(crate) dir: PathBuf,
     /// The definition file.
     pub(crate) definition: PathBuf,
-    /// The definition file's metadata (size and times key the cache).
-    pub(crate) metadata: Metadata,
+    /// The definition file's size, times and inode (they key the cache).
+    pub(crate) stamp: Stamp,
 }
 
 /// What the walk produced.
@@ -149,20 +151,6 @@ impl Walker {
                 too_deep = true;
                 continue;
             }
-            if self.budget == 0 {
-                let message = format!(
-                    "more than {} folders under this root; the rest were not scanned",
-                    self.limits.max_dirs_per_root
-                );
-                self.note(
-                    Severity::Warning,
-                    DiagnosticCode::DirectoryLimit,
-                    dir,
-                    message,
-                );
-                return Err(Stop);
-            }
-            self.budget -= 1;
             if !self.visited.insert(child_canonical.clone()) {
                 let message = format!(
                     "{} was already reached another way and is loaded once",
@@ -215,6 +203,22 @@ impl Walker {
                 return Ok(());
             }
         }
+        // Only folders that must be listed count against the limit: a skill directory found by
+        // its `SKILL.md` costs one probe, so a root of many skills is never cut short.
+        if self.budget == 0 {
+            let message = format!(
+                "more than {} folders under this root had to be listed; the rest were not scanned",
+                self.limits.max_dirs_per_root
+            );
+            self.note(
+                Severity::Warning,
+                DiagnosticCode::DirectoryLimit,
+                dir,
+                message,
+            );
+            return Err(Stop);
+        }
+        self.budget -= 1;
         let Some(entries) = self.read_sorted(dir) else {
             return Ok(());
         };
@@ -239,6 +243,7 @@ impl Walker {
     }
 
     fn found(&mut self, dir: &Path, definition: PathBuf, metadata: Metadata) {
+        let stamp = Stamp::of(&metadata);
         let id = dir
             .file_name()
             .and_then(|name| name.to_str())
@@ -249,7 +254,7 @@ impl Walker {
             id,
             dir: dir.to_path_buf(),
             definition,
-            metadata,
+            stamp,
         });
     }
 

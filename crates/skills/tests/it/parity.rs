@@ -42,7 +42,7 @@ const _: () = {
     assert_send_sync::<SkillDocument>();
     assert_send_sync::<Report>();
     assert_send_sync::<Options>();
-    assert_send_sync::<skills::SkillsConfig>();
+    assert_send_sync::<SkillsConfig>();
     assert_send_sync::<skills::ToolResult>();
     assert_send_sync::<Skills>();
     assert_send_sync::<Catalog>();
@@ -133,11 +133,20 @@ fn the_handle_behaves_as_documented_on_each_side() {
     let markdown = RenderOptions::new(skills::render::Format::Markdown);
     if skills::ENABLED {
         assert_eq!(skills.discover().unwrap().skills.len(), 1);
-        assert_eq!(skills.list(&ListOptions::default()).unwrap().skills[0].name, "pdf-tools");
+        assert_eq!(
+            skills.list(&ListOptions::default()).unwrap().skills[0].name,
+            "pdf-tools"
+        );
         assert_eq!(skills.get("pdf-tools").unwrap().id, "pdf-tools");
         assert_eq!(skills.read(&["pdf-tools"]).unwrap()[0].body, "Body\n");
         assert_eq!(skills.explain("pdf-tools").unwrap().candidates.len(), 1);
-        assert!(skills.render_catalog(&markdown).unwrap().text.contains("**pdf-tools**"));
+        assert!(
+            skills
+                .render_catalog(&markdown)
+                .unwrap()
+                .text
+                .contains("**pdf-tools**")
+        );
         assert!(!skills.is_trusted());
         skills.trust().unwrap();
         assert!(skills.is_trusted());
@@ -147,7 +156,13 @@ fn the_handle_behaves_as_documented_on_each_side() {
     } else {
         let disabled = |error: Error| assert_eq!(error.kind(), "disabled");
         assert!(skills.discover().unwrap().skills.is_empty());
-        assert!(skills.list(&ListOptions::default()).unwrap().skills.is_empty());
+        assert!(
+            skills
+                .list(&ListOptions::default())
+                .unwrap()
+                .skills
+                .is_empty()
+        );
         disabled(skills.get("pdf-tools").unwrap_err());
         disabled(skills.read(&["pdf-tools"]).unwrap_err());
         disabled(skills.explain("pdf-tools").unwrap_err());
