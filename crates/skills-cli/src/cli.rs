@@ -34,7 +34,13 @@ pub(crate) struct Global {
     #[arg(long, global = true, value_name = "DIR")]
     pub(crate) workspace: Option<PathBuf>,
     /// The home directory whose user skills are loaded [default: $HOME].
-    #[arg(long, global = true, value_name = "DIR", env = "SKILLS_HOME")]
+    #[arg(
+        long,
+        global = true,
+        value_name = "DIR",
+        env = "SKILLS_HOME",
+        hide_env_values = true
+    )]
     pub(crate) home: Option<PathBuf>,
     /// The application directory under home and workspace.
     #[arg(long, global = true, value_name = "NAME", default_value = skills::types::config::DEFAULT_APP_DIR)]

@@ -26,6 +26,22 @@ pub(crate) fn config(
         None => std::env::home_dir()
             .ok_or("no home directory is known: pass --home DIR or set SKILLS_HOME")?,
     };
+    // A mistyped --workspace would otherwise list only the user's skills without a word.
+    match std::fs::metadata(&workspace) {
+        Ok(metadata) if metadata.is_dir() => {}
+        Ok(_) => {
+            return Err(format!(
+                "the workspace {} is not a directory",
+                workspace.display()
+            ));
+        }
+        Err(error) => {
+            return Err(format!(
+                "the workspace {} cannot be used: {error}",
+                workspace.display()
+            ));
+        }
+    }
     let mut config = SkillsConfig::new(workspace, home);
     config.app_dir = global.app_dir.clone();
     config.profile = discovery.and_then(|discovery| discovery.profile.clone());

@@ -33,6 +33,6 @@ pub(crate) fn run(global: &Global, args: &NameArgs) -> Exit {
         ));
         output::line(format_args!("          {DIM}{}{DIM:#}", candidate.reason));
     }
-    output::line(format_args!("\nrule: {}", explanation.rule));
+    output::line(format_args!("\n{DIM}rule{DIM:#}: {}", explanation.rule));
     Exit::Success
 }

@@ -3,7 +3,7 @@
 //! because it is not trusted, and how to change that.
 
 use anstream::eprintln;
-use skills::catalog::{HiddenReason, ListOptions, Listing};
+use skills::catalog::{HiddenReason, ListOptions, Listing, Permission};
 use skills::{Diagnostic, Severity, SkillSummary};
 
 use crate::Exit;
@@ -22,45 +22,46 @@ pub(crate) fn run(global: &Global, args: &ListArgs) -> Exit {
     let mut options = ListOptions::default();
     options.include_shadowed = args.all;
     options.scope = args.scope.map(Into::into);
-    // One discovery serves both the listing and the hidden skills `--all` shows.
-    let catalog = match skills.discover() {
-        Ok(catalog) => catalog,
+    let listing = match skills.list(&options) {
+        Ok(listing) => listing,
         Err(error) => return output::fail(global, &error),
     };
-    let hidden = if args.all {
-        catalog.hidden.clone()
-    } else {
-        Vec::new()
-    };
-    let listing = catalog.into_listing(&options);
     if global.json {
         output::print_json(&listing);
         return Exit::Success;
     }
     print_table(&listing, global.quiet);
-    if args.all {
-        for skill in &hidden {
-            let why = match &skill.reason {
-                HiddenReason::Denied { pattern } => format!("denied by '{pattern}'"),
-                HiddenReason::Disabled => "disabled".to_owned(),
-            };
-            output::line(format_args!(
-                "{DIM}{}  {}  hidden: {why}{DIM:#}",
-                skill.name, skill.scope
-            ));
-        }
-    }
-    print_notes(&listing, global.quiet);
+    print_notes(&listing, &skills, global.quiet);
     Exit::Success
 }
 
+/// One row of the table.
+struct Row<'l> {
+    name: &'l str,
+    scope: &'l str,
+    description: String,
+    note: String,
+    /// Shown dimmed: a shadowed copy or a hidden skill.
+    dimmed: bool,
+}
+
 fn print_table(listing: &Listing, quiet: bool) {
-    let rows: Vec<(&SkillSummary, bool)> = listing
-        .skills
+    let visible = listing.skills.iter().map(|skill| summary_row(skill, false));
+    let shadowed = listing
+        .shadowed
         .iter()
-        .map(|skill| (skill, false))
-        .chain(listing.shadowed.iter().map(|skill| (skill, true)))
-        .collect();
+        .map(|skill| summary_row(skill, true));
+    let hidden = listing.hidden.iter().map(|skill| Row {
+        name: &skill.name,
+        scope: skill.scope.as_str(),
+        description: String::new(),
+        note: match &skill.reason {
+            HiddenReason::Denied { pattern } => format!("(hidden: denied by '{pattern}')"),
+            HiddenReason::Disabled => "(hidden: disabled)".to_owned(),
+        },
+        dimmed: true,
+    });
+    let rows: Vec<Row<'_>> = visible.chain(shadowed).chain(hidden).collect();
     if rows.is_empty() {
         if !quiet {
             eprintln!("no skills found");
@@ -69,7 +70,7 @@ fn print_table(listing: &Listing, quiet: bool) {
     }
     let name_width = rows
         .iter()
-        .map(|(skill, _)| skill.name.chars().count())
+        .map(|row| row.name.chars().count())
         .max()
         .unwrap_or(0)
         .min(40);
@@ -78,25 +79,23 @@ fn print_table(listing: &Listing, quiet: bool) {
     // One write for the whole table: a listing of thousands of skills must not cost a system
     // call per line.
     let mut table = String::new();
-    for (skill, shadowed) in rows {
-        let problems = count(&skill.diagnostics);
-        let note = match (shadowed, problems) {
-            (true, _) => "  (shadowed)".to_owned(),
-            (false, 0) => String::new(),
-            (false, n) => format!("  ({n} warning{})", if n == 1 { "" } else { "s" }),
+    for row in rows {
+        let note = if row.note.is_empty() {
+            String::new()
+        } else {
+            format!("  {}", row.note)
         };
         let used = name_width + scope_width + 4 + note.chars().count();
-        let description = single_line(&skill.description);
         let description = match width {
-            Some(width) => output::fit(&description, width.saturating_sub(used).max(20)),
-            None => description,
+            Some(width) => output::fit(&row.description, width.saturating_sub(used).max(20)),
+            None => row.description,
         };
-        let name = output::fit(&skill.name, name_width);
+        let name = output::fit(row.name, name_width);
         let line = format!(
             "{name:<name_width$}  {:<scope_width$}  {description}",
-            skill.scope.as_str()
+            row.scope
         );
-        let styled = if shadowed {
+        let styled = if row.dimmed {
             format!("{DIM}{line}{note}{DIM:#}\n")
         } else {
             format!("{line}{WARNING}{note}{WARNING:#}\n")
@@ -106,7 +105,35 @@ fn print_table(listing: &Listing, quiet: bool) {
     anstream::print!("{table}");
 }
 
-fn print_notes(listing: &Listing, quiet: bool) {
+fn summary_row(skill: &SkillSummary, shadowed: bool) -> Row<'_> {
+    let mut notes = Vec::new();
+    if shadowed {
+        notes.push("shadowed".to_owned());
+    }
+    if skill.permission == Permission::Ask {
+        notes.push("ask".to_owned());
+    }
+    let problems = count(&skill.diagnostics);
+    if problems > 0 && !shadowed {
+        notes.push(format!(
+            "{problems} warning{}",
+            if problems == 1 { "" } else { "s" }
+        ));
+    }
+    Row {
+        name: &skill.name,
+        scope: skill.scope.as_str(),
+        description: single_line(&skill.description),
+        note: if notes.is_empty() {
+            String::new()
+        } else {
+            format!("({})", notes.join(", "))
+        },
+        dimmed: shadowed,
+    }
+}
+
+fn print_notes(listing: &Listing, skills: &skills::Skills, quiet: bool) {
     let findings: Vec<&Diagnostic> = listing
         .diagnostics
         .iter()
@@ -142,7 +169,10 @@ fn print_notes(listing: &Listing, quiet: bool) {
             "{DIM}note{DIM:#}: this workspace is not trusted, so its project skills were skipped ({})",
             roots.join(", ")
         );
-        eprintln!("{DIM}hint{DIM:#}: run 'skills trust' to load them");
+        eprintln!(
+            "{DIM}hint{DIM:#}: run '{}' to load them",
+            crate::trust::command_for(skills.config())
+        );
     }
 }
 

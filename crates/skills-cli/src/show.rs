@@ -68,16 +68,28 @@ fn print(skill: &Skill) {
     if let Some(when) = &skill.when_to_use {
         fields.push(("when to use", when.clone()));
     }
-    for input in &skill.inputs {
-        let required = if input.required { " (required)" } else { "" };
-        let kind = input
-            .kind
-            .as_ref()
-            .map(|kind| format!(" [{kind}]"))
-            .unwrap_or_default();
+    let labels: Vec<String> = skill
+        .inputs
+        .iter()
+        .map(|input| {
+            let kind = input
+                .kind
+                .as_ref()
+                .map(|kind| format!(" [{kind}]"))
+                .unwrap_or_default();
+            let required = if input.required { " (required)" } else { "" };
+            format!("{}{kind}{required}", input.name)
+        })
+        .collect();
+    let label_width = labels
+        .iter()
+        .map(|label| label.chars().count())
+        .max()
+        .unwrap_or(0);
+    for (input, label) in skill.inputs.iter().zip(&labels) {
         fields.push((
             "input",
-            format!("{}{kind}{required}  {}", input.name, input.description),
+            format!("{label:<label_width$}  {}", input.description),
         ));
     }
     for copy in &skill.shadowed {

@@ -11,39 +11,48 @@ pub(crate) fn run(global: &Global, args: &TrustArgs) -> Exit {
         Ok(skills) => skills,
         Err(message) => return output::usage(global, &message),
     };
-    let workspace = skills.config().workspace.display().to_string();
+    let workspace = std::path::absolute(&skills.config().workspace)
+        .unwrap_or_else(|_| skills.config().workspace.clone());
+    let was_trusted = skills.is_trusted();
     let result = if args.revoke {
-        skills.revoke_trust().map(|removed| {
-            let message = if removed {
-                format!("{workspace} is no longer trusted; its project skills will not be loaded")
-            } else {
-                format!("{workspace} was not trusted")
-            };
-            (false, message)
-        })
+        skills.revoke_trust().map(|_| ())
     } else {
-        skills.trust().map(|marker| {
-            (
-                true,
-                format!(
-                    "{workspace} is trusted: its project skills are loaded (marker: {})",
-                    marker.display()
-                ),
-            )
-        })
+        skills.trust().map(|_| ())
     };
-    match result {
-        Ok((trusted, message)) => {
-            if global.json {
-                output::print_json(&serde_json::json!({
-                    "workspace": workspace,
-                    "trusted": trusted,
-                }));
-            } else if !global.quiet {
-                output::line(message);
+    if let Err(error) = result {
+        return output::fail(global, &error);
+    }
+    let trusted = !args.revoke;
+    if global.json {
+        output::print_json(&serde_json::json!({
+            "workspace": workspace.display().to_string(),
+            "trusted": trusted,
+            "changed": trusted != was_trusted,
+        }));
+    } else if !global.quiet {
+        let shown = workspace.display();
+        output::line(match (trusted, was_trusted) {
+            (true, false) => format!("{shown} is now trusted: its project skills are loaded"),
+            (true, true) => format!("{shown} was already trusted"),
+            (false, true) => {
+                format!("{shown} is no longer trusted: its project skills are not loaded")
             }
-            Exit::Success
-        }
-        Err(error) => output::fail(global, &error),
+            (false, false) => format!("{shown} was not trusted"),
+        });
+    }
+    Exit::Success
+}
+
+/// The command that trusts this configuration's workspace, as a person would type it: with
+/// `--workspace` unless the workspace is the current directory.
+pub(crate) fn command_for(config: &skills::SkillsConfig) -> String {
+    let current = std::env::current_dir().ok();
+    let same = current.as_deref().is_some_and(|current| {
+        std::fs::canonicalize(current).ok() == std::fs::canonicalize(&config.workspace).ok()
+    });
+    if same {
+        "skills trust".to_owned()
+    } else {
+        format!("skills trust --workspace {}", config.workspace.display())
     }
 }

@@ -14,7 +14,7 @@ use crate::Exit;
 use crate::cli::{Global, ValidateArgs};
 use crate::output::{self, DIM, ERROR, ErrorRecord, FAIL, OK, WARNING};
 
-/// The `--json` document (docs/cli-json.md).
+/// The `--json` document (docs/cli.md).
 #[derive(Serialize)]
 struct Output {
     /// Every skill checked is valid and every path could be checked.

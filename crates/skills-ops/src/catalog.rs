@@ -35,6 +35,8 @@ pub fn read(config: &SkillsConfig, names: &[&str]) -> Result<Vec<SkillBody>, Err
                 name: skill.name.clone(),
                 dir: skill.dir.clone(),
                 location: skill.location.clone(),
+                when_to_use: skill.when_to_use.clone(),
+                inputs: skill.inputs.clone(),
                 body: document.body,
             })
         })
@@ -73,7 +75,11 @@ pub fn explain(config: &SkillsConfig, name: &str) -> Result<Explanation, Error> 
             reason: if losers.is_empty() {
                 "the only copy".to_owned()
             } else {
-                "the first copy in precedence order".to_owned()
+                format!(
+                    "the highest-precedence copy: {} scope, root {}",
+                    winner.scope,
+                    winner.root.display()
+                )
             },
         });
         for loser in &losers {
@@ -85,7 +91,7 @@ pub fn explain(config: &SkillsConfig, name: &str) -> Result<Explanation, Error> 
                 reason: collision_reason(winner, loser),
             });
         }
-        rule = "the higher scope wins (profile > project > user > legacy); within a scope the earlier root; within a root the earlier path in byte order".to_owned();
+        rule = "profile > project > user > legacy; within a scope, the earlier root; within a root, the earlier path".to_owned();
     } else if let Some(hidden) = hidden {
         let why = match &hidden.reason {
             HiddenReason::Denied { pattern } => {
@@ -116,7 +122,7 @@ pub fn explain(config: &SkillsConfig, name: &str) -> Result<Explanation, Error> 
         }
         rule = format!("the winning copy is {why}, so no copy is offered");
     } else {
-        return Err(not_found(&catalog, name));
+        return Err(unloadable(&catalog, name).unwrap_or_else(|| not_found(&catalog, name)));
     }
     Ok(Explanation {
         name: name.to_owned(),
@@ -148,7 +154,7 @@ pub(crate) fn resolve<'c>(catalog: &'c Catalog, name: &str) -> Result<&'c Skill,
         .collect();
     match by_id.as_slice() {
         [skill] => Ok(skill),
-        [] => Err(not_found(catalog, name)),
+        [] => Err(unloadable(catalog, name).unwrap_or_else(|| not_found(catalog, name))),
         several => Err(Error::InvalidInput(format!(
             "'{name}' is the directory of {} skills ({}); ask for one of them by name",
             several.len(),
@@ -159,6 +165,23 @@ pub(crate) fn resolve<'c>(catalog: &'c Catalog, name: &str) -> Result<&'c Skill,
                 .join(", ")
         ))),
     }
+}
+
+/// When a skill directory named `name` was found but its definition file could not be loaded,
+/// that is the answer, not "no such skill".
+fn unloadable(catalog: &Catalog, name: &str) -> Option<Error> {
+    catalog.diagnostics.iter().find_map(|diagnostic| {
+        let path = diagnostic.path.as_ref()?;
+        let dir = path.parent()?.file_name()?;
+        let is_definition = path
+            .file_name()
+            .and_then(|file| file.to_str())
+            .is_some_and(|file| skills_types::files::match_definition(file).is_some());
+        (is_definition && dir == name && diagnostic.is_error()).then(|| Error::Unloadable {
+            path: path.clone(),
+            diagnostic: Box::new(diagnostic.clone()),
+        })
+    })
 }
 
 fn not_found(catalog: &Catalog, name: &str) -> Error {

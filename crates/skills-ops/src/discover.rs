@@ -50,6 +50,7 @@ const SIDECARS: [&str; 2] = [SKILL_TOML, WORKFLOW_TOML];
 
 /// Discovers every skill the configuration reaches.
 pub fn discover(config: &SkillsConfig) -> Result<Catalog, Error> {
+    let started = std::time::Instant::now();
     let trusted = trust::is_trusted(config);
     let (config, mut diagnostics) = settings::effective(config, trusted);
     let plan = roots::plan(&config, trusted);
@@ -72,7 +73,11 @@ pub fn discover(config: &SkillsConfig) -> Result<Catalog, Error> {
         );
     }
 
+    for root in &plan.roots {
+        tracing::debug!(scope = %root.scope, root = %root.path.display(), "scanning");
+    }
     let scanned = scan::scan(&plan.roots, config.symlinks, config.limits);
+    tracing::debug!(found = scanned.found.len(), elapsed = ?started.elapsed(), "walk done");
     diagnostics.extend(scanned.diagnostics);
     let outcomes = load_all(&config, &plan.roots, &scanned.found);
 
@@ -88,6 +93,15 @@ pub fn discover(config: &SkillsConfig) -> Result<Catalog, Error> {
     catalog.untrusted_roots = plan.untrusted;
     catalog.roots = plan.roots;
     catalog.budget_chars = config.budget_chars;
+    tracing::info!(
+        skills = catalog.skills.len(),
+        shadowed = catalog.shadowed.len(),
+        hidden = catalog.hidden.len(),
+        findings = catalog.diagnostics.len(),
+        trusted,
+        elapsed = ?started.elapsed(),
+        "discovered"
+    );
     Ok(catalog)
 }
 
@@ -105,6 +119,7 @@ fn load_all(
         .map(|(position, found)| plan(found, position, cache.as_ref()))
         .collect();
     let hits = plans.iter().filter(|(_, hit)| hit.is_some()).count();
+    tracing::debug!(hits, misses = found.len() - hits, "catalog cache");
     // Taking the hits consumes the cache, so its entries are freed before parsing starts.
     let (taken, writer) = match cache {
         Some(cache) => {

@@ -20,6 +20,9 @@ const XML_OPEN: &str = "<available_skills>\n";
 const XML_CLOSE: &str = "</available_skills>\n";
 /// Opens the `markdown` format.
 const MARKDOWN_HEADING: &str = "## Installed Skills\n\n";
+/// Shortened descriptions keep at least this many characters: below it a description stops
+/// telling an agent what the skill is for (`Revie…`), and the budget drops skills instead.
+const MIN_SHORTENED_CHARS: usize = 40;
 /// Ends a shortened description; it counts against the cap like any other character.
 const ELLIPSIS: char = '…';
 /// `"[\n"` and `"\n]"` around a pretty-printed JSON array.
@@ -96,10 +99,32 @@ pub fn read_text(bodies: &[SkillBody]) -> String {
         out.push_str(&one_line(&body.dir.to_string_lossy()));
         out.push_str(
             "\nRelative paths in this skill (references/..., scripts/..., assets/...) are \
-             relative to the base directory above; resolve them against it.\n\n",
+             relative to the base directory above; resolve them against it.\n",
         );
+        if let Some(when) = &body.when_to_use {
+            out.push_str("When to use: ");
+            out.push_str(&one_line(when));
+            out.push('\n');
+        }
+        for input in &body.inputs {
+            out.push_str("Input: ");
+            out.push_str(&one_line(&input.name));
+            if input.required {
+                out.push_str(" (required)");
+            }
+            if !input.description.is_empty() {
+                out.push_str(" - ");
+                out.push_str(&one_line(&input.description));
+            }
+            out.push('\n');
+        }
+        // The body stays verbatim; most open with the blank line that follows their
+        // frontmatter, and only the others get one added.
+        if !body.body.starts_with(['\n', '\r']) {
+            out.push('\n');
+        }
         out.push_str(&body.body);
-        if !body.body.is_empty() && !body.body.ends_with('\n') {
+        if !out.ends_with('\n') {
             out.push('\n');
         }
     }
@@ -329,8 +354,9 @@ impl Fit {
             return fit;
         }
 
-        // Names only still too long: drop the lowest precedence first, and among equals the
-        // name that sorts last, so the result does not depend on anything but the catalog.
+        // Descriptions are not cut below a useful length: while even that is too long, drop
+        // the lowest precedence first, and among equals the name that sorts last, so the result
+        // depends on nothing but the catalog.
         let mut order: Vec<usize> = (0..items.len()).filter(|&i| !items[i].pinned).collect();
         order.sort_by_key(|&i| {
             (
@@ -339,8 +365,9 @@ impl Fit {
                 Reverse(i),
             )
         });
+        let floor = Some(MIN_SHORTENED_CHARS);
         let mut count = items.len();
-        let mut entries: usize = items.iter().map(|item| item.cost(format, Some(0))).sum();
+        let mut entries: usize = items.iter().map(|item| item.cost(format, floor)).sum();
         for index in order {
             if frame(format, count) + entries <= budget {
                 break;
@@ -348,7 +375,7 @@ impl Fit {
             fit.included[index] = false;
             fit.dropped.push(index);
             count -= 1;
-            entries -= items[index].cost(format, Some(0));
+            entries -= items[index].cost(format, floor);
         }
         if frame(format, count) + entries > budget {
             // Only pinned skills are left and they alone exceed the budget: they are shown
@@ -357,7 +384,7 @@ impl Fit {
             return fit;
         }
 
-        // The largest cap that fits: cost grows with the cap, names only (cap 0) fits.
+        // The largest cap that fits: cost grows with the cap, and the floor fits.
         let longest = items
             .iter()
             .zip(&fit.included)
@@ -370,8 +397,8 @@ impl Fit {
             fit.predicted = whole;
             return fit;
         }
-        let (mut fits, mut too_long) = (0, longest);
-        while too_long - fits > 1 {
+        let (mut fits, mut too_long) = (MIN_SHORTENED_CHARS, longest);
+        while too_long > fits + 1 {
             let middle = fits + (too_long - fits) / 2;
             if cost(&fit, Some(middle)) <= budget {
                 fits = middle;
@@ -385,10 +412,18 @@ impl Fit {
     }
 }
 
+/// A skill's summary as an agent reads it: the findings and the shadowed copies are for the
+/// people maintaining the skills, not for the model, and are left out.
 fn summary(skill: &Skill, description: String) -> SkillSummary {
     SkillSummary {
+        id: skill.id.clone(),
+        name: skill.name.clone(),
         description,
-        ..SkillSummary::from(skill)
+        scope: skill.scope,
+        location: skill.location.clone(),
+        permission: skill.permission,
+        diagnostics: Vec::new(),
+        shadowed: Vec::new(),
     }
 }
 
@@ -653,9 +688,10 @@ mod tests {
 
     #[test]
     fn shortening_never_splits_an_escape() {
-        let skills = [skill("amp", &"&".repeat(40), SkillScope::User)];
+        let skills = [skill("amp", &"&".repeat(100), SkillScope::User)];
         let full = rendered(&skills, Format::Xml).chars().count();
-        for budget in full - 40..full {
+        // Every budget that shortens without reaching the floor (5 characters per `&amp;`).
+        for budget in full - 5 * (100 - MIN_SHORTENED_CHARS - 1)..full {
             let text = budgeted(&skills, Format::Xml, budget, &[]).text;
             let description = text
                 .split("<description>")
@@ -687,8 +723,9 @@ mod tests {
     fn when_names_alone_do_not_fit_the_lowest_precedence_drops_first() {
         use SkillScope::{Legacy, Profile, Project, User};
         let skills = many(&[Project, User, Legacy, User, Profile, Legacy]);
-        // Room for skill-00 and skill-04 by name, skill-03 (pinned) whole, and a little more:
-        // three skills must go and the two unpinned survivors are shortened.
+        // Room for skill-00 and skill-04 at the shortest useful description, skill-03 (pinned)
+        // whole, and a little more: three skills must go and the two unpinned survivors are
+        // shortened.
         let budget = {
             let kept: Vec<Skill> = [0, 3, 4]
                 .into_iter()
@@ -696,7 +733,11 @@ mod tests {
                     description: if index == 3 {
                         skills[index].description.clone()
                     } else {
-                        String::new()
+                        skills[index]
+                            .description
+                            .chars()
+                            .take(MIN_SHORTENED_CHARS)
+                            .collect()
                     },
                     ..skills[index].clone()
                 })
@@ -773,13 +814,22 @@ mod tests {
                 name: "csv-tools".to_owned(),
                 dir: PathBuf::from("/skills/user/csv-tools"),
                 location: PathBuf::from("/skills/user/csv-tools/SKILL.md"),
-                body: "# CSV\n\nRun `scripts/join.py`; see references/format.md.\n".to_owned(),
+                when_to_use: Some("When a task joins or cleans CSV files.".to_owned()),
+                inputs: vec![skills_types::skill::SkillInput {
+                    name: "file".to_owned(),
+                    description: "The CSV file".to_owned(),
+                    required: true,
+                    kind: Some("path".to_owned()),
+                }],
+                body: "\n# CSV\n\nRun `scripts/join.py`; see references/format.md.\n".to_owned(),
             },
             SkillBody {
                 id: "pdf-tools".to_owned(),
                 name: "pdf-tools".to_owned(),
                 dir: PathBuf::from("/skills/project/pdf-tools"),
                 location: PathBuf::from("/skills/project/pdf-tools/SKILL.md"),
+                when_to_use: None,
+                inputs: Vec::new(),
                 body: "# PDF\n\nNo trailing newline <b>verbatim</b>".to_owned(),
             },
         ];

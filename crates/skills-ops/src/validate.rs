@@ -10,7 +10,7 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use skills_types::files::{is_excluded_dir_name, match_definition};
+use skills_types::files::{EXCLUDED_DIR_NAMES, match_definition};
 use skills_types::frontmatter::LEGACY_TOP_LEVEL_FIELDS;
 use skills_types::limits::{
     MAX_COMPATIBILITY_CHARS, MAX_DESCRIPTION_CHARS, MAX_RELATIVE_PATH_COMPONENTS,
@@ -79,8 +79,9 @@ pub fn validate_bytes(file: &Path, bytes: &[u8], options: &Options) -> Result<Re
 }
 
 /// Validates every skill below `path` (a skill directory, a definition file, or a folder of
-/// skills), in path order. Hidden and excluded directories are skipped, symlinked directories
-/// are not followed, and skill directories are not searched for nested skills.
+/// skills), in path order. Excluded directories (`.git`, `node_modules`, caches, build output)
+/// are skipped, symlinked directories are not followed, and skill directories are not searched
+/// for nested skills; other hidden folders (`.agents/skills`) are walked.
 pub fn validate_tree(path: &Path, options: &Options) -> Result<Vec<Result<Report, Error>>, Error> {
     let metadata = load::inspect(path)?;
     if !metadata.is_dir() {
@@ -107,7 +108,9 @@ fn collect_skill_dirs(dir: &Path, depth: usize, found: &mut Vec<PathBuf>) -> Res
         let name = entry.file_name();
         let Some(name) = name.to_str() else { continue };
         let is_dir = entry.file_type().is_ok_and(|kind| kind.is_dir());
-        if is_dir && !is_excluded_dir_name(name) {
+        // Unlike discovery, an explicit lint walks hidden folders too (`.agents/skills`,
+        // `.claude/skills` are where skills live), but not version control, caches or builds.
+        if is_dir && !EXCLUDED_DIR_NAMES.contains(&name) {
             subdirs.push(entry.path());
         }
         names.push(name.to_owned());

@@ -90,6 +90,14 @@ impl Catalog {
             } else {
                 Vec::new()
             },
+            hidden: if options.include_shadowed {
+                self.hidden
+                    .into_iter()
+                    .filter(|hidden| options.scope.is_none_or(|scope| hidden.scope == scope))
+                    .collect()
+            } else {
+                Vec::new()
+            },
             diagnostics: self.diagnostics,
             trusted: self.trusted,
             untrusted_roots: self.untrusted_roots,
@@ -105,6 +113,9 @@ pub struct Listing {
     /// Copies that lost a collision (only when asked for).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub shadowed: Vec<SkillSummary>,
+    /// Skills kept out by a permission rule or `disabled` (only with the shadowed copies).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hidden: Vec<Hidden>,
     /// Findings about the scan.
     pub diagnostics: Vec<Diagnostic>,
     /// Whether the workspace was trusted.
@@ -119,7 +130,8 @@ pub struct Listing {
 #[serde(deny_unknown_fields)]
 #[non_exhaustive]
 pub struct ListOptions {
-    /// Also list the copies that lost a name collision.
+    /// Also list the copies that lost a name collision, and the skills hidden by a permission
+    /// rule or `disabled`.
     #[serde(default)]
     pub include_shadowed: bool,
     /// Only skills of this scope.
@@ -180,6 +192,12 @@ pub struct SkillBody {
     /// The definition file.
     #[serde(with = "crate::path_text")]
     pub location: PathBuf,
+    /// From the sidecar: when to reach for the skill.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub when_to_use: Option<String>,
+    /// From the sidecar: the inputs the skill takes.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub inputs: Vec<crate::skill::SkillInput>,
     /// The body, verbatim.
     pub body: String,
 }

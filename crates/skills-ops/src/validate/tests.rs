@@ -630,7 +630,11 @@ fn tree_validation_finds_every_skill_in_path_order() {
         &frontmatter("name: junk\ndescription: d\n"),
     );
     write(
-        ".hidden/secret",
+        ".agents/skills/hidden-root",
+        &frontmatter("name: hidden-root\ndescription: d\n"),
+    );
+    write(
+        ".git/secret",
         &frontmatter("name: secret\ndescription: d\n"),
     );
     write("bad", &frontmatter("name: Bad\ndescription: d\n"));
@@ -645,6 +649,7 @@ fn tree_validation_finds_every_skill_in_path_order() {
     assert_eq!(
         names,
         [
+            ("hidden-root".to_owned(), true),
             ("b-skill".to_owned(), true),
             ("Bad".to_owned(), false),
             ("a-skill".to_owned(), true)
