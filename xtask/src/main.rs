@@ -3,8 +3,11 @@
 //!
 //! `ci` is the single command CI and `.ci/run` execute (06 §CI); `tidy` runs its in-process
 //! convention checks alone; `fuzz` drives the cargo-fuzz targets (06 §Safety and reliability),
-//! which are not part of CI. The crate uses only `std`, so building it costs CI almost nothing.
+//! which are not part of CI; `bench` measures discovery against a floor on synthetic trees
+//! (06 §Performance). The crate uses `std` and, on Unix, `nix`'s safe `getrusage` for the
+//! bench's peak-memory figure, so building it costs CI almost nothing.
 
+mod bench;
 mod ci;
 mod fuzz;
 mod process;
@@ -20,6 +23,10 @@ Commands:
   ci                                 run every check CI runs, in order, stopping at the first failure
   tidy                               run the in-process convention checks alone (step 2 of ci)
   fuzz --seconds N [--target NAME]   run each cargo-fuzz target (or NAME) for N seconds (nightly)
+  bench [--quick] [--skills N]... [--runs N]
+                                     time discovery against a floor on synthetic trees of 1,000
+                                     and 10,000 skills (--quick: 1,000 only; --skills N: other
+                                     sizes); prints a table, writes target/bench/report.json
   help                               print this text
 ";
 
@@ -35,6 +42,14 @@ fn main() -> ExitCode {
             Ok(args) => fuzz::run(&root, &args),
             Err(message) => return usage_error(&message),
         },
+        Some("bench") => match bench::Args::parse(&rest) {
+            Ok(args) => bench::run(&root, &args),
+            Err(message) => return usage_error(&message),
+        },
+        // Internal: the bench's peak-memory wrapper (`xtask __rss -- CMD...`).
+        Some("__rss") => return bench::rss_main(&rest),
+        // Internal: the floor and full-read walks, run from a release build by the bench.
+        Some("__walk") => return bench::walk_main(&rest),
         Some("help" | "--help" | "-h") => {
             print!("{USAGE}");
             return ExitCode::SUCCESS;

@@ -1,0 +1,871 @@
+//! `cargo xtask bench`: the benchmark of 06 §Performance. It builds the `skills` binary and
+//! the in-process `discover` bench in release mode, generates synthetic trees ([`tree`]) of
+//! 1,000 and 10,000 skills in a fresh temporary directory, and times every contender on the
+//! same tree, in the same page-cache state, against the floor ([`walk`]); then it prints the
+//! table and writes `target/bench/report.json` ([`report`]).
+//!
+//! Machines here are shared and noisy, so every figure is the median of several runs, one
+//! untimed warm-up pass comes first, the contenders take turns within each repetition (the
+//! order rotates, so none always runs right after the same neighbour), and only ratios within
+//! one run are reported as meaningful: nothing here compares a time with a constant.
+//!
+//! Peak memory is measured by re-running xtask as a tiny wrapper (`xtask __rss -- CMD...`,
+//! [`rss`]) whose only child is the measured command, so `RUSAGE_CHILDREN` is that command's.
+
+mod report;
+mod rss;
+mod tree;
+mod walk;
+
+use std::fs;
+use std::io::{self, Read};
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use crate::Failure;
+use crate::process::{self, cargo};
+
+pub(crate) use rss::main as rss_main;
+pub(crate) use walk::main as walk_main;
+
+/// The tree sizes measured by default (06 §Performance).
+const DEFAULT_SIZES: [usize; 2] = [1_000, 10_000];
+
+/// Repetitions of every contender by default; each adds one sample per process contender and
+/// [`CALLS_PER_RUN`] per in-process one. The whole bench takes about a minute here (five is
+/// the budget), and medians of this many samples move by a few percent between runs.
+const DEFAULT_RUNS: usize = 15;
+
+/// Timed calls per run of the in-process contenders (the walks and `discover`), after their
+/// own untimed call.
+const CALLS_PER_RUN: usize = 3;
+
+/// Runs of the peak-memory wrapper per tree and cache state; the median is reported.
+const RSS_RUNS: usize = 3;
+
+/// Where the report goes, relative to the repository root.
+const REPORT_PATH: &str = "target/bench/report.json";
+
+/// The application directory the trees use, and the catalog cache below it in the home.
+const CACHE_DIR: &str = ".openhuman/cache";
+
+/// The parsed command line of `cargo xtask bench`.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct Args {
+    sizes: Vec<usize>,
+    runs: usize,
+}
+
+impl Args {
+    pub(crate) fn parse(args: &[String]) -> Result<Self, String> {
+        let mut sizes = Vec::new();
+        let mut quick = false;
+        let mut runs = DEFAULT_RUNS;
+        let mut args = args.iter();
+        while let Some(arg) = args.next() {
+            let mut number = |name: &str, least: usize| {
+                let text = args
+                    .next()
+                    .ok_or_else(|| format!("`{name}` needs a value"))?;
+                text.replace(['_', ','], "")
+                    .parse::<usize>()
+                    .ok()
+                    .filter(|value| *value >= least)
+                    .ok_or_else(|| format!("`{name}` wants a whole number ≥ {least}, not `{text}`"))
+            };
+            match arg.as_str() {
+                "--quick" => quick = true,
+                "--skills" => sizes.push(number("--skills", 10)?),
+                "--runs" => runs = number("--runs", 3)?,
+                other => return Err(format!("unknown argument `{other}` for `bench`")),
+            }
+        }
+        if quick && !sizes.is_empty() {
+            return Err("`--quick` and `--skills` cannot be combined".to_owned());
+        }
+        if quick {
+            sizes.push(DEFAULT_SIZES[0]);
+        }
+        if sizes.is_empty() {
+            sizes.extend(DEFAULT_SIZES);
+        }
+        sizes.sort_unstable();
+        sizes.dedup();
+        Ok(Self { sizes, runs })
+    }
+}
+
+/// Everything measured, in the order of the table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Contender {
+    Floor,
+    FullRead,
+    Startup,
+    ListWarm,
+    ListCold,
+    DiscoverWarm,
+    DiscoverNoCache,
+    Prompt,
+    Validate,
+    Read,
+}
+
+impl Contender {
+    pub(crate) const ALL: [Self; 10] = [
+        Self::Floor,
+        Self::FullRead,
+        Self::Startup,
+        Self::ListWarm,
+        Self::ListCold,
+        Self::DiscoverWarm,
+        Self::DiscoverNoCache,
+        Self::Prompt,
+        Self::Validate,
+        Self::Read,
+    ];
+
+    /// The stable name in the JSON report.
+    pub(crate) fn key(self) -> &'static str {
+        match self {
+            Self::Floor => "floor",
+            Self::FullRead => "full_read",
+            Self::Startup => "process_start",
+            Self::ListWarm => "list_json_warm_cache",
+            Self::ListCold => "list_json_cold_cache",
+            Self::DiscoverWarm => "discover_in_process_warm_cache",
+            Self::DiscoverNoCache => "discover_in_process_no_cache",
+            Self::Prompt => "prompt_xml",
+            Self::Validate => "validate_recursive",
+            Self::Read => "read_one",
+        }
+    }
+
+    /// The row's label in the table.
+    pub(crate) fn label(self) -> &'static str {
+        match self {
+            Self::Floor => "floor (walk + first 4 KiB)",
+            Self::FullRead => "full read (walk + whole files)",
+            Self::Startup => "skills --version (process start)",
+            Self::ListWarm => "skills list --json (warm cache)",
+            Self::ListCold => "skills list --json (cold cache)",
+            Self::DiscoverWarm => "discover in-process (warm cache)",
+            Self::DiscoverNoCache => "discover in-process (no cache)",
+            Self::Prompt => "skills prompt --format xml",
+            Self::Validate => "skills validate --recursive",
+            Self::Read => "skills read <one skill>",
+        }
+    }
+}
+
+/// The release executables the bench drives.
+struct Tools {
+    skills: PathBuf,
+    discover: PathBuf,
+    /// A release build of xtask itself, for `__walk`.
+    walker: PathBuf,
+}
+
+/// One contender's samples on one tree.
+#[derive(Clone, Debug)]
+pub(crate) struct Measured {
+    pub(crate) contender: Contender,
+    pub(crate) samples: Vec<Duration>,
+    /// How many skills it reported (the count check), when it reports any.
+    pub(crate) found: Option<usize>,
+    /// What it wrote to standard output, for a whole-process contender.
+    pub(crate) stdout_bytes: Option<usize>,
+}
+
+/// Everything measured on one tree.
+#[derive(Debug)]
+pub(crate) struct TreeRun {
+    pub(crate) skills: usize,
+    pub(crate) names: usize,
+    pub(crate) shadowed: usize,
+    pub(crate) malformed: usize,
+    pub(crate) roots: usize,
+    pub(crate) definition_bytes: u64,
+    pub(crate) generate: Duration,
+    pub(crate) measured: Vec<Measured>,
+    /// Median peak RSS of `skills list --json`, in KiB, with a warm and a cold catalog cache.
+    pub(crate) rss_warm_kib: Option<u64>,
+    pub(crate) rss_cold_kib: Option<u64>,
+    /// Anything that makes this tree's figures doubtful (a count that does not add up).
+    pub(crate) warnings: Vec<String>,
+}
+
+/// A fresh directory under the system's temporary directory, removed when dropped (also when
+/// the bench fails half-way).
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new() -> io::Result<Self> {
+        let nanos = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |elapsed| elapsed.subsec_nanos());
+        let path =
+            std::env::temp_dir().join(format!("skills-bench-{}-{nanos:09}", std::process::id()));
+        fs::create_dir(&path)?;
+        Ok(Self(path))
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        if let Err(error) = fs::remove_dir_all(&self.0) {
+            eprintln!("warning: could not remove {}: {error}", self.0.display());
+        }
+    }
+}
+
+pub(crate) fn run(root: &Path, args: &Args) -> Result<(), Failure> {
+    let started = Instant::now();
+    let load_before = report::load_average();
+    let tools = build(root)?;
+    let scratch = Scratch::new().map_err(|error| {
+        Failure::new(
+            format!(
+                "could not create a directory under {}: {error}",
+                std::env::temp_dir().display()
+            ),
+            "set TMPDIR to a writable directory with a few hundred MiB free",
+        )
+    })?;
+    println!("trees under {}", scratch.0.display());
+    let mut trees = Vec::new();
+    for &size in &args.sizes {
+        trees.push(measure_tree(&scratch.0, size, &tools, args.runs)?);
+    }
+    drop(scratch);
+    let facts = report::Facts {
+        root,
+        runs: args.runs,
+        calls_per_run: CALLS_PER_RUN,
+        load_before,
+        load_after: report::load_average(),
+        total: started.elapsed(),
+    };
+    let report = report::Report::new(&facts, &trees);
+    println!("\n{}", report.table());
+    let path = root.join(REPORT_PATH);
+    let written = path
+        .parent()
+        .map_or(Ok(()), fs::create_dir_all)
+        .and_then(|()| fs::write(&path, report.json()));
+    written.map_err(|error| {
+        Failure::new(
+            format!("could not write {}: {error}", path.display()),
+            "check that target/ is writable",
+        )
+    })?;
+    println!("report: {}", path.display());
+    println!("bench took {:.1}s in all", started.elapsed().as_secs_f64());
+    Ok(())
+}
+
+/// Builds the CLI and the in-process bench with cargo's release settings; returns their paths.
+fn build(root: &Path) -> Result<Tools, Failure> {
+    let hint = "fix the build error above; `cargo build --release -p skills-cli` reproduces it";
+    let messages = process::output(cargo(root).args([
+        "build",
+        "--release",
+        "-p",
+        "skills-cli",
+        "--bin",
+        "skills",
+        "--message-format=json-render-diagnostics",
+    ]))
+    .map_err(|message| Failure::new(message, hint))?;
+    let skills = artifact(&messages, "bin", "skills").ok_or_else(|| {
+        Failure::new(
+            "cargo built no `skills` binary",
+            "check crates/skills-cli/Cargo.toml",
+        )
+    })?;
+    let messages = process::output(cargo(root).args([
+        "bench",
+        "-p",
+        "skills",
+        "--bench",
+        "discover",
+        "--no-run",
+        "--message-format=json-render-diagnostics",
+    ]))
+    .map_err(|message| {
+        Failure::new(
+            message,
+            "fix the build error above; `cargo bench -p skills --bench discover --no-run` reproduces it",
+        )
+    })?;
+    let discover = artifact(&messages, "bench", "discover").ok_or_else(|| {
+        Failure::new(
+            "cargo built no `discover` bench",
+            "check the [[bench]] entry in crates/skills/Cargo.toml",
+        )
+    })?;
+    let messages = process::output(cargo(root).args([
+        "build",
+        "--release",
+        "-p",
+        "xtask",
+        "--message-format=json-render-diagnostics",
+    ]))
+    .map_err(|message| Failure::new(message, "fix the build error above"))?;
+    let walker = artifact(&messages, "bin", "xtask")
+        .ok_or_else(|| Failure::new("cargo built no `xtask` binary", "check xtask/Cargo.toml"))?;
+    Ok(Tools {
+        skills,
+        discover,
+        walker,
+    })
+}
+
+/// The executable of the `kind` target `name` in cargo's JSON messages.
+fn artifact(messages: &str, kind: &str, name: &str) -> Option<PathBuf> {
+    let target = format!("\"kind\":[\"{kind}\"]");
+    let named = format!("\"name\":\"{name}\"");
+    messages
+        .lines()
+        .filter(|line| line.contains("\"reason\":\"compiler-artifact\""))
+        .filter(|line| line.contains(&target) && line.contains(&named))
+        .find_map(|line| json_string_after(line, "\"executable\":\""))
+        .map(PathBuf::from)
+}
+
+/// The JSON string that starts right after `key` (which ends with the opening quote).
+fn json_string_after(text: &str, key: &str) -> Option<String> {
+    let start = text.find(key)? + key.len();
+    let mut value = String::new();
+    let mut chars = text.get(start..)?.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' => return Some(value),
+            '\\' => match chars.next()? {
+                'n' => value.push('\n'),
+                't' => value.push('\t'),
+                other => value.push(other),
+            },
+            c => value.push(c),
+        }
+    }
+    None
+}
+
+fn measure_tree(
+    scratch: &Path,
+    size: usize,
+    tools: &Tools,
+    runs: usize,
+) -> Result<TreeRun, Failure> {
+    println!("\n==> {size} skills: generating the tree");
+    let generating = Instant::now();
+    let tree = tree::generate(&scratch.join(format!("t{size}")), size).map_err(|error| {
+        Failure::new(
+            format!("could not write the {size}-skill tree: {error}"),
+            "free some space in the temporary directory (or set TMPDIR)",
+        )
+    })?;
+    let generate = generating.elapsed();
+    println!(
+        "{} skill directories ({} shadowed copies, {} malformed) in {} roots, {:.1} MiB of SKILL.md, written in {:.1}s",
+        tree.skills,
+        tree.shadowed,
+        tree.malformed,
+        tree.roots.len(),
+        tree.definition_bytes as f64 / (1024.0 * 1024.0),
+        generate.as_secs_f64()
+    );
+    println!("==> {size} skills: warm-up pass (untimed; checks every contender)");
+    let mut measured: Vec<Measured> = Contender::ALL
+        .iter()
+        .map(|&contender| Measured {
+            contender,
+            samples: Vec::new(),
+            found: None,
+            stdout_bytes: None,
+        })
+        .collect();
+    for entry in &mut measured {
+        let sample = sample(entry.contender, &tree, tools, true)?;
+        entry.found = sample.found;
+        entry.stdout_bytes = sample.stdout_bytes;
+    }
+    println!("==> {size} skills: {runs} timed repetitions, contenders rotating");
+    for repetition in 0..runs {
+        for offset in 0..measured.len() {
+            let index = (repetition + offset) % measured.len();
+            let Some(entry) = measured.get_mut(index) else {
+                continue;
+            };
+            let sample = sample(entry.contender, &tree, tools, false)?;
+            entry.samples.extend(sample.times);
+        }
+        print!(".");
+        let _ = io::Write::flush(&mut io::stdout());
+    }
+    println!();
+    let warnings = count_warnings(&tree, &measured);
+    println!(
+        "==> {size} skills: peak RSS of `skills list --json` ({RSS_RUNS} runs per cache state)"
+    );
+    let rss_warm_kib = peak_rss(&tree, tools, false)?;
+    let rss_cold_kib = peak_rss(&tree, tools, true)?;
+    Ok(TreeRun {
+        skills: tree.skills,
+        names: tree.names(),
+        shadowed: tree.shadowed,
+        malformed: tree.malformed,
+        roots: tree.roots.len(),
+        definition_bytes: tree.definition_bytes,
+        generate,
+        measured,
+        rss_warm_kib,
+        rss_cold_kib,
+        warnings,
+    })
+}
+
+/// Counts that do not add up: a contender that saw less than the tree holds was timed on
+/// less work, and its ratio flatters it.
+fn count_warnings(tree: &tree::Tree, measured: &[Measured]) -> Vec<String> {
+    let mut warnings = Vec::new();
+    for entry in measured {
+        let Some(found) = entry.found else {
+            continue;
+        };
+        let expected = match entry.contender {
+            Contender::Floor | Contender::FullRead => tree.skills,
+            // Malformed files may be kept (leniently) or dropped: either is a correct listing.
+            _ => tree.names() - tree.malformed,
+        };
+        let enough = match entry.contender {
+            Contender::Floor | Contender::FullRead => found == expected,
+            _ => found >= expected && found <= tree.names(),
+        };
+        if !enough {
+            warnings.push(format!(
+                "{} reported {found} skills; the tree holds {} directories and {} names ({} malformed)",
+                entry.contender.label(),
+                tree.skills,
+                tree.names(),
+                tree.malformed
+            ));
+        }
+    }
+    warnings
+}
+
+/// What one run of a contender gave.
+struct Sample {
+    times: Vec<Duration>,
+    found: Option<usize>,
+    /// What a whole-process contender wrote to standard output.
+    stdout_bytes: Option<usize>,
+}
+
+fn sample(
+    contender: Contender,
+    tree: &tree::Tree,
+    tools: &Tools,
+    check: bool,
+) -> Result<Sample, Failure> {
+    match contender {
+        Contender::Floor | Contender::FullRead => {
+            let portion = if contender == Contender::Floor {
+                "head"
+            } else {
+                "whole"
+            };
+            let mut command = Command::new(&tools.walker);
+            command.args(["__walk", "--portion", portion, "--runs"]);
+            command
+                .arg(CALLS_PER_RUN.to_string())
+                .arg("--")
+                .args(&tree.roots);
+            quiet_environment(&mut command, &tree.workspace);
+            timed_calls(&mut command, check)
+        }
+        Contender::DiscoverWarm | Contender::DiscoverNoCache => {
+            let cache = if contender == Contender::DiscoverWarm {
+                "on"
+            } else {
+                "off"
+            };
+            let mut command = Command::new(&tools.discover);
+            command.arg("--workspace").arg(&tree.workspace);
+            command.arg("--home").arg(&tree.home);
+            command.args(["--cache", cache, "--runs"]);
+            command.arg(CALLS_PER_RUN.to_string());
+            quiet_environment(&mut command, &tree.workspace);
+            timed_calls(&mut command, check)
+        }
+        Contender::Startup
+        | Contender::ListWarm
+        | Contender::ListCold
+        | Contender::Prompt
+        | Contender::Validate
+        | Contender::Read => {
+            let (mut command, ok) = invocation(contender, tools, tree);
+            if contender == Contender::ListCold {
+                if check {
+                    println!("  (cold: <home>/{CACHE_DIR} is removed before every run)");
+                }
+                remove_cache(&tree.home)?;
+            }
+            let (elapsed, output) = spawn(&mut command, check, ok)?;
+            let found = match contender {
+                Contender::ListWarm | Contender::ListCold => count_listed(&output),
+                Contender::Prompt => {
+                    Some(String::from_utf8_lossy(&output).matches("<skill>").count())
+                }
+                _ => None,
+            };
+            Ok(Sample {
+                times: vec![elapsed],
+                found: if check { found } else { None },
+                stdout_bytes: Some(output.len()),
+            })
+        }
+    }
+}
+
+/// The `skills` command line of a whole-process contender, and the exit codes it may end
+/// with.
+fn invocation(contender: Contender, tools: &Tools, tree: &tree::Tree) -> (Command, &'static [i32]) {
+    let mut command = Command::new(&tools.skills);
+    quiet_environment(&mut command, &tree.workspace);
+    let discovers = match contender {
+        Contender::ListWarm | Contender::ListCold => {
+            command.args(["list", "--json"]);
+            true
+        }
+        Contender::Prompt => {
+            command.args(["prompt", "--format", "xml"]);
+            true
+        }
+        Contender::Read => {
+            command.arg("read").arg(&tree.read_name);
+            true
+        }
+        Contender::Validate => {
+            command.args(["validate", "--recursive"]).args(&tree.roots);
+            // Exit status 1 says some skill is invalid: the malformed files are.
+            return (command, &[0, 1]);
+        }
+        Contender::Startup
+        | Contender::Floor
+        | Contender::FullRead
+        | Contender::DiscoverWarm
+        | Contender::DiscoverNoCache => {
+            command.arg("--version");
+            false
+        }
+    };
+    if discovers {
+        command.arg("--workspace").arg(&tree.workspace);
+        command.arg("--home").arg(&tree.home);
+    }
+    (command, &[0])
+}
+
+/// Runs a process that times its own calls (`xtask __walk`, the `discover` bench) and
+/// prints `{"skills":S,...,"runs_ns":[...]}`.
+fn timed_calls(command: &mut Command, check: bool) -> Result<Sample, Failure> {
+    let (_, output) = spawn(command, check, &[0])?;
+    let text = String::from_utf8_lossy(&output);
+    let times: Vec<Duration> = json_numbers_after(&text, "\"runs_ns\":[")
+        .into_iter()
+        .map(Duration::from_nanos)
+        .collect();
+    if times.len() != CALLS_PER_RUN {
+        return Err(Failure::new(
+            format!(
+                "`{}` printed no timings: {text}",
+                process::describe(command)
+            ),
+            "run the command above by hand",
+        ));
+    }
+    let found = json_numbers_after(&text, "\"skills\":")
+        .first()
+        .and_then(|count| usize::try_from(*count).ok());
+    Ok(Sample {
+        times,
+        found,
+        stdout_bytes: None,
+    })
+}
+
+/// The same environment for every child: no inherited home override or logging, which would
+/// change what is read or add output.
+fn quiet_environment(command: &mut Command, workspace: &Path) {
+    command
+        .current_dir(workspace)
+        .env_remove("SKILLS_HOME")
+        .env_remove("RUST_LOG")
+        .stdin(Stdio::null());
+}
+
+fn remove_cache(home: &Path) -> Result<(), Failure> {
+    match fs::remove_dir_all(home.join(CACHE_DIR)) {
+        Err(error) if error.kind() != io::ErrorKind::NotFound => Err(Failure::new(
+            format!(
+                "could not remove the catalog cache under {}: {error}",
+                home.display()
+            ),
+            "check the temporary directory's permissions",
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// Runs `command` with its standard output drained from a pipe, as an agent core reading it
+/// would; returns the wall time from spawn to exit and the output. With `check`, the command
+/// is echoed and its standard error kept for the failure message; otherwise standard error is
+/// discarded so that it costs the child nothing to write.
+fn spawn(command: &mut Command, check: bool, ok: &[i32]) -> Result<(Duration, Vec<u8>), Failure> {
+    if check {
+        println!("$ {}", process::describe(command));
+    }
+    command
+        .stdout(Stdio::piped())
+        .stderr(if check { Stdio::piped() } else { Stdio::null() });
+    let started = Instant::now();
+    let mut child = command.spawn().map_err(|error| {
+        Failure::new(
+            format!("could not start `{}`: {error}", process::describe(command)),
+            "check that the build above produced it",
+        )
+    })?;
+    let mut output = Vec::new();
+    let mut errors = Vec::new();
+    // Standard error is read after standard output; a child that fills the stderr pipe first
+    // would block, but these commands print little there.
+    if let Some(mut stdout) = child.stdout.take() {
+        let _ = stdout.read_to_end(&mut output);
+    }
+    if let Some(mut stderr) = child.stderr.take() {
+        let _ = stderr.read_to_end(&mut errors);
+    }
+    let status = child.wait();
+    let elapsed = started.elapsed();
+    let status = status.map_err(|error| {
+        Failure::new(
+            format!("`{}` vanished: {error}", process::describe(command)),
+            "run it again",
+        )
+    })?;
+    if !exited_with(status, ok) {
+        return Err(Failure::new(
+            format!(
+                "`{}` failed ({status}): {}",
+                process::describe(command),
+                String::from_utf8_lossy(&errors).trim()
+            ),
+            "run the command above by hand; the bench needs every contender to work on the tree",
+        ));
+    }
+    Ok((elapsed, output))
+}
+
+fn exited_with(status: ExitStatus, ok: &[i32]) -> bool {
+    status.code().is_some_and(|code| ok.contains(&code))
+}
+
+/// Median peak RSS (KiB) of `skills list --json`, cold catalog cache or warm.
+fn peak_rss(tree: &tree::Tree, tools: &Tools, cold: bool) -> Result<Option<u64>, Failure> {
+    let Ok(xtask) = std::env::current_exe() else {
+        return Ok(None);
+    };
+    let mut figures = Vec::new();
+    for _ in 0..RSS_RUNS {
+        if cold {
+            remove_cache(&tree.home)?;
+        }
+        let (listing, _) = invocation(Contender::ListWarm, tools, tree);
+        let mut command = Command::new(&xtask);
+        command
+            .args(["__rss", "--"])
+            .arg(listing.get_program())
+            .args(listing.get_args());
+        quiet_environment(&mut command, &tree.workspace);
+        let (_, output) = spawn(&mut command, false, &[0])?;
+        match String::from_utf8_lossy(&output).trim().parse::<u64>() {
+            Ok(kib) => figures.push(kib),
+            // The wrapper prints nothing where the platform has no `getrusage`.
+            Err(_) => return Ok(None),
+        }
+    }
+    Ok(report::median(&figures))
+}
+
+/// Number of elements of the listing in `skills list --json` output: the top-level array, or
+/// the array under the top-level key `skills`.
+fn count_listed(json: &[u8]) -> Option<usize> {
+    let first = json.iter().position(|byte| !byte.is_ascii_whitespace())?;
+    let start = if json.get(first) == Some(&b'[') {
+        first
+    } else {
+        top_level_array(json, b"skills")?
+    };
+    array_len(json, start)
+}
+
+/// The position of the `[` opening the value of `key` in the top-level object.
+fn top_level_array(json: &[u8], key: &[u8]) -> Option<usize> {
+    let mut depth = 0_usize;
+    let mut index = 0;
+    while let Some(&byte) = json.get(index) {
+        match byte {
+            b'"' => {
+                let end = string_end(json, index)?;
+                let is_key = depth == 1 && json.get(index + 1..end) == Some(key);
+                index = end + 1;
+                if is_key {
+                    let rest = json.get(index..)?;
+                    let colon = rest.iter().position(|byte| !byte.is_ascii_whitespace())?;
+                    if rest.get(colon) == Some(&b':') {
+                        let value = rest
+                            .get(colon + 1..)?
+                            .iter()
+                            .position(|byte| !byte.is_ascii_whitespace())?;
+                        let at = index + colon + 1 + value;
+                        return (json.get(at) == Some(&b'[')).then_some(at);
+                    }
+                }
+                continue;
+            }
+            b'{' | b'[' => depth += 1,
+            b'}' | b']' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        index += 1;
+    }
+    None
+}
+
+/// The elements of the array opening at `start`.
+fn array_len(json: &[u8], start: usize) -> Option<usize> {
+    let mut depth = 0_usize;
+    let mut commas = 0;
+    let mut empty = true;
+    let mut index = start + 1;
+    while let Some(&byte) = json.get(index) {
+        match byte {
+            b'"' => {
+                empty = false;
+                index = string_end(json, index)?;
+            }
+            b'{' | b'[' => {
+                empty = false;
+                depth += 1;
+            }
+            b']' | b'}' if depth == 0 => return Some(if empty { 0 } else { commas + 1 }),
+            b']' | b'}' => depth -= 1,
+            b',' if depth == 0 => commas += 1,
+            byte if !byte.is_ascii_whitespace() => empty = false,
+            _ => {}
+        }
+        index += 1;
+    }
+    None
+}
+
+/// The position of the quote closing the string that opens at `start`.
+fn string_end(json: &[u8], start: usize) -> Option<usize> {
+    let mut index = start + 1;
+    loop {
+        match json.get(index)? {
+            b'\\' => index += 2,
+            b'"' => return Some(index),
+            _ => index += 1,
+        }
+    }
+}
+
+/// The whole numbers right after `key`: one, or a comma-separated list up to `]`.
+fn json_numbers_after(text: &str, key: &str) -> Vec<u64> {
+    let Some(start) = text.find(key) else {
+        return Vec::new();
+    };
+    let rest = text.get(start + key.len()..).unwrap_or_default();
+    let end = rest.find([']', '}']).unwrap_or(rest.len());
+    rest.get(..end)
+        .unwrap_or_default()
+        .split(',')
+        .map_while(|number| number.trim().parse().ok())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn strings(args: &[&str]) -> Vec<String> {
+        args.iter().map(ToString::to_string).collect()
+    }
+
+    #[test]
+    fn parses_arguments() {
+        let parse = |args: &[&str]| Args::parse(&strings(args));
+        assert_eq!(
+            parse(&[]),
+            Ok(Args {
+                sizes: vec![1_000, 10_000],
+                runs: DEFAULT_RUNS
+            })
+        );
+        assert_eq!(parse(&["--quick"]).map(|args| args.sizes), Ok(vec![1_000]));
+        assert_eq!(
+            parse(&["--skills", "20_000", "--skills", "500", "--runs", "5"]),
+            Ok(Args {
+                sizes: vec![500, 20_000],
+                runs: 5
+            })
+        );
+        assert!(parse(&["--quick", "--skills", "5"]).is_err());
+        assert!(parse(&["--runs", "1"]).is_err());
+        assert!(parse(&["--skills"]).is_err());
+        assert!(parse(&["--fast"]).is_err());
+    }
+
+    #[test]
+    fn finds_artifacts_in_cargo_messages() {
+        let messages = concat!(
+            r#"{"reason":"compiler-artifact","target":{"kind":["lib"],"name":"skills"},"executable":null}"#,
+            "\n",
+            r#"{"reason":"compiler-artifact","target":{"kind":["bin"],"crate_types":["bin"],"name":"skills"},"executable":"/t/release/skills"}"#,
+            "\n",
+            r#"{"reason":"compiler-artifact","target":{"kind":["bench"],"name":"discover"},"executable":"/t/release/deps/discover-ab"}"#,
+            "\n",
+        );
+        assert_eq!(
+            artifact(messages, "bin", "skills"),
+            Some(PathBuf::from("/t/release/skills"))
+        );
+        assert_eq!(
+            artifact(messages, "bench", "discover"),
+            Some(PathBuf::from("/t/release/deps/discover-ab"))
+        );
+        assert_eq!(artifact(messages, "bin", "discover"), None);
+    }
+
+    #[test]
+    fn counts_listings() {
+        assert_eq!(count_listed(br#"[{"name":"a"},{"name":"b,]"}]"#), Some(2));
+        assert_eq!(count_listed(b" [ ] "), Some(0));
+        let object = br#"{"diagnostics":[{"skills":[1,2,3]}],"skills":[{"name":"a","x":[1,2]},{"name":"\"skills\""},{"name":"c"}],"trusted":true}"#;
+        assert_eq!(count_listed(object), Some(3));
+        assert_eq!(count_listed(br#"{"skills":[]}"#), Some(0));
+        assert_eq!(count_listed(br#"{"other":[]}"#), None);
+    }
+
+    #[test]
+    fn reads_the_discover_bench_output() {
+        let text = r#"{"skills":980,"shadowed":20,"diagnostics":5,"runs_ns":[10,20,30]}"#;
+        assert_eq!(json_numbers_after(text, "\"runs_ns\":["), [10, 20, 30]);
+        assert_eq!(json_numbers_after(text, "\"skills\":"), [980]);
+        assert!(json_numbers_after(text, "\"missing\":").is_empty());
+    }
+}

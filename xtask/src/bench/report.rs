@@ -1,0 +1,810 @@
+//! The bench's results as a person reads them (a table, the 06 targets met or missed with
+//! their numbers) and as a later run compares them (`target/bench/report.json`).
+//!
+//! Every figure is a median, and every verdict is a ratio between figures of the same run:
+//! absolute times are printed for orientation only, since they say more about the machine's
+//! neighbours than about the code.
+
+use std::fmt::Write as _;
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use super::{Contender, TreeRun};
+
+/// The tree size the 06 targets are stated for.
+const TARGET_SIZE: usize = 10_000;
+
+/// Limits of 06 §Performance.
+const LIST_LIMIT: f64 = 1.5;
+const DISCOVER_LIMIT: f64 = 1.2;
+const RSS_LIMIT_MIB: f64 = 40.0;
+/// 10× the skills may cost at most 11× the time: the time ratio over the size ratio.
+const GROWTH_SLACK: f64 = 1.1;
+
+/// The run's circumstances, beside the measurements.
+pub(crate) struct Facts<'a> {
+    pub(crate) root: &'a Path,
+    pub(crate) runs: usize,
+    pub(crate) calls_per_run: usize,
+    pub(crate) load_before: Option<String>,
+    pub(crate) load_after: Option<String>,
+    pub(crate) total: Duration,
+}
+
+/// One row of the table.
+struct Row {
+    contender: Contender,
+    skills: usize,
+    median: u64,
+    min: u64,
+    max: u64,
+    samples: usize,
+    /// Median over the floor's median on the same tree.
+    ratio: Option<f64>,
+    found: Option<usize>,
+    stdout_bytes: Option<usize>,
+}
+
+/// One 06 target, checked.
+struct Verdict {
+    measure: String,
+    target: String,
+    /// `None`: not measured in this run.
+    met: Option<bool>,
+    value: Option<f64>,
+    limit: Option<f64>,
+    detail: String,
+}
+
+/// Growth of one contender's median from the smallest tree to the largest.
+struct Growth {
+    contender: Contender,
+    from: usize,
+    to: usize,
+    ratio: f64,
+}
+
+pub(crate) struct Report {
+    date: String,
+    commit: Option<String>,
+    dirty: Option<bool>,
+    cores: usize,
+    runs: usize,
+    calls_per_run: usize,
+    load_before: Option<String>,
+    load_after: Option<String>,
+    total: Duration,
+    trees: Vec<TreeSummary>,
+    rows: Vec<Row>,
+    growth: Vec<Growth>,
+    verdicts: Vec<Verdict>,
+    warnings: Vec<String>,
+}
+
+struct TreeSummary {
+    skills: usize,
+    names: usize,
+    shadowed: usize,
+    malformed: usize,
+    roots: usize,
+    definition_bytes: u64,
+    generate: Duration,
+    rss_warm_kib: Option<u64>,
+    rss_cold_kib: Option<u64>,
+}
+
+impl Report {
+    pub(crate) fn new(facts: &Facts<'_>, trees: &[TreeRun]) -> Self {
+        let mut rows = Vec::new();
+        let mut warnings = Vec::new();
+        for tree in trees {
+            let floor = tree
+                .measured
+                .iter()
+                .find(|entry| entry.contender == Contender::Floor)
+                .and_then(|entry| median(&nanos(&entry.samples)));
+            for entry in &tree.measured {
+                let samples = nanos(&entry.samples);
+                let Some(median) = median(&samples) else {
+                    continue;
+                };
+                rows.push(Row {
+                    contender: entry.contender,
+                    skills: tree.skills,
+                    median,
+                    min: samples.iter().copied().min().unwrap_or(median),
+                    max: samples.iter().copied().max().unwrap_or(median),
+                    samples: samples.len(),
+                    ratio: floor
+                        .filter(|floor| *floor > 0)
+                        .map(|floor| median as f64 / floor as f64),
+                    found: entry.found,
+                    stdout_bytes: entry.stdout_bytes,
+                });
+            }
+            warnings.extend(
+                tree.warnings
+                    .iter()
+                    .map(|warning| format!("{} skills: {warning}", thousands(tree.skills))),
+            );
+        }
+        let summaries: Vec<TreeSummary> = trees
+            .iter()
+            .map(|tree| TreeSummary {
+                skills: tree.skills,
+                names: tree.names,
+                shadowed: tree.shadowed,
+                malformed: tree.malformed,
+                roots: tree.roots,
+                definition_bytes: tree.definition_bytes,
+                generate: tree.generate,
+                rss_warm_kib: tree.rss_warm_kib,
+                rss_cold_kib: tree.rss_cold_kib,
+            })
+            .collect();
+        let growth = growth(&rows);
+        let verdicts = verdicts(&rows, &summaries, &growth);
+        let (commit, dirty) = git(facts.root);
+        Self {
+            date: utc_now(),
+            commit,
+            dirty,
+            cores: std::thread::available_parallelism().map_or(1, usize::from),
+            runs: facts.runs,
+            calls_per_run: facts.calls_per_run,
+            load_before: facts.load_before.clone(),
+            load_after: facts.load_after.clone(),
+            total: facts.total,
+            trees: summaries,
+            rows,
+            growth,
+            verdicts,
+            warnings,
+        }
+    }
+
+    /// The table, the peak memory, the growth and the targets, as printed.
+    pub(crate) fn table(&self) -> String {
+        let mut out = String::new();
+        let _ = writeln!(
+            out,
+            "skills bench, {} UTC, commit {}{}, {} cores, {} repetitions (floor, full read, discover: {} timed calls each), load {} -> {}",
+            self.date.replace('T', " ").trim_end_matches('Z'),
+            self.commit
+                .as_deref()
+                .map_or("unknown", |commit| commit.get(..12).unwrap_or(commit)),
+            if self.dirty == Some(true) {
+                " (dirty)"
+            } else {
+                ""
+            },
+            self.cores,
+            self.runs,
+            self.calls_per_run,
+            self.load_before.as_deref().unwrap_or("?"),
+            self.load_after.as_deref().unwrap_or("?"),
+        );
+        let _ = writeln!(out);
+        let width = Contender::ALL
+            .iter()
+            .map(|contender| contender.label().len())
+            .max()
+            .unwrap_or(0);
+        let _ = writeln!(
+            out,
+            "| {:>6} | {:<width$} | {:>9} | {:>7} | {:>7} | {:>6} |",
+            "skills", "contender", "median", "× floor", "samples", "seen"
+        );
+        let _ = writeln!(
+            out,
+            "|{:->8}|{:-<w$}|{:->11}|{:->9}|{:->9}|{:->8}|",
+            ":",
+            ":",
+            ":",
+            ":",
+            ":",
+            ":",
+            w = width + 2
+        );
+        for row in &self.rows {
+            let _ = writeln!(
+                out,
+                "| {:>6} | {:<width$} | {:>9} | {:>7} | {:>7} | {:>6} |",
+                thousands(row.skills),
+                row.contender.label(),
+                duration(row.median),
+                row.ratio
+                    .map_or_else(|| "-".to_owned(), |ratio| format!("{ratio:.2}")),
+                row.samples,
+                row.found.map_or_else(|| "-".to_owned(), thousands),
+            );
+        }
+        let _ = writeln!(out);
+        for tree in &self.trees {
+            let _ = writeln!(
+                out,
+                "peak RSS, skills list --json, {} skills: {} with a warm catalog cache, {} cold",
+                thousands(tree.skills),
+                mebibytes(tree.rss_warm_kib),
+                mebibytes(tree.rss_cold_kib),
+            );
+        }
+        for growth in &self.growth {
+            let _ = writeln!(
+                out,
+                "growth, {}: {:.2}× from {} to {} skills",
+                growth.contender.label(),
+                growth.ratio,
+                thousands(growth.from),
+                thousands(growth.to)
+            );
+        }
+        let _ = writeln!(out, "\n06 targets (ratios within this run):");
+        for verdict in &self.verdicts {
+            let mark = match verdict.met {
+                Some(true) => "met   ",
+                Some(false) => "MISSED",
+                None => "n/a   ",
+            };
+            let _ = writeln!(
+                out,
+                "  [{mark}] {}: {} — {}",
+                verdict.measure, verdict.target, verdict.detail
+            );
+        }
+        if !self.warnings.is_empty() {
+            let _ = writeln!(out, "\nwarnings (these figures are doubtful):");
+            for warning in &self.warnings {
+                let _ = writeln!(out, "  - {warning}");
+            }
+        }
+        let _ = write!(out, "\ntotal time {:.1}s", self.total.as_secs_f64());
+        out
+    }
+
+    /// The report as JSON, for `target/bench/report.json`.
+    pub(crate) fn json(&self) -> String {
+        let text = |value: &str| Json::Text(value.to_owned());
+        let optional_text = |value: &Option<String>| value.as_deref().map_or(Json::Null, text);
+        let optional = |value: Option<u64>| value.map_or(Json::Null, Json::Integer);
+        let float = |value: Option<f64>| value.map_or(Json::Null, Json::Float);
+        let trees = self
+            .trees
+            .iter()
+            .map(|tree| {
+                Json::Object(vec![
+                    ("skills", Json::Integer(tree.skills as u64)),
+                    ("names", Json::Integer(tree.names as u64)),
+                    ("shadowed", Json::Integer(tree.shadowed as u64)),
+                    ("malformed", Json::Integer(tree.malformed as u64)),
+                    ("roots", Json::Integer(tree.roots as u64)),
+                    ("definition_bytes", Json::Integer(tree.definition_bytes)),
+                    ("generate_ms", Json::Integer(millis(tree.generate))),
+                    (
+                        "peak_rss_list_json_warm_cache_kib",
+                        optional(tree.rss_warm_kib),
+                    ),
+                    (
+                        "peak_rss_list_json_cold_cache_kib",
+                        optional(tree.rss_cold_kib),
+                    ),
+                ])
+            })
+            .collect();
+        let results = self
+            .rows
+            .iter()
+            .map(|row| {
+                Json::Object(vec![
+                    ("contender", text(row.contender.key())),
+                    ("label", text(row.contender.label())),
+                    ("skills", Json::Integer(row.skills as u64)),
+                    ("median_ns", Json::Integer(row.median)),
+                    ("min_ns", Json::Integer(row.min)),
+                    ("max_ns", Json::Integer(row.max)),
+                    ("samples", Json::Integer(row.samples as u64)),
+                    ("ratio_to_floor", float(row.ratio)),
+                    ("skills_seen", optional(row.found.map(|found| found as u64))),
+                    (
+                        "stdout_bytes",
+                        optional(row.stdout_bytes.map(|bytes| bytes as u64)),
+                    ),
+                ])
+            })
+            .collect();
+        let growth = self
+            .growth
+            .iter()
+            .map(|growth| {
+                Json::Object(vec![
+                    ("contender", text(growth.contender.key())),
+                    ("from_skills", Json::Integer(growth.from as u64)),
+                    ("to_skills", Json::Integer(growth.to as u64)),
+                    ("time_ratio", Json::Float(growth.ratio)),
+                ])
+            })
+            .collect();
+        let targets = self
+            .verdicts
+            .iter()
+            .map(|verdict| {
+                Json::Object(vec![
+                    ("measure", text(&verdict.measure)),
+                    ("target", text(&verdict.target)),
+                    ("met", verdict.met.map_or(Json::Null, Json::Bool)),
+                    ("value", float(verdict.value)),
+                    ("limit", float(verdict.limit)),
+                    ("detail", text(&verdict.detail)),
+                ])
+            })
+            .collect();
+        let report = Json::Object(vec![
+            ("date", text(&self.date)),
+            ("commit", optional_text(&self.commit)),
+            ("dirty", self.dirty.map_or(Json::Null, Json::Bool)),
+            ("cores", Json::Integer(self.cores as u64)),
+            ("repetitions", Json::Integer(self.runs as u64)),
+            (
+                "in_process_calls_per_repetition",
+                Json::Integer(self.calls_per_run as u64),
+            ),
+            ("load_average_before", optional_text(&self.load_before)),
+            ("load_average_after", optional_text(&self.load_after)),
+            ("total_seconds", Json::Float(self.total.as_secs_f64())),
+            ("trees", Json::Array(trees)),
+            ("results", Json::Array(results)),
+            ("growth", Json::Array(growth)),
+            ("targets", Json::Array(targets)),
+            (
+                "warnings",
+                Json::Array(self.warnings.iter().map(|warning| text(warning)).collect()),
+            ),
+        ]);
+        let mut out = String::new();
+        report.write(0, &mut out);
+        out.push('\n');
+        out
+    }
+}
+
+fn nanos(samples: &[Duration]) -> Vec<u64> {
+    samples
+        .iter()
+        .map(|sample| u64::try_from(sample.as_nanos()).unwrap_or(u64::MAX))
+        .collect()
+}
+
+fn millis(duration: Duration) -> u64 {
+    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
+}
+
+/// The median (the mean of the middle two for an even count).
+pub(crate) fn median(values: &[u64]) -> Option<u64> {
+    let mut sorted = values.to_vec();
+    sorted.sort_unstable();
+    let middle = sorted.len() / 2;
+    match sorted.len() {
+        0 => None,
+        len if len % 2 == 1 => sorted.get(middle).copied(),
+        _ => {
+            let low = sorted.get(middle - 1)?;
+            let high = sorted.get(middle)?;
+            Some(low / 2 + high / 2 + (low % 2 + high % 2) / 2)
+        }
+    }
+}
+
+fn find(rows: &[Row], contender: Contender, skills: usize) -> Option<&Row> {
+    rows.iter()
+        .find(|row| row.contender == contender && row.skills == skills)
+}
+
+/// Growth from the smallest tree to the largest, for the contenders 06 sets a target for and
+/// the floor (what the filesystem itself does).
+fn growth(rows: &[Row]) -> Vec<Growth> {
+    let from = rows.iter().map(|row| row.skills).min();
+    let to = rows.iter().map(|row| row.skills).max();
+    let (Some(from), Some(to)) = (from, to) else {
+        return Vec::new();
+    };
+    if from == to {
+        return Vec::new();
+    }
+    [
+        Contender::Floor,
+        Contender::ListWarm,
+        Contender::DiscoverWarm,
+    ]
+    .into_iter()
+    .filter_map(|contender| {
+        let small = find(rows, contender, from)?;
+        let large = find(rows, contender, to)?;
+        (small.median > 0).then(|| Growth {
+            contender,
+            from,
+            to,
+            ratio: large.median as f64 / small.median as f64,
+        })
+    })
+    .collect()
+}
+
+fn verdicts(rows: &[Row], trees: &[TreeSummary], growth: &[Growth]) -> Vec<Verdict> {
+    let at = thousands(TARGET_SIZE);
+    let missing = |measure: String, target: String| Verdict {
+        measure,
+        target,
+        met: None,
+        value: None,
+        limit: None,
+        detail: format!("not measured: no {at}-skill tree in this run"),
+    };
+    let mut verdicts = Vec::new();
+    let floor = find(rows, Contender::Floor, TARGET_SIZE).map(|row| row.median);
+    let full_read = find(rows, Contender::FullRead, TARGET_SIZE).map(|row| row.median);
+    let ratio_check = |contender: Contender, measure: String, limit: f64| {
+        let target = format!("≤ {limit} × floor");
+        match (find(rows, contender, TARGET_SIZE), floor) {
+            (Some(row), Some(floor)) if floor > 0 => {
+                let ratio = row.median as f64 / floor as f64;
+                let met = ratio <= limit;
+                Verdict {
+                    measure,
+                    target,
+                    met: Some(met),
+                    value: Some(ratio),
+                    limit: Some(limit),
+                    detail: format!(
+                        "{ratio:.2} × ({} vs floor {}; {} by {:.0}%)",
+                        duration(row.median),
+                        duration(floor),
+                        if met { "met" } else { "missed" },
+                        ((ratio - limit) / limit * 100.0).abs()
+                    ),
+                }
+            }
+            _ => missing(measure, target),
+        }
+    };
+    verdicts.push(ratio_check(
+        Contender::ListWarm,
+        format!("skills list --json, {at} skills, warm catalog cache (headline)"),
+        LIST_LIMIT,
+    ));
+    verdicts.push(ratio_check(
+        Contender::ListCold,
+        format!("skills list --json, {at} skills, cold catalog cache"),
+        LIST_LIMIT,
+    ));
+    let stretch_measure = format!("skills list --json, {at} skills, warm catalog cache (stretch)");
+    let stretch_target = "below the full-read baseline".to_owned();
+    verdicts.push(
+        match (find(rows, Contender::ListWarm, TARGET_SIZE), full_read) {
+            (Some(row), Some(full_read)) if full_read > 0 => {
+                let ratio = row.median as f64 / full_read as f64;
+                Verdict {
+                    measure: stretch_measure,
+                    target: stretch_target,
+                    met: Some(ratio < 1.0),
+                    value: Some(ratio),
+                    limit: Some(1.0),
+                    detail: format!(
+                        "{ratio:.2} × full read ({} vs {})",
+                        duration(row.median),
+                        duration(full_read)
+                    ),
+                }
+            }
+            _ => missing(stretch_measure, stretch_target),
+        },
+    );
+    verdicts.push(ratio_check(
+        Contender::DiscoverWarm,
+        format!("in-process discover, {at} skills, warm catalog cache (headline)"),
+        DISCOVER_LIMIT,
+    ));
+    verdicts.push(ratio_check(
+        Contender::DiscoverNoCache,
+        format!("in-process discover, {at} skills, no catalog cache"),
+        DISCOVER_LIMIT,
+    ));
+    let tree = trees.iter().find(|tree| tree.skills == TARGET_SIZE);
+    for (state, rss) in [
+        ("warm", tree.and_then(|tree| tree.rss_warm_kib)),
+        ("cold", tree.and_then(|tree| tree.rss_cold_kib)),
+    ] {
+        let measure = format!("peak RSS, skills list --json, {at} skills, {state} catalog cache");
+        let target = format!("≤ {RSS_LIMIT_MIB} MiB");
+        verdicts.push(match rss {
+            Some(kib) => {
+                let mib = kib as f64 / 1024.0;
+                Verdict {
+                    measure,
+                    target,
+                    met: Some(mib <= RSS_LIMIT_MIB),
+                    value: Some(mib),
+                    limit: Some(RSS_LIMIT_MIB),
+                    detail: format!("{mib:.1} MiB"),
+                }
+            }
+            None if tree.is_some() => Verdict {
+                measure,
+                target,
+                met: None,
+                value: None,
+                limit: None,
+                detail: "not measured: no getrusage on this platform".to_owned(),
+            },
+            None => missing(measure, target),
+        });
+    }
+    let floor_growth = growth
+        .iter()
+        .find(|growth| growth.contender == Contender::Floor)
+        .map_or_else(String::new, |growth| {
+            format!("; the floor itself grew {:.2}×", growth.ratio)
+        });
+    for contender in [Contender::ListWarm, Contender::DiscoverWarm] {
+        let measure = format!("cost growth, {}", contender.label());
+        let target = "10× skills → ≤ 11× time".to_owned();
+        verdicts.push(
+            match growth.iter().find(|growth| growth.contender == contender) {
+                Some(growth) => {
+                    let size_ratio = growth.to as f64 / growth.from as f64;
+                    let limit = GROWTH_SLACK * size_ratio;
+                    Verdict {
+                        measure,
+                        target,
+                        met: Some(growth.ratio <= limit),
+                        value: Some(growth.ratio),
+                        limit: Some(limit),
+                        detail: format!(
+                            "{:.2}× time for {:.0}× skills ({} → {}; limit {limit:.1}×{floor_growth})",
+                            growth.ratio,
+                            size_ratio,
+                            thousands(growth.from),
+                            thousands(growth.to)
+                        ),
+                    }
+                }
+                None => Verdict {
+                    measure,
+                    target,
+                    met: None,
+                    value: None,
+                    limit: None,
+                    detail: "not measured: needs two tree sizes".to_owned(),
+                },
+            },
+        );
+    }
+    let node = find(rows, Contender::ListWarm, 1_000);
+    verdicts.push(Verdict {
+        measure: "skills list --json, 1,000 skills, against the Node tools".to_owned(),
+        target: "≥ 10× faster than their listing commands".to_owned(),
+        met: None,
+        value: None,
+        limit: None,
+        detail: format!(
+            "not measured: the Node tools are not installed here (06 quotes 0.2–0.9 s for them; list took {} on this machine)",
+            node.map_or_else(|| "-".to_owned(), |row| duration(row.median))
+        ),
+    });
+    verdicts
+}
+
+/// The load average, when the platform tells it (`/proc/loadavg`): a busy neighbour shows.
+pub(crate) fn load_average() -> Option<String> {
+    let text = std::fs::read_to_string("/proc/loadavg").ok()?;
+    Some(
+        text.split_whitespace()
+            .take(3)
+            .collect::<Vec<_>>()
+            .join(" "),
+    )
+}
+
+/// The commit checked out, and whether tracked files differ from it.
+fn git(root: &Path) -> (Option<String>, Option<bool>) {
+    let run = |args: &[&str]| {
+        Command::new("git")
+            .current_dir(root)
+            .args(args)
+            .output()
+            .ok()
+            .filter(|output| output.status.success())
+            .map(|output| String::from_utf8_lossy(&output.stdout).trim().to_owned())
+    };
+    let commit = run(&["rev-parse", "HEAD"]);
+    let dirty =
+        run(&["status", "--porcelain", "--untracked-files=no"]).map(|status| !status.is_empty());
+    (commit, dirty)
+}
+
+/// Now, as `YYYY-MM-DDTHH:MM:SSZ`.
+fn utc_now() -> String {
+    let seconds = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |elapsed| elapsed.as_secs());
+    utc(seconds)
+}
+
+/// A Unix time as `YYYY-MM-DDTHH:MM:SSZ` (the civil-from-days algorithm, proleptic Gregorian).
+fn utc(seconds: u64) -> String {
+    let days = i64::try_from(seconds / 86_400).unwrap_or(0);
+    let time = seconds % 86_400;
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let day_of_era = z.rem_euclid(146_097);
+    let year_of_era =
+        (day_of_era - day_of_era / 1_460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
+    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+    let month_index = (5 * day_of_year + 2) / 153;
+    let day = day_of_year - (153 * month_index + 2) / 5 + 1;
+    let month = if month_index < 10 {
+        month_index + 3
+    } else {
+        month_index - 9
+    };
+    let year = year_of_era + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
+        time / 3_600,
+        time % 3_600 / 60,
+        time % 60
+    )
+}
+
+fn duration(nanos: u64) -> String {
+    let ms = nanos as f64 / 1e6;
+    if ms < 10.0 {
+        format!("{ms:.2} ms")
+    } else if ms < 1_000.0 {
+        format!("{ms:.1} ms")
+    } else {
+        format!("{:.2} s", ms / 1_000.0)
+    }
+}
+
+fn mebibytes(kib: Option<u64>) -> String {
+    kib.map_or_else(
+        || "not measured".to_owned(),
+        |kib| format!("{:.1} MiB", kib as f64 / 1024.0),
+    )
+}
+
+/// `10000` as `10,000`.
+fn thousands(value: usize) -> String {
+    let digits = value.to_string();
+    let mut out = String::new();
+    for (index, digit) in digits.chars().enumerate() {
+        if index > 0 && (digits.len() - index).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(digit);
+    }
+    out
+}
+
+/// Just enough JSON to write the report without a dependency.
+enum Json {
+    Null,
+    Bool(bool),
+    Integer(u64),
+    Float(f64),
+    Text(String),
+    Array(Vec<Json>),
+    Object(Vec<(&'static str, Json)>),
+}
+
+impl Json {
+    fn write(&self, indent: usize, out: &mut String) {
+        let pad = |out: &mut String, level: usize| {
+            out.push('\n');
+            out.push_str(&"  ".repeat(level));
+        };
+        match self {
+            Self::Null => out.push_str("null"),
+            Self::Bool(value) => out.push_str(if *value { "true" } else { "false" }),
+            Self::Integer(value) => out.push_str(&value.to_string()),
+            Self::Float(value) if value.is_finite() => {
+                let _ = write!(out, "{}", (value * 1e4).round() / 1e4);
+            }
+            Self::Float(_) => out.push_str("null"),
+            Self::Text(value) => escape(value, out),
+            Self::Array(items) if items.is_empty() => out.push_str("[]"),
+            Self::Array(items) => {
+                out.push('[');
+                for (index, item) in items.iter().enumerate() {
+                    if index > 0 {
+                        out.push(',');
+                    }
+                    pad(out, indent + 1);
+                    item.write(indent + 1, out);
+                }
+                pad(out, indent);
+                out.push(']');
+            }
+            Self::Object(fields) => {
+                out.push('{');
+                for (index, (key, value)) in fields.iter().enumerate() {
+                    if index > 0 {
+                        out.push(',');
+                    }
+                    pad(out, indent + 1);
+                    escape(key, out);
+                    out.push_str(": ");
+                    value.write(indent + 1, out);
+                }
+                pad(out, indent);
+                out.push('}');
+            }
+        }
+    }
+}
+
+fn escape(text: &str, out: &mut String) {
+    out.push('"');
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            c if u32::from(c) < 0x20 => {
+                let _ = write!(out, "\\u{:04x}", u32::from(c));
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn medians() {
+        assert_eq!(median(&[]), None);
+        assert_eq!(median(&[5, 1, 3]), Some(3));
+        assert_eq!(median(&[4, 1, 3, 2]), Some(2));
+        assert_eq!(median(&[u64::MAX, u64::MAX]), Some(u64::MAX));
+    }
+
+    #[test]
+    fn dates() {
+        assert_eq!(utc(0), "1970-01-01T00:00:00Z");
+        assert_eq!(utc(951_782_400), "2000-02-29T00:00:00Z");
+        assert_eq!(utc(1_767_225_599), "2025-12-31T23:59:59Z");
+    }
+
+    #[test]
+    fn numbers_read_well() {
+        assert_eq!(thousands(10_000), "10,000");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1_234_567), "1,234,567");
+        assert_eq!(duration(5_210_000), "5.21 ms");
+        assert_eq!(duration(52_100_000), "52.1 ms");
+        assert_eq!(duration(1_520_000_000), "1.52 s");
+    }
+
+    #[test]
+    fn writes_json() {
+        let value = Json::Object(vec![
+            ("a", Json::Text("q\"\\\n\u{1}".to_owned())),
+            (
+                "b",
+                Json::Array(vec![Json::Integer(1), Json::Float(0.123_456), Json::Null]),
+            ),
+            ("c", Json::Array(Vec::new())),
+            ("d", Json::Bool(true)),
+        ]);
+        let mut out = String::new();
+        value.write(0, &mut out);
+        assert_eq!(
+            out,
+            "{\n  \"a\": \"q\\\"\\\\\\n\\u0001\",\n  \"b\": [\n    1,\n    0.1235,\n    null\n  ],\n  \"c\": [],\n  \"d\": true\n}"
+        );
+    }
+}
