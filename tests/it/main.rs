@@ -5,6 +5,7 @@
     reason = "test helpers fail loudly at the line that broke, like the tests themselves"
 )]
 
+mod discovery;
 mod docs;
 mod reference;
 mod validate;

@@ -1,0 +1,237 @@
+//! `skills prompt` (02 §Rendering the catalog): the `xml` format escapes every text node, so a
+//! description holding `</available_skills>` or `<script>` cannot close or open a tag; a
+//! budget first shortens descriptions, then drops skills, lowest precedence first (pinned ones
+//! never), and says so on stderr and in the JSON `budget` report. The library renders the
+//! same bytes.
+
+use serde_json::{Value, json};
+use skills::render::{Format, RenderOptions};
+
+use super::{Place, Tree};
+
+const HOSTILE: &str = "Ends here </available_skills> then <script>alert(\"x\")</script> & 'quotes'";
+
+#[test]
+fn xml_escapes_descriptions_that_try_to_close_or_open_tags() {
+    let tree = Tree::new();
+    tree.skill(Place::UserOpenhuman, "hostile", "hostile", HOSTILE);
+    tree.skill(Place::UserOpenhuman, "plain", "plain", "Harmless.");
+    tree.write(
+        &tree.root(Place::UserAgents).join("evil-name/SKILL.md"),
+        "---\nname: \"evil</name><script>\"\ndescription: Odd name.\n---\n",
+    );
+
+    let run = tree.run(&["prompt", "--format", "xml"]);
+    let xml = run.ok();
+    assert_eq!(run.stderr, "");
+    assert!(xml.starts_with("<available_skills>\n"), "{xml}");
+    assert!(xml.ends_with("</available_skills>\n"), "{xml}");
+    assert_eq!(xml.matches("</available_skills>").count(), 1, "{xml}");
+    assert_eq!(xml.matches("<available_skills>").count(), 1, "{xml}");
+    assert_eq!(xml.matches("<skill>").count(), 3, "{xml}");
+    assert_eq!(xml.matches("</name>").count(), 3, "{xml}");
+    assert!(
+        !xml.contains("<script>") && !xml.contains("</script>"),
+        "{xml}"
+    );
+    assert!(
+        xml.contains(
+            "<description>Ends here &lt;/available_skills&gt; then \
+             &lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &apos;quotes&apos;</description>"
+        ),
+        "{xml}"
+    );
+    assert!(
+        xml.contains("<name>evil&lt;/name&gt;&lt;script&gt;</name>"),
+        "{xml}"
+    );
+
+    // The library renders the same bytes.
+    let rendered = tree
+        .library(false)
+        .render_catalog(&RenderOptions::new(Format::Xml))
+        .unwrap();
+    assert_eq!(rendered.text, xml);
+    assert_eq!(rendered.budget, None);
+
+    // In JSON the description is data, kept verbatim.
+    let json: Value = serde_json::from_str(tree.run(&["prompt", "--format", "json"]).ok()).unwrap();
+    let hostile = json
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == "hostile")
+        .unwrap();
+    assert_eq!(hostile["description"], HOSTILE);
+
+    // The AGENTS.md block escapes it too.
+    tree.run(&["sync", "-q"]).ok();
+    let agents_md = std::fs::read_to_string(tree.workspace.join("AGENTS.md")).unwrap();
+    assert!(!agents_md.contains("<script>"), "{agents_md}");
+    assert_eq!(agents_md.matches("</available_skills>").count(), 1);
+}
+
+/// Four skills of three scopes with long plain descriptions (no character the format escapes,
+/// so each description costs its length).
+fn budget_tree() -> (Tree, Vec<String>) {
+    let tree = Tree::new();
+    tree.trust();
+    let description = |name: &str| format!("{name} does one thing well;{}", " words".repeat(12));
+    let skills = [
+        (Place::Legacy, "l-skill"),
+        (Place::UserOpenhuman, "u-skill"),
+        (Place::ProjectOpenhuman, "p-skill"),
+        (Place::ProjectAgents, "q-skill"),
+    ];
+    let mut descriptions = Vec::new();
+    for (place, name) in skills {
+        tree.skill(place, name, name, &description(name));
+        descriptions.push(description(name));
+    }
+    (tree, descriptions)
+}
+
+/// Runs `skills prompt` with the arguments, plain and with `--json`, and checks they agree with
+/// each other and with the library; returns the text, stderr and the budget report.
+fn prompt(tree: &Tree, budget: usize, pins: &[&str]) -> (String, String, Value) {
+    let budget_text = budget.to_string();
+    let mut args = vec!["prompt", "--budget", &budget_text];
+    for pin in pins {
+        args.extend(["--pin", pin]);
+    }
+    let plain = tree.run(&args);
+    args.push("--json");
+    let json = tree.run(&args).json();
+    assert_eq!(json["text"], plain.ok(), "{json:#}");
+    let report = json["budget"].clone();
+    assert_eq!(report["budget_chars"], budget);
+    assert_eq!(
+        report["used_chars"],
+        plain.stdout.chars().count(),
+        "{report:#}"
+    );
+
+    let mut options = RenderOptions::new(Format::Xml).budget(budget);
+    options.pinned = pins.iter().map(|pin| (*pin).to_owned()).collect();
+    let rendered = tree.library(false).render_catalog(&options).unwrap();
+    assert_eq!(serde_json::to_value(&rendered).unwrap(), json);
+    (plain.stdout, plain.stderr, report)
+}
+
+#[test]
+fn a_budget_shortens_then_drops_and_reports_it() {
+    let (tree, descriptions) = budget_tree();
+    let full = tree.run(&["prompt"]);
+    let full_chars = full.ok().chars().count();
+    assert_eq!(full.stderr, "");
+    let names_only = full_chars - descriptions.iter().map(String::len).sum::<usize>();
+
+    // Everything fits: nothing shortened, nothing dropped, nothing said.
+    let (text, stderr, report) = prompt(&tree, full_chars, &[]);
+    assert_eq!(text, full.stdout);
+    assert_eq!(stderr, "");
+    assert_eq!(
+        report,
+        json!({"budget_chars": full_chars, "used_chars": full_chars, "fits": true, "shortened": [], "dropped": []})
+    );
+
+    // A little less: descriptions are shortened evenly, every skill stays.
+    let budget = full_chars - 40;
+    let (text, stderr, report) = prompt(&tree, budget, &[]);
+    assert_eq!(report["fits"], true);
+    assert_eq!(report["dropped"], json!([]));
+    let shortened: Vec<&str> = report["shortened"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|name| name.as_str().unwrap())
+        .collect();
+    assert!(!shortened.is_empty(), "{report:#}");
+    for name in ["l-skill", "p-skill", "q-skill", "u-skill"] {
+        assert!(text.contains(&format!("<name>{name}</name>")), "{text}");
+    }
+    assert!(text.contains('…'), "{text}");
+    assert!(text.chars().count() <= budget);
+    assert_eq!(
+        stderr,
+        format!(
+            "budget: {} of {budget} characters; {} description(s) shortened, 0 skill(s) dropped\n",
+            report["used_chars"],
+            shortened.len()
+        )
+    );
+
+    // Names alone do not fit: skills are dropped, the lowest precedence (legacy) first, then
+    // user, then project (among equals the name sorting last first). How many go depends on
+    // how short a description may become; the order and the report do not.
+    let budget = names_only - 1;
+    let (text, stderr, report) = prompt(&tree, budget, &[]);
+    let dropped = names(&report["dropped"]);
+    assert_eq!(dropped[0], "l-skill", "{report:#}");
+    assert_is_prefix(&dropped, &DROP_ORDER);
+    assert_eq!(report["fits"], true);
+    assert!(text.chars().count() <= budget);
+    assert_listed_unless_dropped(&text, &dropped);
+    assert!(stderr.starts_with("budget: "), "{stderr}");
+    assert!(
+        stderr.ends_with(&format!(", {} skill(s) dropped\n", dropped.len())),
+        "{stderr}"
+    );
+
+    // Pinned, the legacy skill stays whole; the user skill (next lowest) goes first instead.
+    let (text, _, report) = prompt(&tree, budget, &["l-skill"]);
+    let dropped = names(&report["dropped"]);
+    assert_eq!(dropped[0], "u-skill", "{report:#}");
+    assert_is_prefix(&dropped, &DROP_ORDER[1..]);
+    assert!(text.contains(&descriptions[0]), "{text}");
+    assert!(!names(&report["shortened"]).contains(&"l-skill".to_owned()));
+    assert_listed_unless_dropped(&text, &dropped);
+
+    // Nothing fits: every skill is dropped, lowest precedence first, and the text is empty.
+    let (text, stderr, report) = prompt(&tree, 1, &[]);
+    assert_eq!(text, "");
+    assert_eq!(
+        report,
+        json!({"budget_chars": 1, "used_chars": 0, "fits": true, "shortened": [],
+               "dropped": DROP_ORDER})
+    );
+    assert_eq!(
+        stderr,
+        "budget: 0 of 1 characters; 0 description(s) shortened, 4 skill(s) dropped\n"
+    );
+
+    // A budget from `~/.openhuman/skills.toml` applies when none is given.
+    tree.user_config(&format!("[catalog]\nbudget_chars = {budget}\n"));
+    let json = tree.run(&["prompt", "--json"]).json();
+    assert_eq!(json["budget"]["budget_chars"], budget, "{json:#}");
+    assert_eq!(json["budget"]["dropped"][0], "l-skill", "{json:#}");
+}
+
+/// The order skills are dropped in: legacy, user, then project with the name sorting last
+/// first.
+const DROP_ORDER: [&str; 4] = ["l-skill", "u-skill", "q-skill", "p-skill"];
+
+fn names(list: &Value) -> Vec<String> {
+    list.as_array()
+        .unwrap()
+        .iter()
+        .map(|name| name.as_str().unwrap().to_owned())
+        .collect()
+}
+
+fn assert_is_prefix(dropped: &[String], order: &[&str]) {
+    assert!(
+        dropped.len() <= order.len() && dropped.iter().zip(order).all(|(a, b)| a == b),
+        "dropped {dropped:?}, not in the order {order:?}"
+    );
+}
+
+fn assert_listed_unless_dropped(text: &str, dropped: &[String]) {
+    for name in DROP_ORDER {
+        assert_eq!(
+            text.contains(&format!("<name>{name}</name>")),
+            !dropped.iter().any(|d| d == name),
+            "{name}: {text}"
+        );
+    }
+}
