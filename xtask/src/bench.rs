@@ -223,6 +223,7 @@ pub(crate) fn run(root: &Path, args: &Args) -> Result<(), Failure> {
     let started = Instant::now();
     let load_before = report::load_average();
     let tools = build(root)?;
+    let built = started.elapsed();
     let scratch = Scratch::new().map_err(|error| {
         Failure::new(
             format!(
@@ -244,6 +245,7 @@ pub(crate) fn run(root: &Path, args: &Args) -> Result<(), Failure> {
         calls_per_run: CALLS_PER_RUN,
         load_before,
         load_after: report::load_average(),
+        build: built,
         total: started.elapsed(),
     };
     let report = report::Report::new(&facts, &trees);
@@ -260,7 +262,6 @@ pub(crate) fn run(root: &Path, args: &Args) -> Result<(), Failure> {
         )
     })?;
     println!("report: {}", path.display());
-    println!("bench took {:.1}s in all", started.elapsed().as_secs_f64());
     Ok(())
 }
 

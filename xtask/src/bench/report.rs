@@ -29,6 +29,8 @@ pub(crate) struct Facts<'a> {
     pub(crate) calls_per_run: usize,
     pub(crate) load_before: Option<String>,
     pub(crate) load_after: Option<String>,
+    /// Building the release executables, part of `total`.
+    pub(crate) build: Duration,
     pub(crate) total: Duration,
 }
 
@@ -74,6 +76,7 @@ pub(crate) struct Report {
     calls_per_run: usize,
     load_before: Option<String>,
     load_after: Option<String>,
+    build: Duration,
     total: Duration,
     trees: Vec<TreeSummary>,
     rows: Vec<Row>,
@@ -155,6 +158,7 @@ impl Report {
             calls_per_run: facts.calls_per_run,
             load_before: facts.load_before.clone(),
             load_after: facts.load_after.clone(),
+            build: facts.build,
             total: facts.total,
             trees: summaries,
             rows,
@@ -259,7 +263,12 @@ impl Report {
                 let _ = writeln!(out, "  - {warning}");
             }
         }
-        let _ = write!(out, "\ntotal time {:.1}s", self.total.as_secs_f64());
+        let _ = write!(
+            out,
+            "\ntotal time {:.1}s, of which building {:.1}s",
+            self.total.as_secs_f64(),
+            self.build.as_secs_f64()
+        );
         out
     }
 
@@ -351,6 +360,7 @@ impl Report {
             ),
             ("load_average_before", optional_text(&self.load_before)),
             ("load_average_after", optional_text(&self.load_after)),
+            ("build_seconds", Json::Float(self.build.as_secs_f64())),
             ("total_seconds", Json::Float(self.total.as_secs_f64())),
             ("trees", Json::Array(trees)),
             ("results", Json::Array(results)),
