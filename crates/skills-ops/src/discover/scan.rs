@@ -190,7 +190,15 @@ impl Walker {
                     return Ok(());
                 }
             }
-            Ok(_) => {}
+            Ok(_) => {
+                // A directory, FIFO or device named `SKILL.md`: the folder claims to be a skill
+                // but is not one, and is not a category either.
+                let message =
+                    "`SKILL.md` here is not a regular file (a directory, FIFO or device); the folder is skipped"
+                        .to_owned();
+                self.note(Severity::Error, DiagnosticCode::NotAFile, &exact, message);
+                return Ok(());
+            }
             Err(error) if error.kind() == std::io::ErrorKind::NotFound => {}
             Err(error) => {
                 let message = format!("cannot be inspected: {error}");
