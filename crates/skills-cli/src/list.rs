@@ -54,11 +54,11 @@ fn print_table(listing: &Listing, quiet: bool) {
     let hidden = listing.hidden.iter().map(|skill| Row {
         name: &skill.name,
         scope: skill.scope.as_str(),
-        description: String::new(),
-        note: match &skill.reason {
+        description: match &skill.reason {
             HiddenReason::Denied { pattern } => format!("(hidden: denied by '{pattern}')"),
             HiddenReason::Disabled => "(hidden: disabled)".to_owned(),
         },
+        note: String::new(),
         dimmed: true,
     });
     let rows: Vec<Row<'_>> = visible.chain(shadowed).chain(hidden).collect();
