@@ -25,6 +25,13 @@ pub fn all_valid(root: &Path) -> Result<bool, Error> {
         .all(|report: Result<Report, Error>| report.is_ok_and(|report| report.valid)))
 }
 
+/// The catalog block an agent core puts in its system prompt: empty when skills are off.
+pub fn system_prompt_block(workspace: &Path, home: &Path) -> Result<String, Error> {
+    let skills = skills::Skills::new(skills::SkillsConfig::new(workspace, home));
+    let options = skills::render::RenderOptions::new(skills::render::Format::Xml);
+    Ok(skills.render_catalog(&options)?.text)
+}
+
 #[cfg(test)]
 mod tests {
     use std::path::Path;
@@ -42,6 +49,19 @@ mod tests {
     #[test]
     fn the_stub_is_compiled() {
         assert!(!skills::ENABLED);
+    }
+
+    #[test]
+    fn the_catalog_is_empty_and_mutations_are_disabled() {
+        let workspace = Path::new("/nonexistent/workspace");
+        let home = Path::new("/nonexistent/home");
+        assert_eq!(super::system_prompt_block(workspace, home).unwrap(), "");
+        let skills = skills::Skills::new(skills::SkillsConfig::new(workspace, home));
+        assert!(skills.discover().unwrap().skills.is_empty());
+        assert!(!skills.is_trusted());
+        assert_disabled(skills.trust());
+        assert_disabled(skills.get("pdf-tools"));
+        assert_disabled(skills.sync_agents_md(&skills::render::SyncOptions::default()));
     }
 
     #[test]
