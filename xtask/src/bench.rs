@@ -1,5 +1,5 @@
-//! `cargo xtask bench`: the benchmark of 06 §Performance. It builds the `skills` binary and
-//! the in-process `discover` bench in release mode, generates synthetic trees ([`tree`]) of
+//! `cargo xtask bench`: the benchmark of 06 §Performance. It builds the `skills` binary, the
+//! in-process `discover` bench and xtask itself (for the floor) in release mode, generates synthetic trees ([`tree`]) of
 //! 1,000 and 10,000 skills in a fresh temporary directory, and times every contender on the
 //! same tree, in the same page-cache state, against the floor ([`walk`]); then it prints the
 //! table and writes `target/bench/report.json` ([`report`]).
@@ -33,8 +33,8 @@ pub(crate) use walk::main as walk_main;
 const DEFAULT_SIZES: [usize; 2] = [1_000, 10_000];
 
 /// Repetitions of every contender by default; each adds one sample per process contender and
-/// [`CALLS_PER_RUN`] per in-process one. The whole bench takes about a minute here (five is
-/// the budget), and medians of this many samples move by a few percent between runs.
+/// [`CALLS_PER_RUN`] per in-process one. Measuring both trees takes about a minute here, plus
+/// the build: five minutes is the budget.
 const DEFAULT_RUNS: usize = 15;
 
 /// Timed calls per run of the in-process contenders (the walks and `discover`), after their
@@ -265,7 +265,8 @@ pub(crate) fn run(root: &Path, args: &Args) -> Result<(), Failure> {
     Ok(())
 }
 
-/// Builds the CLI and the in-process bench with cargo's release settings; returns their paths.
+/// Builds the CLI, the in-process bench and xtask (for `__walk`) with cargo's release
+/// settings; returns their paths.
 fn build(root: &Path) -> Result<Tools, Failure> {
     let hint = "fix the build error above; `cargo build --release -p skills-cli` reproduces it";
     let messages = process::output(cargo(root).args([
@@ -639,18 +640,24 @@ fn spawn(command: &mut Command, check: bool, ok: &[i32]) -> Result<(Duration, Ve
             "check that the build above produced it",
         )
     })?;
+    // Standard error (piped only in the warm-up) drains on its own thread, so a child that
+    // fills one pipe while we read the other cannot deadlock the bench.
+    let errors = child.stderr.take().map(|mut stderr| {
+        std::thread::spawn(move || {
+            let mut errors = Vec::new();
+            let _ = stderr.read_to_end(&mut errors);
+            errors
+        })
+    });
     let mut output = Vec::new();
-    let mut errors = Vec::new();
-    // Standard error is read after standard output; a child that fills the stderr pipe first
-    // would block, but these commands print little there.
     if let Some(mut stdout) = child.stdout.take() {
         let _ = stdout.read_to_end(&mut output);
     }
-    if let Some(mut stderr) = child.stderr.take() {
-        let _ = stderr.read_to_end(&mut errors);
-    }
     let status = child.wait();
     let elapsed = started.elapsed();
+    let errors = errors
+        .and_then(|reader| reader.join().ok())
+        .unwrap_or_default();
     let status = status.map_err(|error| {
         Failure::new(
             format!("`{}` vanished: {error}", process::describe(command)),
