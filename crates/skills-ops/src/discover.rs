@@ -16,7 +16,6 @@ mod scan;
 mod settings;
 mod sidecar;
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
@@ -123,7 +122,8 @@ fn load_all(
     // Taking the hits consumes the cache, so its entries are freed before parsing starts.
     let (taken, writer) = match cache {
         Some(cache) => {
-            let (taken, writer) = cache.take_all(plans.iter().map(|(_, hit)| *hit));
+            let hits: Vec<Option<usize>> = plans.iter().map(|(_, hit)| *hit).collect();
+            let (taken, writer) = cache.take_all(&hits);
             (taken, Some(writer))
         }
         None => (plans.iter().map(|_| None).collect(), None),
@@ -156,9 +156,7 @@ fn load_all(
 
 /// The skill's stamps, and the cache entry to use when nothing it depends on changed.
 fn plan(found: &Found, position: usize, cache: Option<&Cache>) -> (Stamps, Option<usize>) {
-    let dir = std::fs::symlink_metadata(&found.dir)
-        .map(|metadata| Stamp::of(&metadata))
-        .ok();
+    let dir = found.dir_stamp;
     if let (Some(dir), Some((index, cached))) = (
         dir,
         cache.and_then(|cache| cache.lookup(position, &found.definition)),
@@ -247,71 +245,67 @@ fn assemble(
     outcomes: Vec<Result<Loaded, Diagnostic>>,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> Catalog {
-    let mut winners: Vec<Skill> = Vec::new();
-    let mut losers: Vec<(usize, Skill)> = Vec::new();
-    let mut by_name: HashMap<String, usize> = HashMap::new();
-    for (found, outcome) in found.into_iter().zip(outcomes) {
-        let loaded = match outcome {
-            Ok(loaded) => loaded,
-            Err(diagnostic) => {
-                diagnostics.push(diagnostic);
-                continue;
-            }
-        };
-        let root = &roots[found.root];
-        let location = found.definition;
-        let skill = Skill {
-            id: found.id,
-            name: loaded.frontmatter.name.clone(),
-            description: loaded.frontmatter.description.clone(),
-            scope: root.scope,
-            root: root.path.clone(),
-            location,
-            dir: found.dir,
-            frontmatter: loaded.frontmatter,
-            when_to_use: loaded.when_to_use,
-            inputs: loaded.inputs,
-            diagnostics: loaded.diagnostics,
-            shadowed: Vec::new(),
-            permission: Permission::Allow,
-        };
-        match by_name.get(&skill.name) {
-            Some(&index) => losers.push((index, skill)),
-            None => {
-                by_name.insert(skill.name.clone(), winners.len());
-                winners.push(skill);
-            }
+    let built: Vec<Result<Skill, Diagnostic>> = found
+        .into_par_iter()
+        .zip(outcomes)
+        .map(|(found, outcome)| {
+            let loaded = outcome?;
+            let root = &roots[found.root];
+            Ok(Skill {
+                id: found.id,
+                name: loaded.frontmatter.name.clone(),
+                description: loaded.frontmatter.description.clone(),
+                scope: root.scope,
+                root: root.path.clone(),
+                location: found.definition,
+                dir: found.dir,
+                frontmatter: loaded.frontmatter,
+                when_to_use: loaded.when_to_use,
+                inputs: loaded.inputs,
+                diagnostics: loaded.diagnostics,
+                shadowed: Vec::new(),
+                permission: Permission::Allow,
+            })
+        })
+        .collect();
+    let mut skills = Vec::with_capacity(built.len());
+    for skill in built {
+        match skill {
+            Ok(skill) => skills.push(skill),
+            Err(diagnostic) => diagnostics.push(diagnostic),
         }
     }
 
-    let mut shadowed = Vec::with_capacity(losers.len());
-    for (index, loser) in losers {
-        let winner = &mut winners[index];
-        let reason = collision_reason(winner, &loser);
-        winner.diagnostics.push(Diagnostic::new(
-            DiagnosticCode::Shadowed,
-            Severity::Info,
-            format!(
-                "'{}' at {} shadows the copy at {} ({reason})",
-                winner.name,
-                winner.location.display(),
-                loser.location.display()
-            ),
-        ));
-        winner.shadowed.push(Shadowed {
-            scope: loser.scope,
-            root: loser.root.clone(),
-            location: loser.location.clone(),
-            reason,
-        });
-        shadowed.push(loser);
-    }
-
-    let mut visible = Vec::with_capacity(winners.len());
+    // A stable sort by name keeps the copies of one name in scan order, which is precedence
+    // order: the first of each run wins, and every list below comes out sorted by name.
+    skills.par_sort_by(|a, b| a.name.cmp(&b.name));
+    let mut visible = Vec::with_capacity(skills.len());
+    let mut shadowed = Vec::new();
     let mut hidden = Vec::new();
-    for mut skill in winners {
-        let disabled = config.disabled.contains(&skill.name);
-        let (permission, pattern) = permission::decide(&config.permissions, &skill.name);
+    let mut skills = skills.into_iter().peekable();
+    while let Some(mut winner) = skills.next() {
+        while let Some(loser) = skills.next_if(|next| next.name == winner.name) {
+            let reason = collision_reason(&winner, &loser);
+            winner.diagnostics.push(Diagnostic::new(
+                DiagnosticCode::Shadowed,
+                Severity::Info,
+                format!(
+                    "'{}' at {} shadows the copy at {} ({reason})",
+                    winner.name,
+                    winner.location.display(),
+                    loser.location.display()
+                ),
+            ));
+            winner.shadowed.push(Shadowed {
+                scope: loser.scope,
+                root: loser.root.clone(),
+                location: loser.location.clone(),
+                reason,
+            });
+            shadowed.push(loser);
+        }
+        let disabled = config.disabled.contains(&winner.name);
+        let (permission, pattern) = permission::decide(&config.permissions, &winner.name);
         let reason = match (disabled, permission, pattern) {
             (true, _, _) => Some(HiddenReason::Disabled),
             (false, Permission::Deny, Some(pattern)) => Some(HiddenReason::Denied {
@@ -321,22 +315,17 @@ fn assemble(
         };
         match reason {
             Some(reason) => hidden.push(Hidden {
-                name: skill.name,
-                scope: skill.scope,
-                location: skill.location,
+                name: winner.name,
+                scope: winner.scope,
+                location: winner.location,
                 reason,
             }),
             None => {
-                skill.permission = permission;
-                visible.push(skill);
+                winner.permission = permission;
+                visible.push(winner);
             }
         }
     }
-
-    visible.sort_by(|a, b| a.name.cmp(&b.name));
-    hidden.sort_by(|a, b| a.name.cmp(&b.name));
-    // Stable: copies of one name stay in the order they lost (closest loser first).
-    shadowed.sort_by(|a, b| a.name.cmp(&b.name));
     Catalog {
         skills: visible,
         shadowed,

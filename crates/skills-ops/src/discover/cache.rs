@@ -11,10 +11,11 @@
 
 use std::borrow::Cow;
 use std::fs::Metadata;
-use std::io::Read;
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use skills_types::catalog::Root;
@@ -83,13 +84,18 @@ pub(crate) struct Stamps {
     pub(crate) manifest: Option<Stamp>,
 }
 
-/// The file: written from borrowed data (`Cow::Borrowed`), read back owned.
+/// The file opens with this header; then come the chunks, each a postcard list of
+/// [`Entry`], back to back. Chunks let a large cache be decoded on every core.
 #[derive(Serialize, Deserialize)]
-struct CacheFile<'a> {
+struct Header<'a> {
     format: u32,
     version: Cow<'a, str>,
-    entries: Vec<Entry<'a>>,
+    /// The byte length of each chunk, in order.
+    chunks: Vec<u64>,
 }
+
+/// Entries per chunk.
+const CHUNK_ENTRIES: usize = 1024;
 
 #[derive(Serialize, Deserialize)]
 struct Entry<'a> {
@@ -226,7 +232,12 @@ impl<'a> CachedLoad<'a> {
             allowed_tools: owned_all(self.allowed_tools),
             platforms: owned_all(self.platforms),
             triggers: owned_all(self.triggers),
-            extra: serde_json::from_str(&self.extra).ok()?,
+            // Almost every skill has no unknown keys: skip the JSON parser for them.
+            extra: if self.extra == "{}" {
+                std::collections::BTreeMap::new()
+            } else {
+                serde_json::from_str(&self.extra).ok()?
+            },
         };
         let diagnostics = self
             .diagnostics
@@ -314,21 +325,36 @@ impl Cache {
     /// Moves the outcomes of the given entries out of the cache (`None` where there is no hit
     /// or an entry cannot be restored) and frees the rest.
     pub(crate) fn take_all(
-        mut self,
-        hits: impl Iterator<Item = Option<usize>>,
+        self,
+        hits: &[Option<usize>],
     ) -> (Vec<Option<Result<Loaded, Diagnostic>>>, Writer) {
-        let taken = hits
-            .map(|hit| {
-                let entry = self.entries.get_mut(hit?)?.take()?;
+        let entries = self.entries.len();
+        let mut wanted = vec![false; entries];
+        for &index in hits.iter().flatten() {
+            if let Some(slot) = wanted.get_mut(index) {
+                *slot = true;
+            }
+        }
+        // Restoring moves every string once; done on every core.
+        let mut restored: Vec<Option<Result<Loaded, Diagnostic>>> = self
+            .entries
+            .into_par_iter()
+            .zip(wanted)
+            .map(|(entry, wanted)| {
+                let entry = entry.filter(|_| wanted)?;
                 match entry.outcome {
                     Ok(load) => load.restore().map(Ok),
                     Err(diagnostic) => diagnostic.restore().map(Err),
                 }
             })
             .collect();
+        let taken = hits
+            .iter()
+            .map(|hit| restored.get_mut((*hit)?)?.take())
+            .collect();
         let writer = Writer {
             path: self.path,
-            entries: self.entries.len(),
+            entries,
         };
         (taken, writer)
     }
@@ -345,37 +371,45 @@ impl Writer {
     /// Replaces the cache file with these outcomes.
     pub(crate) fn store(self, outcomes: &[(&Path, Stamps, &Result<Loaded, Diagnostic>)]) {
         // A cache that cannot be written only costs speed next time.
-        let _ = write(&self.path, &Outcomes(outcomes));
+        if let Some(bytes) = encode(outcomes) {
+            let _ = write(&self.path, &bytes);
+        }
     }
 }
 
-/// Serializes as a [`CacheFile`] without building one: the entries are produced one at a
-/// time, so writing the cache of ten thousand skills does not hold a second copy of them.
-struct Outcomes<'o, 'a>(&'o [(&'a Path, Stamps, &'a Result<Loaded, Diagnostic>)]);
+/// Serializes one chunk of outcomes as a list of [`Entry`] built on the fly, so writing the
+/// cache does not hold a second copy of the catalog.
+struct Chunk<'o, 'a>(&'o [(&'a Path, Stamps, &'a Result<Loaded, Diagnostic>)]);
 
-impl Serialize for Outcomes<'_, '_> {
+impl Serialize for Chunk<'_, '_> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeStruct as _;
-        struct Entries<'o, 'a>(&'o [(&'a Path, Stamps, &'a Result<Loaded, Diagnostic>)]);
-        impl Serialize for Entries<'_, '_> {
-            fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                serializer.collect_seq(self.0.iter().map(|(path, stamps, outcome)| Entry {
-                    path: path.to_string_lossy(),
-                    stamps: *stamps,
-                    outcome: match outcome {
-                        Ok(loaded) => Ok(CachedLoad::of(loaded)),
-                        Err(diagnostic) => Err(CachedDiagnostic::of(diagnostic)),
-                    },
-                }))
-            }
-        }
-        // Field for field the layout of `CacheFile`, which reads it back.
-        let mut file = serializer.serialize_struct("CacheFile", 3)?;
-        file.serialize_field("format", &FORMAT)?;
-        file.serialize_field("version", env!("CARGO_PKG_VERSION"))?;
-        file.serialize_field("entries", &Entries(self.0))?;
-        file.end()
+        serializer.collect_seq(self.0.iter().map(|(path, stamps, outcome)| Entry {
+            path: path.to_string_lossy(),
+            stamps: *stamps,
+            outcome: match outcome {
+                Ok(loaded) => Ok(CachedLoad::of(loaded)),
+                Err(diagnostic) => Err(CachedDiagnostic::of(diagnostic)),
+            },
+        }))
     }
+}
+
+/// The bytes of a cache file for these outcomes.
+fn encode(outcomes: &[(&Path, Stamps, &Result<Loaded, Diagnostic>)]) -> Option<Vec<u8>> {
+    let chunks: Vec<Vec<u8>> = outcomes
+        .par_chunks(CHUNK_ENTRIES)
+        .map(|chunk| postcard::to_stdvec(&Chunk(chunk)).ok())
+        .collect::<Option<_>>()?;
+    let header = Header {
+        format: FORMAT,
+        version: Cow::Borrowed(env!("CARGO_PKG_VERSION")),
+        chunks: chunks.iter().map(|chunk| chunk.len() as u64).collect(),
+    };
+    let mut bytes = postcard::to_stdvec(&header).ok()?;
+    for chunk in chunks {
+        bytes.extend_from_slice(&chunk);
+    }
+    Some(bytes)
 }
 
 fn read(path: &Path) -> Option<Vec<Entry<'static>>> {
@@ -385,15 +419,29 @@ fn read(path: &Path) -> Option<Vec<Entry<'static>>> {
         .take(MAX_CACHE_BYTES)
         .read_to_end(&mut bytes)
         .ok()?;
-    // `Cow` deserializes owned, so nothing borrows from `bytes`.
-    let file: CacheFile<'static> = postcard::from_bytes(&bytes).ok()?;
-    if file.format != FORMAT || file.version != env!("CARGO_PKG_VERSION") {
+    let (header, mut rest): (Header<'static>, &[u8]) = postcard::take_from_bytes(&bytes).ok()?;
+    if header.format != FORMAT || header.version != env!("CARGO_PKG_VERSION") {
         return None;
     }
-    Some(file.entries)
+    let mut slices = Vec::with_capacity(header.chunks.len());
+    for length in header.chunks {
+        let length = usize::try_from(length).ok()?;
+        if length > rest.len() {
+            return None;
+        }
+        let (chunk, tail) = rest.split_at(length);
+        slices.push(chunk);
+        rest = tail;
+    }
+    // `Cow` deserializes owned, so nothing borrows from `bytes`.
+    let chunks: Vec<Vec<Entry<'static>>> = slices
+        .into_par_iter()
+        .map(|chunk| postcard::from_bytes(chunk).ok())
+        .collect::<Option<_>>()?;
+    Some(chunks.into_iter().flatten().collect())
 }
 
-fn write(path: &Path, file: &impl Serialize) -> std::io::Result<()> {
+fn write(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let dir = path
         .parent()
         .ok_or_else(|| std::io::Error::other("no parent"))?;
@@ -406,12 +454,9 @@ fn write(path: &Path, file: &impl Serialize) -> std::io::Result<()> {
         std::process::id()
     ));
     let result = (|| {
-        let out = std::fs::File::create(&temporary)?;
-        let out =
-            postcard::to_io(file, std::io::BufWriter::new(out)).map_err(std::io::Error::other)?;
-        out.into_inner()
-            .map_err(std::io::IntoInnerError::into_error)?
-            .sync_all()?;
+        let mut out = std::fs::File::create(&temporary)?;
+        out.write_all(bytes)?;
+        out.sync_all()?;
         std::fs::rename(&temporary, path)
     })();
     if result.is_err() {

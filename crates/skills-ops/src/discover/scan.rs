@@ -9,6 +9,8 @@
 //! overlapping roots) is loaded once, and a symlink loop ends at the first repeat.
 
 use std::collections::HashSet;
+
+use rayon::prelude::*;
 use std::fs::{FileType, Metadata};
 use std::path::{Path, PathBuf};
 
@@ -18,6 +20,17 @@ use skills_types::files::{SKILL_MD, is_excluded_dir_name, pick_definition};
 use skills_types::{Diagnostic, DiagnosticCode, Severity};
 
 use super::cache::Stamp;
+
+/// Folders with at least this many subfolders have them probed in parallel.
+const PARALLEL_PROBES: usize = 64;
+
+/// What one parallel probe learns about a subfolder.
+struct Probe {
+    /// Its `SKILL.md`, not followed if it is a symlink.
+    definition: std::io::Result<Metadata>,
+    /// The folder's own stamp.
+    dir: Option<Stamp>,
+}
 
 /// A skill directory the walk found.
 #[derive(Clone, Debug)]
@@ -32,6 +45,8 @@ pub(crate) struct Found {
     pub(crate) definition: PathBuf,
     /// The definition file's size, times and inode (they key the cache).
     pub(crate) stamp: Stamp,
+    /// The directory's, when it could be read (it tells whether side files came or went).
+    pub(crate) dir_stamp: Option<Stamp>,
 }
 
 /// What the walk produced.
@@ -132,6 +147,7 @@ impl Walker {
         entries: Vec<(String, FileType)>,
     ) -> Result<(), Stop> {
         let mut too_deep = false;
+        let mut children = Vec::new();
         for (name, kind) in entries {
             if is_excluded_dir_name(&name) {
                 continue;
@@ -151,7 +167,24 @@ impl Walker {
                 too_deep = true;
                 continue;
             }
-            if !self.visited.insert(child_canonical.clone()) {
+            children.push((name, child, child_canonical));
+        }
+        // Probing each child's `SKILL.md` is where a listing spends its system calls; the
+        // probes are independent, so a large folder's run on every core. Everything that
+        // depends on order (duplicates, limits, diagnostics) stays sequential below.
+        let probe = |(_, child, _): &(String, PathBuf, PathBuf)| Probe {
+            definition: std::fs::symlink_metadata(child.join(SKILL_MD)),
+            dir: std::fs::symlink_metadata(child)
+                .ok()
+                .map(|dir| Stamp::of(&dir)),
+        };
+        let probes: Vec<Probe> = if children.len() >= PARALLEL_PROBES {
+            children.par_iter().map(probe).collect()
+        } else {
+            children.iter().map(probe).collect()
+        };
+        for ((name, child, child_canonical), probe) in children.into_iter().zip(probes) {
+            if self.visited.contains(&child_canonical) {
                 let message = format!(
                     "{} was already reached another way and is loaded once",
                     child_canonical.display()
@@ -164,7 +197,7 @@ impl Walker {
                 );
                 continue;
             }
-            self.visit(&child, &child_canonical, depth + 1)?;
+            self.visit(child, child_canonical, name, depth + 1, probe)?;
         }
         if too_deep {
             let message = format!(
@@ -176,17 +209,29 @@ impl Walker {
         Ok(())
     }
 
-    /// A directory: a skill when it holds a definition file, otherwise a category to descend.
-    fn visit(&mut self, dir: &Path, canonical: &Path, depth: usize) -> Result<(), Stop> {
+    /// A directory (`name` under its parent): a skill when it holds a definition file,
+    /// otherwise a category to descend. Paths are taken by value: a skill directory's become
+    /// its record's, with no copy.
+    fn visit(
+        &mut self,
+        dir: PathBuf,
+        canonical: PathBuf,
+        name: String,
+        depth: usize,
+        probe: Probe,
+    ) -> Result<(), Stop> {
         let exact = dir.join(SKILL_MD);
-        match std::fs::symlink_metadata(&exact) {
+        let dir_stamp = probe.dir;
+        match probe.definition {
             Ok(metadata) if metadata.is_file() => {
-                self.found(dir, exact, metadata);
+                self.visited.insert(canonical);
+                self.found(dir, name, exact, metadata, dir_stamp);
                 return Ok(());
             }
             Ok(metadata) if metadata.is_symlink() => {
                 if let Some(target) = self.followed_file(&exact) {
-                    self.found(dir, exact, target);
+                    self.visited.insert(canonical);
+                    self.found(dir, name, exact, target, dir_stamp);
                     return Ok(());
                 }
             }
@@ -197,6 +242,7 @@ impl Walker {
                     "`SKILL.md` here is not a regular file (a directory, FIFO or device); the folder is skipped"
                         .to_owned();
                 self.note(Severity::Error, DiagnosticCode::NotAFile, &exact, message);
+                self.visited.insert(canonical);
                 return Ok(());
             }
             Err(error) if error.kind() == std::io::ErrorKind::NotFound => {}
@@ -211,6 +257,8 @@ impl Walker {
                 return Ok(());
             }
         }
+        // Marked before descending, so a link inside that leads back here ends the loop.
+        self.visited.insert(canonical.clone());
         // Only folders that must be listed count against the limit: a skill directory found by
         // its `SKILL.md` costs one probe, so a root of many skills is never cut short.
         if self.budget == 0 {
@@ -221,13 +269,13 @@ impl Walker {
             self.note(
                 Severity::Warning,
                 DiagnosticCode::DirectoryLimit,
-                dir,
+                &dir,
                 message,
             );
             return Err(Stop);
         }
         self.budget -= 1;
-        let Some(entries) = self.read_sorted(dir) else {
+        let Some(entries) = self.read_sorted(&dir) else {
             return Ok(());
         };
         let follows_files = self.policy == SymlinkPolicy::Always;
@@ -235,34 +283,36 @@ impl Walker {
             .iter()
             .filter(|(_, kind)| kind.is_file() || (follows_files && kind.is_symlink()))
             .map(|(name, _)| name.as_str());
-        if let Some((name, _)) = pick_definition(definitions) {
-            let path = dir.join(name);
+        if let Some((file, _)) = pick_definition(definitions) {
+            let path = dir.join(file);
             let metadata = match std::fs::symlink_metadata(&path) {
                 Ok(metadata) if metadata.is_file() => Some(metadata),
                 Ok(metadata) if metadata.is_symlink() => self.followed_file(&path),
                 _ => None,
             };
             if let Some(metadata) = metadata {
-                self.found(dir, path, metadata);
+                self.found(dir, name, path, metadata, dir_stamp);
                 return Ok(());
             }
         }
-        self.walk(dir, canonical, depth, entries)
+        self.walk(&dir, &canonical, depth, entries)
     }
 
-    fn found(&mut self, dir: &Path, definition: PathBuf, metadata: Metadata) {
-        let stamp = Stamp::of(&metadata);
-        let id = dir
-            .file_name()
-            .and_then(|name| name.to_str())
-            .unwrap_or_default()
-            .to_owned();
+    fn found(
+        &mut self,
+        dir: PathBuf,
+        id: String,
+        definition: PathBuf,
+        metadata: Metadata,
+        dir_stamp: Option<Stamp>,
+    ) {
         self.found.push(Found {
             root: self.root,
             id,
-            dir: dir.to_path_buf(),
+            dir,
             definition,
-            stamp,
+            stamp: Stamp::of(&metadata),
+            dir_stamp,
         });
     }
 
