@@ -11,6 +11,7 @@
 
 mod cache;
 mod permission;
+mod probe;
 mod roots;
 mod scan;
 mod settings;

@@ -41,6 +41,27 @@ pub(crate) struct Stamp {
 }
 
 impl Stamp {
+    /// The stamp of a `stat` result (Unix).
+    #[cfg(unix)]
+    #[expect(
+        clippy::useless_conversion,
+        reason = "the field types of `stat` differ between platforms; the conversions are needed on some"
+    )]
+    pub(crate) fn of_stat(stat: &rustix::fs::Stat) -> Self {
+        Self {
+            len: u64::try_from(stat.st_size).unwrap_or(0),
+            modified: (
+                i64::try_from(stat.st_mtime).unwrap_or(0),
+                u32::try_from(stat.st_mtime_nsec).unwrap_or(0),
+            ),
+            changed: (
+                i64::try_from(stat.st_ctime).unwrap_or(0),
+                u32::try_from(stat.st_ctime_nsec).unwrap_or(0),
+            ),
+            inode: u64::try_from(stat.st_ino).unwrap_or(0),
+        }
+    }
+
     pub(crate) fn of(metadata: &Metadata) -> Self {
         #[cfg(unix)]
         {
@@ -371,8 +392,8 @@ impl Writer {
     /// Replaces the cache file with these outcomes.
     pub(crate) fn store(self, outcomes: &[(&Path, Stamps, &Result<Loaded, Diagnostic>)]) {
         // A cache that cannot be written only costs speed next time.
-        if let Some(bytes) = encode(outcomes) {
-            let _ = write(&self.path, &bytes);
+        if let Some(parts) = encode(outcomes) {
+            let _ = write(&self.path, &parts);
         }
     }
 }
@@ -394,8 +415,9 @@ impl Serialize for Chunk<'_, '_> {
     }
 }
 
-/// The bytes of a cache file for these outcomes.
-fn encode(outcomes: &[(&Path, Stamps, &Result<Loaded, Diagnostic>)]) -> Option<Vec<u8>> {
+/// The parts of a cache file for these outcomes: the header, then the chunks. They are written
+/// one after the other, never joined, so encoding holds the catalog's bytes only once.
+fn encode(outcomes: &[(&Path, Stamps, &Result<Loaded, Diagnostic>)]) -> Option<Vec<Vec<u8>>> {
     let chunks: Vec<Vec<u8>> = outcomes
         .par_chunks(CHUNK_ENTRIES)
         .map(|chunk| postcard::to_stdvec(&Chunk(chunk)).ok())
@@ -405,11 +427,10 @@ fn encode(outcomes: &[(&Path, Stamps, &Result<Loaded, Diagnostic>)]) -> Option<V
         version: Cow::Borrowed(env!("CARGO_PKG_VERSION")),
         chunks: chunks.iter().map(|chunk| chunk.len() as u64).collect(),
     };
-    let mut bytes = postcard::to_stdvec(&header).ok()?;
-    for chunk in chunks {
-        bytes.extend_from_slice(&chunk);
-    }
-    Some(bytes)
+    let mut parts = Vec::with_capacity(chunks.len() + 1);
+    parts.push(postcard::to_stdvec(&header).ok()?);
+    parts.extend(chunks);
+    Some(parts)
 }
 
 fn read(path: &Path) -> Option<Vec<Entry<'static>>> {
@@ -441,7 +462,7 @@ fn read(path: &Path) -> Option<Vec<Entry<'static>>> {
     Some(chunks.into_iter().flatten().collect())
 }
 
-fn write(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+fn write(path: &Path, parts: &[Vec<u8>]) -> std::io::Result<()> {
     let dir = path
         .parent()
         .ok_or_else(|| std::io::Error::other("no parent"))?;
@@ -455,7 +476,9 @@ fn write(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     ));
     let result = (|| {
         let mut out = std::fs::File::create(&temporary)?;
-        out.write_all(bytes)?;
+        for part in parts {
+            out.write_all(part)?;
+        }
         out.sync_all()?;
         std::fs::rename(&temporary, path)
     })();

@@ -20,6 +20,7 @@ use skills_types::files::{SKILL_MD, is_excluded_dir_name, pick_definition};
 use skills_types::{Diagnostic, DiagnosticCode, Severity};
 
 use super::cache::Stamp;
+use super::probe::{Folder, Info, Kind};
 
 /// Folders with at least this many subfolders have them probed in parallel.
 const PARALLEL_PROBES: usize = 64;
@@ -27,7 +28,7 @@ const PARALLEL_PROBES: usize = 64;
 /// What one parallel probe learns about a subfolder.
 struct Probe {
     /// Its `SKILL.md`, not followed if it is a symlink.
-    definition: std::io::Result<Metadata>,
+    definition: std::io::Result<Info>,
     /// The folder's own stamp.
     dir: Option<Stamp>,
 }
@@ -172,11 +173,10 @@ impl Walker {
         // Probing each child's `SKILL.md` is where a listing spends its system calls; the
         // probes are independent, so a large folder's run on every core. Everything that
         // depends on order (duplicates, limits, diagnostics) stays sequential below.
-        let probe = |(_, child, _): &(String, PathBuf, PathBuf)| Probe {
-            definition: std::fs::symlink_metadata(child.join(SKILL_MD)),
-            dir: std::fs::symlink_metadata(child)
-                .ok()
-                .map(|dir| Stamp::of(&dir)),
+        let folder = Folder::open(dir);
+        let probe = |(name, _, _): &(String, PathBuf, PathBuf)| Probe {
+            definition: folder.lstat(&format!("{name}/{SKILL_MD}")),
+            dir: folder.lstat(name).ok().map(|info| info.stamp),
         };
         let probes: Vec<Probe> = if children.len() >= PARALLEL_PROBES {
             children.par_iter().map(probe).collect()
@@ -223,12 +223,12 @@ impl Walker {
         let exact = dir.join(SKILL_MD);
         let dir_stamp = probe.dir;
         match probe.definition {
-            Ok(metadata) if metadata.is_file() => {
+            Ok(info) if info.kind == Kind::File => {
                 self.visited.insert(canonical);
-                self.found(dir, name, exact, metadata, dir_stamp);
+                self.found(dir, name, exact, info.stamp, dir_stamp);
                 return Ok(());
             }
-            Ok(metadata) if metadata.is_symlink() => {
+            Ok(info) if info.kind == Kind::Symlink => {
                 if let Some(target) = self.followed_file(&exact) {
                     self.visited.insert(canonical);
                     self.found(dir, name, exact, target, dir_stamp);
@@ -285,13 +285,13 @@ impl Walker {
             .map(|(name, _)| name.as_str());
         if let Some((file, _)) = pick_definition(definitions) {
             let path = dir.join(file);
-            let metadata = match std::fs::symlink_metadata(&path) {
-                Ok(metadata) if metadata.is_file() => Some(metadata),
+            let stamp = match std::fs::symlink_metadata(&path) {
+                Ok(metadata) if metadata.is_file() => Some(Stamp::of(&metadata)),
                 Ok(metadata) if metadata.is_symlink() => self.followed_file(&path),
                 _ => None,
             };
-            if let Some(metadata) = metadata {
-                self.found(dir, name, path, metadata, dir_stamp);
+            if let Some(stamp) = stamp {
+                self.found(dir, name, path, stamp, dir_stamp);
                 return Ok(());
             }
         }
@@ -303,7 +303,7 @@ impl Walker {
         dir: PathBuf,
         id: String,
         definition: PathBuf,
-        metadata: Metadata,
+        stamp: Stamp,
         dir_stamp: Option<Stamp>,
     ) {
         self.found.push(Found {
@@ -311,13 +311,13 @@ impl Walker {
             id,
             dir,
             definition,
-            stamp: Stamp::of(&metadata),
+            stamp,
             dir_stamp,
         });
     }
 
-    /// The metadata of a symlinked definition file's target, when the policy follows it.
-    fn followed_file(&mut self, path: &Path) -> Option<Metadata> {
+    /// The stamp of a symlinked definition file's target, when the policy follows it.
+    fn followed_file(&mut self, path: &Path) -> Option<Stamp> {
         if self.policy != SymlinkPolicy::Always {
             let message =
                 "the definition file is a symlink; it is read only with the `always` symlink policy"
@@ -330,7 +330,10 @@ impl Walker {
             );
             return None;
         }
-        std::fs::metadata(path).ok().filter(Metadata::is_file)
+        std::fs::metadata(path)
+            .ok()
+            .filter(Metadata::is_file)
+            .map(|metadata| Stamp::of(&metadata))
     }
 
     /// The canonical target of a symlinked directory, when the policy lets the walk follow it.

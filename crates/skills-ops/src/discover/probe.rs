@@ -1,0 +1,112 @@
+//! Looking at a folder's children by name, relative to a handle on the folder.
+//!
+//! A listing `lstat`s two paths per skill (its folder and its `SKILL.md`). Given as absolute
+//! paths, the kernel walks every component of each, every time: on a tree of ten thousand
+//! skills that walk is most of the listing's system time. On Unix the folder is opened once and
+//! its children are looked up with `fstatat` relative to it, a walk of one or two components.
+//! Elsewhere, and whenever the folder cannot be opened, the plain path is used.
+
+use std::fs::Metadata;
+use std::path::{Path, PathBuf};
+
+use super::cache::Stamp;
+
+/// What kind of entry a name is, without following a symlink.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Kind {
+    File,
+    Symlink,
+    /// A directory, FIFO, socket or device.
+    Other,
+}
+
+/// An entry's kind and stamp.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Info {
+    pub(crate) kind: Kind,
+    pub(crate) stamp: Stamp,
+}
+
+impl Info {
+    pub(crate) fn of(metadata: &Metadata) -> Self {
+        let kind = if metadata.is_file() {
+            Kind::File
+        } else if metadata.is_symlink() {
+            Kind::Symlink
+        } else {
+            Kind::Other
+        };
+        Self {
+            kind,
+            stamp: Stamp::of(metadata),
+        }
+    }
+}
+
+/// A folder whose children are looked at by name.
+pub(crate) struct Folder {
+    path: PathBuf,
+    #[cfg(unix)]
+    handle: Option<rustix::fd::OwnedFd>,
+}
+
+impl Folder {
+    /// A handle on `path`; failing to open it only costs speed.
+    pub(crate) fn open(path: &Path) -> Self {
+        #[cfg(unix)]
+        {
+            use rustix::fs::{Mode, OFlags};
+            let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC | OFlags::NOCTTY;
+            Self {
+                path: path.to_path_buf(),
+                handle: rustix::fs::open(path, flags, Mode::empty()).ok(),
+            }
+        }
+        #[cfg(not(unix))]
+        {
+            Self {
+                path: path.to_path_buf(),
+            }
+        }
+    }
+
+    /// `lstat` of `relative` below the folder.
+    pub(crate) fn lstat(&self, relative: &str) -> std::io::Result<Info> {
+        #[cfg(unix)]
+        if let Some(handle) = &self.handle {
+            let stat = rustix::fs::statat(handle, relative, rustix::fs::AtFlags::SYMLINK_NOFOLLOW)?;
+            let kind = match rustix::fs::FileType::from_raw_mode(stat.st_mode) {
+                rustix::fs::FileType::RegularFile => Kind::File,
+                rustix::fs::FileType::Symlink => Kind::Symlink,
+                _ => Kind::Other,
+            };
+            return Ok(Info {
+                kind,
+                stamp: Stamp::of_stat(&stat),
+            });
+        }
+        std::fs::symlink_metadata(self.path.join(relative)).map(|metadata| Info::of(&metadata))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn relative_and_absolute_lookups_agree() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("skill")).unwrap();
+        std::fs::write(dir.path().join("skill/SKILL.md"), "x").unwrap();
+        let folder = Folder::open(dir.path());
+        let file = folder.lstat("skill/SKILL.md").unwrap();
+        assert_eq!(file.kind, Kind::File);
+        let metadata = std::fs::symlink_metadata(dir.path().join("skill/SKILL.md")).unwrap();
+        assert_eq!(file.stamp, Stamp::of(&metadata));
+        assert_eq!(folder.lstat("skill").unwrap().kind, Kind::Other);
+        assert_eq!(
+            folder.lstat("missing/SKILL.md").unwrap_err().kind(),
+            std::io::ErrorKind::NotFound
+        );
+    }
+}
