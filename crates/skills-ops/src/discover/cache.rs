@@ -37,7 +37,7 @@ pub(crate) struct Stamp {
     len: u64,
     modified: (i64, u32),
     changed: (i64, u32),
-    inode: u64,
+    pub(crate) inode: u64,
 }
 
 impl Stamp {

@@ -25,6 +25,8 @@ pub(crate) enum Kind {
 pub(crate) struct Info {
     pub(crate) kind: Kind,
     pub(crate) stamp: Stamp,
+    /// The device it lives on (0 where unknown).
+    pub(crate) device: u64,
 }
 
 impl Info {
@@ -36,9 +38,26 @@ impl Info {
         } else {
             Kind::Other
         };
+        #[cfg(unix)]
+        let device = std::os::unix::fs::MetadataExt::dev(metadata);
+        #[cfg(not(unix))]
+        let device = 0;
         Self {
             kind,
             stamp: Stamp::of(metadata),
+            device,
+        }
+    }
+
+    /// The identity of the directory this entry is, when it is one (not a symlink).
+    pub(crate) fn key(&self) -> Option<super::scan::DirKey> {
+        #[cfg(unix)]
+        {
+            (self.kind == Kind::Other).then_some((self.device, self.stamp.inode))
+        }
+        #[cfg(not(unix))]
+        {
+            None
         }
     }
 }
@@ -83,6 +102,11 @@ impl Folder {
             return Ok(Info {
                 kind,
                 stamp: Stamp::of_stat(&stat),
+                #[expect(
+                    clippy::useless_conversion,
+                    reason = "`st_dev`'s type differs between platforms"
+                )]
+                device: u64::try_from(stat.st_dev).unwrap_or(0),
             });
         }
         std::fs::symlink_metadata(self.path.join(relative)).map(|metadata| Info::of(&metadata))

@@ -5,8 +5,9 @@
 //! before it lists a directory, so a skill directory costs one system call here. Definition
 //! files are read and parsed afterwards, in parallel.
 //!
-//! Every directory is tracked by its canonical path: one reached twice (through a symlink or
-//! overlapping roots) is loaded once, and a symlink loop ends at the first repeat.
+//! Every directory is tracked by its identity (device and inode on Unix, the canonical path
+//! elsewhere): one reached twice (through a symlink or overlapping roots) is loaded once, and a
+//! symlink loop ends at the first repeat.
 
 use std::collections::HashSet;
 
@@ -22,6 +23,27 @@ use skills_types::{Diagnostic, DiagnosticCode, Severity};
 use super::cache::Stamp;
 use super::probe::{Folder, Info, Kind};
 
+/// What identifies a directory however it is reached: device and inode on Unix (no path to
+/// build or hash), the canonical path elsewhere.
+#[cfg(unix)]
+pub(crate) type DirKey = (u64, u64);
+#[cfg(not(unix))]
+pub(crate) type DirKey = PathBuf;
+
+/// The identity of the directory at `path`, following symlinks.
+fn dir_key(path: &Path) -> Option<DirKey> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let metadata = std::fs::metadata(path).ok()?;
+        Some((metadata.dev(), metadata.ino()))
+    }
+    #[cfg(not(unix))]
+    {
+        std::fs::canonicalize(path).ok()
+    }
+}
+
 /// Folders with at least this many subfolders have them probed in parallel.
 const PARALLEL_PROBES: usize = 64;
 
@@ -29,8 +51,8 @@ const PARALLEL_PROBES: usize = 64;
 struct Probe {
     /// Its `SKILL.md`, not followed if it is a symlink.
     definition: std::io::Result<Info>,
-    /// The folder's own stamp.
-    dir: Option<Stamp>,
+    /// The folder itself.
+    dir: Option<Info>,
 }
 
 /// A skill directory the walk found.
@@ -87,7 +109,7 @@ struct Walker {
     policy: SymlinkPolicy,
     limits: DiscoveryLimits,
     canonical_roots: Vec<PathBuf>,
-    visited: HashSet<PathBuf>,
+    visited: HashSet<DirKey>,
     found: Vec<Found>,
     diagnostics: Vec<Diagnostic>,
     /// The root being walked.
@@ -106,26 +128,25 @@ impl Walker {
     }
 
     fn walk_root(&mut self, path: &Path) {
-        let canonical = match std::fs::symlink_metadata(path) {
+        match std::fs::symlink_metadata(path) {
             Err(error) if error.kind() == std::io::ErrorKind::NotFound => return,
             Err(error) => {
                 let message = format!("the root cannot be read: {error}");
                 return self.note(Severity::Warning, DiagnosticCode::Unreadable, path, message);
             }
-            Ok(metadata) if metadata.is_symlink() => match self.follow(path) {
-                Some(target) => target,
-                None => return,
-            },
-            Ok(metadata) if metadata.is_dir() => {
-                std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
+            Ok(metadata) if metadata.is_symlink() => {
+                if self.follow(path).is_none() {
+                    return;
+                }
             }
+            Ok(metadata) if metadata.is_dir() => {}
             Ok(_) => return,
-        };
-        if !self.visited.insert(canonical.clone()) {
-            let message = format!(
-                "the root is {} again, which was already scanned",
-                canonical.display()
-            );
+        }
+        let Some(key) = dir_key(path) else { return };
+        if !self.visited.insert(key) {
+            let message =
+                "the root is a folder already scanned (through a symlink, or another root)"
+                    .to_owned();
             return self.note(
                 Severity::Info,
                 DiagnosticCode::DuplicateDirectory,
@@ -135,7 +156,7 @@ impl Walker {
         }
         if let Some(entries) = self.read_sorted(path) {
             // The limit ends this root's walk; discovery goes on with the next root.
-            let _ = self.walk(path, &canonical, 0, entries);
+            let _ = self.walk(path, 0, entries);
         }
     }
 
@@ -143,22 +164,22 @@ impl Walker {
     fn walk(
         &mut self,
         dir: &Path,
-        canonical: &Path,
         depth: usize,
         entries: Vec<(String, FileType)>,
     ) -> Result<(), Stop> {
         let mut too_deep = false;
-        let mut children = Vec::new();
+        // (name, path, the identity of a followed symlink's target)
+        let mut children: Vec<(String, PathBuf, Option<DirKey>)> = Vec::new();
         for (name, kind) in entries {
             if is_excluded_dir_name(&name) {
                 continue;
             }
             let child = dir.join(&name);
-            let child_canonical = if kind.is_dir() {
-                canonical.join(&name)
+            let link = if kind.is_dir() {
+                None
             } else if kind.is_symlink() {
-                match self.follow(&child) {
-                    Some(target) => target,
+                match self.follow(&child).and_then(|target| dir_key(&target)) {
+                    Some(key) => Some(key),
                     None => continue,
                 }
             } else {
@@ -168,27 +189,30 @@ impl Walker {
                 too_deep = true;
                 continue;
             }
-            children.push((name, child, child_canonical));
+            children.push((name, child, link));
         }
         // Probing each child's `SKILL.md` is where a listing spends its system calls; the
         // probes are independent, so a large folder's run on every core. Everything that
         // depends on order (duplicates, limits, diagnostics) stays sequential below.
         let folder = Folder::open(dir);
-        let probe = |(name, _, _): &(String, PathBuf, PathBuf)| Probe {
+        let probe = |(name, _, _): &(String, PathBuf, Option<DirKey>)| Probe {
             definition: folder.lstat(&format!("{name}/{SKILL_MD}")),
-            dir: folder.lstat(name).ok().map(|info| info.stamp),
+            dir: folder.lstat(name).ok(),
         };
         let probes: Vec<Probe> = if children.len() >= PARALLEL_PROBES {
             children.par_iter().map(probe).collect()
         } else {
             children.iter().map(probe).collect()
         };
-        for ((name, child, child_canonical), probe) in children.into_iter().zip(probes) {
-            if self.visited.contains(&child_canonical) {
-                let message = format!(
-                    "{} was already reached another way and is loaded once",
-                    child_canonical.display()
-                );
+        for ((name, child, link), probe) in children.into_iter().zip(probes) {
+            let key = link
+                .or_else(|| probe.dir.as_ref().and_then(Info::key))
+                .or_else(|| dir_key(&child));
+            let Some(key) = key else { continue };
+            if self.visited.contains(&key) {
+                let message =
+                    "a folder already reached another way (through a symlink, or an overlapping root); it is loaded once"
+                        .to_owned();
                 self.note(
                     Severity::Info,
                     DiagnosticCode::DuplicateDirectory,
@@ -197,7 +221,7 @@ impl Walker {
                 );
                 continue;
             }
-            self.visit(child, child_canonical, name, depth + 1, probe)?;
+            self.visit(child, key, name, depth + 1, probe)?;
         }
         if too_deep {
             let message = format!(
@@ -215,22 +239,22 @@ impl Walker {
     fn visit(
         &mut self,
         dir: PathBuf,
-        canonical: PathBuf,
+        key: DirKey,
         name: String,
         depth: usize,
         probe: Probe,
     ) -> Result<(), Stop> {
         let exact = dir.join(SKILL_MD);
-        let dir_stamp = probe.dir;
+        let dir_stamp = probe.dir.map(|info| info.stamp);
         match probe.definition {
             Ok(info) if info.kind == Kind::File => {
-                self.visited.insert(canonical);
+                self.visited.insert(key);
                 self.found(dir, name, exact, info.stamp, dir_stamp);
                 return Ok(());
             }
             Ok(info) if info.kind == Kind::Symlink => {
                 if let Some(target) = self.followed_file(&exact) {
-                    self.visited.insert(canonical);
+                    self.visited.insert(key);
                     self.found(dir, name, exact, target, dir_stamp);
                     return Ok(());
                 }
@@ -242,7 +266,7 @@ impl Walker {
                     "`SKILL.md` here is not a regular file (a directory, FIFO or device); the folder is skipped"
                         .to_owned();
                 self.note(Severity::Error, DiagnosticCode::NotAFile, &exact, message);
-                self.visited.insert(canonical);
+                self.visited.insert(key);
                 return Ok(());
             }
             Err(error) if error.kind() == std::io::ErrorKind::NotFound => {}
@@ -258,7 +282,7 @@ impl Walker {
             }
         }
         // Marked before descending, so a link inside that leads back here ends the loop.
-        self.visited.insert(canonical.clone());
+        self.visited.insert(key);
         // Only folders that must be listed count against the limit: a skill directory found by
         // its `SKILL.md` costs one probe, so a root of many skills is never cut short.
         if self.budget == 0 {
@@ -295,7 +319,7 @@ impl Walker {
                 return Ok(());
             }
         }
-        self.walk(&dir, &canonical, depth, entries)
+        self.walk(&dir, depth, entries)
     }
 
     fn found(
