@@ -78,6 +78,12 @@ pub(crate) enum Command {
     Sync(SyncArgs),
     /// Trust this workspace, so its project skills are loaded (or stop trusting it).
     Trust(TrustArgs),
+    /// One bundled file of a skill, read safely (no traversal, no symlinks, at most 128 KiB).
+    Resource(ResourceArgs),
+    /// Scaffold a new skill in the user (or project) scope.
+    New(NewArgs),
+    /// Remove a skill from the user or project scope.
+    Uninstall(UninstallArgs),
     /// Lint skills against a profile; exit 0 when all are valid, 1 when one is not, 2 when a
     /// path cannot be validated.
     Validate(ValidateArgs),
@@ -135,6 +141,50 @@ pub(crate) struct SyncArgs {
     /// Only list project skills.
     #[arg(long)]
     pub(crate) project_only: bool,
+    #[command(flatten)]
+    pub(crate) discovery: Discovery,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct ResourceArgs {
+    /// The skill's name (or its directory name).
+    pub(crate) name: String,
+    /// The file's path inside the skill folder, such as `references/api.md`.
+    pub(crate) path: String,
+    #[command(flatten)]
+    pub(crate) discovery: Discovery,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct NewArgs {
+    /// The skill's name: lowercase letters, digits and single hyphens; it becomes the folder.
+    pub(crate) name: String,
+    /// What the skill does and when to use it.
+    #[arg(long, short)]
+    pub(crate) description: String,
+    /// Where to create it.
+    #[arg(long, value_enum, default_value_t = ScopeArg::User, value_name = "SCOPE")]
+    pub(crate) scope: ScopeArg,
+    /// An input the skill takes (repeatable), written to skill.toml.
+    #[arg(long = "input", value_name = "NAME:DESCRIPTION[:required]")]
+    pub(crate) inputs: Vec<String>,
+    /// When an agent should reach for it, written to skill.toml.
+    #[arg(long, value_name = "TEXT")]
+    pub(crate) when_to_use: Option<String>,
+    /// The license, by SPDX id.
+    #[arg(long)]
+    pub(crate) license: Option<String>,
+    #[command(flatten)]
+    pub(crate) discovery: Discovery,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct UninstallArgs {
+    /// The skill's folder name.
+    pub(crate) name: String,
+    /// Only from this scope (user or project).
+    #[arg(long, value_enum, value_name = "SCOPE")]
+    pub(crate) scope: Option<ScopeArg>,
     #[command(flatten)]
     pub(crate) discovery: Discovery,
 }

@@ -5,6 +5,7 @@ mod cli;
 mod context;
 mod explain;
 mod list;
+mod manage;
 mod output;
 mod prompt;
 mod read;
@@ -45,6 +46,9 @@ fn main() -> ExitCode {
         cli::Command::Prompt(args) => prompt::prompt(global, args),
         cli::Command::Sync(args) => prompt::sync(global, args),
         cli::Command::Trust(args) => trust::run(global, args),
+        cli::Command::Resource(args) => manage::resource(global, args),
+        cli::Command::New(args) => manage::new(global, args),
+        cli::Command::Uninstall(args) => manage::uninstall(global, args),
         cli::Command::Validate(args) => validate::run(global, args),
     };
     exit.into()

@@ -83,6 +83,12 @@ pub(crate) fn fail(global: &Global, error: &Error) -> crate::Exit {
             Some("a [permissions] rule in skills.toml denies it; change the rule to use it")
         }
         Error::SkillDisabled { .. } => Some("remove it from 'disabled' in skills.toml to use it"),
+        Error::UntrustedWorkspace { .. } => {
+            Some("run 'skills trust' in the workspace if you trust its skills")
+        }
+        Error::AlreadyExists { .. } => {
+            Some("choose another name, or remove the existing skill with 'skills uninstall NAME'")
+        }
         _ => None,
     };
     print_error(&error.to_string(), hint);
@@ -90,9 +96,11 @@ pub(crate) fn fail(global: &Global, error: &Error) -> crate::Exit {
         print_json(&serde_json::json!({ "error": ErrorRecord::new(error, None) }));
     }
     match error {
-        Error::InvalidInput(_) | Error::NotFound { .. } | Error::NotADirectory { .. } => {
-            crate::Exit::Usage
-        }
+        Error::InvalidInput(_)
+        | Error::NotFound { .. }
+        | Error::NotADirectory { .. }
+        | Error::PathRefused { .. }
+        | Error::AmbiguousSkill { .. } => crate::Exit::Usage,
         _ => crate::Exit::Failure,
     }
 }

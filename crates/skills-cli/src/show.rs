@@ -107,6 +107,23 @@ fn print(skill: &Skill) {
     for (key, value) in fields {
         output::line(format_args!("  {DIM}{key:<width$}{DIM:#}  {value}"));
     }
+    if let Some(resources) = skill.resources.as_ref().filter(|list| !list.is_empty()) {
+        output::line("");
+        output::line(format_args!("  {DIM}resources{DIM:#}"));
+        let width = resources
+            .iter()
+            .map(|resource| resource.path.chars().count())
+            .max()
+            .unwrap_or(0);
+        for resource in resources {
+            output::line(format_args!(
+                "    {:<width$}  {DIM}{:>9}  {}{DIM:#}",
+                resource.path,
+                format!("{} B", resource.size),
+                format!("{:?}", resource.kind).to_lowercase()
+            ));
+        }
+    }
     if !skill.diagnostics.is_empty() {
         output::line("");
         for diagnostic in &skill.diagnostics {

@@ -282,33 +282,11 @@ fn open_no_follow(path: &Path) -> std::io::Result<std::fs::File> {
 mod tests {
     use std::path::PathBuf;
 
-    use skills_types::Frontmatter;
-    use skills_types::config::{Permission, TrustPolicy};
+    use skills_types::config::TrustPolicy;
 
     use super::*;
 
-    fn skill(name: &str, description: &str, scope: SkillScope) -> Skill {
-        let dir = PathBuf::from(format!("/skills/{}/{name}", scope.as_str()));
-        Skill {
-            id: name.to_owned(),
-            name: name.to_owned(),
-            description: description.to_owned(),
-            scope,
-            root: PathBuf::from(format!("/skills/{}", scope.as_str())),
-            location: dir.join("SKILL.md"),
-            dir,
-            frontmatter: Frontmatter {
-                name: name.to_owned(),
-                description: description.to_owned(),
-                ..Frontmatter::default()
-            },
-            when_to_use: None,
-            inputs: Vec::new(),
-            diagnostics: Vec::new(),
-            shadowed: Vec::new(),
-            permission: Permission::Allow,
-        }
-    }
+    use crate::testing::skill;
 
     fn two() -> Vec<Skill> {
         vec![

@@ -16,12 +16,6 @@ pub fn list(config: &SkillsConfig, options: &ListOptions) -> Result<Listing, Err
     Ok(discover(config)?.into_listing(options))
 }
 
-/// The skill an agent would use under `name` (or, failing that, whose directory is `name`).
-pub fn find(config: &SkillsConfig, name: &str) -> Result<Skill, Error> {
-    let catalog = discover(config)?;
-    resolve(&catalog, name).cloned()
-}
-
 /// The bodies of the named skills, each with its base directory, in the order asked.
 pub fn read(config: &SkillsConfig, names: &[&str]) -> Result<Vec<SkillBody>, Error> {
     let catalog = discover(config)?;
@@ -133,7 +127,23 @@ pub fn explain(config: &SkillsConfig, name: &str) -> Result<Explanation, Error> 
 
 /// Looks a skill up by name, then by id; hidden skills are refused with the reason.
 pub(crate) fn resolve<'c>(catalog: &'c Catalog, name: &str) -> Result<&'c Skill, Error> {
+    let by_id: Vec<&Skill> = catalog
+        .skills
+        .iter()
+        .filter(|skill| skill.id == name)
+        .collect();
     if let Some(skill) = catalog.skills.iter().find(|skill| skill.name == name) {
+        // The same word naming one skill and the folder of another would make the answer
+        // depend on which rule is tried first; say so instead of guessing.
+        if let Some(other) = by_id.iter().find(|other| other.location != skill.location) {
+            return Err(Error::AmbiguousSkill {
+                name: name.to_owned(),
+                others: format!(
+                    "ask for '{}' (the folder of the skill named '{name}') or '{}' (the name of the skill in the folder '{name}')",
+                    skill.id, other.name
+                ),
+            });
+        }
         return Ok(skill);
     }
     if let Some(hidden) = catalog.hidden.iter().find(|hidden| hidden.name == name) {
@@ -147,23 +157,21 @@ pub(crate) fn resolve<'c>(catalog: &'c Catalog, name: &str) -> Result<&'c Skill,
             },
         });
     }
-    let by_id: Vec<&Skill> = catalog
-        .skills
-        .iter()
-        .filter(|skill| skill.id == name)
-        .collect();
     match by_id.as_slice() {
         [skill] => Ok(skill),
         [] => Err(unloadable(catalog, name).unwrap_or_else(|| not_found(catalog, name))),
-        several => Err(Error::InvalidInput(format!(
-            "'{name}' is the directory of {} skills ({}); ask for one of them by name",
-            several.len(),
-            several
-                .iter()
-                .map(|skill| skill.name.as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
-        ))),
+        several => Err(Error::AmbiguousSkill {
+            name: name.to_owned(),
+            others: format!(
+                "it is the folder of {} skills; ask for one by name: {}",
+                several.len(),
+                several
+                    .iter()
+                    .map(|skill| skill.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        }),
     }
 }
 

@@ -2,11 +2,11 @@
 //! precedence, applies permissions, and returns the [`Catalog`] an agent core shows its model.
 //!
 //! The steps, each in its own module: the configuration files are layered on
-//! ([`settings`]); the roots are planned in precedence order, untrusted ones set aside
-//! ([`roots`]); the walk finds skill directories ([`scan`]); definition files are parsed in
-//! parallel, unchanged ones taken from the cache ([`cache`], [`sidecar`]); then the first copy
+//! (`settings`); the roots are planned in precedence order, untrusted ones set aside
+//! (`roots`); the walk finds skill directories (`scan`); definition files are parsed in
+//! parallel, unchanged ones taken from the cache (`cache`, `sidecar`); then the first copy
 //! of each name met wins, the rest are recorded as shadowed, and permission rules hide or flag
-//! the winners ([`permission`]). The result is sorted by name and byte-for-byte identical from
+//! the winners (`permission`). The result is sorted by name and byte-for-byte identical from
 //! run to run on the same tree.
 
 mod cache;
@@ -47,6 +47,17 @@ pub(crate) struct Loaded {
 
 /// Sidecar files are looked for in this order; the first present is read.
 const SIDECARS: [&str; 2] = [SKILL_TOML, WORKFLOW_TOML];
+
+/// The roots of one scope, in order (the configuration files are not read: these are the
+/// roots the scope itself defines). Trust is the caller's to check.
+pub(crate) fn roots_of(config: &SkillsConfig, scope: skills_types::SkillScope) -> Vec<PathBuf> {
+    roots::plan(config, true)
+        .roots
+        .into_iter()
+        .filter(|root| root.scope == scope && !config.extra_roots.contains(&root.path))
+        .map(|root| root.path)
+        .collect()
+}
 
 /// Discovers every skill the configuration reaches.
 pub fn discover(config: &SkillsConfig) -> Result<Catalog, Error> {
@@ -263,6 +274,7 @@ fn assemble(
                 frontmatter: loaded.frontmatter,
                 when_to_use: loaded.when_to_use,
                 inputs: loaded.inputs,
+                resources: None,
                 diagnostics: loaded.diagnostics,
                 shadowed: Vec::new(),
                 permission: Permission::Allow,

@@ -99,13 +99,53 @@ fn fill_and_rename(file: &mut File, temporary: &Path, path: &Path, bytes: &[u8])
     std::fs::rename(temporary, path)
 }
 
+/// A short name part no other writer uses at the same time: process, time and a counter.
+pub(crate) fn unique_suffix() -> String {
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|elapsed| elapsed.subsec_nanos())
+        .unwrap_or_default();
+    let count = COUNTER.fetch_add(1, Ordering::Relaxed);
+    format!("{}-{nanos:x}-{count}", std::process::id())
+}
+
+/// Creates `path`, which must not exist (a planted file or symlink fails the call), writes
+/// `bytes` and flushes them to disk.
+pub(crate) fn write_new(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let mut file = OpenOptions::new().write(true).create_new(true).open(path)?;
+    file.write_all(bytes)?;
+    file.sync_all()
+}
+
+/// Renames `from` to `to` only if nothing is at `to`: `renameat2(RENAME_NOREPLACE)` on Linux,
+/// atomically. (`std::fs::rename` silently replaces an empty directory, and a check followed by
+/// a rename leaves a window for another writer.) Where the kernel or file system lacks it, the
+/// check-then-rename fallback is used.
+pub(crate) fn rename_noreplace(from: &Path, to: &Path) -> io::Result<()> {
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    {
+        use rustix::fs::{CWD, RenameFlags, renameat_with};
+        match renameat_with(CWD, from, CWD, to, RenameFlags::NOREPLACE) {
+            Ok(()) => return Ok(()),
+            Err(rustix::io::Errno::INVAL | rustix::io::Errno::NOSYS) => {}
+            Err(errno) => return Err(errno.into()),
+        }
+    }
+    if std::fs::symlink_metadata(to).is_ok() {
+        return Err(io::Error::from(io::ErrorKind::AlreadyExists));
+    }
+    std::fs::rename(from, to)
+}
+
+/// Flushes a directory's entries (a rename or a new file in it) to disk.
 #[cfg(unix)]
-fn sync_directory(dir: &Path) -> io::Result<()> {
+pub(crate) fn sync_directory(dir: &Path) -> io::Result<()> {
     File::open(dir)?.sync_all()
 }
 
+/// Flushes a directory's entries to disk (nothing to do on Windows).
 #[cfg(not(unix))]
-fn sync_directory(_dir: &Path) -> io::Result<()> {
+pub(crate) fn sync_directory(_dir: &Path) -> io::Result<()> {
     // Windows cannot open a directory as a file; its rename is flushed with the volume.
     Ok(())
 }

@@ -10,14 +10,20 @@ pub mod agents_md;
 pub mod catalog;
 pub mod discover;
 pub mod load;
+pub mod manage;
 pub mod name;
 pub mod path;
+pub mod reader;
 pub mod render;
+pub mod resources;
 pub mod trust;
 pub mod validate;
 
 mod compliance;
 pub(crate) mod fs;
+mod lock;
 mod package;
 mod split;
+#[cfg(test)]
+mod testing;
 mod yaml;

@@ -503,33 +503,11 @@ mod tests {
     use std::path::PathBuf;
 
     use proptest::prelude::*;
-    use skills_types::config::Permission;
-    use skills_types::{Frontmatter, SkillScope};
+    use skills_types::SkillScope;
 
     use super::*;
 
-    fn skill(name: &str, description: &str, scope: SkillScope) -> Skill {
-        let dir = PathBuf::from(format!("/skills/{}/{name}", scope.as_str()));
-        Skill {
-            id: name.to_owned(),
-            name: name.to_owned(),
-            description: description.to_owned(),
-            scope,
-            root: PathBuf::from(format!("/skills/{}", scope.as_str())),
-            location: dir.join("SKILL.md"),
-            dir,
-            frontmatter: Frontmatter {
-                name: name.to_owned(),
-                description: description.to_owned(),
-                ..Frontmatter::default()
-            },
-            when_to_use: None,
-            inputs: Vec::new(),
-            diagnostics: Vec::new(),
-            shadowed: Vec::new(),
-            permission: Permission::Allow,
-        }
-    }
+    use crate::testing::skill;
 
     fn catalog() -> Vec<Skill> {
         vec![

@@ -120,6 +120,14 @@ impl Node {
     }
 }
 
+/// Writes a value as YAML text (the frontmatter between the fences). serde_yaml quotes every
+/// string that would otherwise read back as something else (`"1.0"`, `"yes"`, a leading `-`),
+/// and a multi-line string never produces a line that is exactly `---`, so written text always
+/// parses back to the same values.
+pub(crate) fn to_text(value: &impl serde::Serialize) -> Result<String, String> {
+    serde_yaml::to_string(value).map_err(|error| error.to_string())
+}
+
 /// Parses frontmatter text. Empty text, or text holding only comments, is an empty mapping.
 pub(crate) fn parse(text: &str) -> Result<Node, ParseError> {
     let flow_collections = text.bytes().filter(|b| matches!(b, b'[' | b'{')).count();

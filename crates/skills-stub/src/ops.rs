@@ -73,16 +73,11 @@ pub mod catalog {
 
     use skills_types::catalog::{Explanation, ListOptions, Listing, SkillBody};
     use skills_types::render::{RenderOptions, Rendered};
-    use skills_types::{Error, Skill, SkillsConfig};
+    use skills_types::{Error, SkillsConfig};
 
     /// Disabled: an empty listing.
     pub fn list(_config: &SkillsConfig, _options: &ListOptions) -> Result<Listing, Error> {
         Ok(Listing::default())
-    }
-
-    /// Disabled: always `Err(Error::Disabled)`.
-    pub fn find(_config: &SkillsConfig, _name: &str) -> Result<Skill, Error> {
-        Err(Error::Disabled)
     }
 
     /// Disabled: always `Err(Error::Disabled)`.
@@ -147,5 +142,56 @@ pub mod render {
     /// Disabled: empty text (the stub's `read` never returns bodies).
     pub fn read_text(_bodies: &[SkillBody]) -> String {
         String::new()
+    }
+}
+
+pub mod resources {
+    //! The twin of `skills_ops::resources`: no skill, so no bundled file.
+
+    use skills_types::skill::ResourceContent;
+    use skills_types::{Error, Skill, SkillsConfig};
+
+    /// Disabled: always `Err(Error::Disabled)`.
+    pub fn describe(_config: &SkillsConfig, _name: &str) -> Result<Skill, Error> {
+        Err(Error::Disabled)
+    }
+
+    /// Disabled: always `Err(Error::Disabled)`.
+    pub fn read_resource(
+        _config: &SkillsConfig,
+        _id_or_name: &str,
+        _relative_path: &str,
+    ) -> Result<ResourceContent, Error> {
+        Err(Error::Disabled)
+    }
+}
+
+pub mod manage {
+    //! The twin of `skills_ops::manage`: every call is a mutation.
+
+    use skills_types::manage::{CreateSkill, Uninstalled, UpdateSkill, Written};
+    use skills_types::{Error, SkillScope, SkillsConfig};
+
+    /// Disabled: always `Err(Error::Disabled)`.
+    pub fn create(_config: &SkillsConfig, _request: &CreateSkill) -> Result<Written, Error> {
+        Err(Error::Disabled)
+    }
+
+    /// Disabled: always `Err(Error::Disabled)`.
+    pub fn update(
+        _config: &SkillsConfig,
+        _id: &str,
+        _changes: &UpdateSkill,
+    ) -> Result<Written, Error> {
+        Err(Error::Disabled)
+    }
+
+    /// Disabled: always `Err(Error::Disabled)`.
+    pub fn uninstall(
+        _config: &SkillsConfig,
+        _name: &str,
+        _scope: Option<SkillScope>,
+    ) -> Result<Uninstalled, Error> {
+        Err(Error::Disabled)
     }
 }

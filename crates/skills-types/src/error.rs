@@ -77,6 +77,34 @@ pub enum Error {
         /// The skill.
         name: String,
     },
+    /// A word that could mean more than one skill: the caller must say which.
+    #[error("'{name}' could mean more than one skill: {others}")]
+    AmbiguousSkill {
+        /// The word asked for.
+        name: String,
+        /// What it could mean and how to ask for each.
+        others: String,
+    },
+    /// A path from outside was refused by the safe reader.
+    #[error("refused '{path}': {reason}")]
+    PathRefused {
+        /// The path as given.
+        path: String,
+        /// Why, in words.
+        reason: String,
+    },
+    /// The thing to create is already there; nothing was changed.
+    #[error("{} already exists; nothing was changed", path.display())]
+    AlreadyExists {
+        /// Where.
+        path: PathBuf,
+    },
+    /// The workspace must be trusted for this.
+    #[error("the workspace {} is not trusted, so its project skills cannot be changed", workspace.display())]
+    UntrustedWorkspace {
+        /// The workspace.
+        workspace: PathBuf,
+    },
     /// An argument is malformed; the message says which and why.
     #[error("{0}")]
     InvalidInput(String),
@@ -95,6 +123,10 @@ impl Error {
             Self::SkillNotFound { .. } => "not_found",
             Self::SkillDenied { .. } => "denied",
             Self::SkillDisabled { .. } => "skill_disabled",
+            Self::AmbiguousSkill { .. } => "ambiguous",
+            Self::PathRefused { .. } => "refused_path",
+            Self::AlreadyExists { .. } => "already_exists",
+            Self::UntrustedWorkspace { .. } => "untrusted_workspace",
             Self::InvalidInput(_) => "invalid_input",
         }
     }

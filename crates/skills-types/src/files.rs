@@ -38,6 +38,15 @@ pub const WORKFLOW_TOML: &str = "workflow.toml";
 /// The oldest manifest form.
 pub const SKILL_JSON: &str = "skill.json";
 
+/// The provenance record an install writes into a skill folder (03 §Writing to disk).
+pub const PROVENANCE_FILE: &str = ".skill-source.json";
+/// The record of installed skills kept at a skill root.
+pub const LOCK_FILE: &str = "skills-lock.json";
+/// The lock taken on a root while installing into it.
+pub const INSTALL_LOCK: &str = ".skills-install.lock";
+/// The prefix of staging folders: starting with `.`, discovery never sees them.
+pub const STAGING_PREFIX: &str = ".staging-";
+
 /// Every file a skill directory may define, definition files in the order they are preferred.
 pub const SKILL_FILES: &[SkillFile] = &[
     SkillFile {

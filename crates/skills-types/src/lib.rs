@@ -15,6 +15,7 @@ pub mod error;
 pub mod files;
 pub mod frontmatter;
 pub mod limits;
+pub mod manage;
 pub mod path_text;
 pub mod render;
 pub mod scope;

@@ -27,6 +27,72 @@ pub struct SkillInput {
     pub kind: Option<String>,
 }
 
+/// What a bundled file is for, from the top-level folder it sits in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ResourceKind {
+    /// Under `scripts/`.
+    Script,
+    /// Under `references/`.
+    Reference,
+    /// Under `assets/`.
+    Asset,
+    /// Under `templates/`.
+    Template,
+    /// Under `examples/`.
+    Example,
+    /// Under `prompts/`.
+    Prompt,
+    /// Anywhere else.
+    Other,
+}
+
+impl ResourceKind {
+    /// The top-level folders that name a kind.
+    pub const FOLDERS: [(&'static str, ResourceKind); 6] = [
+        ("scripts", Self::Script),
+        ("references", Self::Reference),
+        ("assets", Self::Asset),
+        ("templates", Self::Template),
+        ("examples", Self::Example),
+        ("prompts", Self::Prompt),
+    ];
+
+    /// The kind of a file at `relative_path` (`/`-separated) in a skill folder.
+    pub fn of(relative_path: &str) -> Self {
+        let top = relative_path.split('/').next().unwrap_or_default();
+        let nested = relative_path.contains('/');
+        Self::FOLDERS
+            .iter()
+            .find(|(folder, _)| nested && *folder == top)
+            .map_or(Self::Other, |(_, kind)| *kind)
+    }
+}
+
+/// One bundled file of a skill.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Resource {
+    /// The path relative to the skill folder, `/`-separated.
+    pub path: String,
+    /// Its size in bytes.
+    pub size: u64,
+    /// What it is for.
+    pub kind: ResourceKind,
+}
+
+/// A bundled file's text, read through the safe reader.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ResourceContent {
+    /// The skill's id.
+    pub id: String,
+    /// The path as checked, `/`-separated.
+    pub relative_path: String,
+    /// The text.
+    pub content: String,
+    /// Its size in bytes.
+    pub bytes: u64,
+}
+
 /// A copy of a skill that lost a name collision to the skill recording it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Shadowed {
@@ -70,6 +136,10 @@ pub struct Skill {
     /// From the sidecar: the inputs the skill takes.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub inputs: Vec<SkillInput>,
+    /// The bundled files (02 §Resources): filled when one skill is asked for (`get`,
+    /// `describe`), left out of listings so that a listing reads no skill folder.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resources: Option<Vec<Resource>>,
     /// What the loader and discovery noticed about this skill.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub diagnostics: Vec<Diagnostic>,
@@ -130,6 +200,28 @@ impl From<&Skill> for SkillSummary {
             permission: skill.permission,
             diagnostics: skill.diagnostics.clone(),
             shadowed: skill.shadowed.clone(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn resource_kinds_come_from_the_top_folder() {
+        for (path, kind) in [
+            ("scripts/run.sh", ResourceKind::Script),
+            ("references/deep/api.md", ResourceKind::Reference),
+            ("assets/logo.png", ResourceKind::Asset),
+            ("templates/a.md", ResourceKind::Template),
+            ("examples/x.py", ResourceKind::Example),
+            ("prompts/p.txt", ResourceKind::Prompt),
+            ("notes.md", ResourceKind::Other),
+            ("scripts", ResourceKind::Other),
+            ("lib/scripts/x", ResourceKind::Other),
+        ] {
+            assert_eq!(ResourceKind::of(path), kind, "{path}");
         }
     }
 }

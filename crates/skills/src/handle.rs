@@ -5,8 +5,10 @@
 use std::path::PathBuf;
 
 use skills_types::catalog::{Explanation, ListOptions, Listing, SkillBody};
+use skills_types::manage::{CreateSkill, Uninstalled, UpdateSkill, Written};
 use skills_types::render::{RenderOptions, Rendered, SyncOptions, SyncOutcome};
-use skills_types::{Catalog, Error, Skill, SkillsConfig};
+use skills_types::skill::ResourceContent;
+use skills_types::{Catalog, Error, Skill, SkillScope, SkillsConfig};
 
 use crate::ops;
 
@@ -38,9 +40,35 @@ impl Skills {
         ops::catalog::list(&self.config, options)
     }
 
-    /// The skill an agent would use under `name` (or whose directory is `name`).
+    /// The skill an agent would use under `name` (or whose directory is `name`), with its
+    /// bundled files listed.
     pub fn get(&self, name: &str) -> Result<Skill, Error> {
-        ops::catalog::find(&self.config, name)
+        ops::resources::describe(&self.config, name)
+    }
+
+    /// One bundled file of a skill, read through the safe reader (no traversal, no symlinks,
+    /// no hard links, no special files; at most 128 KiB of UTF-8 text).
+    pub fn read_resource(
+        &self,
+        id_or_name: &str,
+        relative_path: &str,
+    ) -> Result<ResourceContent, Error> {
+        ops::resources::read_resource(&self.config, id_or_name, relative_path)
+    }
+
+    /// Creates a skill in the first root of its scope, atomically; refuses to overwrite.
+    pub fn create(&self, request: &CreateSkill) -> Result<Written, Error> {
+        ops::manage::create(&self.config, request)
+    }
+
+    /// Changes a skill's frontmatter or body, atomically; the body is kept unless replaced.
+    pub fn update(&self, id: &str, changes: &UpdateSkill) -> Result<Written, Error> {
+        ops::manage::update(&self.config, id, changes)
+    }
+
+    /// Removes a skill folder from a user or trusted project root (a symlinked one as a link).
+    pub fn uninstall(&self, name: &str, scope: Option<SkillScope>) -> Result<Uninstalled, Error> {
+        ops::manage::uninstall(&self.config, name, scope)
     }
 
     /// The bodies of the named skills, with their base directories, in the order asked.

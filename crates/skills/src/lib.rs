@@ -54,6 +54,13 @@ pub mod catalog {
     pub use skills_types::skill::*;
 }
 
+pub mod manage {
+    //! Creating, updating and uninstalling skills (02 §Create, update, uninstall): see
+    //! [`crate::Skills::create`], [`crate::Skills::update`], [`crate::Skills::uninstall`].
+
+    pub use skills_types::manage::*;
+}
+
 pub mod render {
     //! The catalog as an agent sees it, and the `AGENTS.md` block (02 §Rendering the catalog).
 

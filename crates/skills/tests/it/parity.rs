@@ -5,10 +5,11 @@
 
 use std::path::{Path, PathBuf};
 
-use skills::catalog::{Explanation, ListOptions, Listing, SkillBody};
+use skills::catalog::{Explanation, ListOptions, Listing, ResourceContent, SkillBody};
+use skills::manage::{CreateSkill, Uninstalled, UpdateSkill, Written};
 use skills::render::{RenderOptions, Rendered, SyncOptions, SyncOutcome};
 use skills::validate::{Options, Profile, Report};
-use skills::{Catalog, Error, Skill, SkillDocument, Skills, SkillsConfig};
+use skills::{Catalog, Error, Skill, SkillDocument, SkillScope, Skills, SkillsConfig};
 
 const _: fn(&Path) -> Result<PathBuf, Error> = skills::load::find_definition;
 const _: fn(&Path) -> Result<SkillDocument, Error> = skills::load::load_document;
@@ -27,6 +28,10 @@ const _: fn(&Skills) -> &SkillsConfig = Skills::config;
 const _: fn(&Skills) -> Result<Catalog, Error> = Skills::discover;
 const _: fn(&Skills, &ListOptions) -> Result<Listing, Error> = Skills::list;
 const _: fn(&Skills, &str) -> Result<Skill, Error> = Skills::get;
+const _: fn(&Skills, &str, &str) -> Result<ResourceContent, Error> = Skills::read_resource;
+const _: fn(&Skills, &CreateSkill) -> Result<Written, Error> = Skills::create;
+const _: fn(&Skills, &str, &UpdateSkill) -> Result<Written, Error> = Skills::update;
+const _: fn(&Skills, &str, Option<SkillScope>) -> Result<Uninstalled, Error> = Skills::uninstall;
 const _: fn(&Skills, &[&str]) -> Result<Vec<SkillBody>, Error> = Skills::read;
 const _: fn(&Skills, &str) -> Result<Explanation, Error> = Skills::explain;
 const _: fn(&Skills, &RenderOptions) -> Result<Rendered, Error> = Skills::render_catalog;
@@ -137,7 +142,22 @@ fn the_handle_behaves_as_documented_on_each_side() {
             skills.list(&ListOptions::default()).unwrap().skills[0].name,
             "pdf-tools"
         );
-        assert_eq!(skills.get("pdf-tools").unwrap().id, "pdf-tools");
+        let described = skills.get("pdf-tools").unwrap();
+        assert_eq!(described.id, "pdf-tools");
+        assert_eq!(described.resources, Some(Vec::new()));
+        let error = skills
+            .read_resource("pdf-tools", "../SKILL.md")
+            .unwrap_err();
+        assert_eq!(error.kind(), "refused_path");
+        let written = skills
+            .create(&CreateSkill::new("made", "Made here."))
+            .unwrap();
+        assert!(written.location.is_file());
+        let mut changes = UpdateSkill::default();
+        changes.description = Some("Changed.".into());
+        skills.update("made", &changes).unwrap();
+        assert_eq!(skills.get("made").unwrap().description, "Changed.");
+        assert!(!skills.uninstall("made", None).unwrap().was_link);
         assert_eq!(skills.read(&["pdf-tools"]).unwrap()[0].body, "Body\n");
         assert_eq!(skills.explain("pdf-tools").unwrap().candidates.len(), 1);
         assert!(
@@ -164,6 +184,10 @@ fn the_handle_behaves_as_documented_on_each_side() {
                 .is_empty()
         );
         disabled(skills.get("pdf-tools").unwrap_err());
+        disabled(skills.read_resource("pdf-tools", "x.md").unwrap_err());
+        disabled(skills.create(&CreateSkill::new("made", "d")).unwrap_err());
+        disabled(skills.update("made", &UpdateSkill::default()).unwrap_err());
+        disabled(skills.uninstall("made", None).unwrap_err());
         disabled(skills.read(&["pdf-tools"]).unwrap_err());
         disabled(skills.explain("pdf-tools").unwrap_err());
         assert_eq!(skills.render_catalog(&markdown).unwrap().text, "");

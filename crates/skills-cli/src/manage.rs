@@ -1,0 +1,137 @@
+//! `skills resource`, `skills new` and `skills uninstall`: reading one bundled file, and
+//! creating and removing skills, each a thin call into the library.
+
+use skills::catalog::SkillInput;
+use skills::manage::CreateSkill;
+
+use crate::Exit;
+use crate::cli::{Global, NewArgs, ResourceArgs, UninstallArgs};
+use crate::context;
+use crate::output;
+
+pub(crate) fn resource(global: &Global, args: &ResourceArgs) -> Exit {
+    let skills = match context::skills(global, Some(&args.discovery)) {
+        Ok(skills) => skills,
+        Err(message) => return output::usage(global, &message),
+    };
+    match skills.read_resource(&args.name, &args.path) {
+        Ok(content) if global.json => {
+            output::print_json(&content);
+            Exit::Success
+        }
+        Ok(content) => {
+            output::raw(&content.content);
+            Exit::Success
+        }
+        Err(error) => output::fail(global, &error),
+    }
+}
+
+pub(crate) fn new(global: &Global, args: &NewArgs) -> Exit {
+    let skills = match context::skills(global, Some(&args.discovery)) {
+        Ok(skills) => skills,
+        Err(message) => return output::usage(global, &message),
+    };
+    let inputs = match args.inputs.iter().map(|text| parse_input(text)).collect() {
+        Ok(inputs) => inputs,
+        Err(message) => return output::usage(global, &message),
+    };
+    let mut request = CreateSkill::new(&args.name, &args.description);
+    request.scope = args.scope.into();
+    request.inputs = inputs;
+    request.when_to_use = args.when_to_use.clone();
+    request.license = args.license.clone();
+    match skills.create(&request) {
+        Ok(written) => {
+            if global.json {
+                output::print_json(&written);
+            } else if !global.quiet {
+                output::line(format_args!(
+                    "created {} ({} scope); edit {} to write its instructions",
+                    written.name,
+                    written.scope,
+                    written.location.display()
+                ));
+            }
+            Exit::Success
+        }
+        Err(error) => output::fail(global, &error),
+    }
+}
+
+pub(crate) fn uninstall(global: &Global, args: &UninstallArgs) -> Exit {
+    let skills = match context::skills(global, Some(&args.discovery)) {
+        Ok(skills) => skills,
+        Err(message) => return output::usage(global, &message),
+    };
+    match skills.uninstall(&args.name, args.scope.map(Into::into)) {
+        Ok(removed) => {
+            if global.json {
+                output::print_json(&removed);
+            } else if !global.quiet {
+                let what = if removed.was_link {
+                    "the symlink"
+                } else {
+                    "the folder"
+                };
+                output::line(format_args!(
+                    "removed {} ({} scope): {what} {}",
+                    removed.name,
+                    removed.scope,
+                    removed.path.display()
+                ));
+            }
+            Exit::Success
+        }
+        Err(error) => output::fail(global, &error),
+    }
+}
+
+/// `name:description[:required]`.
+fn parse_input(text: &str) -> Result<SkillInput, String> {
+    let mut parts = text.splitn(3, ':');
+    let name = parts.next().unwrap_or_default().trim();
+    let description = parts.next().unwrap_or_default().trim();
+    let required = match parts.next().map(str::trim) {
+        None | Some("") => false,
+        Some("required") => true,
+        Some(other) => {
+            return Err(format!(
+                "in --input '{text}', the third part must be 'required', not '{other}'"
+            ));
+        }
+    };
+    if name.is_empty() {
+        return Err(format!(
+            "--input '{text}' has no name; write NAME:DESCRIPTION[:required]"
+        ));
+    }
+    Ok(SkillInput {
+        name: name.to_owned(),
+        description: description.to_owned(),
+        required,
+        kind: None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn inputs_parse() {
+        let input = parse_input("version:The version:required").unwrap();
+        assert_eq!(
+            (
+                input.name.as_str(),
+                input.description.as_str(),
+                input.required
+            ),
+            ("version", "The version", true)
+        );
+        let input = parse_input("notes").unwrap();
+        assert_eq!((input.name.as_str(), input.required), ("notes", false));
+        assert!(parse_input(":x").is_err());
+        assert!(parse_input("a:b:maybe").is_err());
+    }
+}

@@ -1,0 +1,378 @@
+//! Tests of create, update and uninstall on temporary homes and workspaces: what lands on disk,
+//! what discovery then sees, and that refusals change nothing.
+
+use std::path::{Path, PathBuf};
+
+use skills_types::config::TrustPolicy;
+use skills_types::manage::{CreateSkill, UpdateSkill};
+use skills_types::skill::SkillInput;
+use skills_types::{SkillScope, SkillsConfig};
+
+use super::*;
+
+struct Tree {
+    _dir: tempfile::TempDir,
+    home: PathBuf,
+    workspace: PathBuf,
+}
+
+impl Tree {
+    fn new() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let home = dir.path().join("home");
+        let workspace = dir.path().join("ws");
+        std::fs::create_dir_all(&home).unwrap();
+        std::fs::create_dir_all(&workspace).unwrap();
+        Self {
+            _dir: dir,
+            home,
+            workspace,
+        }
+    }
+
+    fn config(&self) -> SkillsConfig {
+        let mut config = SkillsConfig::new(&self.workspace, &self.home);
+        config.cache = false;
+        config
+    }
+
+    fn trusted(&self) -> SkillsConfig {
+        let mut config = self.config();
+        config.trust = TrustPolicy::Always;
+        config
+    }
+
+    fn user_root(&self) -> PathBuf {
+        self.home.join(".openhuman/skills")
+    }
+
+    fn project_root(&self) -> PathBuf {
+        self.workspace.join(".openhuman/skills")
+    }
+}
+
+fn names(config: &SkillsConfig) -> Vec<(String, SkillScope)> {
+    discover(config)
+        .unwrap()
+        .skills
+        .into_iter()
+        .map(|skill| (skill.name, skill.scope))
+        .collect()
+}
+
+fn listing(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .filter_map(Result::ok)
+                .map(|entry| entry.file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    names.sort();
+    names
+}
+
+#[test]
+fn create_then_discovery_finds_it_with_its_sidecar() {
+    let tree = Tree::new();
+    let config = tree.config();
+    let mut request = CreateSkill::new(
+        "release-notes",
+        "Writes release notes: from the changelog, \"quoted\", with a --- rule\n---\nand # signs.",
+    );
+    request.license = Some("MIT".into());
+    request.author = Some("Ann".into());
+    request.tags = vec!["docs".into(), "release".into()];
+    request.allowed_tools = vec!["Read".into(), "Bash(git log:*)".into()];
+    request.when_to_use = Some("When a release is cut.".into());
+    request.inputs = vec![SkillInput {
+        name: "version".into(),
+        description: "The version being released".into(),
+        required: true,
+        kind: Some("string".into()),
+    }];
+    let written = create(&config, &request).unwrap();
+    assert_eq!(written.dir, tree.user_root().join("release-notes"));
+    assert_eq!(listing(&tree.user_root()), ["release-notes"]);
+    assert_eq!(listing(&written.dir), ["SKILL.md", "skill.toml"]);
+
+    let catalog = discover(&config).unwrap();
+    let skill = &catalog.skills[0];
+    assert_eq!(skill.name, "release-notes");
+    assert_eq!(skill.description, request.description.trim());
+    assert_eq!(skill.frontmatter.license.as_deref(), Some("MIT"));
+    assert_eq!(skill.frontmatter.author().as_deref(), Some("Ann"));
+    assert_eq!(skill.frontmatter.tags(), ["docs", "release"]);
+    assert_eq!(skill.frontmatter.allowed_tools, request.allowed_tools);
+    assert_eq!(skill.when_to_use.as_deref(), Some("When a release is cut."));
+    assert_eq!(skill.inputs, request.inputs);
+    assert!(skill.diagnostics.is_empty(), "{:?}", skill.diagnostics);
+    // The written file passes the strict validator too.
+    let report = crate::validate::validate_path(&written.dir, &Default::default()).unwrap();
+    assert!(report.valid, "{:#?}", report.diagnostics);
+}
+
+#[test]
+fn create_refuses_an_existing_name_and_changes_nothing() {
+    let tree = Tree::new();
+    let config = tree.config();
+    create(&config, &CreateSkill::new("pdf", "Reads PDFs.")).unwrap();
+    let file = tree.user_root().join("pdf/SKILL.md");
+    let before = std::fs::read(&file).unwrap();
+    let error = create(&config, &CreateSkill::new("pdf", "Something else.")).unwrap_err();
+    assert_eq!(error.kind(), "already_exists");
+    assert_eq!(std::fs::read(&file).unwrap(), before);
+    assert_eq!(
+        listing(&tree.user_root()),
+        ["pdf"],
+        "no staging folder left behind"
+    );
+}
+
+#[test]
+fn concurrent_creates_of_one_name_publish_exactly_one() {
+    let tree = Tree::new();
+    let config = tree.config();
+    let outcomes: Vec<Result<Written, Error>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..8)
+            .map(|index| {
+                let config = &config;
+                scope.spawn(move || {
+                    create(
+                        config,
+                        &CreateSkill::new("race", format!("Writer {index}.")),
+                    )
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|handle| handle.join().unwrap())
+            .collect()
+    });
+    let won = outcomes.iter().filter(|outcome| outcome.is_ok()).count();
+    assert_eq!(won, 1);
+    for outcome in &outcomes {
+        if let Err(error) = outcome {
+            assert_eq!(error.kind(), "already_exists", "{error}");
+        }
+    }
+    assert_eq!(listing(&tree.user_root()), ["race"]);
+    assert_eq!(names(&config).len(), 1);
+}
+
+#[test]
+fn create_checks_its_inputs() {
+    let tree = Tree::new();
+    let config = tree.config();
+    let cases: Vec<CreateSkill> = vec![
+        CreateSkill::new("Bad_Name", "d"),
+        CreateSkill::new("../escape", "d"),
+        CreateSkill::new("", "d"),
+        CreateSkill::new("ok", "   "),
+        CreateSkill::new("ok", "d".repeat(1025)),
+        {
+            let mut request = CreateSkill::new("ok", "d");
+            request.inputs = vec![
+                SkillInput {
+                    name: "Path".into(),
+                    description: String::new(),
+                    required: false,
+                    kind: None,
+                },
+                SkillInput {
+                    name: "path".into(),
+                    description: String::new(),
+                    required: false,
+                    kind: None,
+                },
+            ];
+            request
+        },
+    ];
+    for request in cases {
+        let error = create(&config, &request).unwrap_err();
+        assert_eq!(error.kind(), "invalid_input", "{request:?}: {error}");
+    }
+    assert!(!tree.user_root().exists() || listing(&tree.user_root()).is_empty());
+}
+
+#[test]
+fn scopes_for_create() {
+    let tree = Tree::new();
+    let mut request = CreateSkill::new("team-skill", "For the team.");
+    request.scope = SkillScope::Project;
+    assert_eq!(
+        create(&tree.config(), &request).unwrap_err().kind(),
+        "untrusted_workspace"
+    );
+    let written = create(&tree.trusted(), &request).unwrap();
+    assert_eq!(written.dir, tree.project_root().join("team-skill"));
+    request.scope = SkillScope::Legacy;
+    request.name = "old".into();
+    assert_eq!(
+        create(&tree.trusted(), &request).unwrap_err().kind(),
+        "invalid_input"
+    );
+}
+
+#[test]
+fn update_keeps_the_body_and_changes_what_was_asked() {
+    let tree = Tree::new();
+    let config = tree.config();
+    let mut request = CreateSkill::new("pdf", "Reads PDFs.");
+    request.body = Some("# PDF\n\nKeep this body exactly.\n".into());
+    create(&config, &request).unwrap();
+    let mut changes = UpdateSkill::default();
+    changes.description = Some("Reads and fills PDF forms.".into());
+    changes.tags = Some(vec!["forms".into()]);
+    update(&config, "pdf", &changes).unwrap();
+    let document = load::load_document(&tree.user_root().join("pdf/SKILL.md")).unwrap();
+    assert_eq!(
+        document.frontmatter.description,
+        "Reads and fills PDF forms."
+    );
+    assert_eq!(document.frontmatter.tags(), ["forms"]);
+    assert_eq!(document.body, "\n# PDF\n\nKeep this body exactly.\n");
+
+    let mut new_body = UpdateSkill::default();
+    new_body.body = Some("Replaced.\n".into());
+    update(&config, "pdf", &new_body).unwrap();
+    let document = load::load_document(&tree.user_root().join("pdf/SKILL.md")).unwrap();
+    assert_eq!(document.body, "\nReplaced.\n");
+    assert_eq!(
+        document.frontmatter.description,
+        "Reads and fills PDF forms."
+    );
+}
+
+#[test]
+fn update_refuses_a_file_that_does_not_parse() {
+    let tree = Tree::new();
+    let config = tree.config();
+    let dir = tree.user_root().join("broken");
+    std::fs::create_dir_all(&dir).unwrap();
+    let text = "---\nname: broken\ndescription: [unclosed\n---\nBody\n";
+    std::fs::write(dir.join("SKILL.md"), text).unwrap();
+    let mut changes = UpdateSkill::default();
+    changes.description = Some("Fixed?".into());
+    let error = update(&config, "broken", &changes).unwrap_err();
+    assert_eq!(error.kind(), "unloadable", "{error}");
+    assert_eq!(std::fs::read_to_string(dir.join("SKILL.md")).unwrap(), text);
+}
+
+#[test]
+fn uninstall_a_user_skill_and_its_lock_entry() {
+    let tree = Tree::new();
+    let config = tree.config();
+    create(&config, &CreateSkill::new("pdf", "Reads PDFs.")).unwrap();
+    let mut lock = lock::read(&tree.user_root()).unwrap();
+    lock.skills
+        .insert("pdf".into(), serde_json::json!({"source": "https://x"}));
+    lock::write(&tree.user_root(), &lock).unwrap();
+    let removed = uninstall(&config, "pdf", None).unwrap();
+    assert_eq!(removed.path, tree.user_root().join("pdf"));
+    assert_eq!(removed.scope, SkillScope::User);
+    assert!(!removed.was_link);
+    assert!(names(&config).is_empty());
+    assert!(lock::read(&tree.user_root()).unwrap().skills.is_empty());
+    assert_eq!(
+        uninstall(&config, "pdf", None).unwrap_err().kind(),
+        "not_found"
+    );
+}
+
+#[test]
+fn uninstall_refuses_untrusted_projects_and_odd_names() {
+    let tree = Tree::new();
+    create(&tree.trusted(), &{
+        let mut request = CreateSkill::new("team", "Team skill.");
+        request.scope = SkillScope::Project;
+        request
+    })
+    .unwrap();
+    let error = uninstall(&tree.config(), "team", Some(SkillScope::Project)).unwrap_err();
+    assert_eq!(error.kind(), "untrusted_workspace");
+    // Without a scope, an untrusted workspace's skills are not even looked at.
+    assert_eq!(
+        uninstall(&tree.config(), "team", None).unwrap_err().kind(),
+        "not_found"
+    );
+    assert!(tree.project_root().join("team/SKILL.md").exists());
+    for name in [
+        "../../etc",
+        "..",
+        "a/b",
+        "a\\b",
+        "",
+        ".hidden",
+        "x\0y",
+        &"a".repeat(65),
+    ] {
+        let error = uninstall(&tree.trusted(), name, None).unwrap_err();
+        assert_eq!(error.kind(), "invalid_input", "{name:?}");
+    }
+    assert_eq!(
+        uninstall(&tree.trusted(), "team", Some(SkillScope::Legacy))
+            .unwrap_err()
+            .kind(),
+        "invalid_input"
+    );
+}
+
+#[test]
+fn uninstall_refuses_a_folder_that_is_not_a_skill() {
+    let tree = Tree::new();
+    let folder = tree.user_root().join("notes");
+    std::fs::create_dir_all(&folder).unwrap();
+    std::fs::write(folder.join("README.md"), "x").unwrap();
+    assert_eq!(
+        uninstall(&tree.config(), "notes", None).unwrap_err().kind(),
+        "invalid_input"
+    );
+    assert!(folder.join("README.md").exists());
+}
+
+#[cfg(unix)]
+#[test]
+fn uninstall_removes_a_symlinked_skill_as_a_link_and_never_follows_links_inside() {
+    use std::os::unix::fs::symlink;
+    let tree = Tree::new();
+    let config = tree.config();
+    // A skill kept elsewhere and linked into the user root.
+    let elsewhere = tree.home.parent().unwrap().join("elsewhere/linked");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    std::fs::write(
+        elsewhere.join("SKILL.md"),
+        "---\nname: linked\ndescription: d\n---\n",
+    )
+    .unwrap();
+    std::fs::create_dir_all(tree.user_root()).unwrap();
+    symlink(&elsewhere, tree.user_root().join("linked")).unwrap();
+    let removed = uninstall(&config, "linked", None).unwrap();
+    assert!(removed.was_link);
+    assert!(!tree.user_root().join("linked").exists());
+    assert!(
+        elsewhere.join("SKILL.md").exists(),
+        "the link's target survives"
+    );
+
+    // A real skill holding a link to a folder outside: the outside files survive.
+    let outside = tree.home.parent().unwrap().join("precious");
+    std::fs::create_dir_all(&outside).unwrap();
+    std::fs::write(outside.join("keep.txt"), "keep").unwrap();
+    create(&config, &CreateSkill::new("real", "Real.")).unwrap();
+    symlink(&outside, tree.user_root().join("real/escape")).unwrap();
+    symlink(
+        outside.join("keep.txt"),
+        tree.user_root().join("real/file-link"),
+    )
+    .unwrap();
+    uninstall(&config, "real", None).unwrap();
+    assert!(!tree.user_root().join("real").exists());
+    assert_eq!(
+        std::fs::read_to_string(outside.join("keep.txt")).unwrap(),
+        "keep"
+    );
+}

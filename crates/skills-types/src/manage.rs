@@ -1,0 +1,126 @@
+//! Creating, updating and uninstalling skills (02 §Create, update, uninstall): what the caller
+//! asks for and what it gets back.
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+use crate::SkillScope;
+use crate::skill::SkillInput;
+
+/// A new skill.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[non_exhaustive]
+pub struct CreateSkill {
+    /// The name: it must pass the agentskills.io name rule, since it becomes the folder.
+    pub name: String,
+    /// What the skill does and when to use it (1 to 1,024 characters).
+    pub description: String,
+    /// The Markdown body; a short scaffold when `None`.
+    #[serde(default)]
+    pub body: Option<String>,
+    /// `user` (default) or `project` (trusted workspaces only); `legacy` is refused.
+    #[serde(default = "user_scope")]
+    pub scope: SkillScope,
+    /// The license.
+    #[serde(default)]
+    pub license: Option<String>,
+    /// Written as `metadata.author`.
+    #[serde(default)]
+    pub author: Option<String>,
+    /// Written as `metadata.tags`, comma-separated.
+    #[serde(default)]
+    pub tags: Vec<String>,
+    /// Written as `allowed-tools`.
+    #[serde(default)]
+    pub allowed_tools: Vec<String>,
+    /// Written to `skill.toml`.
+    #[serde(default)]
+    pub when_to_use: Option<String>,
+    /// Written to `skill.toml`; names unique ignoring case.
+    #[serde(default)]
+    pub inputs: Vec<SkillInput>,
+}
+
+fn user_scope() -> SkillScope {
+    SkillScope::User
+}
+
+impl CreateSkill {
+    /// A user-scope skill with a name and a description, everything else default.
+    pub fn new(name: impl Into<String>, description: impl Into<String>) -> Self {
+        Self {
+            name: name.into(),
+            description: description.into(),
+            body: None,
+            scope: SkillScope::User,
+            license: None,
+            author: None,
+            tags: Vec::new(),
+            allowed_tools: Vec::new(),
+            when_to_use: None,
+            inputs: Vec::new(),
+        }
+    }
+}
+
+/// Changes to an existing skill; `None` keeps the current value.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[non_exhaustive]
+pub struct UpdateSkill {
+    /// A new description.
+    #[serde(default)]
+    pub description: Option<String>,
+    /// A new body; the existing one is kept otherwise.
+    #[serde(default)]
+    pub body: Option<String>,
+    /// A new license.
+    #[serde(default)]
+    pub license: Option<String>,
+    /// A new `metadata.author`.
+    #[serde(default)]
+    pub author: Option<String>,
+    /// New `metadata.tags`.
+    #[serde(default)]
+    pub tags: Option<Vec<String>>,
+    /// New `allowed-tools`.
+    #[serde(default)]
+    pub allowed_tools: Option<Vec<String>>,
+    /// A new `when_to_use` (in `skill.toml`).
+    #[serde(default)]
+    pub when_to_use: Option<String>,
+    /// New inputs (in `skill.toml`).
+    #[serde(default)]
+    pub inputs: Option<Vec<SkillInput>>,
+}
+
+/// What `create` and `update` wrote.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Written {
+    /// The skill's name.
+    pub name: String,
+    /// Its scope.
+    pub scope: SkillScope,
+    /// Its folder.
+    #[serde(with = "crate::path_text")]
+    pub dir: PathBuf,
+    /// Its definition file.
+    #[serde(with = "crate::path_text")]
+    pub location: PathBuf,
+}
+
+/// What `uninstall` removed.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Uninstalled {
+    /// The skill's name.
+    pub name: String,
+    /// The scope it was removed from.
+    pub scope: SkillScope,
+    /// The folder (or the symlink) removed.
+    #[serde(with = "crate::path_text")]
+    pub path: PathBuf,
+    /// Whether it was a symlink (only the link was removed; its target is untouched).
+    pub was_link: bool,
+}
