@@ -7,5 +7,6 @@
 
 mod discovery;
 mod docs;
+mod manage;
 mod reference;
 mod validate;
