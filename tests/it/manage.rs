@@ -4,9 +4,17 @@
 use crate::discovery::{Place, Tree, array};
 
 fn skill_with_files(tree: &Tree) -> std::path::PathBuf {
-    let file = tree.skill(Place::UserOpenhuman, "csv-tools", "csv-tools", "Cleans CSV files.");
+    let file = tree.skill(
+        Place::UserOpenhuman,
+        "csv-tools",
+        "csv-tools",
+        "Cleans CSV files.",
+    );
     let dir = file.parent().unwrap().to_path_buf();
-    tree.write(&dir.join("references/format.md"), "# Format\n\nComma separated.\n");
+    tree.write(
+        &dir.join("references/format.md"),
+        "# Format\n\nComma separated.\n",
+    );
     tree.write(&dir.join("scripts/clean.py"), "print('clean')\n");
     tree.write(&dir.join(".env"), "SECRET=1\n");
     dir
@@ -19,21 +27,39 @@ fn resource_reads_a_bundled_file_and_refuses_escapes() {
     let read = tree.run(&["resource", "csv-tools", "references/format.md"]);
     assert_eq!(read.ok(), "# Format\n\nComma separated.\n");
 
-    let json = tree.run(&["--json", "resource", "csv-tools", "scripts/clean.py"]).json();
+    let json = tree
+        .run(&["--json", "resource", "csv-tools", "scripts/clean.py"])
+        .json();
     assert_eq!(json["id"], "csv-tools");
     assert_eq!(json["relative_path"], "scripts/clean.py");
     assert_eq!(json["content"], "print('clean')\n");
     assert_eq!(json["bytes"], 15);
 
-    for path in ["../csv-tools/SKILL.md", "/etc/passwd", ".env", "references/../../x"] {
+    for path in [
+        "../csv-tools/SKILL.md",
+        "/etc/passwd",
+        ".env",
+        "references/../../x",
+    ] {
         let refused = tree.run(&["resource", "csv-tools", path]);
         assert_eq!(refused.code, Some(2), "{path}: {refused:?}");
-        assert!(refused.stdout.is_empty(), "{path}: nothing is printed but the error");
-        assert!(refused.stderr.starts_with(&format!("error: refused '{path}'")), "{refused:?}");
+        assert!(
+            refused.stdout.is_empty(),
+            "{path}: nothing is printed but the error"
+        );
+        assert!(
+            refused
+                .stderr
+                .starts_with(&format!("error: refused '{path}'")),
+            "{refused:?}"
+        );
     }
     let missing = tree.run(&["resource", "csv-tools", "references/none.md"]);
     assert_eq!(missing.code, Some(2));
-    assert!(missing.stderr.contains("no file exists at that path"), "{missing:?}");
+    assert!(
+        missing.stderr.contains("no file exists at that path"),
+        "{missing:?}"
+    );
 }
 
 #[cfg(unix)]
@@ -88,12 +114,22 @@ fn new_creates_once_and_refuses_to_overwrite() {
         "--input",
         "version:The version being released:required",
     ]);
-    assert!(created.ok().starts_with("created release-notes (user scope)"), "{created:?}");
-    let file = tree.root(Place::UserOpenhuman).join("release-notes/SKILL.md");
+    assert!(
+        created
+            .ok()
+            .starts_with("created release-notes (user scope)"),
+        "{created:?}"
+    );
+    let file = tree
+        .root(Place::UserOpenhuman)
+        .join("release-notes/SKILL.md");
     let before = std::fs::read(&file).unwrap();
 
     let json = tree.run(&["--json", "show", "release-notes"]).json();
-    assert_eq!(json["description"], "Writes release notes from the changelog.");
+    assert_eq!(
+        json["description"],
+        "Writes release notes from the changelog."
+    );
     assert_eq!(json["inputs"][0]["name"], "version");
     assert_eq!(json["inputs"][0]["required"], true);
 
@@ -106,13 +142,20 @@ fn new_creates_once_and_refuses_to_overwrite() {
     assert_eq!(bad.code, Some(2), "{bad:?}");
     let untrusted = tree.run(&["new", "team", "-d", "x", "--scope", "project"]);
     assert_eq!(untrusted.code, Some(1), "{untrusted:?}");
-    assert!(untrusted.stderr.contains("hint: run 'skills trust'"), "{untrusted:?}");
+    assert!(
+        untrusted.stderr.contains("hint: run 'skills trust'"),
+        "{untrusted:?}"
+    );
     let validated = skills_tests::skills()
         .args(["validate"])
         .arg(file.parent().unwrap())
         .output()
         .unwrap();
-    assert_eq!(validated.status.code(), Some(0), "a new skill passes the validator");
+    assert_eq!(
+        validated.status.code(),
+        Some(0),
+        "a new skill passes the validator"
+    );
 }
 
 #[test]
