@@ -144,7 +144,8 @@ mod imp {
     use std::io::Read as _;
     use std::path::Path;
 
-    use rustix::fd::{AsFd, OwnedFd};
+    use rustix::fd::AsFd;
+    pub(super) use rustix::fd::OwnedFd;
     use rustix::fs::{FileType, Mode, OFlags};
     use rustix::io::Errno;
 
@@ -157,6 +158,11 @@ mod imp {
     }
 
     pub(super) fn read(dir: &Path, components: &[&str], cap: u64) -> Result<Vec<u8>, Refusal> {
+        // `O_NOFOLLOW` applies to the last component only, and a trailing `/` or `/.` makes the
+        // kernel resolve a symlinked folder before it: `skill-link/.` would open the target.
+        // Rebuilding the path from its components drops both.
+        let dir: std::path::PathBuf = dir.components().collect();
+        let dir = dir.as_path();
         let root = rustix::fs::open(dir, base_flags() | OFlags::DIRECTORY, Mode::empty()).map_err(
             |errno| match errno {
                 Errno::LOOP | Errno::NOTDIR if is_symlink(dir) => Refusal::SymlinkedRoot,
@@ -233,7 +239,7 @@ mod imp {
     }
 
     /// One `openat` per component, each with `O_NOFOLLOW`, staying on the root's device.
-    fn walk(root: &OwnedFd, components: &[&str]) -> Result<OwnedFd, Refusal> {
+    pub(super) fn walk(root: &OwnedFd, components: &[&str]) -> Result<OwnedFd, Refusal> {
         let device = rustix::fs::fstat(root)
             .map_err(|errno| Refusal::Io(errno.to_string()))?
             .st_dev;
@@ -249,7 +255,20 @@ mod imp {
                 base_flags() | OFlags::DIRECTORY,
                 Mode::empty(),
             )
-            .map_err(refusal)?;
+            .map_err(|errno| {
+                // `O_DIRECTORY | O_NOFOLLOW` on a symlink answers ENOTDIR on Linux; say what it
+                // really is.
+                let linked =
+                    rustix::fs::statat(parent, *folder, rustix::fs::AtFlags::SYMLINK_NOFOLLOW)
+                        .is_ok_and(|stat| {
+                            FileType::from_raw_mode(stat.st_mode) == FileType::Symlink
+                        });
+                if linked {
+                    Refusal::Symlink
+                } else {
+                    refusal(errno)
+                }
+            })?;
             let stat = rustix::fs::fstat(&next).map_err(|errno| Refusal::Io(errno.to_string()))?;
             if stat.st_dev != device {
                 return Err(Refusal::Escapes);
@@ -273,6 +292,8 @@ mod imp {
             // RESOLVE_BENEATH and RESOLVE_NO_XDEV answer EXDEV.
             Errno::XDEV => Refusal::Escapes,
             Errno::NOENT | Errno::NOTDIR => Refusal::NotFound,
+            // Opening a Unix socket fails with ENXIO, before `fstat` could tell what it is.
+            Errno::NXIO => Refusal::NotAFile("socket"),
             other => Refusal::Io(other.to_string()),
         }
     }
@@ -289,5 +310,5 @@ mod imp {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, unix))]
 mod tests;

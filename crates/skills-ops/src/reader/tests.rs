@@ -994,3 +994,40 @@ fn whatever_is_read_lies_inside_the_skill_folder() {
         panic!("{error}");
     }
 }
+
+/// The component-by-component fallback (used where `openat2` is missing) on its own: it reads a
+/// plain nested file and refuses a symlink in the middle and at the leaf.
+#[test]
+fn the_fallback_walk_follows_no_symlink() {
+    let base = tempfile::tempdir().unwrap();
+    let skill = base.path().join("skill");
+    let outside = base.path().join("outside");
+    fs::create_dir_all(skill.join("references")).unwrap();
+    fs::create_dir_all(&outside).unwrap();
+    fs::write(skill.join("references/a.md"), "inside").unwrap();
+    fs::write(outside.join("a.md"), "outside").unwrap();
+    symlink(&outside, skill.join("linked")).unwrap();
+    symlink(outside.join("a.md"), skill.join("leaf.md")).unwrap();
+    let root = rustix::fs::open(
+        &skill,
+        rustix::fs::OFlags::RDONLY | rustix::fs::OFlags::DIRECTORY,
+        rustix::fs::Mode::empty(),
+    )
+    .unwrap();
+    let file = imp::walk(&root, &["references", "a.md"]).unwrap();
+    let mut text = String::new();
+    fs::File::from(file).read_to_string(&mut text).unwrap();
+    assert_eq!(text, "inside");
+    assert_eq!(
+        imp::walk(&root, &["linked", "a.md"]).unwrap_err(),
+        Refusal::Symlink
+    );
+    assert_eq!(
+        imp::walk(&root, &["leaf.md"]).unwrap_err(),
+        Refusal::Symlink
+    );
+    assert_eq!(
+        imp::walk(&root, &["missing", "a.md"]).unwrap_err(),
+        Refusal::NotFound
+    );
+}
