@@ -1008,12 +1008,7 @@ fn the_fallback_walk_follows_no_symlink() {
     fs::write(outside.join("a.md"), "outside").unwrap();
     symlink(&outside, skill.join("linked")).unwrap();
     symlink(outside.join("a.md"), skill.join("leaf.md")).unwrap();
-    let root = rustix::fs::open(
-        &skill,
-        rustix::fs::OFlags::RDONLY | rustix::fs::OFlags::DIRECTORY,
-        rustix::fs::Mode::empty(),
-    )
-    .unwrap();
+    let root = rustix::fs::open(&skill, OFlags::RDONLY | OFlags::DIRECTORY, Mode::empty()).unwrap();
     let file = imp::walk(&root, &["references", "a.md"]).unwrap();
     let mut text = String::new();
     fs::File::from(file).read_to_string(&mut text).unwrap();
