@@ -7,6 +7,7 @@
 //! the test instead of hanging it.
 
 #![cfg(unix)]
+#![cfg(unix)]
 
 use std::fs::{self, OpenOptions};
 use std::io::Read as _;
