@@ -163,15 +163,15 @@ pub(crate) struct NewArgs {
     #[arg(long, short)]
     pub(crate) description: String,
     /// Where to create it.
-    #[arg(long, value_enum, default_value_t = ScopeArg::User, value_name = "SCOPE")]
-    pub(crate) scope: ScopeArg,
+    #[arg(long, value_enum, default_value_t = WritableScope::User, value_name = "SCOPE")]
+    pub(crate) scope: WritableScope,
     /// An input the skill takes (repeatable), written to skill.toml.
     #[arg(long = "input", value_name = "NAME:DESCRIPTION[:required]")]
     pub(crate) inputs: Vec<String>,
     /// When an agent should reach for it, written to skill.toml.
     #[arg(long, value_name = "TEXT")]
     pub(crate) when_to_use: Option<String>,
-    /// The license, by SPDX id.
+    /// The license (an SPDX id such as MIT, or the name of a license file).
     #[arg(long)]
     pub(crate) license: Option<String>,
     #[command(flatten)]
@@ -182,9 +182,9 @@ pub(crate) struct NewArgs {
 pub(crate) struct UninstallArgs {
     /// The skill's folder name.
     pub(crate) name: String,
-    /// Only from this scope (user or project).
+    /// Only from this scope.
     #[arg(long, value_enum, value_name = "SCOPE")]
-    pub(crate) scope: Option<ScopeArg>,
+    pub(crate) scope: Option<WritableScope>,
     #[command(flatten)]
     pub(crate) discovery: Discovery,
 }
@@ -212,6 +212,22 @@ impl From<ScopeArg> for skills::SkillScope {
             ScopeArg::User => Self::User,
             ScopeArg::Project => Self::Project,
             ScopeArg::Profile => Self::Profile,
+        }
+    }
+}
+
+/// The scopes skills are created in and removed from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub(crate) enum WritableScope {
+    User,
+    Project,
+}
+
+impl From<WritableScope> for skills::SkillScope {
+    fn from(scope: WritableScope) -> Self {
+        match scope {
+            WritableScope::User => Self::User,
+            WritableScope::Project => Self::Project,
         }
     }
 }

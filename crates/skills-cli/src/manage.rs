@@ -39,7 +39,10 @@ pub(crate) fn new(global: &Global, args: &NewArgs) -> Exit {
     let mut request = CreateSkill::new(&args.name, &args.description);
     request.scope = args.scope.into();
     request.inputs = inputs;
-    request.when_to_use = args.when_to_use.clone();
+    request.when_to_use = args
+        .when_to_use
+        .clone()
+        .filter(|text| !text.trim().is_empty());
     request.license = args.license.clone();
     match skills.create(&request) {
         Ok(written) => {
@@ -87,20 +90,14 @@ pub(crate) fn uninstall(global: &Global, args: &UninstallArgs) -> Exit {
     }
 }
 
-/// `name:description[:required]`.
+/// `name:description[:required]`; the description may hold colons.
 fn parse_input(text: &str) -> Result<SkillInput, String> {
-    let mut parts = text.splitn(3, ':');
-    let name = parts.next().unwrap_or_default().trim();
-    let description = parts.next().unwrap_or_default().trim();
-    let required = match parts.next().map(str::trim) {
-        None | Some("") => false,
-        Some("required") => true,
-        Some(other) => {
-            return Err(format!(
-                "in --input '{text}', the third part must be 'required', not '{other}'"
-            ));
-        }
+    let (rest, required) = match text.strip_suffix(":required") {
+        Some(rest) => (rest, true),
+        None => (text, false),
     };
+    let (name, description) = rest.split_once(':').unwrap_or((rest, ""));
+    let (name, description) = (name.trim(), description.trim());
     if name.is_empty() {
         return Err(format!(
             "--input '{text}' has no name; write NAME:DESCRIPTION[:required]"
@@ -132,6 +129,8 @@ mod tests {
         let input = parse_input("notes").unwrap();
         assert_eq!((input.name.as_str(), input.required), ("notes", false));
         assert!(parse_input(":x").is_err());
-        assert!(parse_input("a:b:maybe").is_err());
+        let input = parse_input("y:has: colons: inside").unwrap();
+        assert_eq!(input.description, "has: colons: inside");
+        assert!(!input.required);
     }
 }

@@ -201,23 +201,32 @@ pub fn uninstall(
             }
         }
     }
+    if candidates.len() > 1 {
+        // Several copies of one folder name: the one an agent uses now (the discovery winner)
+        // is the one meant; failing that, the caller must remove the others by hand.
+        let catalog = discover(config)?;
+        let active: Vec<&Path> = catalog
+            .skills
+            .iter()
+            .map(|skill| skill.dir.as_path())
+            .collect();
+        candidates.retain(|(_, _, path, _)| active.contains(&path.as_path()));
+    }
     let (scope, root, path, metadata) = match candidates.len() {
-        0 => {
-            return Err(Error::SkillNotFound {
-                name: name.to_owned(),
-                suggestion: None,
-            });
-        }
+        0 => return Err(not_installed(config, name, trusted)),
         1 => candidates.remove(0),
         _ => {
             let places: Vec<String> = candidates
                 .iter()
                 .map(|(scope, _, path, _)| format!("{scope}: {}", path.display()))
                 .collect();
-            return Err(Error::InvalidInput(format!(
-                "'{name}' is installed in more than one place ({}); say which with a scope",
-                places.join("; ")
-            )));
+            return Err(Error::AmbiguousSkill {
+                name: name.to_owned(),
+                others: format!(
+                    "it is installed in more than one place ({}); remove the one you mean by hand",
+                    places.join("; ")
+                ),
+            });
         }
     };
     let was_link = metadata.is_symlink();
@@ -246,13 +255,41 @@ pub fn uninstall(
     })
 }
 
+/// Why nothing was found to uninstall, as precisely as can be said.
+fn not_installed(config: &SkillsConfig, name: &str, trusted: bool) -> Error {
+    if !trusted
+        && roots_of(config, SkillScope::Project)
+            .iter()
+            .any(|root| std::fs::symlink_metadata(root.join(name)).is_ok())
+    {
+        return Error::UntrustedWorkspace {
+            workspace: config.workspace.clone(),
+        };
+    }
+    if let Ok(catalog) = discover(config)
+        && let Some(skill) = catalog
+            .skills
+            .iter()
+            .find(|skill| skill.id == name || skill.name == name)
+    {
+        return Error::InvalidInput(format!(
+            "the skill '{name}' is at {}, which is not directly under a user or project skill root; uninstall removes only those, so remove it by hand",
+            skill.dir.display()
+        ));
+    }
+    Error::SkillNotFound {
+        name: name.to_owned(),
+        suggestion: None,
+    }
+}
+
 /// The root a new skill of `scope` is written to: the first root of the scope.
 fn write_root(config: &SkillsConfig, scope: SkillScope) -> Result<PathBuf, Error> {
     match scope {
-        SkillScope::Legacy => Err(Error::InvalidInput(
-            "new skills are not written to the legacy scope (<workspace>/skills); use user or project".to_owned(),
-        )),
-        SkillScope::Project | SkillScope::Profile if !trust::is_trusted(config) => {
+        SkillScope::Legacy | SkillScope::Profile => Err(Error::InvalidInput(format!(
+            "new skills are written to the user or project scope, not {scope} (which uninstall could not remove either)"
+        ))),
+        SkillScope::Project if !trust::is_trusted(config) => {
             Err(Error::UntrustedWorkspace {
                 workspace: config.workspace.clone(),
             })
@@ -302,6 +339,12 @@ fn check_inputs(inputs: &[SkillInput]) -> Result<(), Error> {
         let name = input.name.trim();
         if name.is_empty() {
             return Err(Error::InvalidInput("an input has an empty name".to_owned()));
+        }
+        if name.chars().any(|c| c.is_whitespace() || c.is_control()) {
+            return Err(Error::InvalidInput(format!(
+                "the input name '{}' holds spaces or control characters",
+                name.escape_debug()
+            )));
         }
         if !seen.insert(name.to_lowercase()) {
             return Err(Error::InvalidInput(format!(
@@ -382,7 +425,7 @@ fn render_sidecar(
 /// The body of a new skill when none is given: the headings a good skill has.
 fn scaffold(name: &str, description: &str) -> String {
     format!(
-        "# {name}\n\n{}\n\n## When to use\n\n- \n\n## Instructions\n\n1. \n",
+        "# {name}\n\n{}\n\n## When to use\n\n- (the situations this skill is for)\n\n## Instructions\n\n1. (the first step)\n",
         description.trim()
     )
 }

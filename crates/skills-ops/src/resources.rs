@@ -93,6 +93,7 @@ pub fn read_resource(
             Error::PathRefused {
                 path: relative_path.to_owned(),
                 reason: refusal.to_string(),
+                refusal: refusal.kind(),
             }
         })?;
     Ok(ResourceContent {

@@ -50,6 +50,10 @@ pub struct SkillsConfig {
     /// Keep parsed frontmatters in `~/<app_dir>/cache/`, keyed by path, size and times, so a
     /// repeated listing reads no unchanged file.
     pub cache: bool,
+    /// Network settings of installs.
+    pub network: crate::install::NetworkConfig,
+    /// The registry catalog.
+    pub registry: crate::install::RegistryConfig,
 }
 
 impl SkillsConfig {
@@ -71,6 +75,8 @@ impl SkillsConfig {
             urls: Vec::new(),
             read_config_files: true,
             cache: true,
+            network: crate::install::NetworkConfig::default(),
+            registry: crate::install::RegistryConfig::default(),
         }
     }
 }

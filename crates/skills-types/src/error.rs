@@ -92,6 +92,8 @@ pub enum Error {
         path: String,
         /// Why, in words.
         reason: String,
+        /// The reader's stable name for the reason (`symlink`, `too_large`, `not_found`, ...).
+        refusal: &'static str,
     },
     /// The thing to create is already there; nothing was changed.
     #[error("{} already exists; nothing was changed", path.display())]
@@ -104,6 +106,38 @@ pub enum Error {
     UntrustedWorkspace {
         /// The workspace.
         workspace: PathBuf,
+    },
+    /// A URL was refused by the install policy (scheme, host, address, redirect).
+    #[error("refused {url}: {reason}")]
+    UrlRefused {
+        /// The URL, redacted (no user info, no query).
+        url: String,
+        /// Why, naming the rule or the address range.
+        reason: String,
+    },
+    /// A download failed (status, size, timeout, encoding, connection).
+    #[error("could not download {url}: {reason}")]
+    Download {
+        /// The URL, redacted.
+        url: String,
+        /// Why.
+        reason: String,
+        /// A stable name of the failure (`too_large`, `timeout`, `http_status`, ...).
+        kind: &'static str,
+    },
+    /// A downloaded skill or pack is not acceptable (paths, digests, missing `SKILL.md`).
+    #[error("the download from {source_url} is not a valid skill: {reason}")]
+    InvalidPackage {
+        /// Where it came from, redacted.
+        source_url: String,
+        /// Why.
+        reason: String,
+    },
+    /// A different skill is installed under the same name; nothing was changed.
+    #[error("{} holds a different skill; nothing was changed (use --force to replace it)", path.display())]
+    Conflict {
+        /// The installed skill's folder.
+        path: PathBuf,
     },
     /// An argument is malformed; the message says which and why.
     #[error("{0}")]
@@ -124,9 +158,17 @@ impl Error {
             Self::SkillDenied { .. } => "denied",
             Self::SkillDisabled { .. } => "skill_disabled",
             Self::AmbiguousSkill { .. } => "ambiguous",
+            Self::PathRefused {
+                refusal: "not_found",
+                ..
+            } => "not_found",
             Self::PathRefused { .. } => "refused_path",
             Self::AlreadyExists { .. } => "already_exists",
             Self::UntrustedWorkspace { .. } => "untrusted_workspace",
+            Self::UrlRefused { .. } => "refused_url",
+            Self::Download { kind, .. } => kind,
+            Self::InvalidPackage { .. } => "invalid_package",
+            Self::Conflict { .. } => "conflict",
             Self::InvalidInput(_) => "invalid_input",
         }
     }

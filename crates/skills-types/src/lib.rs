@@ -14,6 +14,7 @@ pub mod document;
 pub mod error;
 pub mod files;
 pub mod frontmatter;
+pub mod install;
 pub mod limits;
 pub mod manage;
 pub mod path_text;

@@ -75,3 +75,16 @@ pub const MAX_DIRS_PER_ROOT: usize = 2_000;
 /// of flow nesting (a megabyte of `[` takes minutes), and counting the characters bounds the
 /// nesting whatever the quoting; real frontmatters hold a handful.
 pub const MAX_YAML_FLOW_COLLECTIONS: usize = 1_000;
+
+/// Longest URL accepted, in bytes after trimming (03 §Limits).
+pub const MAX_URL_BYTES: usize = 2_048;
+/// Most redirects followed per request.
+pub const MAX_REDIRECTS: usize = 5;
+/// Default timeout of an install, in seconds.
+pub const DEFAULT_INSTALL_TIMEOUT_SECS: u64 = 60;
+/// The range the timeout is clamped to, in seconds.
+pub const INSTALL_TIMEOUT_SECS: (u64, u64) = (1, 600);
+/// Largest registry catalog accepted.
+pub const MAX_CATALOG_BYTES: u64 = 8 * MIB;
+/// How long a cached registry catalog is fresh, in seconds.
+pub const CATALOG_TTL_SECS: u64 = 60 * 60;

@@ -209,12 +209,15 @@ fn scopes_for_create() {
     );
     let written = create(&tree.trusted(), &request).unwrap();
     assert_eq!(written.dir, tree.project_root().join("team-skill"));
-    request.scope = SkillScope::Legacy;
-    request.name = "old".into();
-    assert_eq!(
-        create(&tree.trusted(), &request).unwrap_err().kind(),
-        "invalid_input"
-    );
+    for scope in [SkillScope::Legacy, SkillScope::Profile] {
+        request.scope = scope;
+        request.name = "old".into();
+        assert_eq!(
+            create(&tree.trusted(), &request).unwrap_err().kind(),
+            "invalid_input",
+            "{scope}"
+        );
+    }
 }
 
 #[test]
@@ -294,10 +297,10 @@ fn uninstall_refuses_untrusted_projects_and_odd_names() {
     .unwrap();
     let error = uninstall(&tree.config(), "team", Some(SkillScope::Project)).unwrap_err();
     assert_eq!(error.kind(), "untrusted_workspace");
-    // Without a scope, an untrusted workspace's skills are not even looked at.
+    // Without a scope, an untrusted project copy is named as such, and left alone.
     assert_eq!(
         uninstall(&tree.config(), "team", None).unwrap_err().kind(),
-        "not_found"
+        "untrusted_workspace"
     );
     assert!(tree.project_root().join("team/SKILL.md").exists());
     for name in [
@@ -374,5 +377,49 @@ fn uninstall_removes_a_symlinked_skill_as_a_link_and_never_follows_links_inside(
     assert_eq!(
         std::fs::read_to_string(outside.join("keep.txt")).unwrap(),
         "keep"
+    );
+}
+
+#[test]
+fn uninstall_picks_the_active_copy_and_explains_what_it_cannot_remove() {
+    let tree = Tree::new();
+    let config = tree.config();
+    // Two copies in the user scope: the own root wins, so it is the one removed.
+    create(&config, &CreateSkill::new("twice", "Own root.")).unwrap();
+    let other = tree.home.join(".agents/skills/twice");
+    std::fs::create_dir_all(&other).unwrap();
+    std::fs::write(
+        other.join("SKILL.md"),
+        "---\nname: twice\ndescription: Agents root.\n---\n",
+    )
+    .unwrap();
+    let removed = uninstall(&config, "twice", None).unwrap();
+    assert_eq!(removed.path, tree.user_root().join("twice"));
+    assert!(other.join("SKILL.md").exists());
+
+    // A skill in a category folder is listed but not directly under a root.
+    let nested = tree.user_root().join("category/nested");
+    std::fs::create_dir_all(&nested).unwrap();
+    std::fs::write(
+        nested.join("SKILL.md"),
+        "---\nname: nested\ndescription: d\n---\n",
+    )
+    .unwrap();
+    let error = uninstall(&config, "nested", None).unwrap_err();
+    assert_eq!(error.kind(), "invalid_input");
+    assert!(error.to_string().contains("not directly under"), "{error}");
+    assert!(nested.join("SKILL.md").exists());
+
+    // An untrusted project copy is named as such rather than "not found".
+    let project = tree.project_root().join("team");
+    std::fs::create_dir_all(&project).unwrap();
+    std::fs::write(
+        project.join("SKILL.md"),
+        "---\nname: team\ndescription: d\n---\n",
+    )
+    .unwrap();
+    assert_eq!(
+        uninstall(&config, "team", None).unwrap_err().kind(),
+        "untrusted_workspace"
     );
 }

@@ -1,0 +1,127 @@
+//! Installing from the network (03): the request, the outcome, the network settings a core
+//! may configure, and the resolver hook.
+
+use std::future::Future;
+use std::net::{IpAddr, SocketAddr};
+use std::path::PathBuf;
+use std::pin::Pin;
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+
+use crate::SkillScope;
+
+/// Which shared root of a scope to install into.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AgentTarget {
+    /// `.agents/skills`.
+    Agents,
+    /// `.claude/skills`.
+    Claude,
+}
+
+/// What to install.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[non_exhaustive]
+pub struct InstallRequest {
+    /// An https URL: a `SKILL.md`, a GitHub file page, a pack `index.json`, or a
+    /// `/.well-known/agent-skills/index.json`.
+    pub url: String,
+    /// `user` (default) or `project` (trusted workspaces only).
+    #[serde(default = "user_scope")]
+    pub scope: SkillScope,
+    /// Install into the scope's `.agents/skills` or `.claude/skills` instead of its own root.
+    #[serde(default)]
+    pub agent: Option<AgentTarget>,
+    /// The deadline in seconds (default 60, clamped to 1–600).
+    #[serde(default)]
+    pub timeout_secs: Option<u64>,
+    /// Replace a different skill already installed under the same name (atomically).
+    #[serde(default)]
+    pub force: bool,
+}
+
+fn user_scope() -> SkillScope {
+    SkillScope::User
+}
+
+impl InstallRequest {
+    /// A user-scope install of `url` with the defaults.
+    pub fn new(url: impl Into<String>) -> Self {
+        Self {
+            url: url.into(),
+            scope: SkillScope::User,
+            agent: None,
+            timeout_secs: None,
+            force: false,
+        }
+    }
+}
+
+/// What installing one skill did.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InstallOutcome {
+    /// The folder name it was installed under.
+    pub slug: String,
+    /// The skill folder.
+    #[serde(with = "crate::path_text")]
+    pub path: PathBuf,
+    /// The scope of the root it went into.
+    pub scope: SkillScope,
+    /// How many files it holds.
+    pub files: usize,
+    /// Their total size.
+    pub bytes: u64,
+    /// `sha256:<hex>` over the sorted files and their digests: two installs of the same
+    /// content have the same digest.
+    pub sha256: String,
+    /// Names discovery lists after the install that it did not list before.
+    pub new_skills: Vec<String>,
+    /// The same content was already there; nothing was written.
+    pub already_installed: bool,
+    /// A different skill was replaced (`force`).
+    pub replaced: bool,
+    /// Things worth knowing that did not stop the install.
+    pub warnings: Vec<String>,
+    /// Where it came from, with no user info or query string.
+    pub source: String,
+}
+
+/// Network settings a core or the command line sets (the library reads no environment).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct NetworkConfig {
+    /// For test fixtures only: allow `http` to `127.0.0.1`, `[::1]` and `localhost` (the CLI
+    /// maps `SKILLS_INSTALL_ALLOW_LOCAL_HTTP=1`). Never widens anything else.
+    pub allow_loopback_http: bool,
+    /// Extra address ranges to refuse, in CIDR form (such as `168.63.129.16/32`).
+    pub denied: Vec<String>,
+}
+
+/// Where the registry catalog lives (the CLI maps `SKILLS_REGISTRY_CATALOG_URL` and
+/// `SKILLS_REGISTRY_DOWNLOAD_BASE_URL`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct RegistryConfig {
+    /// The catalog's URL (a JSON array of entries).
+    pub catalog_url: Option<String>,
+    /// Where entries are downloaded from: `<base>/<category>/<name>/SKILL.md`.
+    pub download_base_url: Option<String>,
+}
+
+/// Resolves host names; the system resolver by default. A core may supply its own (a DNS
+/// over HTTPS client, a test's fixed answers); every answer still goes through the address
+/// check.
+pub trait Resolver: Send + Sync {
+    /// The addresses of `host`.
+    fn lookup<'a>(
+        &'a self,
+        host: &'a str,
+    ) -> Pin<Box<dyn Future<Output = std::io::Result<Vec<IpAddr>>> + Send + 'a>>;
+}
+
+/// Called on every address the client is about to connect to, after the address check: for
+/// tests and sandboxes that must prove nothing leaves the machine.
+pub type ConnectGuard = Arc<dyn Fn(SocketAddr) -> Result<(), String> + Send + Sync>;
