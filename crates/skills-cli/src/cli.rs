@@ -84,6 +84,9 @@ pub(crate) enum Command {
     New(NewArgs),
     /// Remove a skill from the user or project scope.
     Uninstall(UninstallArgs),
+    /// Install skills from an https URL: a SKILL.md, a GitHub file page, a pack index.json,
+    /// or a site's /.well-known/agent-skills/index.json.
+    Install(InstallArgs),
     /// Lint skills against a profile; exit 0 when all are valid, 1 when one is not, 2 when a
     /// path cannot be validated.
     Validate(ValidateArgs),
@@ -187,6 +190,44 @@ pub(crate) struct UninstallArgs {
     pub(crate) scope: Option<WritableScope>,
     #[command(flatten)]
     pub(crate) discovery: Discovery,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct InstallArgs {
+    /// The URL.
+    pub(crate) source: String,
+    /// Where to install.
+    #[arg(long, value_enum, default_value_t = WritableScope::User, value_name = "SCOPE")]
+    pub(crate) scope: WritableScope,
+    /// Install into the scope's shared `.agents/skills` or `.claude/skills` root.
+    #[arg(long, value_enum, value_name = "AGENT")]
+    pub(crate) agent: Option<AgentArg>,
+    /// Replace a different skill already installed under the same name (atomically).
+    #[arg(long)]
+    pub(crate) force: bool,
+    /// Give up after this many seconds (1 to 600).
+    #[arg(long, value_name = "SECONDS", default_value_t = skills::types::limits::DEFAULT_INSTALL_TIMEOUT_SECS)]
+    pub(crate) timeout: u64,
+    #[command(flatten)]
+    pub(crate) discovery: Discovery,
+}
+
+/// The shared roots `install --agent` can target.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub(crate) enum AgentArg {
+    /// `.agents/skills`
+    Agents,
+    /// `.claude/skills`
+    Claude,
+}
+
+impl From<AgentArg> for skills::install::AgentTarget {
+    fn from(agent: AgentArg) -> Self {
+        match agent {
+            AgentArg::Agents => Self::Agents,
+            AgentArg::Claude => Self::Claude,
+        }
+    }
 }
 
 #[derive(Debug, Args)]

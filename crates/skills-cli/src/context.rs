@@ -10,6 +10,13 @@ use crate::cli::{Discovery, Global};
 
 /// `SKILLS_DISABLE_EXTERNAL=1` turns off the shared `.agents` and `.claude` roots.
 const DISABLE_EXTERNAL: &str = "SKILLS_DISABLE_EXTERNAL";
+/// `SKILLS_INSTALL_ALLOW_LOCAL_HTTP=1` lets installs fetch over http from this machine only
+/// (`127.0.0.1`, `[::1]`, `localhost`): for test fixtures.
+const ALLOW_LOCAL_HTTP: &str = "SKILLS_INSTALL_ALLOW_LOCAL_HTTP";
+/// The registry catalog's URL.
+const REGISTRY_CATALOG_URL: &str = "SKILLS_REGISTRY_CATALOG_URL";
+/// The registry's download base URL.
+const REGISTRY_DOWNLOAD_BASE_URL: &str = "SKILLS_REGISTRY_DOWNLOAD_BASE_URL";
 
 /// The configuration the options describe, or a message saying what is missing.
 pub(crate) fn config(
@@ -46,6 +53,9 @@ pub(crate) fn config(
     config.app_dir = global.app_dir.clone();
     config.profile = discovery.and_then(|discovery| discovery.profile.clone());
     config.interop = !is_set(DISABLE_EXTERNAL);
+    config.network.allow_loopback_http = is_set(ALLOW_LOCAL_HTTP);
+    config.registry.catalog_url = text(REGISTRY_CATALOG_URL);
+    config.registry.download_base_url = text(REGISTRY_DOWNLOAD_BASE_URL);
     Ok(config)
 }
 
@@ -57,4 +67,12 @@ pub(crate) fn skills(global: &Global, discovery: Option<&Discovery>) -> Result<S
 /// Whether a boolean environment variable is on (`1`, `true`, `yes`).
 fn is_set(name: &str) -> bool {
     std::env::var(name).is_ok_and(|value| matches!(value.trim(), "1" | "true" | "yes"))
+}
+
+/// A non-empty environment variable's value.
+fn text(name: &str) -> Option<String> {
+    std::env::var(name)
+        .ok()
+        .map(|value| value.trim().to_owned())
+        .filter(|value| !value.is_empty())
 }

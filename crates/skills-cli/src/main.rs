@@ -4,6 +4,7 @@
 mod cli;
 mod context;
 mod explain;
+mod install;
 mod list;
 mod manage;
 mod output;
@@ -49,6 +50,7 @@ fn main() -> ExitCode {
         cli::Command::Resource(args) => manage::resource(global, args),
         cli::Command::New(args) => manage::new(global, args),
         cli::Command::Uninstall(args) => manage::uninstall(global, args),
+        cli::Command::Install(args) => install::run(global, args),
         cli::Command::Validate(args) => validate::run(global, args),
     };
     exit.into()

@@ -1,5 +1,18 @@
-//! Installing skills from the network (03-install.md): the URL policy, the guarded HTTP
-//! client, packs, the registry catalog and atomic writes.
+//! Installing skills from the network (03-install.md): the URL policy and the address check,
+//! the guarded HTTP client, sources (single files, GitHub pages, packs, well-known indexes, a
+//! registry catalog), and atomic, never-overwriting writes.
 //!
-//! Nothing lives here yet: the crate exists so that the facade's `skills` feature and the
-//! absence check already cover it. Its behaviour arrives with the install stage of the plan.
+//! This is the most attacked surface of any skills tool. Every rule here exists because some
+//! tool got it wrong: request forgery through redirects, DNS rebinding and IPv4-mapped IPv6;
+//! symlinks copied into installs; path traversal in pack entries; silent overwrites;
+//! half-written installs.
+
+pub mod address;
+pub mod client;
+pub mod fetch;
+pub mod install;
+pub mod policy;
+pub mod source;
+pub mod write;
+
+pub use install::install;

@@ -29,7 +29,7 @@ static COUNTER: AtomicU64 = AtomicU64::new(0);
 /// planted under a predictable temporary name cannot redirect the write into another file.
 /// When `path` is a symlink, the link itself is replaced by a regular file; the file it
 /// pointed to is never written.
-pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     let file_name = path.file_name().ok_or_else(|| {
         io::Error::new(
             io::ErrorKind::InvalidInput,
@@ -100,7 +100,7 @@ fn fill_and_rename(file: &mut File, temporary: &Path, path: &Path, bytes: &[u8])
 }
 
 /// A short name part no other writer uses at the same time: process, time and a counter.
-pub(crate) fn unique_suffix() -> String {
+pub fn unique_suffix() -> String {
     let nanos = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map(|elapsed| elapsed.subsec_nanos())
@@ -111,7 +111,7 @@ pub(crate) fn unique_suffix() -> String {
 
 /// Creates `path`, which must not exist (a planted file or symlink fails the call), writes
 /// `bytes` and flushes them to disk.
-pub(crate) fn write_new(path: &Path, bytes: &[u8]) -> io::Result<()> {
+pub fn write_new(path: &Path, bytes: &[u8]) -> io::Result<()> {
     let mut file = OpenOptions::new().write(true).create_new(true).open(path)?;
     file.write_all(bytes)?;
     file.sync_all()
@@ -121,7 +121,7 @@ pub(crate) fn write_new(path: &Path, bytes: &[u8]) -> io::Result<()> {
 /// atomically. (`std::fs::rename` silently replaces an empty directory, and a check followed by
 /// a rename leaves a window for another writer.) Where the kernel or file system lacks it, the
 /// check-then-rename fallback is used.
-pub(crate) fn rename_noreplace(from: &Path, to: &Path) -> io::Result<()> {
+pub fn rename_noreplace(from: &Path, to: &Path) -> io::Result<()> {
     #[cfg(any(target_os = "linux", target_os = "android"))]
     {
         use rustix::fs::{CWD, RenameFlags, renameat_with};
@@ -137,15 +137,51 @@ pub(crate) fn rename_noreplace(from: &Path, to: &Path) -> io::Result<()> {
     std::fs::rename(from, to)
 }
 
+/// Exchanges `a` and `b` in one step (`renameat2(RENAME_EXCHANGE)`): a replaced skill is
+/// never missing, not even for an instant. Where the kernel or file system lacks it, `b` is
+/// moved aside to `a` first, which leaves a short window without `b`.
+pub fn exchange(a: &Path, b: &Path) -> io::Result<()> {
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    {
+        use rustix::fs::{CWD, RenameFlags, renameat_with};
+        match renameat_with(CWD, a, CWD, b, RenameFlags::EXCHANGE) {
+            Ok(()) => return Ok(()),
+            Err(rustix::io::Errno::INVAL | rustix::io::Errno::NOSYS) => {}
+            Err(errno) => return Err(errno.into()),
+        }
+    }
+    let aside = a.with_extension(format!("aside-{}", unique_suffix()));
+    std::fs::rename(b, &aside)?;
+    if let Err(error) = std::fs::rename(a, b) {
+        let _ = std::fs::rename(&aside, b);
+        return Err(error);
+    }
+    std::fs::rename(&aside, a)
+}
+
+/// Takes the exclusive install lock of a skill root (`.skills-install.lock`), waiting for
+/// another writer to finish; the lock is released when the returned file is dropped (or the
+/// process dies, so a crash never leaves a root locked).
+pub fn lock_root(root: &Path) -> io::Result<File> {
+    let file = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(root.join(skills_types::files::INSTALL_LOCK))?;
+    file.lock()?;
+    Ok(file)
+}
+
 /// Flushes a directory's entries (a rename or a new file in it) to disk.
 #[cfg(unix)]
-pub(crate) fn sync_directory(dir: &Path) -> io::Result<()> {
+pub fn sync_directory(dir: &Path) -> io::Result<()> {
     File::open(dir)?.sync_all()
 }
 
 /// Flushes a directory's entries to disk (nothing to do on Windows).
 #[cfg(not(unix))]
-pub(crate) fn sync_directory(_dir: &Path) -> io::Result<()> {
+pub fn sync_directory(_dir: &Path) -> io::Result<()> {
     // Windows cannot open a directory as a file; its rename is flushed with the volume.
     Ok(())
 }

@@ -10,6 +10,7 @@ pub mod agents_md;
 pub mod catalog;
 pub mod discover;
 pub mod load;
+pub mod lock;
 pub mod manage;
 pub mod name;
 pub mod path;
@@ -20,8 +21,7 @@ pub mod trust;
 pub mod validate;
 
 mod compliance;
-pub(crate) mod fs;
-mod lock;
+pub mod fs;
 mod package;
 mod split;
 #[cfg(test)]

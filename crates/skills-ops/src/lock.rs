@@ -12,19 +12,19 @@ use skills_types::files::LOCK_FILE;
 use crate::fs;
 
 /// The format written now.
-pub(crate) const LOCK_VERSION: u32 = 1;
+pub const LOCK_VERSION: u32 = 1;
 
 /// The whole file.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub(crate) struct LockFile {
-    pub(crate) version: u32,
+pub struct LockFile {
+    pub version: u32,
     /// Installed skills by folder name; each entry is kept as written (fields vary by source).
     #[serde(default)]
-    pub(crate) skills: BTreeMap<String, serde_json::Value>,
+    pub skills: BTreeMap<String, serde_json::Value>,
 }
 
 /// Reads the lock of `root`; a missing file is an empty lock.
-pub(crate) fn read(root: &Path) -> Result<LockFile, Error> {
+pub fn read(root: &Path) -> Result<LockFile, Error> {
     let path = root.join(LOCK_FILE);
     let text = match std::fs::read_to_string(&path) {
         Ok(text) => text,
@@ -45,7 +45,7 @@ pub(crate) fn read(root: &Path) -> Result<LockFile, Error> {
 }
 
 /// Writes the lock of `root` atomically.
-pub(crate) fn write(root: &Path, lock: &LockFile) -> Result<(), Error> {
+pub fn write(root: &Path, lock: &LockFile) -> Result<(), Error> {
     let path = root.join(LOCK_FILE);
     let mut text = serde_json::to_string_pretty(lock)
         .map_err(|error| Error::InvalidInput(format!("the lock cannot be written: {error}")))?;
@@ -53,8 +53,16 @@ pub(crate) fn write(root: &Path, lock: &LockFile) -> Result<(), Error> {
     fs::write_atomic(&path, text.as_bytes()).map_err(|source| Error::io("write", &path, source))
 }
 
+/// Records `entry` for `name` in the lock of `root`.
+pub fn record(root: &Path, name: &str, entry: serde_json::Value) -> Result<(), Error> {
+    let mut lock = read(root)?;
+    lock.version = LOCK_VERSION;
+    lock.skills.insert(name.to_owned(), entry);
+    write(root, &lock)
+}
+
 /// Removes `name` from the lock of `root`, when there is a lock and it has the entry.
-pub(crate) fn forget(root: &Path, name: &str) -> Result<(), Error> {
+pub fn forget(root: &Path, name: &str) -> Result<(), Error> {
     if !root.join(LOCK_FILE).exists() {
         return Ok(());
     }

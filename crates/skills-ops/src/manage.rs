@@ -27,6 +27,9 @@ pub fn create(config: &SkillsConfig, request: &CreateSkill) -> Result<Written, E
     check_inputs(&request.inputs)?;
     let root = write_root(config, request.scope)?;
     std::fs::create_dir_all(&root).map_err(|source| Error::io("create", &root, source))?;
+    // The same lock installs take: their clean-up of stale staging folders must not remove
+    // this one, and two writers of one name must not both see it free.
+    let _lock = fs::lock_root(&root).map_err(|source| Error::io("lock", &root, source))?;
     let destination = root.join(&request.name);
     if std::fs::symlink_metadata(&destination).is_ok() {
         return Err(Error::AlreadyExists { path: destination });

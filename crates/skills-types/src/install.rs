@@ -125,3 +125,21 @@ pub trait Resolver: Send + Sync {
 /// Called on every address the client is about to connect to, after the address check: for
 /// tests and sandboxes that must prove nothing leaves the machine.
 pub type ConnectGuard = Arc<dyn Fn(SocketAddr) -> Result<(), String> + Send + Sync>;
+
+/// Run-time hooks of the network client, set on the `Skills` handle.
+#[derive(Clone, Default)]
+pub struct Hooks {
+    /// Resolves names instead of the system resolver.
+    pub resolver: Option<Arc<dyn Resolver>>,
+    /// Vets every address before it is connected to.
+    pub connect_guard: Option<ConnectGuard>,
+}
+
+impl std::fmt::Debug for Hooks {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Hooks")
+            .field("resolver", &self.resolver.is_some())
+            .field("connect_guard", &self.connect_guard.is_some())
+            .finish()
+    }
+}

@@ -3,25 +3,47 @@
 //! stub's twin when the `skills` feature is off), so each signature is written once, here.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use skills_types::catalog::{Explanation, ListOptions, Listing, SkillBody};
+use skills_types::install::{ConnectGuard, Hooks, InstallOutcome, InstallRequest, Resolver};
 use skills_types::manage::{CreateSkill, Uninstalled, UpdateSkill, Written};
 use skills_types::render::{RenderOptions, Rendered, SyncOptions, SyncOutcome};
 use skills_types::skill::ResourceContent;
 use skills_types::{Catalog, Error, Skill, SkillScope, SkillsConfig};
 
-use crate::ops;
+use crate::{install_impl, ops};
 
 /// The skills subsystem for one workspace and home.
 #[derive(Clone, Debug)]
 pub struct Skills {
     config: SkillsConfig,
+    hooks: Hooks,
 }
 
 impl Skills {
     /// A handle over this configuration. Nothing is read until a method asks.
     pub fn new(config: SkillsConfig) -> Self {
-        Self { config }
+        Self {
+            config,
+            hooks: Hooks::default(),
+        }
+    }
+
+    /// The same handle resolving host names with `resolver` (every answer still goes through
+    /// the address check).
+    #[must_use]
+    pub fn with_resolver(mut self, resolver: Arc<dyn Resolver>) -> Self {
+        self.hooks.resolver = Some(resolver);
+        self
+    }
+
+    /// The same handle vetting every address before the client connects to it (a test or a
+    /// sandbox proving nothing leaves the machine).
+    #[must_use]
+    pub fn with_connect_guard(mut self, guard: ConnectGuard) -> Self {
+        self.hooks.connect_guard = Some(guard);
+        self
     }
 
     /// The configuration the handle was built with.
@@ -89,6 +111,13 @@ impl Skills {
     /// Writes the skills block of `AGENTS.md`, leaving the rest of the file alone.
     pub fn sync_agents_md(&self, options: &SyncOptions) -> Result<SyncOutcome, Error> {
         ops::agents_md::sync(&self.config, options)
+    }
+
+    /// Installs the skills a URL names (a `SKILL.md`, a GitHub file page, a pack, a
+    /// well-known index): downloaded and checked in memory, then written atomically into the
+    /// scope's root; one outcome per skill.
+    pub async fn install(&self, request: &InstallRequest) -> Result<Vec<InstallOutcome>, Error> {
+        install_impl::install(&self.config, &self.hooks, request).await
     }
 
     /// Whether the workspace's project and legacy skills are loaded.

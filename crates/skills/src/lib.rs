@@ -33,9 +33,11 @@ pub use skills_types::{
 pub const ENABLED: bool = cfg!(feature = "skills");
 
 #[cfg(feature = "skills")]
+use skills_install as install_impl;
+#[cfg(feature = "skills")]
 use skills_ops as ops;
 #[cfg(not(feature = "skills"))]
-use skills_stub::ops;
+use skills_stub::{install as install_impl, ops};
 
 pub mod load {
     //! Reading one definition file leniently: [`load_document`] keeps a skill usable whenever
@@ -52,6 +54,12 @@ pub mod catalog {
         DiscoveryLimits, Permission, PermissionRule, SymlinkPolicy, TrustPolicy,
     };
     pub use skills_types::skill::*;
+}
+
+pub mod install {
+    //! Installing skills from the network (03): see [`crate::Skills::install`].
+
+    pub use skills_types::install::*;
 }
 
 pub mod manage {

@@ -60,12 +60,14 @@ fn names(config: &SkillsConfig) -> Vec<(String, SkillScope)> {
         .collect()
 }
 
+/// The entries of `dir` but the root's install lock file, which stays once created.
 fn listing(dir: &Path) -> Vec<String> {
     let mut names: Vec<String> = std::fs::read_dir(dir)
         .map(|entries| {
             entries
                 .filter_map(Result::ok)
                 .map(|entry| entry.file_name().to_string_lossy().into_owned())
+                .filter(|name| name != skills_types::files::INSTALL_LOCK)
                 .collect()
         })
         .unwrap_or_default();

@@ -6,6 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use skills::catalog::{Explanation, ListOptions, Listing, ResourceContent, SkillBody};
+use skills::install::{ConnectGuard, InstallOutcome, InstallRequest, Resolver};
 use skills::manage::{CreateSkill, Uninstalled, UpdateSkill, Written};
 use skills::render::{RenderOptions, Rendered, SyncOptions, SyncOutcome};
 use skills::validate::{Options, Profile, Report};
@@ -40,6 +41,21 @@ const _: fn(&Skills) -> bool = Skills::is_trusted;
 const _: fn(&Skills) -> Result<PathBuf, Error> = Skills::trust;
 const _: fn(&Skills) -> Result<bool, Error> = Skills::revoke_trust;
 const _: fn(&[SkillBody]) -> String = skills::render::read_text;
+
+/// `install` is `async`, so it is pinned through a function with its exact signature, and its
+/// future must be `Send` (an agent core spawns it on a multi-threaded runtime).
+#[expect(
+    dead_code,
+    reason = "compiled, never called: the signature is the test"
+)]
+fn install_signature<'a>(
+    skills: &'a Skills,
+    request: &'a InstallRequest,
+) -> impl Future<Output = Result<Vec<InstallOutcome>, Error>> + Send + 'a {
+    skills.install(request)
+}
+const _: fn(Skills, std::sync::Arc<dyn Resolver>) -> Skills = Skills::with_resolver;
+const _: fn(Skills, ConnectGuard) -> Skills = Skills::with_connect_guard;
 
 const fn assert_send_sync<T: Send + Sync>() {}
 const _: () = {

@@ -1,0 +1,63 @@
+//! `skills install SOURCE`: downloads, checks and installs skills (03), one line per skill.
+
+use skills::install::InstallRequest;
+
+use crate::Exit;
+use crate::cli::{Global, InstallArgs};
+use crate::context;
+use crate::output::{self, DIM, OK};
+
+pub(crate) fn run(global: &Global, args: &InstallArgs) -> Exit {
+    let skills = match context::skills(global, Some(&args.discovery)) {
+        Ok(skills) => skills,
+        Err(message) => return output::usage(global, &message),
+    };
+    let mut request = InstallRequest::new(&args.source);
+    request.scope = args.scope.into();
+    request.agent = args.agent.map(Into::into);
+    request.force = args.force;
+    request.timeout_secs = Some(args.timeout);
+    let runtime = match runtime() {
+        Ok(runtime) => runtime,
+        Err(message) => return output::usage(global, &message),
+    };
+    let outcomes = match runtime.block_on(skills.install(&request)) {
+        Ok(outcomes) => outcomes,
+        Err(error) => return output::fail(global, &error),
+    };
+    if global.json {
+        output::print_json(&serde_json::json!({ "installed": outcomes }));
+        return Exit::Success;
+    }
+    for outcome in &outcomes {
+        let state = if outcome.already_installed {
+            "already installed"
+        } else if outcome.replaced {
+            "replaced"
+        } else {
+            "installed"
+        };
+        if !global.quiet || !outcome.already_installed {
+            output::line(format_args!(
+                "{OK}{state}{OK:#} {} {DIM}({} scope, {} file{}, {}){DIM:#}",
+                outcome.slug,
+                outcome.scope,
+                outcome.files,
+                if outcome.files == 1 { "" } else { "s" },
+                outcome.path.display()
+            ));
+        }
+        for warning in &outcome.warnings {
+            anstream::eprintln!("{DIM}warning{DIM:#}: {warning}");
+        }
+    }
+    Exit::Success
+}
+
+/// A runtime on this thread: the CLI runs one install at a time.
+pub(crate) fn runtime() -> Result<tokio::runtime::Runtime, String> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|error| format!("the async runtime cannot start: {error}"))
+}

@@ -1,0 +1,332 @@
+//! The guarded HTTP client (03 §The HTTP client).
+//!
+//! Every defence is in the client, not in the callers: a request cannot be made without them.
+//!
+//! - **Resolution is checked.** The client resolves names through [`GuardedResolver`], which
+//!   asks the configured [`Resolver`] once, checks *every* address against
+//!   [`address::check_ip`], refuses the whole name if any address fails, and hands the client
+//!   only the addresses it checked. The connection therefore goes to an address that was
+//!   checked, never to a second answer (DNS rebinding).
+//! - **Redirects are checked.** Each hop re-runs the URL policy (and, for IP literals, which
+//!   never reach a resolver, the address check); at most five hops.
+//! - **No proxy, no referer.** Proxies from the environment would bypass the resolver; the
+//!   `Referer` header would leak the previous URL to the next host.
+//! - **Bounded.** Connect, read and total timeouts (a server dripping one byte at a time hits
+//!   the total deadline); a `Content-Length` over the cap is refused before reading, and the
+//!   body is counted while it streams (chunked bodies and lying lengths).
+//! - **Backstop.** The peer address of the response is checked again.
+
+use std::future::Future;
+use std::net::{IpAddr, SocketAddr};
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use ipnet::IpNet;
+use url::Url;
+
+use crate::address;
+use crate::policy::{self, Policy};
+
+pub use skills_types::install::{ConnectGuard, Resolver};
+
+/// The operating system's resolver (`getaddrinfo`, on a blocking thread).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SystemResolver;
+
+impl Resolver for SystemResolver {
+    fn lookup<'a>(
+        &'a self,
+        host: &'a str,
+    ) -> Pin<Box<dyn Future<Output = std::io::Result<Vec<IpAddr>>> + Send + 'a>> {
+        Box::pin(async move {
+            let addresses = tokio::net::lookup_host((host, 0)).await?;
+            Ok(addresses.map(|address| address.ip()).collect())
+        })
+    }
+}
+
+/// How the client behaves.
+#[derive(Clone)]
+pub struct Settings {
+    /// The URL policy applied to the first URL and to every redirect.
+    pub policy: Policy,
+    /// The resolver behind the address check.
+    pub resolver: Arc<dyn Resolver>,
+    /// Called on every address about to be connected to; see [`ConnectGuard`].
+    pub connect_guard: Option<ConnectGuard>,
+    /// The deadline of one whole request, body included.
+    pub total: Duration,
+}
+
+impl Settings {
+    /// The defaults: the default policy, the system resolver, no guard, the given deadline.
+    pub fn new(total: Duration) -> Self {
+        Self {
+            policy: Policy::default(),
+            resolver: Arc::new(SystemResolver),
+            connect_guard: None,
+            total,
+        }
+    }
+}
+
+impl std::fmt::Debug for Settings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Settings")
+            .field("policy", &self.policy)
+            .field("connect_guard", &self.connect_guard.is_some())
+            .field("total", &self.total)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Why a fetch failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum FetchError {
+    /// The URL (or a redirect's) was refused by the policy.
+    Refused(policy::Refusal),
+    /// A name resolved to an address that is not allowed.
+    Address(address::Refusal),
+    /// The connect guard refused an address.
+    Guarded(String),
+    /// More redirects than allowed.
+    TooManyRedirects,
+    /// The server answered with a status other than 2xx.
+    Status(u16),
+    /// The body is larger than the cap (announced or counted).
+    TooLarge(u64),
+    /// The deadline passed.
+    Timeout,
+    /// The body is not UTF-8 text.
+    NotUtf8,
+    /// Anything else: resolution, connection, TLS, protocol.
+    Other(String),
+}
+
+impl std::fmt::Display for FetchError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Refused(refusal) => write!(f, "refused: {refusal}"),
+            Self::Address(refusal) => write!(f, "refused: {refusal}"),
+            Self::Guarded(why) => write!(f, "refused by the connect guard: {why}"),
+            Self::TooManyRedirects => write!(
+                f,
+                "more than {} redirects",
+                skills_types::limits::MAX_REDIRECTS
+            ),
+            Self::Status(status) => write!(f, "the server answered HTTP {status}"),
+            Self::TooLarge(cap) => write!(f, "the response is larger than {cap} bytes"),
+            Self::Timeout => f.write_str("the download did not finish in time"),
+            Self::NotUtf8 => f.write_str("the response is not UTF-8 text"),
+            Self::Other(why) => f.write_str(why),
+        }
+    }
+}
+
+impl std::error::Error for FetchError {}
+
+impl FetchError {
+    /// A stable snake_case name.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Self::Refused(_) | Self::Address(_) | Self::Guarded(_) => "refused_url",
+            Self::TooManyRedirects => "too_many_redirects",
+            Self::Status(_) => "http_status",
+            Self::TooLarge(_) => "too_large",
+            Self::Timeout => "timeout",
+            Self::NotUtf8 => "not_utf8",
+            Self::Other(_) => "fetch_failed",
+        }
+    }
+}
+
+/// The guarded client.
+#[derive(Clone, Debug)]
+pub struct Client {
+    inner: reqwest::Client,
+    settings: Settings,
+}
+
+impl Client {
+    /// A client with these settings.
+    pub fn new(settings: Settings) -> Result<Self, FetchError> {
+        let resolver = GuardedResolver {
+            inner: settings.resolver.clone(),
+            denied: settings.policy.denied.clone(),
+            loopback: settings.policy.allow_loopback_http,
+            guard: settings.connect_guard.clone(),
+        };
+        let redirect_policy = settings.policy.clone();
+        let redirects = reqwest::redirect::Policy::custom(move |attempt| {
+            if attempt.previous().len() > skills_types::limits::MAX_REDIRECTS {
+                return attempt.error(FetchError::TooManyRedirects);
+            }
+            match policy::check(attempt.url(), &redirect_policy) {
+                Ok(()) => attempt.follow(),
+                Err(refusal) => attempt.error(FetchError::Refused(refusal)),
+            }
+        });
+        let inner = reqwest::Client::builder()
+            .dns_resolver(Arc::new(resolver))
+            .redirect(redirects)
+            .no_proxy()
+            .referer(false)
+            .retry(reqwest::retry::never())
+            .connect_timeout(settings.total.min(Duration::from_secs(10)))
+            .read_timeout(settings.total.min(Duration::from_secs(30)))
+            .timeout(settings.total)
+            .user_agent(concat!("skills/", env!("CARGO_PKG_VERSION")))
+            .build()
+            .map_err(|error| FetchError::Other(error.to_string()))?;
+        Ok(Self { inner, settings })
+    }
+
+    /// The settings.
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    /// Fetches `url` (already parsed and checked by the policy) as bytes, at most `cap`.
+    pub async fn fetch(&self, url: &Url, cap: u64) -> Result<Vec<u8>, FetchError> {
+        policy::check(url, &self.settings.policy).map_err(FetchError::Refused)?;
+        let deadline = Instant::now() + self.settings.total;
+        let body = async {
+            let mut response = self
+                .inner
+                .get(url.clone())
+                .send()
+                .await
+                .map_err(|error| classify(&error))?;
+            if let Some(peer) = response.remote_addr() {
+                self.check_peer(peer.ip())?;
+            }
+            let status = response.status();
+            if !status.is_success() {
+                return Err(FetchError::Status(status.as_u16()));
+            }
+            if response.content_length().is_some_and(|length| length > cap) {
+                return Err(FetchError::TooLarge(cap));
+            }
+            let mut bytes = Vec::new();
+            while let Some(chunk) = response.chunk().await.map_err(|error| classify(&error))? {
+                if bytes.len() as u64 + chunk.len() as u64 > cap {
+                    return Err(FetchError::TooLarge(cap));
+                }
+                bytes.extend_from_slice(&chunk);
+            }
+            Ok(bytes)
+        };
+        // reqwest's own total timeout covers the body too; this one makes the deadline
+        // independent of how the body is read.
+        match tokio::time::timeout_at(deadline.into(), body).await {
+            Ok(result) => result,
+            Err(_) => Err(FetchError::Timeout),
+        }
+    }
+
+    /// Fetches `url` as UTF-8 text, at most `cap` bytes.
+    pub async fn fetch_text(&self, url: &Url, cap: u64) -> Result<String, FetchError> {
+        let bytes = self.fetch(url, cap).await?;
+        String::from_utf8(bytes).map_err(|_| FetchError::NotUtf8)
+    }
+
+    fn check_peer(&self, peer: IpAddr) -> Result<(), FetchError> {
+        if self.settings.policy.allow_loopback_http && address::is_loopback(peer) {
+            return Ok(());
+        }
+        address::check_ip(peer, &self.settings.policy.denied).map_err(FetchError::Address)
+    }
+}
+
+/// Finds our own error in reqwest's chain (a redirect refusal, a resolver refusal), or names
+/// the failure.
+fn classify(error: &reqwest::Error) -> FetchError {
+    if error.is_timeout() {
+        return FetchError::Timeout;
+    }
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(error);
+    while let Some(current) = source {
+        if let Some(ours) = current.downcast_ref::<FetchError>() {
+            return ours.clone();
+        }
+        if let Some(io) = current.downcast_ref::<std::io::Error>()
+            && io.kind() == std::io::ErrorKind::TimedOut
+        {
+            return FetchError::Timeout;
+        }
+        source = current.source();
+    }
+    if error.is_redirect() {
+        return FetchError::TooManyRedirects;
+    }
+    FetchError::Other(without_url(error))
+}
+
+/// reqwest's message without the URL it appends (which may hold a query string).
+fn without_url(error: &reqwest::Error) -> String {
+    let mut message = error.to_string();
+    if let Some(url) = error.url() {
+        message = message.replace(&format!(" ({url})"), "");
+        message = message.replace(url.as_str(), &policy::redact(url));
+    }
+    let mut source = std::error::Error::source(error);
+    while let Some(current) = source {
+        message.push_str(": ");
+        message.push_str(&current.to_string());
+        source = current.source();
+    }
+    message
+}
+
+/// The resolver the client uses: the configured one, then the address check on every answer.
+struct GuardedResolver {
+    inner: Arc<dyn Resolver>,
+    denied: Vec<IpNet>,
+    loopback: bool,
+    guard: Option<ConnectGuard>,
+}
+
+impl reqwest::dns::Resolve for GuardedResolver {
+    fn resolve(&self, name: reqwest::dns::Name) -> reqwest::dns::Resolving {
+        let inner = self.inner.clone();
+        let denied = self.denied.clone();
+        let loopback = self.loopback;
+        let guard = self.guard.clone();
+        let host = name.as_str().to_owned();
+        type Boxed = Box<dyn std::error::Error + Send + Sync>;
+        Box::pin(async move {
+            let addresses = inner.lookup(&host).await.map_err(|error| -> Boxed {
+                Box::new(FetchError::Other(format!(
+                    "{host} cannot be resolved: {error}"
+                )))
+            })?;
+            if addresses.is_empty() {
+                let error: Boxed = Box::new(FetchError::Other(format!("{host} has no address")));
+                return Err(error);
+            }
+            // The loopback exception is for the fixture name only: `localhost` may answer with
+            // loopback addresses; any other name is held to the full check.
+            let fixture = loopback && host.trim_end_matches('.').eq_ignore_ascii_case("localhost");
+            for address in &addresses {
+                if fixture && address::is_loopback(*address) {
+                    continue;
+                }
+                address::check_ip(*address, &denied)
+                    .map_err(|refusal| -> Boxed { Box::new(FetchError::Address(refusal)) })?;
+            }
+            let checked: Vec<SocketAddr> = addresses
+                .into_iter()
+                .map(|address| SocketAddr::new(address, 0))
+                .collect();
+            if let Some(guard) = &guard {
+                for address in &checked {
+                    guard(*address)
+                        .map_err(|why| -> Boxed { Box::new(FetchError::Guarded(why)) })?;
+                }
+            }
+            Ok(Box::new(checked.into_iter()) as reqwest::dns::Addrs)
+        })
+    }
+}

@@ -1,0 +1,216 @@
+//! `install`: from a URL to skills on disk, every rule of 03 applied in order.
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+use std::time::Duration;
+
+use ipnet::IpNet;
+use skills_types::install::{Hooks, InstallOutcome, InstallRequest};
+use skills_types::limits::{DEFAULT_INSTALL_TIMEOUT_SECS, INSTALL_TIMEOUT_SECS, PackageLimits};
+use skills_types::{Error, SkillsConfig};
+
+use crate::client::{Client, FetchError, Settings, SystemResolver};
+use crate::fetch::{self, Problem};
+use crate::policy::{self, Policy};
+use crate::source::{self, Source};
+use crate::write::{self, Provenance};
+
+/// Installs every skill `request.url` names; one outcome per skill.
+pub async fn install(
+    config: &SkillsConfig,
+    hooks: &Hooks,
+    request: &InstallRequest,
+) -> Result<Vec<InstallOutcome>, Error> {
+    let policy = policy_of(config)?;
+    let url = policy::parse(&request.url, &policy).map_err(|refusal| Error::UrlRefused {
+        url: shown(&request.url),
+        reason: refusal.to_string(),
+    })?;
+    let source = source::classify(&url).map_err(Error::InvalidInput)?;
+    let target = write::target(config, request.scope, request.agent)?;
+    let client = client(policy, hooks, timeout(request.timeout_secs))?;
+    install_from(
+        config,
+        &client,
+        &source,
+        &target,
+        request.force,
+        source.kind(),
+    )
+    .await
+}
+
+/// The rest of an install once the source is known; also used by the registry.
+pub(crate) async fn install_from(
+    config: &SkillsConfig,
+    client: &Client,
+    source: &Source,
+    target: &write::Target,
+    force: bool,
+    kind: &'static str,
+) -> Result<Vec<InstallOutcome>, Error> {
+    let deadline = client.settings().total;
+    let downloaded = tokio::time::timeout(
+        deadline,
+        fetch::download(client, source, &PackageLimits::default()),
+    )
+    .await
+    .map_err(|_| Error::Download {
+        url: policy::redact(source.url()),
+        reason: FetchError::Timeout.to_string(),
+        kind: FetchError::Timeout.kind(),
+    })?;
+    let (downloads, warnings) = downloaded.map_err(|problem| error_of(source, problem))?;
+
+    // The whole download is validated before anything is written.
+    let mut slugs = Vec::with_capacity(downloads.len());
+    let mut seen = BTreeSet::new();
+    for download in &downloads {
+        let slug = write::slug(download).map_err(|reason| Error::InvalidPackage {
+            source_url: policy::redact(&download.url),
+            reason,
+        })?;
+        if !seen.insert(slug.clone()) {
+            return Err(Error::InvalidPackage {
+                source_url: policy::redact(source.url()),
+                reason: format!("two skills would be installed as '{slug}'"),
+            });
+        }
+        slugs.push(slug);
+    }
+
+    let before = names(config);
+    let provenance = Provenance {
+        source_url: policy::redact(source.url()),
+        kind,
+    };
+    let mut outcomes = Vec::with_capacity(downloads.len());
+    for (download, slug) in downloads.into_iter().zip(slugs) {
+        let target = target.clone();
+        let provenance = provenance.clone();
+        // File locks wait and writes flush: off the async threads.
+        let outcome = tokio::task::spawn_blocking(move || {
+            write::write(&target, &slug, &download, force, &provenance)
+        })
+        .await
+        .map_err(|error| Error::InvalidInput(format!("the install was interrupted: {error}")))??;
+        outcomes.push(outcome);
+    }
+    let after = skills_ops::discover::discover(config)?;
+    for outcome in &mut outcomes {
+        outcome.new_skills = after
+            .skills
+            .iter()
+            .filter(|skill| skill.dir.starts_with(&outcome.path) && !before.contains(&skill.name))
+            .map(|skill| skill.name.clone())
+            .collect();
+    }
+    if let Some(first) = outcomes.first_mut() {
+        first.warnings.extend(warnings);
+    }
+    Ok(outcomes)
+}
+
+fn names(config: &SkillsConfig) -> BTreeSet<String> {
+    skills_ops::discover::discover(config)
+        .map(|catalog| catalog.skills.into_iter().map(|skill| skill.name).collect())
+        .unwrap_or_default()
+}
+
+/// The URL policy this configuration asks for.
+pub(crate) fn policy_of(config: &SkillsConfig) -> Result<Policy, Error> {
+    let denied = config
+        .network
+        .denied
+        .iter()
+        .map(|text| {
+            text.parse::<IpNet>().map_err(|error| {
+                Error::InvalidInput(format!("'{text}' is not an address range: {error}"))
+            })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(Policy {
+        allow_loopback_http: config.network.allow_loopback_http,
+        denied,
+        ..Policy::default()
+    })
+}
+
+/// A client with these hooks and deadline.
+pub(crate) fn client(policy: Policy, hooks: &Hooks, total: Duration) -> Result<Client, Error> {
+    let mut settings = Settings::new(total);
+    settings.policy = policy;
+    settings.resolver = hooks
+        .resolver
+        .clone()
+        .unwrap_or_else(|| Arc::new(SystemResolver));
+    settings.connect_guard = hooks.connect_guard.clone();
+    Client::new(settings).map_err(|error| Error::InvalidInput(error.to_string()))
+}
+
+/// The install deadline: 60 seconds by default, clamped to 1–600.
+pub(crate) fn timeout(seconds: Option<u64>) -> Duration {
+    let (low, high) = INSTALL_TIMEOUT_SECS;
+    Duration::from_secs(
+        seconds
+            .unwrap_or(DEFAULT_INSTALL_TIMEOUT_SECS)
+            .clamp(low, high),
+    )
+}
+
+/// A URL as given, for a message: redacted when it parses, cut short when it does not.
+pub(crate) fn shown(text: &str) -> String {
+    match url::Url::parse(text.trim()) {
+        Ok(url) => policy::redact(&url),
+        Err(_) => {
+            let cut: String = text.trim().chars().take(80).collect();
+            format!("'{}'", cut.escape_debug())
+        }
+    }
+}
+
+pub(crate) fn error_of(source: &Source, problem: Problem) -> Error {
+    let (url, error) = match problem {
+        Problem::Fetch(failure) => *failure,
+        Problem::Invalid(reason) => {
+            return Error::InvalidPackage {
+                source_url: policy::redact(source.url()),
+                reason,
+            };
+        }
+    };
+    match error {
+        FetchError::Refused(_) | FetchError::Address(_) | FetchError::Guarded(_) => {
+            Error::UrlRefused {
+                url: policy::redact(&url),
+                reason: error.to_string(),
+            }
+        }
+        other => Error::Download {
+            url: policy::redact(&url),
+            reason: other.to_string(),
+            kind: other.kind(),
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timeouts_clamp() {
+        assert_eq!(timeout(None), Duration::from_secs(60));
+        assert_eq!(timeout(Some(0)), Duration::from_secs(1));
+        assert_eq!(timeout(Some(10_000)), Duration::from_secs(600));
+    }
+
+    #[test]
+    fn shown_urls_lose_secrets() {
+        assert_eq!(
+            shown("https://user:pw@example.com/a?token=x"),
+            "https://example.com/a?…"
+        );
+        assert_eq!(shown("not a url"), "'not a url'");
+    }
+}

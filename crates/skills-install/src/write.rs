@@ -1,0 +1,390 @@
+//! Writing a download to disk (03 §Writing to disk): validate everything in memory, take the
+//! root's lock, compare with what is there, stage, publish with one rename, record provenance.
+//!
+//! A crash at any instant leaves either the old state or the new one: files are written into a
+//! staging folder whose name starts with `.` (discovery never looks at it), flushed, and the
+//! folder is published with a rename that refuses to replace (or, with `force`, an atomic
+//! exchange). Staging folders left by a crash are removed by the next install, under the lock.
+
+use std::collections::BTreeMap;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+use skills_ops::{fs, lock, name};
+use skills_types::files::{PROVENANCE_FILE, SKILL_MD, STAGING_PREFIX};
+use skills_types::install::{AgentTarget, InstallOutcome};
+use skills_types::limits::MAX_NAME_CHARS;
+use skills_types::{DiagnosticCode, Error, SkillScope, SkillsConfig};
+
+use crate::fetch::{Download, hex_digest};
+
+/// Where a skill is installed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Target {
+    /// The skill root.
+    pub root: PathBuf,
+    /// Its scope.
+    pub scope: SkillScope,
+}
+
+/// The root for `scope` and `agent`: the scope's own root, or its `.agents` / `.claude` root.
+pub fn target(
+    config: &SkillsConfig,
+    scope: SkillScope,
+    agent: Option<AgentTarget>,
+) -> Result<Target, Error> {
+    let base = match scope {
+        SkillScope::User => config.home.clone(),
+        SkillScope::Project => {
+            if !skills_ops::trust::is_trusted(config) {
+                return Err(Error::UntrustedWorkspace {
+                    workspace: config.workspace.clone(),
+                });
+            }
+            config.workspace.clone()
+        }
+        other => {
+            return Err(Error::InvalidInput(format!(
+                "skills are installed into the user or project scope, not {other}"
+            )));
+        }
+    };
+    let base = std::path::absolute(&base).unwrap_or(base);
+    let root = match agent {
+        None => base.join(&config.app_dir).join("skills"),
+        Some(AgentTarget::Agents) => base.join(".agents/skills"),
+        Some(AgentTarget::Claude) => base.join(".claude/skills"),
+    };
+    Ok(Target { root, scope })
+}
+
+/// The folder name for a download (03 §Writing to disk): `metadata.id` if present, else the
+/// name; kept when it passes the name rule, otherwise turned into a name that does. Also
+/// checks that the definition file is UTF-8 with a `name` and a `description` of its own.
+pub fn slug(download: &Download) -> Result<String, String> {
+    let (_, definition) = download
+        .files
+        .iter()
+        .find(|(path, _)| path == SKILL_MD)
+        .ok_or("the download holds no SKILL.md")?;
+    let document = skills_ops::load::parse_document(Path::new(SKILL_MD), definition)
+        .map_err(|error| format!("SKILL.md cannot be loaded: {error}"))?;
+    let defaulted = |code| {
+        document
+            .diagnostics
+            .iter()
+            .any(|diagnostic| diagnostic.code == code)
+    };
+    if defaulted(DiagnosticCode::NoFrontmatter) || defaulted(DiagnosticCode::YamlError) {
+        return Err("SKILL.md has no valid YAML frontmatter".to_owned());
+    }
+    if defaulted(DiagnosticCode::NameDefaulted) {
+        return Err("SKILL.md's frontmatter has no name".to_owned());
+    }
+    if defaulted(DiagnosticCode::DescriptionDefaulted)
+        || defaulted(DiagnosticCode::DescriptionMissing)
+    {
+        return Err("SKILL.md's frontmatter has no description".to_owned());
+    }
+    let wanted = document
+        .frontmatter
+        .metadata
+        .get("id")
+        .cloned()
+        .unwrap_or(document.frontmatter.name);
+    if name::is_valid(&wanted) {
+        return Ok(name::normalize(&wanted));
+    }
+    let converted = slugify(&wanted);
+    if converted.is_empty() || !name::is_valid(&converted) {
+        return Err(format!(
+            "'{wanted}' cannot be turned into a skill folder name"
+        ));
+    }
+    Ok(converted)
+}
+
+/// Lowercase; every run of characters other than letters and digits becomes one `-`; trimmed
+/// of `-`; at most 64 characters.
+fn slugify(text: &str) -> String {
+    let mut slug = String::new();
+    for c in name::normalize(text).to_lowercase().chars() {
+        if c.is_alphanumeric() {
+            slug.push(c);
+        } else if !slug.ends_with('-') {
+            slug.push('-');
+        }
+    }
+    let slug: String = slug
+        .trim_matches('-')
+        .chars()
+        .take(MAX_NAME_CHARS)
+        .collect();
+    slug.trim_end_matches('-').to_owned()
+}
+
+/// What the source was, for the provenance record.
+#[derive(Clone, Debug)]
+pub struct Provenance {
+    /// The URL, redacted.
+    pub source_url: String,
+    /// `skill-md`, `pack`, `well-known`, `registry`.
+    pub kind: &'static str,
+}
+
+/// Writes one download as `<root>/<slug>`; the returned outcome has no `new_skills` yet.
+pub fn write(
+    target: &Target,
+    slug: &str,
+    download: &Download,
+    force: bool,
+    provenance: &Provenance,
+) -> Result<InstallOutcome, Error> {
+    let root = &target.root;
+    std::fs::create_dir_all(root).map_err(|source| Error::io("create", root, source))?;
+    let _lock = fs::lock_root(root).map_err(|source| Error::io("lock", root, source))?;
+    remove_stale_staging(root);
+
+    let files: BTreeMap<&str, &[u8]> = download
+        .files
+        .iter()
+        .map(|(path, bytes)| (path.as_str(), bytes.as_slice()))
+        .collect();
+    let digests: BTreeMap<String, String> = files
+        .iter()
+        .map(|(path, bytes)| ((*path).to_owned(), hex_digest(bytes)))
+        .collect();
+    let summary: String = digests
+        .iter()
+        .map(|(path, digest)| format!("{path}\0{digest}\n"))
+        .collect();
+    let package_digest = format!("sha256:{}", hex_digest(summary.as_bytes()));
+    let bytes: u64 = files.values().map(|bytes| bytes.len() as u64).sum();
+    let destination = root.join(slug);
+    let mut outcome = InstallOutcome {
+        slug: slug.to_owned(),
+        path: destination.clone(),
+        scope: target.scope,
+        files: files.len(),
+        bytes,
+        sha256: package_digest.clone(),
+        new_skills: Vec::new(),
+        already_installed: false,
+        replaced: false,
+        warnings: Vec::new(),
+        source: provenance.source_url.clone(),
+    };
+
+    let existing = std::fs::symlink_metadata(&destination).ok();
+    if existing.is_some() {
+        if holds_exactly(&destination, &files) {
+            outcome.already_installed = true;
+            return Ok(outcome);
+        }
+        if !force {
+            return Err(Error::Conflict { path: destination });
+        }
+    }
+
+    let staging = root.join(format!("{STAGING_PREFIX}{slug}-{}", fs::unique_suffix()));
+    let record = serde_json::json!({
+        "source_url": provenance.source_url,
+        "kind": provenance.kind,
+        "installed_at": now_rfc3339(),
+        "sha256": digests,
+        "version": download.version,
+    });
+    let result = stage(&staging, &files, &record).and_then(|()| {
+        if existing.is_some() {
+            // Old and new swap in one step; the old copy, now at the staging name, goes after.
+            fs::exchange(&staging, &destination)?;
+            std::fs::remove_dir_all(&staging).or_else(|error| {
+                if error.kind() == std::io::ErrorKind::NotFound {
+                    Ok(())
+                } else {
+                    Err(error)
+                }
+            })?;
+        } else {
+            fs::rename_noreplace(&staging, &destination)?;
+        }
+        fs::sync_directory(root)
+    });
+    if let Err(source) = result {
+        let _ = std::fs::remove_dir_all(&staging);
+        return Err(match source.kind() {
+            std::io::ErrorKind::AlreadyExists => Error::Conflict { path: destination },
+            _ => Error::io("install", &destination, source),
+        });
+    }
+    outcome.replaced = existing.is_some();
+    lock::record(
+        root,
+        slug,
+        serde_json::json!({
+            "source_url": provenance.source_url,
+            "kind": provenance.kind,
+            "sha256": package_digest,
+            "version": download.version,
+        }),
+    )?;
+    Ok(outcome)
+}
+
+/// Writes every file into a fresh staging folder: create-new opens (a planted symlink fails
+/// the open), mode 0644, each file and folder flushed.
+fn stage(
+    staging: &Path,
+    files: &BTreeMap<&str, &[u8]>,
+    record: &serde_json::Value,
+) -> std::io::Result<()> {
+    std::fs::create_dir(staging)?;
+    let mut folders = vec![staging.to_path_buf()];
+    for (relative, bytes) in files {
+        let path = staging.join(relative);
+        if let Some(parent) = path.parent()
+            && !parent.exists()
+        {
+            std::fs::create_dir_all(parent)?;
+            folders.push(parent.to_path_buf());
+        }
+        write_file(&path, bytes)?;
+    }
+    let mut provenance = serde_json::to_vec_pretty(record).map_err(std::io::Error::other)?;
+    provenance.push(b'\n');
+    write_file(&staging.join(PROVENANCE_FILE), &provenance)?;
+    for folder in folders.iter().rev() {
+        fs::sync_directory(folder)?;
+    }
+    Ok(())
+}
+
+fn write_file(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        // Never an executable bit from a download.
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o644);
+    }
+    let mut file = options.open(path)?;
+    file.write_all(bytes)?;
+    file.sync_all()
+}
+
+/// Whether `dir` is a real folder holding exactly these files (and the provenance record),
+/// byte for byte, with nothing else: no other file, no symlink, no special file.
+fn holds_exactly(dir: &Path, files: &BTreeMap<&str, &[u8]>) -> bool {
+    let mut found = BTreeMap::new();
+    if !collect(dir, "", &mut found) {
+        return false;
+    }
+    found.remove(PROVENANCE_FILE);
+    found.len() == files.len()
+        && files
+            .iter()
+            .all(|(path, bytes)| found.get(*path).is_some_and(|have| have == bytes))
+}
+
+fn collect(dir: &Path, prefix: &str, found: &mut BTreeMap<String, Vec<u8>>) -> bool {
+    let Ok(metadata) = std::fs::symlink_metadata(dir) else {
+        return false;
+    };
+    if !metadata.is_dir() {
+        return false;
+    }
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return false;
+    };
+    for entry in entries {
+        let Ok(entry) = entry else { return false };
+        let Ok(name) = entry.file_name().into_string() else {
+            return false;
+        };
+        let relative = if prefix.is_empty() {
+            name
+        } else {
+            format!("{prefix}/{name}")
+        };
+        let Ok(kind) = entry.file_type() else {
+            return false;
+        };
+        if kind.is_dir() {
+            if !collect(&entry.path(), &relative, found) {
+                return false;
+            }
+        } else if kind.is_file() {
+            let Ok(bytes) = std::fs::read(entry.path()) else {
+                return false;
+            };
+            found.insert(relative, bytes);
+        } else {
+            return false;
+        }
+    }
+    true
+}
+
+/// Removes staging folders a crashed install left behind. Called under the root's lock, so
+/// no staging folder in use can be among them.
+fn remove_stale_staging(root: &Path) {
+    let Ok(entries) = std::fs::read_dir(root) else {
+        return;
+    };
+    for entry in entries.filter_map(Result::ok) {
+        let stale = entry
+            .file_name()
+            .to_str()
+            .is_some_and(|name| name.starts_with(STAGING_PREFIX));
+        if stale && entry.file_type().is_ok_and(|kind| kind.is_dir()) {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
+}
+
+/// The current time as RFC 3339 UTC, to the second.
+fn now_rfc3339() -> String {
+    let seconds = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |elapsed| elapsed.as_secs());
+    let days = seconds / 86_400;
+    let (hour, minute, second) = (seconds / 3600 % 24, seconds / 60 % 60, seconds % 60);
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = i64::try_from(days).unwrap_or(0) + 719_468;
+    let era = z.div_euclid(146_097);
+    let day_of_era = z.rem_euclid(146_097);
+    let year_of_era =
+        (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
+    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+    let month_index = (5 * day_of_year + 2) / 153;
+    let day = day_of_year - (153 * month_index + 2) / 5 + 1;
+    let month = if month_index < 10 {
+        month_index + 3
+    } else {
+        month_index - 9
+    };
+    let year = year_of_era + era * 400 + i64::from(month <= 2);
+    format!("{year:04}-{month:02}-{day:02}T{hour:02}:{minute:02}:{second:02}Z")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slugs() {
+        assert_eq!(slugify("PDF Tools!"), "pdf-tools");
+        assert_eq!(slugify("  --Hello__World--  "), "hello-world");
+        assert_eq!(slugify("数据 清洗"), "数据-清洗");
+        assert_eq!(slugify("!!!"), "");
+        assert_eq!(slugify(&"a".repeat(80)).chars().count(), 64);
+    }
+
+    #[test]
+    fn dates() {
+        let text = now_rfc3339();
+        assert_eq!(text.len(), 20, "{text}");
+        assert!(text.starts_with("20") && text.ends_with('Z'), "{text}");
+    }
+}
