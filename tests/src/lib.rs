@@ -6,6 +6,8 @@
 //! directory and profile as the running test (cargo has released its build lock by then). A
 //! plain `cargo test` on a clean clone therefore works, and no test ever drives a stale binary.
 
+pub mod http;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
