@@ -6,11 +6,17 @@ use crate::Exit;
 use crate::cli::{Global, InstallArgs};
 use crate::context;
 use crate::output::{self, DIM, OK};
+use crate::progress::Progress;
 
 pub(crate) fn run(global: &Global, args: &InstallArgs) -> Exit {
     let skills = match context::skills(global, Some(&args.discovery)) {
         Ok(skills) => skills,
         Err(message) => return output::usage(global, &message),
+    };
+    let progress = Progress::start(global, "installing");
+    let skills = match &progress {
+        Some(progress) => skills.with_progress(progress.sink()),
+        None => skills,
     };
     let mut request = InstallRequest::new(&args.source);
     request.scope = args.scope.into();
@@ -21,7 +27,9 @@ pub(crate) fn run(global: &Global, args: &InstallArgs) -> Exit {
         Ok(runtime) => runtime,
         Err(message) => return output::usage(global, &message),
     };
-    let outcomes = match runtime.block_on(skills.install(&request)) {
+    let result = runtime.block_on(skills.install(&request));
+    drop(progress);
+    let outcomes = match result {
         Ok(outcomes) => outcomes,
         Err(error) => return output::fail(global, &error),
     };

@@ -8,6 +8,7 @@ mod install;
 mod list;
 mod manage;
 mod output;
+mod progress;
 mod prompt;
 mod read;
 mod show;

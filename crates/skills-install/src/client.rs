@@ -28,7 +28,7 @@ use url::Url;
 use crate::address;
 use crate::policy::{self, Policy};
 
-pub use skills_types::install::{ConnectGuard, Resolver};
+pub use skills_types::install::{ConnectGuard, InstallProgress, ProgressSink, Resolver};
 
 /// The operating system's resolver (`getaddrinfo`, on a blocking thread).
 #[derive(Clone, Copy, Debug, Default)]
@@ -57,6 +57,8 @@ pub struct Settings {
     pub connect_guard: Option<ConnectGuard>,
     /// The deadline of one whole request, body included.
     pub total: Duration,
+    /// Told when a request starts and as its body arrives.
+    pub progress: Option<ProgressSink>,
 }
 
 impl Settings {
@@ -67,6 +69,7 @@ impl Settings {
             resolver: Arc::new(SystemResolver),
             connect_guard: None,
             total,
+            progress: None,
         }
     }
 }
@@ -77,6 +80,7 @@ impl std::fmt::Debug for Settings {
             .field("policy", &self.policy)
             .field("connect_guard", &self.connect_guard.is_some())
             .field("total", &self.total)
+            .field("progress", &self.progress.is_some())
             .finish_non_exhaustive()
     }
 }
@@ -188,10 +192,20 @@ impl Client {
         &self.settings
     }
 
+    /// Reports progress to the sink of the settings, if there is one.
+    pub fn report(&self, progress: impl FnOnce() -> InstallProgress) {
+        if let Some(sink) = &self.settings.progress {
+            sink(&progress());
+        }
+    }
+
     /// Fetches `url` (already parsed and checked by the policy) as bytes, at most `cap`.
     pub async fn fetch(&self, url: &Url, cap: u64) -> Result<Vec<u8>, FetchError> {
         policy::check(url, &self.settings.policy).map_err(FetchError::Refused)?;
         let deadline = Instant::now() + self.settings.total;
+        self.report(|| InstallProgress::Request {
+            url: policy::redact(url),
+        });
         let body = async {
             let mut response = self
                 .inner
@@ -209,12 +223,17 @@ impl Client {
             if response.content_length().is_some_and(|length| length > cap) {
                 return Err(FetchError::TooLarge(cap));
             }
+            let expected = response.content_length();
             let mut bytes = Vec::new();
             while let Some(chunk) = response.chunk().await.map_err(|error| classify(&error))? {
                 if bytes.len() as u64 + chunk.len() as u64 > cap {
                     return Err(FetchError::TooLarge(cap));
                 }
                 bytes.extend_from_slice(&chunk);
+                self.report(|| InstallProgress::Received {
+                    bytes: bytes.len() as u64,
+                    expected,
+                });
             }
             Ok(bytes)
         };

@@ -9,7 +9,7 @@ use skills_types::files::{SKILL_MD, match_definition};
 use skills_types::limits::{MAX_SKILL_MD_BYTES, PackageLimits};
 use url::Url;
 
-use crate::client::{Client, FetchError};
+use crate::client::{Client, FetchError, InstallProgress};
 use crate::policy;
 use crate::source::Source;
 
@@ -104,6 +104,9 @@ async fn pack(
     let base = index_url
         .join("./")
         .map_err(|error| Problem::Invalid(error.to_string()))?;
+    client.report(|| InstallProgress::Planned {
+        files: index.skills.iter().map(|entry| entry.files.len()).sum(),
+    });
     let mut downloads = Vec::new();
     for entry in index.skills {
         skills_ops::path::check_relative(&entry.name)
@@ -236,6 +239,12 @@ async fn well_known(
     let entries = match index {
         WellKnownIndex::Object { skills } | WellKnownIndex::List(skills) => skills,
     };
+    client.report(|| InstallProgress::Planned {
+        files: entries
+            .iter()
+            .filter(|entry| entry.kind == "skill-md")
+            .count(),
+    });
     let mut downloads = Vec::new();
     let mut warnings = Vec::new();
     for entry in entries {

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use ipnet::IpNet;
-use skills_types::install::{Hooks, InstallOutcome, InstallRequest};
+use skills_types::install::{Hooks, InstallOutcome, InstallProgress, InstallRequest};
 use skills_types::limits::{DEFAULT_INSTALL_TIMEOUT_SECS, INSTALL_TIMEOUT_SECS, PackageLimits};
 use skills_types::{Error, SkillsConfig};
 
@@ -88,6 +88,7 @@ pub(crate) async fn install_from(
     for (download, slug) in downloads.into_iter().zip(slugs) {
         let target = target.clone();
         let provenance = provenance.clone();
+        client.report(|| InstallProgress::Writing { slug: slug.clone() });
         // File locks wait and writes flush: off the async threads.
         let outcome = tokio::task::spawn_blocking(move || {
             write::write(&target, &slug, &download, force, &provenance)
@@ -145,6 +146,7 @@ pub(crate) fn client(policy: Policy, hooks: &Hooks, total: Duration) -> Result<C
         .clone()
         .unwrap_or_else(|| Arc::new(SystemResolver));
     settings.connect_guard = hooks.connect_guard.clone();
+    settings.progress = hooks.progress.clone();
     Client::new(settings).map_err(|error| Error::InvalidInput(error.to_string()))
 }
 

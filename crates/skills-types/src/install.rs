@@ -126,6 +126,38 @@ pub trait Resolver: Send + Sync {
 /// tests and sandboxes that must prove nothing leaves the machine.
 pub type ConnectGuard = Arc<dyn Fn(SocketAddr) -> Result<(), String> + Send + Sync>;
 
+/// How far an install has got, for a progress display. Reports arrive in order from the task
+/// running the install; a display should be cheap (it runs inline).
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum InstallProgress {
+    /// A request starts (the URL without user info or query string).
+    Request {
+        /// The URL being fetched.
+        url: String,
+    },
+    /// Bytes of the current request received so far, and the announced length if any.
+    Received {
+        /// Bytes so far.
+        bytes: u64,
+        /// The announced `Content-Length`.
+        expected: Option<u64>,
+    },
+    /// An index was read: this many files will be fetched.
+    Planned {
+        /// Files still to fetch.
+        files: usize,
+    },
+    /// A skill is being written to disk.
+    Writing {
+        /// Its folder name.
+        slug: String,
+    },
+}
+
+/// Receives [`InstallProgress`] reports.
+pub type ProgressSink = Arc<dyn Fn(&InstallProgress) + Send + Sync>;
+
 /// Run-time hooks of the network client, set on the `Skills` handle.
 #[derive(Clone, Default)]
 pub struct Hooks {
@@ -133,6 +165,17 @@ pub struct Hooks {
     pub resolver: Option<Arc<dyn Resolver>>,
     /// Vets every address before it is connected to.
     pub connect_guard: Option<ConnectGuard>,
+    /// Told how an install is going.
+    pub progress: Option<ProgressSink>,
+}
+
+impl Hooks {
+    /// Reports `progress` to the sink, if there is one.
+    pub fn report(&self, progress: impl FnOnce() -> InstallProgress) {
+        if let Some(sink) = &self.progress {
+            sink(&progress());
+        }
+    }
 }
 
 impl std::fmt::Debug for Hooks {
@@ -140,6 +183,7 @@ impl std::fmt::Debug for Hooks {
         f.debug_struct("Hooks")
             .field("resolver", &self.resolver.is_some())
             .field("connect_guard", &self.connect_guard.is_some())
+            .field("progress", &self.progress.is_some())
             .finish()
     }
 }

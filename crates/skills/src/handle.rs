@@ -6,7 +6,9 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use skills_types::catalog::{Explanation, ListOptions, Listing, SkillBody};
-use skills_types::install::{ConnectGuard, Hooks, InstallOutcome, InstallRequest, Resolver};
+use skills_types::install::{
+    ConnectGuard, Hooks, InstallOutcome, InstallRequest, ProgressSink, Resolver,
+};
 use skills_types::manage::{CreateSkill, Uninstalled, UpdateSkill, Written};
 use skills_types::render::{RenderOptions, Rendered, SyncOptions, SyncOutcome};
 use skills_types::skill::ResourceContent;
@@ -43,6 +45,13 @@ impl Skills {
     #[must_use]
     pub fn with_connect_guard(mut self, guard: ConnectGuard) -> Self {
         self.hooks.connect_guard = Some(guard);
+        self
+    }
+
+    /// The same handle telling `sink` how installs are going (a progress bar).
+    #[must_use]
+    pub fn with_progress(mut self, sink: ProgressSink) -> Self {
+        self.hooks.progress = Some(sink);
         self
     }
 

@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use skills::catalog::{Explanation, ListOptions, Listing, ResourceContent, SkillBody};
-use skills::install::{ConnectGuard, InstallOutcome, InstallRequest, Resolver};
+use skills::install::{ConnectGuard, InstallOutcome, InstallRequest, ProgressSink, Resolver};
 use skills::manage::{CreateSkill, Uninstalled, UpdateSkill, Written};
 use skills::render::{RenderOptions, Rendered, SyncOptions, SyncOutcome};
 use skills::validate::{Options, Profile, Report};
@@ -56,6 +56,7 @@ fn install_signature<'a>(
 }
 const _: fn(Skills, std::sync::Arc<dyn Resolver>) -> Skills = Skills::with_resolver;
 const _: fn(Skills, ConnectGuard) -> Skills = Skills::with_connect_guard;
+const _: fn(Skills, ProgressSink) -> Skills = Skills::with_progress;
 
 const fn assert_send_sync<T: Send + Sync>() {}
 const _: () = {
