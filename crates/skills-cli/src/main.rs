@@ -53,6 +53,11 @@ fn main() -> ExitCode {
         cli::Command::Uninstall(args) => manage::uninstall(global, args),
         cli::Command::Install(args) => install::run(global, args),
         cli::Command::Validate(args) => validate::run(global, args),
+        cli::Command::Completions(args) => {
+            let mut command = <cli::Cli as clap::CommandFactory>::command();
+            clap_complete::generate(args.shell, &mut command, "skills", &mut std::io::stdout());
+            Exit::Success
+        }
     };
     exit.into()
 }

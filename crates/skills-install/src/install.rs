@@ -84,19 +84,26 @@ pub(crate) async fn install_from(
         source_url: policy::redact(source.url()),
         kind,
     };
-    let mut outcomes = Vec::with_capacity(downloads.len());
-    for (download, slug) in downloads.into_iter().zip(slugs) {
-        let target = target.clone();
-        let provenance = provenance.clone();
-        client.report(|| InstallProgress::Writing { slug: slug.clone() });
-        // File locks wait and writes flush: off the async threads.
-        let outcome = tokio::task::spawn_blocking(move || {
-            write::write(&target, &slug, &download, force, &provenance)
-        })
-        .await
-        .map_err(|error| Error::InvalidInput(format!("the install was interrupted: {error}")))??;
-        outcomes.push(outcome);
-    }
+    let items: Vec<write::Item> = downloads
+        .into_iter()
+        .zip(slugs)
+        .map(|(download, slug)| write::Item { slug, download })
+        .collect();
+    client.report(|| InstallProgress::Writing {
+        slug: items
+            .iter()
+            .map(|item| item.slug.as_str())
+            .collect::<Vec<_>>()
+            .join(", "),
+    });
+    let target = target.clone();
+    // File locks wait and writes flush: off the async threads.
+    let mut outcomes =
+        tokio::task::spawn_blocking(move || write::write_all(&target, &items, force, &provenance))
+            .await
+            .map_err(|error| {
+                Error::InvalidInput(format!("the install was interrupted: {error}"))
+            })??;
     let after = skills_ops::discover::discover(config)?;
     for outcome in &mut outcomes {
         outcome.new_skills = after

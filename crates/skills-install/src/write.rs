@@ -132,103 +132,155 @@ pub struct Provenance {
     pub kind: &'static str,
 }
 
-/// Writes one download as `<root>/<slug>`; the returned outcome has no `new_skills` yet.
-pub fn write(
+/// One skill to write: its folder name and its files.
+#[derive(Clone, Debug)]
+pub struct Item {
+    /// The folder name.
+    pub slug: String,
+    /// The download.
+    pub download: Download,
+}
+
+/// Writes every item into the target root as `<root>/<slug>`, all or nothing as far as
+/// conflicts go: under the root's lock every destination is compared first, and when one
+/// holds a different skill (and `force` is off) nothing at all is written. The outcomes have
+/// no `new_skills` yet.
+pub fn write_all(
     target: &Target,
-    slug: &str,
-    download: &Download,
+    items: &[Item],
     force: bool,
     provenance: &Provenance,
-) -> Result<InstallOutcome, Error> {
+) -> Result<Vec<InstallOutcome>, Error> {
     let root = &target.root;
     std::fs::create_dir_all(root).map_err(|source| Error::io("create", root, source))?;
     let _lock = fs::lock_root(root).map_err(|source| Error::io("lock", root, source))?;
     remove_stale_staging(root);
 
-    let files: BTreeMap<&str, &[u8]> = download
-        .files
+    let plans: Vec<Plan<'_>> = items
         .iter()
-        .map(|(path, bytes)| (path.as_str(), bytes.as_slice()))
+        .map(|item| Plan::new(target, item, provenance))
         .collect();
-    let digests: BTreeMap<String, String> = files
-        .iter()
-        .map(|(path, bytes)| ((*path).to_owned(), hex_digest(bytes)))
-        .collect();
-    let summary: String = digests
-        .iter()
-        .map(|(path, digest)| format!("{path}\0{digest}\n"))
-        .collect();
-    let package_digest = format!("sha256:{}", hex_digest(summary.as_bytes()));
-    let bytes: u64 = files.values().map(|bytes| bytes.len() as u64).sum();
-    let destination = root.join(slug);
-    let mut outcome = InstallOutcome {
-        slug: slug.to_owned(),
-        path: destination.clone(),
-        scope: target.scope,
-        files: files.len(),
-        bytes,
-        sha256: package_digest.clone(),
-        new_skills: Vec::new(),
-        already_installed: false,
-        replaced: false,
-        warnings: Vec::new(),
-        source: provenance.source_url.clone(),
-    };
-
-    let existing = std::fs::symlink_metadata(&destination).ok();
-    if existing.is_some() {
-        if holds_exactly(&destination, &files) {
-            outcome.already_installed = true;
-            return Ok(outcome);
-        }
-        if !force {
-            return Err(Error::Conflict { path: destination });
-        }
-    }
-
-    let staging = root.join(format!("{STAGING_PREFIX}{slug}-{}", fs::unique_suffix()));
-    let record = serde_json::json!({
-        "source_url": provenance.source_url,
-        "kind": provenance.kind,
-        "installed_at": now_rfc3339(),
-        "sha256": digests,
-        "version": download.version,
-    });
-    let result = stage(&staging, &files, &record).and_then(|()| {
-        if existing.is_some() {
-            // Old and new swap in one step; the old copy, now at the staging name, goes after.
-            fs::exchange(&staging, &destination)?;
-            std::fs::remove_dir_all(&staging).or_else(|error| {
-                if error.kind() == std::io::ErrorKind::NotFound {
-                    Ok(())
-                } else {
-                    Err(error)
-                }
-            })?;
-        } else {
-            fs::rename_noreplace(&staging, &destination)?;
-        }
-        fs::sync_directory(root)
-    });
-    if let Err(source) = result {
-        let _ = std::fs::remove_dir_all(&staging);
-        return Err(match source.kind() {
-            std::io::ErrorKind::AlreadyExists => Error::Conflict { path: destination },
-            _ => Error::io("install", &destination, source),
+    if !force
+        && let Some(conflict) = plans
+            .iter()
+            .find(|plan| plan.existing && !plan.outcome.already_installed)
+    {
+        return Err(Error::Conflict {
+            path: conflict.outcome.path.clone(),
         });
     }
-    outcome.replaced = existing.is_some();
-    lock::record(
-        root,
-        slug,
-        serde_json::json!({
+    let mut outcomes = Vec::with_capacity(plans.len());
+    for plan in plans {
+        outcomes.push(plan.publish(root, provenance)?);
+    }
+    Ok(outcomes)
+}
+
+/// What writing one item will do, worked out under the lock before anything is written.
+struct Plan<'a> {
+    item: &'a Item,
+    files: BTreeMap<&'a str, &'a [u8]>,
+    digests: BTreeMap<String, String>,
+    /// Something is at the destination already.
+    existing: bool,
+    outcome: InstallOutcome,
+}
+
+impl<'a> Plan<'a> {
+    fn new(target: &Target, item: &'a Item, provenance: &Provenance) -> Self {
+        let files: BTreeMap<&str, &[u8]> = item
+            .download
+            .files
+            .iter()
+            .map(|(path, bytes)| (path.as_str(), bytes.as_slice()))
+            .collect();
+        let digests: BTreeMap<String, String> = files
+            .iter()
+            .map(|(path, bytes)| ((*path).to_owned(), hex_digest(bytes)))
+            .collect();
+        let summary: String = digests
+            .iter()
+            .map(|(path, digest)| format!("{path}\0{digest}\n"))
+            .collect();
+        let destination = target.root.join(&item.slug);
+        let existing = std::fs::symlink_metadata(&destination).is_ok();
+        let already_installed = existing && holds_exactly(&destination, &files);
+        let outcome = InstallOutcome {
+            slug: item.slug.clone(),
+            path: destination,
+            scope: target.scope,
+            files: files.len(),
+            bytes: files.values().map(|bytes| bytes.len() as u64).sum(),
+            sha256: format!("sha256:{}", hex_digest(summary.as_bytes())),
+            new_skills: Vec::new(),
+            already_installed,
+            replaced: false,
+            warnings: Vec::new(),
+            source: provenance.source_url.clone(),
+        };
+        Self {
+            item,
+            files,
+            digests,
+            existing,
+            outcome,
+        }
+    }
+
+    /// Stages the files and publishes them with one rename (or, replacing, one exchange).
+    fn publish(mut self, root: &Path, provenance: &Provenance) -> Result<InstallOutcome, Error> {
+        if self.outcome.already_installed {
+            return Ok(self.outcome);
+        }
+        let slug = &self.item.slug;
+        let destination = self.outcome.path.clone();
+        let staging = root.join(format!("{STAGING_PREFIX}{slug}-{}", fs::unique_suffix()));
+        let record = serde_json::json!({
             "source_url": provenance.source_url,
             "kind": provenance.kind,
-            "sha256": package_digest,
-            "version": download.version,
-        }),
-    )?;
-    Ok(outcome)
+            "installed_at": humantime::format_rfc3339_seconds(std::time::SystemTime::now())
+                .to_string(),
+            "sha256": self.digests,
+            "version": self.item.download.version,
+        });
+        let result = stage(&staging, &self.files, &record).and_then(|()| {
+            if self.existing {
+                // Old and new swap in one step; the old copy, now at the staging name, goes
+                // after (a crash before that leaves it for the next install to clean).
+                fs::exchange(&staging, &destination)?;
+                remove_if_present(&staging)?;
+            } else {
+                fs::rename_noreplace(&staging, &destination)?;
+            }
+            fs::sync_directory(root)
+        });
+        if let Err(source) = result {
+            drop(remove_if_present(&staging));
+            return Err(match source.kind() {
+                std::io::ErrorKind::AlreadyExists => Error::Conflict { path: destination },
+                _ => Error::io("install", &destination, source),
+            });
+        }
+        self.outcome.replaced = self.existing;
+        lock::record(
+            root,
+            slug,
+            serde_json::json!({
+                "source_url": provenance.source_url,
+                "kind": provenance.kind,
+                "sha256": self.outcome.sha256,
+                "version": self.item.download.version,
+            }),
+        )?;
+        Ok(self.outcome)
+    }
+}
+
+fn remove_if_present(path: &Path) -> std::io::Result<()> {
+    match std::fs::remove_dir_all(path) {
+        Err(error) if error.kind() != std::io::ErrorKind::NotFound => Err(error),
+        _ => Ok(()),
+    }
 }
 
 /// Writes every file into a fresh staging folder: create-new opens (a planted symlink fails
@@ -343,31 +395,6 @@ fn remove_stale_staging(root: &Path) {
     }
 }
 
-/// The current time as RFC 3339 UTC, to the second.
-fn now_rfc3339() -> String {
-    let seconds = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |elapsed| elapsed.as_secs());
-    let days = seconds / 86_400;
-    let (hour, minute, second) = (seconds / 3600 % 24, seconds / 60 % 60, seconds % 60);
-    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
-    let z = i64::try_from(days).unwrap_or(0) + 719_468;
-    let era = z.div_euclid(146_097);
-    let day_of_era = z.rem_euclid(146_097);
-    let year_of_era =
-        (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
-    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
-    let month_index = (5 * day_of_year + 2) / 153;
-    let day = day_of_year - (153 * month_index + 2) / 5 + 1;
-    let month = if month_index < 10 {
-        month_index + 3
-    } else {
-        month_index - 9
-    };
-    let year = year_of_era + era * 400 + i64::from(month <= 2);
-    format!("{year:04}-{month:02}-{day:02}T{hour:02}:{minute:02}:{second:02}Z")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -379,12 +406,5 @@ mod tests {
         assert_eq!(slugify("数据 清洗"), "数据-清洗");
         assert_eq!(slugify("!!!"), "");
         assert_eq!(slugify(&"a".repeat(80)).chars().count(), 64);
-    }
-
-    #[test]
-    fn dates() {
-        let text = now_rfc3339();
-        assert_eq!(text.len(), 20, "{text}");
-        assert!(text.starts_with("20") && text.ends_with('Z'), "{text}");
     }
 }

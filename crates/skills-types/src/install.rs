@@ -150,7 +150,7 @@ pub enum InstallProgress {
     },
     /// A skill is being written to disk.
     Writing {
-        /// Its folder name.
+        /// Its folder name (several, comma-separated, when a pack writes several).
         slug: String,
     },
 }
