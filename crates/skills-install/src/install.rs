@@ -22,9 +22,15 @@ pub async fn install(
     request: &InstallRequest,
 ) -> Result<Vec<InstallOutcome>, Error> {
     let policy = policy_of(config)?;
-    let url = policy::parse(&request.url, &policy).map_err(|refusal| Error::UrlRefused {
-        url: shown(&request.url),
-        reason: refusal.to_string(),
+    let url = policy::parse(&request.url, &policy).map_err(|refusal| match refusal {
+        // Text that is not a URL is bad input; a URL the policy refuses is a refusal.
+        policy::Refusal::Unparsable(_) | policy::Refusal::TooLong(_) => {
+            Error::InvalidInput(format!("{}: {refusal}", shown(&request.url)))
+        }
+        _ => Error::UrlRefused {
+            url: shown(&request.url),
+            reason: refusal.to_string(),
+        },
     })?;
     let source = source::classify(&url).map_err(Error::InvalidInput)?;
     let target = write::target(config, request.scope, request.agent)?;
