@@ -230,6 +230,11 @@ impl<'a> Plan<'a> {
     /// Stages the files and publishes them with one rename (or, replacing, one exchange).
     fn publish(mut self, root: &Path, provenance: &Provenance) -> Result<InstallOutcome, Error> {
         if self.outcome.already_installed {
+            // A crash after publishing but before recording leaves no lock entry; an install
+            // of the same content repairs that, and otherwise writes nothing.
+            if !lock::read(root)?.skills.contains_key(&self.item.slug) {
+                self.record(root, provenance)?;
+            }
             return Ok(self.outcome);
         }
         let slug = &self.item.slug;
@@ -262,17 +267,21 @@ impl<'a> Plan<'a> {
             });
         }
         self.outcome.replaced = self.existing;
+        self.record(root, provenance)?;
+        Ok(self.outcome)
+    }
+
+    fn record(&self, root: &Path, provenance: &Provenance) -> Result<(), Error> {
         lock::record(
             root,
-            slug,
+            &self.item.slug,
             serde_json::json!({
                 "source_url": provenance.source_url,
                 "kind": provenance.kind,
                 "sha256": self.outcome.sha256,
                 "version": self.item.download.version,
             }),
-        )?;
-        Ok(self.outcome)
+        )
     }
 }
 
@@ -406,5 +415,105 @@ mod tests {
         assert_eq!(slugify("数据 清洗"), "数据-清洗");
         assert_eq!(slugify("!!!"), "");
         assert_eq!(slugify(&"a".repeat(80)).chars().count(), 64);
+    }
+
+    fn item(slug: &str, body: &str) -> Item {
+        let definition = format!("---\nname: {slug}\ndescription: A test skill.\n---\n{body}\n");
+        Item {
+            slug: slug.to_owned(),
+            download: Download {
+                name: Some(slug.to_owned()),
+                files: vec![(SKILL_MD.to_owned(), definition.into_bytes())],
+                version: None,
+                url: url::Url::parse("https://skills.example.com/pack/index.json")
+                    .unwrap_or_else(|error| panic!("{error}")),
+            },
+        }
+    }
+
+    fn provenance() -> Provenance {
+        Provenance {
+            source_url: "https://skills.example.com/pack/index.json".to_owned(),
+            kind: "pack",
+        }
+    }
+
+    fn entries(root: &Path) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(root)
+            .unwrap_or_else(|error| panic!("{error}"))
+            .map(|entry| {
+                entry
+                    .unwrap_or_else(|error| panic!("{error}"))
+                    .file_name()
+                    .to_string_lossy()
+                    .into_owned()
+            })
+            .collect();
+        names.sort();
+        names
+    }
+
+    #[test]
+    fn a_conflict_anywhere_in_a_pack_writes_nothing() {
+        let dir = tempfile::tempdir().unwrap_or_else(|error| panic!("{error}"));
+        let target = Target {
+            root: dir.path().join("skills"),
+            scope: SkillScope::User,
+        };
+        let first = write_all(&target, &[item("beta", "old")], false, &provenance())
+            .unwrap_or_else(|error| panic!("{error}"));
+        assert!(!first[0].already_installed && !first[0].replaced);
+        let before = entries(&target.root);
+
+        let pack = [item("alpha", "new"), item("beta", "changed")];
+        let refused = write_all(&target, &pack, false, &provenance());
+        assert!(
+            matches!(&refused, Err(Error::Conflict { path }) if path.ends_with("beta")),
+            "{refused:?}"
+        );
+        assert_eq!(entries(&target.root), before, "alpha must not be written");
+
+        let forced = write_all(&target, &pack, true, &provenance())
+            .unwrap_or_else(|error| panic!("{error}"));
+        assert!(!forced[0].replaced && forced[1].replaced);
+        let beta = std::fs::read_to_string(target.root.join("beta").join(SKILL_MD))
+            .unwrap_or_else(|error| panic!("{error}"));
+        assert!(beta.ends_with("changed\n"), "{beta}");
+        assert!(
+            !entries(&target.root)
+                .iter()
+                .any(|name| name.starts_with(STAGING_PREFIX)),
+            "no staging folder is left behind"
+        );
+    }
+
+    #[test]
+    fn the_same_content_writes_nothing_but_restores_a_missing_lock_entry() {
+        let dir = tempfile::tempdir().unwrap_or_else(|error| panic!("{error}"));
+        let target = Target {
+            root: dir.path().join("skills"),
+            scope: SkillScope::User,
+        };
+        let pack = [item("alpha", "body")];
+        write_all(&target, &pack, false, &provenance()).unwrap_or_else(|error| panic!("{error}"));
+        let definition = target.root.join("alpha").join(SKILL_MD);
+        let written = std::fs::metadata(&definition).unwrap_or_else(|error| panic!("{error}"));
+
+        // As if a crash came between publishing and recording.
+        lock::forget(&target.root, "alpha").unwrap_or_else(|error| panic!("{error}"));
+        let again = write_all(&target, &pack, false, &provenance())
+            .unwrap_or_else(|error| panic!("{error}"));
+        assert!(again[0].already_installed);
+        let kept = std::fs::metadata(&definition).unwrap_or_else(|error| panic!("{error}"));
+        assert_eq!(
+            written.modified().ok(),
+            kept.modified().ok(),
+            "the file was not rewritten"
+        );
+        let lock = lock::read(&target.root).unwrap_or_else(|error| panic!("{error}"));
+        assert_eq!(
+            lock.skills["alpha"]["sha256"].as_str(),
+            Some(again[0].sha256.as_str())
+        );
     }
 }
