@@ -15,7 +15,7 @@ use skills_types::frontmatter::LEGACY_TOP_LEVEL_FIELDS;
 use skills_types::limits::{
     MAX_COMPATIBILITY_CHARS, MAX_DESCRIPTION_CHARS, MAX_NAME_CHARS, MAX_SKILL_MD_BYTES,
 };
-use skills_types::{Diagnostic, DiagnosticCode, Error, Frontmatter, SkillDocument};
+use skills_types::{Diagnostic, DiagnosticCode, Error, Frontmatter, SkillDocument, TriggerPattern};
 
 use crate::split::{self, FRONTMATTER_FIRST_LINE};
 use crate::yaml::{self, Node};
@@ -330,7 +330,10 @@ fn normalize(
             }
             "allowed_tools" => underscore_tools = Some(node),
             "platforms" => frontmatter.platforms = list_field(&key, &node, diagnostics),
-            "triggers" => frontmatter.triggers = list_field(&key, &node, diagnostics),
+            "triggers" => {
+                frontmatter.triggers = list_field(&key, &node, diagnostics);
+                check_triggers(&frontmatter.triggers, diagnostics);
+            }
             key if LEGACY_TOP_LEVEL_FIELDS.contains(&key) => legacy.push((key.to_owned(), node)),
             _ => {
                 frontmatter.extra.insert(key, node.to_json());
@@ -513,6 +516,21 @@ fn tools_field(node: &Node, diagnostics: &mut Vec<Diagnostic>) -> Vec<String> {
         DiagnosticCode::AllowedToolsInvalid,
         diagnostics,
     )
+}
+
+/// An invalid trigger pattern is a warning on the skill, never an error (04 §Triggers).
+fn check_triggers(triggers: &[String], diagnostics: &mut Vec<Diagnostic>) {
+    for text in triggers {
+        if let Err(error) = TriggerPattern::parse(text) {
+            diagnostics.push(Diagnostic::warning(
+                DiagnosticCode::TriggerInvalid,
+                format!(
+                    "the trigger '{}' is not a valid pattern: {error}",
+                    text.escape_debug()
+                ),
+            ));
+        }
+    }
 }
 
 /// `platforms` and `triggers`: a list of strings; one string is taken as a list of one.

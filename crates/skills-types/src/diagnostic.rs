@@ -93,6 +93,8 @@ diagnostic_codes! {
     ComplianceInvalid = "compliance-invalid": "`x-astron-compliance` is not a list of entries with `standard`, `version` and `controlId`.",
     ComplianceEvidenceInvalid = "compliance-evidence-invalid": "A compliance evidence item is malformed, points outside the package, names a missing file, or is not an https URL.",
     ComplianceDuplicate = "compliance-duplicate": "Two compliance entries share `standard`, `version` and `controlId`.",
+    // Triggers (04 §Triggers).
+    TriggerInvalid = "trigger-invalid": "An entry of `triggers` is not a valid pattern (`domain`, `domain/slug`, `domain/*`); it never matches.",
 }
 
 impl fmt::Display for DiagnosticCode {

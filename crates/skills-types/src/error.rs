@@ -139,6 +139,17 @@ pub enum Error {
         /// The installed skill's folder.
         path: PathBuf,
     },
+    /// A skill of another registry namespace is installed under the same folder name;
+    /// nothing was changed.
+    #[error("{} holds {installed} from the registry, not {requested}; nothing was changed (use --force to replace it)", path.display())]
+    NamespaceConflict {
+        /// The installed skill's folder.
+        path: PathBuf,
+        /// The coordinates of the skill there (`@globex/pdf`, or `pdf` in the global namespace).
+        installed: String,
+        /// The coordinates asked for.
+        requested: String,
+    },
     /// An argument is malformed; the message says which and why.
     #[error("{0}")]
     InvalidInput(String),
@@ -168,7 +179,7 @@ impl Error {
             Self::UrlRefused { .. } => "refused_url",
             Self::Download { kind, .. } => kind,
             Self::InvalidPackage { .. } => "invalid_package",
-            Self::Conflict { .. } => "conflict",
+            Self::Conflict { .. } | Self::NamespaceConflict { .. } => "conflict",
             Self::InvalidInput(_) => "invalid_input",
         }
     }
@@ -227,6 +238,14 @@ mod tests {
             (
                 Error::SkillDisabled { name: "pdf".into() },
                 "skill_disabled",
+            ),
+            (
+                Error::NamespaceConflict {
+                    path: "/s/pdf".into(),
+                    installed: "@globex/pdf".into(),
+                    requested: "@acme/pdf".into(),
+                },
+                "conflict",
             ),
         ];
         for (error, kind) in samples {

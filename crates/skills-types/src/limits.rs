@@ -86,5 +86,8 @@ pub const DEFAULT_INSTALL_TIMEOUT_SECS: u64 = 60;
 pub const INSTALL_TIMEOUT_SECS: (u64, u64) = (1, 600);
 /// Largest registry catalog accepted.
 pub const MAX_CATALOG_BYTES: u64 = 8 * MIB;
+/// Most entries read from a registry catalog; the rest are skipped with a warning. Bounds the
+/// cache, which spells out every field of every entry.
+pub const MAX_CATALOG_ENTRIES: usize = 50_000;
 /// How long a cached registry catalog is fresh, in seconds.
 pub const CATALOG_TTL_SECS: u64 = 60 * 60;

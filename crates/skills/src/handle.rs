@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use skills_types::catalog::{Explanation, ListOptions, Listing, SkillBody};
+use skills_types::event::SkillsEvent;
 use skills_types::install::{
     ConnectGuard, Hooks, InstallOutcome, InstallRequest, ProgressSink, Resolver,
 };
@@ -14,13 +15,16 @@ use skills_types::render::{RenderOptions, Rendered, SyncOptions, SyncOutcome};
 use skills_types::skill::ResourceContent;
 use skills_types::{Catalog, Error, Skill, SkillScope, SkillsConfig};
 
-use crate::{install_impl, ops};
+use crate::bus::{Activations, CatalogSource, EventBus, TriggeredSkillSubscriber};
+use crate::{bus_impl, install_impl, ops};
 
 /// The skills subsystem for one workspace and home.
 #[derive(Clone, Debug)]
 pub struct Skills {
     config: SkillsConfig,
     hooks: Hooks,
+    events: Option<EventBus>,
+    publisher: bus_impl::Publisher,
 }
 
 impl Skills {
@@ -29,6 +33,8 @@ impl Skills {
         Self {
             config,
             hooks: Hooks::default(),
+            events: None,
+            publisher: bus_impl::Publisher::default(),
         }
     }
 
@@ -55,6 +61,35 @@ impl Skills {
         self
     }
 
+    /// The same handle publishing into `bus` (04 §The bus): `created`, `updated`,
+    /// `uninstalled` and `installed` after each mutation, then `catalog_changed` (and
+    /// `load_error`) when a discovery differs from the last one this handle saw.
+    #[must_use]
+    pub fn with_events(mut self, bus: EventBus) -> Self {
+        self.publisher = bus_impl::Publisher::new(Arc::new(bus.clone()));
+        self.events = Some(bus);
+        self
+    }
+
+    /// The bus the handle publishes into, if any.
+    pub fn events(&self) -> Option<&EventBus> {
+        self.events.as_ref()
+    }
+
+    /// Starts a trigger subscriber on the handle's bus (on the current tokio runtime): every
+    /// event matching a skill's `triggers` becomes an [`Activation`](crate::bus::Activation),
+    /// and the index is rebuilt on every `catalog_changed`. Fails without a bus.
+    pub async fn start_triggers(&self) -> Result<(TriggeredSkillSubscriber, Activations), Error> {
+        let bus = self.events.as_ref().ok_or_else(|| {
+            Error::InvalidInput(
+                "triggers need an event bus: build the handle with `with_events`".to_owned(),
+            )
+        })?;
+        let config = self.config.clone();
+        let source: CatalogSource = Arc::new(move || ops::discover::discover(&config));
+        TriggeredSkillSubscriber::start(bus, source).await
+    }
+
     /// The configuration the handle was built with.
     pub fn config(&self) -> &SkillsConfig {
         &self.config
@@ -63,7 +98,9 @@ impl Skills {
     /// Discovers every skill: the catalog, the shadowed copies, the hidden skills and what the
     /// scan noticed.
     pub fn discover(&self) -> Result<Catalog, Error> {
-        ops::discover::discover(&self.config)
+        let catalog = ops::discover::discover(&self.config)?;
+        self.publisher.observe(&catalog);
+        Ok(catalog)
     }
 
     /// The catalog as summaries (no frontmatter, no bodies).
@@ -89,17 +126,26 @@ impl Skills {
 
     /// Creates a skill in the first root of its scope, atomically; refuses to overwrite.
     pub fn create(&self, request: &CreateSkill) -> Result<Written, Error> {
-        ops::manage::create(&self.config, request)
+        self.baseline();
+        let written = ops::manage::create(&self.config, request)?;
+        self.changed(SkillsEvent::Created, [&written]);
+        Ok(written)
     }
 
     /// Changes a skill's frontmatter or body, atomically; the body is kept unless replaced.
     pub fn update(&self, id: &str, changes: &UpdateSkill) -> Result<Written, Error> {
-        ops::manage::update(&self.config, id, changes)
+        self.baseline();
+        let written = ops::manage::update(&self.config, id, changes)?;
+        self.changed(SkillsEvent::Updated, [&written]);
+        Ok(written)
     }
 
     /// Removes a skill folder from a user or trusted project root (a symlinked one as a link).
     pub fn uninstall(&self, name: &str, scope: Option<SkillScope>) -> Result<Uninstalled, Error> {
-        ops::manage::uninstall(&self.config, name, scope)
+        self.baseline();
+        let removed = ops::manage::uninstall(&self.config, name, scope)?;
+        self.changed(SkillsEvent::Uninstalled, [&removed]);
+        Ok(removed)
     }
 
     /// The bodies of the named skills, with their base directories, in the order asked.
@@ -126,7 +172,11 @@ impl Skills {
     /// well-known index): downloaded and checked in memory, then written atomically into the
     /// scope's root; one outcome per skill.
     pub async fn install(&self, request: &InstallRequest) -> Result<Vec<InstallOutcome>, Error> {
-        install_impl::install(&self.config, &self.hooks, request).await
+        self.baseline();
+        let outcomes = install_impl::install(&self.config, &self.hooks, request).await?;
+        let written = outcomes.iter().filter(|outcome| !outcome.already_installed);
+        self.changed(SkillsEvent::Installed, written);
+        Ok(outcomes)
     }
 
     /// Whether the workspace's project and legacy skills are loaded.
@@ -136,11 +186,44 @@ impl Skills {
 
     /// Marks the workspace as trusted; returns the marker's path.
     pub fn trust(&self) -> Result<PathBuf, Error> {
-        ops::trust::trust(&self.config)
+        self.baseline();
+        let marker = ops::trust::trust(&self.config)?;
+        self.changed::<()>(SkillsEvent::CatalogChanged, []);
+        Ok(marker)
     }
 
     /// Removes the trust marker; returns whether there was one.
     pub fn revoke_trust(&self) -> Result<bool, Error> {
-        ops::trust::revoke_trust(&self.config)
+        self.baseline();
+        let removed = ops::trust::revoke_trust(&self.config)?;
+        self.changed::<()>(SkillsEvent::CatalogChanged, []);
+        Ok(removed)
+    }
+
+    /// Before a mutation: makes sure the publisher has a catalog to compare the next one with,
+    /// so the mutation's `catalog_changed` names exactly what it changed.
+    fn baseline(&self) {
+        if self.publisher.is_active() && !self.publisher.has_baseline() {
+            drop(self.discover());
+        }
+    }
+
+    /// After a mutation: publishes `kind` once per result, then the catalog's changes.
+    fn changed<'a, T: serde::Serialize + 'a>(
+        &self,
+        kind: SkillsEvent,
+        results: impl IntoIterator<Item = &'a T>,
+    ) {
+        if !self.publisher.is_active() {
+            return;
+        }
+        if kind != SkillsEvent::CatalogChanged {
+            for result in results {
+                self.publisher
+                    .publish(kind, serde_json::to_value(result).unwrap_or_default());
+            }
+        }
+        // A discovery that fails now fails again for the caller's next call; nothing to add.
+        drop(self.discover());
     }
 }

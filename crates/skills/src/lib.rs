@@ -33,17 +33,33 @@ pub use skills_types::{
 pub const ENABLED: bool = cfg!(feature = "skills");
 
 #[cfg(feature = "skills")]
+use skills_bus as bus_impl;
+#[cfg(feature = "skills")]
 use skills_install as install_impl;
 #[cfg(feature = "skills")]
 use skills_ops as ops;
 #[cfg(not(feature = "skills"))]
-use skills_stub::{install as install_impl, ops};
+use skills_stub::{bus as bus_impl, install as install_impl, ops};
 
 pub mod load {
     //! Reading one definition file leniently: [`load_document`] keeps a skill usable whenever
     //! it can and records what it forgave as diagnostics (01 §Splitting, §Frontmatter fields).
 
     pub use crate::ops::load::{find_definition, load_document, parse_document};
+}
+
+pub mod bus {
+    //! Events and triggers (04 §The bus, §Triggers): give a [`crate::Skills`] handle an
+    //! [`EventBus`] with [`crate::Skills::with_events`], subscribe to it, and start a
+    //! [`TriggeredSkillSubscriber`] with [`crate::Skills::start_triggers`] to turn matching
+    //! events into [`Activation`]s.
+
+    pub use crate::bus_impl::{
+        Activations, CatalogSource, EventBus, Subscription, TriggeredSkillIndex,
+        TriggeredSkillSubscriber,
+    };
+    pub use skills_types::event::*;
+    pub use skills_types::trigger::*;
 }
 
 pub mod catalog {

@@ -216,6 +216,20 @@ fn unknown_keys_are_kept_in_extra() {
 }
 
 #[test]
+fn invalid_trigger_patterns_are_warnings_on_the_skill() {
+    let document = parse(
+        "---\nname: a\ndescription: d\ntriggers: [channel/inbound_message, /x, 'cron job', cron/*]\n---\n",
+    );
+    assert_eq!(
+        document.frontmatter.triggers,
+        ["channel/inbound_message", "/x", "cron job", "cron/*"]
+    );
+    assert_eq!(codes(&document), [DiagnosticCode::TriggerInvalid; 2]);
+    assert!(document.diagnostics[0].message.contains("'/x'"));
+    assert!(document.diagnostics[1].message.contains("'cron job'"));
+}
+
+#[test]
 fn wrong_types_and_long_values_are_forgiven_with_warnings() {
     let long = "d".repeat(1025);
     let document = parse(&format!(

@@ -1,3 +1,4 @@
 //! The facade's integration tests: one binary, compiled and run in both feature directions.
 
+mod events;
 mod parity;

@@ -5,6 +5,10 @@
 
 use std::path::{Path, PathBuf};
 
+use skills::bus::{
+    Activation, Activations, DomainEvent, EventBus, Received, Subscription, TriggeredSkillIndex,
+    TriggeredSkillSubscriber,
+};
 use skills::catalog::{Explanation, ListOptions, Listing, ResourceContent, SkillBody};
 use skills::install::{ConnectGuard, InstallOutcome, InstallRequest, ProgressSink, Resolver};
 use skills::manage::{CreateSkill, Uninstalled, UpdateSkill, Written};
@@ -57,6 +61,48 @@ fn install_signature<'a>(
 const _: fn(Skills, std::sync::Arc<dyn Resolver>) -> Skills = Skills::with_resolver;
 const _: fn(Skills, ConnectGuard) -> Skills = Skills::with_connect_guard;
 const _: fn(Skills, ProgressSink) -> Skills = Skills::with_progress;
+const _: fn(Skills, EventBus) -> Skills = Skills::with_events;
+const _: fn(&Skills) -> Option<&EventBus> = Skills::events;
+
+#[expect(
+    dead_code,
+    reason = "compiled, never called: the signature is the test"
+)]
+fn start_triggers_signature(
+    skills: &Skills,
+) -> impl Future<Output = Result<(TriggeredSkillSubscriber, Activations), Error>> + Send + '_ {
+    skills.start_triggers()
+}
+
+// The bus, its subscriptions and the trigger types.
+const _: fn(usize) -> EventBus = EventBus::new;
+const _: fn(&EventBus, DomainEvent) -> usize = EventBus::publish;
+const _: fn(&EventBus) -> Subscription = EventBus::subscribe;
+const _: fn(&EventBus) -> usize = EventBus::subscriber_count;
+const _: usize = EventBus::DEFAULT_CAPACITY;
+const _: fn(&mut Subscription) -> Option<Received> = Subscription::try_recv;
+const _: fn(&Catalog) -> TriggeredSkillIndex = TriggeredSkillIndex::build;
+const _: fn(&TriggeredSkillIndex, &DomainEvent) -> Vec<String> = TriggeredSkillIndex::matching;
+const _: fn(&TriggeredSkillIndex) -> usize = TriggeredSkillIndex::len;
+const _: fn(&TriggeredSkillIndex) -> bool = TriggeredSkillIndex::is_empty;
+const _: fn(&TriggeredSkillSubscriber) -> TriggeredSkillIndex = TriggeredSkillSubscriber::index;
+const _: usize = TriggeredSkillSubscriber::CAPACITY;
+const _: fn(&mut Activations) -> Option<Activation> = Activations::try_recv;
+
+#[expect(
+    dead_code,
+    reason = "compiled, never called: the signatures are the test"
+)]
+async fn receive_signatures(subscription: &mut Subscription, activations: &mut Activations) {
+    let _: Option<Received> = subscription.recv().await;
+    let _: Option<Activation> = activations.recv().await;
+    let _: Result<(TriggeredSkillSubscriber, Activations), Error> =
+        TriggeredSkillSubscriber::start(
+            &EventBus::default(),
+            std::sync::Arc::new(|| Ok(Catalog::default())),
+        )
+        .await;
+}
 
 const fn assert_send_sync<T: Send + Sync>() {}
 const _: () = {
@@ -68,6 +114,10 @@ const _: () = {
     assert_send_sync::<skills::ToolResult>();
     assert_send_sync::<Skills>();
     assert_send_sync::<Catalog>();
+    assert_send_sync::<EventBus>();
+    assert_send_sync::<Subscription>();
+    assert_send_sync::<TriggeredSkillSubscriber>();
+    assert_send_sync::<Activations>();
 };
 
 /// CI runs each direction with `SKILLS_EXPECT_ENABLED` set, so a feature-unification accident

@@ -1,0 +1,251 @@
+//! [`Publisher`]: how the subsystem tells the bus what happened.
+//!
+//! Mutations publish their own event (`created`, `updated`, `installed`, `uninstalled`).
+//! Discovery publishes `catalog_changed` when the catalog an agent sees differs from the one
+//! the publisher saw last (with the added, changed and removed ids), and `load_error` for each
+//! file that fails to load and did not fail last time. The first catalog a publisher sees is
+//! its baseline and publishes nothing: there is nothing to compare it with.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::hash::{DefaultHasher, Hash, Hasher};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use serde_json::json;
+use skills_types::event::{DomainEvent, SharedSink, SkillsEvent};
+use skills_types::{Catalog, Severity};
+
+/// Publishes the events of the skills domain into a sink; without a sink it does nothing.
+#[derive(Clone, Default)]
+pub struct Publisher {
+    sink: Option<SharedSink>,
+    last: Arc<Mutex<Option<Snapshot>>>,
+}
+
+impl std::fmt::Debug for Publisher {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Publisher")
+            .field("sink", &self.sink.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+/// What a catalog looked like: a fingerprint per id, and the load errors.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct Snapshot {
+    skills: BTreeMap<String, u64>,
+    load_errors: BTreeSet<String>,
+}
+
+impl Snapshot {
+    fn of(catalog: &Catalog) -> Self {
+        let mut skills: BTreeMap<String, DefaultHasher> = BTreeMap::new();
+        for skill in &catalog.skills {
+            // Everything an agent can see of the skill, except the file inventory (filled
+            // only on demand); serde_json gives a stable text to hash.
+            let mut seen = skill.clone();
+            seen.resources = None;
+            let text = serde_json::to_string(&seen).unwrap_or_default();
+            text.hash(skills.entry(skill.id.clone()).or_default());
+        }
+        Self {
+            skills: skills
+                .into_iter()
+                .map(|(id, hasher)| (id, hasher.finish()))
+                .collect(),
+            load_errors: load_errors(catalog).map(|(key, _)| key).collect(),
+        }
+    }
+}
+
+/// The catalog's error diagnostics, each with a key that identifies it across discoveries.
+fn load_errors(catalog: &Catalog) -> impl Iterator<Item = (String, &skills_types::Diagnostic)> {
+    catalog
+        .diagnostics
+        .iter()
+        .filter(|diagnostic| diagnostic.severity == Severity::Error)
+        .map(|diagnostic| {
+            let path = diagnostic
+                .path
+                .as_ref()
+                .map(|path| path.display().to_string())
+                .unwrap_or_default();
+            (
+                format!("{path}\0{}\0{}", diagnostic.code, diagnostic.message),
+                diagnostic,
+            )
+        })
+}
+
+impl Publisher {
+    /// A publisher into `sink`.
+    pub fn new(sink: SharedSink) -> Self {
+        Self {
+            sink: Some(sink),
+            last: Arc::default(),
+        }
+    }
+
+    /// Whether events go anywhere.
+    pub fn is_active(&self) -> bool {
+        self.sink.is_some()
+    }
+
+    /// Publishes one event of the skills domain.
+    pub fn publish(&self, kind: SkillsEvent, payload: serde_json::Value) {
+        if let Some(sink) = &self.sink {
+            sink.publish(DomainEvent::skills(kind, payload));
+        }
+    }
+
+    /// Whether a baseline catalog has been seen.
+    pub fn has_baseline(&self) -> bool {
+        self.lock().is_some()
+    }
+
+    /// Compares `catalog` with the last one seen, publishes what changed, and remembers it.
+    pub fn observe(&self, catalog: &Catalog) {
+        let Some(sink) = &self.sink else { return };
+        let next = Snapshot::of(catalog);
+        let previous = self.lock().replace(next.clone());
+        let Some(previous) = previous else { return };
+        for (key, diagnostic) in load_errors(catalog) {
+            if !previous.load_errors.contains(&key) {
+                sink.publish(DomainEvent::skills(
+                    SkillsEvent::LoadError,
+                    json!({ "path": diagnostic.path, "diagnostic": diagnostic }),
+                ));
+            }
+        }
+        let added: Vec<&String> = next
+            .skills
+            .keys()
+            .filter(|id| !previous.skills.contains_key(*id))
+            .collect();
+        let removed: Vec<&String> = previous
+            .skills
+            .keys()
+            .filter(|id| !next.skills.contains_key(*id))
+            .collect();
+        let changed: Vec<&String> = next
+            .skills
+            .iter()
+            .filter(|(id, fingerprint)| {
+                previous
+                    .skills
+                    .get(*id)
+                    .is_some_and(|before| before != *fingerprint)
+            })
+            .map(|(id, _)| id)
+            .collect();
+        if !(added.is_empty() && removed.is_empty() && changed.is_empty()) {
+            sink.publish(DomainEvent::skills(
+                SkillsEvent::CatalogChanged,
+                json!({ "added": added, "changed": changed, "removed": removed }),
+            ));
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Option<Snapshot>> {
+        self.last.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use std::path::PathBuf;
+
+    use skills_types::config::Permission;
+    use skills_types::{Diagnostic, DiagnosticCode, Frontmatter, Skill, SkillScope};
+
+    use super::*;
+    use crate::{EventBus, Received};
+
+    /// A skill with this id (also its name) and these triggers.
+    pub(crate) fn skill(id: &str, triggers: &[&str]) -> Skill {
+        let frontmatter = Frontmatter {
+            name: id.to_owned(),
+            description: format!("The {id} skill."),
+            triggers: triggers.iter().map(|text| (*text).to_owned()).collect(),
+            ..Frontmatter::default()
+        };
+        Skill {
+            id: id.to_owned(),
+            name: id.to_owned(),
+            description: frontmatter.description.clone(),
+            scope: SkillScope::User,
+            root: PathBuf::from("/home/u/.openhuman/skills"),
+            location: PathBuf::from(format!("/home/u/.openhuman/skills/{id}/SKILL.md")),
+            dir: PathBuf::from(format!("/home/u/.openhuman/skills/{id}")),
+            frontmatter,
+            when_to_use: None,
+            inputs: Vec::new(),
+            resources: None,
+            diagnostics: Vec::new(),
+            shadowed: Vec::new(),
+            permission: Permission::default(),
+        }
+    }
+
+    fn drain(subscription: &mut crate::Subscription) -> Vec<DomainEvent> {
+        let mut events = Vec::new();
+        while let Some(received) = subscription.try_recv() {
+            match received {
+                Received::Event(event) => events.push(event),
+                Received::Lagged(missed) => panic!("lagged by {missed}"),
+            }
+        }
+        events
+    }
+
+    #[test]
+    fn the_first_catalog_is_a_baseline_then_differences_are_published() {
+        let bus = EventBus::new(16);
+        let mut subscription = bus.subscribe();
+        let publisher = Publisher::new(Arc::new(bus));
+        let mut catalog = Catalog {
+            skills: vec![skill("a", &[]), skill("b", &[])],
+            ..Catalog::default()
+        };
+        assert!(!publisher.has_baseline());
+        publisher.observe(&catalog);
+        assert!(publisher.has_baseline());
+        publisher.observe(&catalog);
+        assert!(drain(&mut subscription).is_empty(), "nothing changed");
+
+        catalog.skills[0].description = "Now different.".to_owned();
+        catalog.skills.remove(1);
+        catalog.skills.push(skill("c", &["cron"]));
+        catalog.diagnostics.push(
+            Diagnostic::error(DiagnosticCode::UnterminatedFrontmatter, "no closing ---")
+                .with_path("/home/u/.openhuman/skills/d/SKILL.md"),
+        );
+        publisher.observe(&catalog);
+        let events = drain(&mut subscription);
+        assert_eq!(events.len(), 2, "{events:?}");
+        assert!(SkillsEvent::LoadError.is(&events[0]));
+        assert_eq!(
+            events[0].payload["path"],
+            "/home/u/.openhuman/skills/d/SKILL.md"
+        );
+        assert!(SkillsEvent::CatalogChanged.is(&events[1]));
+        assert_eq!(
+            events[1].payload,
+            json!({ "added": ["c"], "changed": ["a"], "removed": ["b"] })
+        );
+
+        publisher.observe(&catalog);
+        assert!(
+            drain(&mut subscription).is_empty(),
+            "a load error is published once, not on every discovery"
+        );
+    }
+
+    #[test]
+    fn without_a_sink_nothing_happens() {
+        let publisher = Publisher::default();
+        assert!(!publisher.is_active());
+        publisher.observe(&Catalog::default());
+        publisher.publish(SkillsEvent::Created, json!({}));
+        assert!(!publisher.has_baseline());
+    }
+}
