@@ -147,6 +147,10 @@ pub fn check(url: &Url, policy: &Policy) -> Result<(), Refusal> {
     if url.as_str().len() > MAX_URL_BYTES {
         return Err(Refusal::TooLong(url.as_str().len()));
     }
+    if !matches!(url.scheme(), "http" | "https") {
+        // `file:`, `data:`, `javascript:`...: refused for what they are, host or not.
+        return Err(Refusal::Scheme(url.scheme().to_owned()));
+    }
     if !url.username().is_empty() || url.password().is_some() {
         return Err(Refusal::UserInfo);
     }
@@ -186,10 +190,11 @@ fn check_literal(address: IpAddr, policy: &Policy) -> Result<(), Refusal> {
 fn check_name(name: &str) -> Result<(), Refusal> {
     let name = name.strip_suffix('.').unwrap_or(name);
     let lower = name.to_ascii_lowercase();
+    // A suffix matches the name itself too: `home.arpa` as well as `x.home.arpa`.
     if SPECIAL_NAMES.contains(&lower.as_str())
-        || SPECIAL_SUFFIXES
-            .iter()
-            .any(|suffix| lower.ends_with(suffix))
+        || SPECIAL_SUFFIXES.iter().any(|suffix| {
+            lower.ends_with(suffix) || Some(lower.as_str()) == suffix.strip_prefix('.')
+        })
     {
         return Err(Refusal::SpecialName(name.to_owned()));
     }
@@ -203,7 +208,10 @@ fn check_name(name: &str) -> Result<(), Refusal> {
 /// `127.0.0.1`, `[::1]` or `localhost`: the hosts `allow_loopback_http` admits.
 fn is_loopback_fixture(host: &Host<&str>) -> bool {
     match host {
-        Host::Domain(name) => name.trim_end_matches('.').eq_ignore_ascii_case("localhost"),
+        Host::Domain(name) => name
+            .strip_suffix('.')
+            .unwrap_or(name)
+            .eq_ignore_ascii_case("localhost"),
         Host::Ipv4(v4) => *v4 == std::net::Ipv4Addr::LOCALHOST,
         Host::Ipv6(v6) => *v6 == std::net::Ipv6Addr::LOCALHOST,
     }

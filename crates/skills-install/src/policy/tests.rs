@@ -242,7 +242,11 @@ fn hostile() -> Vec<(String, Verdict)> {
         ("gopher://example.com/", scheme("gopher")),
         ("ws://example.com/", scheme("ws")),
         ("wss://example.com/", scheme("wss")),
-        ("ssh://git@example.com/", Exactly(Refusal::UserInfo)),
+        // A scheme other than http(s) is refused for its scheme first, user info or not.
+        (
+            "ssh://git@example.com/",
+            Exactly(Refusal::Scheme("ssh".to_owned())),
+        ),
         // No host: refused, whichever reason is given (see
         // `a_url_without_a_host_and_another_scheme_is_refused_for_its_scheme`).
         ("file:///etc/passwd", Refused),
@@ -765,7 +769,6 @@ fn refusals_never_echo_user_info_and_name_the_range() {
         "https://user:hunter2@example.com/",
         "https://user:hunter2@127.0.0.1/",
         "http://user:hunter2@example.com:8080/",
-        "ftp://user:hunter2@example.com/",
     ] {
         let refusal = parse(text, &Policy::default()).unwrap_err();
         assert_eq!(refusal, Refusal::UserInfo, "{text}");

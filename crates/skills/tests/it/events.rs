@@ -30,7 +30,6 @@ fn kinds(events: &[DomainEvent]) -> Vec<String> {
 }
 
 #[test]
-#[expect(clippy::unwrap_used, reason = "test setup and calls that must succeed")]
 fn mutations_publish_their_event_then_the_catalog_change() {
     let workspace = tempfile::tempdir().unwrap();
     let home = tempfile::tempdir().unwrap();
@@ -88,7 +87,6 @@ fn mutations_publish_their_event_then_the_catalog_change() {
 }
 
 #[test]
-#[expect(clippy::unwrap_used, reason = "test setup")]
 fn a_failed_mutation_publishes_nothing_and_a_handle_without_a_bus_publishes_nowhere() {
     let workspace = tempfile::tempdir().unwrap();
     let home = tempfile::tempdir().unwrap();
@@ -110,7 +108,6 @@ fn a_failed_mutation_publishes_nothing_and_a_handle_without_a_bus_publishes_nowh
 }
 
 #[test]
-#[expect(clippy::unwrap_used, reason = "test setup")]
 fn triggers_need_a_bus_and_are_disabled_in_the_stub() {
     let workspace = tempfile::tempdir().unwrap();
     let home = tempfile::tempdir().unwrap();
