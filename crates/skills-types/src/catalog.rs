@@ -9,19 +9,20 @@ use crate::skill::{Skill, SkillSummary};
 use crate::{Diagnostic, SkillScope};
 
 /// One root discovery looked at.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Root {
     /// The scope the root belongs to.
     pub scope: SkillScope,
     /// The root directory.
     #[serde(with = "crate::path_text")]
+    #[schemars(with = "String")]
     pub path: PathBuf,
     /// Whether it is one of the shared `.agents/skills` or `.claude/skills` roots.
     pub interop: bool,
 }
 
 /// Why a discovered skill is not in the catalog.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "kind", rename_all = "lowercase")]
 pub enum HiddenReason {
     /// A permission rule denies it.
@@ -34,7 +35,7 @@ pub enum HiddenReason {
 }
 
 /// A skill kept out of the catalog by a permission rule or `disabled`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Hidden {
     /// The skill's name.
     pub name: String,
@@ -42,13 +43,14 @@ pub struct Hidden {
     pub scope: SkillScope,
     /// Its definition file.
     #[serde(with = "crate::path_text")]
+    #[schemars(with = "String")]
     pub location: PathBuf,
     /// Why it is hidden.
     pub reason: HiddenReason,
 }
 
 /// Everything one discovery found.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Catalog {
     /// The skills an agent sees: collision winners that are not hidden, sorted by name.
     pub skills: Vec<Skill>,
@@ -106,7 +108,7 @@ impl Catalog {
 }
 
 /// What `list` returns: the catalog without frontmatter or bodies.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Listing {
     /// The skills an agent sees.
     pub skills: Vec<SkillSummary>,
@@ -126,7 +128,9 @@ pub struct Listing {
 }
 
 /// What to list.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(deny_unknown_fields)]
 #[non_exhaustive]
 pub struct ListOptions {
@@ -140,7 +144,7 @@ pub struct ListOptions {
 }
 
 /// Where one copy of a name stands, for `explain`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Standing {
     /// The copy the catalog holds.
@@ -152,7 +156,7 @@ pub enum Standing {
 }
 
 /// One copy of a name.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Candidate {
     /// Where it stands.
     pub standing: Standing,
@@ -160,16 +164,18 @@ pub struct Candidate {
     pub scope: SkillScope,
     /// Its root.
     #[serde(with = "crate::path_text")]
+    #[schemars(with = "String")]
     pub root: PathBuf,
     /// Its definition file.
     #[serde(with = "crate::path_text")]
+    #[schemars(with = "String")]
     pub location: PathBuf,
     /// Why it stands there, in words.
     pub reason: String,
 }
 
 /// Every copy of a name and why the winner won.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Explanation {
     /// The name asked about.
     pub name: String,
@@ -180,7 +186,7 @@ pub struct Explanation {
 }
 
 /// One skill's body, for an agent to read.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SkillBody {
     /// The directory name.
     pub id: String,
@@ -188,9 +194,11 @@ pub struct SkillBody {
     pub name: String,
     /// The base directory for the body's relative paths.
     #[serde(with = "crate::path_text")]
+    #[schemars(with = "String")]
     pub dir: PathBuf,
     /// The definition file.
     #[serde(with = "crate::path_text")]
+    #[schemars(with = "String")]
     pub location: PathBuf,
     /// From the sidecar: when to reach for the skill.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -13,14 +13,16 @@ use crate::limits::{MAX_DIRS_PER_ROOT, MAX_DISCOVERY_DEPTH, MAX_SKILL_MD_BYTES};
 pub const DEFAULT_APP_DIR: &str = ".openhuman";
 
 /// Configuration of one skills subsystem instance.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[non_exhaustive]
 pub struct SkillsConfig {
     /// The project directory.
     #[serde(with = "crate::path_text")]
+    #[schemars(with = "String")]
     pub workspace: PathBuf,
     /// The user's home directory.
     #[serde(with = "crate::path_text")]
+    #[schemars(with = "String")]
     pub home: PathBuf,
     /// The application directory under home and workspace (default `.openhuman`).
     pub app_dir: String,
@@ -82,7 +84,9 @@ impl SkillsConfig {
 }
 
 /// When a workspace counts as trusted.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum TrustPolicy {
     /// Trusted when `<workspace>/<app_dir>/trust` exists.
@@ -95,7 +99,9 @@ pub enum TrustPolicy {
 }
 
 /// Which symlinked directories discovery follows.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum SymlinkPolicy {
     /// Only those whose canonical target lies inside a configured root.
@@ -108,7 +114,7 @@ pub enum SymlinkPolicy {
 }
 
 /// Limits of one discovery scan.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[non_exhaustive]
 pub struct DiscoveryLimits {
     /// Levels of category folders below a root.
@@ -131,7 +137,9 @@ impl Default for DiscoveryLimits {
 }
 
 /// What a permission rule grants.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Permission {
     /// Listed and usable.
@@ -144,7 +152,7 @@ pub enum Permission {
 }
 
 /// One `pattern -> permission` rule; `*` and `?` are wildcards over skill names.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct PermissionRule {
     /// The name pattern.
     pub pattern: String,

@@ -133,8 +133,36 @@ impl<'de> Deserialize<'de> for DiagnosticCode {
     }
 }
 
+/// The schema of a code: one of the strings of the table.
+impl schemars::JsonSchema for DiagnosticCode {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "DiagnosticCode".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let codes: Vec<&str> = Self::ALL.iter().map(|code| code.as_str()).collect();
+        schemars::json_schema!({
+            "description": "The stable kebab-case code of a diagnostic (docs/diagnostics.md).",
+            "type": "string",
+            "enum": codes,
+        })
+    }
+}
+
 /// How serious a diagnostic is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
     /// Worth knowing; never fails anything.
@@ -163,7 +191,7 @@ impl fmt::Display for Severity {
 }
 
 /// One finding about one skill or file.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Diagnostic {
     /// The stable code.
     pub code: DiagnosticCode,
@@ -177,6 +205,7 @@ pub struct Diagnostic {
         skip_serializing_if = "Option::is_none",
         with = "crate::path_text::option"
     )]
+    #[schemars(with = "Option<String>")]
     pub path: Option<PathBuf>,
     /// The 1-based line in the definition file, when known.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -6,7 +6,7 @@ use crate::{Diagnostic, Frontmatter};
 
 /// A parsed definition file: normalised frontmatter, the body verbatim, and what the loader
 /// noticed on the way.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SkillDocument {
     /// The frontmatter, with defaults filled in and legacy fields migrated.
     pub frontmatter: Frontmatter,

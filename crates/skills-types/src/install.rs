@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use crate::SkillScope;
 
 /// Which shared root of a scope to install into.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum AgentTarget {
     /// `.agents/skills`.
@@ -22,7 +22,7 @@ pub enum AgentTarget {
 }
 
 /// What to install.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 #[non_exhaustive]
 pub struct InstallRequest {
@@ -61,12 +61,13 @@ impl InstallRequest {
 }
 
 /// What installing one skill did.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct InstallOutcome {
     /// The folder name it was installed under.
     pub slug: String,
     /// The skill folder.
     #[serde(with = "crate::path_text")]
+    #[schemars(with = "String")]
     pub path: PathBuf,
     /// The scope of the root it went into.
     pub scope: SkillScope,
@@ -90,7 +91,7 @@ pub struct InstallOutcome {
 }
 
 /// Network settings a core or the command line sets (the library reads no environment).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[non_exhaustive]
 pub struct NetworkConfig {
     /// For test fixtures only: allow `http` to `127.0.0.1`, `[::1]` and `localhost` (the CLI
@@ -102,7 +103,7 @@ pub struct NetworkConfig {
 
 /// Where the registry catalog lives (the CLI maps `SKILLS_REGISTRY_CATALOG_URL` and
 /// `SKILLS_REGISTRY_DOWNLOAD_BASE_URL`).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[non_exhaustive]
 pub struct RegistryConfig {
     /// The catalog's URL (a JSON array of entries).

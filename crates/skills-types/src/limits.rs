@@ -45,7 +45,9 @@ pub const PACKAGE_EXTENSIONS: &[&str] = &[
 ];
 
 /// The configurable limits of a package.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
 #[non_exhaustive]
 pub struct PackageLimits {
     /// Largest single file, in bytes.

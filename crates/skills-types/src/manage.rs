@@ -9,7 +9,7 @@ use crate::SkillScope;
 use crate::skill::SkillInput;
 
 /// A new skill.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 #[non_exhaustive]
 pub struct CreateSkill {
@@ -66,7 +66,7 @@ impl CreateSkill {
 }
 
 /// Changes to an existing skill; `None` keeps the current value.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 #[non_exhaustive]
 pub struct UpdateSkill {
@@ -97,7 +97,7 @@ pub struct UpdateSkill {
 }
 
 /// What `create` and `update` wrote.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Written {
     /// The skill's name.
     pub name: String,
@@ -105,14 +105,16 @@ pub struct Written {
     pub scope: SkillScope,
     /// Its folder.
     #[serde(with = "crate::path_text")]
+    #[schemars(with = "String")]
     pub dir: PathBuf,
     /// Its definition file.
     #[serde(with = "crate::path_text")]
+    #[schemars(with = "String")]
     pub location: PathBuf,
 }
 
 /// What `uninstall` removed.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Uninstalled {
     /// The skill's name.
     pub name: String,
@@ -120,6 +122,7 @@ pub struct Uninstalled {
     pub scope: SkillScope,
     /// The folder (or the symlink) removed.
     #[serde(with = "crate::path_text")]
+    #[schemars(with = "String")]
     pub path: PathBuf,
     /// Whether it was a symlink (only the link was removed; its target is untouched).
     pub was_link: bool,

@@ -30,7 +30,7 @@ pub const MAX_COORDINATES_BYTES: usize = 3 * 4 * MAX_NAME_CHARS + 4;
 pub const CANONICAL_SEPARATOR: &str = "--";
 
 /// One entry of a catalog. Its id is its `name`; unknown fields of the catalog are ignored.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct Entry {
@@ -96,7 +96,7 @@ impl Entry {
 }
 
 /// A version or a tag asked for after `@`.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "kind", content = "value", rename_all = "lowercase")]
 pub enum Pin {
     /// Starts with a digit, or `v` and a digit: `1.2.0`, `v2`.
@@ -116,7 +116,7 @@ impl Pin {
 
 /// Registry coordinates: an optional namespace (none is the global namespace), a slug (the
 /// installed folder's name) and an optional version or tag.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[non_exhaustive]
 pub struct Coordinates {
     /// The namespace; `None` is the global one, which has no prefix.
@@ -330,7 +330,7 @@ fn check_pin(text: &str) -> Result<Pin, String> {
 
 /// A search of the catalog: every word of `text` must appear, ignoring case, in the entry's
 /// name, description or tags; `category` and `source` must equal the entry's, ignoring case.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 #[non_exhaustive]
 pub struct Query {
@@ -357,7 +357,7 @@ impl Query {
 }
 
 /// How fresh the catalog an answer came from is.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Status {
     /// The catalog's URL, without user info or query string.
     pub url: String,
@@ -376,7 +376,7 @@ pub struct Status {
 }
 
 /// Entries of the catalog with the state of the catalog they came from.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Listing {
     /// The entries, sorted by name (`browse`) or best match first (`search`).
     pub entries: Vec<Entry>,
@@ -385,7 +385,7 @@ pub struct Listing {
 }
 
 /// One category or source and how many entries it holds.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Count {
     /// The category or source, as the catalog spells it.
     pub name: String,
@@ -405,7 +405,7 @@ impl Count {
 
 /// The categories or the sources of the catalog, sorted by name; entries without one are
 /// not counted.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Counts {
     /// Each name with its count.
     pub counts: Vec<Count>,
@@ -414,7 +414,7 @@ pub struct Counts {
 }
 
 /// What to install from the registry.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 #[non_exhaustive]
 pub struct InstallRequest {

@@ -8,7 +8,9 @@ use std::str::FromStr;
 use serde::{Deserialize, Serialize};
 
 /// How the catalog is rendered.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Format {
     /// The agentskills.io `<available_skills>` block, every text node escaped.
@@ -57,7 +59,7 @@ impl FromStr for Format {
 }
 
 /// How to render.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 #[non_exhaustive]
 pub struct RenderOptions {
@@ -90,7 +92,7 @@ impl RenderOptions {
 }
 
 /// A rendered catalog.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Rendered {
     /// The text to put in front of the agent.
     pub text: String,
@@ -100,7 +102,7 @@ pub struct Rendered {
 }
 
 /// What fitting the catalog into its budget took.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct BudgetReport {
     /// The budget, in characters.
     pub budget_chars: usize,
@@ -118,7 +120,7 @@ pub struct BudgetReport {
 pub const AGENTS_MD: &str = "AGENTS.md";
 
 /// How to write the `AGENTS.md` block.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 #[non_exhaustive]
 pub struct SyncOptions {
@@ -131,10 +133,11 @@ pub struct SyncOptions {
 }
 
 /// What `sync` did.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SyncOutcome {
     /// The file written.
     #[serde(with = "crate::path_text")]
+    #[schemars(with = "String")]
     pub path: PathBuf,
     /// Whether its bytes changed.
     pub changed: bool,

@@ -9,7 +9,19 @@ use serde::{Deserialize, Serialize};
 ///
 /// The derived order is the precedence order: a skill in a later scope shadows a skill of the
 /// same name in an earlier one (`Legacy < User < Project < Profile`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum SkillScope {
     /// `<workspace>/skills`, only in a trusted workspace.

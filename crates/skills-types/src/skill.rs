@@ -12,7 +12,7 @@ use crate::config::Permission;
 use crate::{Diagnostic, Frontmatter, SkillScope};
 
 /// One input a skill declares in its `skill.toml` sidecar (`[[inputs]]`).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SkillInput {
     /// The input's name, unique within the skill (case-insensitively).
     pub name: String,
@@ -28,7 +28,19 @@ pub struct SkillInput {
 }
 
 /// What a bundled file is for, from the top-level folder it sits in.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum ResourceKind {
     /// Under `scripts/`.
@@ -70,7 +82,7 @@ impl ResourceKind {
 }
 
 /// One bundled file of a skill.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Resource {
     /// The path relative to the skill folder, `/`-separated.
     pub path: String,
@@ -81,7 +93,7 @@ pub struct Resource {
 }
 
 /// A bundled file's text, read through the safe reader.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ResourceContent {
     /// The skill's id.
     pub id: String,
@@ -94,22 +106,24 @@ pub struct ResourceContent {
 }
 
 /// A copy of a skill that lost a name collision to the skill recording it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Shadowed {
     /// The loser's scope.
     pub scope: SkillScope,
     /// The root it was found under.
     #[serde(with = "crate::path_text")]
+    #[schemars(with = "String")]
     pub root: PathBuf,
     /// Its definition file.
     #[serde(with = "crate::path_text")]
+    #[schemars(with = "String")]
     pub location: PathBuf,
     /// Why the winner won, in words.
     pub reason: String,
 }
 
 /// One discovered skill.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Skill {
     /// The directory name.
     pub id: String,
@@ -121,12 +135,15 @@ pub struct Skill {
     pub scope: SkillScope,
     /// The root it was found under.
     #[serde(with = "crate::path_text")]
+    #[schemars(with = "String")]
     pub root: PathBuf,
     /// Absolute path of the definition file.
     #[serde(with = "crate::path_text")]
+    #[schemars(with = "String")]
     pub location: PathBuf,
     /// Absolute path of the skill directory (the base for its relative references).
     #[serde(with = "crate::path_text")]
+    #[schemars(with = "String")]
     pub dir: PathBuf,
     /// The normalised frontmatter.
     pub frontmatter: Frontmatter,
@@ -151,7 +168,7 @@ pub struct Skill {
 }
 
 /// The wire form of a skill in a listing: no frontmatter, no body.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SkillSummary {
     /// The directory name.
     pub id: String,
@@ -163,6 +180,7 @@ pub struct SkillSummary {
     pub scope: SkillScope,
     /// Absolute path of the definition file.
     #[serde(with = "crate::path_text")]
+    #[schemars(with = "String")]
     pub location: PathBuf,
     /// `allow` or `ask`.
     pub permission: Permission,

@@ -7,7 +7,7 @@
 use serde::{Deserialize, Serialize};
 
 /// The result of a tool call as an agent core shows it to a model.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ToolResult {
     /// The parts of the result, in order.
@@ -21,7 +21,7 @@ pub struct ToolResult {
 }
 
 /// One part of a [`ToolResult`].
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "type", rename_all = "lowercase")]
 pub enum ToolContent {
     /// Plain text.

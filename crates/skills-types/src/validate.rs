@@ -11,7 +11,9 @@ use crate::limits::PackageLimits;
 use crate::{Diagnostic, Severity};
 
 /// A rule set the validator applies.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Profile {
     /// The agentskills.io specification, as its reference validator applies it.
@@ -69,7 +71,9 @@ impl FromStr for Profile {
 }
 
 /// How to validate.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[non_exhaustive]
 pub struct Options {
     /// The rule set.
@@ -98,14 +102,16 @@ impl Options {
 }
 
 /// The verdict on one skill directory.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[non_exhaustive]
 pub struct Report {
     /// The skill directory that was validated.
     #[serde(with = "crate::path_text")]
+    #[schemars(with = "String")]
     pub dir: PathBuf,
     /// The definition file that was read.
     #[serde(with = "crate::path_text")]
+    #[schemars(with = "String")]
     pub file: PathBuf,
     /// The name as written in the frontmatter, when there is one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -156,7 +162,7 @@ impl Report {
 }
 
 /// The normalised `x-astron-compliance` list and its digest.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ComplianceSnapshot {
     /// `sha256:<hex>` of [`ComplianceSnapshot::canonical_json`].
     pub digest: String,
@@ -177,7 +183,9 @@ impl ComplianceSnapshot {
 }
 
 /// One control a skill claims to satisfy.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, schemars::JsonSchema,
+)]
 pub struct ComplianceEntry {
     /// The standard, such as `ISO-27001`.
     pub standard: String,
@@ -195,7 +203,9 @@ pub struct ComplianceEntry {
 }
 
 /// One item of evidence for a compliance entry.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(tag = "type", rename_all = "kebab-case")]
 pub enum Evidence {
     /// A file inside the package, by relative path.
