@@ -10,8 +10,7 @@ use std::borrow::Cow;
 use std::cmp::Reverse;
 use std::collections::HashSet;
 
-use skills_types::catalog::SkillBody;
-use skills_types::render::{BudgetReport, Format, RenderOptions, Rendered};
+use skills_types::render::{BudgetReport, Format, RenderOptions, Rendered, one_line};
 use skills_types::{Skill, SkillSummary};
 
 /// Opens the `xml` format.
@@ -80,57 +79,6 @@ pub fn render(skills: &[Skill], options: &RenderOptions) -> Rendered {
     }
 }
 
-/// What `skills read a,b` prints: each skill's body verbatim under a header naming the skill
-/// and the directory its relative paths resolve against.
-///
-/// The body is not wrapped in tags: it may hold any text, including a closing tag, so
-/// wrapping would only suggest a boundary the body could fake.
-pub fn read_text(bodies: &[SkillBody]) -> String {
-    let mut out = String::new();
-    for (index, body) in bodies.iter().enumerate() {
-        if index > 0 {
-            out.push('\n');
-        }
-        // The header fields are kept on one line: a name or directory holding a line break
-        // could otherwise forge a second header with another base directory.
-        out.push_str("==> Skill: ");
-        out.push_str(&one_line(&body.name));
-        out.push_str(" <==\nBase directory: ");
-        out.push_str(&one_line(&body.dir.to_string_lossy()));
-        out.push_str(
-            "\nRelative paths in this skill (references/..., scripts/..., assets/...) are \
-             relative to the base directory above; resolve them against it.\n",
-        );
-        if let Some(when) = &body.when_to_use {
-            out.push_str("When to use: ");
-            out.push_str(&one_line(when));
-            out.push('\n');
-        }
-        for input in &body.inputs {
-            out.push_str("Input: ");
-            out.push_str(&one_line(&input.name));
-            if input.required {
-                out.push_str(" (required)");
-            }
-            if !input.description.is_empty() {
-                out.push_str(" - ");
-                out.push_str(&one_line(&input.description));
-            }
-            out.push('\n');
-        }
-        // The body stays verbatim; most open with the blank line that follows their
-        // frontmatter, and only the others get one added.
-        if !body.body.starts_with(['\n', '\r']) {
-            out.push('\n');
-        }
-        out.push_str(&body.body);
-        if !out.ends_with('\n') {
-            out.push('\n');
-        }
-    }
-    out
-}
-
 /// Escapes the five XML special characters, so a description can neither close an element
 /// (`</available_skills>`) nor open one (`<script>`) in the prompt.
 pub(crate) fn escape_xml(text: &str) -> Cow<'_, str> {
@@ -146,36 +94,6 @@ pub(crate) fn escape_xml(text: &str) -> Cow<'_, str> {
             '"' => out.push_str("&quot;"),
             '\'' => out.push_str("&apos;"),
             other => out.push(other),
-        }
-    }
-    Cow::Owned(out)
-}
-
-/// Characters that end a line in some renderer; a Markdown list item must hold none, or a
-/// description could start a heading or a list item of its own.
-fn is_line_break(character: char) -> bool {
-    matches!(
-        character,
-        '\n' | '\r' | '\u{b}' | '\u{c}' | '\u{85}' | '\u{2028}' | '\u{2029}'
-    )
-}
-
-/// The text with each run of line breaks collapsed to one space.
-fn one_line(text: &str) -> Cow<'_, str> {
-    if !text.contains(is_line_break) {
-        return Cow::Borrowed(text);
-    }
-    let mut out = String::with_capacity(text.len());
-    let mut in_break = false;
-    for character in text.chars() {
-        if is_line_break(character) {
-            if !in_break {
-                out.push(' ');
-            }
-            in_break = true;
-        } else {
-            out.push(character);
-            in_break = false;
         }
     }
     Cow::Owned(out)
@@ -504,6 +422,8 @@ mod tests {
 
     use proptest::prelude::*;
     use skills_types::SkillScope;
+    use skills_types::catalog::SkillBody;
+    use skills_types::render::read_text;
 
     use super::*;
 

@@ -15,3 +15,4 @@
 pub mod bus;
 pub mod install;
 pub mod ops;
+pub mod schemas;

@@ -134,17 +134,6 @@ pub mod trust {
     }
 }
 
-pub mod render {
-    //! The twin of `skills_ops::render`: with no skill ever read, there is nothing to format.
-
-    use skills_types::catalog::SkillBody;
-
-    /// Disabled: empty text (the stub's `read` never returns bodies).
-    pub fn read_text(_bodies: &[SkillBody]) -> String {
-        String::new()
-    }
-}
-
 pub mod resources {
     //! The twin of `skills_ops::resources`: no skill, so no bundled file.
 

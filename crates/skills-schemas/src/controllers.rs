@@ -1,0 +1,292 @@
+//! The methods: one line each in [`all`], built by [`blocking`] (file operations, run on a
+//! blocking thread) or [`asynchronous`] (network operations).
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::{Value, json};
+use skills_types::catalog::{Explanation, ListOptions, Listing};
+use skills_types::install::{InstallOutcome, InstallRequest};
+use skills_types::manage::{CreateSkill, Uninstalled, Written};
+use skills_types::render::{RenderOptions, Rendered};
+use skills_types::rpc::methods::{
+    DescribeParams, ExplainParams, InstallResult, ReadParams, ReadResourceParams, ReadResult,
+    SubscribeParams, SubscribeResult, UninstallParams, UpdateParams, ValidateParams,
+};
+use skills_types::rpc::{
+    ControllerSchema, Handler, HandlerFuture, Presenter, RpcError, params, result,
+};
+use skills_types::service::{BoxFuture, SkillsService};
+use skills_types::skill::ResourceContent;
+use skills_types::validate::{Options, Report};
+use skills_types::{Error, Skill};
+
+use crate::markdown;
+
+/// A method before it is bound to a service.
+pub(crate) struct Method {
+    pub(crate) schema: ControllerSchema,
+    pub(crate) bind: Box<dyn Fn(Arc<dyn SkillsService>) -> Handler>,
+    pub(crate) presenter: Option<Presenter>,
+}
+
+/// The name, aliases, description and example of a method.
+struct Spec {
+    method: &'static str,
+    aliases: &'static [&'static str],
+    description: &'static str,
+    example: Value,
+}
+
+/// Every method, in the order of 04 §RPC.
+pub(crate) fn all() -> Vec<Method> {
+    vec![
+        blocking::<ListOptions, Listing>(
+            Spec {
+                method: "skills.list",
+                aliases: &["skills.skills_list"],
+                description: "The catalog: every skill an agent sees, as summaries, with what discovery noticed. `include_shadowed` adds the copies that lost a name collision and the hidden skills.",
+                example: json!({ "include_shadowed": false, "scope": "user" }),
+            },
+            Some(markdown::list),
+            |service, options| service.list(&options),
+        ),
+        blocking::<DescribeParams, Skill>(
+            Spec {
+                method: "skills.describe",
+                aliases: &[],
+                description: "One skill: frontmatter, `when_to_use`, inputs, bundled files, diagnostics and location.",
+                example: json!({ "id": "pdf-tools" }),
+            },
+            None,
+            |service, params| service.get(&params.id),
+        ),
+        blocking::<ReadParams, ReadResult>(
+            Spec {
+                method: "skills.read",
+                aliases: &[],
+                description: "Skill bodies for an agent, each with its base directory, in the order asked.",
+                example: json!({ "ids": ["pdf-tools"] }),
+            },
+            Some(markdown::read),
+            |service, params| {
+                let ids: Vec<&str> = params.ids.iter().map(String::as_str).collect();
+                service.read(&ids).map(|skills| ReadResult { skills })
+            },
+        ),
+        blocking::<ReadResourceParams, ResourceContent>(
+            Spec {
+                method: "skills.read_resource",
+                aliases: &["skills.skills_read_resource"],
+                description: "One file bundled with a skill, read through the safe reader: no traversal, no symlinks, no hard links, no special files, at most 128 KiB of UTF-8.",
+                example: json!({ "id": "pdf-tools", "relative_path": "references/forms.md" }),
+            },
+            None,
+            |service, params| service.read_resource(&params.id, &params.relative_path),
+        ),
+        blocking::<ExplainParams, Explanation>(
+            Spec {
+                method: "skills.explain",
+                aliases: &[],
+                description: "Every copy of a skill name, where each was found, and the rule that made the winner win.",
+                example: json!({ "name": "pdf-tools" }),
+            },
+            None,
+            |service, params| service.explain(&params.name),
+        ),
+        blocking::<ValidateParams, Report>(
+            Spec {
+                method: "skills.validate",
+                aliases: &[],
+                description: "Lints one skill folder or definition file against a profile. The path is relative to the server's workspace; an absolute path must lie inside the workspace or the home.",
+                example: json!({ "path": ".openhuman/skills/pdf-tools", "profile": "agentskills", "strict": false }),
+            },
+            None,
+            validate,
+        ),
+        blocking::<RenderOptions, Rendered>(
+            Spec {
+                method: "skills.render_catalog",
+                aliases: &[],
+                description: "The catalog as an agent sees it (`xml`, `markdown` or `json`), fitted into a character budget, with a report of what the budget did.",
+                example: json!({ "format": "markdown", "budget_chars": 4000 }),
+            },
+            Some(markdown::rendered),
+            |service, options| service.render_catalog(&options),
+        ),
+        blocking::<CreateSkill, Written>(
+            Spec {
+                method: "skills.create",
+                aliases: &["skills.skills_create"],
+                description: "Creates a skill in the first root of its scope (`user` by default; `project` needs a trusted workspace), atomically; never overwrites.",
+                example: json!({ "name": "pdf-forms", "description": "Fills PDF forms from a CSV file." }),
+            },
+            None,
+            |service, request| service.create(&request),
+        ),
+        blocking::<UpdateParams, Written>(
+            Spec {
+                method: "skills.update",
+                aliases: &[],
+                description: "Changes a skill's frontmatter fields or body, atomically; what is not given is kept.",
+                example: json!({ "id": "pdf-forms", "changes": { "description": "Fills and checks PDF forms." } }),
+            },
+            None,
+            |service, params| service.update(&params.id, &params.changes),
+        ),
+        blocking::<UninstallParams, Uninstalled>(
+            Spec {
+                method: "skills.uninstall",
+                aliases: &["skills.skills_uninstall"],
+                description: "Removes a skill folder from a user root or a trusted project root, and its lock entry.",
+                example: json!({ "name": "pdf-forms", "scope": "user" }),
+            },
+            None,
+            |service, params| service.uninstall(&params.name, params.scope),
+        ),
+        asynchronous::<InstallRequest, InstallResult>(
+            Spec {
+                method: "skills.install_from_url",
+                aliases: &["skills.skills_install_from_url"],
+                description: "Installs the skills an https URL names (a SKILL.md, a GitHub file page, a pack index.json, a site's well-known index): every URL, redirect and address checked, the whole download validated, then written atomically. One outcome per skill.",
+                example: json!({ "url": "https://skills.example.com/pack/index.json", "scope": "user", "force": false }),
+            },
+            install,
+        ),
+        blocking::<SubscribeParams, SubscribeResult>(
+            Spec {
+                method: "skills.subscribe",
+                aliases: &[],
+                description: "Subscribes the connection to the event bus: `skills.event` notifications follow, one per event, params a DomainEvent `{domain, slug, payload, at}`.",
+                example: json!({}),
+            },
+            None,
+            |_, SubscribeParams {}| Ok(SubscribeResult { subscribed: true }),
+        ),
+    ]
+}
+
+fn install<'a>(
+    service: &'a dyn SkillsService,
+    request: &'a InstallRequest,
+) -> BoxFuture<'a, Result<InstallResult, Error>> {
+    Box::pin(async move {
+        let installed: Vec<InstallOutcome> = service.install(request).await?;
+        Ok(InstallResult { installed })
+    })
+}
+
+/// `skills.validate`: only paths inside the workspace or the home are read.
+fn validate(service: &dyn SkillsService, params: ValidateParams) -> Result<Report, Error> {
+    let config = service.config();
+    let path = inside(
+        &[&config.workspace, &config.home],
+        &config.workspace,
+        &params.path,
+    )?;
+    let options = Options::new(params.profile.unwrap_or_default()).strict(params.strict);
+    service.validate(&path, &options)
+}
+
+/// `text` resolved against `base` (when relative) and then canonicalized; refused unless it
+/// lies inside one of `allowed` (canonicalized too, so a symlink cannot lead outside).
+fn inside(allowed: &[&Path], base: &Path, text: &str) -> Result<PathBuf, Error> {
+    let given = Path::new(text);
+    let candidate = if given.is_absolute() {
+        given.to_path_buf()
+    } else {
+        base.join(given)
+    };
+    let real = candidate.canonicalize().map_err(|_| Error::NotFound {
+        path: candidate.clone(),
+    })?;
+    let permitted = allowed
+        .iter()
+        .filter_map(|root| root.canonicalize().ok())
+        .any(|root| real.starts_with(root));
+    if permitted {
+        Ok(real)
+    } else {
+        Err(Error::PathRefused {
+            path: text.to_owned(),
+            reason: "only paths inside the workspace or the home are validated over RPC".to_owned(),
+            refusal: "outside",
+        })
+    }
+}
+
+/// The JSON Schema of `T` as a value.
+fn schema_of<T: JsonSchema>() -> Value {
+    serde_json::to_value(schemars::schema_for!(T)).unwrap_or(Value::Null)
+}
+
+fn schema<P: JsonSchema, R: JsonSchema>(spec: Spec) -> ControllerSchema {
+    ControllerSchema {
+        method: spec.method.to_owned(),
+        aliases: spec
+            .aliases
+            .iter()
+            .map(|alias| (*alias).to_owned())
+            .collect(),
+        description: spec.description.to_owned(),
+        params: schema_of::<P>(),
+        result: schema_of::<R>(),
+        example: spec.example,
+    }
+}
+
+/// A method whose work blocks (files): decoded params, then `run` on a blocking thread.
+fn blocking<P, R>(
+    spec: Spec,
+    presenter: Option<Presenter>,
+    run: fn(&dyn SkillsService, P) -> Result<R, Error>,
+) -> Method
+where
+    P: DeserializeOwned + JsonSchema + Send + 'static,
+    R: Serialize + JsonSchema + Send + 'static,
+{
+    Method {
+        schema: schema::<P, R>(spec),
+        bind: Box::new(move |service| {
+            Arc::new(move |value| -> HandlerFuture {
+                let service = service.clone();
+                Box::pin(async move {
+                    let params: P = params(value)?;
+                    let outcome = tokio::task::spawn_blocking(move || run(&*service, params))
+                        .await
+                        .map_err(RpcError::internal)?;
+                    result(&outcome?)
+                })
+            })
+        }),
+        presenter,
+    }
+}
+
+/// A method whose work is async (network).
+fn asynchronous<P, R>(
+    spec: Spec,
+    run: for<'a> fn(&'a dyn SkillsService, &'a P) -> BoxFuture<'a, Result<R, Error>>,
+) -> Method
+where
+    P: DeserializeOwned + JsonSchema + Send + Sync + 'static,
+    R: Serialize + JsonSchema + Send + 'static,
+{
+    Method {
+        schema: schema::<P, R>(spec),
+        bind: Box::new(move |service| {
+            Arc::new(move |value| -> HandlerFuture {
+                let service = service.clone();
+                Box::pin(async move {
+                    let params: P = params(value)?;
+                    let outcome = run(&*service, &params).await?;
+                    result(&outcome)
+                })
+            })
+        }),
+        presenter: None,
+    }
+}

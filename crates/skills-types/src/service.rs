@@ -1,0 +1,52 @@
+//! [`SkillsService`]: the operations of the subsystem as one object-safe trait.
+//!
+//! The RPC controllers (`skills-schemas`) are written against this trait rather than against
+//! the facade, which depends on them; the facade's `Skills` handle implements it, so a
+//! controller call is exactly a handle call: same configuration, same events.
+
+use std::future::Future;
+use std::path::Path;
+use std::pin::Pin;
+
+use crate::catalog::{Explanation, ListOptions, Listing, SkillBody};
+use crate::install::{InstallOutcome, InstallRequest};
+use crate::manage::{CreateSkill, Uninstalled, UpdateSkill, Written};
+use crate::render::{RenderOptions, Rendered};
+use crate::skill::ResourceContent;
+use crate::validate::{Options, Report};
+use crate::{Error, Skill, SkillScope, SkillsConfig};
+
+/// A boxed future that may move between threads.
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// Everything the RPC surface can ask of the subsystem. Methods that touch files block; a
+/// caller on an async runtime runs them on a blocking thread.
+pub trait SkillsService: Send + Sync {
+    /// The configuration: the workspace and home paths are resolved against it.
+    fn config(&self) -> &SkillsConfig;
+    /// The catalog as summaries.
+    fn list(&self, options: &ListOptions) -> Result<Listing, Error>;
+    /// One skill with its bundled files listed.
+    fn get(&self, id: &str) -> Result<Skill, Error>;
+    /// Skill bodies with their base directories.
+    fn read(&self, ids: &[&str]) -> Result<Vec<SkillBody>, Error>;
+    /// One bundled file, through the safe reader.
+    fn read_resource(&self, id: &str, relative_path: &str) -> Result<ResourceContent, Error>;
+    /// Every copy of a name and why the winner won.
+    fn explain(&self, name: &str) -> Result<Explanation, Error>;
+    /// Lints a skill folder or definition file.
+    fn validate(&self, path: &Path, options: &Options) -> Result<Report, Error>;
+    /// The catalog as an agent sees it.
+    fn render_catalog(&self, options: &RenderOptions) -> Result<Rendered, Error>;
+    /// Creates a skill.
+    fn create(&self, request: &CreateSkill) -> Result<Written, Error>;
+    /// Updates a skill.
+    fn update(&self, id: &str, changes: &UpdateSkill) -> Result<Written, Error>;
+    /// Removes a skill.
+    fn uninstall(&self, name: &str, scope: Option<SkillScope>) -> Result<Uninstalled, Error>;
+    /// Installs what a URL names.
+    fn install<'a>(
+        &'a self,
+        request: &'a InstallRequest,
+    ) -> BoxFuture<'a, Result<Vec<InstallOutcome>, Error>>;
+}
