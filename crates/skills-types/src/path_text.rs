@@ -48,7 +48,7 @@ mod tests {
     use std::os::unix::ffi::OsStrExt;
     use std::path::PathBuf;
 
-    #[derive(serde::Serialize, schemars::JsonSchema)]
+    #[derive(serde::Serialize)]
     struct Holder {
         #[serde(with = "super")]
         path: PathBuf,
