@@ -7,6 +7,7 @@
 
 mod discovery;
 mod docs;
+mod install;
 mod manage;
 mod reference;
 mod validate;

@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Barrier, Mutex, PoisonError};
 use std::thread;
 use std::time::Duration;
 
@@ -29,6 +29,9 @@ pub enum Reply {
     Endless { chunk: Vec<u8> },
     /// `200 OK` with a correct length, sending one byte of `body` every `every`.
     Drip { body: Vec<u8>, every: Duration },
+    /// `200 OK` with this body, held back until as many requests as `gate` was made for have
+    /// reached it: concurrent clients get their answers at the same instant.
+    Gated { body: Vec<u8>, gate: Arc<Barrier> },
 }
 
 /// One recorded request.
@@ -251,6 +254,11 @@ fn respond(mut stream: TcpStream, reply: Reply) -> std::io::Result<()> {
             }
             Ok(())
         }
+        Reply::Gated { body, gate } => {
+            gate.wait();
+            head(&mut stream, "200 OK", Some(body.len() as u64), &[])?;
+            stream.write_all(&body)
+        }
     }
 }
 
@@ -317,6 +325,30 @@ mod tests {
         assert!(redirect.starts_with("HTTP/1.1 302 Found"), "{redirect}");
         assert!(redirect.contains("Location: file:///etc/passwd\r\n"));
         assert!(server.url("/x").starts_with("http://[::1]:"));
+    }
+
+    #[test]
+    fn a_gated_reply_waits_for_every_request_it_was_made_for() {
+        let server = Server::start().expect("starts");
+        server.route(
+            "/gate",
+            Reply::Gated {
+                body: b"open".to_vec(),
+                gate: Arc::new(Barrier::new(3)),
+            },
+        );
+        let server = Arc::new(server);
+        let clients: Vec<_> = (0..3)
+            .map(|_| {
+                let server = server.clone();
+                thread::spawn(move || get(&server, "/gate"))
+            })
+            .collect();
+        for client in clients {
+            let answer = client.join().expect("the client finishes");
+            assert!(answer.ends_with("\r\n\r\nopen"), "{answer}");
+        }
+        assert_eq!(server.targets().len(), 3);
     }
 
     #[test]

@@ -230,9 +230,16 @@ impl<'a> Plan<'a> {
     /// Stages the files and publishes them with one rename (or, replacing, one exchange).
     fn publish(mut self, root: &Path, provenance: &Provenance) -> Result<InstallOutcome, Error> {
         if self.outcome.already_installed {
-            // A crash after publishing but before recording leaves no lock entry; an install
-            // of the same content repairs that, and otherwise writes nothing.
-            if !lock::read(root)?.skills.contains_key(&self.item.slug) {
+            // A crash after publishing but before recording leaves no lock entry, or (after
+            // an exchange) the entry of the copy that was replaced; an install of the same
+            // content repairs either, and otherwise writes nothing.
+            let lock = lock::read(root)?;
+            let recorded = lock
+                .skills
+                .get(&self.item.slug)
+                .and_then(|entry| entry.get("sha256"))
+                .and_then(serde_json::Value::as_str);
+            if recorded != Some(self.outcome.sha256.as_str()) {
                 self.record(root, provenance)?;
             }
             return Ok(self.outcome);
