@@ -88,7 +88,6 @@ pub mod manage {
 pub mod render {
     //! The catalog as an agent sees it, and the `AGENTS.md` block (02 §Rendering the catalog).
 
-    pub use crate::ops::render::read_text;
     pub use skills_types::render::*;
 }
 
