@@ -9,5 +9,6 @@ mod discovery;
 mod docs;
 mod install;
 mod manage;
+mod network;
 mod reference;
 mod validate;

@@ -9,7 +9,7 @@
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, TcpListener, TcpStream};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Barrier, Mutex, PoisonError};
 use std::thread;
 use std::time::Duration;
@@ -58,6 +58,7 @@ struct Shared {
     routes: Mutex<HashMap<String, Reply>>,
     hits: Mutex<Vec<Hit>>,
     stopping: AtomicBool,
+    accepted: AtomicUsize,
 }
 
 /// A running fixture server; it stops when dropped.
@@ -135,6 +136,12 @@ impl Server {
     pub fn targets(&self) -> Vec<String> {
         self.hits().into_iter().map(|hit| hit.target).collect()
     }
+
+    /// How many connections were accepted so far, including those that never sent a complete
+    /// request (a TLS handshake, a client that gave up), which [`Server::hits`] cannot show.
+    pub fn connections(&self) -> usize {
+        self.shared.accepted.load(Ordering::SeqCst)
+    }
 }
 
 impl Drop for Server {
@@ -158,6 +165,7 @@ fn accept(listener: &TcpListener, shared: &Arc<Shared>) {
             return;
         }
         let Ok(stream) = stream else { continue };
+        shared.accepted.fetch_add(1, Ordering::SeqCst);
         let shared = shared.clone();
         // A connection that cannot get a thread is dropped, which the client sees as a reset.
         drop(thread::Builder::new().spawn(move || serve(stream, &shared)));
@@ -325,6 +333,17 @@ mod tests {
         assert!(redirect.starts_with("HTTP/1.1 302 Found"), "{redirect}");
         assert!(redirect.contains("Location: file:///etc/passwd\r\n"));
         assert!(server.url("/x").starts_with("http://[::1]:"));
+    }
+
+    #[test]
+    fn counts_connections_that_never_send_a_request() {
+        let server = Server::start().expect("starts");
+        drop(TcpStream::connect(server.address()).expect("connects"));
+        // The accept loop takes connections in order: once this request is answered, the
+        // silent connection before it has been counted.
+        assert!(get(&server, "/after").starts_with("HTTP/1.1 404 "));
+        assert_eq!(server.connections(), 2);
+        assert_eq!(server.targets().last().map(String::as_str), Some("/after"));
     }
 
     #[test]

@@ -7,6 +7,7 @@
 //! plain `cargo test` on a clean clone therefore works, and no test ever drives a stale binary.
 
 pub mod http;
+pub mod netns;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

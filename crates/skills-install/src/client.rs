@@ -2,11 +2,14 @@
 //!
 //! Every defence is in the client, not in the callers: a request cannot be made without them.
 //!
-//! - **Resolution is checked.** The client resolves names through [`GuardedResolver`], which
+//! - **Resolution is checked.** The client resolves names through `GuardedResolver`, which
 //!   asks the configured [`Resolver`] once, checks *every* address against
 //!   [`address::check_ip`], refuses the whole name if any address fails, and hands the client
 //!   only the addresses it checked. The connection therefore goes to an address that was
 //!   checked, never to a second answer (DNS rebinding).
+//! - **The connect guard hears of every address**, if one is set: resolved names in
+//!   `GuardedResolver` (without a port: names resolve before the port is attached), IP-literal
+//!   hosts, which never reach a resolver, before the request and before each redirect hop.
 //! - **Redirects are checked.** Each hop re-runs the URL policy (and, for IP literals, which
 //!   never reach a resolver, the address check); at most five hops.
 //! - **No proxy, no referer.** Proxies from the environment would bypass the resolver; the
@@ -17,13 +20,13 @@
 //! - **Backstop.** The peer address of the response is checked again.
 
 use std::future::Future;
-use std::net::{IpAddr, SocketAddr};
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::pin::Pin;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use ipnet::IpNet;
-use url::Url;
+use ipnet::{IpNet, Ipv4Net, Ipv6Net};
+use url::{Host, Url};
 
 use crate::address;
 use crate::policy::{self, Policy};
@@ -163,13 +166,17 @@ impl Client {
             guard: settings.connect_guard.clone(),
         };
         let redirect_policy = settings.policy.clone();
+        let redirect_guard = settings.connect_guard.clone();
         let redirects = reqwest::redirect::Policy::custom(move |attempt| {
             if attempt.previous().len() > skills_types::limits::MAX_REDIRECTS {
                 return attempt.error(FetchError::TooManyRedirects);
             }
-            match policy::check(attempt.url(), &redirect_policy) {
+            let checked = policy::check(attempt.url(), &redirect_policy)
+                .map_err(FetchError::Refused)
+                .and_then(|()| guard_literal(attempt.url(), redirect_guard.as_ref()));
+            match checked {
                 Ok(()) => attempt.follow(),
-                Err(refusal) => attempt.error(FetchError::Refused(refusal)),
+                Err(error) => attempt.error(error),
             }
         });
         let inner = reqwest::Client::builder()
@@ -202,6 +209,7 @@ impl Client {
     /// Fetches `url` (already parsed and checked by the policy) as bytes, at most `cap`.
     pub async fn fetch(&self, url: &Url, cap: u64) -> Result<Vec<u8>, FetchError> {
         policy::check(url, &self.settings.policy).map_err(FetchError::Refused)?;
+        guard_literal(url, self.settings.connect_guard.as_ref())?;
         let deadline = Instant::now() + self.settings.total;
         self.report(|| InstallProgress::Request {
             url: policy::redact(url),
@@ -257,6 +265,42 @@ impl Client {
         }
         address::check_ip(peer, &self.settings.policy.denied).map_err(FetchError::Address)
     }
+}
+
+/// Asks the connect guard about an IP-literal host, which never reaches the resolver (where
+/// the guard is asked about names): without this, a literal URL or redirect hop would connect
+/// without the guard hearing of it.
+fn guard_literal(url: &Url, guard: Option<&ConnectGuard>) -> Result<(), FetchError> {
+    let Some(guard) = guard else {
+        return Ok(());
+    };
+    let address = match url.host() {
+        Some(Host::Ipv4(v4)) => IpAddr::V4(v4),
+        Some(Host::Ipv6(v6)) => IpAddr::V6(v6),
+        Some(Host::Domain(_)) | None => return Ok(()),
+    };
+    let port = url.port_or_known_default().unwrap_or(0);
+    guard(SocketAddr::new(address, port)).map_err(FetchError::Guarded)
+}
+
+/// `localhost` is this machine: under the fixture exception it may answer with loopback
+/// addresses only. Otherwise a name that answers a public address would turn the exception
+/// into plain http, on any port, to the internet.
+fn check_fixture_address(address: IpAddr, denied: &[IpNet]) -> Result<(), address::Refusal> {
+    if address::is_loopback(address) {
+        return Ok(());
+    }
+    // A denied range names itself; an address that passes the full check is still not loopback.
+    address::check_ip(address, denied)?;
+    let range = match address {
+        IpAddr::V4(_) => IpNet::V4(Ipv4Net::new_assert(Ipv4Addr::new(127, 0, 0, 0), 8)),
+        IpAddr::V6(_) => IpNet::V6(Ipv6Net::new_assert(Ipv6Addr::LOCALHOST, 128)),
+    };
+    Err(address::Refusal {
+        address,
+        range,
+        label: "not loopback, which the name localhost must be".to_owned(),
+    })
 }
 
 /// Finds our own error in reqwest's chain (a redirect refusal, a resolver refusal), or names
@@ -326,14 +370,15 @@ impl reqwest::dns::Resolve for GuardedResolver {
                 return Err(error);
             }
             // The loopback exception is for the fixture name only: `localhost` may answer with
-            // loopback addresses; any other name is held to the full check.
+            // loopback addresses, and only with those; any other name is held to the full check.
             let fixture = loopback && host.trim_end_matches('.').eq_ignore_ascii_case("localhost");
             for address in &addresses {
-                if fixture && address::is_loopback(*address) {
-                    continue;
-                }
-                address::check_ip(*address, &denied)
-                    .map_err(|refusal| -> Boxed { Box::new(FetchError::Address(refusal)) })?;
+                let checked = if fixture {
+                    check_fixture_address(*address, &denied)
+                } else {
+                    address::check_ip(*address, &denied)
+                };
+                checked.map_err(|refusal| -> Boxed { Box::new(FetchError::Address(refusal)) })?;
             }
             let checked: Vec<SocketAddr> = addresses
                 .into_iter()

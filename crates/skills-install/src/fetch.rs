@@ -124,9 +124,7 @@ async fn pack(
         for file in &entry.files {
             // Files come from beside the index, on its own origin: a pack cannot make the
             // installer fetch from anywhere else.
-            let url = base
-                .join(&format!("{}/{file}", entry.name))
-                .map_err(|error| Problem::Invalid(error.to_string()))?;
+            let url = beside(&base, &entry.name, file)?;
             if url.origin() != index_url.origin() {
                 return Err(Problem::Invalid(format!(
                     "the file '{file}' of '{}' is not on the pack's origin",
@@ -165,9 +163,7 @@ async fn pack(
                 )));
             }
         }
-        let url = base
-            .join(&format!("{}/", entry.name))
-            .map_err(|error| Problem::Invalid(error.to_string()))?;
+        let url = beside(&base, &entry.name, "")?;
         downloads.push(Download {
             name: Some(entry.name),
             files,
@@ -176,6 +172,25 @@ async fn pack(
         });
     }
     Ok((downloads, Vec::new()))
+}
+
+/// `<base>/<name>/<file>`, built segment by segment rather than joined as URL text: a URL
+/// parser reads `%2e%2e` as `..` and `?` or `#` as the end of the path, so a joined
+/// `%2e%2e/%2e%2e/x` would fetch from outside the skill's folder (and store what it got under
+/// a different name). As segments, every character of the name and the file is escaped.
+fn beside(base: &Url, name: &str, file: &str) -> Result<Url, Problem> {
+    let mut url = base.clone();
+    url.path_segments_mut()
+        .map_err(|()| {
+            Problem::Invalid(format!(
+                "{} cannot have files beside it",
+                policy::redact(base)
+            ))
+        })?
+        .pop_if_empty()
+        .push(name)
+        .extend(file.split('/'));
+    Ok(url)
 }
 
 /// The lexical rules of a file list (01 §Package rules): plain relative paths, no duplicates,
