@@ -100,6 +100,8 @@ pub enum FetchError {
     Guarded(String),
     /// More redirects than allowed.
     TooManyRedirects,
+    /// A redirect left the origin the request had to stay on.
+    CrossOrigin(String),
     /// The server answered with a status other than 2xx.
     Status(u16),
     /// The body is larger than the cap (announced or counted).
@@ -118,6 +120,7 @@ impl std::fmt::Display for FetchError {
             Self::Refused(refusal) => write!(f, "refused: {refusal}"),
             Self::Address(refusal) => write!(f, "refused: {refusal}"),
             Self::Guarded(why) => write!(f, "refused by the connect guard: {why}"),
+            Self::CrossOrigin(to) => write!(f, "refused: a redirect left the origin, to {to}"),
             Self::TooManyRedirects => write!(
                 f,
                 "more than {} redirects",
@@ -138,7 +141,9 @@ impl FetchError {
     /// A stable snake_case name.
     pub fn kind(&self) -> &'static str {
         match self {
-            Self::Refused(_) | Self::Address(_) | Self::Guarded(_) => "refused_url",
+            Self::Refused(_) | Self::Address(_) | Self::Guarded(_) | Self::CrossOrigin(_) => {
+                "refused_url"
+            }
             Self::TooManyRedirects => "too_many_redirects",
             Self::Status(_) => "http_status",
             Self::TooLarge(_) => "too_large",
@@ -208,6 +213,16 @@ impl Client {
 
     /// Fetches `url` (already parsed and checked by the policy) as bytes, at most `cap`.
     pub async fn fetch(&self, url: &Url, cap: u64) -> Result<Vec<u8>, FetchError> {
+        self.get(url, cap, false).await
+    }
+
+    /// Like [`Client::fetch`], but a redirect may not leave the origin of `url` (the files of
+    /// a pack come from the pack's own origin, redirects included).
+    pub async fn fetch_same_origin(&self, url: &Url, cap: u64) -> Result<Vec<u8>, FetchError> {
+        self.get(url, cap, true).await
+    }
+
+    async fn get(&self, url: &Url, cap: u64, same_origin: bool) -> Result<Vec<u8>, FetchError> {
         policy::check(url, &self.settings.policy).map_err(FetchError::Refused)?;
         guard_literal(url, self.settings.connect_guard.as_ref())?;
         let deadline = Instant::now() + self.settings.total;
@@ -224,7 +239,13 @@ impl Client {
             if let Some(peer) = response.remote_addr() {
                 self.check_peer(peer.ip())?;
             }
+            if same_origin && response.url().origin() != url.origin() {
+                return Err(FetchError::CrossOrigin(policy::redact(response.url())));
+            }
             let status = response.status();
+            if status.is_redirection() {
+                return Err(unfollowed_redirect(&response, &self.settings.policy));
+            }
             if !status.is_success() {
                 return Err(FetchError::Status(status.as_u16()));
             }
@@ -301,6 +322,27 @@ fn check_fixture_address(address: IpAddr, denied: &[IpNet]) -> Result<(), addres
         range,
         label: "not loopback, which the name localhost must be".to_owned(),
     })
+}
+
+/// A redirect the client did not follow: reqwest hands back, without asking the redirect
+/// policy, a redirect to a scheme it cannot fetch (`file:`, `ftp:`). Say why in the policy's
+/// words rather than as a bare status.
+fn unfollowed_redirect(response: &reqwest::Response, policy: &Policy) -> FetchError {
+    let status = FetchError::Status(response.status().as_u16());
+    let Some(location) = response
+        .headers()
+        .get(reqwest::header::LOCATION)
+        .and_then(|value| value.to_str().ok())
+    else {
+        return status;
+    };
+    match response.url().join(location) {
+        Ok(target) => match policy::check(&target, policy) {
+            Err(refusal) => FetchError::Refused(refusal),
+            Ok(()) => status,
+        },
+        Err(_) => status,
+    }
 }
 
 /// Finds our own error in reqwest's chain (a redirect refusal, a resolver refusal), or names

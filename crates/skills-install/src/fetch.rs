@@ -131,7 +131,10 @@ async fn pack(
                     entry.name
                 )));
             }
-            let bytes = get(client, &url, limits.max_file_bytes).await?;
+            let bytes = client
+                .fetch_same_origin(&url, limits.max_file_bytes)
+                .await
+                .map_err(|error| Problem::from((url.clone(), error)))?;
             total += bytes.len() as u64;
             if total > limits.max_total_bytes {
                 return Err(Problem::Invalid(format!(

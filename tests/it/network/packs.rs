@@ -231,6 +231,33 @@ fn a_pack_cannot_send_the_installer_to_another_origin() {
     });
 }
 
+/// A pack file that redirects to another origin is refused: the files of a pack come from the
+/// pack's origin, redirects included (the hop itself passes the URL policy here, since the
+/// fixture policy admits `[::1]`).
+#[test]
+fn a_pack_file_redirecting_to_another_origin_is_refused() {
+    isolated(|| async {
+        let other = Server::start_v6().unwrap();
+        other.text("/alpha/SKILL.md", &skill_md("alpha"));
+        let server =
+            pack_server(&json!({ "skills": [{ "name": "alpha", "files": ["SKILL.md"] }] }));
+        server.route(
+            "/pack/alpha/SKILL.md",
+            Reply::Redirect(other.url("/alpha/SKILL.md")),
+        );
+        let home = Home::new();
+        let net = Net::new();
+        let error = home
+            .skills(&net)
+            .install(&InstallRequest::new(server.url(PACK)))
+            .await
+            .unwrap_err();
+        assert_eq!(error.kind(), "refused_url", "{error}");
+        assert!(error.to_string().contains("left the origin"), "{error}");
+        home.assert_untouched("cross-origin redirect");
+    });
+}
+
 /// Percent-encoded dots are `..` to a URL parser: a file named `%2e%2e/...` must not make the
 /// installer fetch from outside the skill's folder on the server.
 #[test]
