@@ -56,7 +56,8 @@ struct Boundary {
     why: &'static str,
 }
 
-const NO_IO: &str = "skills-types and skills-stub hold data and no-ops: no files, network, processes, threads or environment";
+/// (`core::net` is allowed: it holds the address types and no sockets.)
+const NO_IO: &str = "skills-types and skills-stub hold data and no-ops: no files, network, processes, threads or environment (address types come from core::net)";
 
 /// Where the environment may be read: the command line maps it, and the facade's parity test
 /// reads the mode CI asked for.

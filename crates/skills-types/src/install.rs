@@ -1,8 +1,8 @@
 //! Installing from the network (03): the request, the outcome, the network settings a core
 //! may configure, and the resolver hook.
 
+use core::net::{IpAddr, SocketAddr};
 use std::future::Future;
-use std::net::{IpAddr, SocketAddr};
 use std::path::PathBuf;
 use std::pin::Pin;
 use std::sync::Arc;
