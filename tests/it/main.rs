@@ -11,4 +11,6 @@ mod install;
 mod manage;
 mod network;
 mod reference;
+mod serve;
+mod triggers;
 mod validate;
