@@ -11,6 +11,7 @@ mod install;
 mod manage;
 mod network;
 mod reference;
+mod registry;
 mod serve;
 mod triggers;
 mod validate;

@@ -87,6 +87,10 @@ pub(crate) enum Command {
     /// Install skills from an https URL: a SKILL.md, a GitHub file page, a pack index.json,
     /// or a site's /.well-known/agent-skills/index.json.
     Install(InstallArgs),
+    /// The registry catalog (SKILLS_REGISTRY_CATALOG_URL): browse and search its entries, see
+    /// its categories and sources, install an entry.
+    #[command(subcommand)]
+    Registry(RegistryCommand),
     /// Lint skills against a profile; exit 0 when all are valid, 1 when one is not, 2 when a
     /// path cannot be validated.
     Validate(ValidateArgs),
@@ -219,6 +223,63 @@ pub(crate) struct InstallArgs {
     pub(crate) timeout: u64,
     #[command(flatten)]
     pub(crate) discovery: Discovery,
+}
+
+/// `skills registry ...`.
+#[derive(Debug, Subcommand)]
+pub(crate) enum RegistryCommand {
+    /// Every entry, by name. A cached catalog older than an hour is shown at once, then
+    /// refreshed.
+    Browse(RegistryBrowseArgs),
+    /// Entries whose name, description or tags hold every word of QUERY (ignoring case),
+    /// best match first.
+    Search(RegistrySearchArgs),
+    /// The categories, with how many entries each holds.
+    Categories,
+    /// The sources, with how many entries each holds.
+    Sources,
+    /// Install an entry under its bare slug.
+    Install(RegistryInstallArgs),
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct RegistryBrowseArgs {
+    /// Only entries of this category (ignoring case).
+    #[arg(long, value_name = "CATEGORY")]
+    pub(crate) category: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct RegistrySearchArgs {
+    /// The words to look for.
+    #[arg(value_name = "QUERY", num_args = 1.., required = true)]
+    pub(crate) query: Vec<String>,
+    /// Only entries of this category (ignoring case).
+    #[arg(long, value_name = "CATEGORY")]
+    pub(crate) category: Option<String>,
+    /// Only entries of this source (ignoring case).
+    #[arg(long, value_name = "SOURCE")]
+    pub(crate) source: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct RegistryInstallArgs {
+    /// The entry: its name, `namespace/slug`, `@namespace/slug[@VERSION]` or
+    /// `namespace--slug`.
+    pub(crate) id: String,
+    /// Where to install.
+    #[arg(long, value_enum, default_value_t = WritableScope::User, value_name = "SCOPE")]
+    pub(crate) scope: WritableScope,
+    /// Install into the scope's shared `.agents/skills` or `.claude/skills` root.
+    #[arg(long, value_enum, value_name = "AGENT")]
+    pub(crate) agent: Option<AgentArg>,
+    /// Replace a different skill installed under the same slug, even one from another
+    /// namespace (atomically).
+    #[arg(long)]
+    pub(crate) force: bool,
+    /// Give up after this many seconds (1 to 600).
+    #[arg(long, value_name = "SECONDS", default_value_t = skills::types::limits::DEFAULT_INSTALL_TIMEOUT_SECS)]
+    pub(crate) timeout: u64,
 }
 
 /// The shared roots `install --agent` can target.

@@ -14,9 +14,12 @@ const DISABLE_EXTERNAL: &str = "SKILLS_DISABLE_EXTERNAL";
 /// (`127.0.0.1`, `[::1]`, `localhost`): for test fixtures.
 const ALLOW_LOCAL_HTTP: &str = "SKILLS_INSTALL_ALLOW_LOCAL_HTTP";
 /// The registry catalog's URL.
-const REGISTRY_CATALOG_URL: &str = "SKILLS_REGISTRY_CATALOG_URL";
+pub(crate) const REGISTRY_CATALOG_URL: &str = "SKILLS_REGISTRY_CATALOG_URL";
 /// The registry's download base URL.
 const REGISTRY_DOWNLOAD_BASE_URL: &str = "SKILLS_REGISTRY_DOWNLOAD_BASE_URL";
+/// `SKILLS_REGISTRY_REFRESH_ON_BOOT=1`: every `skills registry` command fetches the catalog
+/// before answering, however fresh the cache.
+const REGISTRY_REFRESH_ON_BOOT: &str = "SKILLS_REGISTRY_REFRESH_ON_BOOT";
 
 /// The configuration the options describe, or a message saying what is missing.
 pub(crate) fn config(
@@ -62,6 +65,11 @@ pub(crate) fn config(
 /// The handle for a discovery command.
 pub(crate) fn skills(global: &Global, discovery: Option<&Discovery>) -> Result<Skills, String> {
     config(global, discovery).map(Skills::new)
+}
+
+/// Whether `skills registry` commands refresh the catalog first, however fresh the cache.
+pub(crate) fn refresh_registry_on_boot() -> bool {
+    is_set(REGISTRY_REFRESH_ON_BOOT)
 }
 
 /// Whether a boolean environment variable is on (`1`, `true`, `yes`).

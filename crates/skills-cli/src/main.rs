@@ -11,6 +11,7 @@ mod output;
 mod progress;
 mod prompt;
 mod read;
+mod registry;
 mod show;
 mod trust;
 mod validate;
@@ -52,6 +53,7 @@ fn main() -> ExitCode {
         cli::Command::New(args) => manage::new(global, args),
         cli::Command::Uninstall(args) => manage::uninstall(global, args),
         cli::Command::Install(args) => install::run(global, args),
+        cli::Command::Registry(command) => registry::run(global, command),
         cli::Command::Validate(args) => validate::run(global, args),
         cli::Command::Completions(args) => {
             let mut command = <cli::Cli as clap::CommandFactory>::command();

@@ -75,7 +75,12 @@ pub(crate) fn line(text: impl std::fmt::Display) {
 /// Reports a failed call: the message and a hint on stderr, and with `--json` also the error
 /// document on stdout (so a script always gets JSON). Returns the exit status it deserves.
 pub(crate) fn fail(global: &Global, error: &Error) -> crate::Exit {
-    let hint = match error {
+    fail_with_hint(global, error, hint_of(error))
+}
+
+/// The hint [`fail`] prints under an error, when one helps.
+pub(crate) fn hint_of(error: &Error) -> Option<&'static str> {
+    match error {
         Error::SkillNotFound { .. } => Some(
             "run 'skills list' to see the skills; a project skill needs a trusted workspace ('skills trust')",
         ),
@@ -90,7 +95,11 @@ pub(crate) fn fail(global: &Global, error: &Error) -> crate::Exit {
             Some("choose another name, or remove the existing skill with 'skills uninstall NAME'")
         }
         _ => None,
-    };
+    }
+}
+
+/// [`fail`] with the caller's own hint (a command whose failures need other advice).
+pub(crate) fn fail_with_hint(global: &Global, error: &Error, hint: Option<&str>) -> crate::Exit {
     print_error(&error.to_string(), hint);
     if global.json {
         print_json(&serde_json::json!({ "error": ErrorRecord::new(error, None) }));
@@ -107,7 +116,12 @@ pub(crate) fn fail(global: &Global, error: &Error) -> crate::Exit {
 
 /// Reports a problem found before any call (bad options, no home directory).
 pub(crate) fn usage(global: &Global, message: &str) -> crate::Exit {
-    print_error(message, None);
+    usage_with_hint(global, message, None)
+}
+
+/// [`usage`] with a hint.
+pub(crate) fn usage_with_hint(global: &Global, message: &str, hint: Option<&str>) -> crate::Exit {
+    print_error(message, hint);
     if global.json {
         print_json(&serde_json::json!({ "error": { "kind": "usage", "message": message } }));
     }

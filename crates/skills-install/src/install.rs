@@ -35,15 +35,22 @@ pub async fn install(
     let source = source::classify(&url).map_err(Error::InvalidInput)?;
     let target = write::target(config, request.scope, request.agent)?;
     let client = client(policy, hooks, timeout(request.timeout_secs))?;
-    install_from(
-        config,
-        &client,
-        &source,
-        &target,
-        request.force,
-        source.kind(),
-    )
-    .await
+    let naming = Naming {
+        kind: source.kind(),
+        slug: None,
+        registry: None,
+    };
+    install_from(config, &client, &source, &target, request.force, &naming).await
+}
+
+/// How an install names and records what it writes.
+pub(crate) struct Naming {
+    /// The source's kind, recorded in the provenance.
+    pub(crate) kind: &'static str,
+    /// The folder name to use instead of the one the download gives (a registry entry's slug).
+    pub(crate) slug: Option<String>,
+    /// The registry entry, recorded in the provenance and checked against the skill there.
+    pub(crate) registry: Option<write::Registered>,
 }
 
 /// The rest of an install once the source is known; also used by the registry.
@@ -53,7 +60,7 @@ pub(crate) async fn install_from(
     source: &Source,
     target: &write::Target,
     force: bool,
-    kind: &'static str,
+    naming: &Naming,
 ) -> Result<Vec<InstallOutcome>, Error> {
     let deadline = client.settings().total;
     let downloaded = tokio::time::timeout(
@@ -76,6 +83,7 @@ pub(crate) async fn install_from(
             source_url: policy::redact(&download.url),
             reason,
         })?;
+        let slug = naming.slug.clone().unwrap_or(slug);
         if !seen.insert(slug.clone()) {
             return Err(Error::InvalidPackage {
                 source_url: policy::redact(source.url()),
@@ -88,7 +96,8 @@ pub(crate) async fn install_from(
     let before = names(config);
     let provenance = Provenance {
         source_url: policy::redact(source.url()),
-        kind,
+        kind: naming.kind,
+        registry: naming.registry.clone(),
     };
     let items: Vec<write::Item> = downloads
         .into_iter()
@@ -194,15 +203,20 @@ pub(crate) fn error_of(source: &Source, problem: Problem) -> Error {
             };
         }
     };
+    fetch_failure(&url, error)
+}
+
+/// A failed request as the facade's error: a refusal, or a download that failed.
+pub(crate) fn fetch_failure(url: &url::Url, error: FetchError) -> Error {
     match error {
         FetchError::Refused(_) | FetchError::Address(_) | FetchError::Guarded(_) => {
             Error::UrlRefused {
-                url: policy::redact(&url),
+                url: policy::redact(url),
                 reason: error.to_string(),
             }
         }
         other => Error::Download {
-            url: policy::redact(&url),
+            url: policy::redact(url),
             reason: other.to_string(),
             kind: other.kind(),
         },

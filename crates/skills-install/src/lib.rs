@@ -12,6 +12,7 @@ pub mod client;
 pub mod fetch;
 pub mod install;
 pub mod policy;
+pub mod registry;
 pub mod source;
 pub mod write;
 

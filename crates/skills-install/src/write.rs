@@ -14,6 +14,7 @@ use skills_ops::{fs, lock, name};
 use skills_types::files::{PROVENANCE_FILE, SKILL_MD, STAGING_PREFIX};
 use skills_types::install::{AgentTarget, InstallOutcome};
 use skills_types::limits::MAX_NAME_CHARS;
+use skills_types::registry::Coordinates;
 use skills_types::{DiagnosticCode, Error, SkillScope, SkillsConfig};
 
 use crate::fetch::{Download, hex_digest};
@@ -130,6 +131,36 @@ pub struct Provenance {
     pub source_url: String,
     /// `skill-md`, `pack`, `well-known`, `registry`.
     pub kind: &'static str,
+    /// For a registry install: the entry, recorded as `registry` and checked against the
+    /// skill already under the slug.
+    pub registry: Option<Registered>,
+}
+
+/// The registry entry a skill is installed from.
+#[derive(Clone, Debug)]
+pub struct Registered {
+    /// The entry's coordinates, without a pin.
+    pub coordinates: Coordinates,
+    /// The entry's id as the catalog spells it.
+    pub id: String,
+    /// The version the catalog offered, if it named one.
+    pub version: Option<String>,
+    /// The catalog's URL, redacted.
+    pub catalog: String,
+}
+
+impl Registered {
+    /// The `registry` object of the provenance record and the lock entry.
+    pub fn record(&self) -> serde_json::Value {
+        serde_json::json!({
+            "id": self.id,
+            "coordinates": self.coordinates.to_string(),
+            "namespace": self.coordinates.namespace,
+            "slug": self.coordinates.slug,
+            "version": self.version,
+            "catalog": self.catalog,
+        })
+    }
 }
 
 /// One skill to write: its folder name and its files.
@@ -160,6 +191,11 @@ pub fn write_all(
         .iter()
         .map(|item| Plan::new(target, item, provenance))
         .collect();
+    // Another namespace's skill under the same slug is a different skill, even with the same
+    // bytes; checked here, under the lock, as well as before the download.
+    if !force && let Some(registered) = &provenance.registry {
+        crate::registry::check_namespace(root, &registered.coordinates)?;
+    }
     if !force
         && let Some(conflict) = plans
             .iter()
@@ -204,7 +240,12 @@ impl<'a> Plan<'a> {
             .collect();
         let destination = target.root.join(&item.slug);
         let existing = std::fs::symlink_metadata(&destination).is_ok();
-        let already_installed = existing && holds_exactly(&destination, &files);
+        // The same bytes from another registry namespace are still another skill.
+        let other_namespace = provenance.registry.as_ref().is_some_and(|registered| {
+            crate::registry::installed_from(&target.root, &item.slug)
+                .is_some_and(|installed| !installed.same_skill(&registered.coordinates))
+        });
+        let already_installed = existing && !other_namespace && holds_exactly(&destination, &files);
         let outcome = InstallOutcome {
             slug: item.slug.clone(),
             path: destination,
@@ -255,6 +296,7 @@ impl<'a> Plan<'a> {
             "sha256": self.digests,
             "version": self.item.download.version,
         });
+        let record = with_registry(record, provenance);
         let result = stage(&staging, &self.files, &record).and_then(|()| {
             if self.existing {
                 // Old and new swap in one step; the old copy, now at the staging name, goes
@@ -282,14 +324,25 @@ impl<'a> Plan<'a> {
         lock::record(
             root,
             &self.item.slug,
-            serde_json::json!({
-                "source_url": provenance.source_url,
-                "kind": provenance.kind,
-                "sha256": self.outcome.sha256,
-                "version": self.item.download.version,
-            }),
+            with_registry(
+                serde_json::json!({
+                    "source_url": provenance.source_url,
+                    "kind": provenance.kind,
+                    "sha256": self.outcome.sha256,
+                    "version": self.item.download.version,
+                }),
+                provenance,
+            ),
         )
     }
+}
+
+/// Adds the registry entry, when there is one, to a provenance record or lock entry.
+fn with_registry(mut record: serde_json::Value, provenance: &Provenance) -> serde_json::Value {
+    if let (Some(registered), Some(fields)) = (&provenance.registry, record.as_object_mut()) {
+        fields.insert("registry".to_owned(), registered.record());
+    }
+    record
 }
 
 fn remove_if_present(path: &Path) -> std::io::Result<()> {
@@ -442,6 +495,7 @@ mod tests {
         Provenance {
             source_url: "https://skills.example.com/pack/index.json".to_owned(),
             kind: "pack",
+            registry: None,
         }
     }
 

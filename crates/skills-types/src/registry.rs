@@ -273,16 +273,16 @@ fn check_segment(what: &str, text: &str) -> Result<(), String> {
             "the {what} is longer than {MAX_NAME_CHARS} characters"
         ));
     }
-    if text.chars().any(char::is_uppercase) {
-        return Err(format!(
-            "the {what} must be lowercase ('{}')",
-            text.to_lowercase()
-        ));
-    }
     if let Some(bad) = text.chars().find(|c| *c != '-' && !c.is_alphanumeric()) {
         return Err(format!(
             "the {what} may hold only lowercase letters, digits and '-', not '{}'",
             bad.escape_debug()
+        ));
+    }
+    if text.chars().any(char::is_uppercase) {
+        return Err(format!(
+            "the {what} must be lowercase ('{}')",
+            text.to_lowercase()
         ));
     }
     if text.starts_with('-') || text.ends_with('-') {
@@ -334,8 +334,8 @@ fn check_pin(text: &str) -> Result<Pin, String> {
 #[serde(deny_unknown_fields)]
 #[non_exhaustive]
 pub struct Query {
-    /// The words; empty matches every entry.
-    #[serde(default)]
+    /// The words; empty matches every entry. `query` on the wire (04 §RPC).
+    #[serde(default, rename = "query")]
     pub text: String,
     /// Only entries of this category.
     #[serde(default)]
@@ -371,7 +371,10 @@ pub struct Status {
     pub stale: bool,
     /// A refresh was started in the background (the next call sees its result).
     pub refreshing: bool,
-    /// Entries skipped while reading the catalog, and refreshes that failed.
+    /// Entries of the catalog that were skipped, and why (the publisher's mistakes: they stay
+    /// until the catalog changes).
+    pub skipped: Vec<String>,
+    /// What went wrong this time: a refresh that failed, a cache that could not be written.
     pub warnings: Vec<String>,
 }
 
@@ -419,6 +422,8 @@ pub struct Counts {
 #[non_exhaustive]
 pub struct InstallRequest {
     /// The entry: its name, or any coordinates naming it (`@acme/pdf@1.2.0`, `acme--pdf`).
+    /// `entry_id` on the wire (04 §RPC).
+    #[serde(rename = "entry_id")]
     pub id: String,
     /// `user` (default) or `project` (trusted workspaces only).
     #[serde(default = "user_scope")]

@@ -11,6 +11,7 @@ use skills_types::install::{
     ConnectGuard, Hooks, InstallOutcome, InstallRequest, ProgressSink, Resolver,
 };
 use skills_types::manage::{CreateSkill, Uninstalled, UpdateSkill, Written};
+use skills_types::registry::{self, Counts, Query, Status};
 use skills_types::render::{RenderOptions, Rendered, SyncOptions, SyncOutcome};
 use skills_types::skill::ResourceContent;
 use skills_types::{Catalog, Error, Skill, SkillScope, SkillsConfig};
@@ -177,6 +178,68 @@ impl Skills {
         let written = outcomes.iter().filter(|outcome| !outcome.already_installed);
         self.changed(SkillsEvent::Installed, written);
         Ok(outcomes)
+    }
+
+    /// Every entry of the registry catalog (only those of `category`, ignoring case, when
+    /// given), sorted by name. A cached catalog older than an hour answers at once and is
+    /// refreshed in the background on the caller's tokio runtime (`catalog.refreshing`); the
+    /// next call sees the result.
+    pub async fn registry_browse(
+        &self,
+        category: Option<&str>,
+    ) -> Result<registry::Listing, Error> {
+        install_impl::registry::browse(&self.config, &self.hooks, category).await
+    }
+
+    /// The registry entries matching `query` (every word, ignoring case, in the name,
+    /// description or tags), best match first. A stale cache is refreshed first.
+    pub async fn registry_search(&self, query: &Query) -> Result<registry::Listing, Error> {
+        install_impl::registry::search(&self.config, &self.hooks, query).await
+    }
+
+    /// The registry's categories, each with how many entries it holds.
+    pub async fn registry_categories(&self) -> Result<Counts, Error> {
+        install_impl::registry::categories(&self.config, &self.hooks).await
+    }
+
+    /// The registry's sources, each with how many entries it holds.
+    pub async fn registry_sources(&self) -> Result<Counts, Error> {
+        install_impl::registry::sources(&self.config, &self.hooks).await
+    }
+
+    /// Fetches the registry catalog now, whatever the cache holds (concurrent refreshes, in
+    /// this process or others sharing the home, make one request).
+    pub async fn registry_refresh(&self) -> Result<Status, Error> {
+        install_impl::registry::refresh(&self.config, &self.hooks).await
+    }
+
+    /// Installs a registry entry (by its name or any coordinates, `@acme/pdf@1.2.0`) under
+    /// its bare slug, through the same checks and atomic writes as [`Skills::install`]; a
+    /// skill of another namespace under that slug is a conflict unless `force` is set.
+    /// Publishes `installed` like [`Skills::install`].
+    pub async fn registry_install(
+        &self,
+        request: &registry::InstallRequest,
+    ) -> Result<InstallOutcome, Error> {
+        self.baseline();
+        let outcome = install_impl::registry::install(&self.config, &self.hooks, request).await?;
+        let written = Some(&outcome).filter(|outcome| !outcome.already_installed);
+        self.changed(SkillsEvent::Installed, written);
+        Ok(outcome)
+    }
+
+    /// Removes the skill installed under the slug of `name` (any coordinates) like
+    /// [`Skills::uninstall`] (and publishes `uninstalled` like it); when `name` has a
+    /// namespace, a skill there from another namespace is left alone.
+    pub fn registry_uninstall(
+        &self,
+        name: &str,
+        scope: Option<SkillScope>,
+    ) -> Result<Uninstalled, Error> {
+        self.baseline();
+        let removed = install_impl::registry::uninstall(&self.config, name, scope)?;
+        self.changed(SkillsEvent::Uninstalled, [&removed]);
+        Ok(removed)
     }
 
     /// Whether the workspace's project and legacy skills are loaded.

@@ -78,6 +78,14 @@ pub mod install {
     pub use skills_types::install::*;
 }
 
+pub mod registry {
+    //! The registry catalog and its coordinates (03 §Registry catalog, §Coordinates): see
+    //! [`crate::Skills::registry_browse`], [`crate::Skills::registry_search`] and
+    //! [`crate::Skills::registry_install`].
+
+    pub use skills_types::registry::*;
+}
+
 pub mod manage {
     //! Creating, updating and uninstalling skills (02 §Create, update, uninstall): see
     //! [`crate::Skills::create`], [`crate::Skills::update`], [`crate::Skills::uninstall`].

@@ -80,6 +80,7 @@ fn junk_is_refused_with_a_reason() {
         ("pdf tools", "not ' '"),
         ("pdf\0", "not '\\0'"),
         ("PDF", "the slug must be lowercase ('pdf')"),
+        ("Bad Name", "not ' '"),
         ("Acme/pdf", "the namespace must be lowercase ('acme')"),
         ("-pdf", "cannot start or end with '-'"),
         ("pdf-", "cannot start or end with '-'"),
@@ -203,4 +204,19 @@ proptest! {
             prop_assert_eq!(Coordinates::parse(&coordinates.to_string()).unwrap(), coordinates.clone());
         }
     }
+}
+
+#[test]
+fn requests_use_the_rpc_names_and_refuse_unknown_fields() {
+    let query: Query =
+        serde_json::from_value(serde_json::json!({"query": "pdf", "category": "docs"})).unwrap();
+    assert_eq!(
+        (query.text.as_str(), query.category.as_deref()),
+        ("pdf", Some("docs"))
+    );
+    assert!(serde_json::from_value::<Query>(serde_json::json!({"text": "pdf"})).is_err());
+    let request: InstallRequest =
+        serde_json::from_value(serde_json::json!({"entry_id": "@acme/pdf"})).unwrap();
+    assert_eq!(request, InstallRequest::new("@acme/pdf"));
+    assert!(serde_json::from_value::<InstallRequest>(serde_json::json!({"id": "x"})).is_err());
 }

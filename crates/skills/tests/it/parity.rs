@@ -12,6 +12,7 @@ use skills::bus::{
 use skills::catalog::{Explanation, ListOptions, Listing, ResourceContent, SkillBody};
 use skills::install::{ConnectGuard, InstallOutcome, InstallRequest, ProgressSink, Resolver};
 use skills::manage::{CreateSkill, Uninstalled, UpdateSkill, Written};
+use skills::registry::{self as registry, Counts, Query, Status};
 use skills::render::{RenderOptions, Rendered, SyncOptions, SyncOutcome};
 use skills::validate::{Options, Profile, Report};
 use skills::{Catalog, Error, Skill, SkillDocument, SkillScope, Skills, SkillsConfig};
@@ -59,6 +60,52 @@ fn install_signature<'a>(
     skills.install(request)
 }
 const _: fn(Skills, std::sync::Arc<dyn Resolver>) -> Skills = Skills::with_resolver;
+
+/// The registry's `async` methods, pinned the same way; their futures must be `Send` too.
+#[expect(
+    dead_code,
+    reason = "compiled, never called: the signatures are the test"
+)]
+mod registry_signatures {
+    use super::*;
+
+    fn browse<'a>(
+        skills: &'a Skills,
+        category: Option<&'a str>,
+    ) -> impl Future<Output = Result<registry::Listing, Error>> + Send + 'a {
+        skills.registry_browse(category)
+    }
+
+    fn search<'a>(
+        skills: &'a Skills,
+        query: &'a Query,
+    ) -> impl Future<Output = Result<registry::Listing, Error>> + Send + 'a {
+        skills.registry_search(query)
+    }
+
+    fn categories(skills: &Skills) -> impl Future<Output = Result<Counts, Error>> + Send + '_ {
+        skills.registry_categories()
+    }
+
+    fn sources(skills: &Skills) -> impl Future<Output = Result<Counts, Error>> + Send + '_ {
+        skills.registry_sources()
+    }
+
+    fn refresh(skills: &Skills) -> impl Future<Output = Result<Status, Error>> + Send + '_ {
+        skills.registry_refresh()
+    }
+
+    fn install<'a>(
+        skills: &'a Skills,
+        request: &'a registry::InstallRequest,
+    ) -> impl Future<Output = Result<InstallOutcome, Error>> + Send + 'a {
+        skills.registry_install(request)
+    }
+}
+const _: fn(&Skills, &str, Option<SkillScope>) -> Result<Uninstalled, Error> =
+    Skills::registry_uninstall;
+const _: fn(&str) -> Result<registry::Coordinates, registry::CoordinatesError> =
+    registry::Coordinates::parse;
 const _: fn(Skills, ConnectGuard) -> Skills = Skills::with_connect_guard;
 const _: fn(Skills, ProgressSink) -> Skills = Skills::with_progress;
 const _: fn(Skills, EventBus) -> Skills = Skills::with_events;
@@ -264,4 +311,46 @@ fn the_handle_behaves_as_documented_on_each_side() {
         disabled(skills.sync_agents_md(&SyncOptions::default()).unwrap_err());
         assert_eq!(skills::render::read_text(&[]), "");
     }
+}
+
+#[test]
+fn the_registry_behaves_as_documented_on_each_side() {
+    let home = tempfile::tempdir().unwrap();
+    let workspace = tempfile::tempdir().unwrap();
+    // No catalog is configured, and none is reachable: nothing here touches the network.
+    let skills = Skills::new(SkillsConfig::new(workspace.path(), home.path()));
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    let request = registry::InstallRequest::new("@acme/pdf");
+    let answers = runtime.block_on(async {
+        [
+            skills.registry_browse(None).await.map(drop),
+            skills.registry_search(&Query::new("pdf")).await.map(drop),
+            skills.registry_categories().await.map(drop),
+            skills.registry_sources().await.map(drop),
+            skills.registry_refresh().await.map(drop),
+            skills.registry_install(&request).await.map(drop),
+        ]
+    });
+    let expected = if skills::ENABLED {
+        "invalid_input"
+    } else {
+        "disabled"
+    };
+    for answer in answers {
+        assert_eq!(answer.unwrap_err().kind(), expected);
+    }
+    let uninstalled = skills.registry_uninstall("@acme/pdf", None).unwrap_err();
+    assert_eq!(
+        uninstalled.kind(),
+        if skills::ENABLED {
+            "not_found"
+        } else {
+            "disabled"
+        }
+    );
+    // Coordinates are plain data: parsed the same on both sides.
+    let coordinates = registry::Coordinates::parse("acme--pdf@1.0").unwrap();
+    assert_eq!(coordinates.to_string(), "@acme/pdf@1.0");
 }
