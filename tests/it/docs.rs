@@ -25,3 +25,32 @@ fn diagnostics_page_lists_every_code_with_its_summary() {
         missing.join(", ")
     );
 }
+
+#[test]
+fn cli_page_documents_every_command() {
+    let page = read_doc("cli.md");
+    let output = skills_tests::skills().arg("--help").output().unwrap();
+    let help = String::from_utf8(output.stdout).unwrap();
+    let commands: Vec<&str> = help
+        .lines()
+        .skip_while(|line| !line.starts_with("Commands:"))
+        .skip(1)
+        .take_while(|line| line.starts_with("  "))
+        // A command's own line; wrapped descriptions are indented further.
+        .filter(|line| !line.starts_with("   "))
+        .filter_map(|line| line.split_whitespace().next())
+        .filter(|command| *command != "help")
+        .collect();
+    assert!(
+        commands.len() > 10,
+        "could not read the commands from:\n{help}"
+    );
+    let missing: Vec<&&str> = commands
+        .iter()
+        .filter(|command| !page.contains(&format!("## `skills {command}")))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "docs/cli.md has no section for: {missing:?}"
+    );
+}

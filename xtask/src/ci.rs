@@ -30,7 +30,7 @@ struct Step {
     run: fn(&Path) -> Result<(), Failure>,
 }
 
-const STEPS: [Step; 8] = [
+const STEPS: [Step; 9] = [
     Step {
         name: "fmt",
         run: fmt,
@@ -59,8 +59,10 @@ const STEPS: [Step; 8] = [
         name: "absence of feature-only crates",
         run: absence,
     },
-    // Codegen freshness (06 §CI step 7) goes here once `cargo xtask codegen` exists: run it
-    // into a temporary directory and fail when `docs/rpc.md` or the schema snapshots differ.
+    Step {
+        name: "codegen is fresh",
+        run: codegen_fresh,
+    },
     Step {
         name: "doc",
         run: doc,
@@ -109,6 +111,12 @@ fn fuzz_check(root: &Path) -> Result<(), Failure> {
                 "update the fuzz targets in fuzz/fuzz_targets/ to the changed API (and `cargo update --manifest-path fuzz/Cargo.toml` if the lock is stale)",
             )
         })
+}
+
+/// `docs/rpc.md` matches the schemas (the schema snapshots themselves are checked by the
+/// tests, with `INSTA_UPDATE=no`).
+fn codegen_fresh(root: &Path) -> Result<(), Failure> {
+    crate::codegen::run(root, true)
 }
 
 fn seconds(duration: Duration) -> String {
@@ -179,6 +187,18 @@ fn test_disabled(root: &Path) -> Result<(), Failure> {
         Failure::new(
             message,
             "the stub must keep every facade signature: add the missing twin to crates/skills-stub and its line to crates/skills/tests/it/parity.rs",
+        )
+    })?;
+    // The command line over the stub: `skills serve` must answer every method with -32601.
+    process::run(
+        cargo(root)
+            .args(["test", "-p", "skills-cli", "--no-default-features"])
+            .env("CI", "true"),
+    )
+    .map_err(|message| {
+        Failure::new(
+            message,
+            "the command line must build and behave over the stub: see crates/skills-cli/tests/serve.rs",
         )
     })?;
     let mut consumer = cargo(root);

@@ -3,12 +3,13 @@
 //!
 //! `ci` is the single command CI and `.ci/run` execute (06 §CI); `tidy` runs its in-process
 //! convention checks alone; `fuzz` drives the cargo-fuzz targets (06 §Safety and reliability),
-//! which are not part of CI; `bench` measures discovery against a floor on synthetic trees
+//! which are not part of CI; `codegen` writes `docs/rpc.md` from the RPC schemas; `bench` measures discovery against a floor on synthetic trees
 //! (06 §Performance). The crate uses `std` and, on Unix, `nix`'s safe `getrusage` for the
 //! bench's peak-memory figure, so building it costs CI almost nothing.
 
 mod bench;
 mod ci;
+mod codegen;
 mod fuzz;
 mod process;
 mod tidy;
@@ -22,6 +23,8 @@ Usage: cargo xtask <command>
 Commands:
   ci                                 run every check CI runs, in order, stopping at the first failure
   tidy                               run the in-process convention checks alone (step 2 of ci)
+  codegen [--check]                  write docs/rpc.md from the RPC schemas (--check: only
+                                     compare, fail when it is stale)
   fuzz --seconds N [--target NAME]   run each cargo-fuzz target (or NAME) for N seconds (nightly)
   bench [--quick] [--skills N]... [--runs N]
                                      time discovery against a floor on synthetic trees of 1,000
@@ -38,6 +41,9 @@ fn main() -> ExitCode {
     let outcome = match command.as_deref() {
         Some("ci") if rest.is_empty() => ci::run(&root),
         Some("tidy") if rest.is_empty() => tidy::run(&root),
+        Some("codegen") if rest.is_empty() => codegen::run(&root, false),
+        Some("codegen") if rest == ["--check"] => codegen::run(&root, true),
+        Some("codegen") => return usage_error("`codegen` takes only `--check`"),
         Some("fuzz") => match fuzz::Args::parse(&rest) {
             Ok(args) => fuzz::run(&root, &args),
             Err(message) => return usage_error(&message),

@@ -94,6 +94,10 @@ pub(crate) enum Command {
     /// Lint skills against a profile; exit 0 when all are valid, 1 when one is not, 2 when a
     /// path cannot be validated.
     Validate(ValidateArgs),
+    /// Serve every operation as JSON-RPC 2.0 over stdin and stdout, one message per line.
+    Serve,
+    /// Print every RPC method with the JSON Schemas of its params and result.
+    Schemas,
     /// Print a completion script for a shell (`skills completions bash > ~/.local/share/...`).
     Completions(CompletionsArgs),
 }

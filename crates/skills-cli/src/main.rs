@@ -12,6 +12,7 @@ mod progress;
 mod prompt;
 mod read;
 mod registry;
+mod serve;
 mod show;
 mod trust;
 mod validate;
@@ -55,6 +56,8 @@ fn main() -> ExitCode {
         cli::Command::Install(args) => install::run(global, args),
         cli::Command::Registry(command) => registry::run(global, command),
         cli::Command::Validate(args) => validate::run(global, args),
+        cli::Command::Serve => serve::serve(global),
+        cli::Command::Schemas => serve::schemas(),
         cli::Command::Completions(args) => {
             let mut command = <cli::Cli as clap::CommandFactory>::command();
             clap_complete::generate(args.shell, &mut command, "skills", &mut std::io::stdout());

@@ -13,8 +13,8 @@ use skills_types::install::{InstallOutcome, InstallRequest};
 use skills_types::manage::{CreateSkill, Uninstalled, Written};
 use skills_types::render::{RenderOptions, Rendered};
 use skills_types::rpc::methods::{
-    DescribeParams, ExplainParams, InstallResult, ReadParams, ReadResourceParams, ReadResult,
-    SubscribeParams, SubscribeResult, UninstallParams, UpdateParams, ValidateParams,
+    BrowseParams, DescribeParams, ExplainParams, InstallResult, NoParams, ReadParams,
+    ReadResourceParams, ReadResult, SubscribeResult, UninstallParams, UpdateParams, ValidateParams,
 };
 use skills_types::rpc::{
     ControllerSchema, Handler, HandlerFuture, Presenter, RpcError, params, result,
@@ -22,7 +22,7 @@ use skills_types::rpc::{
 use skills_types::service::{BoxFuture, SkillsService};
 use skills_types::skill::ResourceContent;
 use skills_types::validate::{Options, Report};
-use skills_types::{Error, Skill};
+use skills_types::{Error, Skill, registry};
 
 use crate::markdown;
 
@@ -156,7 +156,64 @@ pub(crate) fn all() -> Vec<Method> {
             },
             install,
         ),
-        blocking::<SubscribeParams, SubscribeResult>(
+        asynchronous::<BrowseParams, registry::Listing>(
+            Spec {
+                method: "skill_registry.browse",
+                aliases: &[],
+                description: "The registry catalog's entries, sorted by name (of one category when given). A cache younger than an hour answers at once; an older one answers too and is refreshed once in the background; `force_refresh` fetches first.",
+                example: json!({ "force_refresh": false, "category": "documents" }),
+            },
+            |service, params| {
+                service.registry_browse(params.category.as_deref(), params.force_refresh)
+            },
+        ),
+        asynchronous::<registry::Query, registry::Listing>(
+            Spec {
+                method: "skill_registry.search",
+                aliases: &[],
+                description: "The registry entries matching a query: every word, ignoring case, in the name, description or tags; `category` and `source` narrow it. A stale cache is refreshed first.",
+                example: json!({ "query": "pdf forms", "category": "documents" }),
+            },
+            |service, query| service.registry_search(query),
+        ),
+        asynchronous::<NoParams, registry::Counts>(
+            Spec {
+                method: "skill_registry.categories",
+                aliases: &[],
+                description: "The registry's categories, each with how many entries it holds.",
+                example: json!({}),
+            },
+            |service, NoParams {}| service.registry_categories(),
+        ),
+        asynchronous::<NoParams, registry::Counts>(
+            Spec {
+                method: "skill_registry.sources",
+                aliases: &[],
+                description: "The registry's sources, each with how many entries it holds.",
+                example: json!({}),
+            },
+            |service, NoParams {}| service.registry_sources(),
+        ),
+        asynchronous::<registry::InstallRequest, InstallOutcome>(
+            Spec {
+                method: "skill_registry.install",
+                aliases: &[],
+                description: "Installs a registry entry (by name or coordinates such as `@acme/pdf@1.2.0`) under its bare slug, with the same checks and atomic writes as `skills.install_from_url`; a skill of another namespace under that slug is a conflict unless `force`.",
+                example: json!({ "entry_id": "pdf-forms", "scope": "user" }),
+            },
+            |service, request| service.registry_install(request),
+        ),
+        blocking::<UninstallParams, Uninstalled>(
+            Spec {
+                method: "skill_registry.uninstall",
+                aliases: &[],
+                description: "Removes the skill installed under the slug of a registry name or coordinates, and its lock entry.",
+                example: json!({ "name": "pdf-forms" }),
+            },
+            None,
+            |service, params| service.registry_uninstall(&params.name, params.scope),
+        ),
+        blocking::<NoParams, SubscribeResult>(
             Spec {
                 method: "skills.subscribe",
                 aliases: &[],
@@ -164,7 +221,7 @@ pub(crate) fn all() -> Vec<Method> {
                 example: json!({}),
             },
             None,
-            |_, SubscribeParams {}| Ok(SubscribeResult { subscribed: true }),
+            |_, NoParams {}| Ok(SubscribeResult { subscribed: true }),
         ),
     ]
 }

@@ -24,6 +24,12 @@ fn every_method_of_04_is_listed_once_with_its_aliases() {
         "skills.uninstall",
         "skills.install_from_url",
         "skills.subscribe",
+        "skill_registry.browse",
+        "skill_registry.search",
+        "skill_registry.categories",
+        "skill_registry.sources",
+        "skill_registry.install",
+        "skill_registry.uninstall",
     ] {
         assert!(methods.contains(&expected), "{expected} is missing");
     }

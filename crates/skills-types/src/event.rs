@@ -53,13 +53,13 @@ impl DomainEvent {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum SkillsEvent {
-    /// A skill was created: `{id, scope, path}`.
+    /// A skill was created: the `Written` result (`{name, scope, dir, location}`).
     Created,
-    /// A skill was updated: `{id, scope, path}`.
+    /// A skill was updated: the `Written` result.
     Updated,
-    /// A skill was installed (or replaced): an install outcome.
+    /// A skill was installed (or replaced): its `InstallOutcome`.
     Installed,
-    /// A skill was removed: `{id, scope, path}`.
+    /// A skill was removed: the `Uninstalled` result (`{name, scope, path, was_link}`).
     Uninstalled,
     /// The catalog differs from the one seen before: `{added, changed, removed}` ids.
     CatalogChanged,

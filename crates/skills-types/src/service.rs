@@ -11,6 +11,7 @@ use std::pin::Pin;
 use crate::catalog::{Explanation, ListOptions, Listing, SkillBody};
 use crate::install::{InstallOutcome, InstallRequest};
 use crate::manage::{CreateSkill, Uninstalled, UpdateSkill, Written};
+use crate::registry;
 use crate::render::{RenderOptions, Rendered};
 use crate::skill::ResourceContent;
 use crate::validate::{Options, Report};
@@ -49,4 +50,30 @@ pub trait SkillsService: Send + Sync {
         &'a self,
         request: &'a InstallRequest,
     ) -> BoxFuture<'a, Result<Vec<InstallOutcome>, Error>>;
+    /// The registry's entries (of one category), refreshed first when asked.
+    fn registry_browse<'a>(
+        &'a self,
+        category: Option<&'a str>,
+        force_refresh: bool,
+    ) -> BoxFuture<'a, Result<registry::Listing, Error>>;
+    /// The registry entries matching a query.
+    fn registry_search<'a>(
+        &'a self,
+        query: &'a registry::Query,
+    ) -> BoxFuture<'a, Result<registry::Listing, Error>>;
+    /// The registry's categories with their counts.
+    fn registry_categories(&self) -> BoxFuture<'_, Result<registry::Counts, Error>>;
+    /// The registry's sources with their counts.
+    fn registry_sources(&self) -> BoxFuture<'_, Result<registry::Counts, Error>>;
+    /// Installs a registry entry.
+    fn registry_install<'a>(
+        &'a self,
+        request: &'a registry::InstallRequest,
+    ) -> BoxFuture<'a, Result<InstallOutcome, Error>>;
+    /// Removes a skill installed from the registry.
+    fn registry_uninstall(
+        &self,
+        name: &str,
+        scope: Option<SkillScope>,
+    ) -> Result<Uninstalled, Error>;
 }

@@ -2,7 +2,7 @@
 //! question about the catalog; each method delegates to the compiled-in behaviour (or to the
 //! stub's twin when the `skills` feature is off), so each signature is written once, here.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use skills_types::catalog::{Explanation, ListOptions, Listing, SkillBody};
@@ -13,7 +13,9 @@ use skills_types::install::{
 use skills_types::manage::{CreateSkill, Uninstalled, UpdateSkill, Written};
 use skills_types::registry::{self, Counts, Query, Status};
 use skills_types::render::{RenderOptions, Rendered, SyncOptions, SyncOutcome};
+use skills_types::service::{BoxFuture, SkillsService};
 use skills_types::skill::ResourceContent;
+use skills_types::validate::{Options, Report};
 use skills_types::{Catalog, Error, Skill, SkillScope, SkillsConfig};
 
 use crate::bus::{Activations, CatalogSource, EventBus, TriggeredSkillSubscriber};
@@ -288,5 +290,103 @@ impl Skills {
         }
         // A discovery that fails now fails again for the caller's next call; nothing to add.
         drop(self.discover());
+    }
+}
+
+/// The handle serves the RPC controllers: a controller call is exactly a handle call, with
+/// the same configuration and the same events.
+impl SkillsService for Skills {
+    fn config(&self) -> &SkillsConfig {
+        Skills::config(self)
+    }
+
+    fn list(&self, options: &ListOptions) -> Result<Listing, Error> {
+        Skills::list(self, options)
+    }
+
+    fn get(&self, id: &str) -> Result<Skill, Error> {
+        Skills::get(self, id)
+    }
+
+    fn read(&self, ids: &[&str]) -> Result<Vec<SkillBody>, Error> {
+        Skills::read(self, ids)
+    }
+
+    fn read_resource(&self, id: &str, relative_path: &str) -> Result<ResourceContent, Error> {
+        Skills::read_resource(self, id, relative_path)
+    }
+
+    fn explain(&self, name: &str) -> Result<Explanation, Error> {
+        Skills::explain(self, name)
+    }
+
+    fn validate(&self, path: &Path, options: &Options) -> Result<Report, Error> {
+        ops::validate::validate_path(path, options)
+    }
+
+    fn render_catalog(&self, options: &RenderOptions) -> Result<Rendered, Error> {
+        Skills::render_catalog(self, options)
+    }
+
+    fn create(&self, request: &CreateSkill) -> Result<Written, Error> {
+        Skills::create(self, request)
+    }
+
+    fn update(&self, id: &str, changes: &UpdateSkill) -> Result<Written, Error> {
+        Skills::update(self, id, changes)
+    }
+
+    fn uninstall(&self, name: &str, scope: Option<SkillScope>) -> Result<Uninstalled, Error> {
+        Skills::uninstall(self, name, scope)
+    }
+
+    fn install<'a>(
+        &'a self,
+        request: &'a InstallRequest,
+    ) -> BoxFuture<'a, Result<Vec<InstallOutcome>, Error>> {
+        Box::pin(Skills::install(self, request))
+    }
+
+    fn registry_browse<'a>(
+        &'a self,
+        category: Option<&'a str>,
+        force_refresh: bool,
+    ) -> BoxFuture<'a, Result<registry::Listing, Error>> {
+        Box::pin(async move {
+            if force_refresh {
+                self.registry_refresh().await?;
+            }
+            Skills::registry_browse(self, category).await
+        })
+    }
+
+    fn registry_search<'a>(
+        &'a self,
+        query: &'a Query,
+    ) -> BoxFuture<'a, Result<registry::Listing, Error>> {
+        Box::pin(Skills::registry_search(self, query))
+    }
+
+    fn registry_categories(&self) -> BoxFuture<'_, Result<Counts, Error>> {
+        Box::pin(Skills::registry_categories(self))
+    }
+
+    fn registry_sources(&self) -> BoxFuture<'_, Result<Counts, Error>> {
+        Box::pin(Skills::registry_sources(self))
+    }
+
+    fn registry_install<'a>(
+        &'a self,
+        request: &'a registry::InstallRequest,
+    ) -> BoxFuture<'a, Result<InstallOutcome, Error>> {
+        Box::pin(Skills::registry_install(self, request))
+    }
+
+    fn registry_uninstall(
+        &self,
+        name: &str,
+        scope: Option<SkillScope>,
+    ) -> Result<Uninstalled, Error> {
+        Skills::registry_uninstall(self, name, scope)
     }
 }

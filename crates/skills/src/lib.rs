@@ -38,8 +38,10 @@ use skills_bus as bus_impl;
 use skills_install as install_impl;
 #[cfg(feature = "skills")]
 use skills_ops as ops;
+#[cfg(feature = "skills")]
+use skills_schemas as schemas_impl;
 #[cfg(not(feature = "skills"))]
-use skills_stub::{bus as bus_impl, install as install_impl, ops};
+use skills_stub::{bus as bus_impl, install as install_impl, ops, schemas as schemas_impl};
 
 pub mod load {
     //! Reading one definition file leniently: [`load_document`] keeps a skill usable whenever
@@ -97,6 +99,32 @@ pub mod render {
     //! The catalog as an agent sees it, and the `AGENTS.md` block (02 §Rendering the catalog).
 
     pub use skills_types::render::*;
+}
+
+pub mod rpc {
+    //! Every operation as a JSON-RPC method (04 §RPC): the controllers with their schemas, the
+    //! decoder and the dispatcher. Bind the controllers to a handle and serve them:
+    //!
+    //! ```no_run
+    //! # async fn serve(line: &str) {
+    //! use std::sync::Arc;
+    //! use skills::rpc::{Dispatcher, all_skills_registered_controllers};
+    //!
+    //! let skills = skills::Skills::new(skills::SkillsConfig::new(".", "/home/me"));
+    //! let dispatcher = Dispatcher::new(all_skills_registered_controllers(Arc::new(skills)));
+    //! if let Some(reply) = dispatcher.handle_text(line).await.reply {
+    //!     println!("{reply}");
+    //! }
+    //! # }
+    //! ```
+    //!
+    //! With the feature off both lists are empty, so every method is `-32601`.
+
+    pub use crate::schemas_impl::{
+        all_skills_controller_schemas, all_skills_registered_controllers,
+    };
+    pub use skills_types::rpc::*;
+    pub use skills_types::service::{BoxFuture, SkillsService};
 }
 
 pub mod validate {

@@ -93,10 +93,22 @@ pub struct InstallResult {
     pub installed: Vec<InstallOutcome>,
 }
 
-/// `skills.subscribe`: no params.
+/// The params of a method that takes none: an empty object (or none at all).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct SubscribeParams {}
+pub struct NoParams {}
+
+/// `skill_registry.browse`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BrowseParams {
+    /// Fetch the catalog now rather than answering from a fresh (or stale) cache.
+    #[serde(default)]
+    pub force_refresh: bool,
+    /// Only entries of this category.
+    #[serde(default)]
+    pub category: Option<String>,
+}
 
 /// The result of `skills.subscribe`; `skills.event` notifications follow.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
