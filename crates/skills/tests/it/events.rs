@@ -131,3 +131,41 @@ fn triggers_need_a_bus_and_are_disabled_in_the_stub() {
         }
     });
 }
+
+/// 04 §RPC: with the feature off the controller lists are empty, so a dispatcher over them
+/// answers every method with -32601; with it on, every method of 04 is there.
+#[test]
+fn the_controller_lists_follow_the_feature() {
+    use std::sync::Arc;
+
+    use skills::rpc::{
+        Dispatcher, all_skills_controller_schemas, all_skills_registered_controllers,
+    };
+
+    let workspace = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let skills = Skills::new(SkillsConfig::new(workspace.path(), home.path()));
+    let schemas = all_skills_controller_schemas();
+    let controllers = all_skills_registered_controllers(Arc::new(skills));
+    assert_eq!(schemas.len(), controllers.len());
+    if skills::ENABLED {
+        assert!(schemas.len() >= 18, "{} methods", schemas.len());
+    } else {
+        assert!(schemas.is_empty() && controllers.is_empty());
+    }
+    let dispatcher = Dispatcher::new(controllers);
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let reply = runtime
+        .block_on(dispatcher.handle_text(r#"{"jsonrpc":"2.0","id":1,"method":"skills.list"}"#))
+        .reply
+        .unwrap();
+    let reply: serde_json::Value = serde_json::from_str(&reply).unwrap();
+    if skills::ENABLED {
+        assert_eq!(reply["result"]["skills"], json!([]), "{reply}");
+    } else {
+        assert_eq!(reply["error"]["code"], -32_601, "{reply}");
+    }
+}
