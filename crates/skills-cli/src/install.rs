@@ -1,11 +1,11 @@
 //! `skills install SOURCE`: downloads, checks and installs skills (03), one line per skill.
 
-use skills::install::InstallRequest;
+use skills::install::{InstallOutcome, InstallRequest};
 
 use crate::Exit;
 use crate::cli::{Global, InstallArgs};
 use crate::context;
-use crate::output::{self, DIM, OK};
+use crate::output::{self, DIM, OK, WARNING};
 use crate::progress::Progress;
 
 pub(crate) fn run(global: &Global, args: &InstallArgs) -> Exit {
@@ -33,11 +33,18 @@ pub(crate) fn run(global: &Global, args: &InstallArgs) -> Exit {
         Ok(outcomes) => outcomes,
         Err(error) => return output::fail(global, &error),
     };
+    print_outcomes(global, &outcomes)
+}
+
+/// Prints install outcomes: `{"installed": [...]}` with `--json`, else one line per skill
+/// (already installed ones only without `-q`), warnings on stderr. Shared with `registry
+/// install`.
+pub(crate) fn print_outcomes(global: &Global, outcomes: &[InstallOutcome]) -> Exit {
     if global.json {
         output::print_json(&serde_json::json!({ "installed": outcomes }));
         return Exit::Success;
     }
-    for outcome in &outcomes {
+    for outcome in outcomes {
         let state = if outcome.already_installed {
             "already installed"
         } else if outcome.replaced {
@@ -56,7 +63,7 @@ pub(crate) fn run(global: &Global, args: &InstallArgs) -> Exit {
             ));
         }
         for warning in &outcome.warnings {
-            anstream::eprintln!("{DIM}warning{DIM:#}: {warning}");
+            anstream::eprintln!("{WARNING}warning{WARNING:#}: {warning}");
         }
     }
     Exit::Success

@@ -15,7 +15,7 @@ use crate::Exit;
 use crate::cli::{Global, RegistryCommand};
 use crate::context;
 use crate::install::runtime;
-use crate::output::{self, DIM, OK, WARNING};
+use crate::output::{self, DIM, WARNING};
 use crate::progress::Progress;
 
 /// Widest name, category and version columns before they are cut.
@@ -279,31 +279,7 @@ fn print_notes(global: &Global, catalog: &Status, shown: Option<usize>) {
 }
 
 fn print_installed(global: &Global, outcome: &skills::install::InstallOutcome) -> Exit {
-    if global.json {
-        output::print_json(&serde_json::json!({ "installed": [outcome] }));
-        return Exit::Success;
-    }
-    let state = if outcome.already_installed {
-        "already installed"
-    } else if outcome.replaced {
-        "replaced"
-    } else {
-        "installed"
-    };
-    if !global.quiet || !outcome.already_installed {
-        output::line(format_args!(
-            "{OK}{state}{OK:#} {} {DIM}({} scope, {} file{}, {}){DIM:#}",
-            outcome.slug,
-            outcome.scope,
-            outcome.files,
-            if outcome.files == 1 { "" } else { "s" },
-            outcome.path.display()
-        ));
-    }
-    for warning in &outcome.warnings {
-        warn(warning);
-    }
-    Exit::Success
+    crate::install::print_outcomes(global, std::slice::from_ref(outcome))
 }
 
 /// "just now", "12 minutes ago", "3 hours ago", "2 days ago".

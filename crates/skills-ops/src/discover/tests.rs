@@ -4,37 +4,12 @@
 use std::path::{Path, PathBuf};
 
 use skills_types::config::{Permission, PermissionRule, SymlinkPolicy};
-use skills_types::{DiagnosticCode, SkillScope, SkillsConfig};
+use skills_types::{DiagnosticCode, SkillScope};
 
 use super::*;
-
-/// A temporary home and workspace.
-struct Tree {
-    _dir: tempfile::TempDir,
-    home: PathBuf,
-    workspace: PathBuf,
-}
+use crate::testing::Tree;
 
 impl Tree {
-    fn new() -> Self {
-        let dir = tempfile::tempdir().unwrap();
-        let home = dir.path().join("home");
-        let workspace = dir.path().join("ws");
-        std::fs::create_dir_all(&home).unwrap();
-        std::fs::create_dir_all(&workspace).unwrap();
-        Self {
-            _dir: dir,
-            home,
-            workspace,
-        }
-    }
-
-    fn config(&self) -> SkillsConfig {
-        let mut config = SkillsConfig::new(&self.workspace, &self.home);
-        config.cache = false;
-        config
-    }
-
     fn trust(&self) {
         trust::trust(&self.config()).unwrap();
     }

@@ -9,33 +9,9 @@ use skills_types::skill::SkillInput;
 use skills_types::{SkillScope, SkillsConfig};
 
 use super::*;
-
-struct Tree {
-    _dir: tempfile::TempDir,
-    home: PathBuf,
-    workspace: PathBuf,
-}
+use crate::testing::Tree;
 
 impl Tree {
-    fn new() -> Self {
-        let dir = tempfile::tempdir().unwrap();
-        let home = dir.path().join("home");
-        let workspace = dir.path().join("ws");
-        std::fs::create_dir_all(&home).unwrap();
-        std::fs::create_dir_all(&workspace).unwrap();
-        Self {
-            _dir: dir,
-            home,
-            workspace,
-        }
-    }
-
-    fn config(&self) -> SkillsConfig {
-        let mut config = SkillsConfig::new(&self.workspace, &self.home);
-        config.cache = false;
-        config
-    }
-
     fn trusted(&self) -> SkillsConfig {
         let mut config = self.config();
         config.trust = TrustPolicy::Always;
