@@ -7,7 +7,8 @@
 //! The rules, beyond the JSON-RPC 2.0 text:
 //!
 //! - a request object holds `jsonrpc: "2.0"`, a string `method`, and optionally `id` (a
-//!   string, a number or null) and `params` (an object); anything else is an invalid request;
+//!   string, a number or null) and `params` (an object or an array); anything else is an
+//!   invalid request. Every method takes named params, so an array is `-32602`;
 //! - a request without `id` is a notification and gets no response, even when it fails;
 //! - a batch is answered with an array of the responses, in request order, or with nothing
 //!   when it held only notifications; an empty batch is an invalid request;
@@ -125,7 +126,7 @@ pub struct Request {
     pub id: Option<Value>,
     /// The method as sent.
     pub method: String,
-    /// The params: an object (an absent `params` is `{}`).
+    /// The params: an object or an array (an absent `params` is `{}`).
     pub params: Value,
 }
 
@@ -212,15 +213,10 @@ fn request_of(value: Value) -> Result<Request, Response> {
     };
     let params = match members.remove("params") {
         None => Value::Object(serde_json::Map::new()),
-        Some(params @ Value::Object(_)) => params,
-        Some(_) => {
-            return Err(Response {
-                id: answer_to,
-                outcome: Err(RpcError::invalid_params(
-                    "params must be an object (named params)",
-                )),
-            });
-        }
+        // An array is valid JSON-RPC (params by position); the dispatcher refuses it, so a
+        // notification carrying one still gets no answer.
+        Some(params @ (Value::Object(_) | Value::Array(_))) => params,
+        Some(_) => return Err(invalid(answer_to, "'params' must be an object or an array")),
     };
     if let Some(unknown) = members.keys().next() {
         return Err(invalid(
@@ -360,6 +356,12 @@ impl Dispatcher {
             let outcome = Err(RpcError::method_not_found(&request.method));
             return (request.id.map(|id| Response { id, outcome }), None);
         };
+        if !request.params.is_object() {
+            let outcome = Err(RpcError::invalid_params(
+                "params must be an object (every method takes named params)",
+            ));
+            return (request.id.map(|id| Response { id, outcome }), None);
+        }
         let outcome = controller.call(request.params).await;
         let succeeded = outcome.is_ok().then(|| controller.schema.method.clone());
         (request.id.map(|id| Response { id, outcome }), succeeded)

@@ -44,6 +44,11 @@ fn requests_and_notifications_decode() {
 #[test]
 fn what_is_not_a_request_gets_the_right_error() {
     let cases: [(&str, i64, Value); 11] = [
+        (
+            r#"{"jsonrpc":"2.0","id":3,"method":"m","params":5}"#,
+            codes::INVALID_REQUEST,
+            json!(3),
+        ),
         ("{", codes::PARSE_ERROR, Value::Null),
         ("", codes::PARSE_ERROR, Value::Null),
         ("\u{feff}{}", codes::PARSE_ERROR, Value::Null),
@@ -64,11 +69,6 @@ fn what_is_not_a_request_gets_the_right_error() {
             r#"{"jsonrpc":"2.0","id":{"a":1},"method":"m"}"#,
             codes::INVALID_REQUEST,
             Value::Null,
-        ),
-        (
-            r#"{"jsonrpc":"2.0","id":3,"method":"m","params":[1]}"#,
-            codes::INVALID_PARAMS,
-            json!(3),
         ),
         (
             r#"{"jsonrpc":"2.0","id":4,"method":"m","extra":true}"#,
@@ -195,6 +195,18 @@ fn methods_aliases_and_errors_are_answered() {
     let parse = reply("{oops").unwrap();
     assert_eq!(parse["error"]["code"], codes::PARSE_ERROR);
     assert_eq!(parse["id"], Value::Null);
+}
+
+#[test]
+fn positional_params_are_refused_by_the_dispatcher() {
+    let answer = reply(r#"{"jsonrpc":"2.0","id":3,"method":"test.echo","params":[1]}"#).unwrap();
+    assert_eq!(answer["error"]["code"], codes::INVALID_PARAMS);
+    assert_eq!(answer["id"], 3);
+    assert_eq!(
+        reply(r#"{"jsonrpc":"2.0","method":"test.echo","params":[1]}"#),
+        None,
+        "a notification with positional params still gets no answer"
+    );
 }
 
 #[test]
