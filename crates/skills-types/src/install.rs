@@ -170,15 +170,6 @@ pub struct Hooks {
     pub progress: Option<ProgressSink>,
 }
 
-impl Hooks {
-    /// Reports `progress` to the sink, if there is one.
-    pub fn report(&self, progress: impl FnOnce() -> InstallProgress) {
-        if let Some(sink) = &self.progress {
-            sink(&progress());
-        }
-    }
-}
-
 impl std::fmt::Debug for Hooks {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Hooks")
