@@ -87,10 +87,15 @@ pub fn discover(config: &SkillsConfig) -> Result<Catalog, Error> {
     for root in &plan.roots {
         tracing::debug!(scope = %root.scope, root = %root.path.display(), "scanning");
     }
-    let scanned = scan::scan(&plan.roots, config.symlinks, config.limits);
+    // The cache depends only on the roots, so it is read and decoded while the walk runs: the
+    // walk waits on the file system much of the time, and the decoding fills those gaps.
+    let (scanned, cache) = rayon::join(
+        || scan::scan(&plan.roots, config.symlinks, config.limits),
+        || config.cache.then(|| Cache::open(&config, &plan.roots)),
+    );
     tracing::debug!(found = scanned.found.len(), elapsed = ?started.elapsed(), "walk done");
     diagnostics.extend(scanned.diagnostics);
-    let outcomes = load_all(&config, &plan.roots, &scanned.found);
+    let outcomes = load_all(cache, &scanned.found);
 
     let mut catalog = assemble(
         &config,
@@ -117,13 +122,8 @@ pub fn discover(config: &SkillsConfig) -> Result<Catalog, Error> {
 }
 
 /// Parses every found definition file, in the order they were found: unchanged ones come
-/// from the cache, the rest are read and parsed in parallel.
-fn load_all(
-    config: &SkillsConfig,
-    roots: &[Root],
-    found: &[Found],
-) -> Vec<Result<Loaded, Diagnostic>> {
-    let cache = config.cache.then(|| Cache::open(config, roots));
+/// from the cache (when there is one), the rest are read and parsed in parallel.
+fn load_all(cache: Option<Cache>, found: &[Found]) -> Vec<Result<Loaded, Diagnostic>> {
     let plans: Vec<(Stamps, Option<usize>)> = found
         .par_iter()
         .enumerate()

@@ -283,17 +283,39 @@ impl<'a> CachedLoad<'a> {
     }
 }
 
+/// One cached file, decoded and restored when the cache is opened.
+struct Restored {
+    path: String,
+    stamps: Stamps,
+    /// `None` when the entry cannot be restored (an unknown code, say) or was taken.
+    outcome: Option<Result<Loaded, Diagnostic>>,
+}
+
+impl Restored {
+    fn of(entry: Entry<'_>) -> Self {
+        Self {
+            path: entry.path.into_owned(),
+            stamps: entry.stamps,
+            outcome: match entry.outcome {
+                Ok(load) => load.restore().map(Ok),
+                Err(diagnostic) => diagnostic.restore().map(Err),
+            },
+        }
+    }
+}
+
 /// The cache of one set of roots.
 pub(crate) struct Cache {
     path: PathBuf,
-    /// In the order the last discovery found the files; `None` once taken.
-    entries: Vec<Option<Entry<'static>>>,
+    /// In the order the last discovery found the files.
+    entries: Vec<Restored>,
     /// Entry positions sorted by path, built on the first lookup that misses its position.
     by_path: OnceLock<Vec<usize>>,
 }
 
 impl Cache {
-    /// The cache for these roots; empty when there is none or it cannot be used.
+    /// The cache for these roots; empty when there is none or it cannot be used. Opening
+    /// decodes the whole file (on every core), so that taking the hits later only moves them.
     pub(crate) fn open(config: &SkillsConfig, roots: &[Root]) -> Self {
         let mut digest = Sha256::new();
         for root in roots {
@@ -309,73 +331,46 @@ impl Cache {
         let entries = read(&path).unwrap_or_default();
         Self {
             path,
-            entries: entries.into_iter().map(Some).collect(),
+            entries,
             by_path: OnceLock::new(),
         }
     }
 
-    /// The entry for `path` and its stamps. On an unchanged tree the files are found in the
-    /// order they were cached, so `position` usually hits without a search.
+    /// The usable entry for `path` and its stamps. On an unchanged tree the files are found in
+    /// the order they were cached, so `position` usually hits without a search.
     pub(crate) fn lookup(&self, position: usize, path: &Path) -> Option<(usize, &Stamps)> {
         let path = path.to_str()?;
-        if let Some(Some(entry)) = self.entries.get(position)
-            && entry.path == path
-        {
-            return Some((position, &entry.stamps));
-        }
-        let by_path = self.by_path.get_or_init(|| {
-            let mut order: Vec<usize> = (0..self.entries.len()).collect();
-            order.sort_by(|a, b| self.path_at(*a).cmp(self.path_at(*b)));
-            order
-        });
-        let found = by_path
-            .binary_search_by(|index| self.path_at(*index).cmp(path))
-            .ok()?;
-        let index = by_path[found];
-        self.entries[index]
-            .as_ref()
-            .map(|entry| (index, &entry.stamps))
+        let index = match self.entries.get(position) {
+            Some(entry) if entry.path == path => position,
+            _ => {
+                let by_path = self.by_path.get_or_init(|| {
+                    let mut order: Vec<usize> = (0..self.entries.len()).collect();
+                    order.sort_by(|a, b| self.entries[*a].path.cmp(&self.entries[*b].path));
+                    order
+                });
+                let found = by_path
+                    .binary_search_by(|index| self.entries[*index].path.as_str().cmp(path))
+                    .ok()?;
+                by_path[found]
+            }
+        };
+        let entry = &self.entries[index];
+        entry.outcome.is_some().then_some((index, &entry.stamps))
     }
 
-    fn path_at(&self, index: usize) -> &str {
-        self.entries[index]
-            .as_ref()
-            .map_or("", |entry| entry.path.as_ref())
-    }
-
-    /// Moves the outcomes of the given entries out of the cache (`None` where there is no hit
-    /// or an entry cannot be restored) and frees the rest.
+    /// Moves the outcomes of the given entries out of the cache (`None` where there is no hit)
+    /// and frees the rest.
     pub(crate) fn take_all(
-        self,
+        mut self,
         hits: &[Option<usize>],
     ) -> (Vec<Option<Result<Loaded, Diagnostic>>>, Writer) {
-        let entries = self.entries.len();
-        let mut wanted = vec![false; entries];
-        for &index in hits.iter().flatten() {
-            if let Some(slot) = wanted.get_mut(index) {
-                *slot = true;
-            }
-        }
-        // Restoring moves every string once; done on every core.
-        let mut restored: Vec<Option<Result<Loaded, Diagnostic>>> = self
-            .entries
-            .into_par_iter()
-            .zip(wanted)
-            .map(|(entry, wanted)| {
-                let entry = entry.filter(|_| wanted)?;
-                match entry.outcome {
-                    Ok(load) => load.restore().map(Ok),
-                    Err(diagnostic) => diagnostic.restore().map(Err),
-                }
-            })
-            .collect();
         let taken = hits
             .iter()
-            .map(|hit| restored.get_mut((*hit)?)?.take())
+            .map(|hit| self.entries.get_mut((*hit)?)?.outcome.take())
             .collect();
         let writer = Writer {
             path: self.path,
-            entries,
+            entries: self.entries.len(),
         };
         (taken, writer)
     }
@@ -433,13 +428,15 @@ fn encode(outcomes: &[(&Path, Stamps, &Result<Loaded, Diagnostic>)]) -> Option<V
     Some(parts)
 }
 
-fn read(path: &Path) -> Option<Vec<Entry<'static>>> {
-    let mut bytes = Vec::new();
-    std::fs::File::open(path)
-        .ok()?
-        .take(MAX_CACHE_BYTES)
-        .read_to_end(&mut bytes)
-        .ok()?;
+fn read(path: &Path) -> Option<Vec<Restored>> {
+    let file = std::fs::File::open(path).ok()?;
+    let length = file.metadata().ok()?.len();
+    if length > MAX_CACHE_BYTES {
+        return None;
+    }
+    // Sized up front: growing the buffer while reading would copy megabytes several times.
+    let mut bytes = Vec::with_capacity(usize::try_from(length).ok()?);
+    file.take(MAX_CACHE_BYTES).read_to_end(&mut bytes).ok()?;
     let (header, mut rest): (Header<'static>, &[u8]) = postcard::take_from_bytes(&bytes).ok()?;
     if header.format != FORMAT || header.version != env!("CARGO_PKG_VERSION") {
         return None;
@@ -454,10 +451,13 @@ fn read(path: &Path) -> Option<Vec<Entry<'static>>> {
         slices.push(chunk);
         rest = tail;
     }
-    // `Cow` deserializes owned, so nothing borrows from `bytes`.
-    let chunks: Vec<Vec<Entry<'static>>> = slices
+    // `Cow` deserializes owned, so restoring moves the strings without copying them.
+    let chunks: Vec<Vec<Restored>> = slices
         .into_par_iter()
-        .map(|chunk| postcard::from_bytes(chunk).ok())
+        .map(|chunk| {
+            let entries: Vec<Entry<'static>> = postcard::from_bytes(chunk).ok()?;
+            Some(entries.into_iter().map(Restored::of).collect())
+        })
         .collect::<Option<_>>()?;
     Some(chunks.into_iter().flatten().collect())
 }

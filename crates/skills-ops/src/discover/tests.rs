@@ -357,11 +357,30 @@ fn the_cache_gives_the_same_catalog_and_notices_edits() {
     uncached.cache = false;
     assert_eq!(edited, discover(&uncached).unwrap());
 
+    // Skills added before and removed after the cached ones move every entry's position: the
+    // lookup by path still finds the unchanged ones, and the new ones are parsed.
+    tree.skill(&tree.user(), "a-first", "a-first");
+    std::fs::remove_dir_all(tree.user().join("s05")).unwrap();
+    // A side file appearing beside a cached skill is noticed (its folder's stamp moves).
+    std::fs::write(
+        tree.user().join("s07/skill.toml"),
+        "when_to_use = 'When testing.'\n",
+    )
+    .unwrap();
+    let moved = discover(&config).unwrap();
+    assert_eq!(moved, discover(&uncached).unwrap());
+    assert_eq!(moved.skills.len(), 20);
+    assert_eq!(moved.skills[0].name, "a-first");
+    let seventh = moved.skills.iter().find(|s| s.name == "skill-07").unwrap();
+    assert_eq!(seventh.when_to_use.as_deref(), Some("When testing."));
+    // And the rewritten cache serves the next run the same catalog.
+    assert_eq!(discover(&config).unwrap(), moved);
+
     // A corrupt cache is a miss, not an error.
     for entry in std::fs::read_dir(&cache_dir).unwrap() {
         std::fs::write(entry.unwrap().path(), b"garbage").unwrap();
     }
-    assert_eq!(discover(&config).unwrap(), edited);
+    assert_eq!(discover(&config).unwrap(), moved);
 }
 
 #[test]
