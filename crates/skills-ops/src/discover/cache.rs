@@ -307,8 +307,12 @@ impl Restored {
 /// The cache of one set of roots.
 pub(crate) struct Cache {
     path: PathBuf,
-    /// In the order the last discovery found the files.
-    entries: Vec<Restored>,
+    /// In the order the last discovery found the files, in the file's chunks: every chunk but
+    /// the last holds [`CHUNK_ENTRIES`]. Kept as decoded, never joined into one vector: a
+    /// restored entry is hundreds of bytes, and joining would copy them all into fresh memory.
+    chunks: Vec<Vec<Restored>>,
+    /// How many entries the chunks hold.
+    len: usize,
     /// Entry positions sorted by path, built on the first lookup that misses its position.
     by_path: OnceLock<Vec<usize>>,
 }
@@ -328,33 +332,49 @@ impl Cache {
             .join(&config.app_dir)
             .join(CACHE_DIR)
             .join(format!("catalog-{}.bin", &hex[..16]));
-        let entries = read(&path).unwrap_or_default();
+        let chunks = read(&path).unwrap_or_default();
         Self {
             path,
-            entries,
+            len: chunks.iter().map(Vec::len).sum(),
+            chunks,
             by_path: OnceLock::new(),
         }
+    }
+
+    fn entry(&self, index: usize) -> Option<&Restored> {
+        self.chunks
+            .get(index / CHUNK_ENTRIES)?
+            .get(index % CHUNK_ENTRIES)
+    }
+
+    fn entry_mut(&mut self, index: usize) -> Option<&mut Restored> {
+        self.chunks
+            .get_mut(index / CHUNK_ENTRIES)?
+            .get_mut(index % CHUNK_ENTRIES)
+    }
+
+    fn path_at(&self, index: usize) -> &str {
+        self.entry(index).map_or("", |entry| entry.path.as_str())
     }
 
     /// The usable entry for `path` and its stamps. On an unchanged tree the files are found in
     /// the order they were cached, so `position` usually hits without a search.
     pub(crate) fn lookup(&self, position: usize, path: &Path) -> Option<(usize, &Stamps)> {
         let path = path.to_str()?;
-        let index = match self.entries.get(position) {
-            Some(entry) if entry.path == path => position,
-            _ => {
-                let by_path = self.by_path.get_or_init(|| {
-                    let mut order: Vec<usize> = (0..self.entries.len()).collect();
-                    order.sort_by(|a, b| self.entries[*a].path.cmp(&self.entries[*b].path));
-                    order
-                });
-                let found = by_path
-                    .binary_search_by(|index| self.entries[*index].path.as_str().cmp(path))
-                    .ok()?;
-                by_path[found]
-            }
+        let index = if self.path_at(position) == path {
+            position
+        } else {
+            let by_path = self.by_path.get_or_init(|| {
+                let mut order: Vec<usize> = (0..self.len).collect();
+                order.sort_by(|a, b| self.path_at(*a).cmp(self.path_at(*b)));
+                order
+            });
+            let found = by_path
+                .binary_search_by(|index| self.path_at(*index).cmp(path))
+                .ok()?;
+            by_path[found]
         };
-        let entry = &self.entries[index];
+        let entry = self.entry(index)?;
         entry.outcome.is_some().then_some((index, &entry.stamps))
     }
 
@@ -366,11 +386,11 @@ impl Cache {
     ) -> (Vec<Option<Result<Loaded, Diagnostic>>>, Writer) {
         let taken = hits
             .iter()
-            .map(|hit| self.entries.get_mut((*hit)?)?.outcome.take())
+            .map(|hit| self.entry_mut((*hit)?)?.outcome.take())
             .collect();
         let writer = Writer {
             path: self.path,
-            entries: self.entries.len(),
+            entries: self.len,
         };
         (taken, writer)
     }
@@ -428,7 +448,37 @@ fn encode(outcomes: &[(&Path, Stamps, &Result<Loaded, Diagnostic>)]) -> Option<V
     Some(parts)
 }
 
-fn read(path: &Path) -> Option<Vec<Restored>> {
+/// A chunk decoded straight into restored entries, with no intermediate list of [`Entry`].
+struct RestoredChunk(Vec<Restored>);
+
+impl<'de> Deserialize<'de> for RestoredChunk {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = RestoredChunk;
+
+            fn expecting(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                formatter.write_str("a list of cache entries")
+            }
+
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<Self::Value, A::Error> {
+                // The length comes from the file: it bounds nothing, so it only hints.
+                let mut restored =
+                    Vec::with_capacity(seq.size_hint().unwrap_or(0).min(CHUNK_ENTRIES));
+                while let Some(entry) = seq.next_element::<Entry<'de>>()? {
+                    restored.push(Restored::of(entry));
+                }
+                Ok(RestoredChunk(restored))
+            }
+        }
+        deserializer.deserialize_seq(Visitor)
+    }
+}
+
+fn read(path: &Path) -> Option<Vec<Vec<Restored>>> {
     let file = std::fs::File::open(path).ok()?;
     let length = file.metadata().ok()?.len();
     if length > MAX_CACHE_BYTES {
@@ -454,12 +504,13 @@ fn read(path: &Path) -> Option<Vec<Restored>> {
     // `Cow` deserializes owned, so restoring moves the strings without copying them.
     let chunks: Vec<Vec<Restored>> = slices
         .into_par_iter()
-        .map(|chunk| {
-            let entries: Vec<Entry<'static>> = postcard::from_bytes(chunk).ok()?;
-            Some(entries.into_iter().map(Restored::of).collect())
-        })
+        .map(|chunk| Some(postcard::from_bytes::<RestoredChunk>(chunk).ok()?.0))
         .collect::<Option<_>>()?;
-    Some(chunks.into_iter().flatten().collect())
+    // Entries are found by position, which needs every chunk but the last to be full.
+    let (_, full) = chunks.split_last()?;
+    full.iter()
+        .all(|chunk| chunk.len() == CHUNK_ENTRIES)
+        .then_some(chunks)
 }
 
 fn write(path: &Path, parts: &[Vec<u8>]) -> std::io::Result<()> {
