@@ -1,9 +1,15 @@
 //! Walking the roots for skill directories (02 §Scanning a root).
 //!
-//! The walk is sequential and cheap: it reads directory entries (sorted by name bytes, so the
-//! result never depends on `read_dir` order) and probes `<dir>/SKILL.md` with one `lstat`
-//! before it lists a directory, so a skill directory costs one system call here. Definition
-//! files are read and parsed afterwards, in parallel.
+//! The walk reads directory entries (sorted by name bytes, so the result never depends on
+//! `read_dir` order) and probes `<dir>/SKILL.md` with one `lstat` before it lists a
+//! directory, so a skill directory costs two system calls here (its `SKILL.md` and the folder
+//! itself). Definition files are read and parsed afterwards, in parallel.
+//!
+//! Everything that depends on order (which copy of a folder counts, the limits, the
+//! diagnostics) is decided by one sequential pass; the system calls are not. A folder's
+//! children are probed in parallel, and the category folders among them are listed and their
+//! own children probed ahead, in parallel, before the sequential pass reaches them
+//! ([`Prefetched`]): it then finds the answers waiting instead of asking one folder at a time.
 //!
 //! Every directory is tracked by its identity (device and inode on Unix, the canonical path
 //! elsewhere): one reached twice (through a symlink or overlapping roots) is loaded once, and a
@@ -53,6 +59,88 @@ struct Probe {
     definition: std::io::Result<Info>,
     /// The folder itself.
     dir: Option<Info>,
+}
+
+impl Probe {
+    fn of(folder: &Folder, name: &str) -> Self {
+        Self {
+            definition: folder.lstat(&format!("{name}/{SKILL_MD}")),
+            dir: folder.lstat(name).ok(),
+        }
+    }
+
+    /// A plain directory without a `SKILL.md`: most likely a category the walk will list.
+    fn is_category(&self) -> bool {
+        matches!(&self.definition, Err(error) if error.kind() == std::io::ErrorKind::NotFound)
+            && self.dir.is_some_and(|dir| dir.kind == Kind::Other)
+    }
+}
+
+/// A folder's entries sorted by name bytes, and the names that are not UTF-8 (reported, then
+/// skipped).
+struct Listing {
+    entries: Vec<(String, FileType)>,
+    not_utf8: Vec<PathBuf>,
+}
+
+/// Lists `dir`; no diagnostics here, so it can run ahead of the sequential pass.
+fn list(dir: &Path) -> std::io::Result<Listing> {
+    let mut listing = Listing {
+        entries: Vec::new(),
+        not_utf8: Vec::new(),
+    };
+    for entry in std::fs::read_dir(dir)? {
+        let Ok(entry) = entry else { continue };
+        let Ok(kind) = entry.file_type() else {
+            continue;
+        };
+        match entry.file_name().into_string() {
+            Ok(name) => listing.entries.push((name, kind)),
+            Err(name) => listing.not_utf8.push(dir.join(name)),
+        }
+    }
+    listing
+        .entries
+        .sort_unstable_by(|(a, _), (b, _)| a.as_bytes().cmp(b.as_bytes()));
+    listing.not_utf8.sort_unstable();
+    Ok(listing)
+}
+
+/// Whether the walk would look inside the entry `name` of kind `kind` at all.
+fn is_candidate(name: &str, kind: FileType) -> bool {
+    (kind.is_dir() || kind.is_symlink()) && !is_excluded_dir_name(name)
+}
+
+/// A category folder listed, and its subfolders probed, ahead of the sequential pass.
+struct Prefetched {
+    listing: std::io::Result<Listing>,
+    /// A probe for every entry that [`is_candidate`], in listing order.
+    probes: Vec<(String, Probe)>,
+}
+
+impl Prefetched {
+    fn of(dir: &Path) -> Self {
+        let listing = list(dir);
+        let probes = match &listing {
+            Ok(listing) => {
+                let folder = Folder::open(dir);
+                let names: Vec<&str> = listing
+                    .entries
+                    .iter()
+                    .filter(|(name, kind)| is_candidate(name, *kind))
+                    .map(|(name, _)| name.as_str())
+                    .collect();
+                let probe = |name: &&str| ((*name).to_owned(), Probe::of(&folder, name));
+                if names.len() >= PARALLEL_PROBES {
+                    names.par_iter().map(probe).collect()
+                } else {
+                    names.iter().map(probe).collect()
+                }
+            }
+            Err(_) => Vec::new(),
+        };
+        Self { listing, probes }
+    }
 }
 
 /// A skill directory the walk found.
@@ -156,34 +244,34 @@ impl Walker {
         }
         if let Some(entries) = self.read_sorted(path) {
             // The limit ends this root's walk; discovery goes on with the next root.
-            let _ = self.walk(path, 0, entries);
+            let _ = self.walk(path, 0, entries, Vec::new());
         }
     }
 
-    /// Visits the subdirectories of `dir` (whose entries are given).
+    /// Visits the subdirectories of `dir` (whose entries are given, and perhaps some of their
+    /// probes, in order).
     fn walk(
         &mut self,
         dir: &Path,
         depth: usize,
         entries: Vec<(String, FileType)>,
+        probed: Vec<(String, Probe)>,
     ) -> Result<(), Stop> {
         let mut too_deep = false;
         // (name, path, the identity of a followed symlink's target)
         let mut children: Vec<(String, PathBuf, Option<DirKey>)> = Vec::new();
         for (name, kind) in entries {
-            if is_excluded_dir_name(&name) {
+            if !is_candidate(&name, kind) {
                 continue;
             }
             let child = dir.join(&name);
             let link = if kind.is_dir() {
                 None
-            } else if kind.is_symlink() {
+            } else {
                 match self.follow(&child).and_then(|target| dir_key(&target)) {
                     Some(key) => Some(key),
                     None => continue,
                 }
-            } else {
-                continue;
             };
             if depth + 1 > self.limits.max_depth {
                 too_deep = true;
@@ -191,20 +279,11 @@ impl Walker {
             }
             children.push((name, child, link));
         }
-        // Probing each child's `SKILL.md` is where a listing spends its system calls; the
-        // probes are independent, so a large folder's run on every core. Everything that
-        // depends on order (duplicates, limits, diagnostics) stays sequential below.
-        let folder = Folder::open(dir);
-        let probe = |(name, _, _): &(String, PathBuf, Option<DirKey>)| Probe {
-            definition: folder.lstat(&format!("{name}/{SKILL_MD}")),
-            dir: folder.lstat(name).ok(),
-        };
-        let probes: Vec<Probe> = if children.len() >= PARALLEL_PROBES {
-            children.par_iter().map(probe).collect()
-        } else {
-            children.iter().map(probe).collect()
-        };
-        for ((name, child, link), probe) in children.into_iter().zip(probes) {
+        let probes = Self::probe_all(dir, &children, probed);
+        let prefetched = self.prefetch(depth, &children, &probes);
+        for (((name, child, link), probe), prefetched) in
+            children.into_iter().zip(probes).zip(prefetched)
+        {
             let key = link
                 .or_else(|| probe.dir.as_ref().and_then(Info::key))
                 .or_else(|| dir_key(&child));
@@ -221,7 +300,7 @@ impl Walker {
                 );
                 continue;
             }
-            self.visit(child, key, name, depth + 1, probe)?;
+            self.visit(child, key, name, depth + 1, probe, prefetched)?;
         }
         if too_deep {
             let message = format!(
@@ -231,6 +310,73 @@ impl Walker {
             self.note(Severity::Warning, DiagnosticCode::DepthLimit, dir, message);
         }
         Ok(())
+    }
+
+    /// A probe for every child, in order: taken from `probed` where it holds one (it was
+    /// prefetched, in the same order), made now otherwise. Probing is where a listing spends
+    /// its system calls; the probes are independent, so a large folder's run on every core.
+    fn probe_all(
+        dir: &Path,
+        children: &[(String, PathBuf, Option<DirKey>)],
+        probed: Vec<(String, Probe)>,
+    ) -> Vec<Probe> {
+        let mut probed = probed.into_iter().peekable();
+        let mut probes: Vec<Option<Probe>> = children
+            .iter()
+            .map(|(name, _, _)| {
+                // Children are a subsequence of the probed names: skip the ones left out.
+                while probed.next_if(|(probed, _)| probed < name).is_some() {}
+                probed.next_if(|(probed, _)| probed == name).map(|(_, probe)| probe)
+            })
+            .collect();
+        let missing = probes.iter().filter(|probe| probe.is_none()).count();
+        if missing > 0 {
+            let folder = Folder::open(dir);
+            let fill = |(slot, (name, _, _)): (&mut Option<Probe>, &(String, PathBuf, Option<DirKey>))| {
+                if slot.is_none() {
+                    *slot = Some(Probe::of(&folder, name));
+                }
+            };
+            if missing >= PARALLEL_PROBES {
+                probes.par_iter_mut().zip(children).for_each(fill);
+            } else {
+                probes.iter_mut().zip(children).for_each(fill);
+            }
+        }
+        probes.into_iter().flatten().collect()
+    }
+
+    /// Lists, in parallel, the children that look like categories the sequential pass will
+    /// descend into, and probes their subfolders. At most as many folders as this root may
+    /// still list are read ahead, so the directory limit bounds the work as before; a folder
+    /// read ahead and then not needed (a duplicate, or past the limit) costs only time.
+    fn prefetch(
+        &self,
+        depth: usize,
+        children: &[(String, PathBuf, Option<DirKey>)],
+        probes: &[Probe],
+    ) -> Vec<Option<Prefetched>> {
+        // Below the depth limit the grandchildren would not be visited.
+        let worth_it = depth + 2 <= self.limits.max_depth;
+        let mut allowance = if worth_it { self.budget } else { 0 };
+        let wanted: Vec<bool> = children
+            .iter()
+            .zip(probes)
+            .map(|((_, _, link), probe)| {
+                let wanted = allowance > 0 && link.is_none() && probe.is_category();
+                allowance -= usize::from(wanted);
+                wanted
+            })
+            .collect();
+        if wanted.iter().filter(|wanted| **wanted).count() < 2 {
+            // Nothing to overlap: the sequential pass lists it as it goes.
+            return children.iter().map(|_| None).collect();
+        }
+        children
+            .par_iter()
+            .zip(wanted)
+            .map(|((_, child, _), wanted)| wanted.then(|| Prefetched::of(child)))
+            .collect()
     }
 
     /// A directory (`name` under its parent): a skill when it holds a definition file,
@@ -243,6 +389,7 @@ impl Walker {
         name: String,
         depth: usize,
         probe: Probe,
+        prefetched: Option<Prefetched>,
     ) -> Result<(), Stop> {
         let exact = dir.join(SKILL_MD);
         let dir_stamp = probe.dir.map(|info| info.stamp);
@@ -299,7 +446,11 @@ impl Walker {
             return Err(Stop);
         }
         self.budget -= 1;
-        let Some(entries) = self.read_sorted(&dir) else {
+        let (listing, probed) = match prefetched {
+            Some(prefetched) => (prefetched.listing, prefetched.probes),
+            None => (list(&dir), Vec::new()),
+        };
+        let Some(entries) = self.take_listing(&dir, listing) else {
             return Ok(());
         };
         let follows_files = self.policy == SymlinkPolicy::Always;
@@ -319,7 +470,7 @@ impl Walker {
                 return Ok(());
             }
         }
-        self.walk(&dir, depth, entries)
+        self.walk(&dir, depth, entries, probed)
     }
 
     fn found(
@@ -405,35 +556,32 @@ impl Walker {
 
     /// The entries of `dir` sorted by name bytes; names that are not UTF-8 are reported.
     fn read_sorted(&mut self, dir: &Path) -> Option<Vec<(String, FileType)>> {
-        let entries = match std::fs::read_dir(dir) {
-            Ok(entries) => entries,
+        self.take_listing(dir, list(dir))
+    }
+
+    /// A listing's entries, its problems reported.
+    fn take_listing(
+        &mut self,
+        dir: &Path,
+        listing: std::io::Result<Listing>,
+    ) -> Option<Vec<(String, FileType)>> {
+        let listing = match listing {
+            Ok(listing) => listing,
             Err(error) => {
                 let message = format!("the folder cannot be read: {error}");
                 self.note(Severity::Warning, DiagnosticCode::Unreadable, dir, message);
                 return None;
             }
         };
-        let mut sorted = Vec::new();
-        for entry in entries {
-            let Ok(entry) = entry else { continue };
-            let Ok(kind) = entry.file_type() else {
-                continue;
-            };
-            match entry.file_name().into_string() {
-                Ok(name) => sorted.push((name, kind)),
-                Err(name) => {
-                    let path = dir.join(&name);
-                    let message = "the name is not valid UTF-8; it is skipped".to_owned();
-                    self.note(
-                        Severity::Warning,
-                        DiagnosticCode::Unreadable,
-                        &path,
-                        message,
-                    );
-                }
-            }
+        for path in listing.not_utf8 {
+            let message = "the name is not valid UTF-8; it is skipped".to_owned();
+            self.note(
+                Severity::Warning,
+                DiagnosticCode::Unreadable,
+                &path,
+                message,
+            );
         }
-        sorted.sort_unstable_by(|(a, _), (b, _)| a.as_bytes().cmp(b.as_bytes()));
-        Some(sorted)
+        Some(listing.entries)
     }
 }
