@@ -6,14 +6,44 @@ use skills_types::catalog::{
     Candidate, Explanation, HiddenReason, ListOptions, Listing, SkillBody, Standing,
 };
 use skills_types::render::{RenderOptions, Rendered};
-use skills_types::{Catalog, Error, Skill, SkillsConfig};
+use skills_types::{Catalog, Error, Skill, SkillSummary, SkillsConfig};
 
 use crate::discover::{collision_reason, discover};
 use crate::load;
 
 /// The catalog as summaries, optionally with the shadowed copies and one scope only.
 pub fn list(config: &SkillsConfig, options: &ListOptions) -> Result<Listing, Error> {
-    Ok(discover(config)?.into_listing(options))
+    let mut catalog = discover(config)?;
+    // A summary keeps a few of a record's fields; the rest (frontmatter, paths, maps) is ten
+    // thousand small frees for ten thousand skills. The summaries take their fields, and what
+    // is left of the records is freed on the thread pool while the caller uses the listing.
+    let mut records = std::mem::take(&mut catalog.skills);
+    let mut shadowed = std::mem::take(&mut catalog.shadowed);
+    let mut listing = catalog.into_listing(options);
+    listing.skills = summaries(&mut records, options);
+    if options.include_shadowed {
+        listing.shadowed = summaries(&mut shadowed, options);
+    }
+    rayon::spawn(move || drop((records, shadowed)));
+    Ok(listing)
+}
+
+/// Summaries of the records of the asked scope, their fields taken.
+fn summaries(records: &mut [Skill], options: &ListOptions) -> Vec<SkillSummary> {
+    records
+        .iter_mut()
+        .filter(|skill| options.scope.is_none_or(|scope| skill.scope == scope))
+        .map(|skill| SkillSummary {
+            id: std::mem::take(&mut skill.id),
+            name: std::mem::take(&mut skill.name),
+            description: std::mem::take(&mut skill.description),
+            scope: skill.scope,
+            location: std::mem::take(&mut skill.location),
+            permission: skill.permission,
+            diagnostics: std::mem::take(&mut skill.diagnostics),
+            shadowed: std::mem::take(&mut skill.shadowed),
+        })
+        .collect()
 }
 
 /// The bodies of the named skills, each with its base directory, in the order asked.
