@@ -257,7 +257,7 @@ fn assemble(
     outcomes: Vec<Result<Loaded, Diagnostic>>,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> Catalog {
-    let built: Vec<Result<Skill, Diagnostic>> = found
+    let mut built: Vec<Result<Skill, Diagnostic>> = found
         .into_par_iter()
         .zip(outcomes)
         .map(|(found, outcome)| {
@@ -281,21 +281,30 @@ fn assemble(
             })
         })
         .collect();
-    let mut skills = Vec::with_capacity(built.len());
-    for skill in built {
-        match skill {
-            Ok(skill) => skills.push(skill),
-            Err(diagnostic) => diagnostics.push(diagnostic),
+    // A stable sort by name keeps the copies of one name in scan order, which is precedence
+    // order: the first of each run wins, and every list below comes out sorted by name. The
+    // records' positions are sorted, not the records: a record is hundreds of bytes, which a
+    // sort would move many times and need as much scratch memory again for.
+    for outcome in &mut built {
+        if let Err(diagnostic) = outcome {
+            diagnostics.push(std::mem::replace(diagnostic, taken()));
         }
     }
-
-    // A stable sort by name keeps the copies of one name in scan order, which is precedence
-    // order: the first of each run wins, and every list below comes out sorted by name.
-    skills.par_sort_by(|a, b| a.name.cmp(&b.name));
-    let mut visible = Vec::with_capacity(skills.len());
+    // Sorted by (name, position): an unstable sort of small pairs, stable by construction.
+    let mut pairs: Vec<(&str, usize)> = built
+        .iter()
+        .enumerate()
+        .filter_map(|(index, outcome)| Some((outcome.as_ref().ok()?.name.as_str(), index)))
+        .collect();
+    pairs.par_sort_unstable();
+    let order: Vec<usize> = pairs.into_iter().map(|(_, index)| index).collect();
+    let mut visible = Vec::with_capacity(order.len());
     let mut shadowed = Vec::new();
     let mut hidden = Vec::new();
-    let mut skills = skills.into_iter().peekable();
+    let mut skills = order
+        .into_iter()
+        .filter_map(|index| std::mem::replace(&mut built[index], Err(taken())).ok())
+        .peekable();
     while let Some(mut winner) = skills.next() {
         while let Some(loser) = skills.next_if(|next| next.name == winner.name) {
             let reason = collision_reason(&winner, &loser);
@@ -345,6 +354,11 @@ fn assemble(
         hidden,
         ..Catalog::default()
     }
+}
+
+/// What is left in a slot whose content was moved out (allocates nothing).
+fn taken() -> Diagnostic {
+    Diagnostic::new(DiagnosticCode::Unreadable, Severity::Info, String::new())
 }
 
 /// Why `winner` beats `loser`, which shares its name and was met later in the scan.

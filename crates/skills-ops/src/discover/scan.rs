@@ -326,17 +326,20 @@ impl Walker {
             .map(|(name, _, _)| {
                 // Children are a subsequence of the probed names: skip the ones left out.
                 while probed.next_if(|(probed, _)| probed < name).is_some() {}
-                probed.next_if(|(probed, _)| probed == name).map(|(_, probe)| probe)
+                probed
+                    .next_if(|(probed, _)| probed == name)
+                    .map(|(_, probe)| probe)
             })
             .collect();
         let missing = probes.iter().filter(|probe| probe.is_none()).count();
         if missing > 0 {
             let folder = Folder::open(dir);
-            let fill = |(slot, (name, _, _)): (&mut Option<Probe>, &(String, PathBuf, Option<DirKey>))| {
-                if slot.is_none() {
-                    *slot = Some(Probe::of(&folder, name));
-                }
-            };
+            let fill =
+                |(slot, (name, _, _)): (&mut Option<Probe>, &(String, PathBuf, Option<DirKey>))| {
+                    if slot.is_none() {
+                        *slot = Some(Probe::of(&folder, name));
+                    }
+                };
             if missing >= PARALLEL_PROBES {
                 probes.par_iter_mut().zip(children).for_each(fill);
             } else {
