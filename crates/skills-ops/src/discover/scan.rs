@@ -52,6 +52,12 @@ fn dir_key(path: &Path) -> Option<DirKey> {
 
 /// Folders with at least this many subfolders have them probed in parallel.
 const PARALLEL_PROBES: usize = 64;
+/// Category folders listed ahead of the sequential pass at a time.
+const PREFETCH_WINDOW: usize = 32;
+
+/// A child on its way through the sequential pass: its name, path, the identity of a followed
+/// symlink's target, its probe, and its listing when it was read ahead.
+type Item = (String, PathBuf, Option<DirKey>, Probe, Option<Prefetched>);
 
 /// What one parallel probe learns about a subfolder.
 struct Probe {
@@ -280,10 +286,19 @@ impl Walker {
             children.push((name, child, link));
         }
         let probes = Self::probe_all(dir, &children, probed);
-        let prefetched = self.prefetch(depth, &children, &probes);
-        for (((name, child, link), probe), prefetched) in
-            children.into_iter().zip(probes).zip(prefetched)
-        {
+        let mut items: Vec<Option<Item>> = children
+            .into_iter()
+            .zip(probes)
+            .map(|((name, child, link), probe)| Some((name, child, link, probe, None)))
+            .collect();
+        let mut prefetched_up_to = 0;
+        for index in 0..items.len() {
+            if index == prefetched_up_to {
+                prefetched_up_to = index + self.prefetch(depth, &mut items[index..]);
+            }
+            let Some((name, child, link, probe, prefetched)) = items[index].take() else {
+                continue;
+            };
             let key = link
                 .or_else(|| probe.dir.as_ref().and_then(Info::key))
                 .or_else(|| dir_key(&child));
@@ -349,37 +364,49 @@ impl Walker {
         probes.into_iter().flatten().collect()
     }
 
-    /// Lists, in parallel, the children that look like categories the sequential pass will
-    /// descend into, and probes their subfolders. At most as many folders as this root may
-    /// still list are read ahead, so the directory limit bounds the work as before; a folder
-    /// read ahead and then not needed (a duplicate, or past the limit) costs only time.
-    fn prefetch(
-        &self,
-        depth: usize,
-        children: &[(String, PathBuf, Option<DirKey>)],
-        probes: &[Probe],
-    ) -> Vec<Option<Prefetched>> {
+    /// Lists, in parallel, the next children that look like categories the sequential pass
+    /// will descend into (at most [`PREFETCH_WINDOW`] of them, and no more than this root may
+    /// still list), and probes their subfolders; returns how many of `items` it looked at. The
+    /// window bounds what is held in memory ahead of the pass; the directory limit bounds the
+    /// work as before. A folder read ahead and then not needed (a duplicate, or past the limit)
+    /// costs only time.
+    fn prefetch(&self, depth: usize, items: &mut [Option<Item>]) -> usize {
         // Below the depth limit the grandchildren would not be visited.
-        let worth_it = depth + 2 <= self.limits.max_depth;
-        let mut allowance = if worth_it { self.budget } else { 0 };
-        let wanted: Vec<bool> = children
-            .iter()
-            .zip(probes)
-            .map(|((_, _, link), probe)| {
-                let wanted = allowance > 0 && link.is_none() && probe.is_category();
-                allowance -= usize::from(wanted);
-                wanted
-            })
-            .collect();
-        if wanted.iter().filter(|wanted| **wanted).count() < 2 {
-            // Nothing to overlap: the sequential pass lists it as it goes.
-            return children.iter().map(|_| None).collect();
+        let mut allowance = if depth + 2 <= self.limits.max_depth {
+            self.budget.min(PREFETCH_WINDOW)
+        } else {
+            0
+        };
+        let mut wanted = Vec::new();
+        let mut looked = 0;
+        for (index, item) in items.iter().enumerate() {
+            if allowance == 0 {
+                break;
+            }
+            looked = index + 1;
+            if let Some((_, child, None, probe, _)) = item
+                && probe.is_category()
+            {
+                wanted.push((index, child.clone()));
+                allowance -= 1;
+            }
         }
-        children
-            .par_iter()
-            .zip(wanted)
-            .map(|((_, child, _), wanted)| wanted.then(|| Prefetched::of(child)))
-            .collect()
+        if allowance > 0 {
+            looked = items.len();
+        }
+        // With fewer than two there is nothing to overlap: the pass lists it as it goes.
+        if wanted.len() >= 2 {
+            let listed: Vec<(usize, Prefetched)> = wanted
+                .into_par_iter()
+                .map(|(index, child)| (index, Prefetched::of(&child)))
+                .collect();
+            for (index, prefetched) in listed {
+                if let Some(Some(item)) = items.get_mut(index) {
+                    item.4 = Some(prefetched);
+                }
+            }
+        }
+        looked
     }
 
     /// A directory (`name` under its parent): a skill when it holds a definition file,

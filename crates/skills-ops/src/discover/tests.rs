@@ -246,6 +246,66 @@ fn limits_are_diagnostics() {
     assert!(codes(&catalog).contains(&DiagnosticCode::DirectoryLimit));
 }
 
+/// Many category folders: the walk lists them ahead of its sequential pass, in windows, and
+/// must still apply the limits, the duplicates and the diagnostics in scan order.
+#[test]
+fn categories_read_ahead_keep_the_sequential_rules() {
+    use std::os::unix::ffi::OsStrExt;
+    use std::os::unix::fs::symlink;
+    let tree = Tree::new();
+    let root = tree.user();
+    for category in 0..45 {
+        for skill in 0..3 {
+            let name = format!("c{category:02}-s{skill}");
+            tree.skill(&root, &format!("cat-{category:02}/{name}"), &name);
+        }
+    }
+    // A folder whose name is not UTF-8, inside a category that is read ahead.
+    let odd = root
+        .join("cat-07")
+        .join(std::ffi::OsStr::from_bytes(b"bad-\xff"));
+    std::fs::create_dir_all(&odd).unwrap();
+    // A later category that is a link to an earlier one: loaded once.
+    symlink(root.join("cat-03"), root.join("cat-40-link")).unwrap();
+
+    let catalog = discover(&tree.config()).unwrap();
+    assert_eq!(catalog.skills.len(), 45 * 3);
+    let listed: Vec<&str> = catalog.skills.iter().map(|s| s.name.as_str()).collect();
+    let mut sorted = listed.clone();
+    sorted.sort_unstable();
+    assert_eq!(listed, sorted);
+    let odd_names: Vec<_> = catalog
+        .diagnostics
+        .iter()
+        .filter(|d| d.code == DiagnosticCode::Unreadable)
+        .map(|d| d.path.clone().unwrap())
+        .collect();
+    assert_eq!(odd_names, [odd]);
+    let duplicates = catalog
+        .diagnostics
+        .iter()
+        .filter(|d| d.code == DiagnosticCode::DuplicateDirectory)
+        .count();
+    assert_eq!(duplicates, 1);
+
+    // The directory limit counts folders in scan order, read ahead or not: ten categories.
+    let mut config = tree.config();
+    config.limits.max_dirs_per_root = 10;
+    let limited = discover(&config).unwrap();
+    let expected: Vec<String> = (0..10)
+        .flat_map(|category| (0..3).map(move |skill| format!("c{category:02}-s{skill}")))
+        .collect();
+    let names: Vec<&str> = limited.skills.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, expected);
+    assert_eq!(
+        codes(&limited)
+            .iter()
+            .filter(|c| **c == DiagnosticCode::DirectoryLimit)
+            .count(),
+        1
+    );
+}
+
 #[test]
 fn excluded_and_hidden_folders_are_not_scanned() {
     let tree = Tree::new();
