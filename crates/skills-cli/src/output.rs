@@ -42,6 +42,7 @@ impl Global {
 
 /// Prints a value as pretty JSON on stdout, the whole of `--json` output.
 pub(crate) fn print_json(value: &impl serde::Serialize) {
+    widen_pipe();
     // Buffered: stdout is line-buffered, and a large listing would otherwise cost one system
     // call per line.
     let mut stdout = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
@@ -49,6 +50,22 @@ pub(crate) fn print_json(value: &impl serde::Serialize) {
     if serde_json::to_writer_pretty(&mut stdout, value).is_ok() {
         let _ = writeln!(stdout);
         let _ = stdout.flush();
+    }
+}
+
+/// When stdout is a pipe, asks for a larger pipe buffer (1 MiB, the unprivileged maximum by
+/// default). A listing of ten thousand skills is megabytes of JSON; through the default 64 KiB
+/// buffer the writer and the reader take turns a hundred times. Refusal changes nothing.
+fn widen_pipe() {
+    #[cfg(target_os = "linux")]
+    {
+        let stdout = std::io::stdout();
+        let is_pipe = rustix::fs::fstat(&stdout).is_ok_and(|stat| {
+            rustix::fs::FileType::from_raw_mode(stat.st_mode) == rustix::fs::FileType::Fifo
+        });
+        if is_pipe {
+            let _ = rustix::pipe::fcntl_setpipe_size(&stdout, 1 << 20);
+        }
     }
 }
 
