@@ -31,7 +31,7 @@ use skills_types::{
 
 use crate::load::{self, Fallback};
 use crate::trust;
-use cache::{Cache, Stamp, Stamps};
+use cache::{Cache, LoadedView, Stamp, Stamps};
 use scan::Found;
 
 pub use settings::CONFIG_FILE;
@@ -95,15 +95,8 @@ pub fn discover(config: &SkillsConfig) -> Result<Catalog, Error> {
     );
     tracing::debug!(found = scanned.found.len(), elapsed = ?started.elapsed(), "walk done");
     diagnostics.extend(scanned.diagnostics);
-    let outcomes = load_all(cache, &scanned.found);
-
-    let mut catalog = assemble(
-        &config,
-        &plan.roots,
-        scanned.found,
-        outcomes,
-        &mut diagnostics,
-    );
+    let built = load_all(cache, &plan.roots, scanned.found);
+    let mut catalog = assemble(&config, built, &mut diagnostics);
     catalog.diagnostics = diagnostics;
     catalog.trusted = trusted;
     catalog.untrusted_roots = plan.untrusted;
@@ -121,9 +114,14 @@ pub fn discover(config: &SkillsConfig) -> Result<Catalog, Error> {
     Ok(catalog)
 }
 
-/// Parses every found definition file, in the order they were found: unchanged ones come
-/// from the cache (when there is one), the rest are read and parsed in parallel.
-fn load_all(cache: Option<Cache>, found: &[Found]) -> Vec<Result<Loaded, Diagnostic>> {
+/// A skill record for every found definition file (or why it could not be loaded), in the
+/// order they were found: unchanged files come from the cache (when there is one), the rest
+/// are read and parsed; both on every core, in one pass.
+fn load_all(
+    cache: Option<Cache>,
+    roots: &[Root],
+    found: Vec<Found>,
+) -> Vec<Result<Skill, Diagnostic>> {
     let plans: Vec<(Stamps, Option<usize>)> = found
         .par_iter()
         .enumerate()
@@ -131,39 +129,65 @@ fn load_all(cache: Option<Cache>, found: &[Found]) -> Vec<Result<Loaded, Diagnos
         .collect();
     let hits = plans.iter().filter(|(_, hit)| hit.is_some()).count();
     tracing::debug!(hits, misses = found.len() - hits, "catalog cache");
-    // Taking the hits consumes the cache, so its entries are freed before parsing starts.
-    let (taken, writer) = match cache {
-        Some(cache) => {
-            let hits: Vec<Option<usize>> = plans.iter().map(|(_, hit)| *hit).collect();
-            let (taken, writer) = cache.take_all(&hits);
-            (taken, Some(writer))
-        }
-        None => (plans.iter().map(|_| None).collect(), None),
+    // Rewrite the cache only when something is parsed now or a cached file is gone; the
+    // definition paths are kept for it (a record that failed to load has none).
+    let rewrite = cache
+        .as_ref()
+        .is_some_and(|cache| hits != found.len() || hits != cache.len());
+    let definitions: Vec<PathBuf> = if rewrite {
+        found.iter().map(|found| found.definition.clone()).collect()
+    } else {
+        Vec::new()
     };
-    let outcomes: Vec<Result<Loaded, Diagnostic>> = found
-        .par_iter()
+    let built: Vec<Result<Skill, Diagnostic>> = found
+        .into_par_iter()
         .zip(&plans)
-        .zip(taken)
-        .map(|((found, (stamps, _)), taken)| match taken {
-            Some(outcome) => outcome,
-            None => load_one(found, stamps),
+        .map(|(found, (stamps, hit))| {
+            let taken = hit.and_then(|index| cache.as_ref()?.take(index));
+            let loaded = taken.unwrap_or_else(|| load_one(&found, stamps))?;
+            Ok(record(found, loaded, roots))
         })
         .collect();
-    if let Some(writer) = writer {
-        // Rewrite only when something was parsed now or a cached file is gone.
-        if hits != found.len() || hits != writer.entries {
-            let stored: Vec<_> = found
+    if let Some(cache) = cache {
+        let writer = cache.into_writer();
+        if rewrite {
+            let stored: Vec<_> = definitions
                 .iter()
                 .zip(&plans)
-                .zip(&outcomes)
-                .map(|((found, (stamps, _)), outcome)| {
-                    (found.definition.as_path(), *stamps, outcome)
+                .zip(&built)
+                .map(|((definition, (stamps, _)), outcome)| {
+                    let outcome = match outcome {
+                        Ok(skill) => Ok(LoadedView::from(skill)),
+                        Err(diagnostic) => Err(diagnostic),
+                    };
+                    (definition.as_path(), *stamps, outcome)
                 })
                 .collect();
             writer.store(&stored);
         }
     }
-    outcomes
+    built
+}
+
+/// The catalog's record of a found, loaded skill.
+fn record(found: Found, loaded: Loaded, roots: &[Root]) -> Skill {
+    let root = &roots[found.root];
+    Skill {
+        id: found.id,
+        name: loaded.frontmatter.name.clone(),
+        description: loaded.frontmatter.description.clone(),
+        scope: root.scope,
+        root: root.path.clone(),
+        location: found.definition,
+        dir: found.dir,
+        frontmatter: loaded.frontmatter,
+        when_to_use: loaded.when_to_use,
+        inputs: loaded.inputs,
+        resources: None,
+        diagnostics: loaded.diagnostics,
+        shadowed: Vec::new(),
+        permission: Permission::Allow,
+    }
 }
 
 /// The skill's stamps, and the cache entry to use when nothing it depends on changed.
@@ -252,35 +276,9 @@ fn load_one(found: &Found, stamps: &Stamps) -> Result<Loaded, Diagnostic> {
 /// applies permissions and `disabled`, and sorts.
 fn assemble(
     config: &SkillsConfig,
-    roots: &[Root],
-    found: Vec<Found>,
-    outcomes: Vec<Result<Loaded, Diagnostic>>,
+    mut built: Vec<Result<Skill, Diagnostic>>,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> Catalog {
-    let mut built: Vec<Result<Skill, Diagnostic>> = found
-        .into_par_iter()
-        .zip(outcomes)
-        .map(|(found, outcome)| {
-            let loaded = outcome?;
-            let root = &roots[found.root];
-            Ok(Skill {
-                id: found.id,
-                name: loaded.frontmatter.name.clone(),
-                description: loaded.frontmatter.description.clone(),
-                scope: root.scope,
-                root: root.path.clone(),
-                location: found.definition,
-                dir: found.dir,
-                frontmatter: loaded.frontmatter,
-                when_to_use: loaded.when_to_use,
-                inputs: loaded.inputs,
-                resources: None,
-                diagnostics: loaded.diagnostics,
-                shadowed: Vec::new(),
-                permission: Permission::Allow,
-            })
-        })
-        .collect();
     // A stable sort by name keeps the copies of one name in scan order, which is precedence
     // order: the first of each run wins, and every list below comes out sorted by name. The
     // records' positions are sorted, not the records: a record is hundreds of bytes, which a

@@ -13,14 +13,14 @@ use std::borrow::Cow;
 use std::fs::Metadata;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use skills_types::catalog::Root;
 use skills_types::skill::SkillInput;
-use skills_types::{Diagnostic, DiagnosticCode, Frontmatter, Severity, SkillsConfig};
+use skills_types::{Diagnostic, DiagnosticCode, Frontmatter, Severity, Skill, SkillsConfig};
 
 use super::Loaded;
 
@@ -203,9 +203,43 @@ impl<'a> CachedDiagnostic<'a> {
     }
 }
 
+/// What the cache keeps of one loaded definition file, borrowed from wherever it lives now:
+/// a [`Loaded`], or the [`Skill`] built from one.
+pub(crate) struct LoadedView<'a> {
+    frontmatter: &'a Frontmatter,
+    diagnostics: &'a [Diagnostic],
+    when_to_use: Option<&'a str>,
+    inputs: &'a [SkillInput],
+}
+
+impl<'a> From<&'a Loaded> for LoadedView<'a> {
+    fn from(loaded: &'a Loaded) -> Self {
+        Self {
+            frontmatter: &loaded.frontmatter,
+            diagnostics: &loaded.diagnostics,
+            when_to_use: loaded.when_to_use.as_deref(),
+            inputs: &loaded.inputs,
+        }
+    }
+}
+
+impl<'a> From<&'a Skill> for LoadedView<'a> {
+    fn from(skill: &'a Skill) -> Self {
+        Self {
+            frontmatter: &skill.frontmatter,
+            diagnostics: &skill.diagnostics,
+            when_to_use: skill.when_to_use.as_deref(),
+            inputs: &skill.inputs,
+        }
+    }
+}
+
+/// One outcome to store: what was loaded, or why the file could not be.
+pub(crate) type Outcome<'a> = Result<LoadedView<'a>, &'a Diagnostic>;
+
 impl<'a> CachedLoad<'a> {
-    fn of(loaded: &'a Loaded) -> Self {
-        let frontmatter = &loaded.frontmatter;
+    fn of(loaded: &LoadedView<'a>) -> Self {
+        let frontmatter = loaded.frontmatter;
         Self {
             name: borrowed(&frontmatter.name),
             description: borrowed(&frontmatter.description),
@@ -225,7 +259,7 @@ impl<'a> CachedLoad<'a> {
                 .iter()
                 .map(CachedDiagnostic::of)
                 .collect(),
-            when_to_use: loaded.when_to_use.as_deref().map(borrowed),
+            when_to_use: loaded.when_to_use.map(borrowed),
             inputs: loaded
                 .inputs
                 .iter()
@@ -287,8 +321,10 @@ impl<'a> CachedLoad<'a> {
 struct Restored {
     path: String,
     stamps: Stamps,
-    /// `None` when the entry cannot be restored (an unknown code, say) or was taken.
-    outcome: Option<Result<Loaded, Diagnostic>>,
+    /// `None` when the entry cannot be restored (an unknown code, say) or was taken. Behind a
+    /// lock so that the hits can be taken from every core at once, each by the one task that
+    /// found it.
+    outcome: Mutex<Option<Result<Loaded, Diagnostic>>>,
 }
 
 impl Restored {
@@ -296,10 +332,10 @@ impl Restored {
         Self {
             path: entry.path.into_owned(),
             stamps: entry.stamps,
-            outcome: match entry.outcome {
+            outcome: Mutex::new(match entry.outcome {
                 Ok(load) => load.restore().map(Ok),
                 Err(diagnostic) => diagnostic.restore().map(Err),
-            },
+            }),
         }
     }
 }
@@ -347,10 +383,9 @@ impl Cache {
             .get(index % CHUNK_ENTRIES)
     }
 
-    fn entry_mut(&mut self, index: usize) -> Option<&mut Restored> {
-        self.chunks
-            .get_mut(index / CHUNK_ENTRIES)?
-            .get_mut(index % CHUNK_ENTRIES)
+    /// How many entries the cache holds.
+    pub(crate) fn len(&self) -> usize {
+        self.len
     }
 
     fn path_at(&self, index: usize) -> &str {
@@ -375,37 +410,29 @@ impl Cache {
             by_path[found]
         };
         let entry = self.entry(index)?;
-        entry.outcome.is_some().then_some((index, &entry.stamps))
+        let usable = entry.outcome.lock().is_ok_and(|outcome| outcome.is_some());
+        usable.then_some((index, &entry.stamps))
     }
 
-    /// Moves the outcomes of the given entries out of the cache (`None` where there is no hit)
-    /// and frees the rest.
-    pub(crate) fn take_all(
-        mut self,
-        hits: &[Option<usize>],
-    ) -> (Vec<Option<Result<Loaded, Diagnostic>>>, Writer) {
-        let taken = hits
-            .iter()
-            .map(|hit| self.entry_mut((*hit)?)?.outcome.take())
-            .collect();
-        let writer = Writer {
-            path: self.path,
-            entries: self.len,
-        };
-        (taken, writer)
+    /// Moves the outcome of entry `index` out of the cache (`None` when there is none left).
+    pub(crate) fn take(&self, index: usize) -> Option<Result<Loaded, Diagnostic>> {
+        self.entry(index)?.outcome.lock().ok()?.take()
+    }
+
+    /// Frees the entries, keeping where to write the next cache.
+    pub(crate) fn into_writer(self) -> Writer {
+        Writer { path: self.path }
     }
 }
 
 /// What is left of a cache once its entries are taken: where to write the new one.
 pub(crate) struct Writer {
     path: PathBuf,
-    /// How many entries the old cache held.
-    pub(crate) entries: usize,
 }
 
 impl Writer {
     /// Replaces the cache file with these outcomes.
-    pub(crate) fn store(self, outcomes: &[(&Path, Stamps, &Result<Loaded, Diagnostic>)]) {
+    pub(crate) fn store(self, outcomes: &[(&Path, Stamps, Outcome<'_>)]) {
         // A cache that cannot be written only costs speed next time.
         if let Some(parts) = encode(outcomes) {
             let _ = write(&self.path, &parts);
@@ -415,7 +442,7 @@ impl Writer {
 
 /// Serializes one chunk of outcomes as a list of [`Entry`] built on the fly, so writing the
 /// cache does not hold a second copy of the catalog.
-struct Chunk<'o, 'a>(&'o [(&'a Path, Stamps, &'a Result<Loaded, Diagnostic>)]);
+struct Chunk<'o, 'a>(&'o [(&'a Path, Stamps, Outcome<'a>)]);
 
 impl Serialize for Chunk<'_, '_> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
@@ -432,7 +459,7 @@ impl Serialize for Chunk<'_, '_> {
 
 /// The parts of a cache file for these outcomes: the header, then the chunks. They are written
 /// one after the other, never joined, so encoding holds the catalog's bytes only once.
-fn encode(outcomes: &[(&Path, Stamps, &Result<Loaded, Diagnostic>)]) -> Option<Vec<Vec<u8>>> {
+fn encode(outcomes: &[(&Path, Stamps, Outcome<'_>)]) -> Option<Vec<Vec<u8>>> {
     let chunks: Vec<Vec<u8>> = outcomes
         .par_chunks(CHUNK_ENTRIES)
         .map(|chunk| postcard::to_stdvec(&Chunk(chunk)).ok())
