@@ -288,24 +288,39 @@ fn assemble(
             diagnostics.push(std::mem::replace(diagnostic, taken()));
         }
     }
-    // Sorted by (name, position): an unstable sort of small pairs, stable by construction.
+    // Sorted by (name, position): an unstable sort of small pairs, stable by construction. The
+    // failed slots go last, and the records are then put in that order in place.
     let mut pairs: Vec<(&str, usize)> = built
         .iter()
         .enumerate()
         .filter_map(|(index, outcome)| Some((outcome.as_ref().ok()?.name.as_str(), index)))
         .collect();
     pairs.par_sort_unstable();
-    let order: Vec<usize> = pairs.into_iter().map(|(_, index)| index).collect();
-    let mut visible = Vec::with_capacity(order.len());
+    let loaded = pairs.len();
+    let mut order: Vec<usize> = pairs.into_iter().map(|(_, index)| index).collect();
+    order.extend(
+        built
+            .iter()
+            .enumerate()
+            .filter(|(_, outcome)| outcome.is_err())
+            .map(|(index, _)| index),
+    );
+    permute(&mut built, order);
+    built.truncate(loaded);
+    let mut skills: Vec<Skill> = built.into_iter().filter_map(Result::ok).collect();
+
+    // Each run of one name: the first copy wins, the rest are shadowed; then the rules may hide
+    // the winner. Records leave the list by a mask, so the rest stay where they are.
+    let mut keep = vec![true; skills.len()];
     let mut shadowed = Vec::new();
     let mut hidden = Vec::new();
-    let mut skills = order
-        .into_iter()
-        .filter_map(|index| std::mem::replace(&mut built[index], Err(taken())).ok())
-        .peekable();
-    while let Some(mut winner) = skills.next() {
-        while let Some(loser) = skills.next_if(|next| next.name == winner.name) {
-            let reason = collision_reason(&winner, &loser);
+    let mut start = 0;
+    while start < skills.len() {
+        let mut end = start + 1;
+        while end < skills.len() && skills[end].name == skills[start].name {
+            let (before, after) = skills.split_at_mut(end);
+            let (winner, loser) = (&mut before[start], &after[0]);
+            let reason = collision_reason(winner, loser);
             winner.diagnostics.push(Diagnostic::new(
                 DiagnosticCode::Shadowed,
                 Severity::Info,
@@ -322,8 +337,12 @@ fn assemble(
                 location: loser.location.clone(),
                 reason,
             });
-            shadowed.push(loser);
+            // Copied out (losers are few); the mask drops the original below.
+            shadowed.push(loser.clone());
+            keep[end] = false;
+            end += 1;
         }
+        let winner = &mut skills[start];
         let disabled = config.disabled.contains(&winner.name);
         let (permission, pattern) = permission::decide(&config.permissions, &winner.name);
         let reason = match (disabled, permission, pattern) {
@@ -334,23 +353,44 @@ fn assemble(
             _ => None,
         };
         match reason {
-            Some(reason) => hidden.push(Hidden {
-                name: winner.name,
-                scope: winner.scope,
-                location: winner.location,
-                reason,
-            }),
-            None => {
-                winner.permission = permission;
-                visible.push(winner);
+            Some(reason) => {
+                hidden.push(Hidden {
+                    name: std::mem::take(&mut winner.name),
+                    scope: winner.scope,
+                    location: std::mem::take(&mut winner.location),
+                    reason,
+                });
+                keep[start] = false;
             }
+            None => winner.permission = permission,
         }
+        start = end;
     }
+    let mut kept = keep.into_iter();
+    skills.retain(|_| kept.next().unwrap_or(false));
     Catalog {
-        skills: visible,
+        skills,
         shadowed,
         hidden,
         ..Catalog::default()
+    }
+}
+
+/// Puts `items` in the given order in place: afterwards `items[k]` is what `items[order[k]]`
+/// was. `order` must be a permutation of the positions; each cycle is walked once, by swaps.
+fn permute<T>(items: &mut [T], mut order: Vec<usize>) {
+    const DONE: usize = usize::MAX;
+    for start in 0..order.len() {
+        let mut at = start;
+        while order[at] != DONE {
+            let from = order[at];
+            order[at] = DONE;
+            if from == start {
+                break;
+            }
+            items.swap(at, from);
+            at = from;
+        }
     }
 }
 

@@ -473,3 +473,30 @@ fn output_is_identical_across_runs_and_creation_orders() {
     assert_eq!(first, build(&reversed));
     assert_eq!(first, build(&shuffled));
 }
+
+#[test]
+fn permute_puts_every_item_where_the_order_says() {
+    // Every permutation of five positions, against a copy made the plain way.
+    fn permutations(items: Vec<usize>) -> Vec<Vec<usize>> {
+        if items.len() <= 1 {
+            return vec![items];
+        }
+        let mut all = Vec::new();
+        for index in 0..items.len() {
+            let mut rest = items.clone();
+            let first = rest.remove(index);
+            for mut tail in permutations(rest) {
+                tail.insert(0, first);
+                all.push(tail);
+            }
+        }
+        all
+    }
+    for order in permutations((0..5).collect()) {
+        let items: Vec<String> = (0..5).map(|index| format!("item-{index}")).collect();
+        let expected: Vec<String> = order.iter().map(|index| items[*index].clone()).collect();
+        let mut permuted = items.clone();
+        permute(&mut permuted, order.clone());
+        assert_eq!(permuted, expected, "order {order:?}");
+    }
+}
