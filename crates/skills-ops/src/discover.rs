@@ -129,16 +129,10 @@ fn load_all(
         .collect();
     let hits = plans.iter().filter(|(_, hit)| hit.is_some()).count();
     tracing::debug!(hits, misses = found.len() - hits, "catalog cache");
-    // Rewrite the cache only when something is parsed now or a cached file is gone; the
-    // definition paths are kept for it (a record that failed to load has none).
+    // Rewrite the cache only when something is parsed now or a cached file is gone.
     let rewrite = cache
         .as_ref()
         .is_some_and(|cache| hits != found.len() || hits != cache.len());
-    let definitions: Vec<PathBuf> = if rewrite {
-        found.iter().map(|found| found.definition.clone()).collect()
-    } else {
-        Vec::new()
-    };
     let built: Vec<Result<Skill, Diagnostic>> = found
         .into_par_iter()
         .zip(&plans)
@@ -151,16 +145,20 @@ fn load_all(
     if let Some(cache) = cache {
         let writer = cache.into_writer();
         if rewrite {
-            let stored: Vec<_> = definitions
+            // A record's definition file is its location; a failure's, the path its finding
+            // names (every failure names it; one that did not would only be parsed again).
+            let stored: Vec<_> = plans
                 .iter()
-                .zip(&plans)
                 .zip(&built)
-                .map(|((definition, (stamps, _)), outcome)| {
-                    let outcome = match outcome {
-                        Ok(skill) => Ok(LoadedView::from(skill)),
-                        Err(diagnostic) => Err(diagnostic),
-                    };
-                    (definition.as_path(), *stamps, outcome)
+                .filter_map(|((stamps, _), outcome)| {
+                    Some(match outcome {
+                        Ok(skill) => (
+                            skill.location.as_path(),
+                            *stamps,
+                            Ok(LoadedView::from(skill)),
+                        ),
+                        Err(diagnostic) => (diagnostic.path.as_deref()?, *stamps, Err(diagnostic)),
+                    })
                 })
                 .collect();
             writer.store(&stored);

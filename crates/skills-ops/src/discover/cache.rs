@@ -25,7 +25,7 @@ use skills_types::{Diagnostic, DiagnosticCode, Frontmatter, Severity, Skill, Ski
 use super::Loaded;
 
 /// Bumped whenever the layout below or what the loader produces changes.
-const FORMAT: u32 = 1;
+const FORMAT: u32 = 2;
 /// A cache file larger than this is ignored.
 const MAX_CACHE_BYTES: u64 = 256 * 1024 * 1024;
 /// The folder inside the app directory.
@@ -105,18 +105,19 @@ pub(crate) struct Stamps {
     pub(crate) manifest: Option<Stamp>,
 }
 
-/// The file opens with this header; then come the chunks, each a postcard list of
-/// [`Entry`], back to back. Chunks let a large cache be decoded on every core.
+/// The file opens with this header; then come the chunks, each its byte length (8 bytes,
+/// little-endian) then a postcard list of [`Entry`]. Chunks let a large cache be decoded on
+/// every core, and written a few at a time rather than all held in memory.
 #[derive(Serialize, Deserialize)]
 struct Header<'a> {
     format: u32,
     version: Cow<'a, str>,
-    /// The byte length of each chunk, in order.
-    chunks: Vec<u64>,
 }
 
 /// Entries per chunk.
 const CHUNK_ENTRIES: usize = 1024;
+/// Chunks encoded (in parallel) before they are written.
+const CHUNKS_PER_WRITE: usize = 2;
 
 #[derive(Serialize, Deserialize)]
 struct Entry<'a> {
@@ -434,9 +435,7 @@ impl Writer {
     /// Replaces the cache file with these outcomes.
     pub(crate) fn store(self, outcomes: &[(&Path, Stamps, Outcome<'_>)]) {
         // A cache that cannot be written only costs speed next time.
-        if let Some(parts) = encode(outcomes) {
-            let _ = write(&self.path, &parts);
-        }
+        let _ = write(&self.path, outcomes);
     }
 }
 
@@ -455,24 +454,6 @@ impl Serialize for Chunk<'_, '_> {
             },
         }))
     }
-}
-
-/// The parts of a cache file for these outcomes: the header, then the chunks. They are written
-/// one after the other, never joined, so encoding holds the catalog's bytes only once.
-fn encode(outcomes: &[(&Path, Stamps, Outcome<'_>)]) -> Option<Vec<Vec<u8>>> {
-    let chunks: Vec<Vec<u8>> = outcomes
-        .par_chunks(CHUNK_ENTRIES)
-        .map(|chunk| postcard::to_stdvec(&Chunk(chunk)).ok())
-        .collect::<Option<_>>()?;
-    let header = Header {
-        format: FORMAT,
-        version: Cow::Borrowed(env!("CARGO_PKG_VERSION")),
-        chunks: chunks.iter().map(|chunk| chunk.len() as u64).collect(),
-    };
-    let mut parts = Vec::with_capacity(chunks.len() + 1);
-    parts.push(postcard::to_stdvec(&header).ok()?);
-    parts.extend(chunks);
-    Some(parts)
 }
 
 /// A chunk decoded straight into restored entries, with no intermediate list of [`Entry`].
@@ -518,13 +499,14 @@ fn read(path: &Path) -> Option<Vec<Vec<Restored>>> {
     if header.format != FORMAT || header.version != env!("CARGO_PKG_VERSION") {
         return None;
     }
-    let mut slices = Vec::with_capacity(header.chunks.len());
-    for length in header.chunks {
-        let length = usize::try_from(length).ok()?;
-        if length > rest.len() {
+    let mut slices = Vec::new();
+    while !rest.is_empty() {
+        let (length, tail) = rest.split_first_chunk::<8>()?;
+        let length = usize::try_from(u64::from_le_bytes(*length)).ok()?;
+        if length > tail.len() {
             return None;
         }
-        let (chunk, tail) = rest.split_at(length);
+        let (chunk, tail) = tail.split_at(length);
         slices.push(chunk);
         rest = tail;
     }
@@ -540,7 +522,9 @@ fn read(path: &Path) -> Option<Vec<Vec<Restored>>> {
         .then_some(chunks)
 }
 
-fn write(path: &Path, parts: &[Vec<u8>]) -> std::io::Result<()> {
+/// Writes the cache file for these outcomes: to a temporary file beside it, then renamed over
+/// it, so a reader sees the old file or the new one, whole.
+fn write(path: &Path, outcomes: &[(&Path, Stamps, Outcome<'_>)]) -> std::io::Result<()> {
     let dir = path
         .parent()
         .ok_or_else(|| std::io::Error::other("no parent"))?;
@@ -554,8 +538,21 @@ fn write(path: &Path, parts: &[Vec<u8>]) -> std::io::Result<()> {
     ));
     let result = (|| {
         let mut out = std::fs::File::create(&temporary)?;
-        for part in parts {
-            out.write_all(part)?;
+        let header = Header {
+            format: FORMAT,
+            version: Cow::Borrowed(env!("CARGO_PKG_VERSION")),
+        };
+        out.write_all(&postcard::to_stdvec(&header).map_err(std::io::Error::other)?)?;
+        for batch in outcomes.chunks(CHUNK_ENTRIES * CHUNKS_PER_WRITE) {
+            let encoded: Vec<Vec<u8>> = batch
+                .par_chunks(CHUNK_ENTRIES)
+                .map(|chunk| postcard::to_stdvec(&Chunk(chunk)))
+                .collect::<Result<_, _>>()
+                .map_err(std::io::Error::other)?;
+            for chunk in encoded {
+                out.write_all(&(chunk.len() as u64).to_le_bytes())?;
+                out.write_all(&chunk)?;
+            }
         }
         out.sync_all()?;
         std::fs::rename(&temporary, path)

@@ -436,6 +436,14 @@ fn the_cache_gives_the_same_catalog_and_notices_edits() {
     // And the rewritten cache serves the next run the same catalog.
     assert_eq!(discover(&config).unwrap(), moved);
 
+    // A truncated cache (a chunk cut short) is a miss, not an error.
+    for entry in std::fs::read_dir(&cache_dir).unwrap() {
+        let path = entry.unwrap().path();
+        let bytes = std::fs::read(&path).unwrap();
+        std::fs::write(&path, &bytes[..bytes.len() - 7]).unwrap();
+    }
+    assert_eq!(discover(&config).unwrap(), moved);
+
     // A corrupt cache is a miss, not an error.
     for entry in std::fs::read_dir(&cache_dir).unwrap() {
         std::fs::write(entry.unwrap().path(), b"garbage").unwrap();
