@@ -277,17 +277,17 @@ fn assemble(
     mut built: Vec<Result<Skill, Diagnostic>>,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> Catalog {
-    // A stable sort by name keeps the copies of one name in scan order, which is precedence
-    // order: the first of each run wins, and every list below comes out sorted by name. The
-    // records' positions are sorted, not the records: a record is hundreds of bytes, which a
-    // sort would move many times and need as much scratch memory again for.
+    // A file that could not be loaded is a finding of the scan, in scan order.
     for outcome in &mut built {
         if let Err(diagnostic) = outcome {
             diagnostics.push(std::mem::replace(diagnostic, taken()));
         }
     }
-    // Sorted by (name, position): an unstable sort of small pairs, stable by construction. The
-    // failed slots go last, and the records are then put in that order in place.
+    // Sorting by name while keeping the copies of one name in scan order (precedence order)
+    // makes the first of each run the winner, and every list below comes out sorted by name.
+    // The positions are sorted, as (name, position) pairs: an unstable sort of small pairs,
+    // stable by construction; a record is hundreds of bytes, which a sort would move many
+    // times. The records are then put in that order in place, the failed slots last.
     let mut pairs: Vec<(&str, usize)> = built
         .iter()
         .enumerate()
