@@ -30,7 +30,7 @@ pub struct InstallRequest {
     /// `/.well-known/agent-skills/index.json`.
     pub url: String,
     /// `user` (default) or `project` (trusted workspaces only).
-    #[serde(default = "user_scope")]
+    #[serde(default = "crate::scope::user_scope")]
     pub scope: SkillScope,
     /// Install into the scope's `.agents/skills` or `.claude/skills` instead of its own root.
     #[serde(default)]
@@ -41,10 +41,6 @@ pub struct InstallRequest {
     /// Replace a different skill already installed under the same name (atomically).
     #[serde(default)]
     pub force: bool,
-}
-
-fn user_scope() -> SkillScope {
-    SkillScope::User
 }
 
 impl InstallRequest {

@@ -21,7 +21,7 @@ pub struct CreateSkill {
     #[serde(default)]
     pub body: Option<String>,
     /// `user` (default) or `project` (trusted workspaces only); `legacy` is refused.
-    #[serde(default = "user_scope")]
+    #[serde(default = "crate::scope::user_scope")]
     pub scope: SkillScope,
     /// The license.
     #[serde(default)]
@@ -41,10 +41,6 @@ pub struct CreateSkill {
     /// Written to `skill.toml`; names unique ignoring case.
     #[serde(default)]
     pub inputs: Vec<SkillInput>,
-}
-
-fn user_scope() -> SkillScope {
-    SkillScope::User
 }
 
 impl CreateSkill {

@@ -426,7 +426,7 @@ pub struct InstallRequest {
     #[serde(rename = "entry_id")]
     pub id: String,
     /// `user` (default) or `project` (trusted workspaces only).
-    #[serde(default = "user_scope")]
+    #[serde(default = "crate::scope::user_scope")]
     pub scope: SkillScope,
     /// Install into the scope's `.agents/skills` or `.claude/skills` instead of its own root.
     #[serde(default)]
@@ -438,10 +438,6 @@ pub struct InstallRequest {
     /// namespace (atomically).
     #[serde(default)]
     pub force: bool,
-}
-
-fn user_scope() -> SkillScope {
-    SkillScope::User
 }
 
 impl InstallRequest {

@@ -34,6 +34,11 @@ pub enum SkillScope {
     Profile,
 }
 
+/// The scope a request means when it names none (a serde default of the request types).
+pub(crate) fn user_scope() -> SkillScope {
+    SkillScope::User
+}
+
 impl SkillScope {
     /// Every scope, lowest precedence first.
     pub const ALL: [SkillScope; 4] = [Self::Legacy, Self::User, Self::Project, Self::Profile];
