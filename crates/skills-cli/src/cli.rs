@@ -213,20 +213,28 @@ pub(crate) struct UninstallArgs {
 pub(crate) struct InstallArgs {
     /// The URL.
     pub(crate) source: String,
+    #[command(flatten)]
+    pub(crate) placement: Placement,
+    /// Replace a different skill already installed under the same name (atomically).
+    #[arg(long)]
+    pub(crate) force: bool,
+    #[command(flatten)]
+    pub(crate) discovery: Discovery,
+}
+
+/// Where an install goes and how long it may take: the same for `install` and `registry
+/// install`.
+#[derive(Debug, Args)]
+pub(crate) struct Placement {
     /// Where to install.
     #[arg(long, value_enum, default_value_t = WritableScope::User, value_name = "SCOPE")]
     pub(crate) scope: WritableScope,
     /// Install into the scope's shared `.agents/skills` or `.claude/skills` root.
     #[arg(long, value_enum, value_name = "AGENT")]
     pub(crate) agent: Option<AgentArg>,
-    /// Replace a different skill already installed under the same name (atomically).
-    #[arg(long)]
-    pub(crate) force: bool,
     /// Give up after this many seconds (1 to 600).
     #[arg(long, value_name = "SECONDS", default_value_t = skills::types::limits::DEFAULT_INSTALL_TIMEOUT_SECS)]
     pub(crate) timeout: u64,
-    #[command(flatten)]
-    pub(crate) discovery: Discovery,
 }
 
 /// `skills registry ...`.
@@ -271,19 +279,12 @@ pub(crate) struct RegistryInstallArgs {
     /// The entry: its name, `namespace/slug`, `@namespace/slug[@VERSION]` or
     /// `namespace--slug`.
     pub(crate) id: String,
-    /// Where to install.
-    #[arg(long, value_enum, default_value_t = WritableScope::User, value_name = "SCOPE")]
-    pub(crate) scope: WritableScope,
-    /// Install into the scope's shared `.agents/skills` or `.claude/skills` root.
-    #[arg(long, value_enum, value_name = "AGENT")]
-    pub(crate) agent: Option<AgentArg>,
+    #[command(flatten)]
+    pub(crate) placement: Placement,
     /// Replace a different skill installed under the same slug, even one from another
     /// namespace (atomically).
     #[arg(long)]
     pub(crate) force: bool,
-    /// Give up after this many seconds (1 to 600).
-    #[arg(long, value_name = "SECONDS", default_value_t = skills::types::limits::DEFAULT_INSTALL_TIMEOUT_SECS)]
-    pub(crate) timeout: u64,
 }
 
 /// The shared roots `install --agent` can target.

@@ -19,10 +19,10 @@ pub(crate) fn run(global: &Global, args: &InstallArgs) -> Exit {
         None => skills,
     };
     let mut request = InstallRequest::new(&args.source);
-    request.scope = args.scope.into();
-    request.agent = args.agent.map(Into::into);
+    request.scope = args.placement.scope.into();
+    request.agent = args.placement.agent.map(Into::into);
     request.force = args.force;
-    request.timeout_secs = Some(args.timeout);
+    request.timeout_secs = Some(args.placement.timeout);
     let runtime = match runtime() {
         Ok(runtime) => runtime,
         Err(message) => return output::usage(global, &message),

@@ -97,10 +97,10 @@ pub(crate) fn run(global: &Global, command: &RegistryCommand) -> Exit {
         }
         RegistryCommand::Install(args) => {
             let mut request = InstallRequest::new(&args.id);
-            request.scope = args.scope.into();
-            request.agent = args.agent.map(Into::into);
+            request.scope = args.placement.scope.into();
+            request.agent = args.placement.agent.map(Into::into);
             request.force = args.force;
-            request.timeout_secs = Some(args.timeout);
+            request.timeout_secs = Some(args.placement.timeout);
             let (skills, progress) = working("installing");
             let result = runtime.block_on(skills.registry_install(&request));
             drop(progress);
