@@ -33,16 +33,7 @@ fn summaries(records: &mut [Skill], options: &ListOptions) -> Vec<SkillSummary> 
     records
         .iter_mut()
         .filter(|skill| options.scope.is_none_or(|scope| skill.scope == scope))
-        .map(|skill| SkillSummary {
-            id: std::mem::take(&mut skill.id),
-            name: std::mem::take(&mut skill.name),
-            description: std::mem::take(&mut skill.description),
-            scope: skill.scope,
-            location: std::mem::take(&mut skill.location),
-            permission: skill.permission,
-            diagnostics: std::mem::take(&mut skill.diagnostics),
-            shadowed: std::mem::take(&mut skill.shadowed),
-        })
+        .map(SkillSummary::take_from)
         .collect()
 }
 

@@ -192,18 +192,26 @@ pub struct SkillSummary {
     pub shadowed: Vec<Shadowed>,
 }
 
-impl From<Skill> for SkillSummary {
-    fn from(skill: Skill) -> Self {
+impl SkillSummary {
+    /// The summary of `skill`, its fields moved out: what is left of the record (frontmatter,
+    /// paths, maps) is the caller's to free, when and where it likes.
+    pub fn take_from(skill: &mut Skill) -> Self {
         Self {
-            id: skill.id,
-            name: skill.name,
-            description: skill.description,
+            id: std::mem::take(&mut skill.id),
+            name: std::mem::take(&mut skill.name),
+            description: std::mem::take(&mut skill.description),
             scope: skill.scope,
-            location: skill.location,
+            location: std::mem::take(&mut skill.location),
             permission: skill.permission,
-            diagnostics: skill.diagnostics,
-            shadowed: skill.shadowed,
+            diagnostics: std::mem::take(&mut skill.diagnostics),
+            shadowed: std::mem::take(&mut skill.shadowed),
         }
+    }
+}
+
+impl From<Skill> for SkillSummary {
+    fn from(mut skill: Skill) -> Self {
+        Self::take_from(&mut skill)
     }
 }
 
