@@ -381,7 +381,7 @@ fn a_session_creates_reads_validates_and_uninstalls_a_skill_with_events() {
     let error = server.error(
         "skills.render_catalog",
         json!({ "format": "markdown", "pinned": [NAME, "no-such-pin"] }),
-        -32_000,
+        -32_602,
     );
     assert_kind(&error, "invalid_input");
     assert!(
