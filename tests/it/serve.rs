@@ -383,7 +383,7 @@ fn a_session_creates_reads_validates_and_uninstalls_a_skill_with_events() {
         json!({ "format": "markdown", "pinned": [NAME, "no-such-pin"] }),
         -32_602,
     );
-    assert_kind(&error, "invalid_input");
+    assert_eq!(error["data"]["kind"], "invalid_input", "{error}");
     assert!(
         error["message"].as_str().unwrap().contains("'no-such-pin'"),
         "{error}"
