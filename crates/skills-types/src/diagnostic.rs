@@ -80,6 +80,7 @@ diagnostic_codes! {
     Unreadable = "unreadable": "A file or folder could not be read (permission denied, vanished during the scan, or a name that is not UTF-8).",
     InvalidConfig = "invalid-config": "A `skills.toml` configuration file could not be read or has a malformed key; the key was ignored.",
     InvalidSidecar = "invalid-sidecar": "A `skill.toml`, `workflow.toml` or `skill.json` beside the definition file could not be read or is malformed.",
+    NestedSkill = "nested-skill": "A skill folder lies inside another skill's folder; discovery never looks inside a skill, so agents will not find it (reported by `validate --recursive`).",
     // Package rules (01 §Package rules).
     PackageInvalidPath = "package-invalid-path": "A file path in the package is not a plain relative path (traversal, absolute, hidden, reserved or over-long).",
     PackageDuplicatePath = "package-duplicate-path": "Two files in the package have the same path.",

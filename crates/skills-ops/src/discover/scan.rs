@@ -460,10 +460,14 @@ impl Walker {
             }
             Ok(_) => {
                 // A directory, FIFO or device named `SKILL.md`: the folder claims to be a skill
-                // but is not one, and is not a category either.
-                let message =
-                    "`SKILL.md` here is not a regular file (a directory, FIFO or device); the folder is skipped"
-                        .to_owned();
+                // but is not one, and is not a category either. Rare, so one more `lstat` to
+                // say which it is.
+                let kind = std::fs::symlink_metadata(&exact)
+                    .map_or("special file", |metadata| crate::load::kind_name(&metadata));
+                let message = format!(
+                    "{}; the folder is skipped",
+                    crate::load::not_a_file_message(&exact, kind)
+                );
                 self.note(Severity::Error, DiagnosticCode::NotAFile, &exact, message);
                 self.visited.insert(key);
                 return Ok(());
