@@ -627,22 +627,23 @@ impl Walker {
     /// to its canonical `target` (see [`Walker::follow`]).
     fn may_follow(&self, link: &Path, target: &Path) -> bool {
         let in_user_root = self.user_root.get(self.root).copied().unwrap_or(false);
-        let inside = |path: &Path, user_only: bool, workspace_only: bool| {
-            self.canonical_roots.iter().any(|(root, user)| {
-                (!user_only || *user) && (!workspace_only || !*user) && path.starts_with(root)
-            })
+        // Whether `path` lies inside a root whose scope (user or not) `wanted` accepts.
+        let inside = |path: &Path, wanted: fn(bool) -> bool| {
+            self.canonical_roots
+                .iter()
+                .any(|(root, user)| wanted(*user) && path.starts_with(root))
         };
         if !in_user_root {
-            return inside(target, false, true);
+            return inside(target, |user| !user);
         }
-        if inside(target, false, false) {
+        if inside(target, |_| true) {
             return true;
         }
         // Canonicalising the holder costs a few system calls, paid only for links that point
         // out of every root.
         link.parent()
             .and_then(|holder| std::fs::canonicalize(holder).ok())
-            .is_some_and(|holder| inside(&holder, true, false))
+            .is_some_and(|holder| inside(&holder, |user| user))
     }
 
     /// The entries of `dir` sorted by name bytes; names that are not UTF-8 are reported.
