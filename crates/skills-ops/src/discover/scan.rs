@@ -526,7 +526,44 @@ impl Walker {
                 return Ok(());
             }
         }
+        if self.misfit_definition(&dir, &entries) {
+            return Ok(());
+        }
         self.walk(&dir, depth, entries, probed)
+    }
+
+    /// Reports a definition file other than the exact `SKILL.md` (which the probe handles) that
+    /// is not a regular file: a case variant such as `skill.md` that is a folder or a FIFO, or
+    /// a symlink the policy does not follow. Without this the folder would pass for a category
+    /// without a word. Returns whether the folder is to be skipped (it claims to be a skill but
+    /// is none); a skipped symlink leaves it a category, as a symlinked `SKILL.md` does.
+    fn misfit_definition(&mut self, dir: &Path, entries: &[(String, FileType)]) -> bool {
+        let follows_files = self.policy == SymlinkPolicy::Always;
+        let misfits = entries
+            .iter()
+            .filter(|(name, kind)| {
+                name != SKILL_MD && !kind.is_file() && !(follows_files && kind.is_symlink())
+            })
+            .map(|(name, _)| name.as_str());
+        let Some((file, _)) = pick_definition(misfits) else {
+            return false;
+        };
+        let path = dir.join(file);
+        let is_link = entries
+            .iter()
+            .any(|(name, kind)| name == file && kind.is_symlink());
+        if is_link {
+            let _ = self.followed_file(&path);
+            return false;
+        }
+        let kind = std::fs::symlink_metadata(&path)
+            .map_or("special file", |metadata| crate::load::kind_name(&metadata));
+        let message = format!(
+            "{}; the folder is skipped",
+            crate::load::not_a_file_message(&path, kind)
+        );
+        self.note(Severity::Error, DiagnosticCode::NotAFile, &path, message);
+        true
     }
 
     fn found(

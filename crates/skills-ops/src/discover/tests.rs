@@ -191,6 +191,59 @@ fn symlinks_within_roots_load_once_and_outside_are_skipped() {
     );
 }
 
+/// A definition file that is not a regular file is named for what it is, the exact `SKILL.md`
+/// (probed) and a case variant (found in the listing) alike; a variant that is a symlink the
+/// policy does not follow is noted like a symlinked `SKILL.md`.
+#[cfg(unix)]
+#[test]
+fn definition_files_that_are_not_files_are_named_for_what_they_are() {
+    let tree = Tree::new();
+    let root = tree.user();
+    tree.skill(&root, "good", "good");
+    std::fs::create_dir_all(root.join("a-dir/SKILL.md")).unwrap();
+    std::fs::create_dir_all(root.join("b-variant/skill.md")).unwrap();
+    std::fs::create_dir_all(root.join("c-fifo")).unwrap();
+    rustix::fs::mknodat(
+        rustix::fs::CWD,
+        &root.join("c-fifo/Skill.md"),
+        rustix::fs::FileType::Fifo,
+        rustix::fs::Mode::from_raw_mode(0o600),
+        0,
+    )
+    .unwrap();
+    std::fs::create_dir_all(root.join("d-link")).unwrap();
+    std::os::unix::fs::symlink(root.join("good/SKILL.md"), root.join("d-link/skill.md")).unwrap();
+    let catalog = discover(&tree.config()).unwrap();
+    assert_eq!(names(&catalog), [("good", SkillScope::User)]);
+    let found: Vec<(DiagnosticCode, String)> = catalog
+        .diagnostics
+        .iter()
+        .map(|d| (d.code, d.message.clone()))
+        .collect();
+    assert_eq!(
+        found,
+        [
+            (
+                DiagnosticCode::NotAFile,
+                "`SKILL.md` is a directory, not a file; the folder is skipped".to_owned()
+            ),
+            (
+                DiagnosticCode::NotAFile,
+                "`skill.md` is a directory, not a file; the folder is skipped".to_owned()
+            ),
+            (
+                DiagnosticCode::NotAFile,
+                "`Skill.md` is a FIFO, not a regular file; the folder is skipped".to_owned()
+            ),
+            (
+                DiagnosticCode::SymlinkSkipped,
+                "the definition file is a symlink; it is read only with the `always` symlink policy"
+                    .to_owned()
+            ),
+        ]
+    );
+}
+
 /// The user's own links (`ln -s ~/dev/my-skill ~/.agents/skills/`) are followed wherever they
 /// point; a link met below one of them, and every link of a workspace that leaves the
 /// workspace's roots (into the home too), is not.
