@@ -76,7 +76,12 @@ fn resource_accepts_leading_current_dir_prefixes_only() {
         .run(&["--json", "resource", "csv-tools", "./scripts/clean.py"])
         .json();
     assert_eq!(json["relative_path"], "scripts/clean.py");
-    for path in ["references/./format.md", "./", "./../csv-tools/SKILL.md", ".//x"] {
+    for path in [
+        "references/./format.md",
+        "./",
+        "./../csv-tools/SKILL.md",
+        ".//x",
+    ] {
         let refused = tree.run(&["resource", "csv-tools", path]);
         assert_eq!(refused.code, Some(2), "{path}: {refused:?}");
         assert!(refused.stdout.is_empty(), "{path}: {refused:?}");

@@ -222,7 +222,10 @@ fn recursive_validation_reports_nested_linked_and_odd_folders() {
     assert_eq!(plain.status.code(), Some(0), "{plain:?}");
     let stdout = text(&plain.stdout);
     assert!(stdout.starts_with("  ok  ./linked\n  ok  ./outer\n  ok  ./outer/inner  (1 warning)\n      warning[nested-skill]: this skill lies inside the skill folder ./outer;"), "{stdout}");
-    assert!(stdout.ends_with("3 skills checked: 3 valid, 0 invalid (profile agentskills)\n"), "{stdout}");
+    assert!(
+        stdout.ends_with("3 skills checked: 3 valid, 0 invalid (profile agentskills)\n"),
+        "{stdout}"
+    );
 
     let odd = root.join(std::ffi::OsStr::from_bytes(b"odd-\xff"));
     skill(&odd, "odd");
@@ -237,7 +240,10 @@ fn recursive_validation_reports_nested_linked_and_odd_folders() {
     let value: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
     assert_eq!(value["valid"], false);
     assert_eq!(value["reports"].as_array().unwrap().len(), 3);
-    assert_eq!(value["reports"][2]["diagnostics"][0]["code"], "nested-skill");
+    assert_eq!(
+        value["reports"][2]["diagnostics"][0]["code"],
+        "nested-skill"
+    );
     assert_eq!(value["errors"][0]["kind"], "not_validated");
     assert_eq!(value["errors"][0]["path"], "./odd-\u{fffd}");
 }

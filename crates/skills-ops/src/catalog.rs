@@ -300,7 +300,12 @@ mod tests {
             skills: vec![skill("pdf", "pdf-tools"), skill("csv", "csv")],
             ..Catalog::default()
         };
-        let pins = |names: &[&str]| names.iter().map(|name| (*name).to_owned()).collect::<Vec<_>>();
+        let pins = |names: &[&str]| {
+            names
+                .iter()
+                .map(|name| (*name).to_owned())
+                .collect::<Vec<_>>()
+        };
         assert_eq!(
             resolve_pins(&catalog, &pins(&["csv", "pdf"])).unwrap(),
             ["csv", "pdf-tools"]

@@ -160,9 +160,10 @@ pub(crate) fn kind_name(metadata: &std::fs::Metadata) -> &'static str {
 /// "`SKILL.md` is a directory, not a file": the message for a definition file that is not a
 /// regular file, naming what it is.
 pub(crate) fn not_a_file_message(path: &Path, kind: &str) -> String {
-    let name = path
-        .file_name()
-        .map_or_else(|| path.display().to_string(), |name| name.to_string_lossy().into_owned());
+    let name = path.file_name().map_or_else(
+        || path.display().to_string(),
+        |name| name.to_string_lossy().into_owned(),
+    );
     let instead = if kind == "directory" {
         "not a file"
     } else {

@@ -46,12 +46,12 @@ pub fn validate_path(path: &Path, options: &Options) -> Result<Report, Error> {
 fn validate_with(path: &Path, options: &Options, inside: Option<&Path>) -> Result<Report, Error> {
     let (dir, file) = resolve(path)?;
     let directory = directory_name(&dir)?;
-    let (name, mut diagnostics, compliance) =
-        match load::read_definition(&file, MAX_SKILL_MD_BYTES) {
-            Ok(bytes) => check(&dir, &directory, &file, &bytes, options),
-            Err(Error::Unloadable { diagnostic, .. }) => (None, vec![*diagnostic], None),
-            Err(error) => return Err(error),
-        };
+    let (name, mut diagnostics, compliance) = match load::read_definition(&file, MAX_SKILL_MD_BYTES)
+    {
+        Ok(bytes) => check(&dir, &directory, &file, &bytes, options),
+        Err(Error::Unloadable { diagnostic, .. }) => (None, vec![*diagnostic], None),
+        Err(error) => return Err(error),
+    };
     if let Some(outer) = inside {
         let severity = if options.strict {
             Severity::Error
@@ -187,7 +187,9 @@ impl TreeWalk {
                 // Inside a skill, a folder is part of its package (the `skillhub` package rules
                 // judge its name); elsewhere it could hold skills discovery will never load.
                 if inside.is_none() && !is_skill && (kind.is_dir() || kind.is_symlink()) {
-                    let reason = "its name is not valid UTF-8, and discovery skips such folders (rename it)".to_owned();
+                    let reason =
+                        "its name is not valid UTF-8, and discovery skips such folders (rename it)"
+                            .to_owned();
                     subdirs.push((
                         name,
                         Err(Error::NotValidated {
@@ -215,10 +217,9 @@ impl TreeWalk {
                     }
                     // A link to a file (a symlinked `SKILL.md` is read through the link).
                     Ok(_) => {}
-                    Err(source) => subdirs.push((
-                        name,
-                        Err(Error::io("follow the symlink", link, source)),
-                    )),
+                    Err(source) => {
+                        subdirs.push((name, Err(Error::io("follow the symlink", link, source))))
+                    }
                 }
             }
         }

@@ -429,7 +429,11 @@ fn a_directory_or_fifo_named_skill_md_is_reported_as_not_a_file() {
     }
     let show = tree.run(&["show", "dir-skill"]);
     assert_eq!(show.code, Some(1), "{show:?}");
-    assert!(show.stderr.contains("`SKILL.md` is a directory, not a file"), "{show:?}");
+    assert!(
+        show.stderr
+            .contains("`SKILL.md` is a directory, not a file"),
+        "{show:?}"
+    );
     for path in [root.join("dir-skill"), root.join("dir-skill/SKILL.md")] {
         let validate = tree.run(&["validate", &super::text(&path)]);
         assert_eq!(validate.code, Some(1), "{validate:?}");
@@ -439,6 +443,9 @@ fn a_directory_or_fifo_named_skill_md_is_reported_as_not_a_file() {
                 .contains("error[not-a-file]: `SKILL.md` is a directory, not a file"),
             "{validate:?}"
         );
-        assert!(!validate.stderr.contains("holds no SKILL.md"), "{validate:?}");
+        assert!(
+            !validate.stderr.contains("holds no SKILL.md"),
+            "{validate:?}"
+        );
     }
 }

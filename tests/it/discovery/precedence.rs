@@ -430,7 +430,10 @@ fn openskills_universal_roots_are_read_in_both_scopes_unless_interop_is_off() {
         ]
     );
     let dup = &array(&listing, "skills")[0];
-    assert_eq!(dup["location"], text(&tree.root(Place::ProjectAgents).join("dup/SKILL.md")));
+    assert_eq!(
+        dup["location"],
+        text(&tree.root(Place::ProjectAgents).join("dup/SKILL.md"))
+    );
     let losers: Vec<&str> = array(&listing, "shadowed")
         .iter()
         .map(|s| s["location"].as_str().unwrap())

@@ -124,7 +124,9 @@ fn prompt(tree: &Tree, budget: usize, pins: &[&str]) -> (String, String, Value) 
 #[test]
 fn an_unknown_pin_is_a_usage_error_naming_it() {
     let (tree, _) = budget_tree();
-    let run = tree.run(&["prompt", "--pin", "p-skil", "--pin", "u-skill", "--pin", "nothing"]);
+    let run = tree.run(&[
+        "prompt", "--pin", "p-skil", "--pin", "u-skill", "--pin", "nothing",
+    ]);
     assert_eq!(run.code, Some(2), "{run:?}");
     assert!(run.stdout.is_empty(), "{run:?}");
     assert!(
@@ -144,7 +146,12 @@ fn an_unknown_pin_is_a_usage_error_naming_it() {
     assert_eq!(error.kind(), "invalid_input");
 
     // Known pins still render, by name or by folder id.
-    tree.skill(Place::UserAgents, "folder-id", "named-other", "Its id differs.");
+    tree.skill(
+        Place::UserAgents,
+        "folder-id",
+        "named-other",
+        "Its id differs.",
+    );
     assert_eq!(tree.run(&["prompt", "--pin", "folder-id"]).code, Some(0));
 }
 

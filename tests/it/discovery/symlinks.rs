@@ -144,8 +144,18 @@ fn a_user_link_to_a_skill_checked_out_elsewhere_is_followed() {
     std::fs::create_dir_all(link.parent().unwrap()).unwrap();
     symlink(&checkout, &link).unwrap();
     // A link of the user's into the (untrusted) workspace, beside the workspace's own skill.
-    tree.skill(Place::ProjectAgents, "ws-skill", "ws-skill", "In the workspace.");
-    tree.skill(Place::ProjectAgents, "linked", "linked", "Linked by the user.");
+    tree.skill(
+        Place::ProjectAgents,
+        "ws-skill",
+        "ws-skill",
+        "In the workspace.",
+    );
+    tree.skill(
+        Place::ProjectAgents,
+        "linked",
+        "linked",
+        "Linked by the user.",
+    );
     symlink(
         tree.root(Place::ProjectAgents).join("linked"),
         tree.root(Place::UserAgents).join("linked"),
@@ -155,7 +165,10 @@ fn a_user_link_to_a_skill_checked_out_elsewhere_is_followed() {
     let listing = tree.run(&["list", "--json"]).json();
     assert_eq!(json_names(&listing, "skills"), ["linked", "my-skill"]);
     assert_eq!(listing["skills"][1]["scope"], "user");
-    assert_eq!(listing["skills"][1]["location"], text(&link.join("SKILL.md")));
+    assert_eq!(
+        listing["skills"][1]["location"],
+        text(&link.join("SKILL.md"))
+    );
     assert!(
         !json_codes(&listing["diagnostics"]).contains(&"symlink-outside-roots".to_owned()),
         "{listing:#}"
@@ -168,15 +181,24 @@ fn a_user_link_to_a_skill_checked_out_elsewhere_is_followed() {
     // Once trusted, the workspace's copy wins the folder and the user's link is a duplicate.
     tree.trust();
     let listing = tree.run(&["list", "--json"]).json();
-    assert_eq!(json_names(&listing, "skills"), ["linked", "my-skill", "ws-skill"]);
+    assert_eq!(
+        json_names(&listing, "skills"),
+        ["linked", "my-skill", "ws-skill"]
+    );
     assert_eq!(listing["skills"][0]["scope"], "project");
 
     // The workspace making the same kind of link into the home is refused.
     let stolen = tree.root(Place::ProjectAgents).join("stolen");
     symlink(&checkout, &stolen).unwrap();
     let listing = tree.run(&["list", "--json"]).json();
-    assert_eq!(json_names(&listing, "skills"), ["linked", "my-skill", "ws-skill"]);
-    assert_eq!(listing["skills"][1]["location"], text(&link.join("SKILL.md")));
+    assert_eq!(
+        json_names(&listing, "skills"),
+        ["linked", "my-skill", "ws-skill"]
+    );
+    assert_eq!(
+        listing["skills"][1]["location"],
+        text(&link.join("SKILL.md"))
+    );
     let refused: Vec<&serde_json::Value> = super::array(&listing, "diagnostics")
         .iter()
         .filter(|d| d["code"] == "symlink-outside-roots")

@@ -192,7 +192,10 @@ pub(crate) fn scan(roots: &[Root], policy: SymlinkPolicy, limits: DiscoveryLimit
         policy,
         limits,
         canonical_roots,
-        user_root: roots.iter().map(|root| root.scope == SkillScope::User).collect(),
+        user_root: roots
+            .iter()
+            .map(|root| root.scope == SkillScope::User)
+            .collect(),
         visited: HashSet::new(),
         found: Vec::new(),
         diagnostics: Vec::new(),

@@ -205,7 +205,7 @@ fn definition_files_that_are_not_files_are_named_for_what_they_are() {
     std::fs::create_dir_all(root.join("c-fifo")).unwrap();
     rustix::fs::mknodat(
         rustix::fs::CWD,
-        &root.join("c-fifo/Skill.md"),
+        root.join("c-fifo/Skill.md"),
         rustix::fs::FileType::Fifo,
         rustix::fs::Mode::from_raw_mode(0o600),
         0,
@@ -262,7 +262,11 @@ fn user_links_are_followed_and_workspace_links_stay_within_its_roots() {
     symlink(dev.join("my-skill"), tree.user_agents().join("my-skill")).unwrap();
     // A second link to the same checkout, and a category link: loaded once, walked.
     symlink(dev.join("my-skill"), tree.user().join("again")).unwrap();
-    symlink(dev.join("collection"), tree.user_agents().join("collection")).unwrap();
+    symlink(
+        dev.join("collection"),
+        tree.user_agents().join("collection"),
+    )
+    .unwrap();
     // Inside the linked checkout, a link of someone else's leading further out: not the
     // user's own link, so the old rule holds.
     let elsewhere = tree.workspace.parent().unwrap().join("elsewhere");

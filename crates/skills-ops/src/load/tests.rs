@@ -376,7 +376,9 @@ fn a_definition_that_is_not_a_file_says_what_it_is() {
     std::os::unix::fs::symlink("nowhere", &dangling).unwrap();
     let text = message(read_definition(&dangling, 1024));
     assert!(
-        text.starts_with("`skill.md` is a symlink, not a regular file (its target cannot be opened"),
+        text.starts_with(
+            "`skill.md` is a symlink, not a regular file (its target cannot be opened"
+        ),
         "{text}"
     );
 }

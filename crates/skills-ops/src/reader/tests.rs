@@ -332,11 +332,24 @@ fn hostile_cases() -> Vec<Case> {
             .with(file("a/b", SECRET))
             .exposed(),
         Case::lexical("current_leading_alone", "./", Lexical::CurrentDirectory),
-        Case::lexical("current_leading_then_parent", "./../x", Lexical::ParentDirectory).exposed(),
-        Case::lexical("current_leading_then_empty", ".//x", Lexical::CurrentDirectory),
-        Case::lexical("current_leading_then_middle", "./a/./b", Lexical::CurrentDirectory)
-            .with(file("a/b", SECRET))
-            .exposed(),
+        Case::lexical(
+            "current_leading_then_parent",
+            "./../x",
+            Lexical::ParentDirectory,
+        )
+        .exposed(),
+        Case::lexical(
+            "current_leading_then_empty",
+            ".//x",
+            Lexical::CurrentDirectory,
+        ),
+        Case::lexical(
+            "current_leading_then_middle",
+            "./a/./b",
+            Lexical::CurrentDirectory,
+        )
+        .with(file("a/b", SECRET))
+        .exposed(),
         Case::lexical("empty", "", Lexical::Empty),
         Case::lexical("nul_byte", "SKILL.md\0.png", Lexical::Nul),
         Case::lexical("control_character", "a\nb", Lexical::ControlCharacter)
@@ -945,7 +958,10 @@ fn check_one(tree: &Tree, canonical_skill: &Path, relative: &str) -> Result<(), 
         prop_assert_eq!(&read.content, &fs::read_to_string(&resolved).map_err(fail)?);
         prop_assert_eq!(read.bytes, read.content.len() as u64);
         // The path as checked: the one asked for, without its leading `./` prefixes.
-        prop_assert_eq!(&read.relative_path, path::strip_current_dir_prefix(relative));
+        prop_assert_eq!(
+            &read.relative_path,
+            path::strip_current_dir_prefix(relative)
+        );
         prop_assert!(!read.relative_path.starts_with("./"));
     }
     let expected = model(&tree.skill, relative);
@@ -965,7 +981,9 @@ fn whatever_is_read_lies_inside_the_skill_folder() {
     let canonical_skill = fs::canonicalize(&tree.skill).unwrap();
 
     // The model and the reader agree on known answers, so the property is not vacuous.
-    for path in ["x.md", "b", "a/b", "a/x.md", "a/a/x.md", "./a/b", "././x.md"] {
+    for path in [
+        "x.md", "b", "a/b", "a/x.md", "a/a/x.md", "./a/b", "././x.md",
+    ] {
         assert!(read_beneath(&tree.skill, path, CAP).is_ok(), "{path}");
         check_one(&tree, &canonical_skill, path).unwrap();
     }

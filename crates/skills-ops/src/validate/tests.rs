@@ -923,8 +923,11 @@ fn tree_validation_reports_or_follows_what_it_used_to_skip() {
     let odd = root.join(std::ffi::OsStr::from_bytes(b"b-odd-\xff"));
     write(&odd, "b-odd");
     // Inside a skill, an odd folder name is the package's business, not the walk's.
-    std::fs::create_dir_all(root.join("a-real").join(std::ffi::OsStr::from_bytes(b"\xfe")))
-        .unwrap();
+    std::fs::create_dir_all(
+        root.join("a-real")
+            .join(std::ffi::OsStr::from_bytes(b"\xfe")),
+    )
+    .unwrap();
     let checkout = base.path().join("checkout/c-linked");
     write(&checkout, "c-linked");
     symlink(&checkout, root.join("c-linked")).unwrap();
