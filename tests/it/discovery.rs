@@ -35,12 +35,16 @@ pub(crate) enum Place {
     UserOpenhuman,
     /// `~/.agents/skills`
     UserAgents,
+    /// `~/.agent/skills` (where `openskills --universal` installs)
+    UserAgent,
     /// `~/.claude/skills`
     UserClaude,
     /// `<ws>/.openhuman/skills`
     ProjectOpenhuman,
     /// `<ws>/.agents/skills`
     ProjectAgents,
+    /// `<ws>/.agent/skills`
+    ProjectAgent,
     /// `<ws>/.claude/skills`
     ProjectClaude,
     /// `<ws>/personalities/dev/skills`
@@ -49,13 +53,15 @@ pub(crate) enum Place {
 
 impl Place {
     /// Every root, highest precedence first: the order discovery scans them in.
-    pub(crate) const IN_PRECEDENCE_ORDER: [Place; 8] = [
+    pub(crate) const IN_PRECEDENCE_ORDER: [Place; 10] = [
         Place::Profile,
         Place::ProjectOpenhuman,
         Place::ProjectAgents,
+        Place::ProjectAgent,
         Place::ProjectClaude,
         Place::UserOpenhuman,
         Place::UserAgents,
+        Place::UserAgent,
         Place::UserClaude,
         Place::Legacy,
     ];
@@ -63,10 +69,13 @@ impl Place {
     pub(crate) fn scope(self) -> SkillScope {
         match self {
             Place::Legacy => SkillScope::Legacy,
-            Place::UserOpenhuman | Place::UserAgents | Place::UserClaude => SkillScope::User,
-            Place::ProjectOpenhuman | Place::ProjectAgents | Place::ProjectClaude => {
-                SkillScope::Project
+            Place::UserOpenhuman | Place::UserAgents | Place::UserAgent | Place::UserClaude => {
+                SkillScope::User
             }
+            Place::ProjectOpenhuman
+            | Place::ProjectAgents
+            | Place::ProjectAgent
+            | Place::ProjectClaude => SkillScope::Project,
             Place::Profile => SkillScope::Profile,
         }
     }
@@ -124,9 +133,11 @@ impl Tree {
             Place::Legacy => self.workspace.join("skills"),
             Place::UserOpenhuman => self.home.join(".openhuman/skills"),
             Place::UserAgents => self.home.join(".agents/skills"),
+            Place::UserAgent => self.home.join(".agent/skills"),
             Place::UserClaude => self.home.join(".claude/skills"),
             Place::ProjectOpenhuman => self.workspace.join(".openhuman/skills"),
             Place::ProjectAgents => self.workspace.join(".agents/skills"),
+            Place::ProjectAgent => self.workspace.join(".agent/skills"),
             Place::ProjectClaude => self.workspace.join(".claude/skills"),
             Place::Profile => self
                 .workspace

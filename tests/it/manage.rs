@@ -62,6 +62,32 @@ fn resource_reads_a_bundled_file_and_refuses_escapes() {
     );
 }
 
+/// `./references/x.md` is how people and agents spell a path next to `SKILL.md`: leading `./`
+/// prefixes are dropped before the lexical check; a `.` anywhere else is still refused.
+#[test]
+fn resource_accepts_leading_current_dir_prefixes_only() {
+    let tree = Tree::new();
+    skill_with_files(&tree);
+    for path in ["./references/format.md", "././references/format.md"] {
+        let read = tree.run(&["resource", "csv-tools", path]);
+        assert_eq!(read.ok(), "# Format\n\nComma separated.\n", "{path}");
+    }
+    let json = tree
+        .run(&["--json", "resource", "csv-tools", "./scripts/clean.py"])
+        .json();
+    assert_eq!(json["relative_path"], "scripts/clean.py");
+    for path in [
+        "references/./format.md",
+        "./",
+        "./../csv-tools/SKILL.md",
+        ".//x",
+    ] {
+        let refused = tree.run(&["resource", "csv-tools", path]);
+        assert_eq!(refused.code, Some(2), "{path}: {refused:?}");
+        assert!(refused.stdout.is_empty(), "{path}: {refused:?}");
+    }
+}
+
 #[cfg(unix)]
 #[test]
 fn resource_refuses_a_symlink_to_a_secret_outside() {

@@ -377,6 +377,17 @@ fn a_session_creates_reads_validates_and_uninstalls_a_skill_with_events() {
         markdown.contains(&format!("- **{NAME}**: {DESCRIPTION}")),
         "{markdown}"
     );
+    // A pin that names no skill is refused over RPC as on the command line.
+    let error = server.error(
+        "skills.render_catalog",
+        json!({ "format": "markdown", "pinned": [NAME, "no-such-pin"] }),
+        -32_602,
+    );
+    assert_eq!(error["data"]["kind"], "invalid_input", "{error}");
+    assert!(
+        error["message"].as_str().unwrap().contains("'no-such-pin'"),
+        "{error}"
+    );
 
     let read = server.result("skills.read", json!({ "ids": [NAME] }));
     let bodies = read["skills"].as_array().unwrap();

@@ -195,3 +195,55 @@ fn the_shipped_examples_are_valid() {
         assert_eq!(output.status.code(), Some(0), "{}", text(&output.stdout));
     }
 }
+
+/// `validate --recursive` passes over nothing in silence: a skill nested in another is
+/// validated with a `nested-skill` warning, a symlinked skill folder is validated through the
+/// link, and a folder whose name is not UTF-8 is an error line of its own (status 2).
+#[cfg(unix)]
+#[test]
+fn recursive_validation_reports_nested_linked_and_odd_folders() {
+    use std::os::unix::ffi::OsStrExt;
+    let base = tempfile::tempdir().unwrap();
+    let root = base.path().join("tree");
+    let skill = |dir: &Path, name: &str| {
+        write_skill(
+            dir,
+            "",
+            "SKILL.md",
+            &format!("---\nname: {name}\ndescription: The {name} skill.\n---\nBody\n"),
+        );
+    };
+    skill(&root.join("outer"), "outer");
+    skill(&root.join("outer/inner"), "inner");
+    let checkout = base.path().join("elsewhere/linked");
+    skill(&checkout, "linked");
+    std::os::unix::fs::symlink(&checkout, root.join("linked")).unwrap();
+    let plain = run(&root, &["validate", "-r", "."]);
+    assert_eq!(plain.status.code(), Some(0), "{plain:?}");
+    let stdout = text(&plain.stdout);
+    assert!(stdout.starts_with("  ok  ./linked\n  ok  ./outer\n  ok  ./outer/inner  (1 warning)\n      warning[nested-skill]: this skill lies inside the skill folder ./outer;"), "{stdout}");
+    assert!(
+        stdout.ends_with("3 skills checked: 3 valid, 0 invalid (profile agentskills)\n"),
+        "{stdout}"
+    );
+
+    let odd = root.join(std::ffi::OsStr::from_bytes(b"odd-\xff"));
+    skill(&odd, "odd");
+    let output = run(&root, &["validate", "-r", "."]);
+    assert_eq!(output.status.code(), Some(2), "{output:?}");
+    assert_eq!(text(&output.stdout), stdout);
+    assert_eq!(
+        text(&output.stderr),
+        "error: ./odd-\u{fffd} was not validated: its name is not valid UTF-8, and discovery skips such folders (rename it)\n"
+    );
+    let json = run(&root, &["validate", "-r", "--json", "."]);
+    let value: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(value["valid"], false);
+    assert_eq!(value["reports"].as_array().unwrap().len(), 3);
+    assert_eq!(
+        value["reports"][2]["diagnostics"][0]["code"],
+        "nested-skill"
+    );
+    assert_eq!(value["errors"][0]["kind"], "not_validated");
+    assert_eq!(value["errors"][0]["path"], "./odd-\u{fffd}");
+}

@@ -42,7 +42,14 @@ pub(crate) fn run(global: &Global, args: &ValidateArgs) -> Exit {
                 for result in results {
                     match result {
                         Ok(report) => reports.push(report),
-                        Err(error) => errors.push((path.clone(), error)),
+                        // A folder the walk passed over is named by its own path.
+                        Err(error) => {
+                            let at = match &error {
+                                Error::NotValidated { path, .. } => path.clone(),
+                                _ => path.clone(),
+                            };
+                            errors.push((at, error));
+                        }
                     }
                 }
             }

@@ -60,13 +60,39 @@ pub fn read(config: &SkillsConfig, names: &[&str]) -> Result<Vec<SkillBody>, Err
 
 /// The catalog rendered for an agent; without a budget in `options`, the configured
 /// `budget_chars` (from `SkillsConfig` or a `skills.toml`) applies.
+///
+/// Every pinned name must pick a skill of the catalog (by name or id, as `show` looks it up):
+/// a pin that picks none is an [`Error::InvalidInput`] naming each such pin, so a typo in a
+/// pin fails instead of leaving the skill it meant to protect to the budget unannounced.
 pub fn render_catalog(config: &SkillsConfig, options: &RenderOptions) -> Result<Rendered, Error> {
     let catalog = discover(config)?;
     let mut options = options.clone();
     if options.budget_chars.is_none() {
         options.budget_chars = catalog.budget_chars;
     }
+    options.pinned = resolve_pins(&catalog, &options.pinned)?;
     Ok(crate::render::render(&catalog.skills, &options))
+}
+
+/// The names of the skills `pins` pick, or why some pick none (all of them, in one error).
+fn resolve_pins(catalog: &Catalog, pins: &[String]) -> Result<Vec<String>, Error> {
+    let mut names = Vec::with_capacity(pins.len());
+    let mut problems = Vec::new();
+    for pin in pins {
+        match resolve(catalog, pin) {
+            Ok(skill) => names.push(skill.name.clone()),
+            Err(error) => problems.push(error.to_string()),
+        }
+    }
+    if problems.is_empty() {
+        return Ok(names);
+    }
+    Err(Error::InvalidInput(format!(
+        "{} pinned skill{} not in the catalog: {}",
+        problems.len(),
+        if problems.len() == 1 { " is" } else { "s are" },
+        problems.join("; ")
+    )))
 }
 
 /// Every copy of `name` and why the winner won.
@@ -259,6 +285,38 @@ fn edit_distance(a: &str, b: &str) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn skill(id: &str, name: &str) -> Skill {
+        let mut skill = crate::testing::skill(name, "A skill.", skills_types::SkillScope::User);
+        skill.id = id.to_owned();
+        skill.dir = skill.dir.with_file_name(id);
+        skill.location = skill.dir.join("SKILL.md");
+        skill
+    }
+
+    #[test]
+    fn pins_pick_skills_by_name_or_id_and_unknown_ones_are_named() {
+        let catalog = Catalog {
+            skills: vec![skill("pdf", "pdf-tools"), skill("csv", "csv")],
+            ..Catalog::default()
+        };
+        let pins = |names: &[&str]| {
+            names
+                .iter()
+                .map(|name| (*name).to_owned())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            resolve_pins(&catalog, &pins(&["csv", "pdf"])).unwrap(),
+            ["csv", "pdf-tools"]
+        );
+        let error = resolve_pins(&catalog, &pins(&["pdf-tool", "csv", "zzz"])).unwrap_err();
+        assert_eq!(error.kind(), "invalid_input");
+        assert_eq!(
+            error.to_string(),
+            "2 pinned skills are not in the catalog: no skill named 'pdf-tool'; did you mean 'pdf-tools'?; no skill named 'zzz'"
+        );
+    }
 
     #[test]
     fn distances() {

@@ -125,18 +125,80 @@ pub(crate) fn parse_parts<'b>(
     Ok((frontmatter, diagnostics, source.body))
 }
 
+/// What kind of file system entry `metadata` describes, in words, for messages that must say
+/// what a path is instead of what it is not ("`SKILL.md` is a directory").
+pub(crate) fn kind_name(metadata: &std::fs::Metadata) -> &'static str {
+    let kind = metadata.file_type();
+    if kind.is_file() {
+        return "regular file";
+    }
+    if kind.is_dir() {
+        return "directory";
+    }
+    if kind.is_symlink() {
+        return "symlink";
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if kind.is_fifo() {
+            return "FIFO";
+        }
+        if kind.is_socket() {
+            return "socket";
+        }
+        if kind.is_char_device() {
+            return "character device";
+        }
+        if kind.is_block_device() {
+            return "block device";
+        }
+    }
+    "special file"
+}
+
+/// "`SKILL.md` is a directory, not a file": the message for a definition file that is not a
+/// regular file, naming what it is.
+pub(crate) fn not_a_file_message(path: &Path, kind: &str) -> String {
+    let name = path.file_name().map_or_else(
+        || path.display().to_string(),
+        |name| name.to_string_lossy().into_owned(),
+    );
+    let instead = if kind == "directory" {
+        "not a file"
+    } else {
+        "not a regular file"
+    };
+    format!("`{name}` is a {kind}, {instead}")
+}
+
 /// Reads at most `limit` bytes of a regular file; anything else is refused without blocking
-/// (a FIFO planted as `SKILL.md` must not hang a listing).
+/// (a FIFO planted as `SKILL.md` must not hang a listing), and named for what it is.
 pub(crate) fn read_definition(path: &Path, limit: u64) -> Result<Vec<u8>, Error> {
     let unloadable = |code, message: String| Error::Unloadable {
         path: path.to_path_buf(),
         diagnostic: Box::new(Diagnostic::error(code, message)),
     };
-    let file = open_nonblocking(path).map_err(|source| match source.kind() {
-        std::io::ErrorKind::NotFound => Error::NotFound {
-            path: path.to_path_buf(),
-        },
-        _ => Error::io("open", path, source),
+    let file = open_nonblocking(path).map_err(|source| {
+        // Only on failure: say what is there when it is not a file that could be opened (a
+        // socket refuses `open`; a dangling symlink looks missing though `ls` shows it).
+        if let Ok(metadata) = std::fs::symlink_metadata(path)
+            && !metadata.is_file()
+        {
+            let message = if metadata.is_symlink() {
+                let name = not_a_file_message(path, "symlink");
+                format!("{name} (its target cannot be opened: {source})")
+            } else {
+                not_a_file_message(path, kind_name(&metadata))
+            };
+            return unloadable(DiagnosticCode::NotAFile, message);
+        }
+        match source.kind() {
+            std::io::ErrorKind::NotFound => Error::NotFound {
+                path: path.to_path_buf(),
+            },
+            _ => Error::io("open", path, source),
+        }
     })?;
     let metadata = file
         .metadata()
@@ -144,7 +206,7 @@ pub(crate) fn read_definition(path: &Path, limit: u64) -> Result<Vec<u8>, Error>
     if !metadata.is_file() {
         return Err(unloadable(
             DiagnosticCode::NotAFile,
-            "the definition file is not a regular file".to_owned(),
+            not_a_file_message(path, kind_name(&metadata)),
         ));
     }
     let too_large = |size: u64| {

@@ -87,6 +87,22 @@ impl fmt::Display for Refusal {
 
 impl std::error::Error for Refusal {}
 
+/// `path` without its leading `./` prefixes (`./references/x.md`, `././x`): a harmless
+/// spelling a person or an agent types, which names the same file. Only whole leading `./`
+/// components followed by more path are dropped; a `.` anywhere else (`a/./b`, `./`, `.//x`)
+/// is left for [`check_relative`] to refuse, so what is accepted is still exactly one spelling
+/// of a path below the base. Resource reads apply it before the check (`reader::read_beneath`).
+pub fn strip_current_dir_prefix(path: &str) -> &str {
+    let mut rest = path;
+    while let Some(after) = rest.strip_prefix("./") {
+        if after.is_empty() || after.starts_with('/') {
+            break;
+        }
+        rest = after;
+    }
+    rest
+}
+
 /// Checks a `/`-separated relative path and returns its components.
 pub fn check_relative(path: &str) -> Result<Vec<&str>, Refusal> {
     if path.is_empty() {
@@ -200,6 +216,33 @@ mod tests {
         assert!(check_relative("com10").is_ok());
     }
 
+    #[test]
+    fn only_leading_current_dir_prefixes_are_stripped() {
+        for (path, stripped) in [
+            ("./references/x.md", "references/x.md"),
+            ("././x", "x"),
+            ("x", "x"),
+            ("a/./b", "a/./b"),
+            ("./", "./"),
+            (".//x", ".//x"),
+            ("./../x", "../x"),
+            ("./.env", ".env"),
+            (".", "."),
+            ("", ""),
+        ] {
+            assert_eq!(strip_current_dir_prefix(path), stripped, "{path:?}");
+        }
+        // What is left still goes through the check: a stripped prefix hides nothing.
+        assert_eq!(
+            check_relative(strip_current_dir_prefix("./../x")),
+            Err(Refusal::ParentDirectory)
+        );
+        assert_eq!(
+            check_relative(strip_current_dir_prefix("./a/./b")),
+            Err(Refusal::CurrentDirectory)
+        );
+    }
+
     proptest! {
         #[test]
         fn accepted_paths_stay_below_their_base(path in "[a-z./\\\\:]{0,24}") {
@@ -211,6 +254,25 @@ mod tests {
                 }
                 prop_assert!(depth >= 1);
                 prop_assert!(!path.starts_with('/'));
+            }
+        }
+
+        /// The same, for paths spelled with leading `./` prefixes the way resource reads
+        /// accept them: stripping never lets a `.`, `..`, empty or absolute component through.
+        #[test]
+        fn stripped_paths_stay_below_their_base(
+            prefixes in 0usize..4,
+            path in "[a-z./\\\\:]{0,24}",
+        ) {
+            let spelled = format!("{}{path}", "./".repeat(prefixes));
+            let stripped = strip_current_dir_prefix(&spelled);
+            prop_assert!(spelled.ends_with(stripped));
+            if let Ok(components) = check_relative(stripped) {
+                prop_assert!(!components.is_empty());
+                for component in components {
+                    prop_assert!(component != ".." && component != "." && !component.is_empty());
+                }
+                prop_assert!(!stripped.starts_with('/'));
             }
         }
     }

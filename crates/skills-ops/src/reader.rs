@@ -4,7 +4,8 @@
 //! Order matters, and each step closes a hole another tool left open:
 //!
 //! 1. the lexical check ([`crate::path::check_relative`]): no `..`, no absolute or drive paths,
-//!    no hidden components, no Windows device names, bounded length and depth;
+//!    no hidden components, no Windows device names, bounded length and depth (leading `./`
+//!    prefixes are dropped first: `./references/x.md` is a spelling of `references/x.md`);
 //! 2. the skill folder is opened as a handle, refusing a folder that is itself a symlink;
 //! 3. the file is opened *relative to that handle* without following a symlink at any step:
 //!    `openat2` with `RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS |
@@ -124,8 +125,10 @@ impl fmt::Display for Refusal {
 impl std::error::Error for Refusal {}
 
 /// Reads `relative` beneath the folder `dir`, refusing anything that is not a plain regular
-/// UTF-8 file of at most `cap` bytes inside it.
+/// UTF-8 file of at most `cap` bytes inside it. Leading `./` prefixes are dropped before the
+/// check ([`path::strip_current_dir_prefix`]); the path returned is the checked one.
 pub fn read_beneath(dir: &Path, relative: &str, cap: u64) -> Result<Read, Refusal> {
+    let relative = path::strip_current_dir_prefix(relative);
     let components = check_relative(relative).map_err(Refusal::Path)?;
     let bytes = imp::read(dir, &components, cap)?;
     let size = bytes.len() as u64;

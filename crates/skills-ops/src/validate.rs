@@ -38,13 +38,35 @@ const COMPLIANCE_FIELD: &str = "x-astron-compliance";
 
 /// Validates one skill: `path` is its directory or its definition file.
 pub fn validate_path(path: &Path, options: &Options) -> Result<Report, Error> {
+    validate_with(path, options, None)
+}
+
+/// [`validate_path`], with what the tree walk found out about the skill's place: the skill
+/// it is nested in, if any.
+fn validate_with(path: &Path, options: &Options, inside: Option<&Path>) -> Result<Report, Error> {
     let (dir, file) = resolve(path)?;
     let directory = directory_name(&dir)?;
-    let (name, diagnostics, compliance) = match load::read_definition(&file, MAX_SKILL_MD_BYTES) {
+    let (name, mut diagnostics, compliance) = match load::read_definition(&file, MAX_SKILL_MD_BYTES)
+    {
         Ok(bytes) => check(&dir, &directory, &file, &bytes, options),
         Err(Error::Unloadable { diagnostic, .. }) => (None, vec![*diagnostic], None),
         Err(error) => return Err(error),
     };
+    if let Some(outer) = inside {
+        let severity = if options.strict {
+            Severity::Error
+        } else {
+            Severity::Warning
+        };
+        diagnostics.push(Diagnostic::new(
+            DiagnosticCode::NestedSkill,
+            severity,
+            format!(
+                "this skill lies inside the skill folder {}; discovery never looks inside a skill, so agents will not find it (move it out, or make it a folder of its own)",
+                outer.display()
+            ),
+        ));
+    }
     Ok(Report::new(
         dir,
         file,
@@ -80,61 +102,191 @@ pub fn validate_bytes(file: &Path, bytes: &[u8], options: &Options) -> Result<Re
 
 /// Validates every skill below `path` (a skill directory, a definition file, or a folder of
 /// skills), in path order. Excluded directories (`.git`, `node_modules`, caches, build output)
-/// are skipped, symlinked directories are not followed, and skill directories are not searched
-/// for nested skills; other hidden folders (`.agents/skills`) are walked.
+/// are skipped; other hidden folders (`.agents/skills`) are walked.
+///
+/// Nothing below `path` is passed over in silence. A skill nested inside another skill's
+/// folder is validated too, with a `nested-skill` finding (discovery would never find it). A
+/// symlinked folder is followed and validated through the link; a folder reached twice (a
+/// link to a folder also reached directly, a loop) is validated once. What cannot be walked
+/// is an `Err` entry of its own in the result, in path order: a folder whose name is not UTF-8
+/// ([`Error::NotValidated`], discovery skips those too), a symlink whose target cannot be
+/// reached, a folder that cannot be listed, folders deeper than the depth limit.
 pub fn validate_tree(path: &Path, options: &Options) -> Result<Vec<Result<Report, Error>>, Error> {
     let metadata = load::inspect(path)?;
     if !metadata.is_dir() {
         return Ok(vec![validate_path(path, options)]);
     }
-    let mut skills = Vec::new();
-    collect_skill_dirs(path, 0, &mut skills)?;
-    if skills.is_empty() {
+    let mut walk = TreeWalk::default();
+    let canonical = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    walk.visited.insert(canonical.clone());
+    walk.collect(path, &canonical, 0, None)?;
+    if walk.found.is_empty() {
         return Err(Error::NoDefinitionFile {
             dir: path.to_path_buf(),
         });
     }
-    Ok(skills
-        .iter()
-        .map(|dir| validate_path(dir, options))
+    Ok(walk
+        .found
+        .into_iter()
+        .map(|found| match found {
+            Found::Skill { dir, inside } => validate_with(&dir, options, inside.as_deref()),
+            Found::Skipped(error) => Err(error),
+        })
         .collect())
 }
 
-fn collect_skill_dirs(dir: &Path, depth: usize, found: &mut Vec<PathBuf>) -> Result<(), Error> {
-    let mut names = Vec::new();
-    let mut subdirs = Vec::new();
-    for entry in std::fs::read_dir(dir).map_err(|source| Error::io("list", dir, source))? {
-        let entry = entry.map_err(|source| Error::io("list", dir, source))?;
-        let name = entry.file_name();
-        let Some(name) = name.to_str() else { continue };
-        let is_dir = entry.file_type().is_ok_and(|kind| kind.is_dir());
-        // Unlike discovery, an explicit lint walks hidden folders too (`.agents/skills`,
-        // `.claude/skills` are where skills live), but not version control, caches or builds.
-        if is_dir && !EXCLUDED_DIR_NAMES.contains(&name) {
-            subdirs.push(entry.path());
+/// What the tree walk met, in path order.
+enum Found {
+    /// A skill folder, and the skill folder it lies in when it is nested.
+    Skill {
+        dir: PathBuf,
+        inside: Option<PathBuf>,
+    },
+    /// Something that could not be walked, and why.
+    Skipped(Error),
+}
+
+/// The walk of `validate_tree`: one `read_dir` per folder (entry kinds from the listing, no
+/// `stat`), a `canonicalize` per symlink met; each folder is known by its canonical path, which
+/// a real subfolder extends from its parent's without a system call.
+#[derive(Default)]
+struct TreeWalk {
+    found: Vec<Found>,
+    visited: std::collections::HashSet<PathBuf>,
+}
+
+impl TreeWalk {
+    fn collect(
+        &mut self,
+        dir: &Path,
+        canonical: &Path,
+        depth: usize,
+        inside: Option<&Path>,
+    ) -> Result<(), Error> {
+        let entries = match std::fs::read_dir(dir) {
+            Ok(entries) => entries,
+            // The path given is the caller's error; a folder below it is one finding.
+            Err(source) if depth == 0 => return Err(Error::io("list", dir, source)),
+            Err(source) => {
+                self.found
+                    .push(Found::Skipped(Error::io("list", dir, source)));
+                return Ok(());
+            }
+        };
+        let mut is_skill = false;
+        // (name, (path, canonical path, through a symlink)), or a finding about the entry.
+        type Subdir = Result<(PathBuf, PathBuf, bool), Error>;
+        let mut subdirs: Vec<(std::ffi::OsString, Subdir)> = Vec::new();
+        for entry in entries {
+            let entry = entry.map_err(|source| Error::io("list", dir, source))?;
+            let name = entry.file_name();
+            let Ok(kind) = entry.file_type() else {
+                continue;
+            };
+            let Some(text) = name.to_str() else {
+                // Inside a skill, a folder is part of its package (the `skillhub` package rules
+                // judge its name); elsewhere it could hold skills discovery will never load.
+                if inside.is_none() && !is_skill && (kind.is_dir() || kind.is_symlink()) {
+                    let reason =
+                        "its name is not valid UTF-8, and discovery skips such folders (rename it)"
+                            .to_owned();
+                    subdirs.push((
+                        name,
+                        Err(Error::NotValidated {
+                            path: entry.path(),
+                            reason,
+                        }),
+                    ));
+                }
+                continue;
+            };
+            is_skill |= match_definition(text).is_some();
+            // Unlike discovery, an explicit lint walks hidden folders too (`.agents/skills`,
+            // `.claude/skills` are where skills live), but not version control, caches or builds.
+            if EXCLUDED_DIR_NAMES.contains(&text) {
+                continue;
+            }
+            if kind.is_dir() {
+                let real = canonical.join(&name);
+                subdirs.push((name, Ok((entry.path(), real, false))));
+            } else if kind.is_symlink() {
+                let link = entry.path();
+                match std::fs::canonicalize(&link) {
+                    Ok(target) if target.is_dir() => {
+                        subdirs.push((name, Ok((link, target, true))));
+                    }
+                    // A link to a file (a symlinked `SKILL.md` is read through the link).
+                    Ok(_) => {}
+                    Err(source) => {
+                        subdirs.push((name, Err(Error::io("follow the symlink", link, source))))
+                    }
+                }
+            }
         }
-        names.push(name.to_owned());
+        // A non-UTF-8 name noted before the definition file was seen is inside this skill.
+        if is_skill {
+            subdirs.retain(|(_, entry)| !matches!(entry, Err(Error::NotValidated { .. })));
+            self.found.push(Found::Skill {
+                dir: dir.to_path_buf(),
+                inside: inside.map(Path::to_path_buf),
+            });
+        }
+        let inside = if is_skill { Some(dir) } else { inside };
+        if subdirs.is_empty() {
+            return Ok(());
+        }
+        if depth >= MAX_RELATIVE_PATH_COMPONENTS {
+            if inside.is_none() {
+                self.found.push(Found::Skipped(Error::NotValidated {
+                    path: dir.to_path_buf(),
+                    reason: format!(
+                        "the folders below it are more than {MAX_RELATIVE_PATH_COMPONENTS} levels deep"
+                    ),
+                }));
+            }
+            return Ok(());
+        }
+        subdirs.sort_by(|(a, _), (b, _)| a.cmp(b));
+        for (_, subdir) in subdirs {
+            match subdir {
+                Err(error) => {
+                    // Findings inside a skill are its package's business, not the walk's.
+                    if inside.is_none() {
+                        self.found.push(Found::Skipped(error));
+                    }
+                }
+                // Inside a skill only its own folders are searched for nested skills: a link
+                // there belongs to the package, which the `skillhub` rules judge.
+                Ok((_, _, true)) if inside.is_some() => {}
+                // Reached before (a link to a folder also reached directly, or to an
+                // ancestor): validated once, and a loop ends here.
+                Ok((path, real, _)) => {
+                    if self.visited.insert(real.clone()) {
+                        self.collect(&path, &real, depth + 1, inside)?;
+                    }
+                }
+            }
+        }
+        Ok(())
     }
-    if names.iter().any(|name| match_definition(name).is_some()) {
-        found.push(dir.to_path_buf());
-        return Ok(());
-    }
-    if depth >= MAX_RELATIVE_PATH_COMPONENTS {
-        return Ok(());
-    }
-    subdirs.sort();
-    for subdir in subdirs {
-        collect_skill_dirs(&subdir, depth + 1, found)?;
-    }
-    Ok(())
 }
 
 /// The skill directory and its definition file for a path naming either.
 fn resolve(path: &Path) -> Result<(PathBuf, PathBuf), Error> {
     let metadata = load::inspect(path)?;
     if metadata.is_dir() {
-        let file = load::find_definition(path)?;
-        return Ok((path.to_path_buf(), file));
+        match load::find_definition(path) {
+            Ok(file) => return Ok((path.to_path_buf(), file)),
+            // `validate x/SKILL.md` where `SKILL.md` is a directory: the path names a
+            // definition file that is not a file, which the report says, rather than "x/SKILL.md
+            // holds no SKILL.md".
+            Err(Error::NoDefinitionFile { .. })
+                if path
+                    .file_name()
+                    .and_then(|name| name.to_str())
+                    .is_some_and(|name| match_definition(name).is_some()) => {}
+            Err(error) => return Err(error),
+        }
     }
     let is_definition = path
         .file_name()

@@ -17,7 +17,8 @@ pub struct Root {
     #[serde(with = "crate::path_text")]
     #[schemars(with = "String")]
     pub path: PathBuf,
-    /// Whether it is one of the shared `.agents/skills` or `.claude/skills` roots.
+    /// Whether it is one of the shared roots of other agents (`.agents/skills`, `.agent/skills`,
+    /// `.claude/skills`).
     pub interop: bool,
 }
 

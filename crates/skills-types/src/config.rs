@@ -28,7 +28,8 @@ pub struct SkillsConfig {
     pub app_dir: String,
     /// The active profile (personality) id, if any.
     pub profile: Option<String>,
-    /// Also scan the shared `.agents/skills` and `.claude/skills` roots.
+    /// Also scan the shared roots of other agents: `.agents/skills`, `.agent/skills` and
+    /// `.claude/skills`.
     pub interop: bool,
     /// Additional user-scope roots.
     pub extra_roots: Vec<PathBuf>,

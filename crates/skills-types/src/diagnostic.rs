@@ -72,7 +72,7 @@ diagnostic_codes! {
     // Discovery (02 §Scopes and roots, §Scanning a root, §Identity, collisions and order).
     Shadowed = "shadowed": "Another skill of the same name in a higher-precedence place wins; this copy is not used.",
     UntrustedWorkspace = "untrusted-workspace": "The workspace is not trusted, so its project and legacy skills were not loaded (run `skills trust`).",
-    SymlinkOutsideRoots = "symlink-outside-roots": "A symlinked directory points outside every skill root and was not followed.",
+    SymlinkOutsideRoots = "symlink-outside-roots": "A symlinked directory was not followed: a workspace's link points outside the workspace's roots, or a link met below a followed one points outside every root.",
     SymlinkSkipped = "symlink-skipped": "A symlink was not followed because the symlink policy forbids it.",
     DuplicateDirectory = "duplicate-directory": "A directory was reached a second time (through a symlink, or overlapping roots) and was loaded once.",
     DepthLimit = "depth-limit": "A folder lies deeper below its root than the depth limit and was not scanned.",
@@ -80,6 +80,7 @@ diagnostic_codes! {
     Unreadable = "unreadable": "A file or folder could not be read (permission denied, vanished during the scan, or a name that is not UTF-8).",
     InvalidConfig = "invalid-config": "A `skills.toml` configuration file could not be read or has a malformed key; the key was ignored.",
     InvalidSidecar = "invalid-sidecar": "A `skill.toml`, `workflow.toml` or `skill.json` beside the definition file could not be read or is malformed.",
+    NestedSkill = "nested-skill": "A skill folder lies inside another skill's folder; discovery never looks inside a skill, so agents will not find it (reported by `validate --recursive`).",
     // Package rules (01 §Package rules).
     PackageInvalidPath = "package-invalid-path": "A file path in the package is not a plain relative path (traversal, absolute, hidden, reserved or over-long).",
     PackageDuplicatePath = "package-duplicate-path": "Two files in the package have the same path.",

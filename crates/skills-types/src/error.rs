@@ -153,6 +153,15 @@ pub enum Error {
     /// An argument is malformed; the message says which and why.
     #[error("{0}")]
     InvalidInput(String),
+    /// A folder below a tree being validated that was not validated (`validate --recursive`
+    /// reports what it skips instead of passing over it).
+    #[error("{} was not validated: {reason}", path.display())]
+    NotValidated {
+        /// The folder.
+        path: PathBuf,
+        /// Why, as a clause ("its name is not valid UTF-8 ...").
+        reason: String,
+    },
 }
 
 impl Error {
@@ -181,6 +190,7 @@ impl Error {
             Self::InvalidPackage { .. } => "invalid_package",
             Self::Conflict { .. } | Self::NamespaceConflict { .. } => "conflict",
             Self::InvalidInput(_) => "invalid_input",
+            Self::NotValidated { .. } => "not_validated",
         }
     }
 
@@ -221,6 +231,13 @@ mod tests {
             ),
             (Error::io("read", "/x", io::Error::other("boom")), "io"),
             (Error::InvalidInput("bad".into()), "invalid_input"),
+            (
+                Error::NotValidated {
+                    path: "/x".into(),
+                    reason: "why".into(),
+                },
+                "not_validated",
+            ),
             (
                 Error::SkillNotFound {
                     name: "pdf".into(),

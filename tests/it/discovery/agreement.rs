@@ -84,9 +84,10 @@ fn list_agrees_scope_by_scope() {
     assert_eq!(triples(&binary, "shadowed"), ours_shadowed);
     // The whole documents agree too: diagnostics, shadowed records, permissions.
     assert_eq!(serde_json::to_value(&listing).unwrap(), binary);
-    // What the tree holds: 8 own skills, `shared`, `pair`, `unnamed`; 7 + 1 losers.
-    assert_eq!(listing.skills.len(), 11, "{:?}", listing.skills);
-    assert_eq!(listing.shadowed.len(), 8);
+    // What the tree holds: 10 own skills, `shared`, `pair`, `unnamed`; 9 + 1 losers.
+    let roots = Place::IN_PRECEDENCE_ORDER.len();
+    assert_eq!(listing.skills.len(), roots + 3, "{:?}", listing.skills);
+    assert_eq!(listing.shadowed.len(), roots);
     assert!(
         listing
             .diagnostics
@@ -144,7 +145,10 @@ fn show_explain_read_and_prompt_agree() {
     }
     // `shared` is explained the same way by both, winner first.
     let explained = with_profile(&["explain", "shared", "--json"]).json();
-    assert_eq!(explained["candidates"].as_array().unwrap().len(), 8);
+    assert_eq!(
+        explained["candidates"].as_array().unwrap().len(),
+        Place::IN_PRECEDENCE_ORDER.len()
+    );
     assert_eq!(explained["candidates"][0]["scope"], "profile");
 
     let names = ["shared", "pair", "unnamed"];

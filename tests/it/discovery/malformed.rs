@@ -410,4 +410,42 @@ fn a_directory_or_fifo_named_skill_md_is_reported_as_not_a_file() {
         reported,
         expected.iter().map(String::as_str).collect::<BTreeSet<_>>()
     );
+    // Each is named for what it is, in the listing, in `show`, and in `validate` whether it is
+    // given the skill folder or the `SKILL.md` path itself (never "holds no SKILL.md").
+    let messages: Vec<&str> = array(&listing, "diagnostics")
+        .iter()
+        .filter(|d| d["code"] == "not-a-file")
+        .map(|d| d["message"].as_str().unwrap())
+        .collect();
+    assert!(
+        messages.contains(&"`SKILL.md` is a directory, not a file; the folder is skipped"),
+        "{messages:?}"
+    );
+    if expected.len() == 2 {
+        assert!(
+            messages.contains(&"`SKILL.md` is a FIFO, not a regular file; the folder is skipped"),
+            "{messages:?}"
+        );
+    }
+    let show = tree.run(&["show", "dir-skill"]);
+    assert_eq!(show.code, Some(1), "{show:?}");
+    assert!(
+        show.stderr
+            .contains("`SKILL.md` is a directory, not a file"),
+        "{show:?}"
+    );
+    for path in [root.join("dir-skill"), root.join("dir-skill/SKILL.md")] {
+        let validate = tree.run(&["validate", &super::text(&path)]);
+        assert_eq!(validate.code, Some(1), "{validate:?}");
+        assert!(
+            validate
+                .stdout
+                .contains("error[not-a-file]: `SKILL.md` is a directory, not a file"),
+            "{validate:?}"
+        );
+        assert!(
+            !validate.stderr.contains("holds no SKILL.md"),
+            "{validate:?}"
+        );
+    }
 }

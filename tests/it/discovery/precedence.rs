@@ -304,7 +304,7 @@ fn every_precedence_case_through_the_library_and_the_binary() {
     }
 }
 
-/// One copy of `dup` in every root: the profile copy wins and records the other seven in
+/// One copy of `dup` in every root: the profile copy wins and records the other nine in
 /// precedence order, and `explain` and `list --all` show them in that order.
 #[test]
 fn one_copy_in_every_root_lines_up_in_precedence_order() {
@@ -353,7 +353,7 @@ fn one_copy_in_every_root_lines_up_in_precedence_order() {
             .iter()
             .filter(|d| d.code == DiagnosticCode::Shadowed)
             .count(),
-        7
+        Place::IN_PRECEDENCE_ORDER.len() - 1
     );
 
     let explanation = tree
@@ -379,10 +379,10 @@ fn one_copy_in_every_root_lines_up_in_precedence_order() {
         .collect();
     assert_eq!(candidates, expected);
 
-    // The human listing: the winner, then the seven losers marked, in the same order.
+    // The human listing: the winner, then the nine losers marked, in the same order.
     let human = tree.run(&["list", "--all", "--profile", super::PROFILE]);
     let lines: Vec<&str> = human.ok().lines().collect();
-    assert_eq!(lines.len(), 8, "{human:?}");
+    assert_eq!(lines.len(), Place::IN_PRECEDENCE_ORDER.len(), "{human:?}");
     assert!(lines[0].starts_with("dup  profile  Profile"), "{human:?}");
     for (line, (place, _)) in lines[1..].iter().zip(&files[1..]) {
         assert!(
@@ -395,5 +395,57 @@ fn one_copy_in_every_root_lines_up_in_precedence_order() {
     // Without the profile, the project copy in the first project root wins.
     let catalog = tree.library(false).discover().unwrap();
     assert_eq!(catalog.skills[0].location, files[1].1);
-    assert_eq!(catalog.shadowed.len(), 6);
+    assert_eq!(catalog.shadowed.len(), Place::IN_PRECEDENCE_ORDER.len() - 2);
+}
+
+/// `.agent/skills` (what `openskills --universal` writes) is an interop root of both scopes:
+/// after `.agents/skills`, before `.claude/skills`; `SKILLS_DISABLE_EXTERNAL=1` skips it with
+/// the other interop roots.
+#[test]
+fn openskills_universal_roots_are_read_in_both_scopes_unless_interop_is_off() {
+    let tree = Tree::new();
+    tree.trust();
+    tree.skill(Place::UserAgent, "u", "from-user-agent", "User.");
+    tree.skill(Place::ProjectAgent, "p", "from-project-agent", "Project.");
+    tree.skill(Place::ProjectAgent, "dup", "dup", "Second.");
+    tree.skill(Place::ProjectAgents, "dup", "dup", "First.");
+    tree.skill(Place::ProjectClaude, "dup", "dup", "Third.");
+
+    let listing = tree.run(&["list", "--all", "--json"]).json();
+    let found: Vec<(String, String)> = array(&listing, "skills")
+        .iter()
+        .map(|s| {
+            (
+                s["name"].as_str().unwrap().to_owned(),
+                s["scope"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        found,
+        [
+            ("dup".to_owned(), "project".to_owned()),
+            ("from-project-agent".to_owned(), "project".to_owned()),
+            ("from-user-agent".to_owned(), "user".to_owned()),
+        ]
+    );
+    let dup = &array(&listing, "skills")[0];
+    assert_eq!(
+        dup["location"],
+        text(&tree.root(Place::ProjectAgents).join("dup/SKILL.md"))
+    );
+    let losers: Vec<&str> = array(&listing, "shadowed")
+        .iter()
+        .map(|s| s["location"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        losers,
+        [
+            text(&tree.root(Place::ProjectAgent).join("dup/SKILL.md")),
+            text(&tree.root(Place::ProjectClaude).join("dup/SKILL.md")),
+        ]
+    );
+
+    let off = tree.run_with(&["list", "--json"], &[("SKILLS_DISABLE_EXTERNAL", "1")]);
+    assert!(array(&off.json(), "skills").is_empty(), "{off:?}");
 }

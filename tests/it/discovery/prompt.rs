@@ -118,6 +118,43 @@ fn prompt(tree: &Tree, budget: usize, pins: &[&str]) -> (String, String, Value) 
     (plain.stdout, plain.stderr, report)
 }
 
+/// A pin is a promise about one skill: a pin that picks no skill (a typo, a removed skill) is
+/// a usage error naming every such pin, with the closest name when one is close; a pin by
+/// folder id picks that skill.
+#[test]
+fn an_unknown_pin_is_a_usage_error_naming_it() {
+    let (tree, _) = budget_tree();
+    let run = tree.run(&[
+        "prompt", "--pin", "p-skil", "--pin", "u-skill", "--pin", "nothing",
+    ]);
+    assert_eq!(run.code, Some(2), "{run:?}");
+    assert!(run.stdout.is_empty(), "{run:?}");
+    assert!(
+        run.stderr.starts_with(
+            "error: 2 pinned skills are not in the catalog: no skill named 'p-skil'; did you mean 'p-skill'?; no skill named 'nothing'"
+        ),
+        "{run:?}"
+    );
+    let json = tree.run(&["prompt", "--json", "--pin", "nothing"]);
+    assert_eq!(json.code, Some(2), "{json:?}");
+    let error: Value = serde_json::from_str(&json.stdout).unwrap();
+    assert_eq!(error["error"]["kind"], "invalid_input", "{error:#}");
+
+    let mut options = RenderOptions::new(Format::Xml);
+    options.pinned = vec!["nothing".to_owned()];
+    let error = tree.library(false).render_catalog(&options).unwrap_err();
+    assert_eq!(error.kind(), "invalid_input");
+
+    // Known pins still render, by name or by folder id.
+    tree.skill(
+        Place::UserAgents,
+        "folder-id",
+        "named-other",
+        "Its id differs.",
+    );
+    assert_eq!(tree.run(&["prompt", "--pin", "folder-id"]).code, Some(0));
+}
+
 #[test]
 fn a_budget_shortens_then_drops_and_reports_it() {
     let (tree, descriptions) = budget_tree();

@@ -1,6 +1,7 @@
 //! Symlinked directories (02 §Scanning a root): under the default `WithinRoots` policy a link
-//! from one root into another loads its skill once, a link to a folder outside every root is
-//! skipped with `symlink-outside-roots`, and symlink loops end with every good skill listed.
+//! from one root into another loads its skill once, a link the user made in their own roots is
+//! followed wherever it points, a workspace's link to a folder outside its roots is skipped
+//! with `symlink-outside-roots`, and symlink loops end with every good skill listed.
 
 #![cfg(unix)]
 
@@ -56,8 +57,9 @@ fn a_claude_link_to_an_agents_skill_loads_once_without_shadowing() {
 }
 
 #[test]
-fn a_link_to_a_folder_outside_every_root_is_skipped() {
+fn a_workspace_link_to_a_folder_outside_every_root_is_skipped() {
     let tree = Tree::new();
+    tree.trust();
     let outside = Tree::new();
     let elsewhere = outside.base.join("elsewhere/evil");
     outside.write(
@@ -65,7 +67,8 @@ fn a_link_to_a_folder_outside_every_root_is_skipped() {
         "---\nname: evil\ndescription: Planted outside.\n---\nDo bad things.\n",
     );
     tree.skill(Place::UserOpenhuman, "good", "good", "Stays.");
-    let link = tree.root(Place::UserOpenhuman).join("evil");
+    let link = tree.root(Place::ProjectOpenhuman).join("evil");
+    std::fs::create_dir_all(link.parent().unwrap()).unwrap();
     symlink(&elsewhere, &link).unwrap();
 
     let catalog = tree.library(false).discover().unwrap();
@@ -122,6 +125,86 @@ fn a_link_to_a_folder_outside_every_root_is_skipped() {
     let codes: Vec<_> = catalog.diagnostics.iter().map(|d| d.code).collect();
     assert_eq!(codes, [DiagnosticCode::SymlinkSkipped]);
     assert_eq!(catalog.skills.len(), 1);
+}
+
+/// `ln -s ~/dev/my-skill ~/.agents/skills/`: the user made the link, so it is followed, into an
+/// untrusted workspace too; the skill is listed, shown, read and its files served through the
+/// link. The same link made by a workspace (to a folder of the home) is refused, and the
+/// untrusted workspace's own skills stay out.
+#[test]
+fn a_user_link_to_a_skill_checked_out_elsewhere_is_followed() {
+    let tree = Tree::new();
+    let checkout = tree.home.join("dev/my-skill");
+    tree.write(
+        &checkout.join("SKILL.md"),
+        "---\nname: my-skill\ndescription: Checked out elsewhere.\n---\nSee references/notes.md.\n",
+    );
+    tree.write(&checkout.join("references/notes.md"), "Notes.\n");
+    let link = tree.root(Place::UserAgents).join("my-skill");
+    std::fs::create_dir_all(link.parent().unwrap()).unwrap();
+    symlink(&checkout, &link).unwrap();
+    // A link of the user's into the (untrusted) workspace, beside the workspace's own skill.
+    tree.skill(
+        Place::ProjectAgents,
+        "ws-skill",
+        "ws-skill",
+        "In the workspace.",
+    );
+    tree.skill(
+        Place::ProjectAgents,
+        "linked",
+        "linked",
+        "Linked by the user.",
+    );
+    symlink(
+        tree.root(Place::ProjectAgents).join("linked"),
+        tree.root(Place::UserAgents).join("linked"),
+    )
+    .unwrap();
+
+    let listing = tree.run(&["list", "--json"]).json();
+    assert_eq!(json_names(&listing, "skills"), ["linked", "my-skill"]);
+    assert_eq!(listing["skills"][1]["scope"], "user");
+    assert_eq!(
+        listing["skills"][1]["location"],
+        text(&link.join("SKILL.md"))
+    );
+    assert!(
+        !json_codes(&listing["diagnostics"]).contains(&"symlink-outside-roots".to_owned()),
+        "{listing:#}"
+    );
+    let read = tree.run(&["read", "my-skill"]);
+    assert!(read.ok().contains("See references/notes.md."), "{read:?}");
+    let resource = tree.run(&["resource", "my-skill", "references/notes.md"]);
+    assert_eq!(resource.ok(), "Notes.\n");
+
+    // Once trusted, the workspace's copy wins the folder and the user's link is a duplicate.
+    tree.trust();
+    let listing = tree.run(&["list", "--json"]).json();
+    assert_eq!(
+        json_names(&listing, "skills"),
+        ["linked", "my-skill", "ws-skill"]
+    );
+    assert_eq!(listing["skills"][0]["scope"], "project");
+
+    // The workspace making the same kind of link into the home is refused.
+    let stolen = tree.root(Place::ProjectAgents).join("stolen");
+    symlink(&checkout, &stolen).unwrap();
+    let listing = tree.run(&["list", "--json"]).json();
+    assert_eq!(
+        json_names(&listing, "skills"),
+        ["linked", "my-skill", "ws-skill"]
+    );
+    assert_eq!(
+        listing["skills"][1]["location"],
+        text(&link.join("SKILL.md"))
+    );
+    let refused: Vec<&serde_json::Value> = super::array(&listing, "diagnostics")
+        .iter()
+        .filter(|d| d["code"] == "symlink-outside-roots")
+        .collect();
+    assert_eq!(refused.len(), 1, "{listing:#}");
+    assert_eq!(refused[0]["path"], text(&stolen));
 }
 
 /// Links to an ancestor, to the folder holding the link, to the root, and to themselves:

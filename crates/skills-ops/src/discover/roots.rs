@@ -10,8 +10,12 @@ use skills_types::SkillScope;
 use skills_types::catalog::Root;
 use skills_types::config::SkillsConfig;
 
-/// The shared roots other agents use, scanned when `interop` is on.
-pub(crate) const INTEROP_ROOTS: [&str; 2] = [".agents/skills", ".claude/skills"];
+/// The shared roots other agents use, scanned when `interop` is on, in precedence order
+/// within a scope (after the scope's own `<app_dir>/skills`): `.agents/skills`, the shared root
+/// most agents read (Codex, Gemini CLI, OpenCode, the vercel tool); `.agent/skills`, where
+/// `openskills --universal` installs; `.claude/skills`, Claude Code's own. Cross-agent roots
+/// come before the one agent's root, the established `.agents` before the newer `.agent`.
+pub(crate) const INTEROP_ROOTS: [&str; 3] = [".agents/skills", ".agent/skills", ".claude/skills"];
 /// The skills folder inside an app directory.
 pub(crate) const SKILLS_DIR: &str = "skills";
 /// The folder of a workspace's profiles (personalities).
@@ -128,9 +132,11 @@ mod tests {
                 ),
                 (SkillScope::Project, "ws/.openhuman/skills".to_owned()),
                 (SkillScope::Project, "ws/.agents/skills".to_owned()),
+                (SkillScope::Project, "ws/.agent/skills".to_owned()),
                 (SkillScope::Project, "ws/.claude/skills".to_owned()),
                 (SkillScope::User, "home/.openhuman/skills".to_owned()),
                 (SkillScope::User, "home/.agents/skills".to_owned()),
+                (SkillScope::User, "home/.agent/skills".to_owned()),
                 (SkillScope::User, "home/.claude/skills".to_owned()),
                 (SkillScope::User, "extra".to_owned()),
                 (SkillScope::Legacy, "ws/skills".to_owned()),

@@ -14,6 +14,12 @@
 //! Every directory is tracked by its identity (device and inode on Unix, the canonical path
 //! elsewhere): one reached twice (through a symlink or overlapping roots) is loaded once, and a
 //! symlink loop ends at the first repeat.
+//!
+//! Which symlinked folders the default `WithinRoots` policy follows depends on whose the link
+//! is ([`Walker::follow`]): a link the user made in their own roots (`ln -s ~/dev/my-skill
+//! ~/.agents/skills/`) is followed wherever it points; a link in a workspace's roots only to a
+//! folder inside the workspace's own roots, so a cloned repository can neither reach out of
+//! itself nor pull the user's own skills into its project scope.
 
 use std::collections::HashSet;
 
@@ -21,6 +27,7 @@ use rayon::prelude::*;
 use std::fs::{FileType, Metadata};
 use std::path::{Path, PathBuf};
 
+use skills_types::SkillScope;
 use skills_types::catalog::Root;
 use skills_types::config::{DiscoveryLimits, SymlinkPolicy};
 use skills_types::files::{SKILL_MD, is_excluded_dir_name, pick_definition};
@@ -176,12 +183,19 @@ pub(crate) struct Scan {
 pub(crate) fn scan(roots: &[Root], policy: SymlinkPolicy, limits: DiscoveryLimits) -> Scan {
     let canonical_roots = roots
         .iter()
-        .filter_map(|root| std::fs::canonicalize(&root.path).ok())
+        .filter_map(|root| {
+            let canonical = std::fs::canonicalize(&root.path).ok()?;
+            Some((canonical, root.scope == SkillScope::User))
+        })
         .collect();
     let mut walker = Walker {
         policy,
         limits,
         canonical_roots,
+        user_root: roots
+            .iter()
+            .map(|root| root.scope == SkillScope::User)
+            .collect(),
         visited: HashSet::new(),
         found: Vec::new(),
         diagnostics: Vec::new(),
@@ -202,7 +216,10 @@ pub(crate) fn scan(roots: &[Root], policy: SymlinkPolicy, limits: DiscoveryLimit
 struct Walker {
     policy: SymlinkPolicy,
     limits: DiscoveryLimits,
-    canonical_roots: Vec<PathBuf>,
+    /// Every root's canonical path, and whether it is a user-scope root.
+    canonical_roots: Vec<(PathBuf, bool)>,
+    /// Whether the root of each index is a user-scope root.
+    user_root: Vec<bool>,
     visited: HashSet<DirKey>,
     found: Vec<Found>,
     diagnostics: Vec<Diagnostic>,
@@ -422,7 +439,15 @@ impl Walker {
         prefetched: Option<Prefetched>,
     ) -> Result<(), Stop> {
         let exact = dir.join(SKILL_MD);
-        let dir_stamp = probe.dir.map(|info| info.stamp);
+        // The cache trusts a skill's side files while its folder's stamp holds; for a folder
+        // reached through a symlink that must be the target's stamp (entries come and go
+        // there), not the link's, which never changes.
+        let dir_stamp = match probe.dir {
+            Some(info) if info.kind == Kind::Symlink => std::fs::metadata(&dir)
+                .ok()
+                .map(|metadata| Stamp::of(&metadata)),
+            other => other.map(|info| info.stamp),
+        };
         match probe.definition {
             Ok(info) if info.kind == Kind::File => {
                 self.visited.insert(key);
@@ -438,10 +463,14 @@ impl Walker {
             }
             Ok(_) => {
                 // A directory, FIFO or device named `SKILL.md`: the folder claims to be a skill
-                // but is not one, and is not a category either.
-                let message =
-                    "`SKILL.md` here is not a regular file (a directory, FIFO or device); the folder is skipped"
-                        .to_owned();
+                // but is not one, and is not a category either. Rare, so one more `lstat` to
+                // say which it is.
+                let kind = std::fs::symlink_metadata(&exact)
+                    .map_or("special file", |metadata| crate::load::kind_name(&metadata));
+                let message = format!(
+                    "{}; the folder is skipped",
+                    crate::load::not_a_file_message(&exact, kind)
+                );
                 self.note(Severity::Error, DiagnosticCode::NotAFile, &exact, message);
                 self.visited.insert(key);
                 return Ok(());
@@ -500,7 +529,44 @@ impl Walker {
                 return Ok(());
             }
         }
+        if self.misfit_definition(&dir, &entries) {
+            return Ok(());
+        }
         self.walk(&dir, depth, entries, probed)
+    }
+
+    /// Reports a definition file other than the exact `SKILL.md` (which the probe handles) that
+    /// is not a regular file: a case variant such as `skill.md` that is a folder or a FIFO, or
+    /// a symlink the policy does not follow. Without this the folder would pass for a category
+    /// without a word. Returns whether the folder is to be skipped (it claims to be a skill but
+    /// is none); a skipped symlink leaves it a category, as a symlinked `SKILL.md` does.
+    fn misfit_definition(&mut self, dir: &Path, entries: &[(String, FileType)]) -> bool {
+        let follows_files = self.policy == SymlinkPolicy::Always;
+        let misfits = entries
+            .iter()
+            .filter(|(name, kind)| {
+                name != SKILL_MD && !kind.is_file() && !(follows_files && kind.is_symlink())
+            })
+            .map(|(name, _)| name.as_str());
+        let Some((file, _)) = pick_definition(misfits) else {
+            return false;
+        };
+        let path = dir.join(file);
+        let is_link = entries
+            .iter()
+            .any(|(name, kind)| name == file && kind.is_symlink());
+        if is_link {
+            let _ = self.followed_file(&path);
+            return false;
+        }
+        let kind = std::fs::symlink_metadata(&path)
+            .map_or("special file", |metadata| crate::load::kind_name(&metadata));
+        let message = format!(
+            "{}; the folder is skipped",
+            crate::load::not_a_file_message(&path, kind)
+        );
+        self.note(Severity::Error, DiagnosticCode::NotAFile, &path, message);
+        true
     }
 
     fn found(
@@ -542,6 +608,16 @@ impl Walker {
     }
 
     /// The canonical target of a symlinked directory, when the policy lets the walk follow it.
+    ///
+    /// Under `WithinRoots` the answer depends on whose the link is. One that lies in a
+    /// user-scope root's own folders (the folder holding it is, canonically, inside a user
+    /// root) is the user's: they made it, so it is followed wherever it points, into an
+    /// untrusted workspace too, since that is their choice and not the workspace's. Any other
+    /// link in a user root (one met below a followed link, in a checkout the user linked) only
+    /// into a configured root, as before. A link in a workspace-scope root (project, legacy,
+    /// profile) only into one of those roots: a repository must not reach out of itself
+    /// (`../../../etc`), nor pull the user's own skills (`~/.agents/skills/private`) into its
+    /// project scope, where `sync --project-only` would write them into a committed file.
     fn follow(&mut self, link: &Path) -> Option<PathBuf> {
         if self.policy == SymlinkPolicy::Never {
             let message = "a symlinked folder; the `never` symlink policy skips it".to_owned();
@@ -564,15 +640,18 @@ impl Walker {
         if !std::fs::metadata(&target).is_ok_and(|metadata| metadata.is_dir()) {
             return None;
         }
-        let inside = self
-            .canonical_roots
-            .iter()
-            .any(|root| target.starts_with(root));
-        if self.policy == SymlinkPolicy::WithinRoots && !inside {
-            let message = format!(
-                "points to {}, outside every skill root; not followed",
-                target.display()
-            );
+        if self.policy == SymlinkPolicy::WithinRoots && !self.may_follow(link, &target) {
+            let message = if self.user_root.get(self.root).copied().unwrap_or(false) {
+                format!(
+                    "points to {}, outside every skill root, and is not a link of your own roots (it lies inside a folder reached through another link); not followed",
+                    target.display()
+                )
+            } else {
+                format!(
+                    "points to {}, outside the workspace's skill roots; a workspace's links are followed only within its own roots",
+                    target.display()
+                )
+            };
             self.note(
                 Severity::Warning,
                 DiagnosticCode::SymlinkOutsideRoots,
@@ -582,6 +661,29 @@ impl Walker {
             return None;
         }
         Some(target)
+    }
+
+    /// Whether the `WithinRoots` policy follows `link` (found while walking the current root)
+    /// to its canonical `target` (see [`Walker::follow`]).
+    fn may_follow(&self, link: &Path, target: &Path) -> bool {
+        let in_user_root = self.user_root.get(self.root).copied().unwrap_or(false);
+        // Whether `path` lies inside a root whose scope (user or not) `wanted` accepts.
+        let inside = |path: &Path, wanted: fn(bool) -> bool| {
+            self.canonical_roots
+                .iter()
+                .any(|(root, user)| wanted(*user) && path.starts_with(root))
+        };
+        if !in_user_root {
+            return inside(target, |user| !user);
+        }
+        if inside(target, |_| true) {
+            return true;
+        }
+        // Canonicalising the holder costs a few system calls, paid only for links that point
+        // out of every root.
+        link.parent()
+            .and_then(|holder| std::fs::canonicalize(holder).ok())
+            .is_some_and(|holder| inside(&holder, |user| user))
     }
 
     /// The entries of `dir` sorted by name bytes; names that are not UTF-8 are reported.

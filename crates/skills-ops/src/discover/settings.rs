@@ -17,6 +17,24 @@ pub const CONFIG_FILE: &str = "skills.toml";
 /// Largest configuration file read.
 const MAX_CONFIG_BYTES: u64 = 1024 * 1024;
 
+/// The keys that hold a value at the top of the file, before any `[table]` header. TOML puts
+/// every key written after a header into that table, so `disabled = [...]` placed below
+/// `[permissions]` becomes a permission rule for a skill named "disabled"; the message for a
+/// key of this list found inside a table says where it belongs.
+const TOP_LEVEL_KEYS: [&str; 3] = ["paths", "urls", "disabled"];
+
+/// The end of a message about `key` found inside `[table]`: a hint to move it up when it is a
+/// top-level key, nothing otherwise.
+fn misplaced(table: &str, key: &str) -> String {
+    if TOP_LEVEL_KEYS.contains(&key) {
+        format!(
+            "; '{key}' is a top-level key: move it above the [{table}] header (every key after a header belongs to that table)"
+        )
+    } else {
+        String::new()
+    }
+}
+
 /// The effective configuration: `config` with the files layered on, and what was wrong with
 /// them.
 pub(crate) fn effective(config: &SkillsConfig, trusted: bool) -> (SkillsConfig, Vec<Diagnostic>) {
@@ -81,7 +99,8 @@ fn apply_file(
                                 permission,
                             }),
                             None => problem(format!(
-                                "permission for '{pattern}' must be \"allow\", \"ask\" or \"deny\""
+                                "permission for '{pattern}' must be \"allow\", \"ask\" or \"deny\"{}",
+                                misplaced("permissions", pattern)
                             )),
                         }
                     }
@@ -99,7 +118,10 @@ fn apply_file(
                             ("budget_chars", None) => problem(
                                 "'catalog.budget_chars' must be a positive number".to_owned(),
                             ),
-                            (other, _) => problem(format!("unknown key 'catalog.{other}'")),
+                            (other, _) => problem(format!(
+                                "unknown key 'catalog.{other}'{}",
+                                misplaced("catalog", other)
+                            )),
                         }
                     }
                 }
@@ -219,6 +241,38 @@ mod tests {
         let (_, diagnostics) = effective(&config, false);
         assert_eq!(diagnostics.len(), 1);
         assert!(diagnostics[0].message.starts_with("not valid TOML"));
+    }
+
+    /// TOML files every key after a `[table]` header into that table: a top-level key found
+    /// there is reported with where it belongs, and the rest of the file still applies.
+    #[test]
+    fn a_top_level_key_inside_a_table_says_to_move_it_up() {
+        let home = tempfile::tempdir().unwrap();
+        write(
+            home.path(),
+            "[permissions]\n'pdf' = 'deny'\ndisabled = ['old']\n[catalog]\nbudget_chars = 10\npaths = ['x']\n",
+        );
+        let config = SkillsConfig::new(home.path(), home.path());
+        let (merged, diagnostics) = effective(&config, false);
+        let messages: Vec<&str> = diagnostics.iter().map(|d| d.message.as_str()).collect();
+        assert_eq!(
+            messages,
+            [
+                "permission for 'disabled' must be \"allow\", \"ask\" or \"deny\"; 'disabled' is a top-level key: move it above the [permissions] header (every key after a header belongs to that table)",
+                "unknown key 'catalog.paths'; 'paths' is a top-level key: move it above the [catalog] header (every key after a header belongs to that table)",
+            ]
+        );
+        assert_eq!(merged.permissions.len(), 1);
+        assert_eq!(merged.budget_chars, Some(10));
+        // A skill may be called "disabled": a valid rule for that name is a rule, not a slip.
+        write(home.path(), "[permissions]\ndisabled = 'ask'\n");
+        let (merged, diagnostics) = effective(&config, false);
+        assert!(diagnostics.is_empty(), "{diagnostics:?}");
+        assert_eq!(merged.permissions[0].pattern, "disabled");
+        // Other unknown keys get no such hint.
+        write(home.path(), "[catalog]\ncolour = 1\n");
+        let (_, diagnostics) = effective(&config, false);
+        assert_eq!(diagnostics[0].message, "unknown key 'catalog.colour'");
     }
 
     #[test]

@@ -191,6 +191,179 @@ fn symlinks_within_roots_load_once_and_outside_are_skipped() {
     );
 }
 
+/// A definition file that is not a regular file is named for what it is, the exact `SKILL.md`
+/// (probed) and a case variant (found in the listing) alike; a variant that is a symlink the
+/// policy does not follow is noted like a symlinked `SKILL.md`.
+#[cfg(unix)]
+#[test]
+fn definition_files_that_are_not_files_are_named_for_what_they_are() {
+    let tree = Tree::new();
+    let root = tree.user();
+    tree.skill(&root, "good", "good");
+    std::fs::create_dir_all(root.join("a-dir/SKILL.md")).unwrap();
+    std::fs::create_dir_all(root.join("b-variant/skill.md")).unwrap();
+    std::fs::create_dir_all(root.join("c-fifo")).unwrap();
+    rustix::fs::mknodat(
+        rustix::fs::CWD,
+        root.join("c-fifo/Skill.md"),
+        rustix::fs::FileType::Fifo,
+        rustix::fs::Mode::from_raw_mode(0o600),
+        0,
+    )
+    .unwrap();
+    std::fs::create_dir_all(root.join("d-link")).unwrap();
+    std::os::unix::fs::symlink(root.join("good/SKILL.md"), root.join("d-link/skill.md")).unwrap();
+    let catalog = discover(&tree.config()).unwrap();
+    assert_eq!(names(&catalog), [("good", SkillScope::User)]);
+    let found: Vec<(DiagnosticCode, String)> = catalog
+        .diagnostics
+        .iter()
+        .map(|d| (d.code, d.message.clone()))
+        .collect();
+    assert_eq!(
+        found,
+        [
+            (
+                DiagnosticCode::NotAFile,
+                "`SKILL.md` is a directory, not a file; the folder is skipped".to_owned()
+            ),
+            (
+                DiagnosticCode::NotAFile,
+                "`skill.md` is a directory, not a file; the folder is skipped".to_owned()
+            ),
+            (
+                DiagnosticCode::NotAFile,
+                "`Skill.md` is a FIFO, not a regular file; the folder is skipped".to_owned()
+            ),
+            (
+                DiagnosticCode::SymlinkSkipped,
+                "the definition file is a symlink; it is read only with the `always` symlink policy"
+                    .to_owned()
+            ),
+        ]
+    );
+}
+
+/// The user's own links (`ln -s ~/dev/my-skill ~/.agents/skills/`) are followed wherever they
+/// point; a link met below one of them, and every link of a workspace that leaves the
+/// workspace's roots (into the home too), is not.
+#[cfg(unix)]
+#[test]
+fn user_links_are_followed_and_workspace_links_stay_within_its_roots() {
+    use std::os::unix::fs::symlink;
+    let tree = Tree::new();
+    tree.trust();
+    let dev = tree.home.join("dev");
+    tree.skill(&dev, "my-skill", "mine");
+    tree.skill(&dev, "collection/one", "one");
+    tree.skill(&dev, "collection/two", "two");
+    std::fs::create_dir_all(tree.user_agents()).unwrap();
+    std::fs::create_dir_all(tree.user()).unwrap();
+    symlink(dev.join("my-skill"), tree.user_agents().join("my-skill")).unwrap();
+    // A second link to the same checkout, and a category link: loaded once, walked.
+    symlink(dev.join("my-skill"), tree.user().join("again")).unwrap();
+    symlink(
+        dev.join("collection"),
+        tree.user_agents().join("collection"),
+    )
+    .unwrap();
+    // Inside the linked checkout, a link of someone else's leading further out: not the
+    // user's own link, so the old rule holds.
+    let elsewhere = tree.workspace.parent().unwrap().join("elsewhere");
+    tree.skill(&elsewhere, "planted", "planted");
+    symlink(elsewhere.join("planted"), dev.join("collection/planted")).unwrap();
+    // The workspace links into the home and out of itself: both refused.
+    tree.skill(&tree.user_agents(), "private", "private");
+    std::fs::create_dir_all(tree.project_agents()).unwrap();
+    symlink(
+        tree.user_agents().join("private"),
+        tree.project_agents().join("stolen"),
+    )
+    .unwrap();
+    symlink(elsewhere.join("planted"), tree.project_agents().join("out")).unwrap();
+
+    let catalog = discover(&tree.config()).unwrap();
+    assert_eq!(
+        names(&catalog),
+        [
+            ("mine", SkillScope::User),
+            ("one", SkillScope::User),
+            ("private", SkillScope::User),
+            ("two", SkillScope::User),
+        ]
+    );
+    assert!(catalog.shadowed.is_empty(), "{:?}", catalog.shadowed);
+    let mine = &catalog.skills[0];
+    // Found through the user's `.openhuman` root first (it precedes `.agents`).
+    assert_eq!(mine.dir, tree.user().join("again"));
+    let refused: Vec<PathBuf> = catalog
+        .diagnostics
+        .iter()
+        .filter(|d| d.code == DiagnosticCode::SymlinkOutsideRoots)
+        .filter_map(|d| d.path.clone())
+        .collect();
+    assert_eq!(
+        refused,
+        [
+            tree.project_agents().join("out"),
+            tree.project_agents().join("stolen"),
+            tree.user_agents().join("collection/planted"),
+        ]
+    );
+    assert_eq!(
+        codes(&catalog)
+            .iter()
+            .filter(|code| **code == DiagnosticCode::DuplicateDirectory)
+            .count(),
+        1
+    );
+
+    // A link of the user's that loops back into its own root ends at the repeat.
+    symlink(tree.user_agents(), tree.user_agents().join("loop")).unwrap();
+    symlink(&dev, dev.join("collection/back")).unwrap();
+    let looped = discover(&tree.config()).unwrap();
+    assert_eq!(names(&looped), names(&catalog));
+}
+
+/// A skill reached through the user's link is cached by the path through the link, and the
+/// cache notices what changes in the target folder: the folder's stamp is the target's.
+#[cfg(unix)]
+#[test]
+fn the_cache_follows_a_symlinked_skill_folder() {
+    use std::os::unix::fs::symlink;
+    let tree = Tree::new();
+    let dev = tree.home.join("dev");
+    tree.skill(&dev, "my-skill", "mine");
+    tree.skill(&dev, "other", "other");
+    std::fs::create_dir_all(tree.user()).unwrap();
+    let link = tree.user().join("my-skill");
+    symlink(dev.join("my-skill"), &link).unwrap();
+    let mut config = tree.config();
+    config.cache = true;
+    let mut uncached = tree.config();
+    uncached.cache = false;
+    let cold = discover(&config).unwrap();
+    assert_eq!(names(&cold), [("mine", SkillScope::User)]);
+    assert_eq!(discover(&config).unwrap(), cold);
+
+    // A side file appears in the target folder: noticed.
+    std::fs::write(
+        dev.join("my-skill/skill.toml"),
+        "when_to_use = 'When linked.'\n",
+    )
+    .unwrap();
+    let warm = discover(&config).unwrap();
+    assert_eq!(warm.skills[0].when_to_use.as_deref(), Some("When linked."));
+    assert_eq!(warm, discover(&uncached).unwrap());
+
+    // The link is pointed at another checkout: the other skill, not the cached one.
+    std::fs::remove_file(&link).unwrap();
+    symlink(dev.join("other"), &link).unwrap();
+    let moved = discover(&config).unwrap();
+    assert_eq!(names(&moved), [("other", SkillScope::User)]);
+    assert_eq!(moved, discover(&uncached).unwrap());
+}
+
 #[cfg(unix)]
 #[test]
 fn symlink_loops_terminate() {

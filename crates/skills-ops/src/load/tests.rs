@@ -331,6 +331,58 @@ fn definition_file_lookup() {
     ));
 }
 
+/// A definition file that is not a regular file is named for what it is: `SKILL.md` a
+/// directory, a FIFO, a socket, a dangling symlink.
+#[cfg(unix)]
+#[test]
+fn a_definition_that_is_not_a_file_says_what_it_is() {
+    let message = |result: Result<Vec<u8>, Error>| match result {
+        Err(Error::Unloadable { diagnostic, .. }) => {
+            assert_eq!(diagnostic.code, DiagnosticCode::NotAFile);
+            diagnostic.message
+        }
+        other => panic!("expected not-a-file, got {other:?}"),
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let directory = dir.path().join("a/SKILL.md");
+    std::fs::create_dir_all(&directory).unwrap();
+    assert_eq!(
+        message(read_definition(&directory, 1024)),
+        "`SKILL.md` is a directory, not a file"
+    );
+    let fifo = dir.path().join("b/SKILL.md");
+    std::fs::create_dir_all(fifo.parent().unwrap()).unwrap();
+    rustix::fs::mknodat(
+        rustix::fs::CWD,
+        &fifo,
+        rustix::fs::FileType::Fifo,
+        rustix::fs::Mode::from_raw_mode(0o600),
+        0,
+    )
+    .unwrap();
+    assert_eq!(
+        message(read_definition(&fifo, 1024)),
+        "`SKILL.md` is a FIFO, not a regular file"
+    );
+    let socket = dir.path().join("c/SKILL.md");
+    std::fs::create_dir_all(socket.parent().unwrap()).unwrap();
+    let _listener = std::os::unix::net::UnixListener::bind(&socket).unwrap();
+    assert_eq!(
+        message(read_definition(&socket, 1024)),
+        "`SKILL.md` is a socket, not a regular file"
+    );
+    let dangling = dir.path().join("d/skill.md");
+    std::fs::create_dir_all(dangling.parent().unwrap()).unwrap();
+    std::os::unix::fs::symlink("nowhere", &dangling).unwrap();
+    let text = message(read_definition(&dangling, 1024));
+    assert!(
+        text.starts_with(
+            "`skill.md` is a symlink, not a regular file (its target cannot be opened"
+        ),
+        "{text}"
+    );
+}
+
 #[cfg(unix)]
 #[test]
 fn a_fifo_named_skill_md_is_refused_without_blocking() {

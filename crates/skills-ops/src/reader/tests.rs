@@ -331,7 +331,25 @@ fn hostile_cases() -> Vec<Case> {
         Case::lexical("current_in_middle", "a/./b", Lexical::CurrentDirectory)
             .with(file("a/b", SECRET))
             .exposed(),
-        Case::lexical("current_leading", "./SKILL.md", Lexical::CurrentDirectory).exposed(),
+        Case::lexical("current_leading_alone", "./", Lexical::CurrentDirectory),
+        Case::lexical(
+            "current_leading_then_parent",
+            "./../x",
+            Lexical::ParentDirectory,
+        )
+        .exposed(),
+        Case::lexical(
+            "current_leading_then_empty",
+            ".//x",
+            Lexical::CurrentDirectory,
+        ),
+        Case::lexical(
+            "current_leading_then_middle",
+            "./a/./b",
+            Lexical::CurrentDirectory,
+        )
+        .with(file("a/b", SECRET))
+        .exposed(),
         Case::lexical("empty", "", Lexical::Empty),
         Case::lexical("nul_byte", "SKILL.md\0.png", Lexical::Nul),
         Case::lexical("control_character", "a\nb", Lexical::ControlCharacter)
@@ -908,7 +926,7 @@ fn property_tree() -> Tree {
 /// What a reader following 03 must return, worked out the slow, obvious way: the text of a
 /// plain, singly linked, small UTF-8 file reached through real folders only, or nothing.
 fn model(dir: &Path, relative: &str) -> Option<String> {
-    let components = check_relative(relative).ok()?;
+    let components = check_relative(path::strip_current_dir_prefix(relative)).ok()?;
     let mut current = dir.to_path_buf();
     for (index, component) in components.iter().enumerate() {
         current.push(component);
@@ -939,7 +957,12 @@ fn check_one(tree: &Tree, canonical_skill: &Path, relative: &str) -> Result<(), 
         );
         prop_assert_eq!(&read.content, &fs::read_to_string(&resolved).map_err(fail)?);
         prop_assert_eq!(read.bytes, read.content.len() as u64);
-        prop_assert_eq!(&read.relative_path, relative);
+        // The path as checked: the one asked for, without its leading `./` prefixes.
+        prop_assert_eq!(
+            &read.relative_path,
+            path::strip_current_dir_prefix(relative)
+        );
+        prop_assert!(!read.relative_path.starts_with("./"));
     }
     let expected = model(&tree.skill, relative);
     prop_assert_eq!(
@@ -958,7 +981,9 @@ fn whatever_is_read_lies_inside_the_skill_folder() {
     let canonical_skill = fs::canonicalize(&tree.skill).unwrap();
 
     // The model and the reader agree on known answers, so the property is not vacuous.
-    for path in ["x.md", "b", "a/b", "a/x.md", "a/a/x.md"] {
+    for path in [
+        "x.md", "b", "a/b", "a/x.md", "a/a/x.md", "./a/b", "././x.md",
+    ] {
         assert!(read_beneath(&tree.skill, path, CAP).is_ok(), "{path}");
         check_one(&tree, &canonical_skill, path).unwrap();
     }
@@ -977,9 +1002,16 @@ fn whatever_is_read_lies_inside_the_skill_folder() {
         .prop_map(|segments| segments.concat());
     let walks =
         prop::collection::vec(prop::sample::select(NAMES), 1..5).prop_map(|names| names.join("/"));
+    // Real walks spelled with leading `./` prefixes, which the reader drops before the check.
+    let dotted = (
+        1usize..4,
+        prop::collection::vec(prop::sample::select(NAMES), 1..5),
+    )
+        .prop_map(|(prefixes, names)| format!("{}{}", "./".repeat(prefixes), names.join("/")));
     let strategy = prop_oneof![
         4 => joined,
         4 => walks,
+        2 => dotted,
         1 => glued,
         1 => "[abx./\\\\: \\x00\\n]{0,24}",
         2 => any::<String>(),

@@ -646,15 +646,32 @@ fn tree_validation_finds_every_skill_in_path_order() {
             (report.name.unwrap(), report.valid)
         })
         .collect();
+    // The nested skill is validated too (after the skill holding it), and told why agents
+    // will not find it.
     assert_eq!(
         names,
         [
             ("hidden-root".to_owned(), true),
             ("b-skill".to_owned(), true),
             ("Bad".to_owned(), false),
-            ("a-skill".to_owned(), true)
+            ("a-skill".to_owned(), true),
+            ("nested".to_owned(), true),
         ]
     );
+    let results = validate_tree(root.path(), &Options::default()).unwrap();
+    let nested = results[4].as_ref().unwrap();
+    assert_eq!(findings(nested), [(W, NestedSkill)]);
+    assert!(
+        nested.diagnostics[0]
+            .message
+            .contains(&root.path().join("category/a-skill").display().to_string()),
+        "{:?}",
+        nested.diagnostics
+    );
+    assert!(findings(results[3].as_ref().unwrap()).is_empty());
+    // Strict: the nested skill fails.
+    let strict = validate_tree(root.path(), &Options::default().strict(true)).unwrap();
+    assert!(!strict[4].as_ref().unwrap().valid);
     let empty = tempfile::tempdir().unwrap();
     assert_eq!(
         validate_tree(empty.path(), &Options::default())
@@ -882,4 +899,66 @@ fn compliance_evidence_through_a_symlink_is_refused() {
         .collect();
     assert!(codes.contains(&ComplianceEvidenceInvalid), "{codes:?}");
     assert!(codes.contains(&PackageSpecialFile), "{codes:?}");
+}
+
+/// `validate --recursive` passes over nothing in silence: a folder whose name is not UTF-8 is
+/// an entry of its own (discovery skips it), a symlinked skill folder is validated through the
+/// link, a folder reached twice is validated once, a loop ends, and a dangling link is named.
+#[cfg(unix)]
+#[test]
+fn tree_validation_reports_or_follows_what_it_used_to_skip() {
+    use std::os::unix::ffi::OsStrExt;
+    use std::os::unix::fs::symlink;
+    let base = tempfile::tempdir().unwrap();
+    let root = base.path().join("root");
+    let write = |dir: &Path, name: &str| {
+        std::fs::create_dir_all(dir).unwrap();
+        std::fs::write(
+            dir.join("SKILL.md"),
+            frontmatter(&format!("name: {name}\ndescription: d\n")),
+        )
+        .unwrap();
+    };
+    write(&root.join("a-real"), "a-real");
+    let odd = root.join(std::ffi::OsStr::from_bytes(b"b-odd-\xff"));
+    write(&odd, "b-odd");
+    // Inside a skill, an odd folder name is the package's business, not the walk's.
+    std::fs::create_dir_all(
+        root.join("a-real")
+            .join(std::ffi::OsStr::from_bytes(b"\xfe")),
+    )
+    .unwrap();
+    let checkout = base.path().join("checkout/c-linked");
+    write(&checkout, "c-linked");
+    symlink(&checkout, root.join("c-linked")).unwrap();
+    symlink(root.join("a-real"), root.join("d-again")).unwrap();
+    symlink(&root, root.join("e-loop")).unwrap();
+    symlink(base.path().join("nowhere"), root.join("f-dangling")).unwrap();
+
+    let results = validate_tree(&root, &Options::default()).unwrap();
+    let outcome: Vec<String> = results
+        .iter()
+        .map(|result| match result {
+            Ok(report) => format!("ok {}", report.dir.strip_prefix(&root).unwrap().display()),
+            Err(error) => format!("{} {}", error.kind(), error),
+        })
+        .collect();
+    let odd_text = odd.display().to_string();
+    assert_eq!(
+        outcome,
+        [
+            "ok a-real".to_owned(),
+            format!(
+                "not_validated {odd_text} was not validated: its name is not valid UTF-8, and discovery skips such folders (rename it)"
+            ),
+            "ok c-linked".to_owned(),
+            format!(
+                "io could not follow the symlink {}: No such file or directory (os error 2)",
+                root.join("f-dangling").display()
+            ),
+        ]
+    );
+    let linked = results[2].as_ref().unwrap();
+    assert_eq!(linked.name.as_deref(), Some("c-linked"));
+    assert!(linked.valid, "{:?}", linked.diagnostics);
 }
