@@ -177,6 +177,7 @@ fn with_line_endings(text: &str, crlf: bool) -> Cow<'_, str> {
 /// `options.output`), touching the file only when its bytes change.
 pub fn sync(config: &SkillsConfig, options: &SyncOptions) -> Result<SyncOutcome, Error> {
     let catalog = crate::discover::discover(config)?;
+    let shadows_user = catalog.user_shadows();
     let skills: Vec<Skill> = catalog
         .skills
         .into_iter()
@@ -204,6 +205,7 @@ pub fn sync(config: &SkillsConfig, options: &SyncOptions) -> Result<SyncOutcome,
         path,
         changed,
         skills: skills.len(),
+        shadows_user,
     })
 }
 

@@ -4,6 +4,7 @@
 
 use skills_types::catalog::{
     Candidate, Explanation, HiddenReason, ListOptions, Listing, SkillBody, Standing,
+    listed_shadowed,
 };
 use skills_types::render::{RenderOptions, Rendered};
 use skills_types::{Catalog, Error, Skill, SkillSummary, SkillsConfig};
@@ -20,10 +21,9 @@ pub fn list(config: &SkillsConfig, options: &ListOptions) -> Result<Listing, Err
     let mut records = std::mem::take(&mut catalog.skills);
     let mut shadowed = std::mem::take(&mut catalog.shadowed);
     let mut listing = catalog.into_listing(options);
+    // The losers first: which copy beat each is read from the winners' records.
+    listing.shadowed = listed_shadowed(&records, &mut shadowed, options);
     listing.skills = summaries(&mut records, options);
-    if options.include_shadowed {
-        listing.shadowed = summaries(&mut shadowed, options);
-    }
     rayon::spawn(move || drop((records, shadowed)));
     Ok(listing)
 }
@@ -53,6 +53,7 @@ pub fn read(config: &SkillsConfig, names: &[&str]) -> Result<Vec<SkillBody>, Err
                 when_to_use: skill.when_to_use.clone(),
                 inputs: skill.inputs.clone(),
                 body: document.body,
+                shadows_user: skill.shadows_user(),
             })
         })
         .collect()
@@ -71,7 +72,9 @@ pub fn render_catalog(config: &SkillsConfig, options: &RenderOptions) -> Result<
         options.budget_chars = catalog.budget_chars;
     }
     options.pinned = resolve_pins(&catalog, &options.pinned)?;
-    Ok(crate::render::render(&catalog.skills, &options))
+    let mut rendered = crate::render::render(&catalog.skills, &options);
+    rendered.shadows_user = catalog.user_shadows();
+    Ok(rendered)
 }
 
 /// The names of the skills `pins` pick, or why some pick none (all of them, in one error).

@@ -102,6 +102,9 @@ pub struct Rendered {
     /// What the budget did, when there was one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub budget: Option<BudgetReport>,
+    /// Names of user skills a workspace skill of the same name shadows.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub shadows_user: Vec<String>,
 }
 
 /// What fitting the catalog into its budget took.
@@ -146,6 +149,9 @@ pub struct SyncOutcome {
     pub changed: bool,
     /// How many skills the block lists.
     pub skills: usize,
+    /// Names of user skills a workspace skill of the same name shadows.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub shadows_user: Vec<String>,
 }
 
 /// What `skills read a,b` prints: each skill's body verbatim under a header naming the skill
