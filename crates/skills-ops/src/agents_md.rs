@@ -226,7 +226,7 @@ fn read_existing(path: &Path) -> Result<Option<String>, Error> {
         }
         Ok(_) => {}
     }
-    let file = open_no_follow(path).map_err(|source| Error::io("open", path, source))?;
+    let file = crate::fs::open_no_follow(path).map_err(|source| Error::io("open", path, source))?;
     let metadata = file
         .metadata()
         .map_err(|source| Error::io("inspect", path, source))?;
@@ -261,23 +261,6 @@ fn read_existing(path: &Path) -> Result<Option<String>, Error> {
             error.utf8_error().valid_up_to()
         ))
     })
-}
-
-/// Opens for reading without following a final symlink (closing the race with the check in
-/// [`read_existing`]) and without blocking on a FIFO planted under the name.
-#[cfg(unix)]
-fn open_no_follow(path: &Path) -> std::io::Result<std::fs::File> {
-    use rustix::fs::OFlags;
-    use std::os::unix::fs::OpenOptionsExt;
-    std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags((OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::NOCTTY).bits() as i32)
-        .open(path)
-}
-
-#[cfg(not(unix))]
-fn open_no_follow(path: &Path) -> std::io::Result<std::fs::File> {
-    std::fs::File::open(path)
 }
 
 #[cfg(test)]

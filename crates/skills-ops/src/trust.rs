@@ -242,7 +242,7 @@ fn read_record(config: &SkillsConfig) -> Result<TrustFile, Error> {
         path: path.clone(),
         reason,
     };
-    let file = match open_no_follow(&path) {
+    let file = match fs::open_no_follow(&path) {
         Ok(file) => file,
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
             return Ok(TrustFile {
@@ -289,23 +289,6 @@ fn write_record(config: &SkillsConfig, record: &TrustFile) -> Result<(), Error> 
     })?;
     bytes.push(b'\n');
     fs::write_atomic(&path, &bytes).map_err(|source| Error::io("write", &path, source))
-}
-
-/// Opens for reading without following a final symlink and without blocking on a FIFO
-/// planted under the name.
-#[cfg(unix)]
-fn open_no_follow(path: &Path) -> std::io::Result<std::fs::File> {
-    use rustix::fs::OFlags;
-    use std::os::unix::fs::OpenOptionsExt as _;
-    std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags((OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::NOCTTY).bits() as i32)
-        .open(path)
-}
-
-#[cfg(not(unix))]
-fn open_no_follow(path: &Path) -> std::io::Result<std::fs::File> {
-    std::fs::File::open(path)
 }
 
 #[cfg(test)]
