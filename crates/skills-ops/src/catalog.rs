@@ -330,4 +330,51 @@ mod tests {
         assert_eq!(edit_distance("kitten", "sitting"), 3);
         assert_eq!(edit_distance("", "abc"), 3);
     }
+
+    /// The user's `shared` lost to the project's; `mine` lost to another user root's copy.
+    fn shadowing() -> (Vec<Skill>, Vec<Skill>) {
+        use skills_types::SkillScope::{Project, User};
+        use skills_types::skill::Shadowed;
+        let lost = |skill: &Skill| Shadowed {
+            scope: skill.scope,
+            root: skill.root.clone(),
+            location: skill.location.clone(),
+            reason: "precedence".to_owned(),
+        };
+        let user_shared = crate::testing::skill("shared", "The user's.", User);
+        let mut user_mine = crate::testing::skill("mine", "Second root.", User);
+        user_mine.location = "/skills/user2/mine/SKILL.md".into();
+        let mut project_shared = crate::testing::skill("shared", "The tree's.", Project);
+        project_shared.shadowed.push(lost(&user_shared));
+        let mut first_mine = crate::testing::skill("mine", "First root.", User);
+        first_mine.shadowed.push(lost(&user_mine));
+        (
+            vec![first_mine, project_shared],
+            vec![user_shared, user_mine],
+        )
+    }
+
+    #[test]
+    fn a_scope_listing_shows_its_copy_another_scope_won_marked() {
+        use skills_types::SkillScope::{Project, User};
+        let (winners, mut losers) = shadowing();
+        let mut options = ListOptions::default();
+        assert!(listed_shadowed(&winners, &mut losers.clone(), &options).is_empty());
+        options.scope = Some(User);
+        let shown = listed_shadowed(&winners, &mut losers.clone(), &options);
+        assert_eq!(shown.len(), 1, "{shown:?}");
+        assert_eq!(shown[0].name, "shared");
+        assert_eq!(shown[0].shadowed_by, Some(Project));
+        options.scope = Some(Project);
+        assert!(listed_shadowed(&winners, &mut losers.clone(), &options).is_empty());
+        options.scope = None;
+        options.include_shadowed = true;
+        let all = listed_shadowed(&winners, &mut losers, &options);
+        let by: Vec<_> = all
+            .iter()
+            .map(|s| (s.name.as_str(), s.shadowed_by))
+            .collect();
+        assert_eq!(by, [("shared", Some(Project)), ("mine", Some(User))]);
+        assert!(winners[1].shadows_user() && !winners[0].shadows_user());
+    }
 }
