@@ -146,6 +146,12 @@ pub struct SyncOutcome {
     pub changed: bool,
     /// How many skills the block lists.
     pub skills: usize,
+    /// Skills left out of the block because neither their name nor their folder id can be
+    /// named safely in a command (both fail the name rule), by sanitised name.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub left_out: Vec<String>,
+    /// The command word the block tells the agent to run (`<read_command> read NAME`).
+    pub read_command: String,
 }
 
 /// What `skills read a,b` prints: each skill's body (sanitised as a block) under a header naming the skill
