@@ -188,24 +188,23 @@ pub(crate) fn usage_with_hint(global: &Global, message: &str, hint: Option<&str>
     crate::Exit::Usage
 }
 
-/// The terminal's width for fitting human output, `None` when stdout is not a terminal:
-/// piped or redirected output is never cut, whatever `COLUMNS` says (shells export it, and a
-/// script reading `skills list | grep` must see whole names). On a terminal `COLUMNS` wins
-/// when set.
+/// The width to fit human output to: `COLUMNS` when set (the user asked for it), else the
+/// terminal's width, else `None` — piped or redirected output is never cut, so a script
+/// reading `skills list | grep` sees whole names and descriptions.
 pub(crate) fn width() -> Option<usize> {
-    if !std::io::stdout().is_terminal() {
-        return None;
-    }
     if let Some(columns) = std::env::var("COLUMNS")
         .ok()
         .and_then(|text| text.parse().ok())
     {
         return Some(columns);
     }
+    if !std::io::stdout().is_terminal() {
+        return None;
+    }
     terminal_size::terminal_size_of(std::io::stdout()).map(|(width, _)| usize::from(width.0))
 }
 
-/// How wide a column of `widest` characters is drawn: capped at `cap` on a terminal
+/// How wide a column of `widest` characters is drawn: capped at `cap` when output is fitted
 /// (`width` is `Some`), whole otherwise.
 pub(crate) fn column(widest: usize, cap: usize, width: Option<usize>) -> usize {
     match width {

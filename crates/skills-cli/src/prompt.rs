@@ -73,7 +73,13 @@ pub(crate) fn sync(global: &Global, args: &SyncArgs) -> Exit {
                  safely in a command; rename its folder"
             ));
         }
-        warn_about_read_command(global, &outcome.read_command);
+        warn_about_read_command(
+            global,
+            outcome
+                .read_command
+                .as_deref()
+                .unwrap_or(skills::render::DEFAULT_READ_COMMAND),
+        );
     }
     if global.json {
         output::print_json(&outcome);

