@@ -786,7 +786,7 @@ mod tests {
     /// What no prompt format may hold: a control (the format's own line feeds aside), a
     /// format character (bidi, zero-width), a noncharacter.
     fn steers(character: char) -> bool {
-        character != '\n' && skills_types::sanitize::is_removed(character)
+        character != '\n' && sanitize::is_removed(character)
     }
 
     proptest! {
@@ -824,10 +824,10 @@ mod tests {
                         .unwrap_or("")
                         .to_owned()
                 };
-                prop_assert_eq!(text_of("name"), skills_types::sanitize::line(&skill.name));
+                prop_assert_eq!(text_of("name"), sanitize::line(&skill.name));
                 prop_assert_eq!(
                     text_of("description"),
-                    skills_types::sanitize::description(&skill.description)
+                    sanitize::description(&skill.description)
                 );
             }
             let markdown = rendered(&skills, Format::Markdown);

@@ -150,7 +150,7 @@ enum Piece {
 }
 
 fn clean(text: &str, emit: impl FnMut(Piece)) {
-    clean_with(text, |character| is_plain(character), emit);
+    clean_with(text, is_plain, emit);
 }
 
 /// Walks `text`, removing escape sequences whole and every removed character; characters
