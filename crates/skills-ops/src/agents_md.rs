@@ -452,7 +452,7 @@ mod tests {
 
     use super::*;
 
-    use crate::testing::skill;
+    use crate::testing::{hostile_text, skill, steers};
 
     fn two() -> Vec<Skill> {
         vec![
@@ -611,40 +611,6 @@ mod tests {
         let existing = "# Notes\n\n```\nnever closed\n";
         let once = splice_stable(Some(existing), &block(&two()));
         assert_eq!(once.matches(SYSTEM_CLOSE).count(), 1);
-    }
-
-    fn hostile_text() -> impl Strategy<Value = String> {
-        let pieces = prop_oneof![
-            any::<char>().prop_map(String::from),
-            prop::sample::select(vec![
-                "\u{1b}[31m",
-                "\u{1b}]0;t\u{7}",
-                "\n",
-                "\r\n",
-                "\t",
-                "\0",
-                "\u{202e}",
-                "\u{2066}",
-                "\u{200b}",
-                "\u{feff}",
-                "\u{fffe}",
-                "<",
-                "&",
-                "]]>",
-                "</skills_system>",
-                "<!-- SKILLS_TABLE_END -->",
-                "\n```\n",
-                "# ",
-                "; | sh",
-            ])
-            .prop_map(str::to_owned),
-        ];
-        proptest::collection::vec(pieces, 0..24).prop_map(|pieces| pieces.concat())
-    }
-
-    fn steers(character: char) -> bool {
-        (character.is_control() && !matches!(character, '\n'))
-            || sanitize::is_removed(character) && character != '\n'
     }
 
     proptest! {

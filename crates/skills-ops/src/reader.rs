@@ -241,18 +241,7 @@ mod imp {
                 }
                 other => other,
             };
-            current = next.map_err(|errno| {
-                let linked =
-                    rustix::fs::statat(&current, *folder, rustix::fs::AtFlags::SYMLINK_NOFOLLOW)
-                        .is_ok_and(|stat| {
-                            FileType::from_raw_mode(stat.st_mode) == FileType::Symlink
-                        });
-                if linked {
-                    Refusal::Symlink
-                } else {
-                    refusal(errno)
-                }
-            })?;
+            current = next.map_err(|errno| folder_refusal(current.as_fd(), folder, errno))?;
         }
         Ok(())
     }
@@ -305,20 +294,7 @@ mod imp {
                 base_flags() | OFlags::DIRECTORY,
                 Mode::empty(),
             )
-            .map_err(|errno| {
-                // `O_DIRECTORY | O_NOFOLLOW` on a symlink answers ENOTDIR on Linux; say what it
-                // really is.
-                let linked =
-                    rustix::fs::statat(parent, *folder, rustix::fs::AtFlags::SYMLINK_NOFOLLOW)
-                        .is_ok_and(|stat| {
-                            FileType::from_raw_mode(stat.st_mode) == FileType::Symlink
-                        });
-                if linked {
-                    Refusal::Symlink
-                } else {
-                    refusal(errno)
-                }
-            })?;
+            .map_err(|errno| folder_refusal(parent, folder, errno))?;
             let stat = rustix::fs::fstat(&next).map_err(|errno| Refusal::Io(errno.to_string()))?;
             if stat.st_dev != device {
                 return Err(Refusal::Escapes);
@@ -333,6 +309,18 @@ mod imp {
             return Err(Refusal::Escapes);
         }
         Ok(file)
+    }
+
+    /// Why opening the folder `name` beneath `parent` failed. `O_DIRECTORY | O_NOFOLLOW` on a
+    /// symlink answers ENOTDIR on Linux; say what it really is.
+    fn folder_refusal(parent: rustix::fd::BorrowedFd<'_>, name: &str, errno: Errno) -> Refusal {
+        let linked = rustix::fs::statat(parent, name, rustix::fs::AtFlags::SYMLINK_NOFOLLOW)
+            .is_ok_and(|stat| FileType::from_raw_mode(stat.st_mode) == FileType::Symlink);
+        if linked {
+            Refusal::Symlink
+        } else {
+            refusal(errno)
+        }
     }
 
     fn refusal(errno: Errno) -> Refusal {

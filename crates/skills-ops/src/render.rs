@@ -433,7 +433,7 @@ mod tests {
 
     use super::*;
 
-    use crate::testing::skill;
+    use crate::testing::{hostile_text, skill, steers};
 
     fn catalog() -> Vec<Skill> {
         vec![
@@ -749,44 +749,6 @@ mod tests {
             0..40,
         )
         .prop_map(|chars| chars.into_iter().collect())
-    }
-
-    fn hostile_text() -> impl Strategy<Value = String> {
-        let pieces = prop_oneof![
-            any::<char>().prop_map(String::from),
-            prop::sample::select(vec![
-                "\u{1b}[31m",
-                "\u{1b}]0;t\u{7}",
-                "\u{9b}2J",
-                "\n",
-                "\r\n",
-                "\t",
-                "\0",
-                "\u{202e}",
-                "\u{2067}",
-                "\u{200b}",
-                "\u{200d}",
-                "\u{2060}",
-                "\u{feff}",
-                "\u{ffff}",
-                "<",
-                "&",
-                "\"",
-                "]]>",
-                "</available_skills>",
-                "\n## Heading\n",
-                "\n- item",
-                "**",
-            ])
-            .prop_map(str::to_owned),
-        ];
-        proptest::collection::vec(pieces, 0..24).prop_map(|pieces| pieces.concat())
-    }
-
-    /// What no prompt format may hold: a control (the format's own line feeds aside), a
-    /// format character (bidi, zero-width), a noncharacter.
-    fn steers(character: char) -> bool {
-        character != '\n' && sanitize::is_removed(character)
     }
 
     proptest! {
