@@ -283,9 +283,12 @@ pub fn sync(config: &SkillsConfig, options: &SyncOptions) -> Result<SyncOutcome,
         .into_iter()
         .filter(|skill| !options.project_only || skill.scope == SkillScope::Project)
         .collect();
+    // An embedding core may set the word directly; one that is not a plain program word is
+    // ignored rather than written into the agent's instructions.
     let read_command = crate::discover::settings::effective(config, false)
         .0
-        .read_command;
+        .read_command
+        .filter(|command| crate::discover::settings::is_command(command));
     let left_out: Vec<String> = skills
         .iter()
         .filter(|skill| command_name(skill).is_none())
