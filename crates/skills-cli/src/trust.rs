@@ -30,7 +30,7 @@ pub(crate) fn run(global: &Global, args: &TrustArgs) -> Exit {
             "changed": trusted != was_trusted,
         }));
     } else if !global.quiet {
-        let shown = workspace.display();
+        let shown = output::shown_path(&workspace);
         output::line(match (trusted, was_trusted) {
             (true, false) => format!("{shown} is now trusted: its project skills are loaded"),
             (true, true) => format!("{shown} was already trusted"),
