@@ -9,6 +9,7 @@
 
 mod agreement;
 mod determinism;
+mod hostile;
 mod malformed;
 mod output;
 mod permissions;

@@ -29,10 +29,16 @@ pub(crate) fn run(global: &Global, args: &NameArgs) -> Exit {
         output::line(format_args!(
             "{style}{label}{style:#}  {:<7}  {}",
             candidate.scope.as_str(),
-            candidate.location.display()
+            output::shown_path(&candidate.location)
         ));
-        output::line(format_args!("          {DIM}{}{DIM:#}", candidate.reason));
+        output::line(format_args!(
+            "          {DIM}{}{DIM:#}",
+            output::shown(&candidate.reason)
+        ));
     }
-    output::line(format_args!("\n{DIM}rule{DIM:#}: {}", explanation.rule));
+    output::line(format_args!(
+        "\n{DIM}rule{DIM:#}: {}",
+        output::shown(&explanation.rule)
+    ));
     Exit::Success
 }

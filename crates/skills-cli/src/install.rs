@@ -5,7 +5,7 @@ use skills::install::{InstallOutcome, InstallRequest};
 use crate::Exit;
 use crate::cli::{Global, InstallArgs};
 use crate::context;
-use crate::output::{self, DIM, OK, WARNING};
+use crate::output::{self, DIM, OK};
 use crate::progress::Progress;
 
 pub(crate) fn run(global: &Global, args: &InstallArgs) -> Exit {
@@ -55,15 +55,15 @@ pub(crate) fn print_outcomes(global: &Global, outcomes: &[InstallOutcome]) -> Ex
         if !global.quiet || !outcome.already_installed {
             output::line(format_args!(
                 "{OK}{state}{OK:#} {} {DIM}({} scope, {} file{}, {}){DIM:#}",
-                outcome.slug,
+                output::shown(&outcome.slug),
                 outcome.scope,
                 outcome.files,
                 if outcome.files == 1 { "" } else { "s" },
-                outcome.path.display()
+                output::shown_path(&outcome.path)
             ));
         }
         for warning in &outcome.warnings {
-            anstream::eprintln!("{WARNING}warning{WARNING:#}: {warning}");
+            output::warn(warning);
         }
     }
     Exit::Success

@@ -35,9 +35,9 @@ pub(crate) fn run(global: &Global, args: &ListArgs) -> Exit {
     Exit::Success
 }
 
-/// One row of the table.
+/// One row of the table, its text sanitised.
 struct Row<'l> {
-    name: &'l str,
+    name: std::borrow::Cow<'l, str>,
     scope: &'l str,
     description: String,
     note: String,
@@ -52,10 +52,12 @@ fn print_table(listing: &Listing, quiet: bool) {
         .iter()
         .map(|skill| summary_row(skill, true));
     let hidden = listing.hidden.iter().map(|skill| Row {
-        name: &skill.name,
+        name: output::shown(&skill.name),
         scope: skill.scope.as_str(),
         description: match &skill.reason {
-            HiddenReason::Denied { pattern } => format!("(hidden: denied by '{pattern}')"),
+            HiddenReason::Denied { pattern } => {
+                format!("(hidden: denied by '{}')", output::shown(pattern))
+            }
             HiddenReason::Disabled => "(hidden: disabled)".to_owned(),
         },
         note: String::new(),
@@ -68,14 +70,15 @@ fn print_table(listing: &Listing, quiet: bool) {
         }
         return;
     }
-    let name_width = rows
+    let width = output::width();
+    let widest = rows
         .iter()
         .map(|row| row.name.chars().count())
         .max()
-        .unwrap_or(0)
-        .min(40);
+        .unwrap_or(0);
+    // Only a terminal cuts names: piped output keeps every name whole.
+    let name_width = output::column(widest, 40, width);
     let scope_width = "project".len();
-    let width = output::width();
     // One write for the whole table: a listing of thousands of skills must not cost a system
     // call per line.
     let mut table = String::new();
@@ -90,7 +93,10 @@ fn print_table(listing: &Listing, quiet: bool) {
             Some(width) => output::fit(&row.description, width.saturating_sub(used).max(20)),
             None => row.description,
         };
-        let name = output::fit(row.name, name_width);
+        let name = match width {
+            Some(_) => output::fit(&row.name, name_width),
+            None => row.name.into_owned(),
+        };
         let line = format!(
             "{name:<name_width$}  {:<scope_width$}  {description}",
             row.scope
@@ -126,9 +132,9 @@ fn summary_row(skill: &SkillSummary, shadowed: bool) -> Row<'_> {
         ));
     }
     Row {
-        name: &skill.name,
+        name: output::shown(&skill.name),
         scope: skill.scope.as_str(),
-        description: single_line(&skill.description),
+        description: output::shown_description(&skill.description).into_owned(),
         note: if notes.is_empty() {
             String::new()
         } else {
@@ -148,11 +154,13 @@ fn print_notes(listing: &Listing, skills: &skills::Skills, quiet: bool) {
         let path = diagnostic
             .path
             .as_ref()
-            .map(|path| format!(" {}", path.display()))
+            .map(|path| format!(" {}", output::shown_path(path)))
             .unwrap_or_default();
         eprintln!(
             "{WARNING}{}{WARNING:#}{DIM}[{}]{DIM:#}{path}: {}",
-            diagnostic.severity, diagnostic.code, diagnostic.message
+            diagnostic.severity,
+            diagnostic.code,
+            output::shown(&diagnostic.message)
         );
     }
     if findings.len() > SHOWN_FINDINGS {
@@ -168,7 +176,7 @@ fn print_notes(listing: &Listing, skills: &skills::Skills, quiet: bool) {
         let roots: Vec<String> = listing
             .untrusted_roots
             .iter()
-            .map(|root| root.path.display().to_string())
+            .map(|root| output::shown_path(&root.path))
             .collect();
         eprintln!(
             "{DIM}note{DIM:#}: this workspace is not trusted, so its project skills were skipped ({})",
@@ -186,8 +194,4 @@ fn count(diagnostics: &[Diagnostic]) -> usize {
         .iter()
         .filter(|diagnostic| diagnostic.severity >= Severity::Warning)
         .count()
-}
-
-fn single_line(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }

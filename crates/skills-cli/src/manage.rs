@@ -51,9 +51,9 @@ pub(crate) fn new(global: &Global, args: &NewArgs) -> Exit {
             } else if !global.quiet {
                 output::line(format_args!(
                     "created {} ({} scope); edit {} to write its instructions",
-                    written.name,
+                    output::shown(&written.name),
                     written.scope,
-                    written.location.display()
+                    output::shown_path(&written.location)
                 ));
             }
             Exit::Success
@@ -79,9 +79,9 @@ pub(crate) fn uninstall(global: &Global, args: &UninstallArgs) -> Exit {
                 };
                 output::line(format_args!(
                     "removed {} ({} scope): {what} {}",
-                    removed.name,
+                    output::shown(&removed.name),
                     removed.scope,
-                    removed.path.display()
+                    output::shown_path(&removed.path)
                 ));
             }
             Exit::Success

@@ -1,11 +1,20 @@
 //! Output conventions shared by every command: colour choice, styles, machine output and the
 //! one-line error with its hint (05 §Conventions).
+//!
+//! Text a skill (or a registry, or a server) supplies reaches the terminal only through
+//! [`shown`], [`shown_path`] or [`shown_description`]: the one sanitiser
+//! (`skills::types::sanitize`) strips escape sequences, controls and bidi or zero-width
+//! characters, so a description cannot recolour, retitle or rewrite the user's terminal.
+//! Our own styling is added around the sanitised text, never run through it.
 
-use std::io::Write;
+use std::borrow::Cow;
+use std::io::{IsTerminal, Write};
+use std::path::Path;
 
 use anstream::{eprintln, println};
 use anstyle::{AnsiColor, Effects, Style};
 use skills::Error;
+use skills::types::sanitize;
 
 use crate::cli::{ColorWhen, Global};
 
@@ -34,10 +43,37 @@ impl Global {
         tracing_subscriber::fmt()
             .with_env_filter(tracing_subscriber::EnvFilter::new(level))
             .with_writer(std::io::stderr)
-            .with_ansi(choice != anstream::ColorChoice::Never)
+            .with_ansi(log_colours(choice))
             .without_time()
             .init();
     }
+}
+
+/// Whether `-v` logs on stderr carry colour: as the rest of stderr does. `--color auto` (the
+/// default) means a terminal and no `NO_COLOR`; a log redirected to a file stays plain text.
+fn log_colours(choice: anstream::ColorChoice) -> bool {
+    match choice {
+        anstream::ColorChoice::Never => false,
+        anstream::ColorChoice::Always | anstream::ColorChoice::AlwaysAnsi => true,
+        anstream::ColorChoice::Auto => {
+            anstream::AutoStream::choice(&std::io::stderr()) != anstream::ColorChoice::Never
+        }
+    }
+}
+
+/// Skill-supplied text for one line of human output: [`sanitize::line`].
+pub(crate) fn shown(text: &str) -> Cow<'_, str> {
+    sanitize::line(text)
+}
+
+/// A path for human output: a folder name is skill-supplied text too.
+pub(crate) fn shown_path(path: &Path) -> String {
+    sanitize::line(&path.to_string_lossy()).into_owned()
+}
+
+/// A description for human output: one line, capped ([`sanitize::description`]).
+pub(crate) fn shown_description(text: &str) -> Cow<'_, str> {
+    sanitize::description(text)
 }
 
 /// Prints a value as pretty JSON on stdout, the whole of `--json` output.
@@ -77,11 +113,18 @@ pub(crate) fn raw(text: &str) {
 }
 
 /// The one-line error on stderr, then a hint when one helps.
+///
+/// Both are sanitised: an error quotes names, paths and server answers.
 pub(crate) fn print_error(message: &str, hint: Option<&str>) {
-    eprintln!("{ERROR}error{ERROR:#}: {message}");
+    eprintln!("{ERROR}error{ERROR:#}: {}", shown(message));
     if let Some(hint) = hint {
-        eprintln!("{DIM}hint{DIM:#}: {hint}");
+        eprintln!("{DIM}hint{DIM:#}: {}", shown(hint));
     }
+}
+
+/// A warning line on stderr, sanitised.
+pub(crate) fn warn(message: &str) {
+    eprintln!("{WARNING}warning{WARNING:#}: {}", shown(message));
 }
 
 /// A line on stdout.
@@ -145,8 +188,9 @@ pub(crate) fn usage_with_hint(global: &Global, message: &str, hint: Option<&str>
     crate::Exit::Usage
 }
 
-/// The terminal's width for fitting human output, `None` when stdout is not a terminal
-/// (piped output is never cut). `COLUMNS` wins when set.
+/// The width to fit human output to: `COLUMNS` when set (the user asked for it), else the
+/// terminal's width, else `None` — piped or redirected output is never cut, so a script
+/// reading `skills list | grep` sees whole names and descriptions.
 pub(crate) fn width() -> Option<usize> {
     if let Some(columns) = std::env::var("COLUMNS")
         .ok()
@@ -154,7 +198,19 @@ pub(crate) fn width() -> Option<usize> {
     {
         return Some(columns);
     }
+    if !std::io::stdout().is_terminal() {
+        return None;
+    }
     terminal_size::terminal_size_of(std::io::stdout()).map(|(width, _)| usize::from(width.0))
+}
+
+/// How wide a column of `widest` characters is drawn: capped at `cap` when output is fitted
+/// (`width` is `Some`), whole otherwise.
+pub(crate) fn column(widest: usize, cap: usize, width: Option<usize>) -> usize {
+    match width {
+        Some(_) => widest.min(cap),
+        None => widest,
+    }
 }
 
 /// `text` cut to `width` characters, ending in `…` when cut.
@@ -176,7 +232,7 @@ pub(crate) struct ErrorRecord {
 }
 
 impl ErrorRecord {
-    pub(crate) fn new(error: &Error, path: Option<&std::path::Path>) -> Self {
+    pub(crate) fn new(error: &Error, path: Option<&Path>) -> Self {
         Self {
             kind: error.kind(),
             message: error.to_string(),

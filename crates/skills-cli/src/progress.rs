@@ -46,7 +46,7 @@ impl Progress {
             match report {
                 InstallProgress::Request { url } => {
                     counts.requests += 1;
-                    bar.set_message(url.clone());
+                    bar.set_message(crate::output::shown(url).into_owned());
                 }
                 InstallProgress::Received { bytes, expected } => {
                     let amount = match expected {
@@ -64,7 +64,9 @@ impl Progress {
                     bar.set_message(format!("{files}{amount}"));
                 }
                 InstallProgress::Planned { files } => counts.planned = Some(*files),
-                InstallProgress::Writing { slug } => bar.set_message(format!("writing {slug}")),
+                InstallProgress::Writing { slug } => {
+                    bar.set_message(format!("writing {}", crate::output::shown(slug)));
+                }
                 _ => {}
             }
         })

@@ -1,5 +1,11 @@
 //! `skills prompt` (the catalog as an agent sees it) and `skills sync` (the same catalog as
 //! the skills block of `AGENTS.md`).
+//!
+//! `sync` also checks the command the block tells the agent to run: another tool's binary is
+//! called `skills` too (the vercel `skills` package), and an agent that runs `skills read X`
+//! with that one first on `PATH` gets its answer, not ours.
+
+use std::path::{Path, PathBuf};
 
 use anstream::eprintln;
 use skills::render::{RenderOptions, SyncOptions};
@@ -60,6 +66,22 @@ pub(crate) fn sync(global: &Global, args: &SyncArgs) -> Exit {
         Ok(outcome) => outcome,
         Err(error) => return output::fail(global, &error),
     };
+    if !global.quiet {
+        for name in &outcome.left_out {
+            output::warn(&format!(
+                "'{name}' is not listed in the block: neither its name nor its folder name is a \
+                 valid skill name (lowercase letters, digits and '-'), so it cannot be named \
+                 safely in a command; rename its folder"
+            ));
+        }
+        warn_about_read_command(
+            global,
+            outcome
+                .read_command
+                .as_deref()
+                .unwrap_or(skills::render::DEFAULT_READ_COMMAND),
+        );
+    }
     if global.json {
         output::print_json(&outcome);
         return Exit::Success;
@@ -87,13 +109,69 @@ pub(crate) fn shadow_note(global: &Global, names: &[String]) {
     if global.quiet || names.is_empty() {
         return;
     }
-    // A name is shown without control characters: it came from a file in the workspace.
+    // A name came from a file in the workspace: it goes through the sanitiser.
     let shown: Vec<String> = names
         .iter()
-        .map(|name| name.chars().filter(|c| !c.is_control()).collect())
+        .map(|name| output::shown(name).into_owned())
         .collect();
     eprintln!(
         "{DIM}note{DIM:#}: workspace skills shadow your user skills of the same name: {} ('skills explain NAME' shows every copy)",
         shown.join(", ")
     );
+}
+
+/// Warns when the program an agent would run as `command` is not this one: another `skills`
+/// first on `PATH`. Nothing is said when `command` is not found at all (this program may be
+/// reached some other way, such as an agent's own `PATH`); `-v` says so.
+fn warn_about_read_command(global: &Global, command: &str) {
+    let Ok(this) = std::env::current_exe().and_then(std::fs::canonicalize) else {
+        return;
+    };
+    let Some(found) = find_command(global, command) else {
+        tracing::info!(
+            "'{command}' is not on PATH; the agent must find {} another way",
+            this.display()
+        );
+        return;
+    };
+    let canonical = std::fs::canonicalize(&found).unwrap_or_else(|_| found.clone());
+    if canonical != this {
+        output::warn(&format!(
+            "the '{command}' found on PATH is {}, not this program ({}): an agent told to run \
+             '{command} read NAME' would run that one. Put {} first on PATH, or set \
+             [sync] read_command in the home skills.toml to a command that runs this program",
+            output::shown_path(&found),
+            output::shown_path(&this),
+            output::shown_path(this.parent().unwrap_or(Path::new("/"))),
+        ));
+    }
+}
+
+/// Where the shell would find `command`: itself when it holds a `/` (`~/` is the home), else
+/// the first executable file of that name in a `PATH` folder.
+fn find_command(global: &Global, command: &str) -> Option<PathBuf> {
+    if let Some(rest) = command.strip_prefix("~/") {
+        let home = global.home.clone().or_else(std::env::home_dir)?;
+        return Some(home.join(rest)).filter(|path| is_executable(path));
+    }
+    if command.contains('/') {
+        return Some(PathBuf::from(command)).filter(|path| is_executable(path));
+    }
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .filter(|folder| !folder.as_os_str().is_empty())
+        .map(|folder| folder.join(command))
+        .find(|candidate| is_executable(candidate))
+}
+
+#[cfg(unix)]
+fn is_executable(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path)
+        .is_ok_and(|metadata| metadata.is_file() && metadata.permissions().mode() & 0o111 != 0)
+}
+
+#[cfg(not(unix))]
+fn is_executable(path: &Path) -> bool {
+    path.is_file()
 }

@@ -15,7 +15,7 @@ use crate::Exit;
 use crate::cli::{Global, RegistryCommand};
 use crate::context;
 use crate::install::runtime;
-use crate::output::{self, DIM, WARNING};
+use crate::output::{self, DIM};
 use crate::progress::Progress;
 
 /// Widest name, category and version columns before they are cut.
@@ -151,7 +151,7 @@ fn fail(global: &Global, error: &skills::Error) -> Exit {
 }
 
 fn warn(message: &str) {
-    eprintln!("{WARNING}warning{WARNING:#}: {message}");
+    output::warn(message);
 }
 
 /// Prints entries (or the listing as JSON); returns whether the catalog was stale.
@@ -171,31 +171,36 @@ fn print_entries(global: &Global, listing: &Listing) -> bool {
 
 /// Name, category, version and description, aligned; the description cut to the terminal.
 fn print_table(entries: &[Entry]) {
+    let width = output::width();
     let width_of = |cell: fn(&Entry) -> &str, cap: usize| {
-        entries
+        let widest = entries
             .iter()
-            .map(|entry| cell(entry).chars().count())
+            .map(|entry| single_line(cell(entry)).chars().count())
             .max()
-            .unwrap_or(0)
-            .min(cap)
+            .unwrap_or(0);
+        output::column(widest, cap, width)
     };
     let name_width = width_of(|entry| &entry.name, NAME_WIDTH);
     let category_width = width_of(|entry| &entry.category, CATEGORY_WIDTH);
     let version_width = width_of(|entry| &entry.version, VERSION_WIDTH);
     let used = name_width + category_width + version_width + 6;
-    let width = output::width();
+    // Cells are cut only on a terminal; piped output keeps every cell whole.
+    let cell = |text: &str, cell_width: usize| match width {
+        Some(_) => output::fit(&single_line(text), cell_width),
+        None => single_line(text),
+    };
     let mut table = String::new();
     for entry in entries {
-        let description = single_line(&entry.description);
+        let description = output::shown_description(&entry.description).into_owned();
         let description = match width {
             Some(width) => output::fit(&description, width.saturating_sub(used).max(20)),
             None => description,
         };
         let line = format!(
             "{:<name_width$}  {:<category_width$}  {:<version_width$}  {description}",
-            output::fit(&single_line(&entry.name), name_width),
-            output::fit(&single_line(&entry.category), category_width),
-            output::fit(&single_line(&entry.version), version_width),
+            cell(&entry.name, name_width),
+            cell(&entry.category, category_width),
+            cell(&entry.version, version_width),
         );
         table.push_str(line.trim_end());
         table.push('\n');
@@ -213,12 +218,13 @@ fn print_counts(global: &Global, answer: &Counts) -> bool {
             eprintln!("the catalog names none");
         }
     } else {
-        let name_width = counts
+        let width = output::width();
+        let widest = counts
             .iter()
-            .map(|count| count.name.chars().count())
+            .map(|count| single_line(&count.name).chars().count())
             .max()
-            .unwrap_or(0)
-            .min(NAME_WIDTH);
+            .unwrap_or(0);
+        let name_width = output::column(widest, NAME_WIDTH, width);
         let count_width = counts
             .iter()
             .map(|count| count.count.to_string().len())
@@ -228,7 +234,10 @@ fn print_counts(global: &Global, answer: &Counts) -> bool {
         for count in counts {
             table.push_str(&format!(
                 "{:<name_width$}  {:>count_width$}\n",
-                output::fit(&single_line(&count.name), name_width),
+                match width {
+                    Some(_) => output::fit(&single_line(&count.name), name_width),
+                    None => single_line(&count.name),
+                },
                 count.count
             ));
         }
@@ -269,7 +278,7 @@ fn print_notes(global: &Global, catalog: &Status, shown: Option<usize>) {
     eprintln!(
         "{DIM}{what} in the catalog fetched {} ({}){DIM:#}",
         age(catalog.age_secs),
-        catalog.url
+        output::shown(&catalog.url)
     );
     if catalog.stale {
         eprintln!(
@@ -293,8 +302,9 @@ fn age(seconds: u64) -> String {
     format!("{count} {unit}{} ago", if count == 1 { "" } else { "s" })
 }
 
+/// A registry's cell as one sanitised line: the catalog is someone else's text.
 fn single_line(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
+    output::shown_description(text).into_owned()
 }
 
 #[cfg(test)]

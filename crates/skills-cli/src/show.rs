@@ -25,12 +25,14 @@ pub(crate) fn run(global: &Global, args: &NameArgs) -> Exit {
     Exit::Success
 }
 
+/// Every value shown is the skill's text, so each goes through the sanitiser.
 fn print(skill: &Skill) {
     output::line(format_args!(
         "{OK}{}{OK:#}  {DIM}({}){DIM:#}",
-        skill.name, skill.scope
+        output::shown(&skill.name),
+        skill.scope
     ));
-    output::line(format_args!("  {}", skill.description));
+    output::line(format_args!("  {}", output::shown(&skill.description)));
     output::line("");
     let frontmatter = &skill.frontmatter;
     let mut fields: Vec<(&str, String)> = vec![
@@ -75,10 +77,10 @@ fn print(skill: &Skill) {
             let kind = input
                 .kind
                 .as_ref()
-                .map(|kind| format!(" [{kind}]"))
+                .map(|kind| format!(" [{}]", output::shown(kind)))
                 .unwrap_or_default();
             let required = if input.required { " (required)" } else { "" };
-            format!("{}{kind}{required}", input.name)
+            format!("{}{kind}{required}", output::shown(&input.name))
         })
         .collect();
     let label_width = labels
@@ -105,20 +107,23 @@ fn print(skill: &Skill) {
     }
     let width = fields.iter().map(|(key, _)| key.len()).max().unwrap_or(0);
     for (key, value) in fields {
-        output::line(format_args!("  {DIM}{key:<width$}{DIM:#}  {value}"));
+        output::line(format_args!(
+            "  {DIM}{key:<width$}{DIM:#}  {}",
+            output::shown(&value)
+        ));
     }
     if let Some(resources) = skill.resources.as_ref().filter(|list| !list.is_empty()) {
         output::line("");
         output::line(format_args!("  {DIM}resources{DIM:#}"));
         let width = resources
             .iter()
-            .map(|resource| resource.path.chars().count())
+            .map(|resource| output::shown(&resource.path).chars().count())
             .max()
             .unwrap_or(0);
         for resource in resources {
             output::line(format_args!(
                 "    {:<width$}  {DIM}{:>9}  {}{DIM:#}",
-                resource.path,
+                output::shown(&resource.path),
                 format!("{} B", resource.size),
                 format!("{:?}", resource.kind).to_lowercase()
             ));
@@ -144,6 +149,8 @@ fn describe(diagnostic: &Diagnostic) -> String {
         .unwrap_or_default();
     format!(
         "{style}{}{style:#}{DIM}[{}]{DIM:#}{line}: {}",
-        diagnostic.severity, diagnostic.code, diagnostic.message
+        diagnostic.severity,
+        diagnostic.code,
+        output::shown(&diagnostic.message)
     )
 }

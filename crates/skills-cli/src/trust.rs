@@ -39,7 +39,7 @@ pub(crate) fn run(global: &Global, args: &TrustArgs) -> Exit {
             "changed": change.changed,
         }));
     } else if !global.quiet {
-        let shown = change.workspace.display();
+        let shown = output::shown_path(&change.workspace);
         output::line(match (change.trusted, change.changed) {
             (true, true) => format!("{shown} is now trusted: its project skills are loaded"),
             (true, false) => format!("{shown} was already trusted"),
@@ -77,7 +77,10 @@ fn list(global: &Global, skills: &skills::Skills) -> Exit {
             }
             TrustState::Missing => "not trusted: the folder is gone (remove with --revoke PATH)",
         };
-        text.push_str(&format!("{}  {state}\n", workspace.path.display()));
+        text.push_str(&format!(
+            "{}  {state}\n",
+            output::shown_path(&workspace.path)
+        ));
     }
     output::raw(&text);
     Exit::Success
@@ -90,10 +93,10 @@ pub(crate) fn command_for(config: &skills::SkillsConfig) -> String {
     let mut command = "skills".to_owned();
     let home = std::env::home_dir();
     if home.as_deref().map(canonical) != Some(canonical(&config.home)) {
-        command.push_str(&format!(" --home {}", config.home.display()));
+        command.push_str(&format!(" --home {}", output::shown_path(&config.home)));
     }
     if config.app_dir != skills::types::config::DEFAULT_APP_DIR {
-        command.push_str(&format!(" --app-dir {}", config.app_dir));
+        command.push_str(&format!(" --app-dir {}", output::shown(&config.app_dir)));
     }
     command.push_str(" trust");
     let current = std::env::current_dir().ok();
@@ -101,7 +104,7 @@ pub(crate) fn command_for(config: &skills::SkillsConfig) -> String {
         .as_deref()
         .is_some_and(|current| canonical(current) == canonical(&config.workspace));
     if !same {
-        command.push_str(&format!(" {}", config.workspace.display()));
+        command.push_str(&format!(" {}", output::shown_path(&config.workspace)));
     }
     command
 }

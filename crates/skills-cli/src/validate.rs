@@ -139,13 +139,15 @@ fn describe(diagnostic: &Diagnostic, file_name: &str) -> String {
         Severity::Info => DIM,
     };
     let location = match (&diagnostic.path, diagnostic.line) {
-        (Some(path), _) => format!(" {}", path.display()),
-        (None, Some(line)) => format!(" {file_name}:{line}"),
+        (Some(path), _) => format!(" {}", output::shown_path(path)),
+        (None, Some(line)) => format!(" {}:{line}", output::shown(file_name)),
         (None, None) => String::new(),
     };
     format!(
         "{style}{}{style:#}{DIM}[{}]{DIM:#}{location}: {}",
-        diagnostic.severity, diagnostic.code, diagnostic.message
+        diagnostic.severity,
+        diagnostic.code,
+        output::shown(&diagnostic.message)
     )
 }
 
@@ -156,7 +158,7 @@ fn shown_path(report: &Report) -> String {
         .file_name()
         .is_some_and(|name| name == skills::types::files::SKILL_MD);
     let path: &Path = if canonical { &report.dir } else { &report.file };
-    path.display().to_string()
+    output::shown_path(path)
 }
 
 fn hint(path: &Path, error: &Error, recursive: bool) -> Option<String> {

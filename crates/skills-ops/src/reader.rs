@@ -142,6 +142,15 @@ pub fn read_beneath(dir: &Path, relative: &str, cap: u64) -> Result<Read, Refusa
     })
 }
 
+/// Opens each of `folders` in turn beneath the folder `dir`, creating the missing ones, and
+/// following no symlink at any step (each component is opened with `O_NOFOLLOW` relative to
+/// the one before). A writer that resolves its target this way cannot be sent outside `dir`
+/// by a link a repository committed (`docs -> /home/me/.ssh`). `dir` itself is the caller's
+/// and is resolved as the caller gave it.
+pub fn create_folders_beneath(dir: &Path, folders: &[&str]) -> Result<(), Refusal> {
+    imp::create_folders(dir, folders)
+}
+
 #[cfg(unix)]
 mod imp {
     use std::io::Read as _;
@@ -210,6 +219,33 @@ mod imp {
         Ok(bytes)
     }
 
+    pub(super) fn create_folders(dir: &Path, folders: &[&str]) -> Result<(), Refusal> {
+        let mut current = rustix::fs::open(dir, base_flags() | OFlags::DIRECTORY, Mode::empty())
+            .map_err(|errno| Refusal::RootUnavailable(errno.to_string()))?;
+        for folder in folders {
+            let open = |parent: &OwnedFd| {
+                rustix::fs::openat(
+                    parent,
+                    *folder,
+                    base_flags() | OFlags::DIRECTORY,
+                    Mode::empty(),
+                )
+            };
+            let next = match open(&current) {
+                Err(Errno::NOENT) => {
+                    match rustix::fs::mkdirat(&current, *folder, Mode::from_raw_mode(0o777)) {
+                        Ok(()) | Err(Errno::EXIST) => {}
+                        Err(errno) => return Err(refusal(errno)),
+                    }
+                    open(&current)
+                }
+                other => other,
+            };
+            current = next.map_err(|errno| folder_refusal(current.as_fd(), folder, errno))?;
+        }
+        Ok(())
+    }
+
     fn is_symlink(path: &Path) -> bool {
         std::fs::symlink_metadata(path).is_ok_and(|metadata| metadata.is_symlink())
     }
@@ -258,20 +294,7 @@ mod imp {
                 base_flags() | OFlags::DIRECTORY,
                 Mode::empty(),
             )
-            .map_err(|errno| {
-                // `O_DIRECTORY | O_NOFOLLOW` on a symlink answers ENOTDIR on Linux; say what it
-                // really is.
-                let linked =
-                    rustix::fs::statat(parent, *folder, rustix::fs::AtFlags::SYMLINK_NOFOLLOW)
-                        .is_ok_and(|stat| {
-                            FileType::from_raw_mode(stat.st_mode) == FileType::Symlink
-                        });
-                if linked {
-                    Refusal::Symlink
-                } else {
-                    refusal(errno)
-                }
-            })?;
+            .map_err(|errno| folder_refusal(parent, folder, errno))?;
             let stat = rustix::fs::fstat(&next).map_err(|errno| Refusal::Io(errno.to_string()))?;
             if stat.st_dev != device {
                 return Err(Refusal::Escapes);
@@ -286,6 +309,18 @@ mod imp {
             return Err(Refusal::Escapes);
         }
         Ok(file)
+    }
+
+    /// Why opening the folder `name` beneath `parent` failed. `O_DIRECTORY | O_NOFOLLOW` on a
+    /// symlink answers ENOTDIR on Linux; say what it really is.
+    fn folder_refusal(parent: rustix::fd::BorrowedFd<'_>, name: &str, errno: Errno) -> Refusal {
+        let linked = rustix::fs::statat(parent, name, rustix::fs::AtFlags::SYMLINK_NOFOLLOW)
+            .is_ok_and(|stat| FileType::from_raw_mode(stat.st_mode) == FileType::Symlink);
+        if linked {
+            Refusal::Symlink
+        } else {
+            refusal(errno)
+        }
     }
 
     fn refusal(errno: Errno) -> Refusal {
@@ -309,6 +344,10 @@ mod imp {
     use super::Refusal;
 
     pub(super) fn read(_dir: &Path, _components: &[&str], _cap: u64) -> Result<Vec<u8>, Refusal> {
+        Err(Refusal::Unsupported)
+    }
+
+    pub(super) fn create_folders(_dir: &Path, _folders: &[&str]) -> Result<(), Refusal> {
         Err(Refusal::Unsupported)
     }
 }

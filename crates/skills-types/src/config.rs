@@ -57,6 +57,11 @@ pub struct SkillsConfig {
     pub network: crate::install::NetworkConfig,
     /// The registry catalog.
     pub registry: crate::install::RegistryConfig,
+    /// The command `AGENTS.md` tells the agent to run to load a skill (`<command> read
+    /// NAME`); `None` is `skills`. Only the home `skills.toml` may set it (`[sync]
+    /// read_command`): a workspace must not choose what an agent runs.
+    #[serde(default)]
+    pub read_command: Option<String>,
 }
 
 impl SkillsConfig {
@@ -80,6 +85,7 @@ impl SkillsConfig {
             cache: true,
             network: crate::install::NetworkConfig::default(),
             registry: crate::install::RegistryConfig::default(),
+            read_command: None,
         }
     }
 }

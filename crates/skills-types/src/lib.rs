@@ -22,6 +22,7 @@ pub mod path_text;
 pub mod registry;
 pub mod render;
 pub mod rpc;
+pub mod sanitize;
 pub mod scope;
 pub mod service;
 pub mod skill;

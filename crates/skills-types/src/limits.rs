@@ -17,6 +17,10 @@ pub const MAX_NAME_CHARS: usize = 64;
 pub const MAX_DESCRIPTION_CHARS: usize = 1024;
 /// Longest `compatibility`, in Unicode scalar values after trimming.
 pub const MAX_COMPATIBILITY_CHARS: usize = 500;
+/// Longest description any renderer shows (the sanitiser's cap, ellipsis included): the
+/// validation limit, so a valid description is never cut, and a 100 KB one costs an agent's
+/// context one kilobyte.
+pub const MAX_RENDERED_DESCRIPTION_CHARS: usize = MAX_DESCRIPTION_CHARS;
 
 /// Deepest nesting of YAML collections accepted in a frontmatter. Real frontmatters nest two
 /// or three levels; deep nesting is an attack on the parser's stack.

@@ -122,6 +122,10 @@ pub struct BudgetReport {
     pub dropped: Vec<String>,
 }
 
+/// The command word `AGENTS.md` tells the agent to run (`skills read NAME`) when `[sync]
+/// read_command` is not set.
+pub const DEFAULT_READ_COMMAND: &str = "skills";
+
 /// The default `AGENTS.md` path, relative to the workspace.
 pub const AGENTS_MD: &str = "AGENTS.md";
 
@@ -152,9 +156,17 @@ pub struct SyncOutcome {
     /// Names of user skills a workspace skill of the same name shadows.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub shadows_user: Vec<String>,
+    /// Skills left out of the block because neither their name nor their folder id can be
+    /// named safely in a command (both fail the name rule), by sanitised name.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub left_out: Vec<String>,
+    /// The command word the block tells the agent to run (`<read_command> read NAME`) when
+    /// `[sync] read_command` sets one; `None` is `skills`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_command: Option<String>,
 }
 
-/// What `skills read a,b` prints: each skill's body verbatim under a header naming the skill
+/// What `skills read a,b` prints: each skill's body (sanitised as a block) under a header naming the skill
 /// and the directory its relative paths resolve against.
 ///
 /// The body is not wrapped in tags: it may hold any text, including a closing tag, so
@@ -192,12 +204,14 @@ pub fn read_text(bodies: &[SkillBody]) -> String {
             }
             out.push('\n');
         }
-        // The body stays verbatim; most open with the blank line that follows their
-        // frontmatter, and only the others get one added.
-        if !body.body.starts_with(['\n', '\r']) {
+        // The body keeps its lines and words; only what could steer a terminal or hide text
+        // from a person is removed (`sanitize::block`). Most open with the blank line that
+        // follows their frontmatter, and only the others get one added.
+        let text = crate::sanitize::block(&body.body);
+        if !text.starts_with(['\n', '\r']) {
             out.push('\n');
         }
-        out.push_str(&body.body);
+        out.push_str(&text);
         if !out.ends_with('\n') {
             out.push('\n');
         }
@@ -205,32 +219,9 @@ pub fn read_text(bodies: &[SkillBody]) -> String {
     out
 }
 
-/// Characters that end a line in some renderer; a Markdown list item must hold none, or a
-/// description could start a heading or a list item of its own.
-pub fn is_line_break(character: char) -> bool {
-    matches!(
-        character,
-        '\n' | '\r' | '\u{b}' | '\u{c}' | '\u{85}' | '\u{2028}' | '\u{2029}'
-    )
-}
+pub use crate::sanitize::is_line_break;
 
-/// The text with each run of line breaks collapsed to one space.
+/// The text on one line and sanitised: [`crate::sanitize::line`].
 pub fn one_line(text: &str) -> Cow<'_, str> {
-    if !text.contains(is_line_break) {
-        return Cow::Borrowed(text);
-    }
-    let mut out = String::with_capacity(text.len());
-    let mut in_break = false;
-    for character in text.chars() {
-        if is_line_break(character) {
-            if !in_break {
-                out.push(' ');
-            }
-            in_break = true;
-        } else {
-            out.push(character);
-            in_break = false;
-        }
-    }
-    Cow::Owned(out)
+    crate::sanitize::line(text)
 }
