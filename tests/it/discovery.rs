@@ -15,6 +15,7 @@ mod output;
 mod permissions;
 mod precedence;
 mod prompt;
+mod shadow_notes;
 mod symlinks;
 mod sync;
 mod trust;
@@ -178,7 +179,7 @@ impl Tree {
 
     /// Trusts the workspace through the library.
     pub(crate) fn trust(&self) {
-        Skills::new(self.config()).trust().unwrap();
+        Skills::new(self.config()).trust(&self.workspace).unwrap();
     }
 
     /// The library's configuration for this tree: every default, no cache.

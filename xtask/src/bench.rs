@@ -567,6 +567,8 @@ fn invocation(contender: Contender, tools: &Tools, tree: &tree::Tree) -> (Comman
     if discovers {
         command.arg("--workspace").arg(&tree.workspace);
         command.arg("--home").arg(&tree.home);
+        // Trusted for this command only, as a person would type it: nothing is recorded.
+        command.arg("--trust-workspace");
     }
     (command, &[0])
 }

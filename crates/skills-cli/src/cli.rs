@@ -45,6 +45,10 @@ pub(crate) struct Global {
     /// The application directory under home and workspace.
     #[arg(long, global = true, value_name = "NAME", default_value = skills::types::config::DEFAULT_APP_DIR)]
     pub(crate) app_dir: String,
+    /// Load the workspace's project skills for this one command, as if trusted (nothing is
+    /// recorded; `skills trust` records it for good).
+    #[arg(long, global = true)]
+    pub(crate) trust_workspace: bool,
 }
 
 /// Options of the commands that discover skills.
@@ -76,7 +80,8 @@ pub(crate) enum Command {
     Prompt(PromptArgs),
     /// Write the skills block of AGENTS.md, leaving the rest of the file alone.
     Sync(SyncArgs),
-    /// Trust this workspace, so its project skills are loaded (or stop trusting it).
+    /// Trust a workspace, so its project skills are loaded (recorded in your home), or stop
+    /// trusting it, or list the trusted ones.
     Trust(TrustArgs),
     /// One bundled file of a skill, read safely (no traversal, no symlinks, at most 128 KiB).
     Resource(ResourceArgs),
@@ -307,9 +312,15 @@ impl From<AgentArg> for skills::install::AgentTarget {
 
 #[derive(Debug, Args)]
 pub(crate) struct TrustArgs {
-    /// Remove the trust marker instead.
-    #[arg(long)]
+    /// The workspace to trust or revoke [default: the workspace].
+    #[arg(value_name = "PATH", conflicts_with = "list")]
+    pub(crate) path: Option<PathBuf>,
+    /// Remove your record of the workspace instead (also when its folder is gone).
+    #[arg(long, conflicts_with = "list")]
     pub(crate) revoke: bool,
+    /// Show every workspace you trust, and whether its folder is still the one you trusted.
+    #[arg(long)]
+    pub(crate) list: bool,
 }
 
 /// The scopes, as the command line spells them.

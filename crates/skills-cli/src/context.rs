@@ -54,6 +54,10 @@ pub(crate) fn config(
     }
     let mut config = SkillsConfig::new(workspace, home);
     config.app_dir = global.app_dir.clone();
+    if global.trust_workspace {
+        // Typed by the user for this one command: the same standing as their record.
+        config.trust = skills::catalog::TrustPolicy::Always;
+    }
     config.profile = discovery.and_then(|discovery| discovery.profile.clone());
     config.interop = !is_set(DISABLE_EXTERNAL);
     config.network.allow_loopback_http = is_set(ALLOW_LOCAL_HTTP);

@@ -113,8 +113,13 @@ fn print_table(listing: &Listing, quiet: bool) {
 
 fn summary_row(skill: &SkillSummary, shadowed: bool) -> Row<'_> {
     let mut notes = Vec::new();
-    if shadowed {
-        notes.push("shadowed".to_owned());
+    match skill.shadowed_by {
+        Some(winner) => notes.push(format!("shadowed by {winner}")),
+        None if shadowed => notes.push("shadowed".to_owned()),
+        None => {}
+    }
+    if skill.shadows_user() {
+        notes.push("shadows user".to_owned());
     }
     if skill.permission == Permission::Ask {
         notes.push("ask".to_owned());

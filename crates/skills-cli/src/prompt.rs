@@ -32,6 +32,7 @@ pub(crate) fn prompt(global: &Global, args: &PromptArgs) -> Exit {
         return Exit::Success;
     }
     output::raw(&rendered.text);
+    shadow_note(global, &rendered.shadows_user);
     let report = rendered.budget.as_ref().filter(|report| {
         !global.quiet
             && (!report.shortened.is_empty() || !report.dropped.is_empty() || !report.fits)
@@ -83,7 +84,10 @@ pub(crate) fn sync(global: &Global, args: &SyncArgs) -> Exit {
     }
     if global.json {
         output::print_json(&outcome);
-    } else if !global.quiet {
+        return Exit::Success;
+    }
+    shadow_note(global, &outcome.shadows_user);
+    if !global.quiet {
         let state = if outcome.changed {
             "wrote"
         } else {
@@ -97,6 +101,23 @@ pub(crate) fn sync(global: &Global, args: &SyncArgs) -> Exit {
         ));
     }
     Exit::Success
+}
+
+/// One line on stderr naming the user skills a workspace skill shadows: the agent is about to
+/// see (or be told to read) the tree's copy, not the user's own.
+pub(crate) fn shadow_note(global: &Global, names: &[String]) {
+    if global.quiet || names.is_empty() {
+        return;
+    }
+    // A name came from a file in the workspace: it goes through the sanitiser.
+    let shown: Vec<String> = names
+        .iter()
+        .map(|name| output::shown(name).into_owned())
+        .collect();
+    eprintln!(
+        "{DIM}note{DIM:#}: workspace skills shadow your user skills of the same name: {} ('skills explain NAME' shows every copy)",
+        shown.join(", ")
+    );
 }
 
 /// Warns when the program an agent would run as `command` is not this one: another `skills`

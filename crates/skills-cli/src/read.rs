@@ -29,6 +29,12 @@ pub(crate) fn run(global: &Global, args: &ReadArgs) -> Exit {
         output::print_json(&bodies);
     } else {
         output::raw(&skills::render::read_text(&bodies));
+        let shadowing: Vec<String> = bodies
+            .iter()
+            .filter(|body| body.shadows_user)
+            .map(|body| body.name.clone())
+            .collect();
+        crate::prompt::shadow_note(global, &shadowing);
     }
     Exit::Success
 }

@@ -278,6 +278,7 @@ fn with_line_endings(text: &str, crlf: bool) -> Cow<'_, str> {
 /// `options.output`), touching the file only when its bytes change.
 pub fn sync(config: &SkillsConfig, options: &SyncOptions) -> Result<SyncOutcome, Error> {
     let catalog = crate::discover::discover(config)?;
+    let shadows_user = catalog.user_shadows();
     let skills: Vec<Skill> = catalog
         .skills
         .into_iter()
@@ -313,6 +314,7 @@ pub fn sync(config: &SkillsConfig, options: &SyncOptions) -> Result<SyncOutcome,
         skills: skills.len() - left_out.len(),
         left_out,
         read_command,
+        shadows_user,
     })
 }
 
@@ -392,7 +394,7 @@ fn read_existing(path: &Path) -> Result<Option<String>, Error> {
         }
         Ok(_) => {}
     }
-    let file = open_no_follow(path).map_err(|source| Error::io("open", path, source))?;
+    let file = crate::fs::open_no_follow(path).map_err(|source| Error::io("open", path, source))?;
     let metadata = file
         .metadata()
         .map_err(|source| Error::io("inspect", path, source))?;
@@ -427,23 +429,6 @@ fn read_existing(path: &Path) -> Result<Option<String>, Error> {
             error.utf8_error().valid_up_to()
         ))
     })
-}
-
-/// Opens for reading without following a final symlink (closing the race with the check in
-/// [`read_existing`]) and without blocking on a FIFO planted under the name.
-#[cfg(unix)]
-fn open_no_follow(path: &Path) -> std::io::Result<std::fs::File> {
-    use rustix::fs::OFlags;
-    use std::os::unix::fs::OpenOptionsExt;
-    std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags((OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::NOCTTY).bits() as i32)
-        .open(path)
-}
-
-#[cfg(not(unix))]
-fn open_no_follow(path: &Path) -> std::io::Result<std::fs::File> {
-    std::fs::File::open(path)
 }
 
 #[cfg(test)]

@@ -4,6 +4,7 @@
 
 use skills_types::catalog::{
     Candidate, Explanation, HiddenReason, ListOptions, Listing, SkillBody, Standing,
+    listed_shadowed,
 };
 use skills_types::render::{RenderOptions, Rendered};
 use skills_types::{Catalog, Error, Skill, SkillSummary, SkillsConfig};
@@ -20,10 +21,9 @@ pub fn list(config: &SkillsConfig, options: &ListOptions) -> Result<Listing, Err
     let mut records = std::mem::take(&mut catalog.skills);
     let mut shadowed = std::mem::take(&mut catalog.shadowed);
     let mut listing = catalog.into_listing(options);
+    // The losers first: which copy beat each is read from the winners' records.
+    listing.shadowed = listed_shadowed(&records, &mut shadowed, options);
     listing.skills = summaries(&mut records, options);
-    if options.include_shadowed {
-        listing.shadowed = summaries(&mut shadowed, options);
-    }
     rayon::spawn(move || drop((records, shadowed)));
     Ok(listing)
 }
@@ -53,6 +53,7 @@ pub fn read(config: &SkillsConfig, names: &[&str]) -> Result<Vec<SkillBody>, Err
                 when_to_use: skill.when_to_use.clone(),
                 inputs: skill.inputs.clone(),
                 body: document.body,
+                shadows_user: skill.shadows_user(),
             })
         })
         .collect()
@@ -71,7 +72,9 @@ pub fn render_catalog(config: &SkillsConfig, options: &RenderOptions) -> Result<
         options.budget_chars = catalog.budget_chars;
     }
     options.pinned = resolve_pins(&catalog, &options.pinned)?;
-    Ok(crate::render::render(&catalog.skills, &options))
+    let mut rendered = crate::render::render(&catalog.skills, &options);
+    rendered.shadows_user = catalog.user_shadows();
+    Ok(rendered)
 }
 
 /// The names of the skills `pins` pick, or why some pick none (all of them, in one error).
@@ -326,5 +329,52 @@ mod tests {
         assert_eq!(edit_distance("alpah", "alpha"), 1);
         assert_eq!(edit_distance("kitten", "sitting"), 3);
         assert_eq!(edit_distance("", "abc"), 3);
+    }
+
+    /// The user's `shared` lost to the project's; `mine` lost to another user root's copy.
+    fn shadowing() -> (Vec<Skill>, Vec<Skill>) {
+        use skills_types::SkillScope::{Project, User};
+        use skills_types::skill::Shadowed;
+        let lost = |skill: &Skill| Shadowed {
+            scope: skill.scope,
+            root: skill.root.clone(),
+            location: skill.location.clone(),
+            reason: "precedence".to_owned(),
+        };
+        let user_shared = crate::testing::skill("shared", "The user's.", User);
+        let mut user_mine = crate::testing::skill("mine", "Second root.", User);
+        user_mine.location = "/skills/user2/mine/SKILL.md".into();
+        let mut project_shared = crate::testing::skill("shared", "The tree's.", Project);
+        project_shared.shadowed.push(lost(&user_shared));
+        let mut first_mine = crate::testing::skill("mine", "First root.", User);
+        first_mine.shadowed.push(lost(&user_mine));
+        (
+            vec![first_mine, project_shared],
+            vec![user_shared, user_mine],
+        )
+    }
+
+    #[test]
+    fn a_scope_listing_shows_its_copy_another_scope_won_marked() {
+        use skills_types::SkillScope::{Project, User};
+        let (winners, mut losers) = shadowing();
+        let mut options = ListOptions::default();
+        assert!(listed_shadowed(&winners, &mut losers.clone(), &options).is_empty());
+        options.scope = Some(User);
+        let shown = listed_shadowed(&winners, &mut losers.clone(), &options);
+        assert_eq!(shown.len(), 1, "{shown:?}");
+        assert_eq!(shown[0].name, "shared");
+        assert_eq!(shown[0].shadowed_by, Some(Project));
+        options.scope = Some(Project);
+        assert!(listed_shadowed(&winners, &mut losers.clone(), &options).is_empty());
+        options.scope = None;
+        options.include_shadowed = true;
+        let all = listed_shadowed(&winners, &mut losers, &options);
+        let by: Vec<_> = all
+            .iter()
+            .map(|s| (s.name.as_str(), s.shadowed_by))
+            .collect();
+        assert_eq!(by, [("shared", Some(Project)), ("mine", Some(User))]);
+        assert!(winners[1].shadows_user() && !winners[0].shadows_user());
     }
 }

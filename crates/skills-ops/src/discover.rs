@@ -62,8 +62,10 @@ pub(crate) fn roots_of(config: &SkillsConfig, scope: skills_types::SkillScope) -
 /// Discovers every skill the configuration reaches.
 pub fn discover(config: &SkillsConfig) -> Result<Catalog, Error> {
     let started = std::time::Instant::now();
-    let trusted = trust::is_trusted(config);
+    let standing = trust::standing(config);
+    let trusted = standing.trusted;
     let (config, mut diagnostics) = settings::effective(config, trusted);
+    diagnostics.extend(standing.diagnostics);
     let plan = roots::plan(&config, trusted);
     if !plan.untrusted.is_empty() {
         let listed: Vec<String> = plan

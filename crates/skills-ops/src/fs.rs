@@ -173,6 +173,24 @@ pub fn lock_root(root: &Path) -> io::Result<File> {
     Ok(file)
 }
 
+/// Opens a file for reading without following a final symlink (closing the race with an
+/// earlier check of the name) and without blocking on a FIFO planted under it; the caller
+/// still checks that it is a regular file.
+#[cfg(unix)]
+pub(crate) fn open_no_follow(path: &Path) -> io::Result<File> {
+    use rustix::fs::OFlags;
+    use std::os::unix::fs::OpenOptionsExt as _;
+    OpenOptions::new()
+        .read(true)
+        .custom_flags((OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::NOCTTY).bits() as i32)
+        .open(path)
+}
+
+#[cfg(not(unix))]
+pub(crate) fn open_no_follow(path: &Path) -> io::Result<File> {
+    File::open(path)
+}
+
 /// Flushes a directory's entries (a rename or a new file in it) to disk.
 #[cfg(unix)]
 pub fn sync_directory(dir: &Path) -> io::Result<()> {

@@ -44,6 +44,7 @@ pub fn render(skills: &[Skill], options: &RenderOptions) -> Rendered {
         return Rendered {
             text: write(format, &items, &Fit::everything(items.len())),
             budget: None,
+            shadows_user: Vec::new(),
         };
     };
     let fit = Fit::within(format, &items, budget_chars);
@@ -76,6 +77,7 @@ pub fn render(skills: &[Skill], options: &RenderOptions) -> Rendered {
             shortened,
             dropped,
         }),
+        shadows_user: Vec::new(),
     }
 }
 
@@ -346,6 +348,7 @@ fn summary(skill: &Skill, description: String) -> SkillSummary {
         permission: skill.permission,
         diagnostics: Vec::new(),
         shadowed: Vec::new(),
+        shadowed_by: None,
     }
 }
 
@@ -726,6 +729,7 @@ mod tests {
                     kind: Some("path".to_owned()),
                 }],
                 body: "\n# CSV\n\nRun `scripts/join.py`; see references/format.md.\n".to_owned(),
+                shadows_user: false,
             },
             SkillBody {
                 id: "pdf-tools".to_owned(),
@@ -735,6 +739,7 @@ mod tests {
                 when_to_use: None,
                 inputs: Vec::new(),
                 body: "# PDF\n\nNo trailing newline <b>verbatim</b>".to_owned(),
+                shadows_user: false,
             },
         ];
         insta::assert_snapshot!("read_text", read_text(&bodies));

@@ -112,10 +112,11 @@ pub mod agents_md {
 }
 
 pub mod trust {
-    //! The twin of `skills_ops::trust`: nothing is trusted, and the marker is not written.
+    //! The twin of `skills_ops::trust`: nothing is trusted, and no record is read or written.
 
-    use std::path::PathBuf;
+    use std::path::Path;
 
+    use skills_types::trust::{TrustChange, TrustedWorkspace};
     use skills_types::{Error, SkillsConfig};
 
     /// Disabled: never trusted.
@@ -124,12 +125,17 @@ pub mod trust {
     }
 
     /// Disabled: always `Err(Error::Disabled)`.
-    pub fn trust(_config: &SkillsConfig) -> Result<PathBuf, Error> {
+    pub fn trust(_config: &SkillsConfig, _workspace: &Path) -> Result<TrustChange, Error> {
         Err(Error::Disabled)
     }
 
     /// Disabled: always `Err(Error::Disabled)`.
-    pub fn revoke_trust(_config: &SkillsConfig) -> Result<bool, Error> {
+    pub fn revoke(_config: &SkillsConfig, _workspace: &Path) -> Result<TrustChange, Error> {
+        Err(Error::Disabled)
+    }
+
+    /// Disabled: always `Err(Error::Disabled)`.
+    pub fn list(_config: &SkillsConfig) -> Result<Vec<TrustedWorkspace>, Error> {
         Err(Error::Disabled)
     }
 }

@@ -74,6 +74,16 @@ pub struct Catalog {
 }
 
 impl Catalog {
+    /// The names of the user skills a workspace skill of the same name shadows, in catalog
+    /// order: what `prompt`, `sync` and `read` tell the user on stderr.
+    pub fn user_shadows(&self) -> Vec<String> {
+        self.skills
+            .iter()
+            .filter(|skill| skill.shadows_user())
+            .map(|skill| skill.name.clone())
+            .collect()
+    }
+
     /// The listing of this catalog: summaries, optionally with the shadowed copies, optionally
     /// of one scope only.
     pub fn into_listing(self, options: &ListOptions) -> Listing {
@@ -86,13 +96,11 @@ impl Catalog {
                 .map(SkillSummary::from)
                 .collect()
         };
+        let mut shadowed = self.shadowed;
+        let shadowed = listed_shadowed(&self.skills, &mut shadowed, options);
         Listing {
             skills: summaries(self.skills),
-            shadowed: if options.include_shadowed {
-                summaries(self.shadowed)
-            } else {
-                Vec::new()
-            },
+            shadowed,
             hidden: if options.include_shadowed {
                 self.hidden
                     .into_iter()
@@ -108,12 +116,55 @@ impl Catalog {
     }
 }
 
+/// The shadowed copies a listing shows, each with the scope of the copy that beat it
+/// (`shadowed_by`), their fields taken from `losers`.
+///
+/// With `include_shadowed`, every loser of the asked scope. Without it, a listing of one scope
+/// still shows that scope's best copy of a name whose winner is of another scope: `list
+/// --scope user` must not hide the user's own skill because a project copy wins (it is
+/// marked instead).
+pub fn listed_shadowed(
+    winners: &[Skill],
+    losers: &mut [Skill],
+    options: &ListOptions,
+) -> Vec<SkillSummary> {
+    if !options.include_shadowed && options.scope.is_none() {
+        return Vec::new();
+    }
+    let winner_of: std::collections::HashMap<&std::path::Path, SkillScope> = winners
+        .iter()
+        .flat_map(|winner| {
+            winner
+                .shadowed
+                .iter()
+                .map(|shadowed| (shadowed.location.as_path(), winner.scope))
+        })
+        .collect();
+    let mut shown: Vec<SkillSummary> = Vec::new();
+    for loser in losers.iter_mut() {
+        if options.scope.is_some_and(|scope| loser.scope != scope) {
+            continue;
+        }
+        let by = winner_of.get(loser.location.as_path()).copied();
+        if !options.include_shadowed
+            && (by == options.scope || shown.iter().any(|summary| summary.name == loser.name))
+        {
+            continue;
+        }
+        let mut summary = SkillSummary::take_from(loser);
+        summary.shadowed_by = by;
+        shown.push(summary);
+    }
+    shown
+}
+
 /// What `list` returns: the catalog without frontmatter or bodies.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Listing {
     /// The skills an agent sees.
     pub skills: Vec<SkillSummary>,
-    /// Copies that lost a collision (only when asked for).
+    /// Copies that lost a collision, each with `shadowed_by`: all of them when asked for;
+    /// with a scope, also that scope's copy of a name another scope won.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub shadowed: Vec<SkillSummary>,
     /// Skills kept out by a permission rule or `disabled` (only with the shadowed copies).
@@ -209,4 +260,7 @@ pub struct SkillBody {
     pub inputs: Vec<crate::skill::SkillInput>,
     /// The body, verbatim.
     pub body: String,
+    /// Whether this workspace copy shadows a user skill of the same name.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub shadows_user: bool,
 }

@@ -96,9 +96,12 @@ impl SkillsConfig {
 )]
 #[serde(rename_all = "kebab-case")]
 pub enum TrustPolicy {
-    /// Trusted when `<workspace>/<app_dir>/trust` exists.
+    /// Trusted when the user's record (`<home>/<app_dir>/trusted-workspaces.json`) holds the
+    /// workspace's canonical path and folder identity. `marker`, the old name (when a file in
+    /// the workspace decided), is read as this.
     #[default]
-    Marker,
+    #[serde(alias = "marker")]
+    User,
     /// Always trusted (an embedding core that decided itself).
     Always,
     /// Never trusted.

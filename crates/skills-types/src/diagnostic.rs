@@ -72,6 +72,8 @@ diagnostic_codes! {
     // Discovery (02 §Scopes and roots, §Scanning a root, §Identity, collisions and order).
     Shadowed = "shadowed": "Another skill of the same name in a higher-precedence place wins; this copy is not used.",
     UntrustedWorkspace = "untrusted-workspace": "The workspace is not trusted, so its project and legacy skills were not loaded (run `skills trust`).",
+    TrustMarkerIgnored = "trust-marker-ignored": "The workspace carries an old in-tree trust marker, which no longer trusts it: trust is recorded per user (run `skills trust PATH`).",
+    TrustRecordInvalid = "trust-record-invalid": "The per-user record of trusted workspaces could not be read (not a regular file, too large, or not valid JSON), so no workspace is trusted.",
     SymlinkOutsideRoots = "symlink-outside-roots": "A symlinked directory was not followed: a workspace's link points outside the workspace's roots, or a link met below a followed one points outside every root.",
     SymlinkSkipped = "symlink-skipped": "A symlink was not followed because the symlink policy forbids it.",
     DuplicateDirectory = "duplicate-directory": "A directory was reached a second time (through a symlink, or overlapping roots) and was loaded once.",

@@ -153,6 +153,14 @@ pub enum Error {
     /// An argument is malformed; the message says which and why.
     #[error("{0}")]
     InvalidInput(String),
+    /// The per-user record of trusted workspaces cannot be used, so nothing is trusted.
+    #[error("the trust record {} cannot be used: {reason}; no workspace is trusted until it is fixed or removed", path.display())]
+    TrustRecordInvalid {
+        /// The record file.
+        path: PathBuf,
+        /// What is wrong with it, as a clause.
+        reason: String,
+    },
     /// A folder below a tree being validated that was not validated (`validate --recursive`
     /// reports what it skips instead of passing over it).
     #[error("{} was not validated: {reason}", path.display())]
@@ -191,6 +199,7 @@ impl Error {
             Self::Conflict { .. } | Self::NamespaceConflict { .. } => "conflict",
             Self::InvalidInput(_) => "invalid_input",
             Self::NotValidated { .. } => "not_validated",
+            Self::TrustRecordInvalid { .. } => "trust_record_invalid",
         }
     }
 

@@ -28,6 +28,7 @@ pub mod service;
 pub mod skill;
 pub mod tool;
 pub mod trigger;
+pub mod trust;
 pub mod validate;
 
 pub use catalog::Catalog;

@@ -95,5 +95,8 @@ pub const MAX_CATALOG_BYTES: u64 = 8 * MIB;
 /// Most entries read from a registry catalog; the rest are skipped with a warning. Bounds the
 /// cache, which spells out every field of every entry.
 pub const MAX_CATALOG_ENTRIES: usize = 50_000;
+/// Largest per-user trust record (`trusted-workspaces.json`) read; a bigger one trusts
+/// nothing.
+pub const MAX_TRUST_FILE_BYTES: u64 = MIB;
 /// How long a cached registry catalog is fresh, in seconds.
 pub const CATALOG_TTL_SECS: u64 = 60 * 60;

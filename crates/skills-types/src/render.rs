@@ -102,6 +102,9 @@ pub struct Rendered {
     /// What the budget did, when there was one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub budget: Option<BudgetReport>,
+    /// Names of user skills a workspace skill of the same name shadows.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub shadows_user: Vec<String>,
 }
 
 /// What fitting the catalog into its budget took.
@@ -150,6 +153,9 @@ pub struct SyncOutcome {
     pub changed: bool,
     /// How many skills the block lists.
     pub skills: usize,
+    /// Names of user skills a workspace skill of the same name shadows.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub shadows_user: Vec<String>,
     /// Skills left out of the block because neither their name nor their folder id can be
     /// named safely in a command (both fail the name rule), by sanitised name.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

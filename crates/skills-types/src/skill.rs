@@ -190,9 +190,34 @@ pub struct SkillSummary {
     /// Copies it won against.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub shadowed: Vec<Shadowed>,
+    /// On a copy that lost a collision: the scope of the copy that won.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shadowed_by: Option<SkillScope>,
+}
+
+/// Whether a winner of `scope` that beat the copies `shadowed` is a workspace copy (project,
+/// profile) that won over a user copy of the same name: the user's own skill is out of the
+/// agent's sight because of a tree, which the user is told about.
+fn shadows_user(scope: SkillScope, shadowed: &[Shadowed]) -> bool {
+    scope > SkillScope::User
+        && shadowed
+            .iter()
+            .any(|shadowed| shadowed.scope == SkillScope::User)
+}
+
+impl Skill {
+    /// Whether this workspace copy won over a user copy of the same name.
+    pub fn shadows_user(&self) -> bool {
+        shadows_user(self.scope, &self.shadowed)
+    }
 }
 
 impl SkillSummary {
+    /// Whether this workspace copy won over a user copy of the same name.
+    pub fn shadows_user(&self) -> bool {
+        shadows_user(self.scope, &self.shadowed)
+    }
+
     /// The summary of `skill`, its fields moved out: what is left of the record (frontmatter,
     /// paths, maps) is the caller's to free, when and where it likes.
     pub fn take_from(skill: &mut Skill) -> Self {
@@ -205,6 +230,7 @@ impl SkillSummary {
             permission: skill.permission,
             diagnostics: std::mem::take(&mut skill.diagnostics),
             shadowed: std::mem::take(&mut skill.shadowed),
+            shadowed_by: None,
         }
     }
 }
@@ -226,6 +252,7 @@ impl From<&Skill> for SkillSummary {
             permission: skill.permission,
             diagnostics: skill.diagnostics.clone(),
             shadowed: skill.shadowed.clone(),
+            shadowed_by: None,
         }
     }
 }

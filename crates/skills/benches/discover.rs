@@ -88,6 +88,9 @@ fn main() -> ExitCode {
     };
     let mut config = SkillsConfig::new(&args.workspace, &args.home);
     config.cache = args.cache;
+    // The bench's workspace is trusted for the run (as `--trust-workspace` does for the
+    // binary), so no record is written into the bench's home.
+    config.trust = skills::catalog::TrustPolicy::Always;
     let skills = Skills::new(config);
     let catalog = match skills.discover() {
         Ok(catalog) => catalog,

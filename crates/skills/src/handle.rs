@@ -2,7 +2,7 @@
 //! question about the catalog; each method delegates to the compiled-in behaviour (or to the
 //! stub's twin when the `skills` feature is off), so each signature is written once, here.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 use skills_types::catalog::{Explanation, ListOptions, Listing, SkillBody};
@@ -15,6 +15,7 @@ use skills_types::registry::{self, Counts, Query, Status};
 use skills_types::render::{RenderOptions, Rendered, SyncOptions, SyncOutcome};
 use skills_types::service::{BoxFuture, SkillsService};
 use skills_types::skill::ResourceContent;
+use skills_types::trust::{TrustChange, TrustedWorkspace};
 use skills_types::validate::{Options, Report};
 use skills_types::{Catalog, Error, Skill, SkillScope, SkillsConfig};
 
@@ -249,20 +250,26 @@ impl Skills {
         ops::trust::is_trusted(&self.config)
     }
 
-    /// Marks the workspace as trusted; returns the marker's path.
-    pub fn trust(&self) -> Result<PathBuf, Error> {
+    /// Records `workspace` as trusted by this user, in `<home>/<app_dir>/trusted-workspaces.json`
+    /// (by canonical path and folder identity; nothing is written into the workspace).
+    pub fn trust(&self, workspace: &Path) -> Result<TrustChange, Error> {
         self.baseline();
-        let marker = ops::trust::trust(&self.config)?;
+        let change = ops::trust::trust(&self.config, workspace)?;
         self.changed::<()>(SkillsEvent::CatalogChanged, []);
-        Ok(marker)
+        Ok(change)
     }
 
-    /// Removes the trust marker; returns whether there was one.
-    pub fn revoke_trust(&self) -> Result<bool, Error> {
+    /// Removes the user's record of `workspace`, also when its folder is gone.
+    pub fn revoke_trust(&self, workspace: &Path) -> Result<TrustChange, Error> {
         self.baseline();
-        let removed = ops::trust::revoke_trust(&self.config)?;
+        let change = ops::trust::revoke(&self.config, workspace)?;
         self.changed::<()>(SkillsEvent::CatalogChanged, []);
-        Ok(removed)
+        Ok(change)
+    }
+
+    /// Every workspace this user trusts, and whether each folder is still the one trusted.
+    pub fn trusted_workspaces(&self) -> Result<Vec<TrustedWorkspace>, Error> {
+        ops::trust::list(&self.config)
     }
 
     /// Before a mutation: makes sure the publisher has a catalog to compare the next one with,

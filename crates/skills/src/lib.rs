@@ -127,6 +127,13 @@ pub mod rpc {
     pub use skills_types::service::{BoxFuture, SkillsService};
 }
 
+pub mod trust {
+    //! Which workspaces this user trusts (the per-user record; 02 §Scopes and roots,
+    //! **Trust**).
+
+    pub use skills_types::trust::*;
+}
+
 pub mod validate {
     //! Linting skills strictly against a profile, reporting every violation with its code
     //! (01 §The validator and its profiles).

@@ -18,10 +18,12 @@ enum Step {
     File(&'static str, &'static str),
     /// `(link, target)`, the target as written into the link.
     Link(&'static str, &'static str),
+    /// The user trusts the workspace (a record in the home).
+    Trust,
 }
 
 /// A mixed tree: every scope, collisions in each rule, categories, a link between roots, a
-/// broken file, a defaulted name, a permission rule and the trust marker.
+/// broken file, a defaulted name, a permission rule and the user's trust.
 const STEPS: &[Step] = &[
     Step::Skill(Place::UserOpenhuman, "alpha", "alpha", "First user skill."),
     Step::Skill(Place::UserOpenhuman, "cat/beta", "beta", "In a category."),
@@ -76,7 +78,7 @@ const STEPS: &[Step] = &[
         "home/.openhuman/skills.toml",
         "[permissions]\n\"gam*\" = \"ask\"\n",
     ),
-    Step::File("ws/.openhuman/trust", ""),
+    Step::Trust,
 ];
 
 impl Step {
@@ -93,6 +95,7 @@ impl Step {
                 std::fs::create_dir_all(link.parent().unwrap()).unwrap();
                 symlink(Path::new(target), &link);
             }
+            Step::Trust => tree.trust(),
         }
     }
 }

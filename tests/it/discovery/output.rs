@@ -104,6 +104,10 @@ fn explain_human() {
 fn prompt_markdown() {
     let tree = tree();
     let run = tree.run(&["prompt", "--format", "markdown"]);
-    assert_eq!(run.stderr, "");
+    // The project's pdf-tools shadows the user's copy, and the user is told.
+    assert_eq!(
+        run.stderr,
+        "note: workspace skills shadow your user skills of the same name: pdf-tools ('skills explain NAME' shows every copy)\n"
+    );
     snapshot("prompt_markdown", &tree.redact(run.ok()));
 }

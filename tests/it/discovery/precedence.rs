@@ -389,7 +389,7 @@ fn one_copy_in_every_root_lines_up_in_precedence_order() {
             line.starts_with(&format!("dup  {:<7}  {place:?}", place.scope().as_str())),
             "{line}"
         );
-        assert!(line.ends_with("(shadowed)"), "{line}");
+        assert!(line.ends_with("(shadowed by profile)"), "{line}");
     }
 
     // Without the profile, the project copy in the first project root wins.

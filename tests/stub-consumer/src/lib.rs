@@ -59,7 +59,9 @@ mod tests {
         let skills = skills::Skills::new(skills::SkillsConfig::new(workspace, home));
         assert!(skills.discover().unwrap().skills.is_empty());
         assert!(!skills.is_trusted());
-        assert_disabled(skills.trust());
+        assert_disabled(skills.trust(workspace));
+        assert_disabled(skills.revoke_trust(workspace));
+        assert_disabled(skills.trusted_workspaces());
         assert_disabled(skills.get("pdf-tools"));
         assert_disabled(skills.sync_agents_md(&skills::render::SyncOptions::default()));
     }

@@ -276,7 +276,7 @@ fn category(rng: &mut Rng) -> Option<&'static str> {
 pub(crate) struct Tree {
     /// `<t>/home`.
     pub(crate) home: PathBuf,
-    /// `<t>/ws`, trusted.
+    /// `<t>/ws`, trusted per command (`--trust-workspace`).
     pub(crate) workspace: PathBuf,
     /// Every skill root, in [`ROOTS`] order.
     pub(crate) roots: Vec<PathBuf>,
@@ -315,7 +315,6 @@ pub(crate) fn generate(base: &Path, skills: usize) -> io::Result<Tree> {
     for root in &roots {
         fs::create_dir_all(root)?;
     }
-    fs::write(workspace.join(".openhuman/trust"), "")?;
     let mut definition_bytes = 0;
     let mut text = String::new();
     for entry in &plan.entries {
@@ -551,7 +550,7 @@ mod tests {
                 .unwrap()
         };
         assert_eq!(file(&a), file(&b));
-        assert!(first.join("ws/.openhuman/trust").is_file());
+        assert!(!first.join("ws/.openhuman/trust").exists());
         fs::remove_dir_all(first).unwrap();
         fs::remove_dir_all(second).unwrap();
     }

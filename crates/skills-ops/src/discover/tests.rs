@@ -11,7 +11,7 @@ use crate::testing::Tree;
 
 impl Tree {
     fn trust(&self) {
-        trust::trust(&self.config()).unwrap();
+        trust::trust(&self.config(), &self.config().workspace).unwrap();
     }
 
     /// Writes `<root>/<relative>/SKILL.md` for a skill named `name`.

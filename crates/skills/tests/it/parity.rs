@@ -14,6 +14,7 @@ use skills::install::{ConnectGuard, InstallOutcome, InstallRequest, ProgressSink
 use skills::manage::{CreateSkill, Uninstalled, UpdateSkill, Written};
 use skills::registry::{self as registry, Counts, Query, Status};
 use skills::render::{RenderOptions, Rendered, SyncOptions, SyncOutcome};
+use skills::trust::{TrustChange, TrustedWorkspace};
 use skills::validate::{Options, Profile, Report};
 use skills::{Catalog, Error, Skill, SkillDocument, SkillScope, Skills, SkillsConfig};
 
@@ -43,8 +44,9 @@ const _: fn(&Skills, &str) -> Result<Explanation, Error> = Skills::explain;
 const _: fn(&Skills, &RenderOptions) -> Result<Rendered, Error> = Skills::render_catalog;
 const _: fn(&Skills, &SyncOptions) -> Result<SyncOutcome, Error> = Skills::sync_agents_md;
 const _: fn(&Skills) -> bool = Skills::is_trusted;
-const _: fn(&Skills) -> Result<PathBuf, Error> = Skills::trust;
-const _: fn(&Skills) -> Result<bool, Error> = Skills::revoke_trust;
+const _: fn(&Skills, &Path) -> Result<TrustChange, Error> = Skills::trust;
+const _: fn(&Skills, &Path) -> Result<TrustChange, Error> = Skills::revoke_trust;
+const _: fn(&Skills) -> Result<Vec<TrustedWorkspace>, Error> = Skills::trusted_workspaces;
 const _: fn(&[SkillBody]) -> String = skills::render::read_text;
 
 /// `install` is `async`, so it is pinned through a function with its exact signature, and its
@@ -282,9 +284,11 @@ fn the_handle_behaves_as_documented_on_each_side() {
                 .contains("**pdf-tools**")
         );
         assert!(!skills.is_trusted());
-        skills.trust().unwrap();
+        let workspace = skills.config().workspace.clone();
+        skills.trust(&workspace).unwrap();
         assert!(skills.is_trusted());
-        assert!(skills.revoke_trust().unwrap());
+        assert_eq!(skills.trusted_workspaces().unwrap().len(), 1);
+        assert!(skills.revoke_trust(&workspace).unwrap().changed);
         let outcome = skills.sync_agents_md(&SyncOptions::default()).unwrap();
         assert!(outcome.changed);
     } else {
@@ -306,8 +310,10 @@ fn the_handle_behaves_as_documented_on_each_side() {
         disabled(skills.explain("pdf-tools").unwrap_err());
         assert_eq!(skills.render_catalog(&markdown).unwrap().text, "");
         assert!(!skills.is_trusted());
-        disabled(skills.trust().unwrap_err());
-        disabled(skills.revoke_trust().unwrap_err());
+        let workspace = skills.config().workspace.clone();
+        disabled(skills.trust(&workspace).unwrap_err());
+        disabled(skills.revoke_trust(&workspace).unwrap_err());
+        disabled(skills.trusted_workspaces().unwrap_err());
         disabled(skills.sync_agents_md(&SyncOptions::default()).unwrap_err());
         assert_eq!(skills::render::read_text(&[]), "");
     }
