@@ -442,7 +442,6 @@ impl<'de> Visitor<'de> for MappingText<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::time::Instant;
 
     fn mapping(text: &str) -> Vec<(String, Node)> {
         match parse(text).unwrap() {
@@ -532,11 +531,9 @@ mod tests {
             bomb.push_str(&format!("{name}: &{name} [{refs}]\n"));
             previous = name.to_owned();
         }
-        let started = Instant::now();
+        // Refused by the expansion count, before the work grows: no clock needed to show it.
         let error = parse(&bomb).unwrap_err();
         assert!(error.too_complex, "{error:?}");
-        // Not a timing assertion of performance: a hang here would be the bug itself.
-        assert!(started.elapsed().as_secs() < 5);
     }
 
     #[test]

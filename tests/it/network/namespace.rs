@@ -3,7 +3,7 @@
 
 use std::io::{ErrorKind, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use skills_tests::netns;
 
@@ -48,17 +48,13 @@ fn anything_but_loopback_is_unreachable_inside() {
             "[::ffff:192.0.2.1]:443".parse().unwrap(),
         ];
         for target in targets {
-            let started = Instant::now();
+            // Unreachable, not timed out: with no route the kernel refuses at once, so the
+            // kind of the error is the proof that nothing left the namespace.
             let error = TcpStream::connect_timeout(&target, Duration::from_secs(2)).unwrap_err();
             assert_eq!(
                 error.kind(),
                 ErrorKind::NetworkUnreachable,
                 "{target}: {error}"
-            );
-            assert!(
-                started.elapsed() < Duration::from_millis(500),
-                "{target}: unreachable must be immediate, took {:?}",
-                started.elapsed()
             );
         }
     });
