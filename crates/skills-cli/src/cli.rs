@@ -42,13 +42,49 @@ pub(crate) struct Global {
         hide_env_values = true
     )]
     pub(crate) home: Option<PathBuf>,
-    /// The application directory under home and workspace.
-    #[arg(long, global = true, value_name = "NAME", default_value = skills::types::config::DEFAULT_APP_DIR)]
+    /// The application directory under home and workspace: one plain folder name (no `/`,
+    /// `\`, `.` or `..`).
+    #[arg(
+        long,
+        global = true,
+        value_name = "NAME",
+        default_value = skills::types::config::DEFAULT_APP_DIR,
+        value_parser = AppDirParser
+    )]
     pub(crate) app_dir: String,
     /// Load the workspace's project skills for this one command, as if trusted (nothing is
     /// recorded; `skills trust` records it for good).
     #[arg(long, global = true)]
     pub(crate) trust_workspace: bool,
+}
+
+/// `--app-dir` as typed, refused (a usage error, status 2) unless it is one plain folder name:
+/// the same check the facade makes on every call. A parser of its own rather than a function,
+/// so the message is ours alone: clap's would repeat the raw value, escape sequences and all.
+#[derive(Clone, Copy, Debug)]
+struct AppDirParser;
+
+impl clap::builder::TypedValueParser for AppDirParser {
+    type Value = String;
+
+    fn parse_ref(
+        &self,
+        command: &clap::Command,
+        _arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<String, clap::Error> {
+        let refuse = |message: String| {
+            command
+                .clone()
+                .error(clap::error::ErrorKind::ValueValidation, message)
+        };
+        let text = value.to_str().ok_or_else(|| {
+            refuse("--app-dir: the name is not UTF-8; it must be one plain folder name".to_owned())
+        })?;
+        skills::types::config::check_app_dir(text)
+            .map_err(|error| refuse(format!("--app-dir: {error}")))?;
+        Ok(text.to_owned())
+    }
 }
 
 /// Options of the commands that discover skills.
