@@ -15,6 +15,7 @@
 
 mod concurrent;
 mod crash;
+mod local_http;
 mod replace;
 mod scopes;
 mod sources;

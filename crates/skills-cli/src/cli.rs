@@ -58,6 +58,24 @@ pub(crate) struct Global {
     pub(crate) trust_workspace: bool,
 }
 
+/// What `install --help` and `registry --help` say about the fixture switch: the URL policy
+/// refuses plain http, other ports and this machine, and a person testing a local server must
+/// be able to find the one way around it without reading the source.
+fn local_http_help() -> String {
+    format!(
+        "Only https URLs on port 443 of public hosts are fetched. {}.",
+        capitalised(&skills::types::install::local_http_advice())
+    )
+}
+
+fn capitalised(text: &str) -> String {
+    let mut characters = text.chars();
+    characters
+        .next()
+        .map(|first| first.to_uppercase().chain(characters).collect())
+        .unwrap_or_default()
+}
+
 /// `--app-dir` as typed, refused (a usage error, status 2) unless it is one plain folder name:
 /// the same check the facade makes on every call. A parser of its own rather than a function,
 /// so the message is ours alone: clap's would repeat the raw value, escape sequences and all.
@@ -127,10 +145,11 @@ pub(crate) enum Command {
     Uninstall(UninstallArgs),
     /// Install skills from an https URL: a SKILL.md, a GitHub file page, a pack index.json,
     /// or a site's /.well-known/agent-skills/index.json.
+    #[command(after_help = local_http_help())]
     Install(InstallArgs),
     /// The registry catalog (SKILLS_REGISTRY_CATALOG_URL): browse and search its entries, see
     /// its categories and sources, install an entry.
-    #[command(subcommand)]
+    #[command(subcommand, after_help = local_http_help())]
     Registry(RegistryCommand),
     /// Lint skills against a profile; exit 0 when all are valid, 1 when one is not, 2 when a
     /// path cannot be validated.
@@ -292,6 +311,7 @@ pub(crate) enum RegistryCommand {
     /// The sources, with how many entries each holds.
     Sources,
     /// Install an entry under its bare slug.
+    #[command(after_help = local_http_help())]
     Install(RegistryInstallArgs),
 }
 

@@ -152,6 +152,16 @@ impl FetchError {
             Self::Other(_) => "fetch_failed",
         }
     }
+
+    /// Whether this is a refusal of the local kind ([`policy::Refusal::is_local`], or a name
+    /// that resolved into a denied range).
+    pub fn is_local(&self) -> bool {
+        match self {
+            Self::Refused(refusal) => refusal.is_local(),
+            Self::Address(_) => true,
+            _ => false,
+        }
+    }
 }
 
 /// The guarded client.
