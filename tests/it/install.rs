@@ -19,6 +19,7 @@ mod local_http;
 mod replace;
 mod scopes;
 mod sources;
+mod unfetched;
 
 use std::collections::BTreeMap;
 use std::path::Path;

@@ -90,6 +90,15 @@ pub(crate) async fn install_from(
         }
         slugs.push(slug);
     }
+    // Said after the write, on the skill's own outcome: the install stands, but the agent will
+    // be told to run files that are not there.
+    let unfetched: Vec<(String, String)> = downloads
+        .iter()
+        .zip(&slugs)
+        .filter_map(|(download, slug)| {
+            crate::mentions::unfetched_warning(download, source).map(|note| (slug.clone(), note))
+        })
+        .collect();
 
     let before = names(config);
     let provenance = Provenance {
@@ -128,6 +137,11 @@ pub(crate) async fn install_from(
     }
     if let Some(first) = outcomes.first_mut() {
         first.warnings.extend(warnings);
+    }
+    for (slug, note) in unfetched {
+        if let Some(outcome) = outcomes.iter_mut().find(|outcome| outcome.slug == slug) {
+            outcome.warnings.push(note);
+        }
     }
     Ok(outcomes)
 }
