@@ -81,3 +81,25 @@ fn install_and_registry_help_name_the_fixture_switch() {
         );
     }
 }
+
+#[test]
+fn a_local_registry_catalog_url_names_the_fixture_switch() {
+    let tree = Tree::new();
+    let run = tree.run_with(
+        &["registry", "browse"],
+        &[
+            (
+                "SKILLS_REGISTRY_CATALOG_URL",
+                "http://127.0.0.1:9/catalog.json",
+            ),
+            (ALLOW_LOCAL_HTTP, "0"),
+        ],
+    );
+    assert_eq!(run.code, Some(1), "{run:?}");
+    assert!(
+        run.stderr
+            .contains("refused http://127.0.0.1:9/catalog.json")
+            && run.stderr.contains("SKILLS_INSTALL_ALLOW_LOCAL_HTTP=1"),
+        "{run:?}"
+    );
+}
