@@ -184,7 +184,10 @@ pub fn write_all(
 ) -> Result<Vec<InstallOutcome>, Error> {
     let root = &target.root;
     std::fs::create_dir_all(root).map_err(|source| Error::io("create", root, source))?;
-    let _lock = fs::lock_root(root).map_err(|source| Error::io("lock", root, source))?;
+    let _lock = lock::hold(root)?;
+    // The root's record is read (and must be usable) before anything is written: a broken
+    // one stops the install with nothing changed, instead of after the skill is published.
+    let mut record = lock::read(root)?;
     remove_stale_staging(root);
 
     let plans: Vec<Plan<'_>> = items
@@ -207,7 +210,7 @@ pub fn write_all(
     }
     let mut outcomes = Vec::with_capacity(plans.len());
     for plan in plans {
-        outcomes.push(plan.publish(root, provenance)?);
+        outcomes.push(plan.publish(root, provenance, &mut record)?);
     }
     Ok(outcomes)
 }
@@ -269,19 +272,23 @@ impl<'a> Plan<'a> {
     }
 
     /// Stages the files and publishes them with one rename (or, replacing, one exchange).
-    fn publish(mut self, root: &Path, provenance: &Provenance) -> Result<InstallOutcome, Error> {
+    fn publish(
+        mut self,
+        root: &Path,
+        provenance: &Provenance,
+        lock: &mut lock::LockFile,
+    ) -> Result<InstallOutcome, Error> {
         if self.outcome.already_installed {
             // A crash after publishing but before recording leaves no lock entry, or (after
             // an exchange) the entry of the copy that was replaced; an install of the same
             // content repairs either, and otherwise writes nothing.
-            let lock = lock::read(root)?;
             let recorded = lock
                 .skills
                 .get(&self.item.slug)
                 .and_then(|entry| entry.get("sha256"))
                 .and_then(serde_json::Value::as_str);
             if recorded != Some(self.outcome.sha256.as_str()) {
-                self.record(root, provenance)?;
+                self.record(root, provenance, lock)?;
             }
             return Ok(self.outcome);
         }
@@ -316,13 +323,17 @@ impl<'a> Plan<'a> {
             });
         }
         self.outcome.replaced = self.existing;
-        self.record(root, provenance)?;
+        self.record(root, provenance, lock)?;
         Ok(self.outcome)
     }
 
-    fn record(&self, root: &Path, provenance: &Provenance) -> Result<(), Error> {
-        lock::record(
-            root,
+    fn record(
+        &self,
+        root: &Path,
+        provenance: &Provenance,
+        lock: &mut lock::LockFile,
+    ) -> Result<(), Error> {
+        lock.record(
             &self.item.slug,
             with_registry(
                 serde_json::json!({
@@ -333,9 +344,11 @@ impl<'a> Plan<'a> {
                 }),
                 provenance,
             ),
-        )
+        );
+        lock::write(root, lock)
     }
 }
+
 
 /// Adds the registry entry, when there is one, to a provenance record or lock entry.
 fn with_registry(mut record: serde_json::Value, provenance: &Provenance) -> serde_json::Value {

@@ -159,18 +159,193 @@ pub fn exchange(a: &Path, b: &Path) -> io::Result<()> {
     std::fs::rename(&aside, a)
 }
 
+/// The exclusive install lock of a skill root, held while the guard lives. Dropping it removes
+/// `.skills-install.lock` before releasing it, so no empty lock file stays behind.
+#[derive(Debug)]
+pub struct RootLock {
+    file: File,
+    path: PathBuf,
+}
+
+impl Drop for RootLock {
+    fn drop(&mut self) {
+        // Removed while still held: a writer that opened the name meanwhile finds, once it has
+        // the lock, that the name no longer leads to its file, and takes a fresh one (see
+        // `lock_root`). Windows refuses to remove an open file, so the name stays there.
+        #[cfg(unix)]
+        let _ = std::fs::remove_file(&self.path);
+        let _ = self.file.unlock();
+    }
+}
+
 /// Takes the exclusive install lock of a skill root (`.skills-install.lock`), waiting for
-/// another writer to finish; the lock is released when the returned file is dropped (or the
-/// process dies, so a crash never leaves a root locked).
-pub fn lock_root(root: &Path) -> io::Result<File> {
-    let file = OpenOptions::new()
+/// another writer to finish; the lock is released (and its file removed) when the guard is
+/// dropped, or when the process dies, so a crash never leaves a root locked.
+///
+/// The name is opened without following a symlink and without blocking on a FIFO, and must
+/// be a regular file: a link planted there cannot make the lock create or lock a file
+/// elsewhere, and a pipe cannot hang the writer.
+pub fn lock_root(root: &Path) -> io::Result<RootLock> {
+    let path = root.join(skills_types::files::INSTALL_LOCK);
+    loop {
+        let file = open_lock(&path)?;
+        let opened = file.metadata()?;
+        if !opened.is_file() {
+            return Err(not_regular_lock(&opened));
+        }
+        file.lock()?;
+        // The holder before us may have removed the name after we opened it: a lock on a
+        // removed file excludes nobody, so it is taken again on whatever the name holds now.
+        match std::fs::symlink_metadata(&path) {
+            Ok(now) if same_file(&opened, &now) => return Ok(RootLock { file, path }),
+            Ok(_) => {}
+            Err(error) if error.kind() == io::ErrorKind::NotFound => {}
+            Err(error) => return Err(error),
+        }
+    }
+}
+
+#[cfg(unix)]
+fn open_lock(path: &Path) -> io::Result<File> {
+    use rustix::fs::OFlags;
+    use std::os::unix::fs::OpenOptionsExt as _;
+    OpenOptions::new()
         .read(true)
         .write(true)
         .create(true)
         .truncate(false)
-        .open(root.join(skills_types::files::INSTALL_LOCK))?;
-    file.lock()?;
-    Ok(file)
+        .custom_flags((OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::NOCTTY).bits() as i32)
+        .open(path)
+        .map_err(|error| explained_open_error(error, "the install lock file"))
+}
+
+#[cfg(not(unix))]
+fn open_lock(path: &Path) -> io::Result<File> {
+    if std::fs::symlink_metadata(path).is_ok_and(|metadata| metadata.is_symlink()) {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!(
+                "it is a symbolic link, not the install lock file; remove it and run the command again"
+            ),
+        ));
+    }
+    OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(path)
+}
+
+fn not_regular_lock(metadata: &std::fs::Metadata) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::InvalidInput,
+        format!(
+            "it is {}, not the install lock file; remove it and run the command again",
+            file_kind(metadata)
+        ),
+    )
+}
+
+#[cfg(unix)]
+fn same_file(a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::MetadataExt as _;
+    a.dev() == b.dev() && a.ino() == b.ino()
+}
+
+#[cfg(not(unix))]
+fn same_file(_a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
+    // The name is never removed on Windows, so it still names the file that was locked.
+    b.is_file()
+}
+
+/// What a file that is not a regular file is, for a message ("a FIFO (named pipe)").
+pub fn file_kind(metadata: &std::fs::Metadata) -> &'static str {
+    let kind = metadata.file_type();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt as _;
+        if kind.is_fifo() {
+            return "a FIFO (named pipe)";
+        }
+        if kind.is_socket() {
+            return "a socket";
+        }
+        if kind.is_block_device() || kind.is_char_device() {
+            return "a device";
+        }
+    }
+    if kind.is_symlink() {
+        "a symbolic link"
+    } else if kind.is_dir() {
+        "a folder"
+    } else if kind.is_file() {
+        "a regular file"
+    } else {
+        "a special file"
+    }
+}
+
+/// An open that `O_NOFOLLOW` refused because the name is a symlink, said so.
+#[cfg(unix)]
+fn explained_open_error(error: io::Error, what: &str) -> io::Error {
+    if error.raw_os_error() == Some(rustix::io::Errno::LOOP.raw_os_error()) {
+        return io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!(
+                "it is a symbolic link, not {what}; remove it and run the command again"
+            ),
+        );
+    }
+    error
+}
+
+/// Reads one of this subsystem's state files (a root's `skills-lock.json`, a skill's
+/// `.skill-source.json`, a cache), at most `limit` bytes of it: never through a symlink and
+/// never blocking on a FIFO or device planted under its name, which would hang the command
+/// (the check of the name and the open are one step, so nothing can be swapped in between).
+/// `Ok(None)` when nothing is there; otherwise the error is a clause saying what is wrong
+/// ("it is a FIFO (named pipe), not a regular file").
+pub fn read_state_file(path: &Path, limit: u64) -> Result<Option<Vec<u8>>, String> {
+    use std::io::Read as _;
+    let file = match open_no_follow(path) {
+        Ok(file) => file,
+        Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(error) if is_symlink_refusal(path, &error) => {
+            return Err("it is a symbolic link, not a regular file".to_owned());
+        }
+        Err(error) => return Err(format!("it cannot be opened ({error})")),
+    };
+    let metadata = file
+        .metadata()
+        .map_err(|error| format!("it cannot be examined ({error})"))?;
+    if !metadata.is_file() {
+        return Err(format!("it is {}, not a regular file", file_kind(&metadata)));
+    }
+    if metadata.len() > limit {
+        return Err(format!(
+            "it is {} bytes long, more than the {limit} allowed",
+            metadata.len()
+        ));
+    }
+    let mut bytes = Vec::with_capacity(usize::try_from(metadata.len()).unwrap_or_default());
+    file.take(limit.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(|error| format!("it cannot be read ({error})"))?;
+    if bytes.len() as u64 > limit {
+        return Err(format!("it is longer than the {limit} bytes allowed"));
+    }
+    Ok(Some(bytes))
+}
+
+#[cfg(unix)]
+fn is_symlink_refusal(_path: &Path, error: &io::Error) -> bool {
+    error.raw_os_error() == Some(rustix::io::Errno::LOOP.raw_os_error())
+}
+
+#[cfg(not(unix))]
+fn is_symlink_refusal(path: &Path, _error: &io::Error) -> bool {
+    std::fs::symlink_metadata(path).is_ok_and(|metadata| metadata.is_symlink())
 }
 
 /// Opens a file for reading without following a final symlink (closing the race with an
@@ -188,6 +363,12 @@ pub(crate) fn open_no_follow(path: &Path) -> io::Result<File> {
 
 #[cfg(not(unix))]
 pub(crate) fn open_no_follow(path: &Path) -> io::Result<File> {
+    if std::fs::symlink_metadata(path)?.is_symlink() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("{} is a symbolic link", path.display()),
+        ));
+    }
     File::open(path)
 }
 

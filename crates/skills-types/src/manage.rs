@@ -122,4 +122,9 @@ pub struct Uninstalled {
     pub path: PathBuf,
     /// Whether it was a symlink (only the link was removed; its target is untouched).
     pub was_link: bool,
+    /// The agent symlinks in the same scope that pointed at the removed folder (such as
+    /// `.claude/skills/NAME -> ../../.agents/skills/NAME`), removed with it.
+    #[serde(default, with = "crate::path_text::list")]
+    #[schemars(with = "Vec<String>")]
+    pub links: Vec<PathBuf>,
 }
