@@ -18,6 +18,8 @@ mod crash;
 mod replace;
 mod scopes;
 mod sources;
+#[cfg(unix)]
+mod state;
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -249,9 +251,18 @@ pub(crate) struct Identity {
 }
 
 /// Every path under `dir` (and `dir` itself, as ``) with its identity and, for files, bytes.
+/// Of `dir` itself only the inode counts: taking a root's install lock creates and removes
+/// `.skills-install.lock` in it, which moves the root's own times and nothing else.
 pub(crate) fn snapshot(dir: &Path) -> BTreeMap<String, Identity> {
     let mut found = BTreeMap::new();
     identify(dir, String::new(), &mut found);
+    if let Some(root) = found.get_mut("") {
+        root.modified = std::time::SystemTime::UNIX_EPOCH;
+        #[cfg(unix)]
+        {
+            root.changed = (0, 0);
+        }
+    }
     found
 }
 

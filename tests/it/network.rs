@@ -269,14 +269,13 @@ impl Home {
     }
 
     /// Asserts that a refused install left nothing behind: no skill folder, no lock file entry,
-    /// no staging folder. The root's own lock file may exist (it is empty and harmless).
+    /// no staging folder, and no install lock.
     fn assert_untouched(&self, case: &str) {
         let Ok(entries) = std::fs::read_dir(self.root()) else {
             return;
         };
         let names: Vec<String> = entries
             .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
-            .filter(|name| name != ".skills-install.lock")
             .collect();
         assert!(
             names.is_empty(),

@@ -349,7 +349,6 @@ impl<'a> Plan<'a> {
     }
 }
 
-
 /// Adds the registry entry, when there is one, to a provenance record or lock entry.
 fn with_registry(mut record: serde_json::Value, provenance: &Provenance) -> serde_json::Value {
     if let (Some(registered), Some(fields)) = (&provenance.registry, record.as_object_mut()) {

@@ -292,9 +292,7 @@ fn explained_open_error(error: io::Error, what: &str) -> io::Error {
     if error.raw_os_error() == Some(rustix::io::Errno::LOOP.raw_os_error()) {
         return io::Error::new(
             io::ErrorKind::InvalidInput,
-            format!(
-                "it is a symbolic link, not {what}; remove it and run the command again"
-            ),
+            format!("it is a symbolic link, not {what}; remove it and run the command again"),
         );
     }
     error
@@ -320,7 +318,10 @@ pub fn read_state_file(path: &Path, limit: u64) -> Result<Option<Vec<u8>>, Strin
         .metadata()
         .map_err(|error| format!("it cannot be examined ({error})"))?;
     if !metadata.is_file() {
-        return Err(format!("it is {}, not a regular file", file_kind(&metadata)));
+        return Err(format!(
+            "it is {}, not a regular file",
+            file_kind(&metadata)
+        ));
     }
     if metadata.len() > limit {
         return Err(format!(

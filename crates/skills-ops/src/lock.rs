@@ -139,8 +139,12 @@ mod tests {
     fn a_lock_that_is_not_a_regular_file_is_refused_without_blocking() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join(LOCK_FILE);
-        rustix::fs::mkfifoat(rustix::fs::CWD, &path, rustix::fs::Mode::from_raw_mode(0o600))
-            .unwrap();
+        rustix::fs::mkfifoat(
+            rustix::fs::CWD,
+            &path,
+            rustix::fs::Mode::from_raw_mode(0o600),
+        )
+        .unwrap();
         let error = read(dir.path()).unwrap_err();
         assert_eq!(error.kind(), "state_file_invalid");
         let message = error.to_string();

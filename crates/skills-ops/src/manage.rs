@@ -345,10 +345,11 @@ fn listed_folders(config: &SkillsConfig, name: &str, scopes: &[SkillScope]) -> V
         .chain(&catalog.shadowed)
         .filter(|skill| skill.name == name && scopes.contains(&skill.scope))
         .filter(|skill| {
-            skill
-                .dir
-                .parent()
-                .is_some_and(|parent| roots_of(config, skill.scope).iter().any(|root| root == parent))
+            skill.dir.parent().is_some_and(|parent| {
+                roots_of(config, skill.scope)
+                    .iter()
+                    .any(|root| root == parent)
+            })
         })
         .filter_map(|skill| skill.dir.file_name()?.to_str().map(str::to_owned))
         .filter(|folder| check_folder_name(folder).is_ok())
@@ -432,7 +433,10 @@ fn ambiguous(name: &str, places: &[Place]) -> Error {
         .map(|place| format!("{}: {}", place.primary.scope, place.primary.path.display()))
         .collect();
     let first = places.first().map(|place| place.primary.scope);
-    let advice = if places.iter().all(|place| Some(place.primary.scope) == first) {
+    let advice = if places
+        .iter()
+        .all(|place| Some(place.primary.scope) == first)
+    {
         "remove the one you mean by hand".to_owned()
     } else {
         "say which with --scope user or --scope project".to_owned()

@@ -6,7 +6,7 @@
 
 use serde_json::{Value, json};
 use skills_tests::http::{Reply, Server};
-use skills_types::files::{INSTALL_LOCK, LOCK_FILE, PROVENANCE_FILE};
+use skills_types::files::{LOCK_FILE, PROVENANCE_FILE};
 
 use super::sources::pack_skills;
 use super::{
@@ -127,14 +127,15 @@ fn different_content_under_the_same_name_is_refused_until_forced() {
     let lock = read_json(&root.join(LOCK_FILE));
     assert_eq!(keys(&lock["skills"]), ["style-guide"]);
     assert_eq!(lock["skills"]["style-guide"]["sha256"], outcome["sha256"]);
-    // The old copy is gone: no staging folder, nothing but the skill and the two lock files.
+    // The old copy is gone: no staging folder, nothing but the skill and the lock file (the
+    // install lock is removed when the install ends).
     assert_eq!(staging_leftovers(&root), Vec::<String>::new());
     let mut names: Vec<String> = std::fs::read_dir(&root)
         .unwrap()
         .map(|entry| entry.unwrap().file_name().into_string().unwrap())
         .collect();
     names.sort();
-    assert_eq!(names, [INSTALL_LOCK, "skills-lock.json", "style-guide"]);
+    assert_eq!(names, ["skills-lock.json", "style-guide"]);
 
     let again = install_json(&tree, &[&url]);
     assert_eq!(again[0]["already_installed"], true, "{again:?}");

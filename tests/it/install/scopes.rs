@@ -143,6 +143,7 @@ fn uninstall_removes_the_skill_and_its_lock_entry() {
             "scope": "user",
             "path": text(&root.join("csv-tools")),
             "was_link": false,
+            "links": [],
         })
     );
     assert!(!root.join("csv-tools").exists());
