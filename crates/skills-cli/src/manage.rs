@@ -38,6 +38,7 @@ pub(crate) fn new(global: &Global, args: &NewArgs) -> Exit {
     };
     let mut request = CreateSkill::new(&args.name, &args.description);
     request.scope = args.scope.into();
+    request.agent = args.agent.map(Into::into);
     request.inputs = inputs;
     request.when_to_use = args
         .when_to_use

@@ -551,7 +551,11 @@ fn roots(config: &SkillsConfig, scope: Option<SkillScope>) -> Vec<PathBuf> {
     let scopes = scope.map_or(vec![SkillScope::User, SkillScope::Project], |scope| {
         vec![scope]
     });
-    let agents = [None, Some(AgentTarget::Agents), Some(AgentTarget::Claude)];
+    let agents = [
+        Some(AgentTarget::App),
+        Some(AgentTarget::Agents),
+        Some(AgentTarget::Claude),
+    ];
     scopes
         .into_iter()
         .flat_map(|scope| agents.map(|agent| write::target(config, scope, agent)))

@@ -28,34 +28,20 @@ pub struct Target {
     pub scope: SkillScope,
 }
 
-/// The root for `scope` and `agent`: the scope's own root, or its `.agents` / `.claude` root.
+/// The root for `scope` and `agent` ([`skills_ops::manage::write_root`]): the root asked for,
+/// else the home configuration's `[install] root`, else the scope's `.agents/skills`.
 pub fn target(
     config: &SkillsConfig,
     scope: SkillScope,
     agent: Option<AgentTarget>,
 ) -> Result<Target, Error> {
-    let base = match scope {
-        SkillScope::User => config.home.clone(),
-        SkillScope::Project => {
-            if !skills_ops::trust::is_trusted(config) {
-                return Err(Error::UntrustedWorkspace {
-                    workspace: config.workspace.clone(),
-                });
-            }
-            config.workspace.clone()
-        }
-        other => {
-            return Err(Error::InvalidInput(format!(
-                "skills are installed into the user or project scope, not {other}"
-            )));
-        }
-    };
-    let base = std::path::absolute(&base).unwrap_or(base);
-    let root = match agent {
-        None => base.join(&config.app_dir).join("skills"),
-        Some(AgentTarget::Agents) => base.join(".agents/skills"),
-        Some(AgentTarget::Claude) => base.join(".claude/skills"),
-    };
+    if !matches!(scope, SkillScope::User | SkillScope::Project) {
+        return Err(Error::InvalidInput(format!(
+            "skills are installed into the user or project scope, not {scope}"
+        )));
+    }
+    // One rule for where new skills go, shared with `new`.
+    let root = skills_ops::manage::write_root(config, scope, agent)?;
     Ok(Target { root, scope })
 }
 

@@ -10,13 +10,14 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 use skills_types::files::{SKILL_MD, SKILL_TOML, STAGING_PREFIX, match_definition};
+use skills_types::install::AgentTarget;
 use skills_types::limits::{MAX_DESCRIPTION_CHARS, MAX_NAME_CHARS, MAX_SKILL_MD_BYTES};
 use skills_types::manage::{CreateSkill, Uninstalled, UpdateSkill, Written};
 use skills_types::skill::SkillInput;
 use skills_types::{Error, Frontmatter, SkillScope, SkillsConfig};
 
 use crate::catalog::resolve;
-use crate::discover::{discover, roots_of};
+use crate::discover::{discover, roots_of, settings};
 use crate::load::{self, RawFrontmatter, Source};
 use crate::{fs, lock, name, trust, yaml};
 
@@ -25,7 +26,7 @@ pub fn create(config: &SkillsConfig, request: &CreateSkill) -> Result<Written, E
     check_name(&request.name)?;
     check_description(&request.description)?;
     check_inputs(&request.inputs)?;
-    let root = write_root(config, request.scope)?;
+    let root = write_root(config, request.scope, request.agent)?;
     std::fs::create_dir_all(&root).map_err(|source| Error::io("create", &root, source))?;
     // The same lock installs take: their clean-up of stale staging folders must not remove
     // this one, and two writers of one name must not both see it free.
@@ -478,23 +479,45 @@ fn not_installed(config: &SkillsConfig, name: &str, trusted: bool) -> Error {
     }
 }
 
-/// The root a new skill of `scope` is written to: the first root of the scope.
-fn write_root(config: &SkillsConfig, scope: SkillScope) -> Result<PathBuf, Error> {
-    match scope {
-        SkillScope::Legacy | SkillScope::Profile => Err(Error::InvalidInput(format!(
-            "new skills are written to the user or project scope, not {scope} (which uninstall could not remove either)"
-        ))),
-        SkillScope::Project if !trust::is_trusted(config) => {
-            Err(Error::UntrustedWorkspace {
-                workspace: config.workspace.clone(),
-            })
+/// The root new skills of `scope` are written to, by `new` and by `install`: the `agent` root
+/// asked for, else the home configuration's `[install] root`, else the scope's shared
+/// `.agents/skills`, which Codex, Gemini CLI, OpenCode and other installers read too (a skill
+/// in `<app_dir>/skills` is seen by this application alone). With `interop` off discovery
+/// reads no shared root, so the default is then `<app_dir>/skills`.
+pub fn write_root(
+    config: &SkillsConfig,
+    scope: SkillScope,
+    agent: Option<AgentTarget>,
+) -> Result<PathBuf, Error> {
+    let base = match scope {
+        SkillScope::Legacy | SkillScope::Profile => {
+            return Err(Error::InvalidInput(format!(
+                "new skills are written to the user or project scope, not {scope} (which uninstall could not remove either)"
+            )));
         }
-        scope => roots_of(config, scope).into_iter().next().ok_or_else(|| {
-            Error::InvalidInput(format!(
-                "the {scope} scope has no root in this configuration (a profile scope needs a profile)"
-            ))
-        }),
-    }
+        SkillScope::Project if !trust::is_trusted(config) => {
+            return Err(Error::UntrustedWorkspace {
+                workspace: config.workspace.clone(),
+            });
+        }
+        SkillScope::Project => config.workspace.clone(),
+        SkillScope::User => config.home.clone(),
+    };
+    let base = std::path::absolute(&base).unwrap_or(base);
+    // Only the home layer is read: `[install]` is ignored in a workspace's file.
+    let (home_config, _) = settings::effective(config, false);
+    let fallback = if config.interop {
+        AgentTarget::Agents
+    } else {
+        AgentTarget::App
+    };
+    Ok(
+        match agent.or(home_config.install_root).unwrap_or(fallback) {
+            AgentTarget::App => base.join(&config.app_dir).join("skills"),
+            AgentTarget::Agents => base.join(".agents/skills"),
+            AgentTarget::Claude => base.join(".claude/skills"),
+        },
+    )
 }
 
 fn check_name(name: &str) -> Result<(), Error> {
