@@ -18,12 +18,18 @@ impl Tree {
         config
     }
 
+    /// Where new skills of the user scope go by default: the shared `.agents/skills`.
     fn user_root(&self) -> PathBuf {
-        self.home.join(".openhuman/skills")
+        self.home.join(".agents/skills")
     }
 
     fn project_root(&self) -> PathBuf {
-        self.workspace.join(".openhuman/skills")
+        self.workspace.join(".agents/skills")
+    }
+
+    /// The application's own root of the user scope.
+    fn user_app_root(&self) -> PathBuf {
+        self.home.join(".openhuman/skills")
     }
 }
 
@@ -364,7 +370,7 @@ fn uninstall_refuses_a_name_in_two_places_and_explains_what_it_cannot_remove() {
     // Two copies in the user scope: removing the winner would expose the other, so neither
     // goes, and a scope cannot settle it.
     create(&config, &CreateSkill::new("twice", "Own root.")).unwrap();
-    let other = tree.home.join(".agents/skills/twice");
+    let other = tree.user_app_root().join("twice");
     std::fs::create_dir_all(&other).unwrap();
     std::fs::write(
         other.join("SKILL.md"),
@@ -464,12 +470,12 @@ fn uninstall_accepts_the_listed_name_when_it_names_one_skill() {
 
     // Two folders whose skills carry one name: the name does not say which.
     write(&tree.user_root().join("notes-a"), "notes");
-    write(&tree.home.join(".agents/skills/notes-b"), "notes");
+    write(&tree.user_app_root().join("notes-b"), "notes");
     let error = uninstall(&config, "notes", None).unwrap_err();
     assert_eq!(error.kind(), "ambiguous", "{error}");
     assert!(error.to_string().contains("notes-a, notes-b"), "{error}");
     assert!(tree.user_root().join("notes-a/SKILL.md").exists());
-    assert!(tree.home.join(".agents/skills/notes-b/SKILL.md").exists());
+    assert!(tree.user_app_root().join("notes-b/SKILL.md").exists());
 }
 
 #[cfg(unix)]
@@ -498,8 +504,8 @@ fn uninstall_removes_the_agent_links_to_the_skill_and_nothing_else() {
     symlink(agents.join("x"), claude.join("x-alias")).unwrap();
     symlink("../../.agents/skills/x/SKILL.md", claude.join("x-file")).unwrap();
     symlink("../../.agents/skills/y", claude.join("y")).unwrap();
-    std::fs::create_dir_all(tree.user_root()).unwrap();
-    symlink("../../.agents/skills/x", tree.user_root().join("x")).unwrap();
+    std::fs::create_dir_all(tree.user_app_root()).unwrap();
+    symlink("../../.agents/skills/x", tree.user_app_root().join("x")).unwrap();
     // A link in the project scope is not this scope's to clean.
     let project_claude = tree.workspace.join(".claude/skills");
     std::fs::create_dir_all(&project_claude).unwrap();
@@ -512,7 +518,7 @@ fn uninstall_removes_the_agent_links_to_the_skill_and_nothing_else() {
         claude.join("x"),
         claude.join("x-alias"),
         claude.join("x-file"),
-        tree.user_root().join("x"),
+        tree.user_app_root().join("x"),
     ];
     expected.sort();
     assert_eq!(removed.links, expected);
@@ -568,4 +574,88 @@ fn uninstall_leaves_no_install_lock_behind() {
     assert_eq!(listing(&tree.user_root()), ["one"], "after a refusal");
     uninstall(&config, "one", None).unwrap();
     assert!(listing(&tree.user_root()).is_empty());
+}
+
+#[test]
+fn new_skills_go_to_the_shared_agents_root_unless_the_user_chooses() {
+    let tree = Tree::new();
+    let config = tree.trusted();
+    let root = |scope, agent| write_root(&config, scope, agent).unwrap();
+    assert_eq!(
+        root(SkillScope::User, None),
+        tree.home.join(".agents/skills")
+    );
+    assert_eq!(
+        root(SkillScope::Project, None),
+        tree.workspace.join(".agents/skills")
+    );
+    assert_eq!(
+        root(SkillScope::User, Some(AgentTarget::App)),
+        tree.user_app_root()
+    );
+    assert_eq!(
+        root(SkillScope::Project, Some(AgentTarget::Claude)),
+        tree.workspace.join(".claude/skills")
+    );
+
+    // A workspace's skills.toml may not move where skills are written; it is told so.
+    let workspace_config = tree.workspace.join(".openhuman/skills.toml");
+    std::fs::create_dir_all(workspace_config.parent().unwrap()).unwrap();
+    std::fs::write(&workspace_config, "[install]\nroot = \"claude\"\n").unwrap();
+    assert_eq!(
+        root(SkillScope::User, None),
+        tree.home.join(".agents/skills")
+    );
+    assert_eq!(
+        root(SkillScope::Project, None),
+        tree.workspace.join(".agents/skills")
+    );
+    let diagnostics = discover(&config).unwrap().diagnostics;
+    assert!(
+        diagnostics.iter().any(|diagnostic| diagnostic.code
+            == skills_types::DiagnosticCode::InvalidConfig
+            && diagnostic
+                .message
+                .contains("[install] is read only from the home")),
+        "{diagnostics:?}"
+    );
+
+    // The home's may, and `--agent` still wins over it.
+    let home_config = tree.home.join(".openhuman/skills.toml");
+    std::fs::create_dir_all(home_config.parent().unwrap()).unwrap();
+    std::fs::write(&home_config, "[install]\nroot = \"app\"\n").unwrap();
+    assert_eq!(root(SkillScope::User, None), tree.user_app_root());
+    assert_eq!(
+        root(SkillScope::Project, None),
+        tree.workspace.join(".openhuman/skills")
+    );
+    assert_eq!(
+        root(SkillScope::User, Some(AgentTarget::Agents)),
+        tree.home.join(".agents/skills")
+    );
+    let written = create(&config, &CreateSkill::new("chosen", "Chosen root.")).unwrap();
+    assert_eq!(written.dir, tree.user_app_root().join("chosen"));
+
+    // A value it does not know is reported and the default kept.
+    std::fs::write(&home_config, "[install]\nroot = \"elsewhere\"\n").unwrap();
+    assert_eq!(
+        root(SkillScope::User, None),
+        tree.home.join(".agents/skills")
+    );
+    assert!(
+        discover(&config)
+            .unwrap()
+            .diagnostics
+            .iter()
+            .any(|diagnostic| diagnostic.message.contains("'install.root' must be")),
+    );
+
+    // Without the shared roots, discovery would not see a skill written there.
+    let mut solitary = config.clone();
+    solitary.interop = false;
+    std::fs::remove_file(&home_config).unwrap();
+    assert_eq!(
+        write_root(&solitary, SkillScope::User, None).unwrap(),
+        tree.user_app_root()
+    );
 }
