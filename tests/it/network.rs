@@ -265,7 +265,7 @@ impl Home {
 
     /// The user scope's install root.
     fn root(&self) -> PathBuf {
-        self.home.join(".openhuman/skills")
+        self.home.join(".agents/skills")
     }
 
     /// Asserts that a refused install left nothing behind: no skill folder, no lock file entry,

@@ -154,7 +154,7 @@ fn assert_refused(run: &Run, path: &Path, broken: Broken) {
 fn a_broken_lock_file_stops_install_with_nothing_changed() {
     for broken in Broken::ALL {
         let (tree, _server, pack, other) = installed();
-        let root = tree.root(Place::UserOpenhuman);
+        let root = tree.root(Place::UserAgents);
         let lock = root.join(LOCK_FILE);
         broken.plant(&lock);
         let before = tree_of(&tree.base);
@@ -175,7 +175,7 @@ fn a_broken_lock_file_stops_install_with_nothing_changed() {
 fn a_broken_lock_file_stops_uninstall_with_nothing_changed() {
     for broken in Broken::ALL {
         let (tree, _server, _pack, _other) = installed();
-        let root = tree.root(Place::UserOpenhuman);
+        let root = tree.root(Place::UserAgents);
         let lock = root.join(LOCK_FILE);
         broken.plant(&lock);
         let before = tree_of(&tree.base);
@@ -190,7 +190,7 @@ fn a_broken_lock_file_stops_uninstall_with_nothing_changed() {
 fn an_install_lock_that_is_not_a_regular_file_stops_both_with_nothing_changed() {
     for planted in [Broken::Fifo, Broken::Symlink] {
         let (tree, _server, _pack, other) = installed();
-        let root = tree.root(Place::UserOpenhuman);
+        let root = tree.root(Place::UserAgents);
         let lock = root.join(INSTALL_LOCK);
         planted.plant(&lock);
         let before = tree_of(&tree.base);
@@ -213,7 +213,7 @@ fn an_install_lock_that_is_not_a_regular_file_stops_both_with_nothing_changed() 
 #[test]
 fn no_install_lock_is_left_behind() {
     let (tree, server, pack, other) = installed();
-    let root = tree.root(Place::UserOpenhuman);
+    let root = tree.root(Place::UserAgents);
     let lock_left = || root.join(INSTALL_LOCK).exists();
     assert!(!lock_left(), "after an install");
     install_json(&tree, &[&pack]);
