@@ -265,7 +265,9 @@ impl Home {
 
     /// The user scope's install root.
     fn root(&self) -> PathBuf {
-        self.home.join(".agents/skills")
+        // With `interop` off (see `config`) nothing reads `.agents/skills`, so installs go to
+        // the app's own root.
+        self.home.join(".openhuman/skills")
     }
 
     /// Asserts that a refused install left nothing behind: no skill folder, no lock file entry,
