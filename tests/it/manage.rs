@@ -325,4 +325,18 @@ fn uninstall_removes_the_agent_links_another_installer_made() {
     let listed = tree.run(&["list"]);
     assert_eq!(listed.code, Some(0), "{listed:?}");
     assert!(!listed.stderr.contains("warning"), "{listed:?}");
+
+    // The human form names the links too.
+    std::os::unix::fs::symlink("../../.agents/skills/y", claude.join("y-alias")).unwrap();
+    let human = tree.run(&["uninstall", "y"]);
+    for link in ["y", "y-alias"] {
+        assert!(
+            human.ok().contains(&format!(
+                "removed the link {}, which led to it",
+                claude.join(link).display()
+            )),
+            "{human:?}"
+        );
+        assert!(std::fs::symlink_metadata(claude.join(link)).is_err());
+    }
 }

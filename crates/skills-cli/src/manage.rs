@@ -84,6 +84,12 @@ pub(crate) fn uninstall(global: &Global, args: &UninstallArgs) -> Exit {
                     removed.scope,
                     output::shown_path(&removed.path)
                 ));
+                for link in &removed.links {
+                    output::line(format_args!(
+                        "removed the link {}, which led to it",
+                        output::shown_path(link)
+                    ));
+                }
             }
             Exit::Success
         }
