@@ -1,10 +1,14 @@
-//! Replacing a file atomically: the one way this crate rewrites a file a person owns (such as
-//! `AGENTS.md`), so a crash, a full disk or a concurrent reader never sees half a file.
+//! The file operations every writer here shares: replacing a file atomically (the one way
+//! this crate rewrites a file a person owns, such as `AGENTS.md`, so a crash, a full disk or a
+//! concurrent reader never sees half a file), publishing folders with one rename, taking a
+//! root's install lock, and reading the small state files kept beside the skills.
 //!
-//! The bytes go to a fresh temporary file beside the target (same directory, so the final
-//! rename stays on one file system and is atomic), which is flushed to disk, given the
-//! target's permissions and renamed over it; the directory is then flushed so the rename itself
-//! survives a power cut.
+//! The bytes of a replaced file go to a fresh temporary file beside the target (same
+//! directory, so the final rename stays on one file system and is atomic), which is flushed to
+//! disk, given the target's permissions and renamed over it; the directory is then flushed so
+//! the rename itself survives a power cut. State files and the install lock are opened without
+//! following a symlink and without blocking on a FIFO, and checked to be regular files on the
+//! open handle: they sit in folders other tools and people write to.
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
