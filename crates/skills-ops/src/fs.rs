@@ -470,4 +470,85 @@ mod tests {
         assert!(std::fs::symlink_metadata(&path).unwrap().is_file());
         assert_eq!(std::fs::read(&path).unwrap(), b"new");
     }
+
+    #[test]
+    fn the_install_lock_excludes_and_leaves_no_file_behind() {
+        use std::sync::Arc;
+        use std::sync::atomic::AtomicUsize;
+        let dir = tempfile::tempdir().unwrap();
+        let root = Arc::new(dir.path().to_path_buf());
+        let inside = Arc::new(AtomicUsize::new(0));
+        let threads: Vec<_> = (0..8)
+            .map(|_| {
+                let (root, inside) = (Arc::clone(&root), Arc::clone(&inside));
+                std::thread::spawn(move || {
+                    for _ in 0..50 {
+                        let lock = lock_root(&root).unwrap();
+                        // Removing the name on release must never let a second holder in.
+                        assert_eq!(inside.fetch_add(1, Ordering::SeqCst), 0);
+                        assert!(root.join(skills_types::files::INSTALL_LOCK).is_file());
+                        for _ in 0..100 {
+                            std::thread::yield_now();
+                        }
+                        inside.fetch_sub(1, Ordering::SeqCst);
+                        drop(lock);
+                    }
+                })
+            })
+            .collect();
+        for thread in threads {
+            thread.join().unwrap();
+        }
+        assert!(leftovers(dir.path()).is_empty(), "no lock file stays");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn the_install_lock_refuses_a_fifo_or_a_symlink_under_its_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(skills_types::files::INSTALL_LOCK);
+        rustix::fs::mkfifoat(
+            rustix::fs::CWD,
+            &path,
+            rustix::fs::Mode::from_raw_mode(0o600),
+        )
+        .unwrap();
+        let error = lock_root(dir.path()).unwrap_err();
+        assert_eq!(error.kind(), io::ErrorKind::InvalidInput);
+        assert!(error.to_string().contains("FIFO"), "{error}");
+        std::fs::remove_file(&path).unwrap();
+
+        let elsewhere = dir.path().join("elsewhere");
+        std::os::unix::fs::symlink(&elsewhere, &path).unwrap();
+        let error = lock_root(dir.path()).unwrap_err();
+        assert!(error.to_string().contains("symbolic link"), "{error}");
+        assert!(!elsewhere.exists(), "nothing is created through the link");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn state_files_are_read_only_when_regular() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("state.json");
+        assert_eq!(read_state_file(&path, 10), Ok(None));
+        std::fs::write(&path, b"{}").unwrap();
+        assert_eq!(read_state_file(&path, 10), Ok(Some(b"{}".to_vec())));
+        std::fs::write(&path, b"0123456789ab").unwrap();
+        assert!(
+            read_state_file(&path, 10)
+                .unwrap_err()
+                .contains("more than")
+        );
+        std::fs::remove_file(&path).unwrap();
+        rustix::fs::mkfifoat(
+            rustix::fs::CWD,
+            &path,
+            rustix::fs::Mode::from_raw_mode(0o600),
+        )
+        .unwrap();
+        assert!(read_state_file(&path, 10).unwrap_err().contains("FIFO"));
+        std::fs::remove_file(&path).unwrap();
+        std::fs::create_dir(&path).unwrap();
+        assert!(read_state_file(&path, 10).unwrap_err().contains("folder"));
+    }
 }
