@@ -251,3 +251,39 @@ fn no_install_lock_is_left_behind() {
     names.sort();
     assert_eq!(names, ["release-notes", LOCK_FILE]);
 }
+
+#[test]
+fn fifos_among_the_other_files_an_install_reads_never_hang_it() {
+    let (tree, _server, pack, other) = installed();
+    let root = tree.root(Place::UserAgents);
+
+    // A provenance record that is a FIFO: the folder no longer holds exactly the pack, so the
+    // same pack is a conflict, said at once.
+    let record = root
+        .join("csv-tools")
+        .join(skills_types::files::PROVENANCE_FILE);
+    std::fs::remove_file(&record).unwrap();
+    mkfifo(&record);
+    let run = finish(command(&tree, &["--json", "install", pack.as_str()]));
+    assert_eq!(run.code, Some(1), "{run:?}");
+    assert!(run.stdout.contains("\"conflict\""), "{run:?}");
+
+    // The catalog cache, read by the listing after an install: a FIFO there is no cache.
+    tree.run(&["list"]).ok();
+    let cache = tree.home.join(".openhuman/cache");
+    let mut planted = 0;
+    for entry in std::fs::read_dir(&cache).unwrap() {
+        let path = entry.unwrap().path();
+        std::fs::remove_file(&path).unwrap();
+        mkfifo(&path);
+        planted += 1;
+    }
+    assert!(
+        planted > 0,
+        "the listing wrote a cache in {}",
+        cache.display()
+    );
+    let run = finish(command(&tree, &["--json", "install", other.as_str()]));
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert!(root.join("style-guide/SKILL.md").is_file());
+}
