@@ -158,6 +158,13 @@ pub struct Item {
     pub download: Download,
 }
 
+/// Checks, before anything is downloaded, that the root's `skills-lock.json` can be used: a
+/// broken one would stop the install later anyway (under the lock, before any write), and
+/// saying so first spares the download.
+pub(crate) fn check_record(target: &Target) -> Result<(), Error> {
+    lock::read(&target.root).map(drop)
+}
+
 /// Writes every item into the target root as `<root>/<slug>`, all or nothing as far as
 /// conflicts go: under the root's lock every destination is compared first, and when one
 /// holds a different skill (and `force` is off) nothing at all is written. The outcomes have

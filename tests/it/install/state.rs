@@ -287,3 +287,14 @@ fn fifos_among_the_other_files_an_install_reads_never_hang_it() {
     assert_eq!(run.code, Some(0), "{run:?}");
     assert!(root.join("style-guide/SKILL.md").is_file());
 }
+
+#[test]
+fn a_broken_lock_file_is_reported_before_anything_is_downloaded() {
+    let (tree, server, _pack, other) = installed();
+    let lock = tree.root(Place::UserAgents).join(LOCK_FILE);
+    std::fs::write(&lock, "{").unwrap();
+    let fetched = server.targets().len();
+    let run = finish(command(&tree, &["--json", "install", other.as_str()]));
+    assert_refused(&run, &lock, Broken::Corrupt);
+    assert_eq!(server.targets().len(), fetched, "nothing was fetched");
+}
