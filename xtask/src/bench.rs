@@ -32,6 +32,42 @@ use crate::process::{self, cargo};
 pub(crate) use rss::main as rss_main;
 pub(crate) use walk::main as walk_main;
 
+/// `xtask __tree SHAPE SKILLS DIR`: writes one bench tree under `DIR` (which must not exist)
+/// and keeps it, for timing two builds on the same tree by hand (`docs/benchmark.md`).
+pub(crate) fn tree_main(args: &[String]) -> std::process::ExitCode {
+    let usage = "usage: xtask __tree realistic|classic SKILLS DIR";
+    let [shape, skills, dir] = args else {
+        eprintln!("{usage}");
+        return std::process::ExitCode::from(2);
+    };
+    let (Some(shape), Ok(skills)) = (tree::Shape::parse(shape), skills.parse::<usize>()) else {
+        eprintln!("{usage}");
+        return std::process::ExitCode::from(2);
+    };
+    if Path::new(dir).exists() {
+        eprintln!("error: {dir} exists; give a new directory");
+        return std::process::ExitCode::FAILURE;
+    }
+    match tree::generate(Path::new(dir), skills, shape) {
+        Ok(tree) => {
+            println!(
+                "{} skills ({} shadowed, {} malformed), {} files; workspace {}, home {}",
+                tree.skills,
+                tree.shadowed,
+                tree.malformed,
+                tree.files,
+                tree.workspace.display(),
+                tree.home.display()
+            );
+            std::process::ExitCode::SUCCESS
+        }
+        Err(error) => {
+            eprintln!("error: could not write the tree under {dir}: {error}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
 /// The tree sizes measured by default (06 §Performance).
 const DEFAULT_SIZES: [usize; 2] = [1_000, 10_000];
 
@@ -741,8 +777,12 @@ fn sample_peer(
     let mut elapsed = Duration::ZERO;
     let mut found = Some(0);
     let mut stdout_bytes = 0;
+    // Into a file, not a pipe: the vercel tool exits (`process.exit`) before Node has drained
+    // a pipe, so a piped listing of a few hundred skills is cut at 64 KiB in about one run in
+    // three; Node writes to a file synchronously, so the file holds all of it.
+    let capture = tree.home.with_file_name("peer-stdout");
     for mut command in peers.commands(peer, &tree.home, &tree.workspace) {
-        let (time, output) = spawn(&mut command, check, &[0])?;
+        let (time, output) = spawn_into(&mut command, check, &capture)?;
         elapsed += time;
         stdout_bytes += output.len();
         let counted = match peer {
@@ -873,6 +913,49 @@ fn spawn(command: &mut Command, check: bool, ok: &[i32]) -> Result<(Duration, Ve
         ));
     }
     Ok((elapsed, output))
+}
+
+/// [`spawn`] with standard output written to the file `capture` (created anew) and read back
+/// after the exit; standard error as there.
+fn spawn_into(
+    command: &mut Command,
+    check: bool,
+    capture: &Path,
+) -> Result<(Duration, Vec<u8>), Failure> {
+    if check {
+        println!("$ {} > {}", process::describe(command), capture.display());
+    }
+    let failed = |error: io::Error| {
+        Failure::new(
+            format!("could not use {}: {error}", capture.display()),
+            "check the temporary directory's permissions",
+        )
+    };
+    let file = fs::File::create(capture).map_err(failed)?;
+    command
+        .stdout(file)
+        .stderr(if check { Stdio::piped() } else { Stdio::null() });
+    let started = Instant::now();
+    let output = command.output().map_err(|error| {
+        Failure::new(
+            format!("could not start `{}`: {error}", process::describe(command)),
+            "check that the install above produced it",
+        )
+    })?;
+    let elapsed = started.elapsed();
+    if !exited_with(output.status, &[0]) {
+        return Err(Failure::new(
+            format!(
+                "`{}` failed ({}): {}",
+                process::describe(command),
+                output.status,
+                String::from_utf8_lossy(&output.stderr).trim()
+            ),
+            "run the command above by hand",
+        ));
+    }
+    let written = fs::read(capture).map_err(failed)?;
+    Ok((elapsed, written))
 }
 
 fn exited_with(status: ExitStatus, ok: &[i32]) -> bool {

@@ -58,6 +58,9 @@ fn main() -> ExitCode {
         Some("__rss") => return bench::rss_main(&rest),
         // Internal: the floor and full-read walks, run from a release build by the bench.
         Some("__walk") => return bench::walk_main(&rest),
+        // Internal: writes one bench tree to keep (`xtask __tree SHAPE SKILLS DIR`), for
+        // timing two builds on the same tree by hand.
+        Some("__tree") => return bench::tree_main(&rest),
         Some("help" | "--help" | "-h") => {
             print!("{USAGE}");
             return ExitCode::SUCCESS;
