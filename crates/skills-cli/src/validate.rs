@@ -87,9 +87,7 @@ pub(crate) fn run(global: &Global, args: &ValidateArgs) -> Exit {
     for report in &reports {
         write_report(&mut text, report, global.quiet);
     }
-    if let Some(text) = text.strip_suffix('\n') {
-        output::line(text);
-    }
+    output::block(&text);
     for (path, error) in &errors {
         output::print_error(
             &error.to_string(),

@@ -218,11 +218,24 @@ pub(crate) fn read_definition(path: &Path, limit: u64) -> Result<Vec<u8>, Error>
     if metadata.len() > limit {
         return Err(too_large(metadata.len()));
     }
-    let mut bytes = Vec::with_capacity(usize::try_from(metadata.len()).unwrap_or(0));
-    // The size can change between fstat and read: read one byte past the limit to notice.
-    file.take(limit.saturating_add(1))
-        .read_to_end(&mut bytes)
-        .map_err(|source| Error::io("read", path, source))?;
+    let expected = usize::try_from(metadata.len()).unwrap_or(0);
+    let mut bytes = Vec::with_capacity(expected.saturating_add(1));
+    let read = |reader: &mut dyn Read, bytes: &mut Vec<u8>| {
+        reader
+            .read_to_end(bytes)
+            .map_err(|source| Error::io("read", path, source))
+    };
+    if expected > 0 {
+        // The bytes fstat promised, and no read after them to see the end: a listing reads
+        // thousands of files, and that read is a third of its system calls. A file that grows
+        // meanwhile is read as it was (never past the limit, which its size was checked
+        // against); one that shrinks, as it is.
+        read(&mut (&file).take(metadata.len()), &mut bytes)?;
+    } else {
+        // No size to trust (a file of `/proc`, or an empty one): read to the end, one byte
+        // past the limit to notice a file over it.
+        read(&mut (&file).take(limit.saturating_add(1)), &mut bytes)?;
+    }
     if bytes.len() as u64 > limit {
         return Err(too_large(bytes.len() as u64));
     }
