@@ -215,17 +215,27 @@ fn plan(found: &Found, position: usize, cache: Option<&Cache>) -> (Stamps, Optio
     (probe(found, dir.unwrap_or(found.stamp)), None)
 }
 
-/// Looks for every side file of a skill and stamps them.
+/// Looks for every side file of a skill and stamps them. They are looked up by name below a
+/// handle on the skill folder: most are absent, and a lookup of the whole path for each made
+/// the kernel's path walk the largest cost of a listing without a cache.
 fn probe(found: &Found, dir: Stamp) -> Stamps {
-    let sidecar = (0..SIDECARS.len()).find_map(|index| {
+    let folder = probe::Folder::open(&found.dir);
+    let stamp = |name: &str| {
+        folder
+            .lstat(name)
+            .ok()
+            .filter(|info| info.kind == probe::Kind::File)
+            .map(|info| info.stamp)
+    };
+    let sidecar = SIDECARS.iter().enumerate().find_map(|(index, name)| {
         let which = u8::try_from(index).ok()?;
-        stamp_of(&sidecar_path(found, which)).map(|stamp| (which, stamp))
+        stamp(name).map(|stamp| (which, stamp))
     });
     Stamps {
         definition: found.stamp,
         dir,
         sidecar,
-        manifest: stamp_of(&found.dir.join(SKILL_JSON)),
+        manifest: stamp(SKILL_JSON),
     }
 }
 
