@@ -580,7 +580,7 @@ mod tests {
     ];
 
     /// Frontmatters the fast path must leave to the full parser.
-    const DECLINED: [&str; 22] = [
+    const DECLINED: [&str; 23] = [
         "",
         "# only a comment\n",
         "name: a # comment\n",
@@ -597,6 +597,7 @@ mod tests {
         "description: |2\n   indented\n",
         "description: >\n  a\n    more indented\n  b\n",
         "description: |\n\n  leading empty\n",
+        "description: >\n  trailing space \n  b\n",
         "name: 0x1F\n",
         "name: 1e3\n",
         "name: -1\n",

@@ -239,7 +239,8 @@ impl<'a> Parser<'a> {
                 }
                 break;
             }
-            if column > content_indent || line.len() == column {
+            // Trailing spaces are content, kept or folded by rules not worth repeating here.
+            if column > content_indent || line.len() == column || line.ends_with(' ') {
                 return None;
             }
             if any {
