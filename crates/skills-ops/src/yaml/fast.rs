@@ -154,9 +154,7 @@ impl<'a> Parser<'a> {
     /// nothing (null).
     fn nested(&mut self, indent: usize, depth: usize) -> Option<Node> {
         self.skip_blank();
-        let Some(line) = self.lines.get(self.at).copied() else {
-            return None;
-        };
+        let line = self.lines.get(self.at).copied()?;
         let column = indent_of(line);
         let item = line[column..].starts_with("- ") || &line[column..] == "-";
         if item && column >= indent {
