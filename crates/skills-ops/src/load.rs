@@ -175,11 +175,21 @@ pub(crate) fn not_a_file_message(path: &Path, kind: &str) -> String {
 /// Reads at most `limit` bytes of a regular file; anything else is refused without blocking
 /// (a FIFO planted as `SKILL.md` must not hang a listing), and named for what it is.
 pub(crate) fn read_definition(path: &Path, limit: u64) -> Result<Vec<u8>, Error> {
+    read_opened(path, open_nonblocking(path), limit)
+}
+
+/// [`read_definition`] of a file already opened (non-blocking) as `opened`, which may have
+/// failed; `path` names it in messages and is looked at only when the open failed.
+pub(crate) fn read_opened(
+    path: &Path,
+    opened: std::io::Result<File>,
+    limit: u64,
+) -> Result<Vec<u8>, Error> {
     let unloadable = |code, message: String| Error::Unloadable {
         path: path.to_path_buf(),
         diagnostic: Box::new(Diagnostic::error(code, message)),
     };
-    let file = open_nonblocking(path).map_err(|source| {
+    let file = opened.map_err(|source| {
         // Only on failure: say what is there when it is not a file that could be opened (a
         // socket refuses `open`; a dangling symlink looks missing though `ls` shows it).
         if let Ok(metadata) = std::fs::symlink_metadata(path)
