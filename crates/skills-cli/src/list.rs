@@ -108,7 +108,7 @@ fn print_table(listing: &Listing, quiet: bool) {
         };
         table.push_str(&styled);
     }
-    anstream::print!("{table}");
+    output::block(&table);
 }
 
 fn summary_row(skill: &SkillSummary, shadowed: bool) -> Row<'_> {

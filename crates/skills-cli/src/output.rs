@@ -128,6 +128,21 @@ pub(crate) fn warn(message: &str) {
 }
 
 /// A line on stdout.
+/// Prints `text`, lines each ending with a line feed, in one buffered write. Through
+/// `anstream` a styled text is written piece by piece between its escape codes, so a report of
+/// ten thousand coloured lines would cost ten thousand system calls on a line-buffered stdout.
+pub(crate) fn block(text: &str) {
+    let stdout = std::io::stdout();
+    let choice = anstream::AutoStream::choice(&stdout);
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
+    // A closed pipe is not worth a panic or a second error.
+    let _ = match choice {
+        anstream::ColorChoice::Never => write!(out, "{}", anstream::adapter::strip_str(text)),
+        _ => out.write_all(text.as_bytes()),
+    };
+    let _ = out.flush();
+}
+
 pub(crate) fn line(text: impl std::fmt::Display) {
     println!("{text}");
 }

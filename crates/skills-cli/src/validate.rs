@@ -81,9 +81,13 @@ pub(crate) fn run(global: &Global, args: &ValidateArgs) -> Exit {
         return exit;
     }
 
+    // One write for all the reports: stdout is line-buffered, and ten thousand skills would
+    // otherwise cost ten thousand system calls.
+    let mut text = String::new();
     for report in &reports {
-        print_report(report, global.quiet);
+        write_report(&mut text, report, global.quiet);
     }
+    output::block(&text);
     for (path, error) in &errors {
         output::print_error(
             &error.to_string(),
@@ -102,7 +106,9 @@ pub(crate) fn run(global: &Global, args: &ValidateArgs) -> Exit {
     exit
 }
 
-fn print_report(report: &Report, quiet: bool) {
+/// Appends the lines of one report to `text`, each ending with a line feed.
+fn write_report(text: &mut String, report: &Report, quiet: bool) {
+    use std::fmt::Write as _;
     let shown = shown_path(report);
     if report.valid {
         if !quiet {
@@ -112,10 +118,10 @@ fn print_report(report: &Report, quiet: bool) {
             } else {
                 String::new()
             };
-            output::line(format_args!("{OK}  ok{OK:#}  {shown}{note}"));
+            let _ = writeln!(text, "{OK}  ok{OK:#}  {shown}{note}");
         }
     } else {
-        output::line(format_args!("{FAIL}FAIL{FAIL:#}  {shown}"));
+        let _ = writeln!(text, "{FAIL}FAIL{FAIL:#}  {shown}");
     }
     if report.valid && quiet {
         return;
@@ -126,7 +132,7 @@ fn print_report(report: &Report, quiet: bool) {
         .map(|name| name.to_string_lossy().into_owned())
         .unwrap_or_default();
     for diagnostic in &report.diagnostics {
-        output::line(format_args!("      {}", describe(diagnostic, &file_name)));
+        let _ = writeln!(text, "      {}", describe(diagnostic, &file_name));
     }
 }
 

@@ -124,35 +124,51 @@ fn load_all(
     roots: &[Root],
     found: Vec<Found>,
 ) -> Vec<Result<Skill, Diagnostic>> {
-    let plans: Vec<(Stamps, Option<usize>)> = found
+    let hits: Vec<Option<(Stamps, usize)>> = found
         .par_iter()
         .enumerate()
         .map(|(position, found)| plan(found, position, cache.as_ref()))
         .collect();
-    let hits = plans.iter().filter(|(_, hit)| hit.is_some()).count();
-    tracing::debug!(hits, misses = found.len() - hits, "catalog cache");
+    let hit_count = hits.iter().filter(|hit| hit.is_some()).count();
+    tracing::debug!(
+        hits = hit_count,
+        misses = found.len() - hit_count,
+        "catalog cache"
+    );
     // Rewrite the cache only when something is parsed now or a cached file is gone.
     let rewrite = cache
         .as_ref()
-        .is_some_and(|cache| hits != found.len() || hits != cache.len());
-    let built: Vec<Result<Skill, Diagnostic>> = found
+        .is_some_and(|cache| hit_count != found.len() || hit_count != cache.len());
+    // A file not taken from the cache is stamped and read below one handle on its folder: its
+    // side files and its definition file are looked up by name, not by their whole paths.
+    let (stamps, built): (Vec<Stamps>, Vec<Result<Skill, Diagnostic>>) = found
         .into_par_iter()
-        .zip(&plans)
-        .map(|(found, (stamps, hit))| {
-            let taken = hit.and_then(|index| cache.as_ref()?.take(index));
-            let loaded = taken.unwrap_or_else(|| load_one(&found, stamps))?;
-            Ok(record(found, loaded, roots))
+        .zip(&hits)
+        .map(|(found, hit)| {
+            let taken =
+                hit.and_then(|(stamps, index)| Some((stamps, cache.as_ref()?.take(index)?)));
+            let (stamps, loaded) = match taken {
+                Some((stamps, loaded)) => (stamps, loaded),
+                None => {
+                    let folder = probe::Folder::open(&found.dir);
+                    // An unreadable directory gets a stamp that never matches a cached one.
+                    let stamps = probe(&found, found.dir_stamp.unwrap_or(found.stamp), &folder);
+                    let loaded = load_one(&found, &stamps, &folder);
+                    (stamps, loaded)
+                }
+            };
+            (stamps, loaded.map(|loaded| record(found, loaded, roots)))
         })
-        .collect();
+        .unzip();
     if let Some(cache) = cache {
         let writer = cache.into_writer();
         if rewrite {
             // A record's definition file is its location; a failure's, the path its finding
             // names (every failure names it; one that did not would only be parsed again).
-            let stored: Vec<_> = plans
+            let stored: Vec<_> = stamps
                 .iter()
                 .zip(&built)
-                .filter_map(|((stamps, _), outcome)| {
+                .filter_map(|(stamps, outcome)| {
                     Some(match outcome {
                         Ok(skill) => (
                             skill.location.as_path(),
@@ -190,42 +206,43 @@ fn record(found: Found, loaded: Loaded, roots: &[Root]) -> Skill {
     }
 }
 
-/// The skill's stamps, and the cache entry to use when nothing it depends on changed.
-fn plan(found: &Found, position: usize, cache: Option<&Cache>) -> (Stamps, Option<usize>) {
-    let dir = found.dir_stamp;
-    if let (Some(dir), Some((index, cached))) = (
-        dir,
-        cache.and_then(|cache| cache.lookup(position, &found.definition)),
-    ) {
-        // While the directory's stamp holds, no side file appeared or vanished: only the ones
-        // that existed need a look.
-        let unchanged = cached.definition == found.stamp
-            && cached.dir == dir
-            && cached
-                .sidecar
-                .is_none_or(|(which, stamp)| stamp_of(&sidecar_path(found, which)) == Some(stamp))
-            && cached
-                .manifest
-                .is_none_or(|stamp| stamp_of(&found.dir.join(SKILL_JSON)) == Some(stamp));
-        if unchanged {
-            return (*cached, Some(index));
-        }
-    }
-    // An unreadable directory gets a stamp that never matches a cached one.
-    (probe(found, dir.unwrap_or(found.stamp)), None)
+/// The skill's stamps and the cache entry to use, when nothing it depends on changed.
+fn plan(found: &Found, position: usize, cache: Option<&Cache>) -> Option<(Stamps, usize)> {
+    let dir = found.dir_stamp?;
+    let (index, cached) = cache?.lookup(position, &found.definition)?;
+    // While the directory's stamp holds, no side file appeared or vanished: only the ones
+    // that existed need a look.
+    let unchanged = cached.definition == found.stamp
+        && cached.dir == dir
+        && cached
+            .sidecar
+            .is_none_or(|(which, stamp)| stamp_of(&sidecar_path(found, which)) == Some(stamp))
+        && cached
+            .manifest
+            .is_none_or(|stamp| stamp_of(&found.dir.join(SKILL_JSON)) == Some(stamp));
+    unchanged.then_some((*cached, index))
 }
 
-/// Looks for every side file of a skill and stamps them.
-fn probe(found: &Found, dir: Stamp) -> Stamps {
-    let sidecar = (0..SIDECARS.len()).find_map(|index| {
+/// Looks for every side file of a skill and stamps them. They are looked up by name below a
+/// handle on the skill folder: most are absent, and a lookup of the whole path for each made
+/// the kernel's path walk the largest cost of a listing without a cache.
+fn probe(found: &Found, dir: Stamp, folder: &probe::Folder) -> Stamps {
+    let stamp = |name: &str| {
+        folder
+            .lstat(name)
+            .ok()
+            .filter(|info| info.kind == probe::Kind::File)
+            .map(|info| info.stamp)
+    };
+    let sidecar = SIDECARS.iter().enumerate().find_map(|(index, name)| {
         let which = u8::try_from(index).ok()?;
-        stamp_of(&sidecar_path(found, which)).map(|stamp| (which, stamp))
+        stamp(name).map(|stamp| (which, stamp))
     });
     Stamps {
         definition: found.stamp,
         dir,
         sidecar,
-        manifest: stamp_of(&found.dir.join(SKILL_JSON)),
+        manifest: stamp(SKILL_JSON),
     }
 }
 
@@ -244,7 +261,7 @@ fn stamp_of(path: &Path) -> Option<Stamp> {
         .map(|metadata| Stamp::of(&metadata))
 }
 
-fn load_one(found: &Found, stamps: &Stamps) -> Result<Loaded, Diagnostic> {
+fn load_one(found: &Found, stamps: &Stamps, folder: &probe::Folder) -> Result<Loaded, Diagnostic> {
     let mut diagnostics = Vec::new();
     let fallback = match stamps.manifest {
         Some(_) => sidecar::read_manifest(&found.dir.join(SKILL_JSON), &mut diagnostics),
@@ -255,7 +272,16 @@ fn load_one(found: &Found, stamps: &Stamps) -> Result<Loaded, Diagnostic> {
         other => Diagnostic::warning(DiagnosticCode::Unreadable, other.to_string())
             .with_path(&found.definition),
     };
-    let bytes = load::read_definition(&found.definition, MAX_SKILL_MD_BYTES).map_err(unloadable)?;
+    let opened = found
+        .definition
+        .file_name()
+        .and_then(|name| name.to_str())
+        .and_then(|name| folder.open_file(name));
+    let bytes = match opened {
+        Some(opened) => load::read_opened(&found.definition, opened, MAX_SKILL_MD_BYTES),
+        None => load::read_definition(&found.definition, MAX_SKILL_MD_BYTES),
+    }
+    .map_err(unloadable)?;
     let (frontmatter, document_diagnostics, _body) =
         load::parse_parts(&found.definition, &bytes, &fallback).map_err(unloadable)?;
     let sidecar = match stamps.sidecar {

@@ -175,11 +175,21 @@ pub(crate) fn not_a_file_message(path: &Path, kind: &str) -> String {
 /// Reads at most `limit` bytes of a regular file; anything else is refused without blocking
 /// (a FIFO planted as `SKILL.md` must not hang a listing), and named for what it is.
 pub(crate) fn read_definition(path: &Path, limit: u64) -> Result<Vec<u8>, Error> {
+    read_opened(path, open_nonblocking(path), limit)
+}
+
+/// [`read_definition`] of a file already opened (non-blocking) as `opened`, which may have
+/// failed; `path` names it in messages and is looked at only when the open failed.
+pub(crate) fn read_opened(
+    path: &Path,
+    opened: std::io::Result<File>,
+    limit: u64,
+) -> Result<Vec<u8>, Error> {
     let unloadable = |code, message: String| Error::Unloadable {
         path: path.to_path_buf(),
         diagnostic: Box::new(Diagnostic::error(code, message)),
     };
-    let file = open_nonblocking(path).map_err(|source| {
+    let file = opened.map_err(|source| {
         // Only on failure: say what is there when it is not a file that could be opened (a
         // socket refuses `open`; a dangling symlink looks missing though `ls` shows it).
         if let Ok(metadata) = std::fs::symlink_metadata(path)
@@ -218,11 +228,24 @@ pub(crate) fn read_definition(path: &Path, limit: u64) -> Result<Vec<u8>, Error>
     if metadata.len() > limit {
         return Err(too_large(metadata.len()));
     }
-    let mut bytes = Vec::with_capacity(usize::try_from(metadata.len()).unwrap_or(0));
-    // The size can change between fstat and read: read one byte past the limit to notice.
-    file.take(limit.saturating_add(1))
-        .read_to_end(&mut bytes)
-        .map_err(|source| Error::io("read", path, source))?;
+    let expected = usize::try_from(metadata.len()).unwrap_or(0);
+    let mut bytes = Vec::with_capacity(expected.saturating_add(1));
+    let read = |reader: &mut dyn Read, bytes: &mut Vec<u8>| {
+        reader
+            .read_to_end(bytes)
+            .map_err(|source| Error::io("read", path, source))
+    };
+    if expected > 0 {
+        // The bytes fstat promised, and no read after them to see the end: a listing reads
+        // thousands of files, and that read is a third of its system calls. A file that grows
+        // meanwhile is read as it was (never past the limit, which its size was checked
+        // against); one that shrinks, as it is.
+        read(&mut (&file).take(metadata.len()), &mut bytes)?;
+    } else {
+        // No size to trust (a file of `/proc`, or an empty one): read to the end, one byte
+        // past the limit to notice a file over it.
+        read(&mut (&file).take(limit.saturating_add(1)), &mut bytes)?;
+    }
     if bytes.len() as u64 > limit {
         return Err(too_large(bytes.len() as u64));
     }

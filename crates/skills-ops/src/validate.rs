@@ -10,7 +10,8 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use skills_types::files::{EXCLUDED_DIR_NAMES, match_definition};
+use rayon::prelude::*;
+use skills_types::files::{EXCLUDED_DIR_NAMES, match_definition, pick_definition};
 use skills_types::frontmatter::LEGACY_TOP_LEVEL_FIELDS;
 use skills_types::limits::{
     MAX_COMPATIBILITY_CHARS, MAX_DESCRIPTION_CHARS, MAX_RELATIVE_PATH_COMPONENTS,
@@ -45,6 +46,16 @@ pub fn validate_path(path: &Path, options: &Options) -> Result<Report, Error> {
 /// it is nested in, if any.
 fn validate_with(path: &Path, options: &Options, inside: Option<&Path>) -> Result<Report, Error> {
     let (dir, file) = resolve(path)?;
+    validate_resolved(dir, file, options, inside)
+}
+
+/// [`validate_with`] for a skill directory and definition file already found.
+fn validate_resolved(
+    dir: PathBuf,
+    file: PathBuf,
+    options: &Options,
+    inside: Option<&Path>,
+) -> Result<Report, Error> {
     let directory = directory_name(&dir)?;
     let (name, mut diagnostics, compliance) = match load::read_definition(&file, MAX_SKILL_MD_BYTES)
     {
@@ -125,11 +136,15 @@ pub fn validate_tree(path: &Path, options: &Options) -> Result<Vec<Result<Report
             dir: path.to_path_buf(),
         });
     }
+    // Each skill is checked on its own, so they are checked on every core; an indexed
+    // parallel collect keeps path order, whatever the threads do.
     Ok(walk
         .found
-        .into_iter()
+        .into_par_iter()
         .map(|found| match found {
-            Found::Skill { dir, inside } => validate_with(&dir, options, inside.as_deref()),
+            Found::Skill { dir, file, inside } => {
+                validate_resolved(dir, file, options, inside.as_deref())
+            }
             Found::Skipped(error) => Err(error),
         })
         .collect())
@@ -137,9 +152,12 @@ pub fn validate_tree(path: &Path, options: &Options) -> Result<Vec<Result<Report
 
 /// What the tree walk met, in path order.
 enum Found {
-    /// A skill folder, and the skill folder it lies in when it is nested.
+    /// A skill folder, its definition file (picked from the folder's listing as
+    /// [`load::find_definition`] picks it, so the folder is not listed twice), and the skill
+    /// folder it lies in when it is nested.
     Skill {
         dir: PathBuf,
+        file: PathBuf,
         inside: Option<PathBuf>,
     },
     /// Something that could not be walked, and why.
@@ -173,7 +191,7 @@ impl TreeWalk {
                 return Ok(());
             }
         };
-        let mut is_skill = false;
+        let mut definitions: Vec<String> = Vec::new();
         // (name, (path, canonical path, through a symlink)), or a finding about the entry.
         type Subdir = Result<(PathBuf, PathBuf, bool), Error>;
         let mut subdirs: Vec<(std::ffi::OsString, Subdir)> = Vec::new();
@@ -186,7 +204,10 @@ impl TreeWalk {
             let Some(text) = name.to_str() else {
                 // Inside a skill, a folder is part of its package (the `skillhub` package rules
                 // judge its name); elsewhere it could hold skills discovery will never load.
-                if inside.is_none() && !is_skill && (kind.is_dir() || kind.is_symlink()) {
+                if inside.is_none()
+                    && definitions.is_empty()
+                    && (kind.is_dir() || kind.is_symlink())
+                {
                     let reason =
                         "its name is not valid UTF-8, and discovery skips such folders (rename it)"
                             .to_owned();
@@ -200,7 +221,9 @@ impl TreeWalk {
                 }
                 continue;
             };
-            is_skill |= match_definition(text).is_some();
+            if match_definition(text).is_some() {
+                definitions.push(text.to_owned());
+            }
             // Unlike discovery, an explicit lint walks hidden folders too (`.agents/skills`,
             // `.claude/skills` are where skills live), but not version control, caches or builds.
             if EXCLUDED_DIR_NAMES.contains(&text) {
@@ -224,10 +247,13 @@ impl TreeWalk {
             }
         }
         // A non-UTF-8 name noted before the definition file was seen is inside this skill.
-        if is_skill {
+        let definition = pick_definition(definitions.iter().map(String::as_str));
+        let is_skill = definition.is_some();
+        if let Some((name, _)) = definition {
             subdirs.retain(|(_, entry)| !matches!(entry, Err(Error::NotValidated { .. })));
             self.found.push(Found::Skill {
                 dir: dir.to_path_buf(),
+                file: dir.join(name),
                 inside: inside.map(Path::to_path_buf),
             });
         }

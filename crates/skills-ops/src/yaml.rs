@@ -4,7 +4,9 @@
 //! source text (`version: 1.10` stays `"1.10"`, never the float `1.1`). Nothing else in the
 //! workspace names the YAML crate, so swapping it is a change to this file alone.
 //!
-//! The parser is `serde_yaml` (libyaml underneath). Two things it does not give us are added
+//! The common shapes (one-line values, block scalars, small maps and lists) are read by a fast
+//! path (`fast`) that declines anything else; the rest goes to the full parser, `serde_yaml`
+//! (libyaml underneath). Two things it does not give us are added
 //! here:
 //!
 //! - **Source text of plain scalars.** `deserialize_any` resolves `1.10`, `true` and `~` into
@@ -16,6 +18,8 @@
 //!   megabyte of `[` takes minutes), so the number of `[` and `{` is bounded before parsing;
 //!   serde_yaml's own alias-repetition limit is backed by budgets on the nodes and scalar bytes
 //!   the expansion may build, and by a depth limit far below its own.
+
+mod fast;
 
 use std::cell::Cell;
 use std::collections::HashSet;
@@ -140,7 +144,18 @@ pub(crate) fn parse(text: &str) -> Result<Node, ParseError> {
             too_complex: true,
         });
     }
+    // Without aliases the tree holds no more text than the source, so the fast path stays
+    // inside the expansion budget by staying inside this one.
+    if text.len() <= MAX_YAML_EXPANDED_BYTES
+        && let Some(node) = fast::parse(text)
+    {
+        return Ok(node);
+    }
+    parse_full(text)
+}
 
+/// [`parse`] by the full YAML parser alone.
+fn parse_full(text: &str) -> Result<Node, ParseError> {
     let budget = Budget::default();
     let mut node = NodeSeed {
         budget: &budget,
@@ -546,6 +561,317 @@ mod tests {
         );
         let error = parse(&text).unwrap_err();
         assert!(error.too_complex, "{error:?}");
+    }
+
+    /// Frontmatters in the shapes the fast path is for; each must be taken by it.
+    const COMMON: [&str; 12] = [
+        "name: pdf\ndescription: Fill PDF forms, and split them.\n",
+        "name: a\ndescription: \"Quoted: with \\\"escapes\\\" and \\\\ and # hash\"\nlicense: MIT\n",
+        "name: a\ndescription: 'it''s single: quoted'\n",
+        "name: a\ndescription: >\n  Folded text\n  over lines.\n\n  New paragraph.\nlicense: MIT\n",
+        "name: a\ndescription: |\n  Literal\n  lines\n\nnext: x\n",
+        "description: >-\n  stripped\n  folded\nname: a\n",
+        "description: |+\n  kept\n\n\nname: a\n",
+        "metadata:\n  version: \"1.2.0\"\n  author: someone\n  n: 1.10\n  count: 007\nname: a\n",
+        "metadata:\n  version: 1.0\n  int: 42\n  flag: true\n  none: ~\n  word: null\nname: a\n",
+        "allowed-tools: [Read, Write, \"Bash(git status:*)\"]\nplatforms:\n  - linux\n  - 'mac os'\n",
+        "triggers:\n- one\n- \"two\"\nname: a\ndescription: Use C# and http://x.y/z?q=1, [a] {b}.\n",
+        "name: ünïcode-名前\ndescription: Ωmega — “quotes” …\nmetadata:\n  tags: []\n  deep:\n    deeper: yes\n",
+    ];
+
+    /// Frontmatters the fast path must leave to the full parser.
+    const DECLINED: [&str; 23] = [
+        "",
+        "# only a comment\n",
+        "name: a # comment\n",
+        "name: a\n# comment\n",
+        "name: a\r\n",
+        "name:\ta\n",
+        "name: a\n  continued plain\n",
+        "name: &x a\nother: *x\n",
+        "name: !tag a\n",
+        "name: a\nname: b\n",
+        "metadata: {a: b}\n",
+        "name: \"a\\nb\"\n",
+        "name: \"open\n  close\"\n",
+        "description: |2\n   indented\n",
+        "description: >\n  a\n    more indented\n  b\n",
+        "description: |\n\n  leading empty\n",
+        "description: >\n  trailing space \n  b\n",
+        "name: 0x1F\n",
+        "name: 1e3\n",
+        "name: -1\n",
+        "name: a: b\n",
+        "key:\n",
+        "name: a",
+    ];
+
+    #[test]
+    fn the_fast_path_takes_the_common_shapes_and_agrees_with_the_full_parser() {
+        for text in COMMON {
+            let fast = fast::parse(text).unwrap_or_else(|| panic!("declined {text:?}"));
+            assert_eq!(Ok(fast), parse_full(text), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn the_fast_path_declines_what_it_does_not_know() {
+        for text in DECLINED {
+            assert_eq!(fast::parse(text), None, "{text:?}");
+            // And the answer is still the full parser's, error or tree.
+            assert_eq!(parse(text), parse_full(text), "{text:?}");
+        }
+    }
+
+    /// Lines built from the pieces where YAML's rules are subtle: typed and quoted scalars,
+    /// indicators, block scalar headers, indentation, comments, odd characters.
+    fn frontmatter_lines() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::prelude::*;
+        let keys = prop::sample::select(vec![
+            "name",
+            "description",
+            "metadata",
+            "a",
+            "on",
+            "x-y",
+            "k_1",
+            "1",
+            "a b",
+            "-",
+        ]);
+        let separators = prop::sample::select(vec![": ", ":", ":  ", " : ", ":\t", "- "]);
+        let values = prop::sample::select(vec![
+            "",
+            "plain",
+            "two words",
+            "1",
+            "1.0",
+            "1.10",
+            "007",
+            "0",
+            "01.5",
+            "0x1F",
+            "0o7",
+            "0b1",
+            "1e3",
+            "1.",
+            ".5",
+            "+1",
+            "-1",
+            "-.inf",
+            ".nan",
+            "inf",
+            "nan",
+            "true",
+            "True",
+            "FALSE",
+            "yes",
+            "~",
+            "null",
+            "Null",
+            "\"q\"",
+            "\"a\\\"b\"",
+            "\"a\\nb\"",
+            "\"open",
+            "'s'",
+            "'it''s'",
+            "'open",
+            "|",
+            ">",
+            "|-",
+            ">+",
+            "|2",
+            "> #c",
+            "[a, b]",
+            "[]",
+            "[1.0, x]",
+            "[a, [b]]",
+            "{a: b}",
+            "a: b",
+            "a #c",
+            "a#c",
+            "x:",
+            "- a",
+            "&a x",
+            "*a",
+            "!t x",
+            "%x",
+            "@x",
+            "`x",
+            "Bash(git:*)",
+            "ü",
+            "\u{2028}",
+            "\u{85}",
+            "\u{feff}x",
+            "a\"b'c",
+            "C#",
+            "http://x",
+            "? q",
+        ]);
+        let line = (0..5usize, keys, separators, values).prop_map(|(indent, key, sep, value)| {
+            format!("{}{key}{sep}{value}", " ".repeat(indent))
+        });
+        let text_line = (
+            0..5usize,
+            prop::sample::select(vec!["text", "# c", "", "more text: x"]),
+        )
+            .prop_map(|(indent, text)| format!("{}{text}", " ".repeat(indent)));
+        let any_line = prop_oneof![3 => line, 2 => text_line];
+        proptest::collection::vec(any_line, 0..10).prop_map(|lines| {
+            let mut text = lines.join("\n");
+            text.push('\n');
+            text
+        })
+    }
+
+    /// A frontmatter built from a seed: mostly the shapes the fast path takes (so that it
+    /// really answers), each value drawn from pieces where YAML's rules are subtle.
+    fn structured_frontmatter(seed: u64) -> String {
+        struct Rng(u64);
+        impl Rng {
+            fn below(&mut self, n: usize) -> usize {
+                self.0 ^= self.0 << 13;
+                self.0 ^= self.0 >> 7;
+                self.0 ^= self.0 << 17;
+                (self.0 % n as u64) as usize
+            }
+            fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
+                items[self.below(items.len())]
+            }
+        }
+        const KEYS: [&str; 10] = [
+            "name",
+            "description",
+            "license",
+            "metadata",
+            "a",
+            "b-c",
+            "k_1",
+            "on",
+            "yes",
+            "x",
+        ];
+        const SCALARS: [&str; 40] = [
+            "plain",
+            "two words",
+            "1",
+            "1.0",
+            "1.10",
+            "007",
+            "0",
+            "01.5",
+            "0x1F",
+            "1e3",
+            "-1",
+            "true",
+            "True",
+            "FALSE",
+            "yes",
+            "~",
+            "null",
+            "\"q\"",
+            "\"a\\\"b\\\\\"",
+            "'s'",
+            "'it''s'",
+            "[a, b]",
+            "[]",
+            "[1.0, x, 'y']",
+            "a #c",
+            "a#c",
+            "C#",
+            "http://x",
+            "ü",
+            "Bash(git:*)",
+            "a\"b'c",
+            "x:",
+            "a: b",
+            "\"a\\nb\"",
+            "[a, [b]]",
+            "{a: b}",
+            "&a x",
+            "!t x",
+            "-x",
+            "99999999999999999999",
+        ];
+        const LINES: [&str; 8] = [
+            "a",
+            "b c",
+            "# not a comment",
+            "x: y",
+            "",
+            "\"q\"",
+            "- i",
+            "  more",
+        ];
+        fn mapping(rng: &mut Rng, out: &mut String, indent: usize, depth: usize) {
+            for _ in 0..1 + rng.below(4) {
+                let pad = " ".repeat(indent);
+                let key = rng.pick(&KEYS);
+                match rng.below(if depth < 2 { 6 } else { 3 }) {
+                    0 | 1 => {
+                        let value = rng.pick(&SCALARS);
+                        out.push_str(&format!("{pad}{key}: {value}\n"));
+                    }
+                    2 => {
+                        let header = rng.pick(&["|", "|-", "|+", ">", ">-", ">+", "| ", ">2"]);
+                        out.push_str(&format!("{pad}{key}: {header}\n"));
+                        let inner = indent + 1 + rng.below(3);
+                        for _ in 0..1 + rng.below(4) {
+                            let line = rng.pick(&LINES);
+                            let extra = if rng.below(8) == 0 { 1 } else { 0 };
+                            if line.is_empty() {
+                                out.push('\n');
+                            } else {
+                                out.push_str(&format!("{}{line}\n", " ".repeat(inner + extra)));
+                            }
+                        }
+                    }
+                    3 => {
+                        out.push_str(&format!("{pad}{key}:\n"));
+                        let inner = indent + 1 + rng.below(3);
+                        mapping(rng, out, inner, depth + 1);
+                    }
+                    4 => {
+                        out.push_str(&format!("{pad}{key}:\n"));
+                        let inner = indent + 2 * rng.below(2);
+                        for _ in 0..1 + rng.below(3) {
+                            let item = rng.pick(&SCALARS);
+                            out.push_str(&format!("{}- {item}\n", " ".repeat(inner)));
+                        }
+                    }
+                    _ => out.push_str(&format!("{pad}{key}:\n")),
+                }
+                if rng.below(10) == 0 {
+                    out.push('\n');
+                }
+            }
+        }
+        let mut rng = Rng(seed | 1);
+        let mut out = String::new();
+        mapping(&mut rng, &mut out, 0, 0);
+        out
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(4096))]
+
+        /// Whatever the fast path accepts, the full parser reads the same way: same tree, same
+        /// scalar texts and types, and never a tree where the full parser reports an error.
+        #[test]
+        fn the_fast_path_never_disagrees(text in frontmatter_lines()) {
+            if let Some(fast) = fast::parse(&text) {
+                proptest::prop_assert_eq!(Ok(fast), parse_full(&text), "{:?}", text);
+            }
+        }
+
+        /// The same on documents mostly in the subset, so that the fast path answers often.
+        #[test]
+        fn the_fast_path_agrees_on_structured_documents(seed in proptest::prelude::any::<u64>()) {
+            let text = structured_frontmatter(seed);
+            if let Some(fast) = fast::parse(&text) {
+                proptest::prop_assert_eq!(Ok(fast), parse_full(&text), "{:?}", text);
+            }
+        }
     }
 
     #[test]

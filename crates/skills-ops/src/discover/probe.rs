@@ -89,6 +89,28 @@ impl Folder {
         }
     }
 
+    /// Opens the file `name` below the folder as [`crate::load::read_definition`] opens a
+    /// definition file (read-only, non-blocking, never as a controlling terminal); `None` when
+    /// there is no handle, so the caller opens it by its path.
+    pub(crate) fn open_file(&self, name: &str) -> Option<std::io::Result<std::fs::File>> {
+        #[cfg(unix)]
+        {
+            use rustix::fs::{Mode, OFlags};
+            let handle = self.handle.as_ref()?;
+            let flags = OFlags::RDONLY | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC;
+            Some(
+                rustix::fs::openat(handle, name, flags, Mode::empty())
+                    .map(std::fs::File::from)
+                    .map_err(std::io::Error::from),
+            )
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = name;
+            None
+        }
+    }
+
     /// `lstat` of `relative` below the folder.
     pub(crate) fn lstat(&self, relative: &str) -> std::io::Result<Info> {
         #[cfg(unix)]

@@ -681,3 +681,65 @@ fn permute_puts_every_item_where_the_order_says() {
         assert_eq!(permuted, expected, "order {order:?}");
     }
 }
+
+/// The same tree discovered on one thread and on many gives the same catalog, byte for byte:
+/// order, shadowing, duplicates and every diagnostic are decided by the sequential rules, never
+/// by which thread finished first. The tree is big enough (over the parallel-probe threshold)
+/// for every parallel step to really run in parallel.
+#[test]
+fn parallel_discovery_gives_the_sequential_catalog() {
+    use std::os::unix::fs::symlink;
+    let tree = Tree::new();
+    tree.trust();
+    for index in 0..150 {
+        let name = format!("skill-{:03}", index % 90);
+        tree.skill(&tree.user(), &format!("s{index:03}"), &name);
+        if index % 3 == 0 {
+            // The same names in the project scope shadow the user's copies.
+            tree.skill(&tree.project_agents(), &format!("p{index:03}"), &name);
+        }
+    }
+    for index in 0..40 {
+        let dir = tree.user_agents().join(format!("bad-{index:02}"));
+        std::fs::create_dir_all(&dir).unwrap();
+        let text: &[u8] = match index % 5 {
+            0 => b"---\nname: x\n",
+            1 => b"---\nname: [unclosed\n---\n",
+            2 => b"\xff\xfe",
+            3 => b"---\nname: a\nname: b\n---\n",
+            _ => b"---\nname: ok-but: odd\ndescription: |\n  folded\n---\n",
+        };
+        std::fs::write(dir.join("SKILL.md"), text).unwrap();
+    }
+    // A link to a folder also reached directly: a duplicate, reported once.
+    symlink(tree.user().join("s001"), tree.user().join("z-link")).unwrap();
+
+    let on = |threads: usize, cache: bool| {
+        let mut config = tree.config();
+        config.cache = cache;
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        pool.install(|| discover(&config).unwrap())
+    };
+    let sequential = on(1, false);
+    assert!(
+        sequential.shadowed.len() >= 50,
+        "{}",
+        sequential.shadowed.len()
+    );
+    assert!(codes(&sequential).contains(&DiagnosticCode::DuplicateDirectory));
+    assert!(codes(&sequential).contains(&DiagnosticCode::NotUtf8));
+    for threads in [2, 4, 8] {
+        assert_eq!(
+            on(threads, false),
+            sequential,
+            "{threads} threads, no cache"
+        );
+    }
+    // Written by a parallel run, read by the sequential one and the other way round.
+    assert_eq!(on(8, true), sequential);
+    assert_eq!(on(1, true), sequential);
+    assert_eq!(on(4, true), sequential);
+}

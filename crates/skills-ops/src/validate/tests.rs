@@ -962,3 +962,37 @@ fn tree_validation_reports_or_follows_what_it_used_to_skip() {
     assert_eq!(linked.name.as_deref(), Some("c-linked"));
     assert!(linked.valid, "{:?}", linked.diagnostics);
 }
+
+/// A tree validated on many threads gives the reports, and the skipped folders, in the order
+/// one thread gives them: path order, whatever finishes first.
+#[test]
+fn parallel_validation_keeps_path_order() {
+    let root = tempfile::tempdir().unwrap();
+    for index in 0..120 {
+        let dir = root
+            .path()
+            .join(format!("cat-{}/skill-{index:03}", index % 3));
+        std::fs::create_dir_all(&dir).unwrap();
+        let text = match index % 4 {
+            0 => format!("---\nname: skill-{index:03}\ndescription: d\n---\n"),
+            1 => "---\nname: Wrong\n---\n".to_owned(),
+            2 => "---\nname: [x\n".to_owned(),
+            _ => format!("---\nname: skill-{index:03}\ndescription: d\nextra: 1\n---\n"),
+        };
+        std::fs::write(dir.join("SKILL.md"), text).unwrap();
+    }
+    std::os::unix::fs::symlink("/nonexistent/target", root.path().join("cat-1/dangling")).unwrap();
+    let on = |threads: usize| {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        let results = pool.install(|| validate_tree(root.path(), &Options::default()).unwrap());
+        format!("{results:?}")
+    };
+    let sequential = on(1);
+    assert!(sequential.contains("follow the symlink"), "{sequential}");
+    for threads in [2, 4, 8] {
+        assert_eq!(on(threads), sequential, "{threads} threads");
+    }
+}
