@@ -1,4 +1,4 @@
-//! `cargo xtask ci`: every check CI runs, in the order of 06 §CI, cheapest first, stopping at
+//! `cargo xtask ci`: every check CI runs, in the order of `STEPS`, cheapest first, stopping at
 //! the first failure with a one-line hint how to fix it.
 //!
 //! `.ci/run` executes exactly this, and so should a developer before pushing: there is no

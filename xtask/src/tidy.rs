@@ -1,5 +1,5 @@
-//! Tidy: the repository's conventions (STYLE.md, 06 §CI step 2) as code, so they hold without
-//! a reviewer remembering them.
+//! Tidy: the repository's conventions (the style guide; step 2 of ci) as code, so they hold
+//! without a reviewer remembering them.
 //!
 //! The rules run in-process from `cargo xtask tidy` and `cargo xtask ci`, and again as the
 //! `#[test]`s at the bottom of this file, so plain `cargo test` enforces them too (the
@@ -372,11 +372,7 @@ fn inside(root: &Path, file: &Path, target: &str) -> bool {
     for component in joined.components() {
         match component {
             std::path::Component::Normal(part) => normal.push(part),
-            std::path::Component::ParentDir => {
-                if !normal.pop() {
-                    return false;
-                }
-            }
+            std::path::Component::ParentDir if !normal.pop() => return false,
             _ => {}
         }
     }
