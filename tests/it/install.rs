@@ -15,9 +15,11 @@
 
 mod concurrent;
 mod crash;
+mod local_http;
 mod replace;
 mod scopes;
 mod sources;
+mod unfetched;
 
 use std::collections::BTreeMap;
 use std::path::Path;

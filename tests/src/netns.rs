@@ -269,6 +269,45 @@ fn only_loopback() -> Result<(), String> {
     Ok(())
 }
 
+/// Adds `address` to `lo` in the calling thread's private namespace (from inside [`run`]), so a
+/// test can listen on an address the installer must refuse, such as a documentation or private
+/// one, without a packet leaving the machine. Refuses when the thread shares the process's
+/// namespace: outside [`run`] this would change the machine's own network.
+pub fn add_loopback_address(address: std::net::IpAddr) -> Result<(), String> {
+    let process = std::fs::read_link("/proc/self/ns/net")
+        .map(|target| target.display().to_string())
+        .map_err(|error| format!("cannot read /proc/self/ns/net: {error}"))?;
+    let thread = namespace()?;
+    if process == thread {
+        return Err(format!(
+            "refusing to add {address} to lo: this thread is in the process's own network \
+             namespace ({thread}), not a private one; call this inside netns::run"
+        ));
+    }
+    let ip = IP_COMMANDS
+        .iter()
+        .find(|path| Path::new(path).exists())
+        .ok_or_else(|| format!("no `ip` command at any of {IP_COMMANDS:?}"))?;
+    let prefix = if address.is_ipv4() { 32 } else { 128 };
+    let status = Command::new(ip)
+        .args([
+            "address",
+            "add",
+            &format!("{address}/{prefix}"),
+            "dev",
+            "lo",
+        ])
+        .status()
+        .map_err(|error| format!("cannot run {ip}: {error}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "`{ip} address add {address}/{prefix} dev lo` failed: {status}"
+        ))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::passed;

@@ -42,13 +42,67 @@ pub(crate) struct Global {
         hide_env_values = true
     )]
     pub(crate) home: Option<PathBuf>,
-    /// The application directory under home and workspace.
-    #[arg(long, global = true, value_name = "NAME", default_value = skills::types::config::DEFAULT_APP_DIR)]
+    /// The application directory under home and workspace: one plain folder name (no `/`,
+    /// `\`, `.` or `..`).
+    #[arg(
+        long,
+        global = true,
+        value_name = "NAME",
+        default_value = skills::types::config::DEFAULT_APP_DIR,
+        value_parser = AppDirParser
+    )]
     pub(crate) app_dir: String,
     /// Load the workspace's project skills for this one command, as if trusted (nothing is
     /// recorded; `skills trust` records it for good).
     #[arg(long, global = true)]
     pub(crate) trust_workspace: bool,
+}
+
+/// What `install --help` and `registry --help` say about the fixture switch: the URL policy
+/// refuses plain http, other ports and this machine, and a person testing a local server must
+/// be able to find the one way around it without reading the source.
+fn local_http_help() -> String {
+    format!(
+        "Only https URLs on port 443 of public hosts are fetched. {}.",
+        capitalised(&skills::types::install::local_http_advice())
+    )
+}
+
+fn capitalised(text: &str) -> String {
+    let mut characters = text.chars();
+    characters
+        .next()
+        .map(|first| first.to_uppercase().chain(characters).collect())
+        .unwrap_or_default()
+}
+
+/// `--app-dir` as typed, refused (a usage error, status 2) unless it is one plain folder name:
+/// the same check the facade makes on every call. A parser of its own rather than a function,
+/// so the message is ours alone: clap's would repeat the raw value, escape sequences and all.
+#[derive(Clone, Copy, Debug)]
+struct AppDirParser;
+
+impl clap::builder::TypedValueParser for AppDirParser {
+    type Value = String;
+
+    fn parse_ref(
+        &self,
+        command: &clap::Command,
+        _arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<String, clap::Error> {
+        let refuse = |message: String| {
+            command
+                .clone()
+                .error(clap::error::ErrorKind::ValueValidation, message)
+        };
+        let text = value.to_str().ok_or_else(|| {
+            refuse("--app-dir: the name is not UTF-8; it must be one plain folder name".to_owned())
+        })?;
+        skills::types::config::check_app_dir(text)
+            .map_err(|error| refuse(format!("--app-dir: {error}")))?;
+        Ok(text.to_owned())
+    }
 }
 
 /// Options of the commands that discover skills.
@@ -91,10 +145,11 @@ pub(crate) enum Command {
     Uninstall(UninstallArgs),
     /// Install skills from an https URL: a SKILL.md, a GitHub file page, a pack index.json,
     /// or a site's /.well-known/agent-skills/index.json.
+    #[command(after_help = local_http_help())]
     Install(InstallArgs),
     /// The registry catalog (SKILLS_REGISTRY_CATALOG_URL): browse and search its entries, see
     /// its categories and sources, install an entry.
-    #[command(subcommand)]
+    #[command(subcommand, after_help = local_http_help())]
     Registry(RegistryCommand),
     /// Lint skills against a profile; exit 0 when all are valid, 1 when one is not, 2 when a
     /// path cannot be validated.
@@ -256,6 +311,7 @@ pub(crate) enum RegistryCommand {
     /// The sources, with how many entries each holds.
     Sources,
     /// Install an entry under its bare slug.
+    #[command(after_help = local_http_help())]
     Install(RegistryInstallArgs),
 }
 

@@ -12,7 +12,7 @@ use crate::cli::{Discovery, Global};
 const DISABLE_EXTERNAL: &str = "SKILLS_DISABLE_EXTERNAL";
 /// `SKILLS_INSTALL_ALLOW_LOCAL_HTTP=1` lets installs fetch over http from this machine only
 /// (`127.0.0.1`, `[::1]`, `localhost`): for test fixtures.
-const ALLOW_LOCAL_HTTP: &str = "SKILLS_INSTALL_ALLOW_LOCAL_HTTP";
+const ALLOW_LOCAL_HTTP: &str = skills::types::install::ALLOW_LOCAL_HTTP_VAR;
 /// The registry catalog's URL.
 pub(crate) const REGISTRY_CATALOG_URL: &str = "SKILLS_REGISTRY_CATALOG_URL";
 /// The registry's download base URL.

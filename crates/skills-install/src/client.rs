@@ -17,7 +17,9 @@
 //! - **Bounded.** Connect, read and total timeouts (a server dripping one byte at a time hits
 //!   the total deadline); a `Content-Length` over the cap is refused before reading, and the
 //!   body is counted while it streams (chunked bodies and lying lengths).
-//! - **Backstop.** The peer address of the response is checked again.
+//! - **Backstop.** The peer address of the response is checked again, against the same policy
+//!   as the resolver's answers: should a connection ever be made where the resolver did not
+//!   look, the response is refused. `client/tests.rs` makes exactly such a connection.
 
 use std::future::Future;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
@@ -152,6 +154,16 @@ impl FetchError {
             Self::Other(_) => "fetch_failed",
         }
     }
+
+    /// Whether this is a refusal of the local kind ([`policy::Refusal::is_local`], or a name
+    /// that resolved into a denied range).
+    pub fn is_local(&self) -> bool {
+        match self {
+            Self::Refused(refusal) => refusal.is_local(),
+            Self::Address(_) => true,
+            _ => false,
+        }
+    }
 }
 
 /// The guarded client.
@@ -164,6 +176,16 @@ pub struct Client {
 impl Client {
     /// A client with these settings.
     pub fn new(settings: Settings) -> Result<Self, FetchError> {
+        Self::build(settings, std::convert::identity)
+    }
+
+    /// [`Client::new`], with `finish` having the last word on the reqwest builder. Production
+    /// passes it through untouched; the tests use it to make reqwest connect where the
+    /// guarded resolver never looked, which only the peer-address backstop can then catch.
+    fn build(
+        settings: Settings,
+        finish: impl FnOnce(reqwest::ClientBuilder) -> reqwest::ClientBuilder,
+    ) -> Result<Self, FetchError> {
         let resolver = GuardedResolver {
             inner: settings.resolver.clone(),
             denied: settings.policy.denied.clone(),
@@ -184,7 +206,7 @@ impl Client {
                 Err(error) => attempt.error(error),
             }
         });
-        let inner = reqwest::Client::builder()
+        let builder = reqwest::Client::builder()
             .dns_resolver(Arc::new(resolver))
             .redirect(redirects)
             .no_proxy()
@@ -193,7 +215,8 @@ impl Client {
             .connect_timeout(settings.total.min(Duration::from_secs(10)))
             .read_timeout(settings.total.min(Duration::from_secs(30)))
             .timeout(settings.total)
-            .user_agent(concat!("skills/", env!("CARGO_PKG_VERSION")))
+            .user_agent(concat!("skills/", env!("CARGO_PKG_VERSION")));
+        let inner = finish(builder)
             .build()
             .map_err(|error| FetchError::Other(error.to_string()))?;
         Ok(Self { inner, settings })
@@ -436,3 +459,6 @@ impl reqwest::dns::Resolve for GuardedResolver {
         })
     }
 }
+
+#[cfg(test)]
+mod tests;

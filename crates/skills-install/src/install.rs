@@ -27,10 +27,7 @@ pub async fn install(
         policy::Refusal::Unparsable(_) | policy::Refusal::TooLong(_) => {
             Error::InvalidInput(format!("{}: {refusal}", shown(&request.url)))
         }
-        _ => Error::UrlRefused {
-            url: shown(&request.url),
-            reason: refusal.to_string(),
-        },
+        _ => refused(shown(&request.url), &refusal, refusal.is_local(), &policy),
     })?;
     let source = source::classify(&url).map_err(Error::InvalidInput)?;
     let target = write::target(config, request.scope, request.agent)?;
@@ -73,7 +70,8 @@ pub(crate) async fn install_from(
         reason: FetchError::Timeout.to_string(),
         kind: FetchError::Timeout.kind(),
     })?;
-    let (downloads, warnings) = downloaded.map_err(|problem| error_of(source, problem))?;
+    let (downloads, warnings) =
+        downloaded.map_err(|problem| error_of(source, problem, &client.settings().policy))?;
 
     // The whole download is validated before anything is written.
     let mut slugs = Vec::with_capacity(downloads.len());
@@ -92,6 +90,15 @@ pub(crate) async fn install_from(
         }
         slugs.push(slug);
     }
+    // Said after the write, on the skill's own outcome: the install stands, but the agent will
+    // be told to run files that are not there.
+    let unfetched: Vec<(String, String)> = downloads
+        .iter()
+        .zip(&slugs)
+        .filter_map(|(download, slug)| {
+            crate::mentions::unfetched_warning(download, source).map(|note| (slug.clone(), note))
+        })
+        .collect();
 
     let before = names(config);
     let provenance = Provenance {
@@ -131,6 +138,11 @@ pub(crate) async fn install_from(
     if let Some(first) = outcomes.first_mut() {
         first.warnings.extend(warnings);
     }
+    for (slug, note) in unfetched {
+        if let Some(outcome) = outcomes.iter_mut().find(|outcome| outcome.slug == slug) {
+            outcome.warnings.push(note);
+        }
+    }
     Ok(outcomes)
 }
 
@@ -138,6 +150,23 @@ fn names(config: &SkillsConfig) -> BTreeSet<String> {
     skills_ops::discover::discover(config)
         .map(|catalog| catalog.skills.into_iter().map(|skill| skill.name).collect())
         .unwrap_or_default()
+}
+
+/// A refused URL as the facade's error. A refusal of the local kind also names the fixture
+/// switch while it is off: without it, a person testing against a server on this machine
+/// hears only "not allowed" and never learns that one exists.
+pub(crate) fn refused(
+    url: String,
+    reason: &dyn std::fmt::Display,
+    local: bool,
+    policy: &Policy,
+) -> Error {
+    let reason = if local && !policy.allow_loopback_http {
+        format!("{reason}; {}", skills_types::install::local_http_advice())
+    } else {
+        reason.to_string()
+    };
+    Error::UrlRefused { url, reason }
 }
 
 /// The URL policy this configuration asks for.
@@ -193,7 +222,7 @@ pub(crate) fn shown(text: &str) -> String {
     }
 }
 
-pub(crate) fn error_of(source: &Source, problem: Problem) -> Error {
+pub(crate) fn error_of(source: &Source, problem: Problem, policy: &Policy) -> Error {
     let (url, error) = match problem {
         Problem::Fetch(failure) => *failure,
         Problem::Invalid(reason) => {
@@ -203,17 +232,14 @@ pub(crate) fn error_of(source: &Source, problem: Problem) -> Error {
             };
         }
     };
-    fetch_failure(&url, error)
+    fetch_failure(&url, error, policy)
 }
 
 /// A failed request as the facade's error: a refusal, or a download that failed.
-pub(crate) fn fetch_failure(url: &url::Url, error: FetchError) -> Error {
+pub(crate) fn fetch_failure(url: &url::Url, error: FetchError, policy: &Policy) -> Error {
     match error {
         FetchError::Refused(_) | FetchError::Address(_) | FetchError::Guarded(_) => {
-            Error::UrlRefused {
-                url: policy::redact(url),
-                reason: error.to_string(),
-            }
+            refused(policy::redact(url), &error, error.is_local(), policy)
         }
         other => Error::Download {
             url: policy::redact(url),
@@ -232,6 +258,41 @@ mod tests {
         assert_eq!(timeout(None), Duration::from_secs(60));
         assert_eq!(timeout(Some(0)), Duration::from_secs(1));
         assert_eq!(timeout(Some(10_000)), Duration::from_secs(600));
+    }
+
+    #[test]
+    fn local_refusals_name_the_fixture_switch_while_it_is_off() {
+        let off = Policy::default();
+        let on = Policy {
+            allow_loopback_http: true,
+            ..Policy::default()
+        };
+        for (text, local) in [
+            ("http://127.0.0.1:9/SKILL.md", true),
+            ("https://example.com:8443/SKILL.md", true),
+            ("http://example.com/SKILL.md", true),
+            ("https://localhost/SKILL.md", true),
+            ("https://intranet/SKILL.md", true),
+            ("https://192.168.1.1/SKILL.md", true),
+            ("https://[fd00::1]/SKILL.md", true),
+            ("https://93.184.215.14/SKILL.md", true),
+            ("file:///etc/passwd", false),
+            ("https://u:p@example.com/SKILL.md", false),
+        ] {
+            let refusal = policy::parse(text, &off).expect_err(text);
+            assert_eq!(refusal.is_local(), local, "{text}");
+            let message = refused(shown(text), &refusal, refusal.is_local(), &off).to_string();
+            assert_eq!(
+                message.contains(skills_types::install::ALLOW_LOCAL_HTTP_VAR),
+                local,
+                "{message}"
+            );
+            let message = refused(shown(text), &refusal, refusal.is_local(), &on).to_string();
+            assert!(
+                !message.contains(skills_types::install::ALLOW_LOCAL_HTTP_VAR),
+                "{message}"
+            );
+        }
     }
 
     #[test]

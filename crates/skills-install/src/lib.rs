@@ -11,6 +11,7 @@ pub mod address;
 pub mod client;
 pub mod fetch;
 pub mod install;
+pub mod mentions;
 pub mod policy;
 pub mod registry;
 pub mod source;

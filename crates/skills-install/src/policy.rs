@@ -129,6 +129,21 @@ impl Refusal {
             Self::Address(_) => "address",
         }
     }
+
+    /// Whether the URL aims at plain http, another port, a local or single-label name, an IP
+    /// literal or a denied range: what someone pointing `install` at a server on this machine
+    /// meets, so the refusal names the fixture switch.
+    pub fn is_local(&self) -> bool {
+        match self {
+            Self::Scheme(scheme) => scheme == "http",
+            Self::Port(_)
+            | Self::NotAPublicName(_)
+            | Self::SpecialName(_)
+            | Self::IpLiteral(_)
+            | Self::Address(_) => true,
+            Self::TooLong(_) | Self::Unparsable(_) | Self::UserInfo | Self::NoHost => false,
+        }
+    }
 }
 
 /// Parses and checks a URL given by a person or a catalog.

@@ -424,8 +424,9 @@ pub fn download_url(
             url: install::shown(base),
             reason,
         };
-        let mut url =
-            policy::parse(base, policy).map_err(|refusal| refused(refusal.to_string()))?;
+        let mut url = policy::parse(base, policy).map_err(|refusal| {
+            install::refused(install::shown(base), &refusal, refusal.is_local(), policy)
+        })?;
         let category = entry.category.trim();
         if !is_plain_segment(category) {
             return Err(Error::InvalidInput(format!(
@@ -482,9 +483,8 @@ fn is_plain_segment(text: &str) -> bool {
 /// file, a folder page (`tree/`) the `SKILL.md` in it; a raw file stays. `None` for anything
 /// else.
 pub fn github_skill_file(text: &str, policy: &Policy) -> Result<Option<Url>, Error> {
-    let url = policy::parse(text, policy).map_err(|refusal| Error::UrlRefused {
-        url: install::shown(text),
-        reason: refusal.to_string(),
+    let url = policy::parse(text, policy).map_err(|refusal| {
+        install::refused(install::shown(text), &refusal, refusal.is_local(), policy)
     })?;
     let is_markdown = |url: &Url| url.path().to_ascii_lowercase().ends_with(".md");
     match url.host_str() {

@@ -12,6 +12,65 @@ use crate::limits::{MAX_DIRS_PER_ROOT, MAX_DISCOVERY_DEPTH, MAX_SKILL_MD_BYTES};
 /// The application directory used when an embedding core does not set its own.
 pub const DEFAULT_APP_DIR: &str = ".openhuman";
 
+/// The longest application directory name accepted, in bytes (a folder name on common file
+/// systems).
+pub const MAX_APP_DIR_BYTES: usize = 255;
+
+/// Why an application directory name was refused (the message shows the name escaped, so a
+/// control character is seen rather than obeyed): it must be one plain folder name, because
+/// it is joined onto the home and the workspace, and `../x`, `/etc` or `a/b` would put the
+/// trust record, `skills.toml`, the caches and new skills outside both.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "the application directory \"{shown}\" is refused: {reason}; it must be one plain folder name, such as {DEFAULT_APP_DIR}",
+    shown = crate::sanitize::line(&name.escape_debug().to_string())
+)]
+#[non_exhaustive]
+pub struct AppDirError {
+    /// The name as given.
+    pub name: String,
+    /// What is wrong with it.
+    pub reason: &'static str,
+}
+
+/// Checks that `name` is one normal path component: not empty, not `.` or `..`, no `/` or
+/// `\` (a separator on one system or another), no NUL or other control or format character,
+/// not absolute, at most [`MAX_APP_DIR_BYTES`] bytes. Every door an application directory comes
+/// in by (the command line, the facade) uses this one check.
+pub fn check_app_dir(name: &str) -> Result<(), AppDirError> {
+    let refuse = |reason| {
+        Err(AppDirError {
+            name: name.to_owned(),
+            reason,
+        })
+    };
+    if name.is_empty() {
+        return refuse("it is empty");
+    }
+    if name == "." || name == ".." {
+        return refuse("it names the folder itself or its parent");
+    }
+    if name.contains(['/', '\\']) {
+        return refuse("it holds a path separator");
+    }
+    if name.contains('\0') {
+        return refuse("it holds a NUL character");
+    }
+    if name.chars().any(crate::sanitize::is_removed) {
+        return refuse("it holds a control or format character");
+    }
+    if name.len() > MAX_APP_DIR_BYTES {
+        return refuse("it is too long for a folder name");
+    }
+    // Whatever the platform makes of the rest (a drive prefix, a root), it must come back as
+    // exactly this one normal component.
+    let mut components = std::path::Path::new(name).components();
+    match (components.next(), components.next()) {
+        (Some(std::path::Component::Normal(only)), None) if only == name => Ok(()),
+        _ => refuse("it is not a single folder name"),
+    }
+}
+
 /// Configuration of one skills subsystem instance.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[non_exhaustive]
@@ -24,7 +83,8 @@ pub struct SkillsConfig {
     #[serde(with = "crate::path_text")]
     #[schemars(with = "String")]
     pub home: PathBuf,
-    /// The application directory under home and workspace (default `.openhuman`).
+    /// The application directory under home and workspace (default `.openhuman`): one plain
+    /// folder name ([`check_app_dir`]); the facade refuses every call with another.
     pub app_dir: String,
     /// The active profile (personality) id, if any.
     pub profile: Option<String>,
@@ -168,4 +228,56 @@ pub struct PermissionRule {
     pub pattern: String,
     /// What matching skills get.
     pub permission: Permission,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_app_dir_is_one_plain_folder_name() {
+        for good in [
+            ".openhuman",
+            ".mycore",
+            "app",
+            "a.b",
+            "..x",
+            "x..",
+            "-",
+            "名前",
+        ] {
+            assert_eq!(check_app_dir(good), Ok(()), "{good:?}");
+        }
+        let long = "a".repeat(MAX_APP_DIR_BYTES + 1);
+        let refused = [
+            ("", "empty"),
+            (".", "itself or its parent"),
+            ("..", "itself or its parent"),
+            ("../x", "separator"),
+            ("x/..", "separator"),
+            ("a/b", "separator"),
+            ("/etc", "separator"),
+            ("/", "separator"),
+            ("x/", "separator"),
+            ("./x", "separator"),
+            ("..\\x", "separator"),
+            ("C:\\x", "separator"),
+            ("x\0y", "NUL"),
+            ("x\ny", "control"),
+            ("x\u{1b}[31m", "control"),
+            ("x\u{202e}y", "control or format"),
+            ("x\u{200b}", "control or format"),
+            (long.as_str(), "too long"),
+        ];
+        for (name, reason) in refused {
+            let error = check_app_dir(name).expect_err(name);
+            assert!(error.reason.contains(reason), "{name:?}: {}", error.reason);
+            let message = error.to_string();
+            assert!(message.contains("one plain folder name"), "{message}");
+            assert!(
+                !message.contains(['\0', '\n', '\u{1b}', '\u{202e}']),
+                "{message:?}"
+            );
+        }
+    }
 }

@@ -86,12 +86,26 @@ pub struct InstallOutcome {
     pub source: String,
 }
 
+/// The environment variable the command line maps to [`NetworkConfig::allow_loopback_http`]
+/// (the library itself reads no environment; it names the switch so its refusals can).
+pub const ALLOW_LOCAL_HTTP_VAR: &str = "SKILLS_INSTALL_ALLOW_LOCAL_HTTP";
+
+/// What a refusal of a URL aimed at this machine, a private network, plain http or another port
+/// than 443 adds, while the fixture switch is off: a person testing a local server needs to hear
+/// of the switch, and of how little it opens.
+pub fn local_http_advice() -> String {
+    format!(
+        "for a test fixture on this machine, {ALLOW_LOCAL_HTTP_VAR}=1 (`allow_loopback_http`) \
+         allows http and any port on 127.0.0.1, [::1] and localhost, and nothing else"
+    )
+}
+
 /// Network settings a core or the command line sets (the library reads no environment).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[non_exhaustive]
 pub struct NetworkConfig {
     /// For test fixtures only: allow `http` to `127.0.0.1`, `[::1]` and `localhost` (the CLI
-    /// maps `SKILLS_INSTALL_ALLOW_LOCAL_HTTP=1`). Never widens anything else.
+    /// maps [`ALLOW_LOCAL_HTTP_VAR`]`=1`). Never widens anything else.
     pub allow_loopback_http: bool,
     /// Extra address ranges to refuse, in CIDR form (such as `168.63.129.16/32`).
     pub denied: Vec<String>,

@@ -89,7 +89,7 @@ impl Skills {
                 "triggers need an event bus: build the handle with `with_events`".to_owned(),
             )
         })?;
-        let config = self.config.clone();
+        let config = self.checked()?.clone();
         let source: CatalogSource = Arc::new(move || ops::discover::discover(&config));
         TriggeredSkillSubscriber::start(bus, source).await
     }
@@ -102,20 +102,20 @@ impl Skills {
     /// Discovers every skill: the catalog, the shadowed copies, the hidden skills and what the
     /// scan noticed.
     pub fn discover(&self) -> Result<Catalog, Error> {
-        let catalog = ops::discover::discover(&self.config)?;
+        let catalog = ops::discover::discover(self.checked()?)?;
         self.publisher.observe(&catalog);
         Ok(catalog)
     }
 
     /// The catalog as summaries (no frontmatter, no bodies).
     pub fn list(&self, options: &ListOptions) -> Result<Listing, Error> {
-        ops::catalog::list(&self.config, options)
+        ops::catalog::list(self.checked()?, options)
     }
 
     /// The skill an agent would use under `name` (or whose directory is `name`), with its
     /// bundled files listed.
     pub fn get(&self, name: &str) -> Result<Skill, Error> {
-        ops::resources::describe(&self.config, name)
+        ops::resources::describe(self.checked()?, name)
     }
 
     /// One bundled file of a skill, read through the safe reader (no traversal, no symlinks,
@@ -125,13 +125,13 @@ impl Skills {
         id_or_name: &str,
         relative_path: &str,
     ) -> Result<ResourceContent, Error> {
-        ops::resources::read_resource(&self.config, id_or_name, relative_path)
+        ops::resources::read_resource(self.checked()?, id_or_name, relative_path)
     }
 
     /// Creates a skill in the first root of its scope, atomically; refuses to overwrite.
     pub fn create(&self, request: &CreateSkill) -> Result<Written, Error> {
         self.baseline();
-        let written = ops::manage::create(&self.config, request)?;
+        let written = ops::manage::create(self.checked()?, request)?;
         self.changed(SkillsEvent::Created, [&written]);
         Ok(written)
     }
@@ -139,7 +139,7 @@ impl Skills {
     /// Changes a skill's frontmatter or body, atomically; the body is kept unless replaced.
     pub fn update(&self, id: &str, changes: &UpdateSkill) -> Result<Written, Error> {
         self.baseline();
-        let written = ops::manage::update(&self.config, id, changes)?;
+        let written = ops::manage::update(self.checked()?, id, changes)?;
         self.changed(SkillsEvent::Updated, [&written]);
         Ok(written)
     }
@@ -147,29 +147,29 @@ impl Skills {
     /// Removes a skill folder from a user or trusted project root (a symlinked one as a link).
     pub fn uninstall(&self, name: &str, scope: Option<SkillScope>) -> Result<Uninstalled, Error> {
         self.baseline();
-        let removed = ops::manage::uninstall(&self.config, name, scope)?;
+        let removed = ops::manage::uninstall(self.checked()?, name, scope)?;
         self.changed(SkillsEvent::Uninstalled, [&removed]);
         Ok(removed)
     }
 
     /// The bodies of the named skills, with their base directories, in the order asked.
     pub fn read(&self, names: &[&str]) -> Result<Vec<SkillBody>, Error> {
-        ops::catalog::read(&self.config, names)
+        ops::catalog::read(self.checked()?, names)
     }
 
     /// Every copy of `name` and why the winner won.
     pub fn explain(&self, name: &str) -> Result<Explanation, Error> {
-        ops::catalog::explain(&self.config, name)
+        ops::catalog::explain(self.checked()?, name)
     }
 
     /// The catalog as an agent sees it, in a format and within a budget.
     pub fn render_catalog(&self, options: &RenderOptions) -> Result<Rendered, Error> {
-        ops::catalog::render_catalog(&self.config, options)
+        ops::catalog::render_catalog(self.checked()?, options)
     }
 
     /// Writes the skills block of `AGENTS.md`, leaving the rest of the file alone.
     pub fn sync_agents_md(&self, options: &SyncOptions) -> Result<SyncOutcome, Error> {
-        ops::agents_md::sync(&self.config, options)
+        ops::agents_md::sync(self.checked()?, options)
     }
 
     /// Installs the skills a URL names (a `SKILL.md`, a GitHub file page, a pack, a
@@ -177,7 +177,7 @@ impl Skills {
     /// scope's root; one outcome per skill.
     pub async fn install(&self, request: &InstallRequest) -> Result<Vec<InstallOutcome>, Error> {
         self.baseline();
-        let outcomes = install_impl::install(&self.config, &self.hooks, request).await?;
+        let outcomes = install_impl::install(self.checked()?, &self.hooks, request).await?;
         let written = outcomes.iter().filter(|outcome| !outcome.already_installed);
         self.changed(SkillsEvent::Installed, written);
         Ok(outcomes)
@@ -191,29 +191,29 @@ impl Skills {
         &self,
         category: Option<&str>,
     ) -> Result<registry::Listing, Error> {
-        install_impl::registry::browse(&self.config, &self.hooks, category).await
+        install_impl::registry::browse(self.checked()?, &self.hooks, category).await
     }
 
     /// The registry entries matching `query` (every word, ignoring case, in the name,
     /// description or tags), best match first. A stale cache is refreshed first.
     pub async fn registry_search(&self, query: &Query) -> Result<registry::Listing, Error> {
-        install_impl::registry::search(&self.config, &self.hooks, query).await
+        install_impl::registry::search(self.checked()?, &self.hooks, query).await
     }
 
     /// The registry's categories, each with how many entries it holds.
     pub async fn registry_categories(&self) -> Result<Counts, Error> {
-        install_impl::registry::categories(&self.config, &self.hooks).await
+        install_impl::registry::categories(self.checked()?, &self.hooks).await
     }
 
     /// The registry's sources, each with how many entries it holds.
     pub async fn registry_sources(&self) -> Result<Counts, Error> {
-        install_impl::registry::sources(&self.config, &self.hooks).await
+        install_impl::registry::sources(self.checked()?, &self.hooks).await
     }
 
     /// Fetches the registry catalog now, whatever the cache holds (concurrent refreshes, in
     /// this process or others sharing the home, make one request).
     pub async fn registry_refresh(&self) -> Result<Status, Error> {
-        install_impl::registry::refresh(&self.config, &self.hooks).await
+        install_impl::registry::refresh(self.checked()?, &self.hooks).await
     }
 
     /// Installs a registry entry (by its name or any coordinates, `@acme/pdf@1.2.0`) under
@@ -225,7 +225,8 @@ impl Skills {
         request: &registry::InstallRequest,
     ) -> Result<InstallOutcome, Error> {
         self.baseline();
-        let outcome = install_impl::registry::install(&self.config, &self.hooks, request).await?;
+        let outcome =
+            install_impl::registry::install(self.checked()?, &self.hooks, request).await?;
         let written = Some(&outcome).filter(|outcome| !outcome.already_installed);
         self.changed(SkillsEvent::Installed, written);
         Ok(outcome)
@@ -240,21 +241,22 @@ impl Skills {
         scope: Option<SkillScope>,
     ) -> Result<Uninstalled, Error> {
         self.baseline();
-        let removed = install_impl::registry::uninstall(&self.config, name, scope)?;
+        let removed = install_impl::registry::uninstall(self.checked()?, name, scope)?;
         self.changed(SkillsEvent::Uninstalled, [&removed]);
         Ok(removed)
     }
 
-    /// Whether the workspace's project and legacy skills are loaded.
+    /// Whether the workspace's project and legacy skills are loaded (never with an
+    /// application directory that is not one plain folder name).
     pub fn is_trusted(&self) -> bool {
-        ops::trust::is_trusted(&self.config)
+        self.checked().is_ok_and(ops::trust::is_trusted)
     }
 
     /// Records `workspace` as trusted by this user, in `<home>/<app_dir>/trusted-workspaces.json`
     /// (by canonical path and folder identity; nothing is written into the workspace).
     pub fn trust(&self, workspace: &Path) -> Result<TrustChange, Error> {
         self.baseline();
-        let change = ops::trust::trust(&self.config, workspace)?;
+        let change = ops::trust::trust(self.checked()?, workspace)?;
         self.changed::<()>(SkillsEvent::CatalogChanged, []);
         Ok(change)
     }
@@ -262,14 +264,24 @@ impl Skills {
     /// Removes the user's record of `workspace`, also when its folder is gone.
     pub fn revoke_trust(&self, workspace: &Path) -> Result<TrustChange, Error> {
         self.baseline();
-        let change = ops::trust::revoke(&self.config, workspace)?;
+        let change = ops::trust::revoke(self.checked()?, workspace)?;
         self.changed::<()>(SkillsEvent::CatalogChanged, []);
         Ok(change)
     }
 
     /// Every workspace this user trusts, and whether each folder is still the one trusted.
     pub fn trusted_workspaces(&self) -> Result<Vec<TrustedWorkspace>, Error> {
-        ops::trust::list(&self.config)
+        ops::trust::list(self.checked()?)
+    }
+
+    /// The configuration, once its application directory is known to be one plain folder
+    /// name. Every call goes through here: the name is joined onto the home and the
+    /// workspace, and `../x` or `/etc` would put the trust record, the caches and new skills
+    /// outside both.
+    fn checked(&self) -> Result<&SkillsConfig, Error> {
+        skills_types::config::check_app_dir(&self.config.app_dir)
+            .map_err(|error| Error::InvalidInput(error.to_string()))?;
+        Ok(&self.config)
     }
 
     /// Before a mutation: makes sure the publisher has a catalog to compare the next one with,

@@ -342,3 +342,35 @@ fn the_handle_refuses_a_mixed_answer_and_writes_nothing() {
         home.assert_untouched("mixed answer");
     });
 }
+
+/// A name that resolves into a denied range is a refusal of the local kind: with the fixture
+/// switch off, the message names it (a person whose test server's name resolves to a private
+/// address learns that only loopback can be opened, and how).
+#[test]
+fn a_name_resolving_to_a_private_address_names_the_fixture_switch() {
+    isolated(|| async {
+        let home = Home::new();
+        let net = Net::new();
+        net.resolver.answer("skills.example.com", &[ip("10.1.2.3")]);
+        let mut config = home.config();
+        config.network.allow_loopback_http = false;
+        let error = skills::Skills::new(config)
+            .with_resolver(net.resolver.clone())
+            .with_connect_guard(net.guard.hook())
+            .install(&InstallRequest::new(
+                "https://skills.example.com/pdf/SKILL.md",
+            ))
+            .await
+            .unwrap_err();
+        assert_eq!(error.kind(), "refused_url");
+        assert_eq!(
+            error.to_string(),
+            "refused https://skills.example.com/pdf/SKILL.md: refused: 10.1.2.3 is private \
+             (10.0.0.0/8); for a test fixture on this machine, SKILLS_INSTALL_ALLOW_LOCAL_HTTP=1 \
+             (`allow_loopback_http`) allows http and any port on 127.0.0.1, [::1] and \
+             localhost, and nothing else"
+        );
+        assert!(net.guard.seen().is_empty());
+        home.assert_untouched("private answer");
+    });
+}

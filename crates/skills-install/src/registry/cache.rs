@@ -105,9 +105,8 @@ impl Place {
                 )
             })?;
         let policy = install::policy_of(config)?;
-        let url = policy::parse(text, &policy).map_err(|refusal| Error::UrlRefused {
-            url: install::shown(text),
-            reason: refusal.to_string(),
+        let url = policy::parse(text, &policy).map_err(|refusal| {
+            install::refused(install::shown(text), &refusal, refusal.is_local(), &policy)
         })?;
         Ok(Self {
             shown: policy::redact(&url),
@@ -417,7 +416,7 @@ async fn fetch(
     let bytes = client
         .fetch(&place.url, MAX_CATALOG_BYTES)
         .await
-        .map_err(|error| install::fetch_failure(&place.url, error))?;
+        .map_err(|error| install::fetch_failure(&place.url, error, &client.settings().policy))?;
     let (entries, skipped) = super::parse_catalog(&bytes).map_err(|reason| Error::Download {
         url: place.shown.clone(),
         reason,
