@@ -78,8 +78,17 @@ fn the_binary_refuses_an_app_dir_that_is_not_one_folder_name() {
 #[test]
 fn the_binary_still_takes_a_plain_app_dir() {
     let tree = Tree::new();
-    tree.run(&["--app-dir", ".mycore", "new", "kept", "-d", "Stays home."])
-        .ok();
+    tree.run(&[
+        "--app-dir",
+        ".mycore",
+        "new",
+        "kept",
+        "-d",
+        "Stays home.",
+        "--agent",
+        "app",
+    ])
+    .ok();
     assert!(tree.home.join(".mycore/skills/kept/SKILL.md").is_file());
 }
 

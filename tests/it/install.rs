@@ -19,6 +19,8 @@ mod local_http;
 mod replace;
 mod scopes;
 mod sources;
+#[cfg(unix)]
+mod state;
 mod unfetched;
 
 use std::collections::BTreeMap;
@@ -251,9 +253,18 @@ pub(crate) struct Identity {
 }
 
 /// Every path under `dir` (and `dir` itself, as ``) with its identity and, for files, bytes.
+/// Of `dir` itself only the inode counts: taking a root's install lock creates and removes
+/// `.skills-install.lock` in it, which moves the root's own times and nothing else.
 pub(crate) fn snapshot(dir: &Path) -> BTreeMap<String, Identity> {
     let mut found = BTreeMap::new();
     identify(dir, String::new(), &mut found);
+    if let Some(root) = found.get_mut("") {
+        root.modified = std::time::SystemTime::UNIX_EPOCH;
+        #[cfg(unix)]
+        {
+            root.changed = (0, 0);
+        }
+    }
     found
 }
 

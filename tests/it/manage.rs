@@ -146,9 +146,8 @@ fn new_creates_once_and_refuses_to_overwrite() {
             .starts_with("created release-notes (user scope)"),
         "{created:?}"
     );
-    let file = tree
-        .root(Place::UserOpenhuman)
-        .join("release-notes/SKILL.md");
+    // New skills land in the shared root other agents read too.
+    let file = tree.root(Place::UserAgents).join("release-notes/SKILL.md");
     let before = std::fs::read(&file).unwrap();
 
     let json = tree.run(&["--json", "show", "release-notes"]).json();
@@ -217,4 +216,127 @@ fn uninstall_of_a_symlinked_skill_removes_only_the_link() {
     assert_eq!(removed["was_link"], true);
     assert!(std::fs::symlink_metadata(&link).is_err());
     assert!(target.join("SKILL.md").is_file(), "the target survives");
+}
+
+#[test]
+fn new_writes_where_agent_or_the_home_config_says() {
+    let tree = Tree::new();
+    let description = ["-d", "Notes."];
+    let mut args = vec!["new", "one"];
+    args.extend(description);
+    tree.run(&args).ok();
+    assert!(tree.root(Place::UserAgents).join("one/SKILL.md").is_file());
+    let mut args = vec!["new", "two", "--agent", "app"];
+    args.extend(description);
+    tree.run(&args).ok();
+    assert!(
+        tree.root(Place::UserOpenhuman)
+            .join("two/SKILL.md")
+            .is_file()
+    );
+
+    // A trusted workspace's skills.toml cannot move it; the home's can.
+    tree.trust();
+    tree.write(
+        &tree.workspace.join(".openhuman/skills.toml"),
+        "[install]\nroot = \"claude\"\n",
+    );
+    let mut args = vec!["new", "three", "--scope", "project"];
+    args.extend(description);
+    tree.run(&args).ok();
+    assert!(
+        tree.root(Place::ProjectAgents)
+            .join("three/SKILL.md")
+            .is_file()
+    );
+    tree.user_config("[install]\nroot = \"app\"\n");
+    let mut args = vec!["new", "four"];
+    args.extend(description);
+    tree.run(&args).ok();
+    assert!(
+        tree.root(Place::UserOpenhuman)
+            .join("four/SKILL.md")
+            .is_file()
+    );
+}
+
+#[test]
+fn uninstall_of_a_name_in_two_scopes_removes_nothing_and_lists_both() {
+    let tree = Tree::new();
+    tree.trust();
+    tree.skill(Place::UserAgents, "review", "review", "User copy.");
+    tree.skill(Place::ProjectOpenhuman, "review", "review", "Project copy.");
+    let refused = tree.run(&["uninstall", "review"]);
+    assert_eq!(refused.code, Some(2), "{refused:?}");
+    for place in [Place::UserAgents, Place::ProjectOpenhuman] {
+        let dir = tree.root(place).join("review");
+        assert!(
+            refused.stderr.contains(&dir.display().to_string()),
+            "{refused:?}"
+        );
+        assert!(dir.join("SKILL.md").is_file(), "nothing was removed");
+    }
+    let removed = tree
+        .run(&["--json", "uninstall", "review", "--scope", "user"])
+        .json();
+    assert_eq!(removed["scope"], "user");
+    assert!(!tree.root(Place::UserAgents).join("review").exists());
+    assert!(
+        tree.root(Place::ProjectOpenhuman)
+            .join("review/SKILL.md")
+            .is_file()
+    );
+}
+
+#[test]
+fn uninstall_takes_the_name_list_shows() {
+    let tree = Tree::new();
+    tree.skill(Place::UserAgents, "pdf-v2", "pdf", "Reads PDFs.");
+    let listed = tree.run(&["--json", "list"]).json();
+    assert_eq!(array(&listed, "skills")[0]["name"], "pdf");
+    let removed = tree.run(&["--json", "uninstall", "pdf"]).json();
+    assert_eq!(removed["name"], "pdf-v2");
+    assert!(!tree.root(Place::UserAgents).join("pdf-v2").exists());
+}
+
+#[cfg(unix)]
+#[test]
+fn uninstall_removes_the_agent_links_another_installer_made() {
+    let tree = Tree::new();
+    // The vercel tool's layout: the folder in .agents/skills, a relative link in .claude/skills.
+    tree.skill(Place::UserAgents, "x", "x", "Shared.");
+    tree.skill(Place::UserAgents, "y", "y", "Another.");
+    let claude = tree.root(Place::UserClaude);
+    std::fs::create_dir_all(&claude).unwrap();
+    std::os::unix::fs::symlink("../../.agents/skills/x", claude.join("x")).unwrap();
+    std::os::unix::fs::symlink("../../.agents/skills/y", claude.join("y")).unwrap();
+    let removed = tree.run(&["--json", "uninstall", "x"]).json();
+    assert_eq!(removed["was_link"], false);
+    assert_eq!(
+        removed["links"],
+        serde_json::json!([claude.join("x").display().to_string()])
+    );
+    assert!(std::fs::symlink_metadata(claude.join("x")).is_err());
+    assert!(
+        std::fs::symlink_metadata(claude.join("y"))
+            .unwrap()
+            .is_symlink()
+    );
+    let listed = tree.run(&["list"]);
+    assert_eq!(listed.code, Some(0), "{listed:?}");
+    assert!(!listed.stderr.contains("warning"), "{listed:?}");
+
+    // The human form names the links too.
+    std::os::unix::fs::symlink("../../.agents/skills/y", claude.join("y-alias")).unwrap();
+    let human = tree.run(&["uninstall", "y"]);
+    for link in ["y", "y-alias"] {
+        assert!(
+            human.ok().contains(&format!(
+                "removed the link {}, which led to it",
+                claude.join(link).display()
+            )),
+            "{human:?}"
+        );
+        assert!(std::fs::symlink_metadata(claude.join(link)).is_err());
+    }
 }

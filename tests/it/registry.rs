@@ -123,7 +123,7 @@ impl Registry {
     }
 
     fn root(&self) -> PathBuf {
-        self.tree.home.join(".openhuman/skills")
+        self.tree.home.join(".agents/skills")
     }
 }
 

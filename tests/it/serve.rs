@@ -283,7 +283,7 @@ fn a_session_creates_reads_validates_and_uninstalls_a_skill_with_events() {
         "skills.create",
         json!({ "name": NAME, "description": DESCRIPTION, "body": BODY, "tags": ["git", "docs"] }),
     );
-    let dir = tree.home.join(".openhuman/skills").join(NAME);
+    let dir = tree.home.join(".agents/skills").join(NAME);
     assert_eq!(written["name"], NAME, "{written}");
     assert_eq!(written["scope"], "user", "{written}");
     assert_eq!(written["dir"], text(&dir), "{written}");
@@ -404,7 +404,7 @@ fn a_session_creates_reads_validates_and_uninstalls_a_skill_with_events() {
     let removed = server.result("skills.uninstall", json!({ "name": NAME }));
     assert_eq!(
         removed,
-        json!({ "name": NAME, "scope": "user", "path": text(&dir), "was_link": false })
+        json!({ "name": NAME, "scope": "user", "path": text(&dir), "was_link": false, "links": [] })
     );
     assert!(!dir.exists());
     let events = server.events_through_catalog_changed();

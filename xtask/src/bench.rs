@@ -1,8 +1,10 @@
-//! `cargo xtask bench`: the benchmark of 06 §Performance. It builds the `skills` binary, the
-//! in-process `discover` bench and xtask itself (for the floor) in release mode, generates synthetic trees ([`tree`]) of
-//! 1,000 and 10,000 skills in a fresh temporary directory, and times every contender on the
-//! same tree, in the same page-cache state, against the floor ([`walk`]); then it prints the
-//! table and writes `target/bench/report.json` ([`report`]).
+//! `cargo xtask bench`: the benchmark of 06 §Performance and issue 11 §5. It builds the
+//! `skills` binary, the in-process `discover` bench and xtask itself (for the floor) in
+//! release mode, generates synthetic trees ([`tree`]) of 1,000 and 10,000 skills in both
+//! shapes (realistic and classic) in a fresh temporary directory, installs the Node peers
+//! ([`peers`]) for the realistic 1,000-skill tree, and times every contender on the same tree,
+//! in the same page-cache state, against the floor ([`walk`]); then it prints the table and
+//! writes `target/bench/report.json` ([`report`]).
 //!
 //! Machines here are shared and noisy, so every figure is the median of several runs, one
 //! untimed warm-up pass comes first, the contenders take turns within each repetition (the
@@ -12,6 +14,7 @@
 //! Peak memory is measured by re-running xtask as a tiny wrapper (`xtask __rss -- CMD...`,
 //! [`rss`]) whose only child is the measured command, so `RUSAGE_CHILDREN` is that command's.
 
+mod peers;
 mod report;
 mod rss;
 mod tree;
@@ -29,8 +32,48 @@ use crate::process::{self, cargo};
 pub(crate) use rss::main as rss_main;
 pub(crate) use walk::main as walk_main;
 
+/// `xtask __tree SHAPE SKILLS DIR`: writes one bench tree under `DIR` (which must not exist)
+/// and keeps it, for timing two builds on the same tree by hand (`docs/benchmark.md`).
+pub(crate) fn tree_main(args: &[String]) -> std::process::ExitCode {
+    let usage = "usage: xtask __tree realistic|classic SKILLS DIR";
+    let [shape, skills, dir] = args else {
+        eprintln!("{usage}");
+        return std::process::ExitCode::from(2);
+    };
+    let (Some(shape), Ok(skills)) = (tree::Shape::parse(shape), skills.parse::<usize>()) else {
+        eprintln!("{usage}");
+        return std::process::ExitCode::from(2);
+    };
+    if Path::new(dir).exists() {
+        eprintln!("error: {dir} exists; give a new directory");
+        return std::process::ExitCode::FAILURE;
+    }
+    match tree::generate(Path::new(dir), skills, shape) {
+        Ok(tree) => {
+            println!(
+                "{} skills ({} shadowed, {} malformed), {} files; workspace {}, home {}",
+                tree.skills,
+                tree.shadowed,
+                tree.malformed,
+                tree.files,
+                tree.workspace.display(),
+                tree.home.display()
+            );
+            std::process::ExitCode::SUCCESS
+        }
+        Err(error) => {
+            eprintln!("error: could not write the tree under {dir}: {error}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
 /// The tree sizes measured by default (06 §Performance).
 const DEFAULT_SIZES: [usize; 2] = [1_000, 10_000];
+
+/// The size of the realistic tree the peers list (issue 11 §5): they take about a second
+/// per call at this size, which keeps the run within its budget.
+pub(crate) const PEER_SIZE: usize = 1_000;
 
 /// Repetitions of every contender by default; each adds one sample per process contender and
 /// [`CALLS_PER_RUN`] per in-process one. Measuring both trees takes about a minute here, plus
@@ -54,13 +97,18 @@ const CACHE_DIR: &str = ".openhuman/cache";
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) struct Args {
     sizes: Vec<usize>,
+    shapes: Vec<tree::Shape>,
     runs: usize,
+    /// Install and time the Node peers (off with `--no-peers`).
+    peers: bool,
 }
 
 impl Args {
     pub(crate) fn parse(args: &[String]) -> Result<Self, String> {
         let mut sizes = Vec::new();
+        let mut shapes = Vec::new();
         let mut quick = false;
+        let mut peers = true;
         let mut runs = DEFAULT_RUNS;
         let mut args = args.iter();
         while let Some(arg) = args.next() {
@@ -76,6 +124,13 @@ impl Args {
             };
             match arg.as_str() {
                 "--quick" => quick = true,
+                "--no-peers" => peers = false,
+                "--shape" => {
+                    let text = args.next().ok_or("`--shape` needs a value")?;
+                    shapes.push(tree::Shape::parse(text).ok_or_else(|| {
+                        format!("`--shape` is `realistic` or `classic`, not `{text}`")
+                    })?);
+                }
                 "--skills" => sizes.push(number("--skills", 10)?),
                 "--runs" => runs = number("--runs", 3)?,
                 other => return Err(format!("unknown argument `{other}` for `bench`")),
@@ -92,7 +147,16 @@ impl Args {
         }
         sizes.sort_unstable();
         sizes.dedup();
-        Ok(Self { sizes, runs })
+        if shapes.is_empty() {
+            shapes.extend(tree::Shape::ALL);
+        }
+        shapes.dedup();
+        Ok(Self {
+            sizes,
+            shapes,
+            runs,
+            peers,
+        })
     }
 }
 
@@ -109,10 +173,14 @@ pub(crate) enum Contender {
     Prompt,
     Validate,
     Read,
+    PeerNodeStart,
+    PeerOpenskills,
+    PeerVercelSkills,
 }
 
 impl Contender {
-    pub(crate) const ALL: [Self; 10] = [
+    /// This program's contenders and the floors, measured on every tree.
+    pub(crate) const PRODUCT: [Self; 10] = [
         Self::Floor,
         Self::FullRead,
         Self::Startup,
@@ -124,6 +192,22 @@ impl Contender {
         Self::Validate,
         Self::Read,
     ];
+
+    /// The Node peers, measured on the realistic [`PEER_SIZE`]-skill tree.
+    pub(crate) const PEERS: [Self; 3] = [
+        Self::PeerNodeStart,
+        Self::PeerOpenskills,
+        Self::PeerVercelSkills,
+    ];
+
+    fn peer(self) -> Option<peers::Peer> {
+        match self {
+            Self::PeerNodeStart => Some(peers::Peer::NodeStart),
+            Self::PeerOpenskills => Some(peers::Peer::Openskills),
+            Self::PeerVercelSkills => Some(peers::Peer::VercelSkills),
+            _ => None,
+        }
+    }
 
     /// The stable name in the JSON report.
     pub(crate) fn key(self) -> &'static str {
@@ -138,6 +222,9 @@ impl Contender {
             Self::Prompt => "prompt_xml",
             Self::Validate => "validate_recursive",
             Self::Read => "read_one",
+            Self::PeerNodeStart => "peer_node_start",
+            Self::PeerOpenskills => "peer_openskills_list",
+            Self::PeerVercelSkills => "peer_vercel_skills_list",
         }
     }
 
@@ -154,6 +241,9 @@ impl Contender {
             Self::Prompt => "skills prompt --format xml",
             Self::Validate => "skills validate --recursive",
             Self::Read => "skills read <one skill>",
+            Self::PeerNodeStart => "peer: node 22 -e 0 (fixed cost)",
+            Self::PeerOpenskills => "peer: openskills@1.5.0 list",
+            Self::PeerVercelSkills => "peer: skills@1.7.4 list --json, -g",
         }
     }
 }
@@ -180,12 +270,19 @@ pub(crate) struct Measured {
 /// Everything measured on one tree.
 #[derive(Debug)]
 pub(crate) struct TreeRun {
+    pub(crate) shape: tree::Shape,
     pub(crate) skills: usize,
     pub(crate) names: usize,
     pub(crate) shadowed: usize,
     pub(crate) malformed: usize,
     pub(crate) roots: usize,
     pub(crate) definition_bytes: u64,
+    pub(crate) files: usize,
+    pub(crate) bytes: u64,
+    pub(crate) definition_quantiles: tree::Quantiles,
+    pub(crate) file_quantiles: tree::Quantiles,
+    /// Skills bundling any script, Python, JavaScript, shell.
+    pub(crate) scripts: [usize; 4],
     pub(crate) generate: Duration,
     pub(crate) measured: Vec<Measured>,
     /// Median peak RSS of `skills list --json`, in KiB, with a warm and a cold catalog cache.
@@ -234,13 +331,58 @@ pub(crate) fn run(root: &Path, args: &Args) -> Result<(), Failure> {
         )
     })?;
     println!("trees under {}", scratch.0.display());
+    let wants_peers =
+        args.shapes.contains(&tree::Shape::Realistic) && args.sizes.contains(&PEER_SIZE);
+    let (installed, peer_status) = if !args.peers {
+        (None, "not measured: `--no-peers`".to_owned())
+    } else if !wants_peers {
+        (
+            None,
+            format!(
+                "not measured: no realistic {}-skill tree in this run",
+                report::thousands(PEER_SIZE)
+            ),
+        )
+    } else {
+        println!(
+            "\n==> peers: installing {} and {} with Node 22 from the npm registry",
+            peers::OPENSKILLS,
+            peers::VERCEL_SKILLS
+        );
+        match peers::Peers::install(root, &scratch.0) {
+            Ok(installed) => {
+                let status = format!(
+                    "{} and {} on Node {}, each run in a private network namespace ({}), HOME = the tree's home",
+                    peers::OPENSKILLS,
+                    peers::VERCEL_SKILLS,
+                    installed.node_version,
+                    installed.isolation()
+                );
+                println!("peers: {status}");
+                (Some(installed), status)
+            }
+            Err(reason) => {
+                let status = format!("not measured: {reason}");
+                println!("peers: {status}; continuing without the peer rows");
+                (None, status)
+            }
+        }
+    };
     let mut trees = Vec::new();
-    for &size in &args.sizes {
-        trees.push(measure_tree(&scratch.0, size, &tools, args.runs)?);
+    for &shape in &args.shapes {
+        for &size in &args.sizes {
+            let peers = installed
+                .as_ref()
+                .filter(|_| shape == tree::Shape::Realistic && size == PEER_SIZE);
+            trees.push(measure_tree(
+                &scratch.0, size, shape, &tools, args.runs, peers,
+            )?);
+        }
     }
     drop(scratch);
     let facts = report::Facts {
         root,
+        peers: peer_status,
         runs: args.runs,
         calls_per_run: CALLS_PER_RUN,
         load_before,
@@ -357,30 +499,38 @@ fn json_string_after(text: &str, key: &str) -> Option<String> {
 fn measure_tree(
     scratch: &Path,
     size: usize,
+    shape: tree::Shape,
     tools: &Tools,
     runs: usize,
+    peers: Option<&peers::Peers>,
 ) -> Result<TreeRun, Failure> {
-    println!("\n==> {size} skills: generating the tree");
+    let name = format!("{size} skills, {}", shape.key());
+    println!("\n==> {name}: generating the tree");
     let generating = Instant::now();
-    let tree = tree::generate(&scratch.join(format!("t{size}")), size).map_err(|error| {
+    let base = scratch.join(format!("{}{size}", shape.key()));
+    let tree = tree::generate(&base, size, shape).map_err(|error| {
         Failure::new(
-            format!("could not write the {size}-skill tree: {error}"),
+            format!("could not write the {name} tree: {error}"),
             "free some space in the temporary directory (or set TMPDIR)",
         )
     })?;
     let generate = generating.elapsed();
     println!(
-        "{} skill directories ({} shadowed copies, {} malformed) in {} roots, {:.1} MiB of SKILL.md, written in {:.1}s",
+        "{} skill directories ({} shadowed copies, {} malformed) in {} roots, {} files, {:.1} MiB of SKILL.md ({:.1} MiB in all), written in {:.1}s",
         tree.skills,
         tree.shadowed,
         tree.malformed,
         tree.roots.len(),
+        tree.files,
         tree.definition_bytes as f64 / (1024.0 * 1024.0),
+        tree.bytes as f64 / (1024.0 * 1024.0),
         generate.as_secs_f64()
     );
-    println!("==> {size} skills: warm-up pass (untimed; checks every contender)");
-    let mut measured: Vec<Measured> = Contender::ALL
+    println!("==> {name}: warm-up pass (untimed; checks every contender)");
+    let contenders = Contender::PRODUCT
         .iter()
+        .chain(peers.map_or(&[][..], |_| &Contender::PEERS[..]));
+    let mut measured: Vec<Measured> = contenders
         .map(|&contender| Measured {
             contender,
             samples: Vec::new(),
@@ -388,38 +538,64 @@ fn measure_tree(
             stdout_bytes: None,
         })
         .collect();
+    let mut warnings = Vec::new();
+    let mut failed = Vec::new();
     for entry in &mut measured {
-        let sample = sample(entry.contender, &tree, tools, true)?;
-        entry.found = sample.found;
-        entry.stdout_bytes = sample.stdout_bytes;
+        match sample(entry.contender, &tree, tools, peers, true) {
+            Ok(sample) => {
+                entry.found = sample.found;
+                entry.stdout_bytes = sample.stdout_bytes;
+            }
+            // A peer that fails is reported and left out; this program failing is the bench
+            // failing.
+            Err(failure) if entry.contender.peer().is_some() => {
+                println!("  {} failed: {}", entry.contender.label(), failure.message);
+                warnings.push(format!(
+                    "{} did not list the tree and is left out: {}",
+                    entry.contender.label(),
+                    failure.message
+                ));
+                failed.push(entry.contender);
+            }
+            Err(failure) => return Err(failure),
+        }
     }
-    println!("==> {size} skills: {runs} timed repetitions, contenders rotating");
+    measured.retain(|entry| !failed.contains(&entry.contender));
+    println!("==> {name}: {runs} timed repetitions, contenders rotating");
     for repetition in 0..runs {
         for offset in 0..measured.len() {
             let index = (repetition + offset) % measured.len();
             let Some(entry) = measured.get_mut(index) else {
                 continue;
             };
-            let sample = sample(entry.contender, &tree, tools, false)?;
+            let sample = sample(entry.contender, &tree, tools, peers, false)?;
             entry.samples.extend(sample.times);
         }
         print!(".");
         let _ = io::Write::flush(&mut io::stdout());
     }
     println!();
-    let warnings = count_warnings(&tree, &measured);
-    println!(
-        "==> {size} skills: peak RSS of `skills list --json` ({RSS_RUNS} runs per cache state)"
-    );
+    warnings.extend(count_warnings(&tree, &measured));
+    println!("==> {name}: peak RSS of `skills list --json` ({RSS_RUNS} runs per cache state)");
     let rss_warm_kib = peak_rss(&tree, tools, false)?;
     let rss_cold_kib = peak_rss(&tree, tools, true)?;
+    // Only one tree is on disk at a time: a realistic 10,000-skill tree is a few hundred MiB.
+    if let Err(error) = fs::remove_dir_all(&base) {
+        eprintln!("warning: could not remove {}: {error}", base.display());
+    }
     Ok(TreeRun {
+        shape: tree.shape,
         skills: tree.skills,
         names: tree.names(),
         shadowed: tree.shadowed,
         malformed: tree.malformed,
         roots: tree.roots.len(),
         definition_bytes: tree.definition_bytes,
+        files: tree.files,
+        bytes: tree.bytes,
+        definition_quantiles: tree.definition_quantiles,
+        file_quantiles: tree.file_quantiles,
+        scripts: tree.scripts,
         generate,
         measured,
         rss_warm_kib,
@@ -436,15 +612,19 @@ fn count_warnings(tree: &tree::Tree, measured: &[Measured]) -> Vec<String> {
         let Some(found) = entry.found else {
             continue;
         };
-        let expected = match entry.contender {
-            Contender::Floor | Contender::FullRead => tree.skills,
+        // `(least, most)` a correct listing reports.
+        let (least, most) = match entry.contender {
+            Contender::Floor | Contender::FullRead => (tree.skills, tree.skills),
+            // openskills reads no frontmatter (a line match for `description:`), so it names
+            // every folder once, malformed ones included.
+            Contender::PeerOpenskills => (tree.names(), tree.names()),
+            // The vercel tool lists each scope on its own (a shadowed copy is listed in both)
+            // and drops a file whose YAML does not parse.
+            Contender::PeerVercelSkills => (tree.skills - tree.malformed, tree.skills),
             // Malformed files may be kept (leniently) or dropped: either is a correct listing.
-            _ => tree.names() - tree.malformed,
+            _ => (tree.names() - tree.malformed, tree.names()),
         };
-        let enough = match entry.contender {
-            Contender::Floor | Contender::FullRead => found == expected,
-            _ => found >= expected && found <= tree.names(),
-        };
+        let enough = (least..=most).contains(&found);
         if !enough {
             warnings.push(format!(
                 "{} reported {found} skills; the tree holds {} directories and {} names ({} malformed)",
@@ -470,9 +650,19 @@ fn sample(
     contender: Contender,
     tree: &tree::Tree,
     tools: &Tools,
+    peers: Option<&peers::Peers>,
     check: bool,
 ) -> Result<Sample, Failure> {
     match contender {
+        Contender::PeerNodeStart | Contender::PeerOpenskills | Contender::PeerVercelSkills => {
+            match (contender.peer(), peers) {
+                (Some(peer), Some(peers)) => sample_peer(peer, peers, tree, check),
+                _ => Err(Failure::new(
+                    "the peers are not installed",
+                    "run without `--no-peers`",
+                )),
+            }
+        }
         Contender::Floor | Contender::FullRead => {
             let portion = if contender == Contender::Floor {
                 "head"
@@ -559,7 +749,10 @@ fn invocation(contender: Contender, tools: &Tools, tree: &tree::Tree) -> (Comman
         | Contender::Floor
         | Contender::FullRead
         | Contender::DiscoverWarm
-        | Contender::DiscoverNoCache => {
+        | Contender::DiscoverNoCache
+        | Contender::PeerNodeStart
+        | Contender::PeerOpenskills
+        | Contender::PeerVercelSkills => {
             command.arg("--version");
             false
         }
@@ -571,6 +764,49 @@ fn invocation(contender: Contender, tools: &Tools, tree: &tree::Tree) -> (Comman
         command.arg("--trust-workspace");
     }
     (command, &[0])
+}
+
+/// One listing by a peer: its commands in turn (the vercel tool needs one per scope), the
+/// times summed, the skills counted from what it printed.
+fn sample_peer(
+    peer: peers::Peer,
+    peers: &peers::Peers,
+    tree: &tree::Tree,
+    check: bool,
+) -> Result<Sample, Failure> {
+    let mut elapsed = Duration::ZERO;
+    let mut found = Some(0);
+    let mut stdout_bytes = 0;
+    // Into a file, not a pipe: the vercel tool exits (`process.exit`) before Node has drained
+    // a pipe, so a piped listing of a few hundred skills is cut at 64 KiB in about one run in
+    // three; Node writes to a file synchronously, so the file holds all of it.
+    let capture = tree.home.with_file_name("peer-stdout");
+    for mut command in peers.commands(peer, &tree.home, &tree.workspace) {
+        let (time, output) = spawn_into(&mut command, check, &capture)?;
+        elapsed += time;
+        stdout_bytes += output.len();
+        let counted = match peer {
+            peers::Peer::NodeStart => None,
+            peers::Peer::Openskills => peers::count_openskills(&String::from_utf8_lossy(&output)),
+            peers::Peer::VercelSkills => count_listed(&output),
+        };
+        found = found.zip(counted).map(|(sum, count)| sum + count);
+    }
+    if check && peer != peers::Peer::NodeStart && found.is_none_or(|found| found == 0) {
+        return Err(Failure::new(
+            "its output names no skill",
+            "run the command above by hand: a tool that exits at once has not listed anything",
+        ));
+    }
+    Ok(Sample {
+        times: vec![elapsed],
+        found: if check && peer != peers::Peer::NodeStart {
+            found
+        } else {
+            None
+        },
+        stdout_bytes: Some(stdout_bytes),
+    })
 }
 
 /// Runs a process that times its own calls (`xtask __walk`, the `discover` bench) and
@@ -677,6 +913,49 @@ fn spawn(command: &mut Command, check: bool, ok: &[i32]) -> Result<(Duration, Ve
         ));
     }
     Ok((elapsed, output))
+}
+
+/// [`spawn`] with standard output written to the file `capture` (created anew) and read back
+/// after the exit; standard error as there.
+fn spawn_into(
+    command: &mut Command,
+    check: bool,
+    capture: &Path,
+) -> Result<(Duration, Vec<u8>), Failure> {
+    if check {
+        println!("$ {} > {}", process::describe(command), capture.display());
+    }
+    let failed = |error: io::Error| {
+        Failure::new(
+            format!("could not use {}: {error}", capture.display()),
+            "check the temporary directory's permissions",
+        )
+    };
+    let file = fs::File::create(capture).map_err(failed)?;
+    command
+        .stdout(file)
+        .stderr(if check { Stdio::piped() } else { Stdio::null() });
+    let started = Instant::now();
+    let output = command.output().map_err(|error| {
+        Failure::new(
+            format!("could not start `{}`: {error}", process::describe(command)),
+            "check that the install above produced it",
+        )
+    })?;
+    let elapsed = started.elapsed();
+    if !exited_with(output.status, &[0]) {
+        return Err(Failure::new(
+            format!(
+                "`{}` failed ({}): {}",
+                process::describe(command),
+                output.status,
+                String::from_utf8_lossy(&output.stderr).trim()
+            ),
+            "run the command above by hand",
+        ));
+    }
+    let written = fs::read(capture).map_err(failed)?;
+    Ok((elapsed, written))
 }
 
 fn exited_with(status: ExitStatus, ok: &[i32]) -> bool {
@@ -823,7 +1102,9 @@ mod tests {
             parse(&[]),
             Ok(Args {
                 sizes: vec![1_000, 10_000],
-                runs: DEFAULT_RUNS
+                shapes: vec![tree::Shape::Realistic, tree::Shape::Classic],
+                runs: DEFAULT_RUNS,
+                peers: true,
             })
         );
         assert_eq!(parse(&["--quick"]).map(|args| args.sizes), Ok(vec![1_000]));
@@ -831,9 +1112,17 @@ mod tests {
             parse(&["--skills", "20_000", "--skills", "500", "--runs", "5"]),
             Ok(Args {
                 sizes: vec![500, 20_000],
-                runs: 5
+                shapes: vec![tree::Shape::Realistic, tree::Shape::Classic],
+                runs: 5,
+                peers: true,
             })
         );
+        assert_eq!(
+            parse(&["--shape", "classic", "--no-peers"]).map(|args| (args.shapes, args.peers)),
+            Ok((vec![tree::Shape::Classic], false))
+        );
+        assert!(parse(&["--shape", "huge"]).is_err());
+        assert!(parse(&["--shape"]).is_err());
         assert!(parse(&["--quick", "--skills", "5"]).is_err());
         assert!(parse(&["--runs", "1"]).is_err());
         assert!(parse(&["--skills"]).is_err());

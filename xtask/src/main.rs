@@ -26,10 +26,12 @@ Commands:
   codegen [--check]                  write docs/rpc.md from the RPC schemas (--check: only
                                      compare, fail when it is stale)
   fuzz --seconds N [--target NAME]   run each cargo-fuzz target (or NAME) for N seconds (nightly)
-  bench [--quick] [--skills N]... [--runs N]
+  bench [--quick] [--skills N]... [--shape S]... [--runs N] [--no-peers]
                                      time discovery against a floor on synthetic trees of 1,000
-                                     and 10,000 skills (--quick: 1,000 only; --skills N: other
-                                     sizes); prints a table, writes target/bench/report.json
+                                     and 10,000 skills, realistic and classic shapes, beside the
+                                     Node peers (--quick: 1,000 only; --skills N: other sizes;
+                                     --shape realistic|classic: one shape; --no-peers: skip the
+                                     npm install); prints a table, writes target/bench/report.json
   help                               print this text
 ";
 
@@ -56,6 +58,9 @@ fn main() -> ExitCode {
         Some("__rss") => return bench::rss_main(&rest),
         // Internal: the floor and full-read walks, run from a release build by the bench.
         Some("__walk") => return bench::walk_main(&rest),
+        // Internal: writes one bench tree to keep (`xtask __tree SHAPE SKILLS DIR`), for
+        // timing two builds on the same tree by hand.
+        Some("__tree") => return bench::tree_main(&rest),
         Some("help" | "--help" | "-h") => {
             print!("{USAGE}");
             return ExitCode::SUCCESS;

@@ -245,6 +245,10 @@ pub(crate) struct NewArgs {
     /// Where to create it.
     #[arg(long, value_enum, default_value_t = WritableScope::User, value_name = "SCOPE")]
     pub(crate) scope: WritableScope,
+    /// Which root of the scope to create it in [default: `[install] root` of the home
+    /// skills.toml, else agents].
+    #[arg(long, value_enum, value_name = "AGENT")]
+    pub(crate) agent: Option<AgentArg>,
     /// An input the skill takes (repeatable), written to skill.toml.
     #[arg(long = "input", value_name = "NAME:DESCRIPTION[:required]")]
     pub(crate) inputs: Vec<String>,
@@ -260,7 +264,7 @@ pub(crate) struct NewArgs {
 
 #[derive(Debug, Args)]
 pub(crate) struct UninstallArgs {
-    /// The skill's folder name.
+    /// The skill's folder name, or the name `list` shows when it names one skill.
     pub(crate) name: String,
     /// Only from this scope.
     #[arg(long, value_enum, value_name = "SCOPE")]
@@ -289,7 +293,8 @@ pub(crate) struct Placement {
     /// Where to install.
     #[arg(long, value_enum, default_value_t = WritableScope::User, value_name = "SCOPE")]
     pub(crate) scope: WritableScope,
-    /// Install into the scope's shared `.agents/skills` or `.claude/skills` root.
+    /// Which root of the scope to install into [default: `[install] root` of the home
+    /// skills.toml, else agents].
     #[arg(long, value_enum, value_name = "AGENT")]
     pub(crate) agent: Option<AgentArg>,
     /// Give up after this many seconds (1 to 600).
@@ -348,10 +353,12 @@ pub(crate) struct RegistryInstallArgs {
     pub(crate) force: bool,
 }
 
-/// The shared roots `install --agent` can target.
+/// The roots of a scope `install --agent` and `new --agent` can write to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub(crate) enum AgentArg {
-    /// `.agents/skills`
+    /// `<app_dir>/skills`, read by this application alone
+    App,
+    /// `.agents/skills`, shared with Codex, Gemini CLI, OpenCode and others (the default)
     Agents,
     /// `.claude/skills`
     Claude,
@@ -360,6 +367,7 @@ pub(crate) enum AgentArg {
 impl From<AgentArg> for skills::install::AgentTarget {
     fn from(agent: AgentArg) -> Self {
         match agent {
+            AgentArg::App => Self::App,
             AgentArg::Agents => Self::Agents,
             AgentArg::Claude => Self::Claude,
         }

@@ -38,6 +38,7 @@ pub(crate) fn new(global: &Global, args: &NewArgs) -> Exit {
     };
     let mut request = CreateSkill::new(&args.name, &args.description);
     request.scope = args.scope.into();
+    request.agent = args.agent.map(Into::into);
     request.inputs = inputs;
     request.when_to_use = args
         .when_to_use
@@ -83,6 +84,12 @@ pub(crate) fn uninstall(global: &Global, args: &UninstallArgs) -> Exit {
                     removed.scope,
                     output::shown_path(&removed.path)
                 ));
+                for link in &removed.links {
+                    output::line(format_args!(
+                        "removed the link {}, which led to it",
+                        output::shown_path(link)
+                    ));
+                }
             }
             Exit::Success
         }

@@ -59,6 +59,7 @@ pub(crate) async fn install_from(
     force: bool,
     naming: &Naming,
 ) -> Result<Vec<InstallOutcome>, Error> {
+    write::check_record(target)?;
     let deadline = client.settings().total;
     let downloaded = tokio::time::timeout(
         deadline,

@@ -539,13 +539,11 @@ pub(crate) fn installed_from(root: &Path, slug: &str) -> Option<Coordinates> {
         .map(|coordinates| coordinates.unpinned())
 }
 
-/// A small JSON file that is a regular file (a symlink or a FIFO is not read).
+/// A small JSON file that is a regular file (a symlink or a FIFO is not read, and the check
+/// and the read are one open, so nothing can be swapped in between).
 fn read_record(path: &Path) -> Option<Value> {
-    let metadata = std::fs::symlink_metadata(path).ok()?;
-    if !metadata.is_file() || metadata.len() > MAX_RECORD_BYTES {
-        return None;
-    }
-    serde_json::from_slice(&std::fs::read(path).ok()?).ok()
+    let bytes = skills_ops::fs::read_state_file(path, MAX_RECORD_BYTES).ok()??;
+    serde_json::from_slice(&bytes).ok()
 }
 
 /// Every root a skill of `scope` (or of the user and project scopes) may be installed into.
@@ -553,7 +551,11 @@ fn roots(config: &SkillsConfig, scope: Option<SkillScope>) -> Vec<PathBuf> {
     let scopes = scope.map_or(vec![SkillScope::User, SkillScope::Project], |scope| {
         vec![scope]
     });
-    let agents = [None, Some(AgentTarget::Agents), Some(AgentTarget::Claude)];
+    let agents = [
+        Some(AgentTarget::App),
+        Some(AgentTarget::Agents),
+        Some(AgentTarget::Claude),
+    ];
     scopes
         .into_iter()
         .flat_map(|scope| agents.map(|agent| write::target(config, scope, agent)))

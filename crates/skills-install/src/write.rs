@@ -28,34 +28,20 @@ pub struct Target {
     pub scope: SkillScope,
 }
 
-/// The root for `scope` and `agent`: the scope's own root, or its `.agents` / `.claude` root.
+/// The root for `scope` and `agent` ([`skills_ops::manage::write_root`]): the root asked for,
+/// else the home configuration's `[install] root`, else the scope's `.agents/skills`.
 pub fn target(
     config: &SkillsConfig,
     scope: SkillScope,
     agent: Option<AgentTarget>,
 ) -> Result<Target, Error> {
-    let base = match scope {
-        SkillScope::User => config.home.clone(),
-        SkillScope::Project => {
-            if !skills_ops::trust::is_trusted(config) {
-                return Err(Error::UntrustedWorkspace {
-                    workspace: config.workspace.clone(),
-                });
-            }
-            config.workspace.clone()
-        }
-        other => {
-            return Err(Error::InvalidInput(format!(
-                "skills are installed into the user or project scope, not {other}"
-            )));
-        }
-    };
-    let base = std::path::absolute(&base).unwrap_or(base);
-    let root = match agent {
-        None => base.join(&config.app_dir).join("skills"),
-        Some(AgentTarget::Agents) => base.join(".agents/skills"),
-        Some(AgentTarget::Claude) => base.join(".claude/skills"),
-    };
+    if !matches!(scope, SkillScope::User | SkillScope::Project) {
+        return Err(Error::InvalidInput(format!(
+            "skills are installed into the user or project scope, not {scope}"
+        )));
+    }
+    // One rule for where new skills go, shared with `new`.
+    let root = skills_ops::manage::write_root(config, scope, agent)?;
     Ok(Target { root, scope })
 }
 
@@ -172,6 +158,13 @@ pub struct Item {
     pub download: Download,
 }
 
+/// Checks, before anything is downloaded, that the root's `skills-lock.json` can be used: a
+/// broken one would stop the install later anyway (under the lock, before any write), and
+/// saying so first spares the download.
+pub(crate) fn check_record(target: &Target) -> Result<(), Error> {
+    lock::read(&target.root).map(drop)
+}
+
 /// Writes every item into the target root as `<root>/<slug>`, all or nothing as far as
 /// conflicts go: under the root's lock every destination is compared first, and when one
 /// holds a different skill (and `force` is off) nothing at all is written. The outcomes have
@@ -184,7 +177,10 @@ pub fn write_all(
 ) -> Result<Vec<InstallOutcome>, Error> {
     let root = &target.root;
     std::fs::create_dir_all(root).map_err(|source| Error::io("create", root, source))?;
-    let _lock = fs::lock_root(root).map_err(|source| Error::io("lock", root, source))?;
+    let _lock = lock::hold(root)?;
+    // The root's record is read (and must be usable) before anything is written: a broken
+    // one stops the install with nothing changed, instead of after the skill is published.
+    let mut record = lock::read(root)?;
     remove_stale_staging(root);
 
     let plans: Vec<Plan<'_>> = items
@@ -207,7 +203,7 @@ pub fn write_all(
     }
     let mut outcomes = Vec::with_capacity(plans.len());
     for plan in plans {
-        outcomes.push(plan.publish(root, provenance)?);
+        outcomes.push(plan.publish(root, provenance, &mut record)?);
     }
     Ok(outcomes)
 }
@@ -269,19 +265,23 @@ impl<'a> Plan<'a> {
     }
 
     /// Stages the files and publishes them with one rename (or, replacing, one exchange).
-    fn publish(mut self, root: &Path, provenance: &Provenance) -> Result<InstallOutcome, Error> {
+    fn publish(
+        mut self,
+        root: &Path,
+        provenance: &Provenance,
+        lock: &mut lock::LockFile,
+    ) -> Result<InstallOutcome, Error> {
         if self.outcome.already_installed {
             // A crash after publishing but before recording leaves no lock entry, or (after
             // an exchange) the entry of the copy that was replaced; an install of the same
             // content repairs either, and otherwise writes nothing.
-            let lock = lock::read(root)?;
             let recorded = lock
                 .skills
                 .get(&self.item.slug)
                 .and_then(|entry| entry.get("sha256"))
                 .and_then(serde_json::Value::as_str);
             if recorded != Some(self.outcome.sha256.as_str()) {
-                self.record(root, provenance)?;
+                self.record(root, provenance, lock)?;
             }
             return Ok(self.outcome);
         }
@@ -316,13 +316,17 @@ impl<'a> Plan<'a> {
             });
         }
         self.outcome.replaced = self.existing;
-        self.record(root, provenance)?;
+        self.record(root, provenance, lock)?;
         Ok(self.outcome)
     }
 
-    fn record(&self, root: &Path, provenance: &Provenance) -> Result<(), Error> {
-        lock::record(
-            root,
+    fn record(
+        &self,
+        root: &Path,
+        provenance: &Provenance,
+        lock: &mut lock::LockFile,
+    ) -> Result<(), Error> {
+        lock.record(
             &self.item.slug,
             with_registry(
                 serde_json::json!({
@@ -333,7 +337,8 @@ impl<'a> Plan<'a> {
                 }),
                 provenance,
             ),
-        )
+        );
+        lock::write(root, lock)
     }
 }
 

@@ -1,10 +1,14 @@
-//! Replacing a file atomically: the one way this crate rewrites a file a person owns (such as
-//! `AGENTS.md`), so a crash, a full disk or a concurrent reader never sees half a file.
+//! The file operations every writer here shares: replacing a file atomically (the one way
+//! this crate rewrites a file a person owns, such as `AGENTS.md`, so a crash, a full disk or a
+//! concurrent reader never sees half a file), publishing folders with one rename, taking a
+//! root's install lock, and reading the small state files kept beside the skills.
 //!
-//! The bytes go to a fresh temporary file beside the target (same directory, so the final
-//! rename stays on one file system and is atomic), which is flushed to disk, given the
-//! target's permissions and renamed over it; the directory is then flushed so the rename itself
-//! survives a power cut.
+//! The bytes of a replaced file go to a fresh temporary file beside the target (same
+//! directory, so the final rename stays on one file system and is atomic), which is flushed to
+//! disk, given the target's permissions and renamed over it; the directory is then flushed so
+//! the rename itself survives a power cut. State files and the install lock are opened without
+//! following a symlink and without blocking on a FIFO, and checked to be regular files on the
+//! open handle: they sit in folders other tools and people write to.
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
@@ -159,18 +163,194 @@ pub fn exchange(a: &Path, b: &Path) -> io::Result<()> {
     std::fs::rename(&aside, a)
 }
 
+/// The exclusive install lock of a skill root, held while the guard lives. Dropping it removes
+/// `.skills-install.lock` before releasing it, so no empty lock file stays behind.
+#[derive(Debug)]
+pub struct RootLock {
+    file: File,
+    path: PathBuf,
+}
+
+impl Drop for RootLock {
+    fn drop(&mut self) {
+        // Removed while still held: a writer that opened the name meanwhile finds, once it has
+        // the lock, that the name no longer leads to its file, and takes a fresh one (see
+        // `lock_root`). Windows refuses to remove an open file, so the name stays there.
+        #[cfg(unix)]
+        let _ = std::fs::remove_file(&self.path);
+        let _ = self.file.unlock();
+    }
+}
+
 /// Takes the exclusive install lock of a skill root (`.skills-install.lock`), waiting for
-/// another writer to finish; the lock is released when the returned file is dropped (or the
-/// process dies, so a crash never leaves a root locked).
-pub fn lock_root(root: &Path) -> io::Result<File> {
-    let file = OpenOptions::new()
+/// another writer to finish; the lock is released (and its file removed) when the guard is
+/// dropped, or when the process dies, so a crash never leaves a root locked.
+///
+/// The name is opened without following a symlink and without blocking on a FIFO, and must
+/// be a regular file: a link planted there cannot make the lock create or lock a file
+/// elsewhere, and a pipe cannot hang the writer.
+pub fn lock_root(root: &Path) -> io::Result<RootLock> {
+    let path = root.join(skills_types::files::INSTALL_LOCK);
+    loop {
+        let file = open_lock(&path)?;
+        let opened = file.metadata()?;
+        if !opened.is_file() {
+            return Err(not_regular_lock(&opened));
+        }
+        file.lock()?;
+        // The holder before us may have removed the name after we opened it: a lock on a
+        // removed file excludes nobody, so it is taken again on whatever the name holds now.
+        match std::fs::symlink_metadata(&path) {
+            Ok(now) if same_file(&opened, &now) => return Ok(RootLock { file, path }),
+            Ok(_) => {}
+            Err(error) if error.kind() == io::ErrorKind::NotFound => {}
+            Err(error) => return Err(error),
+        }
+    }
+}
+
+#[cfg(unix)]
+fn open_lock(path: &Path) -> io::Result<File> {
+    use rustix::fs::OFlags;
+    use std::os::unix::fs::OpenOptionsExt as _;
+    OpenOptions::new()
         .read(true)
         .write(true)
         .create(true)
         .truncate(false)
-        .open(root.join(skills_types::files::INSTALL_LOCK))?;
-    file.lock()?;
-    Ok(file)
+        .custom_flags((OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::NOCTTY).bits() as i32)
+        .open(path)
+        .map_err(|error| explained_open_error(error, "the install lock file"))
+}
+
+#[cfg(not(unix))]
+fn open_lock(path: &Path) -> io::Result<File> {
+    if std::fs::symlink_metadata(path).is_ok_and(|metadata| metadata.is_symlink()) {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!(
+                "it is a symbolic link, not the install lock file; remove it and run the command again"
+            ),
+        ));
+    }
+    OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(path)
+}
+
+fn not_regular_lock(metadata: &std::fs::Metadata) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::InvalidInput,
+        format!(
+            "it is {}, not the install lock file; remove it and run the command again",
+            file_kind(metadata)
+        ),
+    )
+}
+
+#[cfg(unix)]
+fn same_file(a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::MetadataExt as _;
+    a.dev() == b.dev() && a.ino() == b.ino()
+}
+
+#[cfg(not(unix))]
+fn same_file(_a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
+    // The name is never removed on Windows, so it still names the file that was locked.
+    b.is_file()
+}
+
+/// What a file that is not a regular file is, for a message ("a FIFO (named pipe)").
+pub fn file_kind(metadata: &std::fs::Metadata) -> &'static str {
+    let kind = metadata.file_type();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt as _;
+        if kind.is_fifo() {
+            return "a FIFO (named pipe)";
+        }
+        if kind.is_socket() {
+            return "a socket";
+        }
+        if kind.is_block_device() || kind.is_char_device() {
+            return "a device";
+        }
+    }
+    if kind.is_symlink() {
+        "a symbolic link"
+    } else if kind.is_dir() {
+        "a folder"
+    } else if kind.is_file() {
+        "a regular file"
+    } else {
+        "a special file"
+    }
+}
+
+/// An open that `O_NOFOLLOW` refused because the name is a symlink, said so.
+#[cfg(unix)]
+fn explained_open_error(error: io::Error, what: &str) -> io::Error {
+    if error.raw_os_error() == Some(rustix::io::Errno::LOOP.raw_os_error()) {
+        return io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("it is a symbolic link, not {what}; remove it and run the command again"),
+        );
+    }
+    error
+}
+
+/// Reads one of this subsystem's state files (a root's `skills-lock.json`, a skill's
+/// `.skill-source.json`, a cache), at most `limit` bytes of it: never through a symlink and
+/// never blocking on a FIFO or device planted under its name, which would hang the command
+/// (the check of the name and the open are one step, so nothing can be swapped in between).
+/// `Ok(None)` when nothing is there; otherwise the error is a clause saying what is wrong
+/// ("it is a FIFO (named pipe), not a regular file").
+pub fn read_state_file(path: &Path, limit: u64) -> Result<Option<Vec<u8>>, String> {
+    use std::io::Read as _;
+    let file = match open_no_follow(path) {
+        Ok(file) => file,
+        Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(error) if is_symlink_refusal(path, &error) => {
+            return Err("it is a symbolic link, not a regular file".to_owned());
+        }
+        Err(error) => return Err(format!("it cannot be opened ({error})")),
+    };
+    let metadata = file
+        .metadata()
+        .map_err(|error| format!("it cannot be examined ({error})"))?;
+    if !metadata.is_file() {
+        return Err(format!(
+            "it is {}, not a regular file",
+            file_kind(&metadata)
+        ));
+    }
+    if metadata.len() > limit {
+        return Err(format!(
+            "it is {} bytes long, more than the {limit} allowed",
+            metadata.len()
+        ));
+    }
+    let mut bytes = Vec::with_capacity(usize::try_from(metadata.len()).unwrap_or_default());
+    file.take(limit.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(|error| format!("it cannot be read ({error})"))?;
+    if bytes.len() as u64 > limit {
+        return Err(format!("it is longer than the {limit} bytes allowed"));
+    }
+    Ok(Some(bytes))
+}
+
+#[cfg(unix)]
+fn is_symlink_refusal(_path: &Path, error: &io::Error) -> bool {
+    error.raw_os_error() == Some(rustix::io::Errno::LOOP.raw_os_error())
+}
+
+#[cfg(not(unix))]
+fn is_symlink_refusal(path: &Path, _error: &io::Error) -> bool {
+    std::fs::symlink_metadata(path).is_ok_and(|metadata| metadata.is_symlink())
 }
 
 /// Opens a file for reading without following a final symlink (closing the race with an
@@ -188,6 +368,12 @@ pub(crate) fn open_no_follow(path: &Path) -> io::Result<File> {
 
 #[cfg(not(unix))]
 pub(crate) fn open_no_follow(path: &Path) -> io::Result<File> {
+    if std::fs::symlink_metadata(path)?.is_symlink() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("{} is a symbolic link", path.display()),
+        ));
+    }
     File::open(path)
 }
 
@@ -283,5 +469,86 @@ mod tests {
         assert_eq!(std::fs::read(&outside).unwrap(), b"secret");
         assert!(std::fs::symlink_metadata(&path).unwrap().is_file());
         assert_eq!(std::fs::read(&path).unwrap(), b"new");
+    }
+
+    #[test]
+    fn the_install_lock_excludes_and_leaves_no_file_behind() {
+        use std::sync::Arc;
+        use std::sync::atomic::AtomicUsize;
+        let dir = tempfile::tempdir().unwrap();
+        let root = Arc::new(dir.path().to_path_buf());
+        let inside = Arc::new(AtomicUsize::new(0));
+        let threads: Vec<_> = (0..8)
+            .map(|_| {
+                let (root, inside) = (Arc::clone(&root), Arc::clone(&inside));
+                std::thread::spawn(move || {
+                    for _ in 0..50 {
+                        let lock = lock_root(&root).unwrap();
+                        // Removing the name on release must never let a second holder in.
+                        assert_eq!(inside.fetch_add(1, Ordering::SeqCst), 0);
+                        assert!(root.join(skills_types::files::INSTALL_LOCK).is_file());
+                        for _ in 0..100 {
+                            std::thread::yield_now();
+                        }
+                        inside.fetch_sub(1, Ordering::SeqCst);
+                        drop(lock);
+                    }
+                })
+            })
+            .collect();
+        for thread in threads {
+            thread.join().unwrap();
+        }
+        assert!(leftovers(dir.path()).is_empty(), "no lock file stays");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn the_install_lock_refuses_a_fifo_or_a_symlink_under_its_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(skills_types::files::INSTALL_LOCK);
+        rustix::fs::mkfifoat(
+            rustix::fs::CWD,
+            &path,
+            rustix::fs::Mode::from_raw_mode(0o600),
+        )
+        .unwrap();
+        let error = lock_root(dir.path()).unwrap_err();
+        assert_eq!(error.kind(), io::ErrorKind::InvalidInput);
+        assert!(error.to_string().contains("FIFO"), "{error}");
+        std::fs::remove_file(&path).unwrap();
+
+        let elsewhere = dir.path().join("elsewhere");
+        std::os::unix::fs::symlink(&elsewhere, &path).unwrap();
+        let error = lock_root(dir.path()).unwrap_err();
+        assert!(error.to_string().contains("symbolic link"), "{error}");
+        assert!(!elsewhere.exists(), "nothing is created through the link");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn state_files_are_read_only_when_regular() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("state.json");
+        assert_eq!(read_state_file(&path, 10), Ok(None));
+        std::fs::write(&path, b"{}").unwrap();
+        assert_eq!(read_state_file(&path, 10), Ok(Some(b"{}".to_vec())));
+        std::fs::write(&path, b"0123456789ab").unwrap();
+        assert!(
+            read_state_file(&path, 10)
+                .unwrap_err()
+                .contains("more than")
+        );
+        std::fs::remove_file(&path).unwrap();
+        rustix::fs::mkfifoat(
+            rustix::fs::CWD,
+            &path,
+            rustix::fs::Mode::from_raw_mode(0o600),
+        )
+        .unwrap();
+        assert!(read_state_file(&path, 10).unwrap_err().contains("FIFO"));
+        std::fs::remove_file(&path).unwrap();
+        std::fs::create_dir(&path).unwrap();
+        assert!(read_state_file(&path, 10).unwrap_err().contains("folder"));
     }
 }

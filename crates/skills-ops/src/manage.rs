@@ -10,13 +10,14 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 use skills_types::files::{SKILL_MD, SKILL_TOML, STAGING_PREFIX, match_definition};
+use skills_types::install::AgentTarget;
 use skills_types::limits::{MAX_DESCRIPTION_CHARS, MAX_NAME_CHARS, MAX_SKILL_MD_BYTES};
 use skills_types::manage::{CreateSkill, Uninstalled, UpdateSkill, Written};
 use skills_types::skill::SkillInput;
 use skills_types::{Error, Frontmatter, SkillScope, SkillsConfig};
 
 use crate::catalog::resolve;
-use crate::discover::{discover, roots_of};
+use crate::discover::{discover, roots_of, settings};
 use crate::load::{self, RawFrontmatter, Source};
 use crate::{fs, lock, name, trust, yaml};
 
@@ -25,11 +26,11 @@ pub fn create(config: &SkillsConfig, request: &CreateSkill) -> Result<Written, E
     check_name(&request.name)?;
     check_description(&request.description)?;
     check_inputs(&request.inputs)?;
-    let root = write_root(config, request.scope)?;
+    let root = write_root(config, request.scope, request.agent)?;
     std::fs::create_dir_all(&root).map_err(|source| Error::io("create", &root, source))?;
     // The same lock installs take: their clean-up of stale staging folders must not remove
     // this one, and two writers of one name must not both see it free.
-    let _lock = fs::lock_root(&root).map_err(|source| Error::io("lock", &root, source))?;
+    let _lock = lock::hold(&root)?;
     let destination = root.join(&request.name);
     if std::fs::symlink_metadata(&destination).is_ok() {
         return Err(Error::AlreadyExists { path: destination });
@@ -171,13 +172,18 @@ pub fn update(config: &SkillsConfig, id: &str, changes: &UpdateSkill) -> Result<
 }
 
 /// Removes the skill folder `name` from a user root or a trusted project root (`scope` picks
-/// one; without it, the one place it is found, or an error when it is in both).
+/// one; without it, the one place it is found, or an error when it is in several). `name` is
+/// the folder name, or the name `list` shows when that names exactly one skill.
+///
+/// Nothing is removed until everything has been checked: the folder holds a definition file,
+/// the root's `skills-lock.json` is readable, and the name is in exactly one place. Agent
+/// symlinks in the same scope that point at the removed folder (`.claude/skills/NAME ->
+/// ../../.agents/skills/NAME`, as other installers make them) go with it; they would dangle.
 pub fn uninstall(
     config: &SkillsConfig,
     name: &str,
     scope: Option<SkillScope>,
 ) -> Result<Uninstalled, Error> {
-    check_folder_name(name)?;
     let trusted = trust::is_trusted(config);
     let scopes: Vec<SkillScope> = match scope {
         Some(SkillScope::Legacy) | Some(SkillScope::Profile) => {
@@ -195,67 +201,254 @@ pub fn uninstall(
         None if trusted => vec![SkillScope::Project, SkillScope::User],
         None => vec![SkillScope::User],
     };
-    let mut candidates = Vec::new();
-    for scope in scopes {
-        for root in roots_of(config, scope) {
-            let path = root.join(name);
-            if let Ok(metadata) = std::fs::symlink_metadata(&path) {
-                candidates.push((scope, root, path, metadata));
-            }
-        }
-    }
-    if candidates.len() > 1 {
-        // Several copies of one folder name: the one an agent uses now (the discovery winner)
-        // is the one meant; failing that, the caller must remove the others by hand.
-        let catalog = discover(config)?;
-        let active: Vec<&Path> = catalog
-            .skills
-            .iter()
-            .map(|skill| skill.dir.as_path())
-            .collect();
-        candidates.retain(|(_, _, path, _)| active.contains(&path.as_path()));
-    }
-    let (scope, root, path, metadata) = match candidates.len() {
-        0 => return Err(not_installed(config, name, trusted)),
-        1 => candidates.remove(0),
-        _ => {
-            let places: Vec<String> = candidates
-                .iter()
-                .map(|(scope, _, path, _)| format!("{scope}: {}", path.display()))
-                .collect();
-            return Err(Error::AmbiguousSkill {
-                name: name.to_owned(),
-                others: format!(
-                    "it is installed in more than one place ({}); remove the one you mean by hand",
-                    places.join("; ")
-                ),
-            });
-        }
+    let (folder, found) = locate(config, name, &scopes, trusted)?;
+    let places = places_of(found);
+    let mut place = match <[Place; 1]>::try_from(places) {
+        Ok([place]) => place,
+        Err(places) => return Err(ambiguous(name, &places)),
     };
+    let Found {
+        scope,
+        root,
+        path,
+        metadata,
+        ..
+    } = place.primary;
     let was_link = metadata.is_symlink();
+    if !was_link && (!metadata.is_dir() || !holds_definition(&path)) {
+        return Err(Error::InvalidInput(format!(
+            "{} is not a skill folder (no SKILL.md in it); nothing was removed",
+            path.display()
+        )));
+    }
+    // Links elsewhere in the scope that lead to the folder (under any name) dangle once it is
+    // gone; only symlinks are collected, never a real folder.
+    for link in links_to(config, scope, &path, place.real.as_deref(), was_link) {
+        if !place.links.contains(&link) {
+            place.links.push(link);
+        }
+    }
+    place.links.sort();
+
+    let _lock = lock::hold(&root)?;
+    // Read before anything is removed: a broken record stops the uninstall unchanged.
+    let mut record = lock::read(&root)?;
     if was_link {
         // Only the link goes; whatever it points to is not ours to delete.
         std::fs::remove_file(&path).map_err(|source| Error::io("remove", &path, source))?;
     } else {
-        if !metadata.is_dir() || !holds_definition(&path) {
-            return Err(Error::InvalidInput(format!(
-                "{} is not a skill folder (no SKILL.md in it); nothing was removed",
-                path.display()
-            )));
-        }
         // std's remove_dir_all opens each level relative to its parent and never follows a
         // symlink inside the tree (the fix for CVE-2022-21658), so a link planted inside the
         // skill cannot make it delete files elsewhere.
         std::fs::remove_dir_all(&path).map_err(|source| Error::io("remove", &path, source))?;
     }
+    let mut links = Vec::with_capacity(place.links.len());
+    for link in place.links {
+        // Checked again just before: a link replaced by a real folder meanwhile stays.
+        let still_a_link = std::fs::symlink_metadata(&link).is_ok_and(|meta| meta.is_symlink());
+        if still_a_link && std::fs::remove_file(&link).is_ok() {
+            if let Some(parent) = link.parent() {
+                let _ = fs::sync_directory(parent);
+            }
+            links.push(link);
+        }
+    }
     let _ = fs::sync_directory(&root);
-    lock::forget(&root, name)?;
+    if record.forget(&folder) {
+        lock::write(&root, &record)?;
+    }
     Ok(Uninstalled {
-        name: name.to_owned(),
+        name: folder,
         scope,
         path,
         was_link,
+        links,
     })
+}
+
+/// Something at `<root>/<folder>` in one of the searched scopes.
+struct Found {
+    scope: SkillScope,
+    root: PathBuf,
+    path: PathBuf,
+    metadata: std::fs::Metadata,
+}
+
+/// One skill as uninstall sees it: the folder (or the link) to remove, and the links in the
+/// same scope under the same name that lead to it.
+struct Place {
+    primary: Found,
+    /// Where the primary really is (symlinks resolved), when that can be said.
+    real: Option<PathBuf>,
+    links: Vec<PathBuf>,
+}
+
+/// The folder name meant by `name` and everything found under it in `scopes`.
+fn locate(
+    config: &SkillsConfig,
+    name: &str,
+    scopes: &[SkillScope],
+    trusted: bool,
+) -> Result<(String, Vec<Found>), Error> {
+    let checked = check_folder_name(name);
+    if checked.is_ok() {
+        let found = found_in(config, scopes, name);
+        if !found.is_empty() {
+            return Ok((name.to_owned(), found));
+        }
+    }
+    // The name `list` shows (the frontmatter's) may differ from the folder's.
+    let folders = listed_folders(config, name, scopes);
+    match folders.as_slice() {
+        [folder] => Ok((folder.clone(), found_in(config, scopes, folder))),
+        [] => {
+            checked?;
+            Err(not_installed(config, name, trusted))
+        }
+        _ => Err(Error::AmbiguousSkill {
+            name: name.to_owned(),
+            others: format!(
+                "{} skills have that name ({}); nothing was removed; uninstall the one you mean by its folder name",
+                folders.len(),
+                folders.join(", ")
+            ),
+        }),
+    }
+}
+
+fn found_in(config: &SkillsConfig, scopes: &[SkillScope], folder: &str) -> Vec<Found> {
+    let mut found = Vec::new();
+    for &scope in scopes {
+        for root in roots_of(config, scope) {
+            let path = root.join(folder);
+            if let Ok(metadata) = std::fs::symlink_metadata(&path) {
+                found.push(Found {
+                    scope,
+                    root,
+                    path,
+                    metadata,
+                });
+            }
+        }
+    }
+    found
+}
+
+/// The folder names of the skills (active or shadowed) in `scopes` whose listed name is
+/// `name`, when their folder sits directly in a root of its scope.
+fn listed_folders(config: &SkillsConfig, name: &str, scopes: &[SkillScope]) -> Vec<String> {
+    let Ok(catalog) = discover(config) else {
+        return Vec::new();
+    };
+    let mut folders: Vec<String> = catalog
+        .skills
+        .iter()
+        .chain(&catalog.shadowed)
+        .filter(|skill| skill.name == name && scopes.contains(&skill.scope))
+        .filter(|skill| {
+            skill.dir.parent().is_some_and(|parent| {
+                roots_of(config, skill.scope)
+                    .iter()
+                    .any(|root| root == parent)
+            })
+        })
+        .filter_map(|skill| skill.dir.file_name()?.to_str().map(str::to_owned))
+        .filter(|folder| check_folder_name(folder).is_ok())
+        .collect();
+    folders.sort();
+    folders.dedup();
+    folders
+}
+
+/// Groups what was found into places: a symlink in a scope that leads to another entry of
+/// the same scope (or to the same target as it) is part of that entry, not another copy.
+fn places_of(found: Vec<Found>) -> Vec<Place> {
+    let mut places: Vec<Place> = Vec::new();
+    // Real folders first, so a link finds the folder it leads to already placed.
+    let (folders, links): (Vec<Found>, Vec<Found>) = found
+        .into_iter()
+        .partition(|entry| !entry.metadata.is_symlink());
+    for entry in folders.into_iter().chain(links) {
+        let real = std::fs::canonicalize(&entry.path).ok();
+        let same = places.iter_mut().find(|place| {
+            entry.metadata.is_symlink()
+                && place.primary.scope == entry.scope
+                && real.is_some()
+                && place.real == real
+        });
+        match same {
+            Some(place) => place.links.push(entry.path),
+            None => places.push(Place {
+                primary: entry,
+                real,
+                links: Vec::new(),
+            }),
+        }
+    }
+    places
+}
+
+/// The symlinks in the roots of `scope` that lead to the skill at `path` (whose resolved
+/// place is `real`), other than `path` itself. For a real folder, a link into it counts too.
+fn links_to(
+    config: &SkillsConfig,
+    scope: SkillScope,
+    path: &Path,
+    real: Option<&Path>,
+    is_link: bool,
+) -> Vec<PathBuf> {
+    let Some(real) = real else {
+        return Vec::new();
+    };
+    let mut links = Vec::new();
+    for root in roots_of(config, scope) {
+        let Ok(entries) = std::fs::read_dir(&root) else {
+            continue;
+        };
+        for entry in entries.filter_map(Result::ok) {
+            let candidate = entry.path();
+            if candidate == path || !entry.file_type().is_ok_and(|kind| kind.is_symlink()) {
+                continue;
+            }
+            let Ok(target) = std::fs::canonicalize(&candidate) else {
+                continue;
+            };
+            let leads_here = if is_link {
+                target == real
+            } else {
+                target.starts_with(real)
+            };
+            if leads_here {
+                links.push(candidate);
+            }
+        }
+    }
+    links
+}
+
+/// The refusal for a name found in more than one place: nothing is removed, and the message
+/// lists every place and says how to choose.
+fn ambiguous(name: &str, places: &[Place]) -> Error {
+    let listed: Vec<String> = places
+        .iter()
+        .map(|place| format!("{}: {}", place.primary.scope, place.primary.path.display()))
+        .collect();
+    let first = places.first().map(|place| place.primary.scope);
+    let advice = if places
+        .iter()
+        .all(|place| Some(place.primary.scope) == first)
+    {
+        "remove the one you mean by hand".to_owned()
+    } else {
+        "say which with --scope user or --scope project".to_owned()
+    };
+    Error::AmbiguousSkill {
+        name: name.to_owned(),
+        others: format!(
+            "it is installed in more than one place ({}); nothing was removed; {advice}",
+            listed.join("; ")
+        ),
+    }
 }
 
 /// Why nothing was found to uninstall, as precisely as can be said.
@@ -286,23 +479,45 @@ fn not_installed(config: &SkillsConfig, name: &str, trusted: bool) -> Error {
     }
 }
 
-/// The root a new skill of `scope` is written to: the first root of the scope.
-fn write_root(config: &SkillsConfig, scope: SkillScope) -> Result<PathBuf, Error> {
-    match scope {
-        SkillScope::Legacy | SkillScope::Profile => Err(Error::InvalidInput(format!(
-            "new skills are written to the user or project scope, not {scope} (which uninstall could not remove either)"
-        ))),
-        SkillScope::Project if !trust::is_trusted(config) => {
-            Err(Error::UntrustedWorkspace {
-                workspace: config.workspace.clone(),
-            })
+/// The root new skills of `scope` are written to, by `new` and by `install`: the `agent` root
+/// asked for, else the home configuration's `[install] root`, else the scope's shared
+/// `.agents/skills`, which Codex, Gemini CLI, OpenCode and other installers read too (a skill
+/// in `<app_dir>/skills` is seen by this application alone). With `interop` off discovery
+/// reads no shared root, so the default is then `<app_dir>/skills`.
+pub fn write_root(
+    config: &SkillsConfig,
+    scope: SkillScope,
+    agent: Option<AgentTarget>,
+) -> Result<PathBuf, Error> {
+    let base = match scope {
+        SkillScope::Legacy | SkillScope::Profile => {
+            return Err(Error::InvalidInput(format!(
+                "new skills are written to the user or project scope, not {scope} (which uninstall could not remove either)"
+            )));
         }
-        scope => roots_of(config, scope).into_iter().next().ok_or_else(|| {
-            Error::InvalidInput(format!(
-                "the {scope} scope has no root in this configuration (a profile scope needs a profile)"
-            ))
-        }),
-    }
+        SkillScope::Project if !trust::is_trusted(config) => {
+            return Err(Error::UntrustedWorkspace {
+                workspace: config.workspace.clone(),
+            });
+        }
+        SkillScope::Project => config.workspace.clone(),
+        SkillScope::User => config.home.clone(),
+    };
+    let base = std::path::absolute(&base).unwrap_or(base);
+    // Only the home layer is read: `[install]` is ignored in a workspace's file.
+    let (home_config, _) = settings::effective(config, false);
+    let fallback = if config.interop {
+        AgentTarget::Agents
+    } else {
+        AgentTarget::App
+    };
+    Ok(
+        match agent.or(home_config.install_root).unwrap_or(fallback) {
+            AgentTarget::App => base.join(&config.app_dir).join("skills"),
+            AgentTarget::Agents => base.join(".agents/skills"),
+            AgentTarget::Claude => base.join(".claude/skills"),
+        },
+    )
 }
 
 fn check_name(name: &str) -> Result<(), Error> {

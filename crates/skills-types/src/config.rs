@@ -122,6 +122,12 @@ pub struct SkillsConfig {
     /// read_command`): a workspace must not choose what an agent runs.
     #[serde(default)]
     pub read_command: Option<String>,
+    /// The root `new` and `install` write to when no agent root is asked for; `None` is
+    /// `.agents/skills` (or `<app_dir>/skills` when `interop` is off, since discovery would
+    /// not read the shared root then). Only the home `skills.toml` may set it (`[install]
+    /// root`): a workspace must not choose where the user's skills are written.
+    #[serde(default)]
+    pub install_root: Option<crate::install::AgentTarget>,
 }
 
 impl SkillsConfig {
@@ -146,6 +152,7 @@ impl SkillsConfig {
             network: crate::install::NetworkConfig::default(),
             registry: crate::install::RegistryConfig::default(),
             read_command: None,
+            install_root: None,
         }
     }
 }

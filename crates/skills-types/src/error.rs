@@ -161,6 +161,16 @@ pub enum Error {
         /// What is wrong with it, as a clause.
         reason: String,
     },
+    /// A file this subsystem keeps beside the skills (a root's `skills-lock.json`, its
+    /// install lock) cannot be used; it is checked before anything is written, so nothing was
+    /// changed.
+    #[error("{} cannot be used: {reason}; nothing was changed", path.display())]
+    StateFileInvalid {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong with it and what to do, as clauses ("it is a FIFO ...; remove it ...").
+        reason: String,
+    },
     /// A folder below a tree being validated that was not validated (`validate --recursive`
     /// reports what it skips instead of passing over it).
     #[error("{} was not validated: {reason}", path.display())]
@@ -200,6 +210,7 @@ impl Error {
             Self::InvalidInput(_) => "invalid_input",
             Self::NotValidated { .. } => "not_validated",
             Self::TrustRecordInvalid { .. } => "trust_record_invalid",
+            Self::StateFileInvalid { .. } => "state_file_invalid",
         }
     }
 

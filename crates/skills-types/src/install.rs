@@ -11,11 +11,15 @@ use serde::{Deserialize, Serialize};
 
 use crate::SkillScope;
 
-/// Which shared root of a scope to install into.
+/// Which root of a scope new skills are written to (`install --agent`, `new --agent`, the
+/// home configuration's `[install] root`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum AgentTarget {
-    /// `.agents/skills`.
+    /// `<app_dir>/skills`, the application's own root.
+    App,
+    /// `.agents/skills`, the shared root Codex, Gemini CLI, OpenCode and other tools read:
+    /// the default.
     Agents,
     /// `.claude/skills`.
     Claude,
@@ -32,7 +36,9 @@ pub struct InstallRequest {
     /// `user` (default) or `project` (trusted workspaces only).
     #[serde(default = "crate::scope::user_scope")]
     pub scope: SkillScope,
-    /// Install into the scope's `.agents/skills` or `.claude/skills` instead of its own root.
+    /// The root of the scope to install into: `app` (`<app_dir>/skills`), `agents`
+    /// (`.agents/skills`) or `claude` (`.claude/skills`); without it, the home
+    /// configuration's `[install] root`, else `agents`.
     #[serde(default)]
     pub agent: Option<AgentTarget>,
     /// The deadline in seconds (default 60, clamped to 1–600).

@@ -41,6 +41,10 @@ pub struct CreateSkill {
     /// Written to `skill.toml`; names unique ignoring case.
     #[serde(default)]
     pub inputs: Vec<SkillInput>,
+    /// The root of the scope to write to (`app`, `agents`, `claude`); without it, the home
+    /// configuration's `[install] root`, else `agents` (`.agents/skills`).
+    #[serde(default)]
+    pub agent: Option<crate::install::AgentTarget>,
 }
 
 impl CreateSkill {
@@ -57,6 +61,7 @@ impl CreateSkill {
             allowed_tools: Vec::new(),
             when_to_use: None,
             inputs: Vec::new(),
+            agent: None,
         }
     }
 }
@@ -122,4 +127,9 @@ pub struct Uninstalled {
     pub path: PathBuf,
     /// Whether it was a symlink (only the link was removed; its target is untouched).
     pub was_link: bool,
+    /// The agent symlinks in the same scope that pointed at the removed folder (such as
+    /// `.claude/skills/NAME -> ../../.agents/skills/NAME`), removed with it.
+    #[serde(default, with = "crate::path_text::list")]
+    #[schemars(with = "Vec<String>")]
+    pub links: Vec<PathBuf>,
 }

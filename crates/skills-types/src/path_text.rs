@@ -42,6 +42,29 @@ pub mod option {
     }
 }
 
+/// The same for `Vec<PathBuf>`.
+pub mod list {
+    use super::*;
+    use serde::ser::SerializeSeq as _;
+
+    /// Writes paths as a list of texts.
+    pub fn serialize<S: Serializer>(paths: &[PathBuf], serializer: S) -> Result<S::Ok, S::Error> {
+        let mut seq = serializer.serialize_seq(Some(paths.len()))?;
+        for path in paths {
+            seq.serialize_element(&path.to_string_lossy())?;
+        }
+        seq.end()
+    }
+
+    /// Reads a list of paths.
+    pub fn deserialize<'de, D: Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Vec<PathBuf>, D::Error> {
+        Vec::<String>::deserialize(deserializer)
+            .map(|texts| texts.into_iter().map(PathBuf::from).collect())
+    }
+}
+
 #[cfg(all(test, unix))]
 mod tests {
     use std::ffi::OsStr;

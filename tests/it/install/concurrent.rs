@@ -89,7 +89,7 @@ fn eight_concurrent_installs_of_one_slug_write_it_exactly_once() {
         assert_eq!(outcome["path"], outcomes[0]["path"]);
     }
 
-    let root = tree.root(Place::UserOpenhuman);
+    let root = tree.root(Place::UserAgents);
     let dir = root.join("racer");
     assert_eq!(content(files_of(&dir)), skill.files, "a torn or mixed copy");
     assert_eq!(

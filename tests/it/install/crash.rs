@@ -245,7 +245,7 @@ fn an_install_killed_at_random_points_never_leaves_a_partial_skill_visible() {
     let server = Server::start().unwrap();
     let versions = [version(0), version(1)];
     let urls = serve(&server, &versions);
-    let root = tree.root(Place::UserOpenhuman);
+    let root = tree.root(Place::UserAgents);
     let mut random = Random(SEED);
 
     // One uncontrolled run, in a tree of its own, tells how long a whole install takes here

@@ -6,7 +6,7 @@
 
 use serde_json::{Value, json};
 use skills_tests::http::{Reply, Server};
-use skills_types::files::{INSTALL_LOCK, LOCK_FILE, PROVENANCE_FILE};
+use skills_types::files::{LOCK_FILE, PROVENANCE_FILE};
 
 use super::sources::pack_skills;
 use super::{
@@ -20,7 +20,7 @@ fn installing_the_same_content_again_writes_nothing() {
     let tree = Tree::new();
     let server = Server::start().unwrap();
     let url = serve_pack(&server, "/pack", &pack_skills(), "1.0.0");
-    let root = tree.root(Place::UserOpenhuman);
+    let root = tree.root(Place::UserAgents);
     let first = install_json(&tree, &[&url]);
     // Every file, folder, the lock file and the root itself: inode, ctime, mtime and bytes.
     let before = snapshot(&root);
@@ -70,7 +70,7 @@ fn different_content_under_the_same_name_is_refused_until_forced() {
     let new = Skill::new("style-guide", "House style.", "Use American spelling.", &[]);
     server.route(path, Reply::Ok(old.definition().to_vec()));
     let url = server.url(path);
-    let root = tree.root(Place::UserOpenhuman);
+    let root = tree.root(Place::UserAgents);
     let dir = root.join("style-guide");
     let first = install_json(&tree, &[&url]);
     let before = snapshot(&root);
@@ -127,14 +127,15 @@ fn different_content_under_the_same_name_is_refused_until_forced() {
     let lock = read_json(&root.join(LOCK_FILE));
     assert_eq!(keys(&lock["skills"]), ["style-guide"]);
     assert_eq!(lock["skills"]["style-guide"]["sha256"], outcome["sha256"]);
-    // The old copy is gone: no staging folder, nothing but the skill and the two lock files.
+    // The old copy is gone: no staging folder, nothing but the skill and the lock file (the
+    // install lock is removed when the install ends).
     assert_eq!(staging_leftovers(&root), Vec::<String>::new());
     let mut names: Vec<String> = std::fs::read_dir(&root)
         .unwrap()
         .map(|entry| entry.unwrap().file_name().into_string().unwrap())
         .collect();
     names.sort();
-    assert_eq!(names, [INSTALL_LOCK, "skills-lock.json", "style-guide"]);
+    assert_eq!(names, ["skills-lock.json", "style-guide"]);
 
     let again = install_json(&tree, &[&url]);
     assert_eq!(again[0]["already_installed"], true, "{again:?}");
@@ -146,7 +147,7 @@ fn force_on_the_same_content_still_writes_nothing() {
     let tree = Tree::new();
     let server = Server::start().unwrap();
     let url = serve_pack(&server, "/pack", &pack_skills(), "1.0.0");
-    let root = tree.root(Place::UserOpenhuman);
+    let root = tree.root(Place::UserAgents);
     install_json(&tree, &[&url]);
     let before = snapshot(&root);
     let forced = install_json(&tree, &["--force", &url]);
@@ -170,7 +171,7 @@ fn an_identical_install_repairs_a_lock_entry_a_crash_left_stale() {
     let path = "/skills/style/SKILL.md";
     let old = Skill::new("style-guide", "House style.", "Use British spelling.", &[]);
     let new = Skill::new("style-guide", "House style.", "Use American spelling.", &[]);
-    let root = tree.root(Place::UserOpenhuman);
+    let root = tree.root(Place::UserAgents);
     server.route(path, Reply::Ok(old.definition().to_vec()));
     let url = server.url(path);
     install_json(&tree, &[&url]);

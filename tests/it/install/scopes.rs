@@ -1,6 +1,6 @@
 //! Where an install lands and how it leaves (03 §Sources install options; 02 §Scopes and
-//! roots): `--scope project` needs a trusted workspace, `--agent` picks the scope's shared
-//! `.agents` or `.claude` root, `skills list` reports each skill with its scope, and
+//! roots): `--scope project` needs a trusted workspace, an install lands in the scope's shared
+//! `.agents/skills` unless `--agent` picks the app's own root or `.claude/skills`, `skills list` reports each skill with its scope, and
 //! `skills uninstall` removes the folder and its lock entry.
 
 use serde_json::json;
@@ -39,10 +39,12 @@ fn project_and_agent_installs_land_in_their_roots_and_list_with_their_scope() {
             .contains("hint: run 'skills trust' in the workspace if you trust its skills"),
         "{untrusted:?}"
     );
-    assert!(
-        !tree.root(Place::ProjectOpenhuman).exists(),
-        "an untrusted workspace is not written to"
-    );
+    for place in [Place::ProjectAgents, Place::ProjectOpenhuman] {
+        assert!(
+            !tree.root(place).exists(),
+            "an untrusted workspace is not written to"
+        );
+    }
     assert_eq!(
         server.targets(),
         Vec::<String>::new(),
@@ -55,7 +57,7 @@ fn project_and_agent_installs_land_in_their_roots_and_list_with_their_scope() {
             &team,
             &team_url,
             &["--scope", "project"][..],
-            Place::ProjectOpenhuman,
+            Place::ProjectAgents,
             "project",
         ),
         (
@@ -68,8 +70,8 @@ fn project_and_agent_installs_land_in_their_roots_and_list_with_their_scope() {
         (
             &shared,
             &shared_url,
-            &["--scope", "project", "--agent", "agents"][..],
-            Place::ProjectAgents,
+            &["--scope", "project", "--agent", "app"][..],
+            Place::ProjectOpenhuman,
             "project",
         ),
     ];
@@ -106,7 +108,7 @@ fn project_and_agent_installs_land_in_their_roots_and_list_with_their_scope() {
                     "project".to_owned(),
                     text(
                         &tree
-                            .root(Place::ProjectAgents)
+                            .root(Place::ProjectOpenhuman)
                             .join("shared-helper/SKILL.md")
                     )
                 )
@@ -115,11 +117,7 @@ fn project_and_agent_installs_land_in_their_roots_and_list_with_their_scope() {
                 "team-style".to_owned(),
                 (
                     "project".to_owned(),
-                    text(
-                        &tree
-                            .root(Place::ProjectOpenhuman)
-                            .join("team-style/SKILL.md")
-                    )
+                    text(&tree.root(Place::ProjectAgents).join("team-style/SKILL.md"))
                 )
             ),
         ]
@@ -132,7 +130,7 @@ fn uninstall_removes_the_skill_and_its_lock_entry() {
     let server = Server::start().unwrap();
     let skills = pack_skills();
     let url = serve_pack(&server, "/pack", &skills, "1.0.0");
-    let root = tree.root(Place::UserOpenhuman);
+    let root = tree.root(Place::UserAgents);
     install_json(&tree, &[&url]);
 
     let removed = run(&tree, &["--json", "uninstall", "csv-tools"]).json();
@@ -143,6 +141,7 @@ fn uninstall_removes_the_skill_and_its_lock_entry() {
             "scope": "user",
             "path": text(&root.join("csv-tools")),
             "was_link": false,
+            "links": [],
         })
     );
     assert!(!root.join("csv-tools").exists());
@@ -163,7 +162,7 @@ fn uninstall_removes_the_skill_and_its_lock_entry() {
     let team = Skill::new("team-style", "The team's style.", "Tabs.", &[]);
     let team_url = serve(&server, &team);
     install_json(&tree, &[&team_url, "--scope", "project"]);
-    let project = tree.root(Place::ProjectOpenhuman);
+    let project = tree.root(Place::ProjectAgents);
     assert_eq!(
         keys(&read_json(&project.join(LOCK_FILE))["skills"]),
         ["team-style"]

@@ -71,7 +71,7 @@ fn a_single_skill_md_url_installs_one_skill_with_its_provenance() {
     let shown = format!("{}?…", server.url("/skills/pdf-tools/SKILL.md"));
     let document = run(&tree, &["--json", "install", &url]);
     let outcomes = document.json()["installed"].as_array().unwrap().clone();
-    let dir = tree.root(Place::UserOpenhuman).join("pdf-tools");
+    let dir = tree.root(Place::UserAgents).join("pdf-tools");
 
     assert_eq!(outcomes.len(), 1, "{outcomes:?}");
     let outcome = &outcomes[0];
@@ -116,7 +116,7 @@ fn a_single_skill_md_url_installs_one_skill_with_its_provenance() {
         })
     );
     assert_eq!(
-        read_json(&tree.root(Place::UserOpenhuman).join(LOCK_FILE)),
+        read_json(&tree.root(Place::UserAgents).join(LOCK_FILE)),
         json!({
             "version": 1,
             "skills": {
@@ -160,7 +160,7 @@ fn a_pack_installs_every_skill_with_its_bundled_files() {
     let server = Server::start().unwrap();
     let skills = pack_skills();
     let url = serve_pack(&server, "/packs/data", &skills, "2.1.0");
-    let root = tree.root(Place::UserOpenhuman);
+    let root = tree.root(Place::UserAgents);
 
     let installed = run(&tree, &["install", &url]);
     assert_eq!(
@@ -233,7 +233,7 @@ fn a_well_known_index_installs_its_skill_md_entries_with_verified_digests() {
     let url = server.url(index);
 
     let outcomes = install_json(&tree, &[&url]);
-    let root = tree.root(Place::UserOpenhuman);
+    let root = tree.root(Place::UserAgents);
     assert_eq!(
         outcomes
             .iter()

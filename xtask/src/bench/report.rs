@@ -1,5 +1,6 @@
-//! The bench's results as a person reads them (a table, the 06 targets met or missed with
-//! their numbers) and as a later run compares them (`target/bench/report.json`).
+//! The bench's results as a person reads them (a table per run, the targets of 06 and issue 11
+//! met or missed with their numbers, for each tree shape) and as a later run compares them
+//! (`target/bench/report.json`).
 //!
 //! Every figure is a median, and every verdict is a ratio between figures of the same run:
 //! absolute times are printed for orientation only, since they say more about the machine's
@@ -10,21 +11,30 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use super::{Contender, TreeRun};
+use super::tree::{Quantiles, Shape};
+use super::{Contender, PEER_SIZE, TreeRun};
 
-/// The tree size the 06 targets are stated for.
+/// The tree size the targets are stated for.
 const TARGET_SIZE: usize = 10_000;
 
-/// Limits of 06 §Performance.
-const LIST_LIMIT: f64 = 1.5;
+/// Limits of issue 11 §5 (which tighten 06 §Performance), each a ratio to the floor of the
+/// same tree, or a size.
+const LIST_WARM_LIMIT: f64 = 1.2;
+const LIST_COLD_LIMIT: f64 = 2.0;
+const VALIDATE_LIMIT: f64 = 3.0;
+const RSS_LIMIT_MIB: f64 = 32.0;
+/// 06: in-process discovery with a warm cache.
 const DISCOVER_LIMIT: f64 = 1.2;
-const RSS_LIMIT_MIB: f64 = 40.0;
+/// 06: `list` at least this many times faster than the Node tools' listings.
+const PEER_SPEEDUP: f64 = 10.0;
 /// 10× the skills may cost at most 11× the time: the time ratio over the size ratio.
 const GROWTH_SLACK: f64 = 1.1;
 
 /// The run's circumstances, beside the measurements.
 pub(crate) struct Facts<'a> {
     pub(crate) root: &'a Path,
+    /// What was installed for the peers and how they ran, or why they were not measured.
+    pub(crate) peers: String,
     pub(crate) runs: usize,
     pub(crate) calls_per_run: usize,
     pub(crate) load_before: Option<String>,
@@ -37,6 +47,7 @@ pub(crate) struct Facts<'a> {
 /// One row of the table.
 struct Row {
     contender: Contender,
+    shape: Shape,
     skills: usize,
     median: u64,
     min: u64,
@@ -62,6 +73,7 @@ struct Verdict {
 /// Growth of one contender's median from the smallest tree to the largest.
 struct Growth {
     contender: Contender,
+    shape: Shape,
     from: usize,
     to: usize,
     ratio: f64,
@@ -78,6 +90,7 @@ pub(crate) struct Report {
     load_after: Option<String>,
     build: Duration,
     total: Duration,
+    peers: String,
     trees: Vec<TreeSummary>,
     rows: Vec<Row>,
     growth: Vec<Growth>,
@@ -86,12 +99,18 @@ pub(crate) struct Report {
 }
 
 struct TreeSummary {
+    shape: Shape,
     skills: usize,
     names: usize,
     shadowed: usize,
     malformed: usize,
     roots: usize,
     definition_bytes: u64,
+    files: usize,
+    bytes: u64,
+    definition_quantiles: Quantiles,
+    file_quantiles: Quantiles,
+    scripts: [usize; 4],
     generate: Duration,
     rss_warm_kib: Option<u64>,
     rss_cold_kib: Option<u64>,
@@ -114,6 +133,7 @@ impl Report {
                 };
                 rows.push(Row {
                     contender: entry.contender,
+                    shape: tree.shape,
                     skills: tree.skills,
                     median,
                     min: samples.iter().copied().min().unwrap_or(median),
@@ -126,21 +146,29 @@ impl Report {
                     stdout_bytes: entry.stdout_bytes,
                 });
             }
-            warnings.extend(
-                tree.warnings
-                    .iter()
-                    .map(|warning| format!("{} skills: {warning}", thousands(tree.skills))),
-            );
+            warnings.extend(tree.warnings.iter().map(|warning| {
+                format!(
+                    "{} skills, {}: {warning}",
+                    thousands(tree.skills),
+                    tree.shape.key()
+                )
+            }));
         }
         let summaries: Vec<TreeSummary> = trees
             .iter()
             .map(|tree| TreeSummary {
+                shape: tree.shape,
                 skills: tree.skills,
                 names: tree.names,
                 shadowed: tree.shadowed,
                 malformed: tree.malformed,
                 roots: tree.roots,
                 definition_bytes: tree.definition_bytes,
+                files: tree.files,
+                bytes: tree.bytes,
+                definition_quantiles: tree.definition_quantiles,
+                file_quantiles: tree.file_quantiles,
+                scripts: tree.scripts,
                 generate: tree.generate,
                 rss_warm_kib: tree.rss_warm_kib,
                 rss_cold_kib: tree.rss_cold_kib,
@@ -160,6 +188,7 @@ impl Report {
             load_after: facts.load_after.clone(),
             build: facts.build,
             total: facts.total,
+            peers: facts.peers.clone(),
             trees: summaries,
             rows,
             growth,
@@ -189,20 +218,33 @@ impl Report {
             self.load_before.as_deref().unwrap_or("?"),
             self.load_after.as_deref().unwrap_or("?"),
         );
+        let _ = writeln!(
+            out,
+            "machine: {} cores; load average (1, 5, 15 min) {} before, {} after",
+            self.cores,
+            self.load_before.as_deref().unwrap_or("?"),
+            self.load_after.as_deref().unwrap_or("?"),
+        );
+        let _ = writeln!(out, "peers: {}", self.peers);
+        for tree in &self.trees {
+            let _ = writeln!(out, "{}", tree.describe());
+        }
         let _ = writeln!(out);
-        let width = Contender::ALL
+        let width = Contender::PRODUCT
             .iter()
+            .chain(&Contender::PEERS)
             .map(|contender| contender.label().len())
             .max()
             .unwrap_or(0);
         let _ = writeln!(
             out,
-            "| {:>6} | {:<width$} | {:>9} | {:>7} | {:>7} | {:>6} |",
-            "skills", "contender", "median", "× floor", "samples", "seen"
+            "| {:<9} | {:>6} | {:<width$} | {:>9} | {:>7} | {:>7} | {:>6} |",
+            "shape", "skills", "contender", "median", "× floor", "samples", "seen"
         );
         let _ = writeln!(
             out,
-            "|{:->8}|{:-<w$}|{:->11}|{:->9}|{:->9}|{:->8}|",
+            "|{:-<11}|{:->8}|{:-<w$}|{:->11}|{:->9}|{:->9}|{:->8}|",
+            ":",
             ":",
             ":",
             ":",
@@ -214,7 +256,8 @@ impl Report {
         for row in &self.rows {
             let _ = writeln!(
                 out,
-                "| {:>6} | {:<width$} | {:>9} | {:>7} | {:>7} | {:>6} |",
+                "| {:<9} | {:>6} | {:<width$} | {:>9} | {:>7} | {:>7} | {:>6} |",
+                row.shape.key(),
                 thousands(row.skills),
                 row.contender.label(),
                 duration(row.median),
@@ -228,8 +271,9 @@ impl Report {
         for tree in &self.trees {
             let _ = writeln!(
                 out,
-                "peak RSS, skills list --json, {} skills: {} with a warm catalog cache, {} cold",
+                "peak RSS, skills list --json, {} skills, {}: {} with a warm catalog cache, {} cold",
                 thousands(tree.skills),
+                tree.shape.key(),
                 mebibytes(tree.rss_warm_kib),
                 mebibytes(tree.rss_cold_kib),
             );
@@ -237,14 +281,15 @@ impl Report {
         for growth in &self.growth {
             let _ = writeln!(
                 out,
-                "growth, {}: {:.2}× from {} to {} skills",
+                "growth, {}, {}: {:.2}× from {} to {} skills",
+                growth.shape.key(),
                 growth.contender.label(),
                 growth.ratio,
                 thousands(growth.from),
                 thousands(growth.to)
             );
         }
-        let _ = writeln!(out, "\n06 targets (ratios within this run):");
+        let _ = writeln!(out, "\ntargets (06, issue 11 §5; ratios within this run):");
         for verdict in &self.verdicts {
             let mark = match verdict.met {
                 Some(true) => "met   ",
@@ -282,13 +327,41 @@ impl Report {
             .trees
             .iter()
             .map(|tree| {
+                let quantiles = |q: &Quantiles| {
+                    Json::Object(vec![
+                        ("p25", Json::Integer(q.p25)),
+                        ("p50", Json::Integer(q.p50)),
+                        ("p75", Json::Integer(q.p75)),
+                        ("p90", Json::Integer(q.p90)),
+                        ("p99", Json::Integer(q.p99)),
+                        ("max", Json::Integer(q.max)),
+                    ])
+                };
+                let [any, python, javascript, shell] = tree.scripts.map(|count| count as u64);
                 Json::Object(vec![
+                    ("shape", text(tree.shape.key())),
                     ("skills", Json::Integer(tree.skills as u64)),
                     ("names", Json::Integer(tree.names as u64)),
                     ("shadowed", Json::Integer(tree.shadowed as u64)),
                     ("malformed", Json::Integer(tree.malformed as u64)),
                     ("roots", Json::Integer(tree.roots as u64)),
                     ("definition_bytes", Json::Integer(tree.definition_bytes)),
+                    ("files", Json::Integer(tree.files as u64)),
+                    ("bytes", Json::Integer(tree.bytes)),
+                    (
+                        "definition_bytes_quantiles",
+                        quantiles(&tree.definition_quantiles),
+                    ),
+                    ("files_per_skill_quantiles", quantiles(&tree.file_quantiles)),
+                    (
+                        "skills_with_scripts",
+                        Json::Object(vec![
+                            ("any", Json::Integer(any)),
+                            ("python", Json::Integer(python)),
+                            ("javascript", Json::Integer(javascript)),
+                            ("shell", Json::Integer(shell)),
+                        ]),
+                    ),
                     ("generate_ms", Json::Integer(millis(tree.generate))),
                     (
                         "peak_rss_list_json_warm_cache_kib",
@@ -308,6 +381,7 @@ impl Report {
                 Json::Object(vec![
                     ("contender", text(row.contender.key())),
                     ("label", text(row.contender.label())),
+                    ("shape", text(row.shape.key())),
                     ("skills", Json::Integer(row.skills as u64)),
                     ("median_ns", Json::Integer(row.median)),
                     ("min_ns", Json::Integer(row.min)),
@@ -328,6 +402,7 @@ impl Report {
             .map(|growth| {
                 Json::Object(vec![
                     ("contender", text(growth.contender.key())),
+                    ("shape", text(growth.shape.key())),
                     ("from_skills", Json::Integer(growth.from as u64)),
                     ("to_skills", Json::Integer(growth.to as u64)),
                     ("time_ratio", Json::Float(growth.ratio)),
@@ -360,6 +435,7 @@ impl Report {
             ),
             ("load_average_before", optional_text(&self.load_before)),
             ("load_average_after", optional_text(&self.load_after)),
+            ("peers", text(&self.peers)),
             ("build_seconds", Json::Float(self.build.as_secs_f64())),
             ("total_seconds", Json::Float(self.total.as_secs_f64())),
             ("trees", Json::Array(trees)),
@@ -405,161 +481,192 @@ pub(crate) fn median(values: &[u64]) -> Option<u64> {
     }
 }
 
-fn find(rows: &[Row], contender: Contender, skills: usize) -> Option<&Row> {
-    rows.iter()
-        .find(|row| row.contender == contender && row.skills == skills)
+impl TreeSummary {
+    /// One line on what the tree holds, with the drawn distribution beside the measured one.
+    fn describe(&self) -> String {
+        let definitions = &self.definition_quantiles;
+        let files = &self.file_quantiles;
+        let share = |count: usize| count as f64 * 100.0 / self.skills.max(1) as f64;
+        format!(
+            "tree {} {}: {} skill folders ({} names, {} shadowed, {} malformed) in {} roots, {} files, {:.1} MiB; SKILL.md p25 {:.1} / p50 {:.1} / p90 {:.1} / p99 {:.1} / max {:.1} KB; files per skill p50 {} / p75 {} / p90 {} / p99 {}; scripts in {:.1}% (Python {:.1}%, JavaScript {:.1}%, shell {:.1}%)",
+            self.shape.key(),
+            thousands(self.skills),
+            thousands(self.skills),
+            thousands(self.names),
+            self.shadowed,
+            self.malformed,
+            self.roots,
+            thousands(self.files),
+            self.bytes as f64 / (1024.0 * 1024.0),
+            definitions.p25 as f64 / 1e3,
+            definitions.p50 as f64 / 1e3,
+            definitions.p90 as f64 / 1e3,
+            definitions.p99 as f64 / 1e3,
+            definitions.max as f64 / 1e3,
+            files.p50,
+            files.p75,
+            files.p90,
+            files.p99,
+            share(self.scripts[0]),
+            share(self.scripts[1]),
+            share(self.scripts[2]),
+            share(self.scripts[3]),
+        )
+    }
 }
 
-/// Growth from the smallest tree to the largest, for the contenders 06 sets a target for and
-/// the floor (what the filesystem itself does).
+fn find(rows: &[Row], contender: Contender, shape: Shape, skills: usize) -> Option<&Row> {
+    rows.iter()
+        .find(|row| row.contender == contender && row.shape == shape && row.skills == skills)
+}
+
+/// Growth from the smallest tree of a shape to its largest, for the contenders 06 sets a
+/// target for and the floor (what the filesystem itself does).
 fn growth(rows: &[Row]) -> Vec<Growth> {
-    let from = rows.iter().map(|row| row.skills).min();
-    let to = rows.iter().map(|row| row.skills).max();
-    let (Some(from), Some(to)) = (from, to) else {
-        return Vec::new();
-    };
-    if from == to {
-        return Vec::new();
+    let mut out = Vec::new();
+    for shape in Shape::ALL {
+        let sizes = rows
+            .iter()
+            .filter(|row| row.shape == shape)
+            .map(|row| row.skills);
+        let (Some(from), Some(to)) = (sizes.clone().min(), sizes.max()) else {
+            continue;
+        };
+        if from == to {
+            continue;
+        }
+        out.extend(
+            [
+                Contender::Floor,
+                Contender::ListWarm,
+                Contender::DiscoverWarm,
+            ]
+            .into_iter()
+            .filter_map(|contender| {
+                let small = find(rows, contender, shape, from)?;
+                let large = find(rows, contender, shape, to)?;
+                (small.median > 0).then(|| Growth {
+                    contender,
+                    shape,
+                    from,
+                    to,
+                    ratio: large.median as f64 / small.median as f64,
+                })
+            }),
+        );
     }
-    [
-        Contender::Floor,
-        Contender::ListWarm,
-        Contender::DiscoverWarm,
-    ]
-    .into_iter()
-    .filter_map(|contender| {
-        let small = find(rows, contender, from)?;
-        let large = find(rows, contender, to)?;
-        (small.median > 0).then(|| Growth {
-            contender,
-            from,
-            to,
-            ratio: large.median as f64 / small.median as f64,
-        })
-    })
-    .collect()
+    out
 }
 
 fn verdicts(rows: &[Row], trees: &[TreeSummary], growth: &[Growth]) -> Vec<Verdict> {
     let at = thousands(TARGET_SIZE);
-    let missing = |measure: String, target: String| Verdict {
-        measure,
-        target,
-        met: None,
-        value: None,
-        limit: None,
-        detail: format!("not measured: no {at}-skill tree in this run"),
-    };
     let mut verdicts = Vec::new();
-    let floor = find(rows, Contender::Floor, TARGET_SIZE).map(|row| row.median);
-    let full_read = find(rows, Contender::FullRead, TARGET_SIZE).map(|row| row.median);
-    let ratio_check = |contender: Contender, measure: String, limit: f64| {
-        let target = format!("≤ {limit} × floor");
-        match (find(rows, contender, TARGET_SIZE), floor) {
-            (Some(row), Some(floor)) if floor > 0 => {
-                let ratio = row.median as f64 / floor as f64;
-                let met = ratio <= limit;
-                Verdict {
+    for shape in Shape::ALL {
+        let name = shape.key();
+        let missing = |measure: String, target: String| Verdict {
+            measure,
+            target,
+            met: None,
+            value: None,
+            limit: None,
+            detail: format!("not measured: no {name} {at}-skill tree in this run"),
+        };
+        let floor = find(rows, Contender::Floor, shape, TARGET_SIZE).map(|row| row.median);
+        let ratio_check = |contender: Contender, what: &str, limit: f64| {
+            let measure = format!("{name}, {at} skills: {what}");
+            let target = format!("≤ {limit} × floor");
+            match (find(rows, contender, shape, TARGET_SIZE), floor) {
+                (Some(row), Some(floor)) if floor > 0 => {
+                    let ratio = row.median as f64 / floor as f64;
+                    let met = ratio <= limit;
+                    Verdict {
+                        measure,
+                        target,
+                        met: Some(met),
+                        value: Some(ratio),
+                        limit: Some(limit),
+                        detail: format!(
+                            "{ratio:.2} × ({} vs floor {}; {} by {:.0}%)",
+                            duration(row.median),
+                            duration(floor),
+                            if met { "met" } else { "missed" },
+                            ((ratio - limit) / limit * 100.0).abs()
+                        ),
+                    }
+                }
+                _ => missing(measure, target),
+            }
+        };
+        verdicts.push(ratio_check(
+            Contender::ListWarm,
+            "skills list --json, warm catalog cache",
+            LIST_WARM_LIMIT,
+        ));
+        verdicts.push(ratio_check(
+            Contender::ListCold,
+            "skills list --json, no catalog cache",
+            LIST_COLD_LIMIT,
+        ));
+        verdicts.push(ratio_check(
+            Contender::Validate,
+            "skills validate --recursive",
+            VALIDATE_LIMIT,
+        ));
+        verdicts.push(ratio_check(
+            Contender::DiscoverWarm,
+            "in-process discover, warm catalog cache",
+            DISCOVER_LIMIT,
+        ));
+        let tree = trees
+            .iter()
+            .find(|tree| tree.shape == shape && tree.skills == TARGET_SIZE);
+        for (state, rss) in [
+            ("warm", tree.and_then(|tree| tree.rss_warm_kib)),
+            ("cold", tree.and_then(|tree| tree.rss_cold_kib)),
+        ] {
+            let measure = format!("{name}, {at} skills: peak RSS of skills list --json, {state}");
+            let target = format!("≤ {RSS_LIMIT_MIB} MiB");
+            verdicts.push(match rss {
+                Some(kib) => {
+                    let mib = kib as f64 / 1024.0;
+                    let met = mib <= RSS_LIMIT_MIB;
+                    Verdict {
+                        measure,
+                        target,
+                        met: Some(met),
+                        value: Some(mib),
+                        limit: Some(RSS_LIMIT_MIB),
+                        detail: format!(
+                            "{mib:.1} MiB ({} by {:.1} MiB)",
+                            if met { "met" } else { "missed" },
+                            (mib - RSS_LIMIT_MIB).abs()
+                        ),
+                    }
+                }
+                None if tree.is_some() => Verdict {
                     measure,
                     target,
-                    met: Some(met),
-                    value: Some(ratio),
-                    limit: Some(limit),
-                    detail: format!(
-                        "{ratio:.2} × ({} vs floor {}; {} by {:.0}%)",
-                        duration(row.median),
-                        duration(floor),
-                        if met { "met" } else { "missed" },
-                        ((ratio - limit) / limit * 100.0).abs()
-                    ),
-                }
-            }
-            _ => missing(measure, target),
+                    met: None,
+                    value: None,
+                    limit: None,
+                    detail: "not measured: no getrusage on this platform".to_owned(),
+                },
+                None => missing(measure, target),
+            });
         }
-    };
-    verdicts.push(ratio_check(
-        Contender::ListWarm,
-        format!("skills list --json, {at} skills, warm catalog cache (headline)"),
-        LIST_LIMIT,
-    ));
-    verdicts.push(ratio_check(
-        Contender::ListCold,
-        format!("skills list --json, {at} skills, cold catalog cache"),
-        LIST_LIMIT,
-    ));
-    let stretch_measure = format!("skills list --json, {at} skills, warm catalog cache (stretch)");
-    let stretch_target = "below the full-read baseline".to_owned();
-    verdicts.push(
-        match (find(rows, Contender::ListWarm, TARGET_SIZE), full_read) {
-            (Some(row), Some(full_read)) if full_read > 0 => {
-                let ratio = row.median as f64 / full_read as f64;
-                Verdict {
-                    measure: stretch_measure,
-                    target: stretch_target,
-                    met: Some(ratio < 1.0),
-                    value: Some(ratio),
-                    limit: Some(1.0),
-                    detail: format!(
-                        "{ratio:.2} × full read ({} vs {})",
-                        duration(row.median),
-                        duration(full_read)
-                    ),
-                }
-            }
-            _ => missing(stretch_measure, stretch_target),
-        },
-    );
-    verdicts.push(ratio_check(
-        Contender::DiscoverWarm,
-        format!("in-process discover, {at} skills, warm catalog cache (headline)"),
-        DISCOVER_LIMIT,
-    ));
-    verdicts.push(ratio_check(
-        Contender::DiscoverNoCache,
-        format!("in-process discover, {at} skills, no catalog cache"),
-        DISCOVER_LIMIT,
-    ));
-    let tree = trees.iter().find(|tree| tree.skills == TARGET_SIZE);
-    for (state, rss) in [
-        ("warm", tree.and_then(|tree| tree.rss_warm_kib)),
-        ("cold", tree.and_then(|tree| tree.rss_cold_kib)),
-    ] {
-        let measure = format!("peak RSS, skills list --json, {at} skills, {state} catalog cache");
-        let target = format!("≤ {RSS_LIMIT_MIB} MiB");
-        verdicts.push(match rss {
-            Some(kib) => {
-                let mib = kib as f64 / 1024.0;
-                Verdict {
-                    measure,
-                    target,
-                    met: Some(mib <= RSS_LIMIT_MIB),
-                    value: Some(mib),
-                    limit: Some(RSS_LIMIT_MIB),
-                    detail: format!("{mib:.1} MiB"),
-                }
-            }
-            None if tree.is_some() => Verdict {
-                measure,
-                target,
-                met: None,
-                value: None,
-                limit: None,
-                detail: "not measured: no getrusage on this platform".to_owned(),
-            },
-            None => missing(measure, target),
-        });
-    }
-    let floor_growth = growth
-        .iter()
-        .find(|growth| growth.contender == Contender::Floor)
-        .map_or_else(String::new, |growth| {
-            format!("; the floor itself grew {:.2}×", growth.ratio)
-        });
-    for contender in [Contender::ListWarm, Contender::DiscoverWarm] {
-        let measure = format!("cost growth, {}", contender.label());
-        let target = "10× skills → ≤ 11× time".to_owned();
-        verdicts.push(
-            match growth.iter().find(|growth| growth.contender == contender) {
+        let floor_growth = growth
+            .iter()
+            .find(|growth| growth.contender == Contender::Floor && growth.shape == shape)
+            .map_or_else(String::new, |growth| {
+                format!("; the floor itself grew {:.2}×", growth.ratio)
+            });
+        for contender in [Contender::ListWarm, Contender::DiscoverWarm] {
+            let measure = format!("{name}: cost growth of {}", contender.label());
+            let target = "10× skills → ≤ 11× time".to_owned();
+            let found = growth
+                .iter()
+                .find(|growth| growth.contender == contender && growth.shape == shape);
+            verdicts.push(match found {
                 Some(growth) => {
                     let size_ratio = growth.to as f64 / growth.from as f64;
                     let limit = GROWTH_SLACK * size_ratio;
@@ -584,23 +691,47 @@ fn verdicts(rows: &[Row], trees: &[TreeSummary], growth: &[Growth]) -> Vec<Verdi
                     met: None,
                     value: None,
                     limit: None,
-                    detail: "not measured: needs two tree sizes".to_owned(),
+                    detail: format!("not measured: needs two {name} tree sizes"),
                 },
-            },
-        );
+            });
+        }
     }
-    let node = find(rows, Contender::ListWarm, 1_000);
-    verdicts.push(Verdict {
-        measure: "skills list --json, 1,000 skills, against the Node tools".to_owned(),
-        target: "≥ 10× faster than their listing commands".to_owned(),
-        met: None,
-        value: None,
-        limit: None,
-        detail: format!(
-            "not measured: the Node tools are not installed here (06 quotes 0.2–0.9 s for them; list took {} on this machine)",
-            node.map_or_else(|| "-".to_owned(), |row| duration(row.median))
-        ),
-    });
+    let list = find(rows, Contender::ListWarm, Shape::Realistic, PEER_SIZE);
+    for peer in [Contender::PeerOpenskills, Contender::PeerVercelSkills] {
+        let measure = format!(
+            "realistic, {} skills: skills list --json against {}",
+            thousands(PEER_SIZE),
+            peer.label().trim_start_matches("peer: ")
+        );
+        let target = format!("≥ {PEER_SPEEDUP}× faster");
+        let found = find(rows, peer, Shape::Realistic, PEER_SIZE);
+        verdicts.push(match (list, found) {
+            (Some(list), Some(found)) if list.median > 0 => {
+                let speedup = found.median as f64 / list.median as f64;
+                Verdict {
+                    measure,
+                    target,
+                    met: Some(speedup >= PEER_SPEEDUP),
+                    value: Some(speedup),
+                    limit: Some(PEER_SPEEDUP),
+                    detail: format!(
+                        "{speedup:.1}× faster ({} vs {}; the peer named {} skills)",
+                        duration(list.median),
+                        duration(found.median),
+                        found.found.map_or_else(|| "?".to_owned(), thousands)
+                    ),
+                }
+            }
+            _ => Verdict {
+                measure,
+                target,
+                met: None,
+                value: None,
+                limit: None,
+                detail: "not measured in this run (see the peers line above)".to_owned(),
+            },
+        });
+    }
     verdicts
 }
 
@@ -685,7 +816,7 @@ fn mebibytes(kib: Option<u64>) -> String {
 }
 
 /// `10000` as `10,000`.
-fn thousands(value: usize) -> String {
+pub(crate) fn thousands(value: usize) -> String {
     let digits = value.to_string();
     let mut out = String::new();
     for (index, digit) in digits.chars().enumerate() {

@@ -231,11 +231,9 @@ pub(crate) fn now() -> u64 {
 /// The cached catalog, or `None` for anything unusual.
 pub(crate) fn read(place: &Place) -> Option<Catalog> {
     let path = place.file();
-    let metadata = std::fs::symlink_metadata(&path).ok()?;
-    if !metadata.is_file() || metadata.len() > MAX_CACHE_BYTES {
-        return None;
-    }
-    let file: Read = serde_json::from_slice(&std::fs::read(&path).ok()?).ok()?;
+    // One open that refuses a symlink and never blocks on a FIFO planted under the name.
+    let bytes = skills_ops::fs::read_state_file(&path, MAX_CACHE_BYTES).ok()??;
+    let file: Read = serde_json::from_slice(&bytes).ok()?;
     let usable = file.format == FORMAT
         && file.catalog == place.key
         // A hand-edited cache must not smuggle in a name that is not coordinates.

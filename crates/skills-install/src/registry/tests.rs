@@ -189,8 +189,9 @@ impl Setup {
         std::fs::write(&path, file.to_string()).unwrap();
     }
 
+    /// Where a registry install lands by default: the home's shared `.agents/skills`.
     fn root(&self) -> PathBuf {
-        self.home.path().join(&self.config.app_dir).join("skills")
+        self.home.path().join(".agents/skills")
     }
 }
 

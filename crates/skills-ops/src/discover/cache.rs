@@ -487,9 +487,11 @@ impl<'de> Deserialize<'de> for RestoredChunk {
 }
 
 fn read(path: &Path) -> Option<Vec<Vec<Restored>>> {
-    let file = std::fs::File::open(path).ok()?;
-    let length = file.metadata().ok()?.len();
-    if length > MAX_CACHE_BYTES {
+    // Never through a symlink, never blocking on a FIFO planted under the name.
+    let file = crate::fs::open_no_follow(path).ok()?;
+    let metadata = file.metadata().ok()?;
+    let length = metadata.len();
+    if !metadata.is_file() || length > MAX_CACHE_BYTES {
         return None;
     }
     // Sized up front: growing the buffer while reading would copy megabytes several times.

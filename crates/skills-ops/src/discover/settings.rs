@@ -9,6 +9,7 @@
 use std::path::{Path, PathBuf};
 
 use skills_types::config::{Permission, PermissionRule};
+use skills_types::install::AgentTarget;
 use skills_types::{Diagnostic, DiagnosticCode, SkillsConfig};
 
 /// The configuration file's name inside an app directory.
@@ -155,8 +156,44 @@ fn apply_file(
                 }
                 None => problem("'sync' must be a table".to_owned()),
             },
+            // Where the user's new skills are written is the user's choice: a cloned
+            // repository that set it could steer installs into a root it ships or reads.
+            "install" if base != home => problem(
+                "[install] is read only from the home skills.toml: a workspace may not choose \
+                 where skills are written"
+                    .to_owned(),
+            ),
+            "install" => match value.as_table() {
+                Some(install) => {
+                    for (key, value) in install {
+                        match (key.as_str(), value.as_str().and_then(install_root)) {
+                            ("root", Some(root)) => config.install_root = Some(root),
+                            ("root", None) => problem(
+                                "'install.root' must be \"agents\" (.agents/skills), \"app\" \
+                                 (<app_dir>/skills) or \"claude\" (.claude/skills)"
+                                    .to_owned(),
+                            ),
+                            (other, _) => problem(format!(
+                                "unknown key 'install.{other}'{}",
+                                misplaced("install", other)
+                            )),
+                        }
+                    }
+                }
+                None => problem("'install' must be a table".to_owned()),
+            },
             other => problem(format!("unknown key '{other}'")),
         }
+    }
+}
+
+/// The `[install] root` value as a root.
+fn install_root(text: &str) -> Option<AgentTarget> {
+    match text {
+        "agents" => Some(AgentTarget::Agents),
+        "app" => Some(AgentTarget::App),
+        "claude" => Some(AgentTarget::Claude),
+        _ => None,
     }
 }
 

@@ -18,12 +18,18 @@ impl Tree {
         config
     }
 
+    /// Where new skills of the user scope go by default: the shared `.agents/skills`.
     fn user_root(&self) -> PathBuf {
-        self.home.join(".openhuman/skills")
+        self.home.join(".agents/skills")
     }
 
     fn project_root(&self) -> PathBuf {
-        self.workspace.join(".openhuman/skills")
+        self.workspace.join(".agents/skills")
+    }
+
+    /// The application's own root of the user scope.
+    fn user_app_root(&self) -> PathBuf {
+        self.home.join(".openhuman/skills")
     }
 }
 
@@ -36,14 +42,13 @@ fn names(config: &SkillsConfig) -> Vec<(String, SkillScope)> {
         .collect()
 }
 
-/// The entries of `dir` but the root's install lock file, which stays once created.
+/// The entries of `dir`; the root's install lock file is never among them afterwards.
 fn listing(dir: &Path) -> Vec<String> {
     let mut names: Vec<String> = std::fs::read_dir(dir)
         .map(|entries| {
             entries
                 .filter_map(Result::ok)
                 .map(|entry| entry.file_name().to_string_lossy().into_owned())
-                .filter(|name| name != skills_types::files::INSTALL_LOCK)
                 .collect()
         })
         .unwrap_or_default();
@@ -359,21 +364,29 @@ fn uninstall_removes_a_symlinked_skill_as_a_link_and_never_follows_links_inside(
 }
 
 #[test]
-fn uninstall_picks_the_active_copy_and_explains_what_it_cannot_remove() {
+fn uninstall_refuses_a_name_in_two_places_and_explains_what_it_cannot_remove() {
     let tree = Tree::new();
     let config = tree.config();
-    // Two copies in the user scope: the own root wins, so it is the one removed.
+    // Two copies in the user scope: removing the winner would expose the other, so neither
+    // goes, and a scope cannot settle it.
     create(&config, &CreateSkill::new("twice", "Own root.")).unwrap();
-    let other = tree.home.join(".agents/skills/twice");
+    let other = tree.user_app_root().join("twice");
     std::fs::create_dir_all(&other).unwrap();
     std::fs::write(
         other.join("SKILL.md"),
         "---\nname: twice\ndescription: Agents root.\n---\n",
     )
     .unwrap();
-    let removed = uninstall(&config, "twice", None).unwrap();
-    assert_eq!(removed.path, tree.user_root().join("twice"));
+    for scope in [None, Some(SkillScope::User)] {
+        let error = uninstall(&config, "twice", scope).unwrap_err();
+        assert_eq!(error.kind(), "ambiguous", "{error}");
+        let message = error.to_string();
+        assert!(message.contains("nothing was removed"), "{message}");
+        assert!(message.contains("by hand"), "{message}");
+    }
+    assert!(tree.user_root().join("twice/SKILL.md").exists());
     assert!(other.join("SKILL.md").exists());
+    assert_eq!(listing(&tree.user_root()), ["twice"]);
 
     // A skill in a category folder is listed but not directly under a root.
     let nested = tree.user_root().join("category/nested");
@@ -399,5 +412,250 @@ fn uninstall_picks_the_active_copy_and_explains_what_it_cannot_remove() {
     assert_eq!(
         uninstall(&config, "team", None).unwrap_err().kind(),
         "untrusted_workspace"
+    );
+}
+
+#[test]
+fn uninstall_of_a_name_in_two_scopes_removes_nothing_unless_a_scope_picks() {
+    let tree = Tree::new();
+    let config = tree.trusted();
+    create(&config, &CreateSkill::new("review", "User copy.")).unwrap();
+    create(&config, &{
+        let mut request = CreateSkill::new("review", "Project copy.");
+        request.scope = SkillScope::Project;
+        request
+    })
+    .unwrap();
+    let error = uninstall(&config, "review", None).unwrap_err();
+    assert_eq!(error.kind(), "ambiguous", "{error}");
+    let message = error.to_string();
+    for expected in [
+        "project: ",
+        "user: ",
+        "nothing was removed",
+        "--scope",
+        &tree.user_root().join("review").display().to_string(),
+        &tree.project_root().join("review").display().to_string(),
+    ] {
+        assert!(message.contains(expected), "{expected}: {message}");
+    }
+    assert!(tree.user_root().join("review/SKILL.md").exists());
+    assert!(tree.project_root().join("review/SKILL.md").exists());
+
+    let removed = uninstall(&config, "review", Some(SkillScope::Project)).unwrap();
+    assert_eq!(removed.scope, SkillScope::Project);
+    assert!(!tree.project_root().join("review").exists());
+    assert!(tree.user_root().join("review/SKILL.md").exists());
+    assert_eq!(names(&config), [("review".to_owned(), SkillScope::User)]);
+}
+
+#[test]
+fn uninstall_accepts_the_listed_name_when_it_names_one_skill() {
+    let tree = Tree::new();
+    let config = tree.config();
+    let write = |folder: &Path, name: &str| {
+        std::fs::create_dir_all(folder).unwrap();
+        std::fs::write(
+            folder.join("SKILL.md"),
+            format!("---\nname: {name}\ndescription: d\n---\n"),
+        )
+        .unwrap();
+    };
+    write(&tree.user_root().join("pdf-v2"), "pdf");
+    assert_eq!(names(&config), [("pdf".to_owned(), SkillScope::User)]);
+    let removed = uninstall(&config, "pdf", None).unwrap();
+    assert_eq!(removed.path, tree.user_root().join("pdf-v2"));
+    assert_eq!(removed.name, "pdf-v2");
+    assert!(!tree.user_root().join("pdf-v2").exists());
+
+    // Two folders whose skills carry one name: the name does not say which.
+    write(&tree.user_root().join("notes-a"), "notes");
+    write(&tree.user_app_root().join("notes-b"), "notes");
+    let error = uninstall(&config, "notes", None).unwrap_err();
+    assert_eq!(error.kind(), "ambiguous", "{error}");
+    assert!(error.to_string().contains("notes-a, notes-b"), "{error}");
+    assert!(tree.user_root().join("notes-a/SKILL.md").exists());
+    assert!(tree.user_app_root().join("notes-b/SKILL.md").exists());
+}
+
+#[cfg(unix)]
+#[test]
+fn uninstall_removes_the_agent_links_to_the_skill_and_nothing_else() {
+    use std::os::unix::fs::symlink;
+    let tree = Tree::new();
+    let config = tree.config();
+    let agents = tree.home.join(".agents/skills");
+    let claude = tree.home.join(".claude/skills");
+    for (folder, name) in [
+        (agents.join("x"), "x"),
+        (agents.join("y"), "y"),
+        (claude.join("z"), "z"),
+    ] {
+        std::fs::create_dir_all(&folder).unwrap();
+        std::fs::write(
+            folder.join("SKILL.md"),
+            format!("---\nname: {name}\ndescription: d\n---\n"),
+        )
+        .unwrap();
+    }
+    // What the vercel tool makes, a second name for the same skill, a link into it, and
+    // links that lead elsewhere.
+    symlink("../../.agents/skills/x", claude.join("x")).unwrap();
+    symlink(agents.join("x"), claude.join("x-alias")).unwrap();
+    symlink("../../.agents/skills/x/SKILL.md", claude.join("x-file")).unwrap();
+    symlink("../../.agents/skills/y", claude.join("y")).unwrap();
+    std::fs::create_dir_all(tree.user_app_root()).unwrap();
+    symlink("../../.agents/skills/x", tree.user_app_root().join("x")).unwrap();
+    // A link in the project scope is not this scope's to clean.
+    let project_claude = tree.workspace.join(".claude/skills");
+    std::fs::create_dir_all(&project_claude).unwrap();
+    symlink(agents.join("x"), project_claude.join("x")).unwrap();
+
+    let removed = uninstall(&config, "x", None).unwrap();
+    assert_eq!(removed.path, agents.join("x"));
+    assert!(!removed.was_link);
+    let mut expected = vec![
+        claude.join("x"),
+        claude.join("x-alias"),
+        claude.join("x-file"),
+        tree.user_app_root().join("x"),
+    ];
+    expected.sort();
+    assert_eq!(removed.links, expected);
+    for gone in &expected {
+        assert!(
+            std::fs::symlink_metadata(gone).is_err(),
+            "{}",
+            gone.display()
+        );
+    }
+    assert!(
+        std::fs::symlink_metadata(claude.join("y"))
+            .unwrap()
+            .is_symlink()
+    );
+    assert!(
+        claude.join("z/SKILL.md").is_file(),
+        "a real folder is never removed"
+    );
+    assert!(agents.join("y/SKILL.md").is_file());
+    assert!(
+        std::fs::symlink_metadata(project_claude.join("x"))
+            .unwrap()
+            .is_symlink()
+    );
+    let catalog = discover(&config).unwrap();
+    assert!(
+        catalog
+            .diagnostics
+            .iter()
+            .all(|diagnostic| diagnostic.severity == skills_types::Severity::Info),
+        "no warning (such as a dangling link) afterwards: {:?}",
+        catalog.diagnostics
+    );
+    // The check above can fail: a link left dangling is warned about.
+    symlink("../../.agents/skills/gone", claude.join("dangling")).unwrap();
+    assert!(
+        discover(&config)
+            .unwrap()
+            .diagnostics
+            .iter()
+            .any(|diagnostic| diagnostic.severity != skills_types::Severity::Info)
+    );
+}
+
+#[test]
+fn uninstall_leaves_no_install_lock_behind() {
+    let tree = Tree::new();
+    let config = tree.config();
+    create(&config, &CreateSkill::new("one", "One.")).unwrap();
+    assert_eq!(listing(&tree.user_root()), ["one"]);
+    let _ = create(&config, &CreateSkill::new("one", "Again.")).unwrap_err();
+    assert_eq!(listing(&tree.user_root()), ["one"], "after a refusal");
+    uninstall(&config, "one", None).unwrap();
+    assert!(listing(&tree.user_root()).is_empty());
+}
+
+#[test]
+fn new_skills_go_to_the_shared_agents_root_unless_the_user_chooses() {
+    let tree = Tree::new();
+    let config = tree.trusted();
+    let root = |scope, agent| write_root(&config, scope, agent).unwrap();
+    assert_eq!(
+        root(SkillScope::User, None),
+        tree.home.join(".agents/skills")
+    );
+    assert_eq!(
+        root(SkillScope::Project, None),
+        tree.workspace.join(".agents/skills")
+    );
+    assert_eq!(
+        root(SkillScope::User, Some(AgentTarget::App)),
+        tree.user_app_root()
+    );
+    assert_eq!(
+        root(SkillScope::Project, Some(AgentTarget::Claude)),
+        tree.workspace.join(".claude/skills")
+    );
+
+    // A workspace's skills.toml may not move where skills are written; it is told so.
+    let workspace_config = tree.workspace.join(".openhuman/skills.toml");
+    std::fs::create_dir_all(workspace_config.parent().unwrap()).unwrap();
+    std::fs::write(&workspace_config, "[install]\nroot = \"claude\"\n").unwrap();
+    assert_eq!(
+        root(SkillScope::User, None),
+        tree.home.join(".agents/skills")
+    );
+    assert_eq!(
+        root(SkillScope::Project, None),
+        tree.workspace.join(".agents/skills")
+    );
+    let diagnostics = discover(&config).unwrap().diagnostics;
+    assert!(
+        diagnostics.iter().any(|diagnostic| diagnostic.code
+            == skills_types::DiagnosticCode::InvalidConfig
+            && diagnostic
+                .message
+                .contains("[install] is read only from the home")),
+        "{diagnostics:?}"
+    );
+
+    // The home's may, and `--agent` still wins over it.
+    let home_config = tree.home.join(".openhuman/skills.toml");
+    std::fs::create_dir_all(home_config.parent().unwrap()).unwrap();
+    std::fs::write(&home_config, "[install]\nroot = \"app\"\n").unwrap();
+    assert_eq!(root(SkillScope::User, None), tree.user_app_root());
+    assert_eq!(
+        root(SkillScope::Project, None),
+        tree.workspace.join(".openhuman/skills")
+    );
+    assert_eq!(
+        root(SkillScope::User, Some(AgentTarget::Agents)),
+        tree.home.join(".agents/skills")
+    );
+    let written = create(&config, &CreateSkill::new("chosen", "Chosen root.")).unwrap();
+    assert_eq!(written.dir, tree.user_app_root().join("chosen"));
+
+    // A value it does not know is reported and the default kept.
+    std::fs::write(&home_config, "[install]\nroot = \"elsewhere\"\n").unwrap();
+    assert_eq!(
+        root(SkillScope::User, None),
+        tree.home.join(".agents/skills")
+    );
+    assert!(
+        discover(&config)
+            .unwrap()
+            .diagnostics
+            .iter()
+            .any(|diagnostic| diagnostic.message.contains("'install.root' must be")),
+    );
+
+    // Without the shared roots, discovery would not see a skill written there.
+    let mut solitary = config.clone();
+    solitary.interop = false;
+    std::fs::remove_file(&home_config).unwrap();
+    assert_eq!(
+        write_root(&solitary, SkillScope::User, None).unwrap(),
+        tree.user_app_root()
     );
 }
