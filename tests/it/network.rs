@@ -43,20 +43,21 @@ const GLOBAL_V6: IpAddr = IpAddr::V6(Ipv6Addr::new(
 const PROBE: &str = "/.probe";
 
 /// Runs `test` on a current-thread runtime inside a private network namespace. The runtime,
-/// the fixture servers the test starts and any child process all live in that namespace.
-fn isolated<F, Fut, T>(test: F) -> T
+/// the fixture servers the test starts and any child process all live in that namespace. It
+/// may run in a re-run copy of the test binary (see [`skills_tests::netns::run`]), so a test
+/// does all its work, assertions included, inside `test`.
+fn isolated<F, Fut>(test: F)
 where
     F: FnOnce() -> Fut + Send + 'static,
-    Fut: Future<Output = T>,
-    T: Send + 'static,
+    Fut: Future<Output = ()>,
 {
     skills_tests::netns::run(move || {
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
             .unwrap();
-        runtime.block_on(test())
-    })
+        runtime.block_on(test());
+    });
 }
 
 /// A resolver with fixed answers. The n-th lookup of a name gets the n-th answer given for it

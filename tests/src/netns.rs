@@ -8,73 +8,219 @@
 //! processes started from that thread (a tokio runtime's, a fixture server's, a `skills`
 //! child) inherit the namespace.
 //!
-//! Creating a namespace needs `CAP_SYS_ADMIN` (root, or a user namespace). Without it the test
-//! fails with a message saying so; it never quietly runs outside.
+//! Creating a network namespace needs `CAP_SYS_ADMIN` over the current one: root has it, a
+//! normal user does not. A normal user can still get it inside a user namespace of their own,
+//! but a process can only enter a new user namespace while it has one thread, which a test
+//! binary never has. So when the thread's own `unshare` is refused, [`run`] re-runs that one
+//! test in a fresh copy of the test binary started by util-linux's
+//! `unshare --user --map-root-user --net` (see [`rerun`]); there the thread's `unshare`
+//! succeeds and the test runs exactly as it does for root. Where neither works the test fails
+//! with a message saying what to run; it never quietly runs outside, and never passes without
+//! having run.
 
 use std::path::Path;
 use std::process::Command;
+use std::sync::OnceLock;
 use std::thread;
 
 use nix::sched::CloneFlags;
 
-/// Where `ip` may live; the first that exists is used.
+/// Where `ip` may live; the first that exists is used. Absolute, because `/usr/sbin` is often
+/// not on a normal user's `PATH`.
 const IP_COMMANDS: [&str; 3] = ["/usr/sbin/ip", "/sbin/ip", "/usr/bin/ip"];
 
+/// util-linux's `unshare`, looked up on `PATH`.
+const UNSHARE: &str = "unshare";
+
+/// The options that give the child a user namespace in which it is root (and so may create
+/// network namespaces) and a network namespace of its own from the start.
+const UNSHARE_OPTIONS: [&str; 3] = ["--user", "--map-root-user", "--net"];
+
+/// Set in the environment of a re-run test binary: it is already inside a user namespace, so
+/// a refusal there is final and must not start yet another copy.
+const INSIDE: &str = "SKILLS_TESTS_NETNS_RERUN";
+
+/// What a person can do when no namespace can be made.
+const REMEDY: &str = "the network safety tests need a private network namespace: run them as \
+     root, or as a user allowed to create user namespaces with util-linux `unshare` on PATH \
+     (check with `unshare --user --map-root-user --net true`; enable with `sysctl -w \
+     kernel.unprivileged_userns_clone=1` on Debian kernels, `sysctl -w \
+     kernel.apparmor_restrict_unprivileged_userns=0` on Ubuntu 23.10 and later, or a non-zero \
+     `user.max_user_namespaces`), and with iproute2's `ip` installed";
+
 /// Runs `body` on a new thread inside a new network namespace whose only interface is `lo`
-/// (up), and returns what it returns. A panic in `body` is passed on; a namespace that cannot
-/// be created, or one that turns out to have any other interface, fails the calling test.
-pub fn run<T, F>(body: F) -> T
+/// (up). A panic in `body` is passed on; a namespace that turns out to have any other
+/// interface fails the calling test.
+///
+/// Without the privilege to create the namespace, the calling test is run again by name in a
+/// copy of the test binary inside `unshare --user --map-root-user --net`, and passes or fails
+/// with it; `body` is then not run in this process. So `run` must be called on the test's own
+/// thread (libtest names it after the test), and a test must do all its work inside `body`.
+pub fn run<F>(body: F)
 where
-    F: FnOnce() -> T + Send + 'static,
-    T: Send + 'static,
+    F: FnOnce() + Send + 'static,
+{
+    let refused = match on_private_thread(body) {
+        Ok(()) => return,
+        Err(Entry::Broken(why)) => panic!("{why}"),
+        Err(Entry::Refused(why)) => why,
+    };
+    if std::env::var_os(INSIDE).is_some() {
+        panic!(
+            "{refused}, even inside `{UNSHARE} {}`",
+            UNSHARE_OPTIONS.join(" ")
+        );
+    }
+    let current = thread::current();
+    let test = match current.name() {
+        Some(name) if name != "main" => name,
+        _ => panic!(
+            "{refused}, and this thread has no test name to re-run under `{UNSHARE} {}`: call \
+             netns::run on the test's own thread (or {REMEDY})",
+            UNSHARE_OPTIONS.join(" ")
+        ),
+    };
+    match rerun(test) {
+        // Passed on, so `--nocapture` or a failing neighbour shows what the copy printed.
+        Ok(output) => print!("{output}"),
+        Err(why) => panic!("{refused}; re-running it in a namespace of its own failed too: {why}"),
+    }
+}
+
+/// Runs the test named `test` (its full libtest path, such as `network::namespace::x`) in a
+/// fresh copy of the current test binary inside `unshare --user --map-root-user --net`, and
+/// returns what that copy printed. It is an error unless the copy exits successfully *and*
+/// reports that exact test as passed: a name that matches nothing runs no test and still exits
+/// 0, which must not count as a pass.
+pub fn rerun(test: &str) -> Result<String, String> {
+    user_namespaces()?;
+    let binary = std::env::current_exe()
+        .map_err(|error| format!("cannot tell where the test binary is: {error}"))?;
+    let output = Command::new(UNSHARE)
+        .args(UNSHARE_OPTIONS)
+        .arg("--")
+        .arg(&binary)
+        .args(["--exact", test, "--test-threads=1", "--color=never"])
+        // Captured in the copy, so its report has one line per test that can be checked.
+        .env_remove("RUST_TEST_NOCAPTURE")
+        .env(INSIDE, "1")
+        .output()
+        .map_err(|error| format!("cannot run `{UNSHARE}`: {error}"))?;
+    let printed = format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    if output.status.success() && passed(test, &String::from_utf8_lossy(&output.stdout)) {
+        Ok(printed)
+    } else {
+        Err(format!(
+            "`{test}` did not pass in `{} --exact {test}` under `{UNSHARE} {}` ({}); it printed:\n{printed}",
+            binary.display(),
+            UNSHARE_OPTIONS.join(" "),
+            output.status,
+        ))
+    }
+}
+
+/// Whether this user may create a user namespace with a network namespace inside, as
+/// [`rerun`] does; the error says why not and what to do. Probed once per process.
+pub fn user_namespaces() -> Result<(), String> {
+    static PROBE: OnceLock<Result<(), String>> = OnceLock::new();
+    PROBE
+        .get_or_init(|| {
+            let shown = format!("{UNSHARE} {} true", UNSHARE_OPTIONS.join(" "));
+            let output = Command::new(UNSHARE)
+                .args(UNSHARE_OPTIONS)
+                .arg("true")
+                .output()
+                .map_err(|error| format!("cannot run `{shown}` ({error}); {REMEDY}"))?;
+            if output.status.success() {
+                Ok(())
+            } else {
+                Err(format!(
+                    "`{shown}` failed ({}: {}); {REMEDY}",
+                    output.status,
+                    String::from_utf8_lossy(&output.stderr).trim()
+                ))
+            }
+        })
+        .clone()
+}
+
+/// Whether libtest's report `stdout` (one `test NAME ... RESULT` line per test, as printed
+/// with `--test-threads=1`) says that `test` ran and passed.
+fn passed(test: &str, stdout: &str) -> bool {
+    let expected = format!("test {test} ... ok");
+    stdout.lines().any(|line| line.trim_end() == expected)
+}
+
+/// Why a thread could not be moved into a checked private namespace.
+enum Entry {
+    /// This process may not create network namespaces; a user namespace may help.
+    Refused(String),
+    /// The namespace exists but cannot be trusted or set up; nothing else will help.
+    Broken(String),
+}
+
+/// Runs `body` on a new thread once that thread is in a checked private namespace; `body` is
+/// dropped unrun when the namespace cannot be made.
+fn on_private_thread<F>(body: F) -> Result<(), Entry>
+where
+    F: FnOnce() + Send + 'static,
 {
     let thread = thread::Builder::new()
         .name("netns".to_owned())
         .spawn(move || {
-            if let Err(why) = enter() {
-                panic!("{why}");
-            }
-            body()
+            enter()?;
+            body();
+            Ok(())
         });
     let thread = match thread {
         Ok(thread) => thread,
         Err(error) => panic!("no thread for the network namespace: {error}"),
     };
     match thread.join() {
-        Ok(value) => value,
+        Ok(entered) => entered,
         Err(panic) => std::panic::resume_unwind(panic),
     }
 }
 
 /// Moves the calling thread into a new network namespace, brings `lo` up, and checks that
 /// nothing but `lo` is there, so no route leads off the machine.
-fn enter() -> Result<(), String> {
-    let before = namespace()?;
+fn enter() -> Result<(), Entry> {
+    let before = namespace().map_err(Entry::Broken)?;
     nix::sched::unshare(CloneFlags::CLONE_NEWNET).map_err(|error| {
-        format!(
-            "cannot create a private network namespace ({error}): the network safety tests \
-             need CAP_SYS_ADMIN; run them as root or inside `unshare --user --map-root-user --net`"
-        )
+        Entry::Refused(format!(
+            "cannot create a private network namespace on this thread ({error}: that needs \
+             CAP_SYS_ADMIN)"
+        ))
     })?;
-    let after = namespace()?;
+    let after = namespace().map_err(Entry::Broken)?;
     if before == after {
-        return Err(format!(
+        return Err(Entry::Broken(format!(
             "unshare succeeded but the thread is still in network namespace {before}"
-        ));
+        )));
     }
     let ip = IP_COMMANDS
         .iter()
         .find(|path| Path::new(path).exists())
-        .ok_or_else(|| format!("no `ip` command at any of {IP_COMMANDS:?}"))?;
+        .ok_or_else(|| {
+            Entry::Broken(format!(
+                "no `ip` command at any of {IP_COMMANDS:?}: install iproute2"
+            ))
+        })?;
     // A child forked from this thread starts in this thread's namespace.
     let status = Command::new(ip)
         .args(["link", "set", "lo", "up"])
         .status()
-        .map_err(|error| format!("cannot run {ip}: {error}"))?;
+        .map_err(|error| Entry::Broken(format!("cannot run {ip}: {error}")))?;
     if !status.success() {
-        return Err(format!("`{ip} link set lo up` failed: {status}"));
+        return Err(Entry::Broken(format!(
+            "`{ip} link set lo up` failed: {status}"
+        )));
     }
-    only_loopback()
+    only_loopback().map_err(Entry::Broken)
 }
 
 /// The identity of this thread's network namespace (`net:[inode]`).
@@ -159,5 +305,28 @@ pub fn add_loopback_address(address: std::net::IpAddr) -> Result<(), String> {
         Err(format!(
             "`{ip} address add {address}/{prefix} dev lo` failed: {status}"
         ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::passed;
+
+    const NAME: &str = "network::namespace::loopback_works_inside";
+
+    #[test]
+    fn only_the_exact_test_reported_ok_is_a_pass() {
+        let ran = format!(
+            "\nrunning 1 test\ntest {NAME} ... ok\n\ntest result: ok. 1 passed; 0 failed; 0 ignored; 0 measured; 40 filtered out\n"
+        );
+        assert!(passed(NAME, &ran));
+        let failed = ran.replace("... ok", "... FAILED");
+        assert!(!passed(NAME, &failed));
+        // `--exact` with a name that matches nothing runs nothing and still exits 0.
+        let none = "\nrunning 0 tests\n\ntest result: ok. 0 passed; 0 failed; 0 ignored; 0 measured; 41 filtered out\n";
+        assert!(!passed(NAME, none));
+        let other = ran.replace(NAME, "network::namespace::loopback_works_inside_too");
+        assert!(!passed(NAME, &other));
+        assert!(!passed(NAME, &format!("{NAME} ... ok")));
     }
 }

@@ -1,10 +1,11 @@
-//! `cargo xtask ci`: every check CI runs, in the order of 06 §CI, cheapest first, stopping at
+//! `cargo xtask ci`: every check CI runs, in the order of `STEPS`, cheapest first, stopping at
 //! the first failure with a one-line hint how to fix it.
 //!
 //! `.ci/run` executes exactly this, and so should a developer before pushing: there is no
 //! second list of checks hidden in a CI configuration file.
 
 use std::path::Path;
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::process::{self, cargo};
@@ -30,7 +31,16 @@ struct Step {
     run: fn(&Path) -> Result<(), Failure>,
 }
 
-const STEPS: [Step; 9] = [
+/// The ways the network safety tests (`tests/src/netns.rs`) get a private network namespace,
+/// as `unshare` options: directly with root's `CAP_SYS_ADMIN`, or as a normal user inside a
+/// user namespace of their own.
+const NAMESPACE_PROBES: [&[&str]; 2] = [&["--net"], &["--user", "--map-root-user", "--net"]];
+
+const STEPS: [Step; 10] = [
+    Step {
+        name: "network namespace for the tests",
+        run: namespace,
+    },
     Step {
         name: "fmt",
         run: fmt,
@@ -98,6 +108,30 @@ pub(crate) fn run(root: &Path) -> Result<(), Failure> {
         println!("  {name:<width$}  {:>8}", seconds(elapsed));
     }
     Ok(())
+}
+
+/// The network safety tests fail when they cannot make a private network namespace; checked
+/// first, so a machine that cannot learns it in a second rather than after the build. The
+/// tests make the same two attempts (`tests/src/netns.rs`).
+fn namespace(_root: &Path) -> Result<(), Failure> {
+    for options in NAMESPACE_PROBES {
+        let shown = format!("unshare {} true", options.join(" "));
+        let works = Command::new("unshare")
+            .args(options)
+            .arg("true")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|status| status.success());
+        if works {
+            println!("`{shown}` works");
+            return Ok(());
+        }
+    }
+    Err(Failure::new(
+        "the network safety tests cannot make a private network namespace here: neither `unshare --net true` (root) nor `unshare --user --map-root-user --net true` (a normal user) works",
+        "run `cargo xtask ci` as root, or let this user create user namespaces (util-linux `unshare` on PATH; `sysctl -w kernel.unprivileged_userns_clone=1` on Debian kernels, `sysctl -w kernel.apparmor_restrict_unprivileged_userns=0` on Ubuntu 23.10 and later, `user.max_user_namespaces` above 0) and install iproute2's `ip`",
+    ))
 }
 
 /// The fuzz targets are run by hand (`cargo xtask fuzz`, nightly), not in CI, but they call the

@@ -1,5 +1,5 @@
-//! Tidy: the repository's conventions (STYLE.md, 06 §CI step 2) as code, so they hold without
-//! a reviewer remembering them.
+//! Tidy: the repository's conventions (the style guide; step 2 of ci) as code, so they hold
+//! without a reviewer remembering them.
 //!
 //! The rules run in-process from `cargo xtask tidy` and `cargo xtask ci`, and again as the
 //! `#[test]`s at the bottom of this file, so plain `cargo test` enforces them too (the
@@ -138,6 +138,11 @@ const BOUNDARIES: [Boundary; 12] = [
     },
 ];
 
+/// Text that points at the specification folder the project was written from, which sits
+/// beside the repository and is not part of it: a reader of a clone follows such a reference
+/// into nothing. Assembled with `concat!` so this file does not trip over its own rule.
+const OUTSIDE_REFERENCES: [&str; 2] = [concat!("../", "shared"), concat!("shared", "/spec")];
+
 /// File name endings insta leaves behind when a snapshot changed and was not reviewed.
 const PENDING_SNAPSHOT_SUFFIXES: [&str; 2] = [".snap.new", ".pending-snap"];
 
@@ -170,14 +175,18 @@ enum Rule {
     PendingSnapshots,
     /// No code crosses the crate boundaries of [`BOUNDARIES`].
     Boundaries,
+    /// Docs and source stand alone: no [`OUTSIDE_REFERENCES`], and every relative Markdown
+    /// link names a file inside the repository.
+    StandAlone,
 }
 
-const RULES: [Rule; 5] = [
+const RULES: [Rule; 6] = [
     Rule::DocComment,
     Rule::FeatureDocs,
     Rule::Leftovers,
     Rule::PendingSnapshots,
     Rule::Boundaries,
+    Rule::StandAlone,
 ];
 
 /// Runs every rule over the repository and prints the findings.
@@ -267,22 +276,107 @@ fn apply(root: &Path, file: &Path, rule: Rule) -> Vec<Problem> {
     let wants_text = match rule {
         Rule::DocComment | Rule::Leftovers | Rule::Boundaries => name.ends_with(".rs"),
         Rule::FeatureDocs => name == "Cargo.toml",
+        Rule::StandAlone => [".md", ".rs", ".toml"]
+            .iter()
+            .any(|suffix| name.ends_with(suffix)),
         Rule::PendingSnapshots => return pending_snapshot(file).into_iter().collect(),
     };
     if !wants_text {
         return Vec::new();
     }
-    let text = match std::fs::read_to_string(root.join(file)) {
-        Ok(text) => text,
+    let bytes = match std::fs::read(root.join(file)) {
+        Ok(bytes) => bytes,
         Err(error) => return vec![unreadable(file, &error)],
+    };
+    let text = match String::from_utf8(bytes) {
+        Ok(text) => text,
+        // A test fixture that is not UTF-8 on purpose can still point outside.
+        Err(error) if rule == Rule::StandAlone => {
+            String::from_utf8_lossy(error.as_bytes()).into_owned()
+        }
+        Err(error) => {
+            let error = std::io::Error::new(std::io::ErrorKind::InvalidData, error);
+            return vec![unreadable(file, &error)];
+        }
     };
     match rule {
         Rule::DocComment => doc_comment(file, &text).into_iter().collect(),
         Rule::Leftovers => leftovers(file, &text),
         Rule::FeatureDocs => undocumented_features(file, &text),
         Rule::Boundaries => crossed_boundaries(file, &text),
+        Rule::StandAlone => outside_references(root, file, &text),
         Rule::PendingSnapshots => Vec::new(),
     }
+}
+
+/// References that leave the repository: any [`OUTSIDE_REFERENCES`] text, and in Markdown a
+/// relative link (`[text](path)`) whose file does not exist below `root`. A clone must read
+/// whole: state the fact in our own words, or link a document that ships with it.
+fn outside_references(root: &Path, file: &Path, text: &str) -> Vec<Problem> {
+    let markdown = file.extension().is_some_and(|extension| extension == "md");
+    let mut problems = Vec::new();
+    for (index, line) in text.lines().enumerate() {
+        let mut report = |message: String| {
+            problems.push(Problem {
+                path: file.to_path_buf(),
+                line: index + 1,
+                message,
+            });
+        };
+        if let Some(needle) = OUTSIDE_REFERENCES
+            .iter()
+            .find(|needle| line.contains(*needle))
+        {
+            report(format!(
+                "`{needle}` is outside the repository, so a clone cannot follow it: state the fact here in our own words, or link a document inside the repository"
+            ));
+        }
+        if markdown {
+            for target in relative_links(line) {
+                if !inside(root, file, target) {
+                    report(format!(
+                        "the link `{target}` names no file inside the repository"
+                    ));
+                }
+            }
+        }
+    }
+    problems
+}
+
+/// The targets of the inline Markdown links on `line` that are paths: web addresses, mail
+/// addresses and same-page anchors are left out.
+fn relative_links(line: &str) -> Vec<&str> {
+    line.match_indices("](")
+        .filter_map(|(at, opening)| {
+            let rest = &line[at + opening.len()..];
+            let target = &rest[..rest.find(')')?];
+            // `[text](path "title")`: the path is the first word.
+            target.split_whitespace().next()
+        })
+        .filter(|target| {
+            !(target.starts_with('#') || target.contains("://") || target.starts_with("mailto:"))
+        })
+        .collect()
+}
+
+/// Whether the link `target` in `file` (relative to `root`) names an existing file or folder
+/// that lies below `root`.
+fn inside(root: &Path, file: &Path, target: &str) -> bool {
+    let path = target.split('#').next().unwrap_or(target);
+    let joined = match path.strip_prefix('/') {
+        Some(from_root) => PathBuf::from(from_root),
+        None => file.parent().unwrap_or(Path::new("")).join(path),
+    };
+    let mut normal = PathBuf::new();
+    for component in joined.components() {
+        match component {
+            std::path::Component::Normal(part) => normal.push(part),
+            std::path::Component::ParentDir if !normal.pop() => return false,
+            _ => {}
+        }
+    }
+    root.join(normal).exists()
 }
 
 fn crossed_boundaries(path: &Path, text: &str) -> Vec<Problem> {
@@ -485,6 +579,11 @@ mod tests {
         assert_tidy(Rule::Boundaries);
     }
 
+    #[test]
+    fn docs_and_source_stand_alone() {
+        assert_tidy(Rule::StandAlone);
+    }
+
     // The rules on small inputs, so a rule that silently stops matching is noticed.
 
     fn lines(problems: &[Problem]) -> Vec<usize> {
@@ -568,6 +667,49 @@ c = { version = "1", optional = true }
             [1]
         );
         assert!(crossed_boundaries(Path::new("crates/skills-ops/src/yaml.rs"), yaml).is_empty());
+    }
+
+    #[test]
+    fn stand_alone_rule() {
+        let root = tempfile_root();
+        std::fs::create_dir_all(root.join("docs")).unwrap();
+        std::fs::write(root.join("docs/cli.md"), "").unwrap();
+        std::fs::write(root.join("README.md"), "").unwrap();
+        let outside = concat!("../", "shared");
+        let doc = [
+            format!("see `{outside}/spec/02-discovery.md`"),
+            "[the commands](cli.md), [a section](cli.md#list), [up](../README.md)".to_owned(),
+            "[web](https://agentskills.io) [here](#below) [mail](mailto:a@b.c)".to_owned(),
+            "[gone](missing.md) and [escaping](../../etc/passwd)".to_owned(),
+            format!("[spec]({outside}/spec/README.md \"title\")"),
+            "[root-relative](/docs/cli.md)".to_owned(),
+        ]
+        .join("\n");
+        let problems = outside_references(&root, Path::new("docs/decisions.md"), &doc);
+        assert_eq!(lines(&problems), [1, 4, 4, 5, 5], "{problems:?}");
+        assert!(
+            problems[1].message.contains("`missing.md`"),
+            "{}",
+            problems[1]
+        );
+        // In source only the text rule applies: a `](` there is code, not a link.
+        let code = format!("//! Where the spec says so ({outside}/spec).\nlet x = a[0](b);\n");
+        let source = outside_references(&root, Path::new("crates/a/src/lib.rs"), &code);
+        assert_eq!(lines(&source), [1], "{source:?}");
+        let _ = std::fs::remove_dir_all(&root);
+    }
+
+    /// A fresh folder of its own under the system's temporary directory (xtask has no
+    /// `tempfile`).
+    fn tempfile_root() -> PathBuf {
+        let root = std::env::temp_dir().join(format!(
+            "xtask-tidy-{}-{:?}",
+            std::process::id(),
+            std::thread::current().id()
+        ));
+        let _ = std::fs::remove_dir_all(&root);
+        std::fs::create_dir_all(&root).unwrap();
+        root
     }
 
     #[test]

@@ -18,7 +18,7 @@
 //! - noncharacters (U+FDD0–U+FDEF and the last two code points of every plane) are removed,
 //!   and with them every character XML 1.0 forbids, so an `xml` prompt always parses.
 //!
-//! [`line`] keeps a field on one line, [`description`] also folds whitespace and caps the
+//! [`line()`] keeps a field on one line, [`description`] also folds whitespace and caps the
 //! length, [`block`] keeps the line structure of multi-line text. Each returns the input
 //! borrowed when there is nothing to change, which is nearly always. This module does no I/O.
 
@@ -56,7 +56,7 @@ pub fn line(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
-/// A description as every renderer shows it: [`line`], with each run of whitespace folded
+/// A description as every renderer shows it: [`line()`], with each run of whitespace folded
 /// to one space, trimmed, and cut to [`MAX_RENDERED_DESCRIPTION_CHARS`] characters, the last
 /// of them [`ELLIPSIS`], when longer. A multi-line description therefore can never start a
 /// `# Heading` or a list item of its own, and a 100 KB one costs the reader one kilobyte.
@@ -74,7 +74,7 @@ pub fn description(text: &str) -> Cow<'_, str> {
 }
 
 /// Multi-line text for a terminal or an agent (a skill's body): the line structure stays —
-/// line feeds, tabs and CRLF pairs are kept — and the rest is removed as [`line`] removes
+/// line feeds, tabs and CRLF pairs are kept — and the rest is removed as [`line()`] removes
 /// it. The zero-width joiner and non-joiner (U+200C, U+200D) are kept here: scripts such as
 /// Persian and emoji sequences need them, and they cannot reorder or hide a line.
 pub fn block(text: &str) -> Cow<'_, str> {
@@ -110,7 +110,7 @@ pub fn block(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
-/// Whether `text` is unchanged by [`line`]: nothing in it is removed or replaced.
+/// Whether `text` is unchanged by [`line()`]: nothing in it is removed or replaced.
 pub fn is_clean_line(text: &str) -> bool {
     text.chars().all(is_plain)
 }
@@ -134,7 +134,7 @@ pub fn is_removed(character: char) -> bool {
         || code & 0xFFFE == 0xFFFE
 }
 
-/// Whether the character passes through [`line`] as it is. ASCII is decided without a table
+/// Whether the character passes through [`line()`] as it is. ASCII is decided without a table
 /// lookup: listings of thousands of skills call this for every character.
 fn is_plain(character: char) -> bool {
     if character.is_ascii() {
