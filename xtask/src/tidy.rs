@@ -331,6 +331,12 @@ fn outside_references(root: &Path, file: &Path, text: &str) -> Vec<Problem> {
                 "`{needle}` is outside the repository, so a clone cannot follow it: state the fact here in our own words, or link a document inside the repository"
             ));
         }
+        if markdown && cites_spec_section(line) {
+            report(
+                "a spec section (`NN §…`) is cited: the spec is not in the repository, so say what it means here"
+                    .to_owned(),
+            );
+        }
         if markdown {
             for target in relative_links(line) {
                 if !inside(root, file, target) {
@@ -342,6 +348,14 @@ fn outside_references(root: &Path, file: &Path, text: &str) -> Vec<Problem> {
         }
     }
     problems
+}
+
+/// Whether `line` cites a section of the spec the way its files are numbered (`02 §Scopes`).
+fn cites_spec_section(line: &str) -> bool {
+    line.match_indices('§').any(|(at, _)| {
+        let before = line[..at].as_bytes();
+        matches!(before, [.., b'0', digit, b' '] if digit.is_ascii_digit())
+    })
 }
 
 /// The targets of the inline Markdown links on `line` that are paths: web addresses, mail
@@ -683,10 +697,11 @@ c = { version = "1", optional = true }
             "[gone](missing.md) and [escaping](../../etc/passwd)".to_owned(),
             format!("[spec]({outside}/spec/README.md \"title\")"),
             "[root-relative](/docs/cli.md)".to_owned(),
+            "as 02 §Scopes says; issue 11 §5 is the tracker's".to_owned(),
         ]
         .join("\n");
         let problems = outside_references(&root, Path::new("docs/decisions.md"), &doc);
-        assert_eq!(lines(&problems), [1, 4, 4, 5, 5], "{problems:?}");
+        assert_eq!(lines(&problems), [1, 4, 4, 5, 5, 7], "{problems:?}");
         assert!(
             problems[1].message.contains("`missing.md`"),
             "{}",

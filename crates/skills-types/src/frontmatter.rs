@@ -38,7 +38,7 @@ pub struct Frontmatter {
     /// Platforms the skill supports; empty means all.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub platforms: Vec<String>,
-    /// Event patterns that activate the skill (04 §Triggers).
+    /// Event patterns that activate the skill.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub triggers: Vec<String>,
     /// Every other key, preserved for round-trips.

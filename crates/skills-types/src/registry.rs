@@ -334,7 +334,7 @@ fn check_pin(text: &str) -> Result<Pin, String> {
 #[serde(deny_unknown_fields)]
 #[non_exhaustive]
 pub struct Query {
-    /// The words; empty matches every entry. `query` on the wire (04 §RPC).
+    /// The words; empty matches every entry. `query` on the wire.
     #[serde(default, rename = "query")]
     pub text: String,
     /// Only entries of this category.
@@ -422,7 +422,7 @@ pub struct Counts {
 #[non_exhaustive]
 pub struct InstallRequest {
     /// The entry: its name, or any coordinates naming it (`@acme/pdf@1.2.0`, `acme--pdf`).
-    /// `entry_id` on the wire (04 §RPC).
+    /// `entry_id` on the wire.
     #[serde(rename = "entry_id")]
     pub id: String,
     /// `user` (default) or `project` (trusted workspaces only).

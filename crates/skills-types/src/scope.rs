@@ -5,7 +5,7 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
-/// The scope a skill root belongs to (02 §Scopes and roots).
+/// The scope a skill root belongs to: the legacy folder, the user's home, the workspace, or a profile.
 ///
 /// The derived order is the precedence order: a skill in a later scope shadows a skill of the
 /// same name in an earlier one (`Legacy < User < Project < Profile`).

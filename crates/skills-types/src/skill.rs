@@ -153,8 +153,9 @@ pub struct Skill {
     /// From the sidecar: the inputs the skill takes.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub inputs: Vec<SkillInput>,
-    /// The bundled files (02 §Resources): filled when one skill is asked for (`get`,
-    /// `describe`), left out of listings so that a listing reads no skill folder.
+    /// The bundled files (everything in the skill folder besides `SKILL.md`): filled when one
+    /// skill is asked for (`get`, `describe`), left out of listings so that a listing reads no
+    /// skill folder.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resources: Option<Vec<Resource>>,
     /// What the loader and discovery noticed about this skill.
