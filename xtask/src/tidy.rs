@@ -353,7 +353,7 @@ fn outside_references(root: &Path, file: &Path, text: &str) -> Vec<Problem> {
 /// Whether `line` cites a section of the spec the way its files are numbered (`02 §Scopes`).
 fn cites_spec_section(line: &str) -> bool {
     line.match_indices('§').any(|(at, _)| {
-        let before = line[..at].as_bytes();
+        let before = &line.as_bytes()[..at];
         matches!(before, [.., b'0', digit, b' '] if digit.is_ascii_digit())
     })
 }
