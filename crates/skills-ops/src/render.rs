@@ -101,6 +101,25 @@ pub(crate) fn escape_xml(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// Backslash-escapes what Markdown would read as markup in a display name, so a name such as
+/// `x** [docs](https://…)` cannot close the bold, open a link, an image, code, HTML or an
+/// entity (`&#x202E;`) in the prompt; a name that passes the name rule has none of these and
+/// is unchanged.
+fn escape_markdown(text: &str) -> Cow<'_, str> {
+    const MARKUP: [char; 12] = ['\\', '`', '*', '_', '[', ']', '<', '>', '&', '~', '|', '!'];
+    if !text.contains(MARKUP) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() * 2);
+    for character in text.chars() {
+        if MARKUP.contains(&character) {
+            out.push('\\');
+        }
+        out.push(character);
+    }
+    Cow::Owned(out)
+}
+
 /// How many characters one character of a description takes once the format has escaped it.
 fn escaped_width(format: Format, character: char) -> usize {
     match (format, character) {
@@ -376,7 +395,7 @@ fn write_entry(format: Format, skill: &Skill, description: &str, out: &mut Strin
         }
         Format::Markdown => {
             out.push_str("- **");
-            out.push_str(&sanitize::line(&skill.name));
+            out.push_str(&escape_markdown(&sanitize::line(&skill.name)));
             out.push_str("**");
             if !description.is_empty() {
                 out.push_str(": ");
@@ -528,6 +547,23 @@ mod tests {
         assert!(!text.contains("<script>"));
         assert!(!text.contains('"') && !text.contains('\''));
         insta::assert_snapshot!("xml_escaped", text);
+    }
+
+    #[test]
+    fn a_markdown_name_cannot_open_markup() {
+        let mut named = skill("x", "Does x.", SkillScope::User);
+        named.name = "`run` **bold** [x](https://e) <b> &#x202E; a_b ~c~ |d| !e \\".to_owned();
+        let text = rendered(
+            &[named, skill("plain-name", "Plain.", SkillScope::User)],
+            Format::Markdown,
+        );
+        assert!(
+            text.contains(
+                "- **\\`run\\` \\*\\*bold\\*\\* \\[x\\](https://e) \\<b\\> \\&#x202E; a\\_b \\~c\\~ \\|d\\| \\!e \\\\**"
+            ),
+            "{text}"
+        );
+        assert!(text.contains("- **plain-name**"), "{text}");
     }
 
     #[test]
