@@ -17,6 +17,7 @@ mod scan;
 pub(crate) mod settings;
 mod sidecar;
 
+use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
@@ -150,10 +151,25 @@ fn load_all(
             let (stamps, loaded) = match taken {
                 Some((stamps, loaded)) => (stamps, loaded),
                 None => {
-                    let folder = probe::Folder::open(&found.dir);
+                    // Below the parent's handle the scan kept (`<id>/<file>`), or a handle on
+                    // the skill folder opened now: the parent's saves an open and a close.
+                    let own;
+                    let below = match &found.parent {
+                        Some(parent) => Below {
+                            folder: parent,
+                            prefix: Some(found.id.as_str()),
+                        },
+                        None => {
+                            own = probe::Folder::open(&found.dir);
+                            Below {
+                                folder: &own,
+                                prefix: None,
+                            }
+                        }
+                    };
                     // An unreadable directory gets a stamp that never matches a cached one.
-                    let stamps = probe(&found, found.dir_stamp.unwrap_or(found.stamp), &folder);
-                    let loaded = load_one(&found, &stamps, &folder);
+                    let stamps = probe(&found, found.dir_stamp.unwrap_or(found.stamp), &below);
+                    let loaded = load_one(&found, &stamps, &below);
                     (stamps, loaded)
                 }
             };
@@ -226,7 +242,7 @@ fn plan(found: &Found, position: usize, cache: Option<&Cache>) -> Option<(Stamps
 /// Looks for every side file of a skill and stamps them. They are looked up by name below a
 /// handle on the skill folder: most are absent, and a lookup of the whole path for each made
 /// the kernel's path walk the largest cost of a listing without a cache.
-fn probe(found: &Found, dir: Stamp, folder: &probe::Folder) -> Stamps {
+fn probe(found: &Found, dir: Stamp, folder: &Below<'_>) -> Stamps {
     let stamp = |name: &str| {
         folder
             .lstat(name)
@@ -261,7 +277,31 @@ fn stamp_of(path: &Path) -> Option<Stamp> {
         .map(|metadata| Stamp::of(&metadata))
 }
 
-fn load_one(found: &Found, stamps: &Stamps, folder: &probe::Folder) -> Result<Loaded, Diagnostic> {
+/// A skill folder's files, looked up below a handle on it or on its parent.
+struct Below<'a> {
+    folder: &'a probe::Folder,
+    /// The skill folder's name, when `folder` is its parent.
+    prefix: Option<&'a str>,
+}
+
+impl Below<'_> {
+    fn relative<'n>(&self, name: &'n str) -> Cow<'n, str> {
+        match self.prefix {
+            Some(prefix) => Cow::Owned(format!("{prefix}/{name}")),
+            None => Cow::Borrowed(name),
+        }
+    }
+
+    fn lstat(&self, name: &str) -> std::io::Result<probe::Info> {
+        self.folder.lstat(&self.relative(name))
+    }
+
+    fn open_file(&self, name: &str) -> Option<std::io::Result<std::fs::File>> {
+        self.folder.open_file(&self.relative(name))
+    }
+}
+
+fn load_one(found: &Found, stamps: &Stamps, folder: &Below<'_>) -> Result<Loaded, Diagnostic> {
     let mut diagnostics = Vec::new();
     let fallback = match stamps.manifest {
         Some(_) => sidecar::read_manifest(&found.dir.join(SKILL_JSON), &mut diagnostics),

@@ -63,6 +63,7 @@ impl Info {
 }
 
 /// A folder whose children are looked at by name.
+#[derive(Debug)]
 pub(crate) struct Folder {
     path: PathBuf,
     #[cfg(unix)]

@@ -22,6 +22,7 @@
 //! itself nor pull the user's own skills into its project scope.
 
 use std::collections::HashSet;
+use std::sync::Arc;
 
 use rayon::prelude::*;
 use std::fs::{FileType, Metadata};
@@ -72,13 +73,21 @@ struct Probe {
     definition: std::io::Result<Info>,
     /// The folder itself.
     dir: Option<Info>,
+    /// The handle on the folder holding it, kept when its `SKILL.md` is a file: the loader
+    /// looks up the skill's files below it, with no handle of the skill folder's own to open
+    /// and close.
+    parent: Option<Arc<Folder>>,
 }
 
 impl Probe {
-    fn of(folder: &Folder, name: &str) -> Self {
+    fn of(folder: &Arc<Folder>, name: &str) -> Self {
+        let definition = folder.lstat(&format!("{name}/{SKILL_MD}"));
+        let parent =
+            matches!(&definition, Ok(info) if info.kind == Kind::File).then(|| Arc::clone(folder));
         Self {
-            definition: folder.lstat(&format!("{name}/{SKILL_MD}")),
+            definition,
             dir: folder.lstat(name).ok(),
+            parent,
         }
     }
 
@@ -136,7 +145,7 @@ impl Prefetched {
         let listing = list(dir);
         let probes = match &listing {
             Ok(listing) => {
-                let folder = Folder::open(dir);
+                let folder = Arc::new(Folder::open(dir));
                 let names: Vec<&str> = listing
                     .entries
                     .iter()
@@ -171,6 +180,9 @@ pub(crate) struct Found {
     pub(crate) stamp: Stamp,
     /// The directory's, when it could be read (it tells whether side files came or went).
     pub(crate) dir_stamp: Option<Stamp>,
+    /// A handle on the folder holding `dir`, when the definition file is its `SKILL.md`: the
+    /// skill's files are then looked up as `<id>/<file>` below it.
+    pub(crate) parent: Option<Arc<Folder>>,
 }
 
 /// What the walk produced.
@@ -365,7 +377,7 @@ impl Walker {
             .collect();
         let missing = probes.iter().filter(|probe| probe.is_none()).count();
         if missing > 0 {
-            let folder = Folder::open(dir);
+            let folder = Arc::new(Folder::open(dir));
             let fill =
                 |(slot, (name, _, _)): (&mut Option<Probe>, &(String, PathBuf, Option<DirKey>))| {
                     if slot.is_none() {
@@ -452,6 +464,9 @@ impl Walker {
             Ok(info) if info.kind == Kind::File => {
                 self.visited.insert(key);
                 self.found(dir, name, exact, info.stamp, dir_stamp);
+                if let Some(found) = self.found.last_mut() {
+                    found.parent = probe.parent;
+                }
                 return Ok(());
             }
             Ok(info) if info.kind == Kind::Symlink => {
@@ -584,6 +599,7 @@ impl Walker {
             definition,
             stamp,
             dir_stamp,
+            parent: None,
         });
     }
 

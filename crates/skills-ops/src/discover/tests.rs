@@ -560,6 +560,70 @@ fn sidecars_and_manifest() {
     assert_eq!(skill.frontmatter.metadata["version"], "3");
 }
 
+/// The loader looks up a skill's side files below its parent's handle (`<id>/skill.toml`):
+/// they are found for skills in categories read ahead of the walk, in a large folder probed in
+/// parallel, and through a followed symlink, and match what the skill folder itself holds.
+#[cfg(unix)]
+#[test]
+fn side_files_are_found_below_the_parent_handle() {
+    let tree = Tree::new();
+    // Two categories, so they are listed ahead of the sequential pass.
+    for category in ["cat-a", "cat-b"] {
+        let definition = tree.skill(
+            &tree.user(),
+            &format!("{category}/inner"),
+            &format!("{category}-inner"),
+        );
+        std::fs::write(
+            definition.with_file_name("workflow.toml"),
+            format!("when_to_use = 'When {category}.'\n"),
+        )
+        .unwrap();
+    }
+    // Enough siblings that their probes run in parallel.
+    for index in 0..70 {
+        tree.skill(
+            &tree.user(),
+            &format!("many-{index:02}"),
+            &format!("many-{index:02}"),
+        );
+    }
+    std::fs::write(
+        tree.user().join("many-42/skill.json"),
+        r#"{"version": "7"}"#,
+    )
+    .unwrap();
+    // A skill checked out elsewhere, linked into the user's root.
+    let elsewhere = tree.home.join("dev/linked");
+    tree.skill(&tree.home.join("dev"), "linked", "linked");
+    std::fs::write(
+        elsewhere.join("skill.toml"),
+        "when_to_use = 'When linked.'\n",
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(&elsewhere, tree.user().join("linked")).unwrap();
+
+    let catalog = discover(&tree.config()).unwrap();
+    let skill = |name: &str| catalog.skills.iter().find(|s| s.name == name).unwrap();
+    assert_eq!(
+        skill("cat-a-inner").when_to_use.as_deref(),
+        Some("When cat-a.")
+    );
+    assert_eq!(
+        skill("cat-b-inner").when_to_use.as_deref(),
+        Some("When cat-b.")
+    );
+    assert_eq!(skill("many-42").frontmatter.metadata["version"], "7");
+    assert!(
+        !skill("many-41")
+            .frontmatter
+            .metadata
+            .contains_key("version")
+    );
+    assert_eq!(skill("linked").when_to_use.as_deref(), Some("When linked."));
+    assert_eq!(catalog.skills.len(), 73);
+}
+
 #[test]
 fn the_cache_gives_the_same_catalog_and_notices_edits() {
     let tree = Tree::new();
