@@ -11,7 +11,7 @@
 
 use std::borrow::Cow;
 use std::fs::Metadata;
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
 
@@ -487,16 +487,9 @@ impl<'de> Deserialize<'de> for RestoredChunk {
 }
 
 fn read(path: &Path) -> Option<Vec<Vec<Restored>>> {
-    // Never through a symlink, never blocking on a FIFO planted under the name.
-    let file = crate::fs::open_no_follow(path).ok()?;
-    let metadata = file.metadata().ok()?;
-    let length = metadata.len();
-    if !metadata.is_file() || length > MAX_CACHE_BYTES {
-        return None;
-    }
-    // Sized up front: growing the buffer while reading would copy megabytes several times.
-    let mut bytes = Vec::with_capacity(usize::try_from(length).ok()?);
-    file.take(MAX_CACHE_BYTES).read_to_end(&mut bytes).ok()?;
+    // Never through a symlink, never blocking on a FIFO planted under the name; anything
+    // wrong with the file is a cache miss.
+    let bytes = crate::fs::read_state_file(path, MAX_CACHE_BYTES).ok()??;
     let (header, mut rest): (Header<'static>, &[u8]) = postcard::take_from_bytes(&bytes).ok()?;
     if header.format != FORMAT || header.version != env!("CARGO_PKG_VERSION") {
         return None;
