@@ -32,6 +32,29 @@ pub enum Reply {
     /// `200 OK` with this body, held back until as many requests as `gate` was made for have
     /// reached it: concurrent clients get their answers at the same instant.
     Gated { body: Vec<u8>, gate: Arc<Barrier> },
+    /// This status, these extra headers and this body (a correct `Content-Length` is added):
+    /// a `429` with `Retry-After`, a JSON `Content-Type`, an `ETag`.
+    Full {
+        /// The status code.
+        status: u16,
+        /// Extra headers, sent verbatim.
+        headers: Vec<(String, String)>,
+        /// The body.
+        body: Vec<u8>,
+    },
+    /// `200 OK` with this body and validators; a request whose `If-None-Match` equals `etag`
+    /// or whose `If-Modified-Since` equals `last_modified` gets `304 Not Modified`, no body.
+    Conditional {
+        /// The body.
+        body: Vec<u8>,
+        /// The `ETag` sent (quoted as given).
+        etag: String,
+        /// The `Last-Modified` sent.
+        last_modified: String,
+    },
+    /// The first request gets the first reply, the second the second, and so on; the last
+    /// answers every request after.
+    Sequence(Vec<Reply>),
 }
 
 /// One recorded request.
@@ -56,6 +79,8 @@ impl Hit {
 #[derive(Default)]
 struct Shared {
     routes: Mutex<HashMap<String, Reply>>,
+    /// Requests so far per path, for [`Reply::Sequence`].
+    counts: Mutex<HashMap<String, usize>>,
     hits: Mutex<Vec<Hit>>,
     stopping: AtomicBool,
     accepted: AtomicUsize,
@@ -204,11 +229,36 @@ fn serve(stream: TcpStream, shared: &Shared) {
         }
     }
     let path = target.split('?').next().unwrap_or("/").to_owned();
-    lock(&shared.hits).push(Hit { target, headers });
-    let reply = lock(&shared.routes)
+    let hit = Hit { target, headers };
+    lock(&shared.hits).push(hit.clone());
+    let mut reply = lock(&shared.routes)
         .get(&path)
         .cloned()
         .unwrap_or(Reply::Status(404));
+    if let Reply::Sequence(replies) = reply {
+        let mut counts = lock(&shared.counts);
+        let count = counts.entry(path).or_default();
+        reply = replies
+            .get(*count)
+            .or(replies.last())
+            .cloned()
+            .unwrap_or(Reply::Status(404));
+        *count += 1;
+    }
+    if let Reply::Conditional {
+        etag,
+        last_modified,
+        ..
+    } = &reply
+        && (hit.header("if-none-match") == Some(etag.as_str())
+            || hit.header("if-modified-since") == Some(last_modified.as_str()))
+    {
+        reply = Reply::Full {
+            status: 304,
+            headers: vec![("ETag".to_owned(), etag.clone())],
+            body: Vec::new(),
+        };
+    }
     // A write error means the client went away, which ends the exchange either way.
     drop(respond(stream, reply));
 }
@@ -270,6 +320,34 @@ fn respond(mut stream: TcpStream, reply: Reply) -> std::io::Result<()> {
             head(&mut stream, "200 OK", Some(body.len() as u64), &[])?;
             stream.write_all(&body)
         }
+        Reply::Full {
+            status,
+            headers,
+            body,
+        } => {
+            let extra: Vec<(&str, &str)> = headers
+                .iter()
+                .map(|(name, value)| (name.as_str(), value.as_str()))
+                .collect();
+            // A 304 carries no body and, by the standard, no length either.
+            let length = (status != 304).then_some(body.len() as u64);
+            head(&mut stream, &format!("{status} Fixture"), length, &extra)?;
+            stream.write_all(&body)
+        }
+        Reply::Conditional {
+            body,
+            etag,
+            last_modified,
+        } => {
+            head(
+                &mut stream,
+                "200 OK",
+                Some(body.len() as u64),
+                &[("ETag", &etag), ("Last-Modified", &last_modified)],
+            )?;
+            stream.write_all(&body)
+        }
+        Reply::Sequence(_) => head(&mut stream, "500 Fixture", Some(0), &[]),
     }
 }
 
@@ -375,6 +453,48 @@ mod tests {
             assert!(answer.ends_with("\r\n\r\nopen"), "{answer}");
         }
         assert_eq!(server.targets().len(), 3);
+    }
+
+    #[test]
+    fn sequences_answer_in_turn_and_conditionals_answer_304_to_their_validators() {
+        let server = Server::start().expect("starts");
+        server.route(
+            "/busy",
+            Reply::Sequence(vec![
+                Reply::Full {
+                    status: 429,
+                    headers: vec![("Retry-After".to_owned(), "1".to_owned())],
+                    body: b"slow down".to_vec(),
+                },
+                Reply::Ok(b"done".to_vec()),
+            ]),
+        );
+        let first = get(&server, "/busy");
+        assert!(first.starts_with("HTTP/1.1 429 "), "{first}");
+        assert!(first.contains("Retry-After: 1\r\n"), "{first}");
+        assert!(get(&server, "/busy").ends_with("\r\n\r\ndone"));
+        assert!(get(&server, "/busy").ends_with("\r\n\r\ndone"));
+
+        server.route(
+            "/catalog",
+            Reply::Conditional {
+                body: b"[]".to_vec(),
+                etag: "\"v1\"".to_owned(),
+                last_modified: "Wed, 02 Dec 2026 10:00:00 GMT".to_owned(),
+            },
+        );
+        let fresh = get(&server, "/catalog");
+        assert!(fresh.contains("ETag: \"v1\"\r\n"), "{fresh}");
+        let mut stream = TcpStream::connect(server.address()).expect("connects");
+        write!(
+            stream,
+            "GET /catalog HTTP/1.1\r\nHost: x\r\nIf-None-Match: \"v1\"\r\n\r\n"
+        )
+        .expect("writes");
+        let mut answer = String::new();
+        stream.read_to_string(&mut answer).expect("reads");
+        assert!(answer.starts_with("HTTP/1.1 304 "), "{answer}");
+        assert!(answer.ends_with("\r\n\r\n"), "no body: {answer}");
     }
 
     #[test]
