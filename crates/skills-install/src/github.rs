@@ -38,7 +38,10 @@ impl Bases {
     pub fn new(configured: Option<&str>) -> Result<Self, String> {
         let text = configured.map(str::trim).filter(|text| !text.is_empty());
         let web = Url::parse(text.unwrap_or(GITHUB_WEB)).map_err(|error| {
-            format!("the GitHub base '{}' is not a URL: {error}", text.unwrap_or_default())
+            format!(
+                "the GitHub base '{}' is not a URL: {error}",
+                text.unwrap_or_default()
+            )
         })?;
         if web.cannot_be_a_base() || !matches!(web.scheme(), "https" | "http") {
             return Err(format!(
@@ -58,7 +61,10 @@ impl Bases {
     /// Whether `url` is a page of this server's web interface.
     pub fn is_page(&self, url: &Url) -> bool {
         url.origin() == self.web.origin()
-            && (self.public || url.path().starts_with(self.web.path().trim_end_matches('/')))
+            && (self.public
+                || url
+                    .path()
+                    .starts_with(self.web.path().trim_end_matches('/')))
     }
 
     /// The tarball of `repository` at its ref (the default branch without one).
@@ -106,7 +112,7 @@ impl Bases {
                 owner,
                 name,
                 Some(reference),
-                Some(&path.join("/")).filter(|path| !path.is_empty()),
+                Some(path.join("/").as_str()).filter(|path| !path.is_empty()),
             )?)),
             [owner, name, "blob", reference, path @ ..] if !path.is_empty() => {
                 let repository = Repository::new(owner, name, Some(reference), None)?;
@@ -369,7 +375,9 @@ mod tests {
     fn enterprise_bases() {
         let bases = Bases::new(Some("http://127.0.0.1:8080/")).unwrap();
         assert!(!bases.public);
-        let repository = Repository::shorthand("o/r/skills@release/2").unwrap().unwrap();
+        let repository = Repository::shorthand("o/r/skills@release/2")
+            .unwrap()
+            .unwrap();
         assert_eq!(
             bases.tarball(&repository).as_str(),
             "http://127.0.0.1:8080/api/v3/repos/o/r/tarball/release/2"

@@ -215,7 +215,10 @@ mod tests {
             ("https://example.com/dl/x.TGZ", "archive"),
             ("https://github.com/o/r", "github"),
             ("https://github.com/o/r/tree/main/skills/pdf", "github"),
-            ("https://github.com/o/r/blob/main/skills/pdf/SKILL.md", "skill-md"),
+            (
+                "https://github.com/o/r/blob/main/skills/pdf/SKILL.md",
+                "skill-md",
+            ),
         ] {
             assert_eq!(kind(text), expected, "{text}");
         }
@@ -248,7 +251,8 @@ mod tests {
     #[test]
     fn an_enterprise_base_makes_its_pages_github_sources() {
         let bases = Bases::new(Some("https://ghe.example.com")).unwrap();
-        let source = classify_with(&url("https://ghe.example.com/o/r/tree/main/a"), &bases).unwrap();
+        let source =
+            classify_with(&url("https://ghe.example.com/o/r/tree/main/a"), &bases).unwrap();
         let Source::Github(github) = source else {
             panic!("{source:?}")
         };
