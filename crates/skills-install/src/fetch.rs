@@ -743,9 +743,10 @@ async fn entries_of(
         );
     }
     if fetched.offers.is_empty() {
-        return Err(Problem::Invalid(
-            "the index lists no installable (skill-md or archive) entries".to_owned(),
-        ));
+        return Err(Problem::Invalid(format!(
+            "the index lists no installable ({}) entries",
+            if v0_2 { "skill-md or archive" } else { "skill-md" }
+        )));
     }
     Ok(fetched)
 }
