@@ -745,7 +745,11 @@ async fn entries_of(
     if fetched.offers.is_empty() {
         return Err(Problem::Invalid(format!(
             "the index lists no installable ({}) entries",
-            if v0_2 { "skill-md or archive" } else { "skill-md" }
+            if v0_2 {
+                "skill-md or archive"
+            } else {
+                "skill-md"
+            }
         )));
     }
     Ok(fetched)
