@@ -764,3 +764,48 @@ fn parse_json<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T, Problem
 pub fn hex_digest(bytes: &[u8]) -> String {
     format!("{:x}", Sha256::digest(bytes))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn candidates(text: &str) -> Vec<(String, &'static str)> {
+        site_candidates(&Url::parse(text).unwrap())
+            .unwrap()
+            .into_iter()
+            .map(|(url, kind)| (url.to_string(), kind))
+            .collect()
+    }
+
+    #[test]
+    fn a_site_is_looked_at_beside_its_path_before_its_root() {
+        assert_eq!(
+            candidates("https://example.com/docs/?q=1#top"),
+            [
+                (
+                    "https://example.com/docs/.well-known/agent-skills/index.json".to_owned(),
+                    "well-known"
+                ),
+                (
+                    "https://example.com/.well-known/agent-skills/index.json".to_owned(),
+                    "well-known"
+                ),
+                (
+                    "https://example.com/docs/.well-known/skills/index.json".to_owned(),
+                    "vercel-well-known"
+                ),
+                (
+                    "https://example.com/.well-known/skills/index.json".to_owned(),
+                    "vercel-well-known"
+                ),
+                ("https://example.com/docs/index.json".to_owned(), "pack"),
+            ]
+        );
+        // A bare origin has one place of each kind.
+        let origin: Vec<&str> = candidates("https://example.com")
+            .iter()
+            .map(|(_, kind)| *kind)
+            .collect();
+        assert_eq!(origin, ["well-known", "vercel-well-known", "pack"]);
+    }
+}

@@ -29,6 +29,7 @@ const COMMIT: &str = "4f2a9c1";
 
 /// One entry of a tar stream, hostile ones included (names are written raw, so `../x` and
 /// `/etc/x` reach the extractor as a real attacker would send them).
+#[derive(Clone, Copy)]
 enum Tar<'a> {
     Dir(&'a str),
     File(&'a str, &'a [u8]),
@@ -362,7 +363,8 @@ fn an_unknown_schema_is_refused_by_name() {
     );
 }
 
-/// Hostile archives, each refused both as a v0.2 `archive` entry and as an archive URL.
+/// Hostile archives, each refused both as a v0.2 `archive` entry and as an archive URL, with
+/// words the refusal must hold.
 fn hostile_archives() -> Vec<(&'static str, Vec<u8>, &'static str)> {
     let definition = multi().files["SKILL.md"].clone();
     let valid = tar_of_skill(&multi());
@@ -371,51 +373,61 @@ fn hostile_archives() -> Vec<(&'static str, Vec<u8>, &'static str)> {
         &[],
     );
     let zeros = vec![0u8; 24 * 1024 * 1024];
+    let skill_md = Tar::File("SKILL.md", &definition);
     vec![
         (
             "traversal",
-            tar_gz(&[
-                Tar::File("SKILL.md", &definition),
-                Tar::File("../escape.md", b"x"),
-            ]),
-            "..",
+            tar_gz(&[skill_md, Tar::File("../escape.md", b"x")]),
+            "'..' component",
         ),
         (
             "absolute",
-            tar_gz(&[
-                Tar::File("SKILL.md", &definition),
-                Tar::File("/tmp/abs.md", b"x"),
-            ]),
-            "",
+            tar_gz(&[skill_md, Tar::File("/tmp/abs.md", b"x")]),
+            "absolute",
         ),
         (
             "tar symlink",
-            tar_gz(&[
-                Tar::File("SKILL.md", &definition),
-                Tar::Symlink("key", "/etc/passwd"),
-            ]),
-            "link",
+            tar_gz(&[skill_md, Tar::Symlink("key", "/etc/passwd")]),
+            "symbolic link",
         ),
         (
             "zip symlink",
             zip_of(&[("SKILL.md", &definition)], &[("key", "/etc/passwd")]),
-            "link",
+            "symbolic link",
         ),
         (
             "zip traversal",
             zip_of(&[("SKILL.md", &definition), ("../../escape.md", b"x")], &[]),
-            "..",
+            "'..' component",
         ),
         (
             "zip bomb",
             zip_of(&[("SKILL.md", &definition), ("zeros.bin", &zeros)], &[]),
-            "",
+            "larger than",
         ),
-        ("truncated tar.gz", valid[..valid.len() / 2].to_vec(), ""),
+        (
+            // Every file within the package limit, the whole far past 100:1.
+            "zip ratio bomb",
+            zip_of(
+                &[
+                    ("SKILL.md", &definition),
+                    ("a.bin", &zeros[..900 * 1024]),
+                    ("b.bin", &zeros[..900 * 1024]),
+                    ("c.bin", &zeros[..900 * 1024]),
+                ],
+                &[],
+            ),
+            "bomb",
+        ),
+        (
+            "truncated tar.gz",
+            valid[..valid.len() / 2].to_vec(),
+            "incomplete",
+        ),
         (
             "truncated zip",
             zip_valid[..zip_valid.len() - 30].to_vec(),
-            "",
+            "truncated",
         ),
     ]
 }
