@@ -82,6 +82,9 @@ pub struct Fetched {
     pub reference: Option<String>,
     /// The commit a GitHub tarball holds (from its `owner-repo-<sha>/` top folder).
     pub commit: Option<String>,
+    /// Every entry name an index lists, the ones not fetched included (for the message that
+    /// says what a source offers when `--skill` names something else).
+    pub listed: Vec<String>,
 }
 
 impl Fetched {
@@ -360,8 +363,13 @@ async fn pack(
     if index.skills.is_empty() {
         return Err(Problem::Invalid("the index lists no skills".to_owned()));
     }
-    index.skills.retain(|entry| want.wants(&entry.name));
     let mut fetched = Fetched::new(kind, index_url);
+    fetched.listed = index
+        .skills
+        .iter()
+        .map(|entry| entry.name.clone())
+        .collect();
+    index.skills.retain(|entry| want.wants(&entry.name));
     let base = index_url
         .join("./")
         .map_err(|error| Problem::Invalid(error.to_string()))?;
@@ -655,6 +663,7 @@ async fn entries_of(
     _limits: &PackageLimits,
 ) -> Result<Fetched, Problem> {
     let mut fetched = Fetched::new("well-known", index_url);
+    fetched.listed = entries.iter().map(|entry| entry.name.clone()).collect();
     let entries: Vec<WellKnownEntry> = entries
         .into_iter()
         .filter(|entry| want.wants(&entry.name))
@@ -742,7 +751,7 @@ async fn entries_of(
             Some(digest),
         );
     }
-    if fetched.offers.is_empty() {
+    if fetched.offers.is_empty() && want.skills.is_empty() {
         return Err(Problem::Invalid(format!(
             "the index lists no installable ({}) entries",
             if v0_2 {

@@ -155,6 +155,7 @@ pub(crate) async fn install_selected(
         resolved,
         reference,
         commit,
+        listed,
     } = fetched;
 
     // The whole download is validated before anything is written.
@@ -175,7 +176,7 @@ pub(crate) async fn install_selected(
         }
         slugs.push(slug);
     }
-    let (offers, slugs) = select(source, offers, slugs, selection.skills)?;
+    let (offers, slugs) = select(source, offers, slugs, &listed, selection.skills)?;
     // Said after the write, on the skill's own outcome: the install stands, but the agent will
     // be told to run files that are not there.
     let unfetched: Vec<(String, String)> = offers
@@ -258,6 +259,7 @@ fn select(
     source: &Source,
     offers: Vec<fetch::Offer>,
     slugs: Vec<String>,
+    listed: &[String],
     wanted: &[String],
 ) -> Result<(Vec<fetch::Offer>, Vec<String>), Error> {
     if wanted.is_empty() {
@@ -276,7 +278,12 @@ fn select(
         })
         .collect();
     if !missing.is_empty() {
-        let offered: Vec<&str> = slugs.iter().map(String::as_str).collect();
+        // An index says what it lists; a folder or archive offers what was found in it.
+        let offered: Vec<&str> = if listed.is_empty() {
+            slugs.iter().map(String::as_str).collect()
+        } else {
+            listed.iter().map(String::as_str).collect()
+        };
         return Err(Error::InvalidInput(format!(
             "{} does not offer {}; it offers {}",
             source.shown(),
@@ -288,7 +295,11 @@ fn select(
             if offered.is_empty() {
                 "nothing".to_owned()
             } else {
-                offered.join(", ")
+                offered
+                    .iter()
+                    .map(|name| skills_types::sanitize::line(name))
+                    .collect::<Vec<_>>()
+                    .join(", ")
             }
         )));
     }

@@ -295,6 +295,41 @@ fn a_docs_page_looks_beside_its_path_before_the_origin_root() {
 }
 
 #[test]
+fn a_skill_an_index_does_not_list_is_an_error_naming_what_it_lists() {
+    let tree = Tree::new();
+    let server = Server::start().unwrap();
+    serve_v0_2(
+        &server,
+        "/.well-known/agent-skills",
+        "1.0.0",
+        &tar_of_skill(&multi()),
+    );
+    let stderr = refused(&tree, &[&server.url("/"), "--skill", "nope"], &[]);
+    assert!(
+        stderr.contains("'nope'") && stderr.contains("code-review, wrangler"),
+        "{stderr}"
+    );
+    assert_eq!(
+        server.targets(),
+        ["/.well-known/agent-skills/index.json"],
+        "no entry is fetched for a name the index does not list"
+    );
+}
+
+#[test]
+fn a_github_redirect_to_an_internal_address_is_refused() {
+    let tree = Tree::new();
+    let server = Server::start().unwrap();
+    server.route(
+        "/api/v3/repos/acme/skills/tarball",
+        Reply::Redirect("https://169.254.169.254/latest/meta-data/".to_owned()),
+    );
+    let base = server.url("");
+    let stderr = refused(&tree, &["acme/skills"], &[("SKILLS_GITHUB_URL", &base)]);
+    assert!(stderr.contains("169.254.169.254"), "{stderr}");
+}
+
+#[test]
 fn a_published_version_installs_from_its_snapshot() {
     let tree = Tree::new();
     let server = Server::start().unwrap();
