@@ -23,8 +23,6 @@ pub async fn install(
     hooks: &Hooks,
     request: &InstallRequest,
 ) -> Result<Vec<InstallOutcome>, Error> {
-    // `[github] url` comes from the home skills.toml unless the caller set it.
-    let config = &skills_ops::discover::home_settings(config);
     let policy = policy_of(config)?;
     let source = resolve(config, &request.url, &policy)?;
     let target = write::target(config, request.scope, request.agent)?;
@@ -54,8 +52,14 @@ pub async fn install(
 /// What `text` names as a source: a local path, the GitHub shorthand (through the configured
 /// bases), or a URL checked by the policy and classified.
 pub fn resolve(config: &SkillsConfig, text: &str, policy: &Policy) -> Result<Source, Error> {
-    let bases =
-        crate::github::Bases::new(config.github.url.as_deref()).map_err(Error::InvalidInput)?;
+    // `[github] url` comes from the home skills.toml unless the caller set it. Only that is
+    // taken from the layered settings: the rest of `config` goes on to discovery, which layers
+    // the files itself (twice would list the extra roots twice).
+    let github = match &config.github.url {
+        Some(url) => Some(url.clone()),
+        None => skills_ops::discover::home_settings(config).github.url,
+    };
+    let bases = crate::github::Bases::new(github.as_deref()).map_err(Error::InvalidInput)?;
     match source::given(text).map_err(Error::InvalidInput)? {
         // Recorded absolute: `update` re-reads it from anywhere.
         source::Given::Local(path) => std::path::absolute(&path)
