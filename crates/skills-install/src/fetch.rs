@@ -566,14 +566,20 @@ async fn well_known(
     }
     let v0_2 = schema.is_some();
     if let Some(version) = want.version {
-        return snapshot(client, index_url, &document, version, limits, want).await;
+        return snapshot(client, index_url, &document, version, want).await;
     }
-    let index: WellKnownIndex = serde_json::from_value(document)
-        .map_err(|error| Problem::Invalid(format!("the index is not valid: {error}")))?;
+    let index = match serde_json::from_value::<WellKnownIndex>(document) {
+        Ok(index) => index,
+        // The RFC's v0.1 (no `$schema`, `files` lists beside the index) has a pack's layout.
+        Err(_) if !v0_2 && serde_json::from_slice::<PackIndex>(bytes).is_ok() => {
+            return pack(client, index_url, bytes, limits, want, "well-known").await;
+        }
+        Err(error) => return Err(Problem::Invalid(format!("the index is not valid: {error}"))),
+    };
     let entries = match index {
         WellKnownIndex::Object { skills } | WellKnownIndex::List(skills) => skills,
     };
-    entries_of(client, index_url, entries, v0_2, want, limits).await
+    entries_of(client, index_url, entries, v0_2, want).await
 }
 
 /// The snapshot of `version`: the one `versions.json` lists, else the current index when its
@@ -583,7 +589,6 @@ async fn snapshot(
     index_url: &Url,
     current: &serde_json::Value,
     version: &str,
-    limits: &PackageLimits,
     want: Want<'_>,
 ) -> Result<Fetched, Problem> {
     let wanted = version.trim().trim_start_matches('v');
@@ -617,7 +622,7 @@ async fn snapshot(
         let index: WellKnownIndex = serde_json::from_value(document)
             .map_err(|error| Problem::Invalid(format!("the index is not valid: {error}")))?;
         let (WellKnownIndex::Object { skills } | WellKnownIndex::List(skills)) = index;
-        let mut fetched = entries_of(client, &url, skills, true, want, limits).await?;
+        let mut fetched = entries_of(client, &url, skills, true, want).await?;
         fetched.reference = Some(entry.version.clone());
         return Ok(fetched);
     }
@@ -635,7 +640,7 @@ async fn snapshot(
             })
             .collect();
         if !current.is_empty() {
-            let mut fetched = entries_of(client, index_url, current, true, want, limits).await?;
+            let mut fetched = entries_of(client, index_url, current, true, want).await?;
             fetched.reference = Some(version.to_owned());
             return Ok(fetched);
         }
@@ -660,7 +665,6 @@ async fn entries_of(
     entries: Vec<WellKnownEntry>,
     v0_2: bool,
     want: Want<'_>,
-    _limits: &PackageLimits,
 ) -> Result<Fetched, Problem> {
     let mut fetched = Fetched::new("well-known", index_url);
     fetched.listed = entries.iter().map(|entry| entry.name.clone()).collect();

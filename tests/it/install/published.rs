@@ -525,6 +525,29 @@ fn a_vercel_well_known_index_installs_every_listed_file_as_its_own_kind() {
 }
 
 #[test]
+fn an_agent_skills_index_of_the_rfc_v0_1_form_installs_the_files_it_lists() {
+    // v0.1 had no `$schema` and listed each skill's files, served beside the index.
+    let tree = Tree::new();
+    let server = Server::start().unwrap();
+    let skill = multi();
+    for (path, bytes) in &skill.files {
+        server.route(
+            &format!("/.well-known/agent-skills/wrangler/{path}"),
+            Reply::Ok(bytes.clone()),
+        );
+    }
+    let files: Vec<&String> = skill.files.keys().collect();
+    server.text(
+        "/.well-known/agent-skills/index.json",
+        &json!({"skills": [{"name": "wrangler", "description": "Deploys.", "files": files}]})
+            .to_string(),
+    );
+    install(&tree, &[&server.url("/")]);
+    assert_eq!(installed(&tree, "wrangler"), skill.files);
+    assert_eq!(provenance(&tree, "wrangler")["kind"], "well-known");
+}
+
+#[test]
 fn an_opencode_pack_installs_from_its_folder_without_index_json() {
     let tree = Tree::new();
     let server = Server::start().unwrap();
