@@ -251,15 +251,16 @@ async fn repository(
     let limits = archive_limits();
     let bytes = get(client, tarball, limits.total).await?;
     let format = Format::sniff(&bytes).unwrap_or(Format::TarGz);
-    let files = archive::extract(&bytes, format, &limits).map_err(Problem::Invalid)?;
+    let files = archive::extract_tree(&bytes, format, &limits).map_err(Problem::Invalid)?;
     let commit = files
+        .files
         .first()
         .and_then(|(path, _)| path.split_once('/'))
         .and_then(|(top, _)| top.rsplit_once('-'))
         .map(|(_, sha)| sha)
         .filter(|sha| (7..=40).contains(&sha.len()) && sha.bytes().all(|b| b.is_ascii_hexdigit()))
         .map(str::to_owned);
-    let downloads = archive::skills(files, repository.path.as_deref(), tarball)
+    let downloads = archive::skills_in(files, repository.path.as_deref(), tarball)
         .map_err(|reason| Problem::Invalid(format!("{}: {reason}", repository.display())))?;
     let mut fetched = Fetched::new("github", tarball);
     fetched.reference = repository.reference.clone();
@@ -278,8 +279,8 @@ async fn archive_url(client: &Client, url: &Url) -> Result<Fetched, Problem> {
     let format = Format::sniff(&bytes)
         .or_else(|| Format::of_name(url.path()))
         .ok_or_else(|| Problem::Invalid("the download is neither a .tar.gz nor a .zip".into()))?;
-    let files = archive::extract(&bytes, format, &limits).map_err(Problem::Invalid)?;
-    let downloads = archive::skills(files, None, url).map_err(Problem::Invalid)?;
+    let files = archive::extract_tree(&bytes, format, &limits).map_err(Problem::Invalid)?;
+    let downloads = archive::skills_in(files, None, url).map_err(Problem::Invalid)?;
     let mut fetched = Fetched::new("archive", url);
     let digest = format!("sha256:{}", hex_digest(&bytes));
     for download in downloads {
@@ -300,7 +301,7 @@ async fn local(path: &Path) -> Result<Fetched, Problem> {
     let url = Url::from_file_path(&absolute).map_err(|()| {
         Problem::Invalid(format!("'{}' cannot be named as a URL", absolute.display()))
     })?;
-    let downloads = archive::skills(files, None, &url)
+    let downloads = archive::skills_in(files, None, &url)
         .map_err(|reason| Problem::Invalid(format!("'{}': {reason}", path.display())))?;
     let mut fetched = Fetched {
         kind: "local",
@@ -312,8 +313,10 @@ async fn local(path: &Path) -> Result<Fetched, Problem> {
     Ok(fetched)
 }
 
-fn local_files(path: &Path) -> Result<Vec<(String, Vec<u8>)>, Problem> {
-    crate::local::read(path, &archive_limits()).map_err(Problem::Invalid)
+/// Links and special files are kept aside by the reader, never opened; one inside a skill
+/// found refuses the install (see [`archive::skills_in`]).
+fn local_files(path: &Path) -> Result<archive::Tree, Problem> {
+    crate::local::read_tree(path, &archive_limits()).map_err(Problem::Invalid)
 }
 
 async fn get(client: &Client, url: &Url, cap: u64) -> Result<Vec<u8>, Problem> {
@@ -715,9 +718,9 @@ async fn entries_of(
                         entry.name
                     ))
                 })?;
-            let files = archive::extract(&bytes, format, &limits)
+            let files = archive::extract_tree(&bytes, format, &limits)
                 .map_err(|reason| Problem::Invalid(format!("'{}': {reason}", entry.name)))?;
-            let mut downloads = archive::skills(files, None, &url)
+            let mut downloads = archive::skills_in(files, None, &url)
                 .map_err(|reason| Problem::Invalid(format!("'{}': {reason}", entry.name)))?;
             if downloads.len() != 1 {
                 return Err(Problem::Invalid(format!(

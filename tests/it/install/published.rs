@@ -583,8 +583,12 @@ fn serve_github(server: &Server) -> Vec<u8> {
         format!("{top}.github/workflows/ci.yml"),
         b"on: push\n".to_vec(),
     ));
+    // A repository's link beside its skills (`CLAUDE.md -> AGENTS.md`) is left out, never
+    // created; only a link inside a skill refuses the install.
+    let link = format!("{top}CLAUDE.md");
     let mut entries = vec![Tar::GlobalHeader(COMMIT), Tar::Dir(&top)];
     entries.extend(owned.iter().map(|(path, bytes)| Tar::File(path, bytes)));
+    entries.push(Tar::Symlink(&link, "AGENTS.md"));
     let tarball = tar_gz(&entries);
     for (api, archive) in [
         (
