@@ -735,6 +735,13 @@ async fn entries_of(
             fetched.offer(download, Some(digest));
             continue;
         }
+        if v0_2 && !is_sha256_digest(&digest) {
+            return Err(Problem::Invalid(format!(
+                "'{}': the digest '{}' is not of the form sha256:<64 lowercase hex digits>",
+                entry.name,
+                skills_types::sanitize::line(&digest)
+            )));
+        }
         let expected = digest.strip_prefix("sha256:").ok_or_else(|| {
             Problem::Invalid(format!(
                 "'{}' has no sha256 digest; well-known entries must carry one",
@@ -771,6 +778,16 @@ async fn entries_of(
     Ok(fetched)
 }
 
+/// `sha256:` and 64 lowercase hex digits, as v0.2 spells every digest.
+fn is_sha256_digest(digest: &str) -> bool {
+    digest.strip_prefix("sha256:").is_some_and(|hex| {
+        hex.len() == 64
+            && hex
+                .bytes()
+                .all(|byte| byte.is_ascii_digit() || (b'a'..=b'f').contains(&byte))
+    })
+}
+
 fn parse_json<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T, Problem> {
     serde_json::from_slice(bytes)
         .map_err(|error| Problem::Invalid(format!("the index is not valid: {error}")))
@@ -791,6 +808,21 @@ mod tests {
             .into_iter()
             .map(|(url, kind)| (url.to_string(), kind))
             .collect()
+    }
+
+    #[test]
+    fn v0_2_digests_are_spelled_one_way() {
+        let hex = "a".repeat(64);
+        assert!(is_sha256_digest(&format!("sha256:{hex}")));
+        for bad in [
+            hex.clone(),
+            format!("sha256:{}", "A".repeat(64)),
+            format!("sha256:{}", "a".repeat(63)),
+            format!("sha512:{hex}"),
+            format!("sha256: {hex}"),
+        ] {
+            assert!(!is_sha256_digest(&bad), "{bad}");
+        }
     }
 
     #[test]
