@@ -186,7 +186,7 @@ fn archive_limits() -> Limits {
 /// A bare origin, a docs page or a pack's folder (09 §Publishers): the agent-skills index
 /// beside the path, then at the origin's root, then vercel's `/.well-known/skills/` index the
 /// same two ways (path-relative before root, as the vercel tool looks), then an `index.json`
-/// pack in the folder. Only "not there" (404, 410) moves on to the next place; any other
+/// pack in the folder. Only "not there" (404, 410, and the 403 an object store gives for a missing key) moves on to the next place; any other
 /// failure is the answer.
 async fn site(
     client: &Client,
@@ -208,7 +208,8 @@ async fn site(
                     other => pack(client, &candidate, &bytes, limits, want, other).await,
                 };
             }
-            Err(FetchError::Status(404 | 410)) => tried.push(policy::redact(&candidate)),
+            // An object store answers 403 for a key that does not exist.
+            Err(FetchError::Status(403 | 404 | 410)) => tried.push(policy::redact(&candidate)),
             Err(error) => return Err(Problem::from((candidate, error))),
         }
     }

@@ -537,6 +537,8 @@ fn a_vercel_well_known_index_installs_every_listed_file_as_its_own_kind() {
         &json!({"skills": [{"name": "wrangler", "description": "Deploys Workers projects.", "files": files}]})
             .to_string(),
     );
+    // An object store answers 403 for the agent-skills index it does not have.
+    server.route("/.well-known/agent-skills/index.json", Reply::Status(403));
     let listed = run(&tree, &["--json", "install", &server.url("/"), "--list"]).json();
     assert_eq!(listed["offered"][0]["kind"], "vercel-well-known");
     install(&tree, &[&server.url("/")]);
