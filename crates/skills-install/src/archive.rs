@@ -915,7 +915,14 @@ pub fn skills_in(tree: Tree, under: Option<&str>, url: &Url) -> Result<Vec<Downl
         let relative = if outer[index].is_empty() {
             path
         } else {
-            path[outer[index].len() + 1..].to_owned()
+            // A file named like the skill's folder is not in it (an extraction refuses one).
+            match path
+                .strip_prefix(outer[index].as_str())
+                .and_then(|rest| rest.strip_prefix('/'))
+            {
+                Some(rest) => rest.to_owned(),
+                None => continue,
+            }
         };
         let relative = if is_skill_md(&relative) {
             SKILL_MD.to_owned()

@@ -722,6 +722,22 @@ fn a_skill_at_the_top_has_no_folder_name() {
 }
 
 #[test]
+fn a_file_named_like_a_skill_folder_is_not_part_of_it() {
+    let downloads = skills(
+        tree(&[
+            ("top/a", b"file"),
+            ("top/a/SKILL.md", SKILL),
+            ("top/b", b"x"),
+        ]),
+        None,
+        &url(),
+    )
+    .unwrap();
+    assert_eq!(names(&downloads), [Some("a")]);
+    assert_eq!(files_of(&downloads[0]), ["SKILL.md"]);
+}
+
+#[test]
 fn finding_no_skill_or_a_bad_subpath_is_a_clear_error() {
     let files = tree(&[("r/a/README.md", b"x"), ("r/b/SKILL.md", SKILL)]);
     assert_refused(
