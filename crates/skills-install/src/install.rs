@@ -30,7 +30,8 @@ pub async fn install(
         _ => refused(shown(&request.url), &refusal, refusal.is_local(), &policy),
     })?;
     let source = source::classify(&url).map_err(Error::InvalidInput)?;
-    let target = write::target(config, request.scope, request.agent)?;
+    let target =
+        write::target(config, request.scope, request.agent)?.linking(config, &request.agents)?;
     let client = client(policy, hooks, timeout(request.timeout_secs))?;
     let naming = Naming {
         kind: source.kind(),

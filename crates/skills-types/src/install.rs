@@ -41,6 +41,11 @@ pub struct InstallRequest {
     /// configuration's `[install] root`, else `agents`.
     #[serde(default)]
     pub agent: Option<AgentTarget>,
+    /// Agents (names or aliases of [`crate::agents::AGENTS`], or `detected`) whose skill
+    /// folders should see the skill too: the copy goes to the root above, and each named
+    /// agent that does not read that root gets a relative symlink in its own folder.
+    #[serde(default)]
+    pub agents: Vec<String>,
     /// The deadline in seconds (default 60, clamped to 1–600).
     #[serde(default)]
     pub timeout_secs: Option<u64>,
@@ -56,6 +61,7 @@ impl InstallRequest {
             url: url.into(),
             scope: SkillScope::User,
             agent: None,
+            agents: Vec::new(),
             timeout_secs: None,
             force: false,
         }
@@ -90,6 +96,11 @@ pub struct InstallOutcome {
     pub warnings: Vec<String>,
     /// Where it came from, with no user info or query string.
     pub source: String,
+    /// The symlinks made in other agents' skill folders (`--agent NAME`), each leading to
+    /// `path`.
+    #[serde(default, with = "crate::path_text::list")]
+    #[schemars(with = "Vec<String>")]
+    pub links: Vec<PathBuf>,
 }
 
 /// The environment variable the command line maps to [`NetworkConfig::allow_loopback_http`]
