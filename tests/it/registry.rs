@@ -314,9 +314,10 @@ fn install_writes_the_bare_slug_and_uninstall_removes_it() {
             "catalog": registry.server.url("/catalog.json")
         })
     );
-    let lock: Value =
-        serde_json::from_slice(&std::fs::read(registry.root().join("skills-lock.json")).unwrap())
-            .unwrap();
+    let lock: Value = serde_json::from_slice(
+        &std::fs::read(registry.root().join(skills_types::files::LOCK_FILE)).unwrap(),
+    )
+    .unwrap();
     assert_eq!(
         lock["skills"]["csv-profile"]["registry"]["namespace"],
         "data"

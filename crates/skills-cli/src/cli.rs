@@ -406,7 +406,9 @@ pub(crate) fn agent_choice(
                 Some(earlier) if earlier != named => {
                     return Err(format!(
                         "--agent names two roots ({} and {}); a skill is written into one root, and other agents are reached with --agent NAME",
-                        earlier.to_possible_value().map_or_else(String::new, |value| value.get_name().to_owned()),
+                        earlier
+                            .to_possible_value()
+                            .map_or_else(String::new, |value| value.get_name().to_owned()),
                         value
                     ));
                 }

@@ -175,7 +175,7 @@ pub struct Item {
     pub download: Download,
 }
 
-/// Checks, before anything is downloaded, that the root's `skills-lock.json` can be used: a
+/// Checks, before anything is downloaded, that the root's install record (`.skills-installed.json`) can be used: a
 /// broken one would stop the install later anyway (under the lock, before any write), and
 /// saying so first spares the download.
 pub(crate) fn check_record(target: &Target) -> Result<(), Error> {

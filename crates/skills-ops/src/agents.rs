@@ -191,7 +191,12 @@ fn state(place: &Path, copy: &Path) -> State {
 /// Makes `<folder>/<name>` a relative symlink to `copy` in every folder (creating the folder),
 /// and returns the links that lead to `copy` afterwards. A place that is taken is replaced only
 /// with `force`, in one exchange; a link already there is kept as it is.
-pub fn link(folders: &[PathBuf], name: &str, copy: &Path, force: bool) -> Result<Vec<PathBuf>, Error> {
+pub fn link(
+    folders: &[PathBuf],
+    name: &str,
+    copy: &Path,
+    force: bool,
+) -> Result<Vec<PathBuf>, Error> {
     let mut links = Vec::with_capacity(folders.len());
     for folder in folders {
         let place = folder.join(name);
@@ -285,7 +290,10 @@ mod tests {
     #[test]
     fn relative_paths_climb_to_the_common_folder() {
         assert_eq!(
-            relative_to(Path::new("/h/.windsurf/skills"), Path::new("/h/.agents/skills/x")),
+            relative_to(
+                Path::new("/h/.windsurf/skills"),
+                Path::new("/h/.agents/skills/x")
+            ),
             Path::new("../../.agents/skills/x")
         );
         assert_eq!(
@@ -319,8 +327,13 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let config = config(dir.path());
         let message = resolve(&config, &["vim".into()]).unwrap_err().to_string();
-        assert!(message.contains("'vim'") && message.contains("windsurf"), "{message}");
-        let message = resolve(&config, &["detected".into()]).unwrap_err().to_string();
+        assert!(
+            message.contains("'vim'") && message.contains("windsurf"),
+            "{message}"
+        );
+        let message = resolve(&config, &["detected".into()])
+            .unwrap_err()
+            .to_string();
         assert!(message.contains("found no agent"), "{message}");
         assert!(resolve(&config, &[]).unwrap().is_empty());
     }
@@ -334,8 +347,11 @@ mod tests {
         let copy = root.join("x");
         std::fs::create_dir_all(&copy).unwrap();
         std::fs::write(copy.join("SKILL.md"), "---\nname: x\ndescription: d\n---\n").unwrap();
-        let chosen = resolve(&config, &["cursor".into(), "windsurf".into(), "claude-code".into()])
-            .unwrap();
+        let chosen = resolve(
+            &config,
+            &["cursor".into(), "windsurf".into(), "claude-code".into()],
+        )
+        .unwrap();
         let folders = folders(&config, SkillScope::User, &chosen, &root).unwrap();
         // Cursor reads the shared root: only Windsurf and Claude Code need a link.
         assert_eq!(folders.len(), 2, "{folders:?}");
@@ -356,8 +372,14 @@ mod tests {
         std::fs::remove_file(&claude).unwrap();
         std::fs::create_dir_all(&claude).unwrap();
         std::fs::write(claude.join("mine.md"), "mine").unwrap();
-        assert!(matches!(check(&folders, "x", &copy, false), Err(Error::Conflict { .. })));
-        assert!(matches!(link(&folders, "x", &copy, false), Err(Error::Conflict { .. })));
+        assert!(matches!(
+            check(&folders, "x", &copy, false),
+            Err(Error::Conflict { .. })
+        ));
+        assert!(matches!(
+            link(&folders, "x", &copy, false),
+            Err(Error::Conflict { .. })
+        ));
         assert!(claude.join("mine.md").is_file());
         link(&folders, "x", &copy, true).unwrap();
         assert!(std::fs::symlink_metadata(&claude).unwrap().is_symlink());

@@ -184,7 +184,7 @@ pub fn update(config: &SkillsConfig, id: &str, changes: &UpdateSkill) -> Result<
 /// the folder name, or the name `list` shows when that names exactly one skill.
 ///
 /// Nothing is removed until everything has been checked: the folder holds a definition file,
-/// the root's `skills-lock.json` is readable, and the name is in exactly one place. Agent
+/// the root's `.skills-installed.json` is readable, and the name is in exactly one place. Agent
 /// symlinks in the same scope that point at the removed folder (`.claude/skills/NAME ->
 /// ../../.agents/skills/NAME`, as other installers make them) go with it; they would dangle.
 pub fn uninstall(

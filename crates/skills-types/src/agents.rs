@@ -241,8 +241,9 @@ mod tests {
                     "{name}"
                 );
                 assert!(
-                    name.bytes()
-                        .all(|byte| byte.is_ascii_lowercase() || byte.is_ascii_digit() || byte == b'-'),
+                    name.bytes().all(|byte| byte.is_ascii_lowercase()
+                        || byte.is_ascii_digit()
+                        || byte == b'-'),
                     "{name}"
                 );
             }
@@ -270,21 +271,31 @@ mod tests {
             assert!(agent.project_dir.ends_with("/skills"), "{}", agent.name);
             assert!(agent.user_dir.ends_with("/skills"), "{}", agent.name);
             assert!(agent.source.starts_with("https://"), "{}", agent.name);
-            assert!(!agent.home_markers.is_empty(), "{} cannot be detected", agent.name);
+            assert!(
+                !agent.home_markers.is_empty(),
+                "{} cannot be detected",
+                agent.name
+            );
         }
     }
 
     #[test]
     fn lookup_ignores_case_and_takes_aliases() {
         assert_eq!(find("Cursor").map(|agent| agent.name), Some("cursor"));
-        assert_eq!(find("copilot").map(|agent| agent.name), Some("github-copilot"));
+        assert_eq!(
+            find("copilot").map(|agent| agent.name),
+            Some("github-copilot")
+        );
         assert_eq!(find("gemini").map(|agent| agent.name), Some("gemini-cli"));
         assert_eq!(find("roo-code").map(|agent| agent.name), Some("roo"));
         assert_eq!(find("vim"), None);
         assert_eq!(find(DETECTED), None);
         let windsurf = find("windsurf").unwrap_or_else(|| panic!("windsurf"));
         assert_eq!(windsurf.dir(SkillScope::Project), Some(".windsurf/skills"));
-        assert_eq!(windsurf.dir(SkillScope::User), Some(".codeium/windsurf/skills"));
+        assert_eq!(
+            windsurf.dir(SkillScope::User),
+            Some(".codeium/windsurf/skills")
+        );
         assert_eq!(windsurf.dir(SkillScope::Legacy), None);
     }
 }

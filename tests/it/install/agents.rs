@@ -107,7 +107,15 @@ fn cursor_and_codex_share_one_copy_in_the_shared_root() {
     // Installing again changes nothing and is refused nowhere.
     let again = install_json(
         &tree,
-        &[&url, "--scope", "project", "--agent", "windsurf", "--agent", "claude-code"],
+        &[
+            &url,
+            "--scope",
+            "project",
+            "--agent",
+            "windsurf",
+            "--agent",
+            "claude-code",
+        ],
     );
     assert_eq!(again[0]["already_installed"], true);
     assert_eq!(links_of(&again[0]), [text(&claude), text(&windsurf)]);
@@ -124,9 +132,16 @@ fn cursor_and_codex_share_one_copy_in_the_shared_root() {
         .collect();
     links.sort_unstable();
     assert_eq!(links, [text(&claude), text(&windsurf)], "{removed}");
-    assert_eq!(places_named(&tree.workspace, "pdf-tools"), Vec::<PathBuf>::new());
+    assert_eq!(
+        places_named(&tree.workspace, "pdf-tools"),
+        Vec::<PathBuf>::new()
+    );
     // The user-scope copy is another install, left alone.
-    assert!(tree.root(Place::UserAgents).join("pdf-tools/SKILL.md").is_file());
+    assert!(
+        tree.root(Place::UserAgents)
+            .join("pdf-tools/SKILL.md")
+            .is_file()
+    );
 }
 
 #[test]
@@ -140,8 +155,15 @@ fn detected_reaches_the_agents_whose_config_folders_exist() {
     let refused = run(&tree, &["install", &url, "--agent", "detected"]);
     assert_eq!(refused.code, Some(2), "{refused:?}");
     assert!(refused.stderr.contains("found no agent"), "{refused:?}");
-    assert_eq!(server.targets(), Vec::<String>::new(), "nothing was fetched");
-    assert_eq!(places_named(&tree.home, "release-notes"), Vec::<PathBuf>::new());
+    assert_eq!(
+        server.targets(),
+        Vec::<String>::new(),
+        "nothing was fetched"
+    );
+    assert_eq!(
+        places_named(&tree.home, "release-notes"),
+        Vec::<PathBuf>::new()
+    );
 
     // Two fake agents in the temporary home: Windsurf and Roo Code.
     std::fs::create_dir_all(tree.home.join(".codeium/windsurf")).unwrap();
@@ -165,8 +187,15 @@ fn detected_reaches_the_agents_whose_config_folders_exist() {
     );
 
     let removed = tree.run(&["--json", "uninstall", "release-notes"]).json();
-    assert_eq!(removed["links"].as_array().map(Vec::len), Some(2), "{removed}");
-    assert_eq!(places_named(&tree.home, "release-notes"), Vec::<PathBuf>::new());
+    assert_eq!(
+        removed["links"].as_array().map(Vec::len),
+        Some(2),
+        "{removed}"
+    );
+    assert_eq!(
+        places_named(&tree.home, "release-notes"),
+        Vec::<PathBuf>::new()
+    );
     // The agents' folders themselves stay: they are the agents'.
     assert!(tree.home.join(".roo/skills").is_dir());
 }
@@ -179,7 +208,11 @@ fn a_taken_agent_place_stops_the_install_unless_forced() {
     let url = serve(&server, &skill);
     let mine = tree.home.join(".roo/skills/lint-rules");
     std::fs::create_dir_all(&mine).unwrap();
-    std::fs::write(mine.join("SKILL.md"), "---\nname: lint-rules\ndescription: Mine.\n---\n").unwrap();
+    std::fs::write(
+        mine.join("SKILL.md"),
+        "---\nname: lint-rules\ndescription: Mine.\n---\n",
+    )
+    .unwrap();
 
     let refused = run(&tree, &["install", &url, "--agent", "roo"]);
     assert_eq!(refused.code, Some(1), "{refused:?}");
@@ -205,10 +238,17 @@ fn unknown_agents_and_two_roots_are_refused_and_the_old_roots_still_work() {
     let unknown = run(&tree, &["install", &url, "--agent", "vim"]);
     assert_eq!(unknown.code, Some(2), "{unknown:?}");
     assert!(unknown.stderr.contains("windsurf"), "{unknown:?}");
-    let two = run(&tree, &["install", &url, "--agent", "app", "--agent", "claude"]);
+    let two = run(
+        &tree,
+        &["install", &url, "--agent", "app", "--agent", "claude"],
+    );
     assert_eq!(two.code, Some(2), "{two:?}");
     assert!(two.stderr.contains("two roots"), "{two:?}");
-    assert_eq!(server.targets(), Vec::<String>::new(), "nothing was fetched");
+    assert_eq!(
+        server.targets(),
+        Vec::<String>::new(),
+        "nothing was fetched"
+    );
 
     // `claude` is still the root `.claude/skills` (and nothing is linked anywhere).
     let outcomes = install_json(&tree, &[&url, "--agent", "claude"]);
@@ -221,10 +261,20 @@ fn unknown_agents_and_two_roots_are_refused_and_the_old_roots_still_work() {
     // `new` takes the same values.
     let created = tree
         .run(&[
-            "--json", "new", "drafts", "-d", "Drafts things.", "--agent", "windsurf",
+            "--json",
+            "new",
+            "drafts",
+            "-d",
+            "Drafts things.",
+            "--agent",
+            "windsurf",
         ])
         .json();
     let link = tree.home.join(".codeium/windsurf/skills/drafts");
-    assert_eq!(created["links"], serde_json::json!([text(&link)]), "{created}");
+    assert_eq!(
+        created["links"],
+        serde_json::json!([text(&link)]),
+        "{created}"
+    );
     assert!(link.join("SKILL.md").is_file());
 }

@@ -1,6 +1,6 @@
 //! The three URL forms of 03 §Sources end to end: a single `SKILL.md`, a pack `index.json` and
 //! a site's well-known index, each installed by the binary from the loopback fixture and then
-//! read back from disk, from `.skill-source.json`, from `skills-lock.json` and through
+//! read back from disk, from `.skill-source.json`, from the install record and through
 //! `skills list`.
 
 use serde_json::{Value, json};
