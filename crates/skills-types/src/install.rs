@@ -41,9 +41,9 @@ pub struct InstallRequest {
     /// configuration's `[install] root`, else `agents`.
     #[serde(default)]
     pub agent: Option<AgentTarget>,
-    /// Agents (names or aliases of [`crate::agents::AGENTS`], or `detected`) whose skill
-    /// folders should see the skill too: the copy goes to the root above, and each named
-    /// agent that does not read that root gets a relative symlink in its own folder.
+    /// Agents (names or aliases from the agent table, or `detected`) whose skill folders
+    /// should see the skill too: the copy goes to the root above, and each named agent that
+    /// does not read that root gets a relative symlink in its own folder.
     #[serde(default)]
     pub agents: Vec<String>,
     /// The deadline in seconds (default 60, clamped to 1–600).

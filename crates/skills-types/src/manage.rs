@@ -45,8 +45,8 @@ pub struct CreateSkill {
     /// configuration's `[install] root`, else `agents` (`.agents/skills`).
     #[serde(default)]
     pub agent: Option<crate::install::AgentTarget>,
-    /// Agents whose skill folders should see the skill too (as in
-    /// [`crate::install::InstallRequest::agents`]).
+    /// Agents (names or aliases from the agent table, or `detected`) whose skill folders
+    /// should see the skill too: each one not reading the root gets a relative symlink.
     #[serde(default)]
     pub agents: Vec<String>,
 }

@@ -431,8 +431,8 @@ pub struct InstallRequest {
     /// Install into the scope's `.agents/skills` or `.claude/skills` instead of its own root.
     #[serde(default)]
     pub agent: Option<AgentTarget>,
-    /// Agents whose skill folders should see the skill too (as in
-    /// [`crate::install::InstallRequest::agents`]).
+    /// Agents (names or aliases from the agent table, or `detected`) whose skill folders
+    /// should see the skill too: each one not reading the root gets a relative symlink.
     #[serde(default)]
     pub agents: Vec<String>,
     /// The deadline in seconds (default 60, clamped to 1–600).
