@@ -52,8 +52,13 @@ fn read_named(root: &Path, name: &str) -> Result<Option<LockFile>, Error> {
     let Some(bytes) = read_bytes(root, name)? else {
         return Ok(None);
     };
-    let lock: LockFile = serde_json::from_slice(&bytes)
-        .map_err(|error| invalid(root, name, format!("it is not a valid record ({error})")))?;
+    let lock: LockFile = serde_json::from_slice(&bytes).map_err(|error| {
+        invalid(
+            root,
+            name,
+            format!("it is not a valid install record ({error})"),
+        )
+    })?;
     if lock.version > LOCK_VERSION {
         return Err(invalid(
             root,

@@ -64,7 +64,10 @@ fn cursor_and_codex_share_one_copy_in_the_shared_root() {
     assert_eq!(outcomes[0]["path"], text(&copy));
     // Both read ~/.agents/skills (their own documentation says so): no link, no second copy.
     assert_eq!(links_of(&outcomes[0]), Vec::<String>::new());
-    assert_eq!(places_named(&tree.home, "pdf-tools"), std::slice::from_ref(&copy));
+    assert_eq!(
+        places_named(&tree.home, "pdf-tools"),
+        std::slice::from_ref(&copy)
+    );
     assert_eq!(content(files_of(&copy)), skill.files);
     assert!(!tree.home.join(".cursor").exists() && !tree.home.join(".codex").exists());
 

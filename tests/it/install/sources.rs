@@ -14,10 +14,11 @@ use super::{
 use crate::discovery::{Place, Tree, text};
 
 /// The fields of an install outcome (the RPC result type `InstallOutcome`).
-const OUTCOME_FIELDS: [&str; 11] = [
+const OUTCOME_FIELDS: [&str; 12] = [
     "already_installed",
     "bytes",
     "files",
+    "links",
     "new_skills",
     "path",
     "replaced",
@@ -91,6 +92,7 @@ fn a_single_skill_md_url_installs_one_skill_with_its_provenance() {
             "replaced": false,
             "warnings": [],
             "source": shown,
+            "links": [],
         })
     );
     assert_eq!(

@@ -106,7 +106,7 @@ impl Broken {
     fn said(self) -> &'static str {
         match self {
             Self::Fifo => "FIFO",
-            Self::Corrupt => "not a valid lock file",
+            Self::Corrupt => "not a valid install record",
             Self::Symlink => "symbolic link",
         }
     }
