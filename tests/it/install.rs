@@ -18,6 +18,7 @@ mod agents;
 mod concurrent;
 mod crash;
 mod local_http;
+mod published;
 mod replace;
 mod scopes;
 mod sources;

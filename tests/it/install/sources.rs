@@ -14,10 +14,12 @@ use super::{
 use crate::discovery::{Place, Tree, text};
 
 /// The fields of an install outcome (the RPC result type `InstallOutcome`).
-const OUTCOME_FIELDS: [&str; 12] = [
+const OUTCOME_FIELDS: [&str; 15] = [
     "already_installed",
     "bytes",
+    "description",
     "files",
+    "kind",
     "links",
     "new_skills",
     "path",
@@ -26,6 +28,7 @@ const OUTCOME_FIELDS: [&str; 12] = [
     "sha256",
     "slug",
     "source",
+    "version",
     "warnings",
 ];
 
@@ -92,6 +95,9 @@ fn a_single_skill_md_url_installs_one_skill_with_its_provenance() {
             "replaced": false,
             "warnings": [],
             "source": shown,
+            "kind": "skill-md",
+            "description": "Fills PDF forms.",
+            "version": null,
             "links": [],
         })
     );
@@ -115,6 +121,8 @@ fn a_single_skill_md_url_installs_one_skill_with_its_provenance() {
             "installed_at": provenance["installed_at"],
             "sha256": skill.digests(),
             "version": null,
+            "resolved_url": shown,
+            "digest": format!("sha256:{}", sha256(skill.definition())),
         })
     );
     assert_eq!(
@@ -127,6 +135,8 @@ fn a_single_skill_md_url_installs_one_skill_with_its_provenance() {
                     "kind": "skill-md",
                     "sha256": outcome["sha256"],
                     "version": null,
+                    "resolved_url": shown,
+                    "digest": format!("sha256:{}", sha256(skill.definition())),
                 }
             }
         })
@@ -189,7 +199,10 @@ fn a_pack_installs_every_skill_with_its_bundled_files() {
         assert_eq!(provenance["source_url"], url.as_str());
         assert_eq!(provenance["sha256"], skill.digests(), "{}", skill.name);
         let entry = &lock["skills"][&skill.name];
-        assert_eq!(keys(entry), ["kind", "sha256", "source_url", "version"]);
+        assert_eq!(
+            keys(entry),
+            ["kind", "resolved_url", "sha256", "source_url", "version"]
+        );
         assert_eq!(entry["kind"], "pack");
         assert_eq!(entry["version"], "2.1.0");
         assert_eq!(entry["source_url"], url.as_str());
@@ -245,7 +258,10 @@ fn a_well_known_index_installs_its_skill_md_entries_with_verified_digests() {
     );
     assert_eq!(
         outcomes[0]["warnings"],
-        json!(["skipped 'bundle': entries of type 'archive' are not installable yet"])
+        json!([
+            "skipped 'bundle': entries of type 'archive' are not installable from an index \
+             without $schema"
+        ])
     );
     assert_eq!(outcomes[1]["warnings"], json!([]));
     assert!(
