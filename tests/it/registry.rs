@@ -686,6 +686,6 @@ fn install_reaches_the_named_agents_and_uninstall_removes_their_links() {
         .library(false)
         .registry_uninstall("@data/csv-profile", None)
         .unwrap();
-    assert_eq!(removed.links, [link.clone()]);
+    assert_eq!(removed.links, std::slice::from_ref(&link));
     assert!(!folder.exists() && std::fs::symlink_metadata(&link).is_err());
 }
