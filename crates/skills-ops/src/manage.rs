@@ -39,7 +39,12 @@ pub fn create(config: &SkillsConfig, request: &CreateSkill) -> Result<Written, E
     }
     // Every agent folder's place is checked before the skill is written: a taken one stops
     // `new` with nothing written.
-    agents::check(&agent_folders, &request.name, &destination, false)?;
+    // `new` has no `--force`: a taken place is said to exist, not to be forced.
+    let taken = |error: Error| match error {
+        Error::Conflict { path } => Error::AlreadyExists { path },
+        other => other,
+    };
+    agents::check(&agent_folders, &request.name, &destination, false).map_err(taken)?;
 
     let mut frontmatter = Frontmatter {
         name: request.name.clone(),
@@ -89,7 +94,7 @@ pub fn create(config: &SkillsConfig, request: &CreateSkill) -> Result<Written, E
             _ => Error::io("write", &destination, source),
         });
     }
-    let links = agents::link(&agent_folders, &request.name, &destination, false)?;
+    let links = agents::link(&agent_folders, &request.name, &destination, false).map_err(taken)?;
     Ok(Written {
         name: request.name.clone(),
         scope: request.scope,

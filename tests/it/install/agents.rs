@@ -281,3 +281,19 @@ fn unknown_agents_and_two_roots_are_refused_and_the_old_roots_still_work() {
     );
     assert!(link.join("SKILL.md").is_file());
 }
+
+#[test]
+fn new_refuses_a_taken_agent_place_and_writes_nothing() {
+    let tree = Tree::new();
+    let mine = tree.home.join(".roo/skills/drafts");
+    std::fs::create_dir_all(&mine).unwrap();
+    let refused = tree.run(&["new", "drafts", "-d", "Drafts things.", "--agent", "roo"]);
+    assert_eq!(refused.code, Some(1), "{refused:?}");
+    assert!(refused.stderr.contains("already exists"), "{refused:?}");
+    assert!(
+        !refused.stderr.contains("--force"),
+        "new has no --force: {refused:?}"
+    );
+    assert!(!tree.root(Place::UserAgents).join("drafts").exists());
+    assert!(mine.is_dir());
+}
