@@ -215,3 +215,23 @@ fn node_platform() -> Option<&'static str> {
         _ => return None,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    /// The bench (`xtask/src/bench/peers.rs`) measures the same peer versions these tests run
+    /// against, and shares their npm cache: the pins must not drift apart.
+    #[test]
+    fn the_pins_are_the_benchs() {
+        let path =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../xtask/src/bench/peers.rs");
+        let bench = std::fs::read_to_string(&path)
+            .unwrap_or_else(|error| panic!("{}: {error}", path.display()));
+        for pin in [super::VERCEL_SKILLS, super::OPENSKILLS] {
+            assert!(
+                bench.contains(&format!("\"{pin}\"")),
+                "{pin} is not the bench's pin"
+            );
+        }
+        assert!(bench.contains(&format!("NODE_MAJOR: u32 = {};", super::NODE_MAJOR)));
+    }
+}
