@@ -54,3 +54,44 @@ fn cli_page_documents_every_command() {
         "docs/cli.md has no section for: {missing:?}"
     );
 }
+
+#[test]
+fn cli_page_lists_every_agent_of_the_table_as_it_is() {
+    let page = read_doc("cli.md");
+    let missing: Vec<&str> = skills_types::agents::AGENTS
+        .iter()
+        .filter(|agent| {
+            let names: Vec<String> = std::iter::once(agent.name)
+                .chain(agent.aliases.iter().copied())
+                .map(|name| format!("`{name}`"))
+                .collect();
+            let detected: Vec<String> = agent
+                .home_markers
+                .iter()
+                .map(|marker| format!("`~/{marker}`"))
+                .chain(
+                    agent
+                        .workspace_markers
+                        .iter()
+                        .map(|marker| format!("`{marker}` (workspace)")),
+                )
+                .collect();
+            let row = format!(
+                "| {} | {} | `{}` | `~/{}` | {} | <{}>",
+                agent.display_name,
+                names.join(", "),
+                agent.project_dir,
+                agent.user_dir,
+                detected.join(", "),
+                agent.source
+            );
+            !page.contains(&row)
+        })
+        .map(|agent| agent.name)
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "docs/cli.md lacks (or words differently) the agent rows for: {}",
+        missing.join(", ")
+    );
+}

@@ -13,6 +13,8 @@
 //! `SKILLS_INSTALL_ALLOW_LOCAL_HTTP=1` is the one switch that lets the binary use plain http
 //! to it.
 
+#[cfg(unix)]
+mod agents;
 mod concurrent;
 mod crash;
 mod local_http;

@@ -11,6 +11,8 @@ mod docs;
 mod install;
 mod manage;
 mod network;
+#[cfg(unix)]
+mod peers;
 mod reference;
 mod registry;
 mod serve;

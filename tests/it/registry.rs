@@ -17,7 +17,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use skills_tests::http::{Reply, Server};
 
-use crate::discovery::{Run, Tree};
+use crate::discovery::{Run, Tree, text};
 
 const CATALOG_URL: &str = "SKILLS_REGISTRY_CATALOG_URL";
 const DOWNLOAD_BASE_URL: &str = "SKILLS_REGISTRY_DOWNLOAD_BASE_URL";
@@ -314,9 +314,10 @@ fn install_writes_the_bare_slug_and_uninstall_removes_it() {
             "catalog": registry.server.url("/catalog.json")
         })
     );
-    let lock: Value =
-        serde_json::from_slice(&std::fs::read(registry.root().join("skills-lock.json")).unwrap())
-            .unwrap();
+    let lock: Value = serde_json::from_slice(
+        &std::fs::read(registry.root().join(skills_types::files::LOCK_FILE)).unwrap(),
+    )
+    .unwrap();
     assert_eq!(
         lock["skills"]["csv-profile"]["registry"]["namespace"],
         "data"
@@ -651,4 +652,40 @@ fn eight_processes_at_once_make_one_catalog_request() {
         assert_eq!(document["catalog"]["total"], 3);
     }
     assert_eq!(registry.catalog_requests(), 1);
+}
+
+/// `registry install --agent NAME` reaches the agents as `install` does (one copy, a link for
+/// each agent that does not read the root), and the registry's uninstall removes the links.
+#[cfg(unix)]
+#[test]
+fn install_reaches_the_named_agents_and_uninstall_removes_their_links() {
+    let registry = Registry::new(&catalog());
+    registry.serve_skill("/skills/data/data--csv-profile/SKILL.md", "csv-profile");
+    let installed = registry
+        .run(&[
+            "--json",
+            "registry",
+            "install",
+            "data/csv-profile",
+            "--agent",
+            "cursor",
+            "--agent",
+            "roo",
+        ])
+        .json();
+    let folder = registry.root().join("csv-profile");
+    let link = registry.tree.home.join(".roo/skills/csv-profile");
+    assert_eq!(installed["installed"][0]["path"], text(&folder));
+    assert_eq!(installed["installed"][0]["links"], json!([text(&link)]));
+    assert_eq!(
+        std::fs::read_link(&link).unwrap(),
+        std::path::Path::new("../../.agents/skills/csv-profile")
+    );
+    let removed = registry
+        .tree
+        .library(false)
+        .registry_uninstall("@data/csv-profile", None)
+        .unwrap();
+    assert_eq!(removed.links, std::slice::from_ref(&link));
+    assert!(!folder.exists() && std::fs::symlink_metadata(&link).is_err());
 }

@@ -8,6 +8,7 @@
 
 pub mod http;
 pub mod netns;
+pub mod peers;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -246,10 +246,11 @@ pub(crate) struct NewArgs {
     /// Where to create it.
     #[arg(long, value_enum, default_value_t = WritableScope::User, value_name = "SCOPE")]
     pub(crate) scope: WritableScope,
-    /// Which root of the scope to create it in [default: `[install] root` of the home
-    /// skills.toml, else agents].
-    #[arg(long, value_enum, value_name = "AGENT")]
-    pub(crate) agent: Option<AgentArg>,
+    /// Which root of the scope to create it in (app, agents, claude) [default: `[install]
+    /// root` of the home skills.toml, else agents], and the agents that should see it too
+    /// (repeatable: cursor, windsurf, ..., or detected; see `docs/cli.md`).
+    #[arg(long, value_name = "AGENT", value_parser = agent_values(), ignore_case = true)]
+    pub(crate) agent: Vec<String>,
     /// An input the skill takes (repeatable), written to skill.toml.
     #[arg(long = "input", value_name = "NAME:DESCRIPTION[:required]")]
     pub(crate) inputs: Vec<String>,
@@ -303,10 +304,11 @@ pub(crate) struct Placement {
     /// Where to install.
     #[arg(long, value_enum, default_value_t = WritableScope::User, value_name = "SCOPE")]
     pub(crate) scope: WritableScope,
-    /// Which root of the scope to install into [default: `[install] root` of the home
-    /// skills.toml, else agents].
-    #[arg(long, value_enum, value_name = "AGENT")]
-    pub(crate) agent: Option<AgentArg>,
+    /// Which root of the scope to install into (app, agents, claude) [default: `[install]
+    /// root` of the home skills.toml, else agents], and the agents that should see it too
+    /// (repeatable: cursor, windsurf, ..., or detected; see `docs/cli.md`).
+    #[arg(long, value_name = "AGENT", value_parser = agent_values(), ignore_case = true)]
+    pub(crate) agent: Vec<String>,
     /// Give up after this many seconds (1 to 600).
     #[arg(long, value_name = "SECONDS", default_value_t = skills::types::limits::DEFAULT_INSTALL_TIMEOUT_SECS)]
     pub(crate) timeout: u64,
@@ -382,6 +384,50 @@ impl From<AgentArg> for skills::install::AgentTarget {
             AgentArg::Claude => Self::Claude,
         }
     }
+}
+
+/// Every `--agent` value: the three roots, `detected`, and each agent of the table with its
+/// aliases (so a typo is refused by the parser, and shells complete the names).
+fn agent_values() -> clap::builder::PossibleValuesParser {
+    let roots = AgentArg::value_variants()
+        .iter()
+        .filter_map(ValueEnum::to_possible_value);
+    let detected = clap::builder::PossibleValue::new(skills::types::agents::DETECTED)
+        .help("every agent whose config folder exists in the home or the workspace");
+    let agents = skills::types::agents::AGENTS.iter().map(|agent| {
+        clap::builder::PossibleValue::new(agent.name)
+            .aliases(agent.aliases.iter().copied())
+            .help(agent.display_name)
+    });
+    clap::builder::PossibleValuesParser::new(roots.chain([detected]).chain(agents))
+}
+
+/// `--agent` values as the request takes them: the one root named (`app`, `agents`,
+/// `claude`), and every other value as an agent to reach. Two roots are refused: a skill is
+/// written once.
+pub(crate) fn agent_choice(
+    values: &[String],
+) -> Result<(Option<skills::install::AgentTarget>, Vec<String>), String> {
+    let mut root: Option<AgentArg> = None;
+    let mut agents = Vec::new();
+    for value in values {
+        match AgentArg::from_str(value, true) {
+            Ok(named) => match root {
+                Some(earlier) if earlier != named => {
+                    return Err(format!(
+                        "--agent names two roots ({} and {}); a skill is written into one root, and other agents are reached with --agent NAME",
+                        earlier
+                            .to_possible_value()
+                            .map_or_else(String::new, |value| value.get_name().to_owned()),
+                        value
+                    ));
+                }
+                _ => root = Some(named),
+            },
+            Err(_) => agents.push(value.clone()),
+        }
+    }
+    Ok((root.map(Into::into), agents))
 }
 
 #[derive(Debug, Args)]

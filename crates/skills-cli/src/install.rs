@@ -21,7 +21,13 @@ pub(crate) fn run(global: &Global, args: &InstallArgs) -> Exit {
     };
     let mut request = InstallRequest::new(&args.source);
     request.scope = args.placement.scope.into();
-    request.agent = args.placement.agent.map(Into::into);
+    match crate::cli::agent_choice(&args.placement.agent) {
+        Ok((agent, agents)) => {
+            request.agent = agent;
+            request.agents = agents;
+        }
+        Err(message) => return output::usage(global, &message),
+    }
     request.force = args.force;
     request.timeout_secs = Some(args.placement.timeout);
     request.skills.clone_from(&args.skills);
@@ -103,6 +109,12 @@ pub(crate) fn print_outcomes(global: &Global, outcomes: &[InstallOutcome]) -> Ex
                 if outcome.files == 1 { "" } else { "s" },
                 output::shown_path(&outcome.path)
             ));
+            for link in &outcome.links {
+                output::line(format_args!(
+                    "  {DIM}linked{DIM:#} {}",
+                    output::shown_path(link)
+                ));
+            }
         }
         for warning in &outcome.warnings {
             output::warn(warning);

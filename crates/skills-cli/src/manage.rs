@@ -38,7 +38,13 @@ pub(crate) fn new(global: &Global, args: &NewArgs) -> Exit {
     };
     let mut request = CreateSkill::new(&args.name, &args.description);
     request.scope = args.scope.into();
-    request.agent = args.agent.map(Into::into);
+    match crate::cli::agent_choice(&args.agent) {
+        Ok((agent, agents)) => {
+            request.agent = agent;
+            request.agents = agents;
+        }
+        Err(message) => return output::usage(global, &message),
+    }
     request.inputs = inputs;
     request.when_to_use = args
         .when_to_use
@@ -56,6 +62,9 @@ pub(crate) fn new(global: &Global, args: &NewArgs) -> Exit {
                     written.scope,
                     output::shown_path(&written.location)
                 ));
+                for link in &written.links {
+                    output::line(format_args!("  linked {}", output::shown_path(link)));
+                }
             }
             Exit::Success
         }

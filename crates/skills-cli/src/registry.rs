@@ -98,7 +98,13 @@ pub(crate) fn run(global: &Global, command: &RegistryCommand) -> Exit {
         RegistryCommand::Install(args) => {
             let mut request = InstallRequest::new(&args.id);
             request.scope = args.placement.scope.into();
-            request.agent = args.placement.agent.map(Into::into);
+            match crate::cli::agent_choice(&args.placement.agent) {
+                Ok((agent, agents)) => {
+                    request.agent = agent;
+                    request.agents = agents;
+                }
+                Err(message) => return output::usage(global, &message),
+            }
             request.force = args.force;
             request.timeout_secs = Some(args.placement.timeout);
             let (skills, progress) = working("installing");

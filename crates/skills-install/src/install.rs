@@ -25,7 +25,8 @@ pub async fn install(
 ) -> Result<Vec<InstallOutcome>, Error> {
     let policy = policy_of(config)?;
     let source = resolve(config, &request.url, &policy)?;
-    let target = write::target(config, request.scope, request.agent)?;
+    let target =
+        write::target(config, request.scope, request.agent)?.linking(config, &request.agents)?;
     let client = client(policy, hooks, timeout(request.timeout_secs))?;
     let naming = Naming {
         kind: source.kind(),

@@ -104,7 +104,8 @@ pub async fn install(
     request: &InstallRequest,
 ) -> Result<InstallOutcome, Error> {
     let wanted = Coordinates::parse(&request.id).map_err(|error| invalid(&error))?;
-    let target = write::target(config, request.scope, request.agent)?;
+    let target =
+        write::target(config, request.scope, request.agent)?.linking(config, &request.agents)?;
     let total = install::timeout(request.timeout_secs);
     let loaded = cache::load_within(config, hooks, Want::Fresh, total).await?;
     let entry = find(&loaded.catalog.entries, &wanted)?;

@@ -26,6 +26,19 @@ pub struct Target {
     pub root: PathBuf,
     /// Its scope.
     pub scope: SkillScope,
+    /// Other agents' skill folders that get a symlink to each skill written (`--agent
+    /// NAME`; [`skills_ops::agents`]).
+    pub agent_folders: Vec<PathBuf>,
+}
+
+impl Target {
+    /// The same target, also reaching the agents `names` mean (names, aliases or
+    /// `detected`): their folders other than the root get a link to each skill.
+    pub fn linking(mut self, config: &SkillsConfig, names: &[String]) -> Result<Self, Error> {
+        let chosen = skills_ops::agents::resolve(config, names)?;
+        self.agent_folders = skills_ops::agents::folders(config, self.scope, &chosen, &self.root)?;
+        Ok(self)
+    }
 }
 
 /// The root for `scope` and `agent` ([`skills_ops::manage::write_root`]): the root asked for,
@@ -42,7 +55,11 @@ pub fn target(
     }
     // One rule for where new skills go, shared with `new`.
     let root = skills_ops::manage::write_root(config, scope, agent)?;
-    Ok(Target { root, scope })
+    Ok(Target {
+        root,
+        scope,
+        agent_folders: Vec::new(),
+    })
 }
 
 /// The folder name for a download (03 §Writing to disk): `metadata.id` if present, else the
@@ -189,7 +206,7 @@ fn description_of(download: &Download) -> String {
         .unwrap_or_default()
 }
 
-/// Checks, before anything is downloaded, that the root's `skills-lock.json` can be used: a
+/// Checks, before anything is downloaded, that the root's install record (`.skills-installed.json`) can be used: a
 /// broken one would stop the install later anyway (under the lock, before any write), and
 /// saying so first spares the download.
 pub(crate) fn check_record(target: &Target) -> Result<(), Error> {
@@ -232,9 +249,21 @@ pub fn write_all(
             path: conflict.outcome.path.clone(),
         });
     }
+    // The agents' places too, before anything is written.
+    for plan in &plans {
+        skills_ops::agents::check(
+            &target.agent_folders,
+            &plan.item.slug,
+            &plan.outcome.path,
+            force,
+        )?;
+    }
     let mut outcomes = Vec::with_capacity(plans.len());
     for plan in plans {
-        outcomes.push(plan.publish(root, provenance, &mut record)?);
+        let mut outcome = plan.publish(root, provenance, &mut record)?;
+        outcome.links =
+            skills_ops::agents::link(&target.agent_folders, &outcome.slug, &outcome.path, force)?;
+        outcomes.push(outcome);
     }
     Ok(outcomes)
 }
@@ -288,6 +317,7 @@ impl<'a> Plan<'a> {
             kind: provenance.kind.to_owned(),
             description: description_of(&item.download),
             version: item.download.version.clone(),
+            links: Vec::new(),
         };
         Self {
             item,
@@ -590,6 +620,7 @@ mod tests {
         let target = Target {
             root: dir.path().join("skills"),
             scope: SkillScope::User,
+            agent_folders: Vec::new(),
         };
         let first = write_all(&target, &[item("beta", "old")], false, &provenance())
             .unwrap_or_else(|error| panic!("{error}"));
@@ -624,6 +655,7 @@ mod tests {
         let target = Target {
             root: dir.path().join("skills"),
             scope: SkillScope::User,
+            agent_folders: Vec::new(),
         };
         let pack = [item("alpha", "body")];
         write_all(&target, &pack, false, &provenance()).unwrap_or_else(|error| panic!("{error}"));

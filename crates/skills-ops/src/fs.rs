@@ -302,7 +302,7 @@ fn explained_open_error(error: io::Error, what: &str) -> io::Error {
     error
 }
 
-/// Reads one of this subsystem's state files (a root's `skills-lock.json`, a skill's
+/// Reads one of this subsystem's state files (a root's `.skills-installed.json`, a skill's
 /// `.skill-source.json`, a cache), at most `limit` bytes of it: never through a symlink and
 /// never blocking on a FIFO or device planted under its name, which would hang the command
 /// (the check of the name and the open are one step, so nothing can be swapped in between).

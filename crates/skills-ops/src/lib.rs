@@ -6,6 +6,7 @@
 //! re-exports these functions under its default `skills` feature and swaps in same-signature
 //! no-ops from `skills-stub` without it.
 
+pub mod agents;
 pub mod agents_md;
 pub mod catalog;
 pub mod discover;

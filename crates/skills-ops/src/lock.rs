@@ -1,13 +1,19 @@
-//! The root's `skills-lock.json` (03 §Writing to disk): a record of what was installed into a
-//! skill root, from where, with which digests. Install writes entries; uninstall removes them.
-//! The file is JSON so people and other tools can read it; it is rewritten atomically.
+//! The root's install record, `.skills-installed.json` (03 §Writing to disk): what was
+//! installed into a skill root, from where, with which digests. Install writes entries;
+//! uninstall removes them. The file is JSON so people and other tools can read it; it is
+//! rewritten atomically.
+//!
+//! Its name was `skills-lock.json`, which the vercel tool uses for a different file (its
+//! project lock). An old record under that name is read as the record and moved to the new
+//! name by the next write; a `skills-lock.json` in the vercel tool's shape is never read as
+//! ours and never touched.
 
 use std::collections::BTreeMap;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 use skills_types::Error;
-use skills_types::files::{INSTALL_LOCK, LOCK_FILE};
+use skills_types::files::{INSTALL_LOCK, LEGACY_LOCK_FILE, LOCK_FILE};
 use skills_types::limits::MAX_LOCK_FILE_BYTES;
 
 use crate::fs;
@@ -24,36 +30,97 @@ pub struct LockFile {
     pub skills: BTreeMap<String, serde_json::Value>,
 }
 
-/// Reads the lock of `root`; a missing file is an empty lock.
+/// Reads the record of `root`; a missing file is an empty record. Without one under the
+/// current name, an old record of ours under [`LEGACY_LOCK_FILE`] is read instead.
 ///
 /// The file is opened without following a symlink and without blocking on a FIFO, and must
-/// be a regular file holding a valid lock: installs and uninstalls read it before they
-/// change anything, so a broken lock stops them with nothing changed (a FIFO here once hung
+/// be a regular file holding a valid record: installs and uninstalls read it before they
+/// change anything, so a broken record stops them with nothing changed (a FIFO here once hung
 /// them forever, after the skill was already on disk).
 pub fn read(root: &Path) -> Result<LockFile, Error> {
-    let path = root.join(LOCK_FILE);
-    let invalid = |reason: String| Error::StateFileInvalid {
-        path: path.clone(),
+    if let Some(lock) = read_named(root, LOCK_FILE)? {
+        return Ok(lock);
+    }
+    Ok(legacy(root)?.unwrap_or_else(|| LockFile {
+        version: LOCK_VERSION,
+        skills: BTreeMap::new(),
+    }))
+}
+
+/// The record under `name` in `root`, when there is a file.
+fn read_named(root: &Path, name: &str) -> Result<Option<LockFile>, Error> {
+    let Some(bytes) = read_bytes(root, name)? else {
+        return Ok(None);
+    };
+    let lock: LockFile = serde_json::from_slice(&bytes).map_err(|error| {
+        invalid(
+            root,
+            name,
+            format!("it is not a valid install record ({error})"),
+        )
+    })?;
+    if lock.version > LOCK_VERSION {
+        return Err(invalid(
+            root,
+            name,
+            format!(
+                "it has version {}, and this build writes version {LOCK_VERSION}; rewriting it could lose what a newer version recorded",
+                lock.version
+            ),
+        ));
+    }
+    Ok(Some(lock))
+}
+
+fn read_bytes(root: &Path, name: &str) -> Result<Option<Vec<u8>>, Error> {
+    fs::read_state_file(&root.join(name), MAX_LOCK_FILE_BYTES)
+        .map_err(|reason| invalid(root, name, reason))
+}
+
+fn invalid(root: &Path, name: &str, reason: String) -> Error {
+    Error::StateFileInvalid {
+        path: root.join(name),
         reason: format!(
             "{reason}. It is the record of what was installed into {}: restore it as the JSON file it was, or remove it to start a new record (the skills themselves keep their own .skill-source.json)",
             root.display()
         ),
-    };
-    let Some(bytes) = fs::read_state_file(&path, MAX_LOCK_FILE_BYTES).map_err(invalid)? else {
-        return Ok(LockFile {
-            version: LOCK_VERSION,
-            skills: BTreeMap::new(),
-        });
-    };
-    let lock: LockFile = serde_json::from_slice(&bytes)
-        .map_err(|error| invalid(format!("it is not a valid lock file ({error})")))?;
-    if lock.version > LOCK_VERSION {
-        return Err(invalid(format!(
-            "it has version {}, and this build writes version {LOCK_VERSION}; rewriting it could lose what a newer version recorded",
-            lock.version
-        )));
     }
-    Ok(lock)
+}
+
+/// An old record of ours under [`LEGACY_LOCK_FILE`]: `None` when there is no such file or it
+/// is another tool's (the vercel tool's project lock has the same name). A file there that is
+/// not JSON at all stops the caller, as a broken record does: it is most likely ours, and
+/// going on would forget what it recorded.
+fn legacy(root: &Path) -> Result<Option<LockFile>, Error> {
+    let Some(bytes) = read_bytes(root, LEGACY_LOCK_FILE)? else {
+        return Ok(None);
+    };
+    let value: serde_json::Value = serde_json::from_slice(&bytes).map_err(|error| {
+        invalid(
+            root,
+            LEGACY_LOCK_FILE,
+            format!("it is not valid JSON ({error})"),
+        )
+    })?;
+    if !is_ours(&value) {
+        return Ok(None);
+    }
+    read_named(root, LEGACY_LOCK_FILE)
+}
+
+/// Whether a `skills-lock.json` was written by this program: `{version, skills}` whose every
+/// entry records our `source_url` and none of the vercel tool's `sourceType` or
+/// `computedHash`. An empty one counts as ours: adopting it loses nothing either way.
+pub fn is_ours(value: &serde_json::Value) -> bool {
+    let Some(skills) = value.get("skills").and_then(serde_json::Value::as_object) else {
+        return false;
+    };
+    value.get("version").is_some_and(serde_json::Value::is_u64)
+        && skills.values().all(|entry| {
+            entry.get("source_url").is_some()
+                && entry.get("sourceType").is_none()
+                && entry.get("computedHash").is_none()
+        })
 }
 
 /// Takes the install lock of `root` ([`fs::lock_root`]), held until the guard is dropped. A
@@ -71,13 +138,26 @@ pub fn hold(root: &Path) -> Result<fs::RootLock, Error> {
     })
 }
 
-/// Writes the lock of `root` atomically.
+/// Writes the record of `root` atomically, then removes an old record of ours under
+/// [`LEGACY_LOCK_FILE`] (whatever it held is in `lock`, which was read from it). Called
+/// under the root's install lock.
 pub fn write(root: &Path, lock: &LockFile) -> Result<(), Error> {
     let path = root.join(LOCK_FILE);
     let mut text = serde_json::to_string_pretty(lock)
-        .map_err(|error| Error::InvalidInput(format!("the lock cannot be written: {error}")))?;
+        .map_err(|error| Error::InvalidInput(format!("the record cannot be written: {error}")))?;
     text.push('\n');
-    fs::write_atomic(&path, text.as_bytes()).map_err(|source| Error::io("write", &path, source))
+    fs::write_atomic(&path, text.as_bytes()).map_err(|source| Error::io("write", &path, source))?;
+    let old = root.join(LEGACY_LOCK_FILE);
+    let ours = read_bytes(root, LEGACY_LOCK_FILE)
+        .ok()
+        .flatten()
+        .and_then(|bytes| serde_json::from_slice::<serde_json::Value>(&bytes).ok())
+        .is_some_and(|value| is_ours(&value));
+    if ours {
+        std::fs::remove_file(&old).map_err(|source| Error::io("remove", &old, source))?;
+        let _ = fs::sync_directory(root);
+    }
+    Ok(())
 }
 
 impl LockFile {
@@ -156,6 +236,61 @@ mod tests {
         std::os::unix::fs::symlink("elsewhere.json", &path).unwrap();
         let message = read(dir.path()).unwrap_err().to_string();
         assert!(message.contains("symbolic link"), "{message}");
+    }
+
+    #[test]
+    fn an_old_record_is_read_and_moved_by_the_next_write() {
+        let dir = tempfile::tempdir().unwrap();
+        let old = dir.path().join(LEGACY_LOCK_FILE);
+        let text = r#"{"version":1,"skills":{"a":{"source_url":"https://a/SKILL.md","kind":"skill-md","sha256":"sha256:00"}}}"#;
+        std::fs::write(&old, text).unwrap();
+        let lock = read(dir.path()).unwrap();
+        assert_eq!(lock.skills.keys().collect::<Vec<_>>(), ["a"]);
+        assert!(old.is_file(), "reading changes nothing");
+        forget(dir.path(), "b").unwrap();
+        assert!(old.is_file(), "nothing to write, nothing moved");
+        record(
+            dir.path(),
+            "b",
+            serde_json::json!({"source_url": "https://b"}),
+        )
+        .unwrap();
+        assert!(!old.exists(), "moved");
+        let after = read(dir.path()).unwrap();
+        assert_eq!(after.skills.keys().collect::<Vec<_>>(), ["a", "b"]);
+    }
+
+    #[test]
+    fn the_vercel_tools_lock_under_the_old_name_is_never_ours() {
+        let dir = tempfile::tempdir().unwrap();
+        let theirs = dir.path().join(LEGACY_LOCK_FILE);
+        let text = "{\n  \"version\": 1,\n  \"skills\": {\n    \"pdf\": {\n      \"source\": \"acme/skills\",\n      \"sourceType\": \"github\",\n      \"computedHash\": \"ab\"\n    }\n  }\n}\n";
+        std::fs::write(&theirs, text).unwrap();
+        assert!(read(dir.path()).unwrap().skills.is_empty());
+        record(
+            dir.path(),
+            "x",
+            serde_json::json!({"source_url": "https://x"}),
+        )
+        .unwrap();
+        assert_eq!(
+            std::fs::read_to_string(&theirs).unwrap(),
+            text,
+            "left byte for byte"
+        );
+        assert_eq!(
+            read(dir.path()).unwrap().skills.keys().collect::<Vec<_>>(),
+            ["x"]
+        );
+    }
+
+    #[test]
+    fn a_broken_old_record_stops_the_caller() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join(LEGACY_LOCK_FILE), "{").unwrap();
+        let error = read(dir.path()).unwrap_err();
+        assert_eq!(error.kind(), "state_file_invalid");
+        assert!(error.to_string().contains(LEGACY_LOCK_FILE), "{error}");
     }
 
     #[test]

@@ -19,7 +19,7 @@ use skills_types::{Error, Frontmatter, SkillScope, SkillsConfig};
 use crate::catalog::resolve;
 use crate::discover::{discover, roots_of, settings};
 use crate::load::{self, RawFrontmatter, Source};
-use crate::{fs, lock, name, trust, yaml};
+use crate::{agents, fs, lock, name, trust, yaml};
 
 /// Creates a skill; refuses when its folder exists, and changes nothing then.
 pub fn create(config: &SkillsConfig, request: &CreateSkill) -> Result<Written, Error> {
@@ -27,6 +27,8 @@ pub fn create(config: &SkillsConfig, request: &CreateSkill) -> Result<Written, E
     check_description(&request.description)?;
     check_inputs(&request.inputs)?;
     let root = write_root(config, request.scope, request.agent)?;
+    let chosen = agents::resolve(config, &request.agents)?;
+    let agent_folders = agents::folders(config, request.scope, &chosen, &root)?;
     std::fs::create_dir_all(&root).map_err(|source| Error::io("create", &root, source))?;
     // The same lock installs take: their clean-up of stale staging folders must not remove
     // this one, and two writers of one name must not both see it free.
@@ -35,6 +37,14 @@ pub fn create(config: &SkillsConfig, request: &CreateSkill) -> Result<Written, E
     if std::fs::symlink_metadata(&destination).is_ok() {
         return Err(Error::AlreadyExists { path: destination });
     }
+    // Every agent folder's place is checked before the skill is written: a taken one stops
+    // `new` with nothing written.
+    // `new` has no `--force`: a taken place is said to exist, not to be forced.
+    let taken = |error: Error| match error {
+        Error::Conflict { path } => Error::AlreadyExists { path },
+        other => other,
+    };
+    agents::check(&agent_folders, &request.name, &destination, false).map_err(taken)?;
 
     let mut frontmatter = Frontmatter {
         name: request.name.clone(),
@@ -84,11 +94,13 @@ pub fn create(config: &SkillsConfig, request: &CreateSkill) -> Result<Written, E
             _ => Error::io("write", &destination, source),
         });
     }
+    let links = agents::link(&agent_folders, &request.name, &destination, false).map_err(taken)?;
     Ok(Written {
         name: request.name.clone(),
         scope: request.scope,
         location: destination.join(SKILL_MD),
         dir: destination,
+        links,
     })
 }
 
@@ -164,6 +176,7 @@ pub fn update(config: &SkillsConfig, id: &str, changes: &UpdateSkill) -> Result<
             .map_err(|source| Error::io("write", &path, source))?;
     }
     Ok(Written {
+        links: Vec::new(),
         name: skill.name,
         scope: skill.scope,
         dir: skill.dir,
@@ -176,7 +189,7 @@ pub fn update(config: &SkillsConfig, id: &str, changes: &UpdateSkill) -> Result<
 /// the folder name, or the name `list` shows when that names exactly one skill.
 ///
 /// Nothing is removed until everything has been checked: the folder holds a definition file,
-/// the root's `skills-lock.json` is readable, and the name is in exactly one place. Agent
+/// the root's `.skills-installed.json` is readable, and the name is in exactly one place. Agent
 /// symlinks in the same scope that point at the removed folder (`.claude/skills/NAME ->
 /// ../../.agents/skills/NAME`, as other installers make them) go with it; they would dangle.
 pub fn uninstall(
@@ -401,7 +414,14 @@ fn links_to(
         return Vec::new();
     };
     let mut links = Vec::new();
-    for root in roots_of(config, scope) {
+    // The scope's roots and every agent's folder in it: `--agent NAME` puts links there.
+    let mut folders = roots_of(config, scope);
+    for folder in agents::all_folders(config, scope) {
+        if !folders.contains(&folder) {
+            folders.push(folder);
+        }
+    }
+    for root in folders {
         let Ok(entries) = std::fs::read_dir(&root) else {
             continue;
         };

@@ -161,7 +161,7 @@ pub enum Error {
         /// What is wrong with it, as a clause.
         reason: String,
     },
-    /// A file this subsystem keeps beside the skills (a root's `skills-lock.json`, its
+    /// A file this subsystem keeps beside the skills (a root's `.skills-installed.json`, its
     /// install lock) cannot be used; it is checked before anything is written, so nothing was
     /// changed.
     #[error("{} cannot be used: {reason}; nothing was changed", path.display())]

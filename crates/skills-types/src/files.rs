@@ -40,8 +40,15 @@ pub const SKILL_JSON: &str = "skill.json";
 
 /// The provenance record an install writes into a skill folder (03 §Writing to disk).
 pub const PROVENANCE_FILE: &str = ".skill-source.json";
-/// The record of installed skills kept at a skill root.
-pub const LOCK_FILE: &str = "skills-lock.json";
+/// The record of installed skills kept at a skill root. Not `skills-lock.json`: the vercel
+/// tool writes a file of that name with other fields (`{version, skills: {name: {source,
+/// sourceType, computedHash}}}`) at a project's root, and two incompatible files must not
+/// share a name (docs/decisions.md, "Our install record and the vercel tool's lock").
+pub const LOCK_FILE: &str = ".skills-installed.json";
+/// The name this program gave [`LOCK_FILE`] before: an old record found under it in a root is
+/// read, and moved to the new name by the next write; a file under it in the vercel tool's
+/// shape is left alone.
+pub const LEGACY_LOCK_FILE: &str = "skills-lock.json";
 /// The lock taken on a root while installing into it.
 pub const INSTALL_LOCK: &str = ".skills-install.lock";
 /// The prefix of staging folders: starting with `.`, discovery never sees them.

@@ -44,6 +44,11 @@ pub struct InstallRequest {
     /// configuration's `[install] root`, else `agents`.
     #[serde(default)]
     pub agent: Option<AgentTarget>,
+    /// Agents (names or aliases from the agent table, or `detected`) whose skill folders
+    /// should see the skill too: the copy goes to the root above, and each named agent that
+    /// does not read that root gets a relative symlink in its own folder.
+    #[serde(default)]
+    pub agents: Vec<String>,
     /// The deadline in seconds (default 60, clamped to 1–600).
     #[serde(default)]
     pub timeout_secs: Option<u64>,
@@ -70,6 +75,7 @@ impl InstallRequest {
             url: url.into(),
             scope: SkillScope::User,
             agent: None,
+            agents: Vec::new(),
             timeout_secs: None,
             force: false,
             skills: Vec::new(),
@@ -114,6 +120,11 @@ pub struct InstallOutcome {
     pub description: String,
     /// The version the source declared, if any.
     pub version: Option<String>,
+    /// The symlinks made in other agents' skill folders (`--agent NAME`), each leading to
+    /// `path`.
+    #[serde(default, with = "crate::path_text::list")]
+    #[schemars(with = "Vec<String>")]
+    pub links: Vec<PathBuf>,
 }
 
 /// The environment variable the command line maps to [`NetworkConfig::allow_loopback_http`]

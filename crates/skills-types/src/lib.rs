@@ -7,6 +7,7 @@
 
 #![warn(missing_docs)]
 
+pub mod agents;
 pub mod catalog;
 pub mod config;
 pub mod diagnostic;

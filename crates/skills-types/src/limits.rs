@@ -98,7 +98,7 @@ pub const MAX_CATALOG_ENTRIES: usize = 50_000;
 /// Largest per-user trust record (`trusted-workspaces.json`) read; a bigger one trusts
 /// nothing.
 pub const MAX_TRUST_FILE_BYTES: u64 = MIB;
-/// Largest `skills-lock.json` read (tens of thousands of entries); a bigger one is refused
+/// Largest install record (`.skills-installed.json`) read (tens of thousands of entries); a bigger one is refused
 /// before anything is written.
 pub const MAX_LOCK_FILE_BYTES: u64 = 16 * MIB;
 /// How long a cached registry catalog is fresh, in seconds.

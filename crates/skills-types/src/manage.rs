@@ -45,6 +45,10 @@ pub struct CreateSkill {
     /// configuration's `[install] root`, else `agents` (`.agents/skills`).
     #[serde(default)]
     pub agent: Option<crate::install::AgentTarget>,
+    /// Agents (names or aliases from the agent table, or `detected`) whose skill folders
+    /// should see the skill too: each one not reading the root gets a relative symlink.
+    #[serde(default)]
+    pub agents: Vec<String>,
 }
 
 impl CreateSkill {
@@ -62,6 +66,7 @@ impl CreateSkill {
             when_to_use: None,
             inputs: Vec::new(),
             agent: None,
+            agents: Vec::new(),
         }
     }
 }
@@ -112,6 +117,11 @@ pub struct Written {
     #[serde(with = "crate::path_text")]
     #[schemars(with = "String")]
     pub location: PathBuf,
+    /// The symlinks made in other agents' skill folders (`--agent NAME`), each leading to
+    /// `dir`.
+    #[serde(default, with = "crate::path_text::list")]
+    #[schemars(with = "Vec<String>")]
+    pub links: Vec<PathBuf>,
 }
 
 /// What `uninstall` removed.

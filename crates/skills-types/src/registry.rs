@@ -431,6 +431,10 @@ pub struct InstallRequest {
     /// Install into the scope's `.agents/skills` or `.claude/skills` instead of its own root.
     #[serde(default)]
     pub agent: Option<AgentTarget>,
+    /// Agents (names or aliases from the agent table, or `detected`) whose skill folders
+    /// should see the skill too: each one not reading the root gets a relative symlink.
+    #[serde(default)]
+    pub agents: Vec<String>,
     /// The deadline in seconds (default 60, clamped to 1–600).
     #[serde(default)]
     pub timeout_secs: Option<u64>,
@@ -447,6 +451,7 @@ impl InstallRequest {
             id: id.into(),
             scope: SkillScope::User,
             agent: None,
+            agents: Vec::new(),
             timeout_secs: None,
             force: false,
         }

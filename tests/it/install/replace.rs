@@ -135,7 +135,7 @@ fn different_content_under_the_same_name_is_refused_until_forced() {
         .map(|entry| entry.unwrap().file_name().into_string().unwrap())
         .collect();
     names.sort();
-    assert_eq!(names, ["skills-lock.json", "style-guide"]);
+    assert_eq!(names, [LOCK_FILE, "style-guide"]);
 
     let again = install_json(&tree, &[&url]);
     assert_eq!(again[0]["already_installed"], true, "{again:?}");
@@ -160,7 +160,7 @@ fn force_on_the_same_content_still_writes_nothing() {
     assert_eq!(snapshot(&root), before);
 }
 
-/// A kill after `--force` swapped the new copy in but before `skills-lock.json` was updated
+/// A kill after `--force` swapped the new copy in but before the install record was updated
 /// leaves the entry of the replaced copy. The crash test meets that state by chance; here it is
 /// made on purpose: the next install of the same content must make the lock agree with the
 /// folder again (and, the lock agreeing, write nothing).

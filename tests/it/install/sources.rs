@@ -1,6 +1,6 @@
 //! The three URL forms of 03 §Sources end to end: a single `SKILL.md`, a pack `index.json` and
 //! a site's well-known index, each installed by the binary from the loopback fixture and then
-//! read back from disk, from `.skill-source.json`, from `skills-lock.json` and through
+//! read back from disk, from `.skill-source.json`, from the install record and through
 //! `skills list`.
 
 use serde_json::{Value, json};
@@ -14,12 +14,13 @@ use super::{
 use crate::discovery::{Place, Tree, text};
 
 /// The fields of an install outcome (the RPC result type `InstallOutcome`).
-const OUTCOME_FIELDS: [&str; 14] = [
+const OUTCOME_FIELDS: [&str; 15] = [
     "already_installed",
     "bytes",
     "description",
     "files",
     "kind",
+    "links",
     "new_skills",
     "path",
     "replaced",
@@ -97,6 +98,7 @@ fn a_single_skill_md_url_installs_one_skill_with_its_provenance() {
             "kind": "skill-md",
             "description": "Fills PDF forms.",
             "version": null,
+            "links": [],
         })
     );
     assert_eq!(

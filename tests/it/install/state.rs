@@ -1,5 +1,5 @@
 //! The files an install keeps beside the skills (03 §Writing to disk): a root's
-//! `skills-lock.json` that is a FIFO, a symlink or not valid JSON, and an install lock that is
+//! an install record that is a FIFO, a symlink or not valid JSON, and an install lock that is
 //! not a regular file, stop `install` and `uninstall` before anything changes, promptly, with a
 //! message saying what the file is and what to do; and `.skills-install.lock` never stays
 //! behind, whether the command succeeded, failed or was refused.
@@ -106,7 +106,7 @@ impl Broken {
     fn said(self) -> &'static str {
         match self {
             Self::Fifo => "FIFO",
-            Self::Corrupt => "not a valid lock file",
+            Self::Corrupt => "not a valid install record",
             Self::Symlink => "symbolic link",
         }
     }
@@ -249,7 +249,7 @@ fn no_install_lock_is_left_behind() {
         .map(|entry| entry.unwrap().file_name().into_string().unwrap())
         .collect();
     names.sort();
-    assert_eq!(names, ["release-notes", LOCK_FILE]);
+    assert_eq!(names, [LOCK_FILE, "release-notes"]);
 }
 
 #[test]

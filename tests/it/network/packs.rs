@@ -49,7 +49,7 @@ fn a_good_pack_installs() {
             std::fs::read_to_string(home.root().join("alpha/notes.md")).unwrap(),
             "Notes.\n"
         );
-        assert!(home.root().join("skills-lock.json").is_file());
+        assert!(home.root().join(skills_types::files::LOCK_FILE).is_file());
         assert_eq!(
             targets(&server),
             [PACK, "/pack/alpha/SKILL.md", "/pack/alpha/notes.md"]

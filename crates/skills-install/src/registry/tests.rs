@@ -756,6 +756,7 @@ async fn another_namespace_under_the_same_slug_is_a_conflict_before_any_download
     let target = write::Target {
         root: setup.root(),
         scope: SkillScope::User,
+        agent_folders: Vec::new(),
     };
     let error =
         check_namespace(&target.root, &Coordinates::parse("@globex/pdf").unwrap()).unwrap_err();
