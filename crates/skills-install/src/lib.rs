@@ -13,8 +13,10 @@ pub mod fetch;
 pub mod install;
 pub mod mentions;
 pub mod policy;
+pub mod publish;
 pub mod registry;
 pub mod source;
 pub mod write;
 
 pub use install::install;
+pub use publish::publish;

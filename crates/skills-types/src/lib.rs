@@ -19,6 +19,7 @@ pub mod install;
 pub mod limits;
 pub mod manage;
 pub mod path_text;
+pub mod publish;
 pub mod registry;
 pub mod render;
 pub mod rpc;

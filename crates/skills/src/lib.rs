@@ -80,6 +80,16 @@ pub mod install {
     pub use skills_types::install::*;
 }
 
+pub mod publish {
+    //! Publishing skills as an agent-skills discovery v0.2 site (09 §Publishing): [`publish`]
+    //! validates every skill strictly, then writes `<out>/.well-known/agent-skills/` (the
+    //! index, one `SKILL.md` or reproducible `.tar.gz` per skill, snapshots of older versions)
+    //! with one atomic swap. Any static host serves the result.
+
+    pub use crate::install_impl::publish::publish;
+    pub use skills_types::publish::*;
+}
+
 pub mod registry {
     //! The registry catalog and its coordinates (03 §Registry catalog, §Coordinates): see
     //! [`crate::Skills::registry_browse`], [`crate::Skills::registry_search`] and

@@ -30,6 +30,9 @@ const _: fn(&Path, &[u8], &Options) -> Result<Report, Error> = skills::validate:
 const _: fn(&Path, &Options) -> Result<Vec<Result<Report, Error>>, Error> =
     skills::validate::validate_tree;
 
+const _: fn(&skills::publish::Request) -> Result<skills::publish::Outcome, Error> =
+    skills::publish::publish;
+
 const _: fn(SkillsConfig) -> Skills = Skills::new;
 const _: fn(&Skills) -> &SkillsConfig = Skills::config;
 const _: fn(&Skills) -> Result<Catalog, Error> = Skills::discover;
@@ -230,8 +233,20 @@ fn each_side_behaves_as_documented() {
                 .len(),
             1
         );
+        let site = root.path().join("site");
+        let published =
+            skills::publish::publish(&skills::publish::Request::new(vec![dir.into()], &site))
+                .unwrap();
+        assert_eq!(published.skills.len(), 1);
+        assert!(published.index.is_file());
     } else {
         let disabled = |error: Error| assert_eq!(error.kind(), "disabled");
+        let site = root.path().join("site");
+        disabled(
+            skills::publish::publish(&skills::publish::Request::new(vec![dir.into()], &site))
+                .unwrap_err(),
+        );
+        assert!(!site.exists(), "the stub writes nothing");
         disabled(skills::load::find_definition(dir).unwrap_err());
         disabled(skills::load::load_document(&file).unwrap_err());
         disabled(skills::load::parse_document(&file, b"").unwrap_err());
