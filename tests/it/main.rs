@@ -11,6 +11,7 @@ mod docs;
 mod install;
 mod manage;
 mod network;
+mod publish;
 mod reference;
 mod registry;
 mod serve;

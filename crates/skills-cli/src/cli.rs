@@ -154,6 +154,10 @@ pub(crate) enum Command {
     /// Lint skills against a profile; exit 0 when all are valid, 1 when one is not, 2 when a
     /// path cannot be validated.
     Validate(ValidateArgs),
+    /// Write skill folders as an agent-skills site (SITE/.well-known/agent-skills/: index.json,
+    /// one SKILL.md or reproducible .tar.gz per skill, older versions kept), after validating
+    /// each strictly; any static file server can then serve SITE.
+    Publish(PublishArgs),
     /// Serve every operation as JSON-RPC 2.0 over stdin and stdout, one message per line.
     Serve,
     /// Print every RPC method with the JSON Schemas of its params and result.
@@ -439,6 +443,17 @@ impl From<FormatArg> for skills::render::Format {
             FormatArg::Json => Self::Json,
         }
     }
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct PublishArgs {
+    /// Skill folders (holding SKILL.md), or folders whose subfolders are skills.
+    #[arg(required = true, value_name = "DIR")]
+    pub(crate) dirs: Vec<PathBuf>,
+    /// The site root to write into (created when missing); only its
+    /// .well-known/agent-skills/ folder is written.
+    #[arg(long, value_name = "SITE")]
+    pub(crate) out: PathBuf,
 }
 
 #[derive(Debug, Args)]

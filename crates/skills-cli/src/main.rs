@@ -10,6 +10,7 @@ mod manage;
 mod output;
 mod progress;
 mod prompt;
+mod publish;
 mod read;
 mod registry;
 mod serve;
@@ -56,6 +57,7 @@ fn main() -> ExitCode {
         cli::Command::Install(args) => install::run(global, args),
         cli::Command::Registry(command) => registry::run(global, command),
         cli::Command::Validate(args) => validate::run(global, args),
+        cli::Command::Publish(args) => publish::run(global, args),
         cli::Command::Serve => serve::serve(global),
         cli::Command::Schemas => serve::schemas(),
         cli::Command::Completions(args) => {
