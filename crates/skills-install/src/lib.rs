@@ -16,6 +16,7 @@ pub mod policy;
 pub mod publish;
 pub mod registry;
 pub mod source;
+pub mod update;
 pub mod write;
 
 pub use install::install;

@@ -3,6 +3,7 @@
 
 pub mod publish;
 pub mod registry;
+pub mod update;
 
 use skills_types::install::{Hooks, InstallOutcome, InstallRequest};
 use skills_types::{Error, SkillsConfig};

@@ -30,6 +30,7 @@ pub mod skill;
 pub mod tool;
 pub mod trigger;
 pub mod trust;
+pub mod update;
 pub mod validate;
 
 pub use catalog::Catalog;

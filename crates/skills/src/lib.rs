@@ -98,6 +98,13 @@ pub mod registry {
     pub use skills_types::registry::*;
 }
 
+pub mod update {
+    //! Checking installed skills against their sources and updating them (09 §Updates): see
+    //! [`crate::Skills::check_updates`] and [`crate::Skills::update_installed`].
+
+    pub use skills_types::update::*;
+}
+
 pub mod manage {
     //! Creating, updating and uninstalling skills (02 §Create, update, uninstall): see
     //! [`crate::Skills::create`], [`crate::Skills::update`], [`crate::Skills::uninstall`].

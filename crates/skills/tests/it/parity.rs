@@ -52,6 +52,24 @@ const _: fn(&Skills, &Path) -> Result<TrustChange, Error> = Skills::revoke_trust
 const _: fn(&Skills) -> Result<Vec<TrustedWorkspace>, Error> = Skills::trusted_workspaces;
 const _: fn(&[SkillBody]) -> String = skills::render::read_text;
 
+/// `check_updates` and `update_installed` are `async` like `install`; pinned the same way.
+#[expect(
+    dead_code,
+    reason = "compiled, never called: the signature is the test"
+)]
+fn update_signatures<'a>(
+    skills: &'a Skills,
+    request: &'a skills::update::Request,
+) -> (
+    impl Future<Output = Result<Vec<skills::update::Check>, Error>> + Send + 'a,
+    impl Future<Output = Result<Vec<skills::update::Outcome>, Error>> + Send + 'a,
+) {
+    (
+        skills.check_updates(request),
+        skills.update_installed(request),
+    )
+}
+
 /// `install` is `async`, so it is pinned through a function with its exact signature, and its
 /// future must be `Send` (an agent core spawns it on a multi-threaded runtime).
 #[expect(
