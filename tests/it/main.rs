@@ -16,4 +16,5 @@ mod reference;
 mod registry;
 mod serve;
 mod triggers;
+mod update;
 mod validate;

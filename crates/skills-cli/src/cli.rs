@@ -147,6 +147,14 @@ pub(crate) enum Command {
     /// or a site's /.well-known/agent-skills/index.json.
     #[command(after_help = local_http_help())]
     Install(InstallArgs),
+    /// Installed skills whose source offers other files now (a new version or a different
+    /// digest), and those changed locally since install. Writes nothing.
+    #[command(after_help = local_http_help())]
+    Check(CheckArgs),
+    /// Re-install skills whose source changed, from the source each was installed from; a
+    /// skill changed locally is kept unless --force.
+    #[command(after_help = local_http_help())]
+    Update(UpdateArgs),
     /// The registry catalog (SKILLS_REGISTRY_CATALOG_URL): browse and search its entries, see
     /// its categories and sources, install an entry.
     #[command(subcommand, after_help = local_http_help())]
@@ -286,6 +294,33 @@ pub(crate) struct InstallArgs {
     /// Replace a different skill already installed under the same name (atomically).
     #[arg(long)]
     pub(crate) force: bool,
+    #[command(flatten)]
+    pub(crate) discovery: Discovery,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct CheckArgs {
+    /// Only these skills (folder or skill names) [default: every installed skill].
+    #[arg(value_name = "NAME")]
+    pub(crate) names: Vec<String>,
+    /// Give up on a source after this many seconds (1 to 600).
+    #[arg(long, value_name = "SECONDS", default_value_t = skills::types::limits::DEFAULT_INSTALL_TIMEOUT_SECS)]
+    pub(crate) timeout: u64,
+    #[command(flatten)]
+    pub(crate) discovery: Discovery,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct UpdateArgs {
+    /// Only these skills (folder or skill names) [default: every installed skill].
+    #[arg(value_name = "NAME")]
+    pub(crate) names: Vec<String>,
+    /// Overwrite skills changed locally since they were installed.
+    #[arg(long)]
+    pub(crate) force: bool,
+    /// Give up on a source after this many seconds (1 to 600).
+    #[arg(long, value_name = "SECONDS", default_value_t = skills::types::limits::DEFAULT_INSTALL_TIMEOUT_SECS)]
+    pub(crate) timeout: u64,
     #[command(flatten)]
     pub(crate) discovery: Discovery,
 }
