@@ -20,6 +20,10 @@ const REGISTRY_DOWNLOAD_BASE_URL: &str = "SKILLS_REGISTRY_DOWNLOAD_BASE_URL";
 /// `SKILLS_REGISTRY_REFRESH_ON_BOOT=1`: every `skills registry` command fetches the catalog
 /// before answering, however fresh the cache.
 const REGISTRY_REFRESH_ON_BOOT: &str = "SKILLS_REGISTRY_REFRESH_ON_BOOT";
+/// The registry's bearer token (sent to the registry's own origin only).
+const REGISTRY_TOKEN: &str = "SKILLS_REGISTRY_TOKEN";
+/// The GitHub (or GitHub Enterprise) web base, `[github] url`.
+const GITHUB_URL: &str = "SKILLS_GITHUB_URL";
 
 /// The configuration the options describe, or a message saying what is missing.
 pub(crate) fn config(
@@ -63,6 +67,8 @@ pub(crate) fn config(
     config.network.allow_loopback_http = is_set(ALLOW_LOCAL_HTTP);
     config.registry.catalog_url = text(REGISTRY_CATALOG_URL);
     config.registry.download_base_url = text(REGISTRY_DOWNLOAD_BASE_URL);
+    config.registry.token = text(REGISTRY_TOKEN);
+    config.github.url = text(GITHUB_URL);
     Ok(config)
 }
 

@@ -8,9 +8,12 @@
 //! half-written installs.
 
 pub mod address;
+pub mod archive;
 pub mod client;
 pub mod fetch;
+pub mod github;
 pub mod install;
+pub mod local;
 pub mod mentions;
 pub mod policy;
 pub mod publish;

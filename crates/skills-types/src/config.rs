@@ -115,8 +115,11 @@ pub struct SkillsConfig {
     pub cache: bool,
     /// Network settings of installs.
     pub network: crate::install::NetworkConfig,
-    /// The registry catalog.
+    /// The registry (`[registry]`, home only).
     pub registry: crate::install::RegistryConfig,
+    /// Where GitHub lives (`[github]`, home only).
+    #[serde(default)]
+    pub github: crate::install::GithubConfig,
     /// The command `AGENTS.md` tells the agent to run to load a skill (`<command> read
     /// NAME`); `None` is `skills`. Only the home `skills.toml` may set it (`[sync]
     /// read_command`): a workspace must not choose what an agent runs.
@@ -151,6 +154,7 @@ impl SkillsConfig {
             cache: true,
             network: crate::install::NetworkConfig::default(),
             registry: crate::install::RegistryConfig::default(),
+            github: crate::install::GithubConfig::default(),
             read_command: None,
             install_root: None,
         }

@@ -30,8 +30,11 @@ pub enum AgentTarget {
 #[serde(deny_unknown_fields)]
 #[non_exhaustive]
 pub struct InstallRequest {
-    /// An https URL: a `SKILL.md`, a GitHub file page, a pack `index.json`, or a
-    /// `/.well-known/agent-skills/index.json`.
+    /// The source (09 §Publishers): an https URL (a `SKILL.md`, a site or docs page, a
+    /// `/.well-known/agent-skills/index.json` or `/.well-known/skills/index.json`, a pack's
+    /// `index.json` or its folder, a `.tar.gz` or `.zip`, a GitHub repository, `tree/` or
+    /// `blob/` page), the GitHub shorthand `owner/repo[/path][@ref]`, or a local folder or
+    /// archive (`./dir`, `../x.zip`, `/abs/dir`).
     pub url: String,
     /// `user` (default) or `project` (trusted workspaces only).
     #[serde(default = "crate::scope::user_scope")]
@@ -47,6 +50,17 @@ pub struct InstallRequest {
     /// Replace a different skill already installed under the same name (atomically).
     #[serde(default)]
     pub force: bool,
+    /// Only these skills of a multi-skill source (by index entry, folder or skill name); all
+    /// when empty. A name the source does not offer is an error listing what it offers.
+    #[serde(default)]
+    pub skills: Vec<String>,
+    /// Show what the source offers and install nothing: the outcomes say where each skill
+    /// would go and whether it is already there; nothing is written.
+    #[serde(default)]
+    pub list: bool,
+    /// A published version of an agent-skills index (a snapshot `versions.json` lists).
+    #[serde(default)]
+    pub version: Option<String>,
 }
 
 impl InstallRequest {
@@ -58,6 +72,9 @@ impl InstallRequest {
             agent: None,
             timeout_secs: None,
             force: false,
+            skills: Vec::new(),
+            list: false,
+            version: None,
         }
     }
 }
@@ -90,6 +107,13 @@ pub struct InstallOutcome {
     pub warnings: Vec<String>,
     /// Where it came from, with no user info or query string.
     pub source: String,
+    /// The source's kind: `skill-md`, `pack`, `well-known`, `vercel-well-known`, `github`,
+    /// `archive`, `local`, `registry`.
+    pub kind: String,
+    /// The skill's description, from its `SKILL.md`.
+    pub description: String,
+    /// The version the source declared, if any.
+    pub version: Option<String>,
 }
 
 /// The environment variable the command line maps to [`NetworkConfig::allow_loopback_http`]
@@ -117,15 +141,88 @@ pub struct NetworkConfig {
     pub denied: Vec<String>,
 }
 
-/// Where the registry catalog lives (the CLI maps `SKILLS_REGISTRY_CATALOG_URL` and
-/// `SKILLS_REGISTRY_DOWNLOAD_BASE_URL`).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+/// What kind of registry `[registry] url` is (09 §Registries).
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum RegistryKind {
+    /// A catalog file: a JSON array of entries (the seed's `skills.json`).
+    #[default]
+    Catalog,
+    /// A ClawHub server (`/.well-known/clawhub.json`, `/api/v1/...`).
+    Clawhub,
+    /// A skillhub server (`{code, msg, data}` envelopes, `/api/v1/skills/{ns}/{slug}`).
+    Skillhub,
+}
+
+impl RegistryKind {
+    /// The name used in `skills.toml` and on the command line.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Catalog => "catalog",
+            Self::Clawhub => "clawhub",
+            Self::Skillhub => "skillhub",
+        }
+    }
+}
+
+/// Where the registry lives and how to talk to it: the home `skills.toml`'s `[registry]`
+/// (`kind`, `url`, `download_base_url`, `token_env`, `max_catalog_bytes`,
+/// `max_catalog_entries`); the CLI maps `SKILLS_REGISTRY_CATALOG_URL`,
+/// `SKILLS_REGISTRY_DOWNLOAD_BASE_URL` and `SKILLS_REGISTRY_TOKEN` over it.
+#[derive(Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[non_exhaustive]
 pub struct RegistryConfig {
-    /// The catalog's URL (a JSON array of entries).
+    /// What kind of registry `catalog_url` is.
+    #[serde(default)]
+    pub kind: RegistryKind,
+    /// The registry's URL: the catalog file for `catalog`, the server's base for `clawhub`
+    /// and `skillhub`.
     pub catalog_url: Option<String>,
-    /// Where entries are downloaded from: `<base>/<category>/<name>/SKILL.md`.
+    /// Where catalog entries without a URL of their own are downloaded from.
     pub download_base_url: Option<String>,
+    /// The name of the environment variable holding the registry's token (`token_env`); the
+    /// library reads no environment, the CLI resolves it into `token`.
+    #[serde(default)]
+    pub token_env: Option<String>,
+    /// The bearer token, sent only to the registry's own origin; never logged or serialised.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub token: Option<String>,
+    /// Largest catalog accepted, in bytes (default 64 MiB).
+    #[serde(default)]
+    pub max_catalog_bytes: Option<u64>,
+    /// Most catalog entries accepted (default 200,000).
+    #[serde(default)]
+    pub max_catalog_entries: Option<usize>,
+}
+
+impl std::fmt::Debug for RegistryConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // The token never reaches a log, even through `{:?}`.
+        f.debug_struct("RegistryConfig")
+            .field("kind", &self.kind)
+            .field("catalog_url", &self.catalog_url)
+            .field("download_base_url", &self.download_base_url)
+            .field("token_env", &self.token_env)
+            .field("token", &self.token.as_ref().map(|_| "<redacted>"))
+            .field("max_catalog_bytes", &self.max_catalog_bytes)
+            .field("max_catalog_entries", &self.max_catalog_entries)
+            .finish()
+    }
+}
+
+/// Where GitHub lives (09 §Publishers): the home `skills.toml`'s `[github] url`, or
+/// `SKILLS_GITHUB_URL` on the command line. `None` is `https://github.com` (API at
+/// `api.github.com`, archives at `codeload.github.com`); any other base is a GitHub
+/// Enterprise server (API under `<url>/api/v3`), or a loopback fixture in tests.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[non_exhaustive]
+pub struct GithubConfig {
+    /// The web base, such as `https://github.example.com`.
+    #[serde(default)]
+    pub url: Option<String>,
 }
 
 /// Resolves host names; the system resolver by default. A core may supply its own (a DNS

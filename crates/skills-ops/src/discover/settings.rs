@@ -9,7 +9,7 @@
 use std::path::{Path, PathBuf};
 
 use skills_types::config::{Permission, PermissionRule};
-use skills_types::install::AgentTarget;
+use skills_types::install::{AgentTarget, RegistryKind};
 use skills_types::{Diagnostic, DiagnosticCode, SkillsConfig};
 
 /// The configuration file's name inside an app directory.
@@ -182,9 +182,97 @@ fn apply_file(
                 }
                 None => problem("'install' must be a table".to_owned()),
             },
+            // Which servers skills are fetched from, and with whose token, is the user's
+            // choice: a cloned repository that set them could point installs at its own
+            // server or collect the user's token.
+            "registry" | "github" if base != home => problem(format!(
+                "[{key}] is read only from the home skills.toml: a workspace may not choose \
+                 where skills are fetched from"
+            )),
+            "registry" => match value.as_table() {
+                Some(table) => registry(table, config, &mut problem),
+                None => problem("'registry' must be a table".to_owned()),
+            },
+            "github" => match value.as_table() {
+                Some(table) => {
+                    for (key, value) in table {
+                        match (key.as_str(), value.as_str()) {
+                            ("url", Some(url)) => {
+                                // What the caller set (the CLI's SKILLS_GITHUB_URL) wins.
+                                config.github.url.get_or_insert_with(|| url.to_owned());
+                            }
+                            ("url", None) => problem("'github.url' must be a string".to_owned()),
+                            (other, _) => problem(format!(
+                                "unknown key 'github.{other}'{}",
+                                misplaced("github", other)
+                            )),
+                        }
+                    }
+                }
+                None => problem("'github' must be a table".to_owned()),
+            },
             other => problem(format!("unknown key '{other}'")),
         }
     }
+}
+
+/// The `[registry]` table onto `config.registry`.
+fn registry(table: &toml::Table, config: &mut SkillsConfig, problem: &mut impl FnMut(String)) {
+    let registry = &mut config.registry;
+    for (key, value) in table {
+        let number = value
+            .as_integer()
+            .and_then(|n| u64::try_from(n).ok())
+            .filter(|n| *n > 0);
+        match (key.as_str(), value.as_str()) {
+            ("kind", Some("catalog")) => registry.kind = RegistryKind::Catalog,
+            ("kind", Some("clawhub")) => registry.kind = RegistryKind::Clawhub,
+            ("kind", Some("skillhub")) => registry.kind = RegistryKind::Skillhub,
+            ("kind", _) => problem(
+                "'registry.kind' must be \"catalog\", \"clawhub\" or \"skillhub\"".to_owned(),
+            ),
+            // What the caller set (the CLI's environment variables) wins over the file.
+            ("url", Some(url)) => {
+                registry.catalog_url.get_or_insert_with(|| url.to_owned());
+            }
+            ("download_base_url", Some(url)) => {
+                registry
+                    .download_base_url
+                    .get_or_insert_with(|| url.to_owned());
+            }
+            ("token_env", Some(name)) if is_variable(name) => {
+                registry.token_env = Some(name.to_owned());
+            }
+            ("token_env", _) => problem(
+                "'registry.token_env' must name an environment variable (letters, digits, _)"
+                    .to_owned(),
+            ),
+            ("max_catalog_bytes", _) if number.is_some() => {
+                registry.max_catalog_bytes = number;
+            }
+            ("max_catalog_entries", _) if number.is_some() => {
+                registry.max_catalog_entries = number.and_then(|n| usize::try_from(n).ok());
+            }
+            ("url" | "download_base_url", None) => {
+                problem(format!("'registry.{key}' must be a string"));
+            }
+            ("max_catalog_bytes" | "max_catalog_entries", _) => {
+                problem(format!("'registry.{key}' must be a positive number"));
+            }
+            (other, _) => problem(format!(
+                "unknown key 'registry.{other}'{}",
+                misplaced("registry", other)
+            )),
+        }
+    }
+}
+
+/// Whether `name` can be an environment variable's name.
+fn is_variable(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= 128
+        && !name.starts_with(|c: char| c.is_ascii_digit())
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 /// The `[install] root` value as a root.
@@ -317,6 +405,55 @@ mod tests {
         let (_, diagnostics) = effective(&config, false);
         assert_eq!(diagnostics.len(), 1);
         assert!(diagnostics[0].message.starts_with("not valid TOML"));
+    }
+
+    #[test]
+    fn registry_and_github_come_from_the_home_file_only_and_the_caller_wins() {
+        let home = tempfile::tempdir().unwrap();
+        let workspace = tempfile::tempdir().unwrap();
+        write(
+            home.path(),
+            "[registry]\nkind = 'clawhub'\nurl = 'https://hub.example'\ntoken_env = 'HUB_TOKEN'\n\
+             max_catalog_bytes = 1000\nmax_catalog_entries = 10\n[github]\nurl = 'https://ghe.example'\n",
+        );
+        write(
+            workspace.path(),
+            "[registry]\nurl = 'https://evil.example'\n[github]\nurl = 'https://evil.example'\n",
+        );
+        let config = SkillsConfig::new(workspace.path(), home.path());
+        let (merged, diagnostics) = effective(&config, true);
+        assert_eq!(merged.registry.kind, RegistryKind::Clawhub);
+        assert_eq!(
+            merged.registry.catalog_url.as_deref(),
+            Some("https://hub.example")
+        );
+        assert_eq!(merged.registry.token_env.as_deref(), Some("HUB_TOKEN"));
+        assert_eq!(merged.registry.max_catalog_bytes, Some(1000));
+        assert_eq!(merged.registry.max_catalog_entries, Some(10));
+        assert_eq!(merged.github.url.as_deref(), Some("https://ghe.example"));
+        assert_eq!(diagnostics.len(), 2, "{diagnostics:?}");
+        assert!(
+            diagnostics
+                .iter()
+                .all(|d| d.message.contains("only from the home"))
+        );
+
+        let mut set = SkillsConfig::new(workspace.path(), home.path());
+        set.registry.catalog_url = Some("https://env.example".to_owned());
+        set.github.url = Some("https://env.example".to_owned());
+        let (merged, _) = effective(&set, false);
+        assert_eq!(
+            merged.registry.catalog_url.as_deref(),
+            Some("https://env.example")
+        );
+        assert_eq!(merged.github.url.as_deref(), Some("https://env.example"));
+
+        write(
+            home.path(),
+            "[registry]\nkind = 'npm'\ntoken_env = 'A B'\nmax_catalog_bytes = -1\nurl = 3\n",
+        );
+        let (_, diagnostics) = effective(&config, false);
+        assert_eq!(diagnostics.len(), 4, "{diagnostics:?}");
     }
 
     #[test]
