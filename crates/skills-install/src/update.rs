@@ -20,9 +20,8 @@ use skills_types::{Error, SkillScope, SkillsConfig};
 use crate::client::Client;
 use crate::fetch::{self, Download, hex_digest};
 use crate::install;
-use crate::policy;
-use crate::source;
-use crate::write::{self, Item, Provenance, Registered, Target};
+use crate::source::Source;
+use crate::write::{self, Registered, Target};
 
 /// Compares every installed skill `request.names` selects (all when empty) with its source.
 pub async fn check(
@@ -30,6 +29,8 @@ pub async fn check(
     hooks: &Hooks,
     request: &Request,
 ) -> Result<Vec<Check>, Error> {
+    // `[github] url` comes from the home skills.toml unless the caller set it, as for install.
+    let config = &skills_ops::discover::home_settings(config);
     let installed = installed(config, &request.names)?;
     let client = install::client(
         install::policy_of(config)?,
@@ -39,7 +40,7 @@ pub async fn check(
     let mut sources = Sources::default();
     let mut checks = Vec::with_capacity(installed.len());
     for skill in &installed {
-        let (check, _) = compare(&client, &mut sources, skill).await;
+        let (check, _) = compare(config, &client, &mut sources, skill).await;
         checks.push(check);
     }
     Ok(checks)
@@ -52,6 +53,8 @@ pub async fn update(
     hooks: &Hooks,
     request: &Request,
 ) -> Result<Vec<Outcome>, Error> {
+    // `[github] url` comes from the home skills.toml unless the caller set it, as for install.
+    let config = &skills_ops::discover::home_settings(config);
     let installed = installed(config, &request.names)?;
     let client = install::client(
         install::policy_of(config)?,
@@ -61,7 +64,7 @@ pub async fn update(
     let mut sources = Sources::default();
     let mut outcomes = Vec::with_capacity(installed.len());
     for skill in &installed {
-        let (check, download) = compare(&client, &mut sources, skill).await;
+        let (check, download) = compare(config, &client, &mut sources, skill).await;
         let outcome = match download {
             None => Outcome {
                 message: check.problem.clone(),
@@ -85,12 +88,8 @@ pub async fn update(
                 installed: None,
             },
             Some(download) => {
-                let kind = sources
-                    .fetched
-                    .get(&check.source)
-                    .and_then(|fetched| fetched.as_ref().ok())
-                    .map_or("unknown", |fetched| fetched.kind);
-                let written = reinstall(skill, download, kind).await;
+                drop(download);
+                let written = reinstall(config, &client, skill).await;
                 match written {
                     Ok(installed) => Outcome {
                         check,
@@ -211,23 +210,17 @@ fn installed(config: &SkillsConfig, names: &[String]) -> Result<Vec<Installed>, 
     Ok(found)
 }
 
-/// Downloads made so far, by source URL: a pack holding several installed skills is fetched
-/// once.
+/// Downloads made so far, by recorded source: a pack holding several installed skills is
+/// fetched once.
 #[derive(Default)]
 struct Sources {
-    fetched: BTreeMap<String, Result<Fetched, String>>,
-}
-
-/// What a source offered, and the kind it was classified as.
-#[derive(Clone)]
-struct Fetched {
-    downloads: Vec<Download>,
-    kind: &'static str,
+    fetched: BTreeMap<String, Result<Vec<Download>, String>>,
 }
 
 /// Compares one skill with its source; the download it would install, when the comparison
 /// could be made.
 async fn compare(
+    config: &SkillsConfig,
     client: &Client,
     sources: &mut Sources,
     skill: &Installed,
@@ -255,16 +248,17 @@ async fn compare(
         locally_modified: on_disk.as_ref() != Some(&recorded),
         problem: None,
     };
-    let downloads = match sources.fetched.get(&check.source) {
+    let key = format!("{}\0{}", check.source, pinned(skill).unwrap_or_default());
+    let downloads = match sources.fetched.get(&key) {
         Some(result) => result.clone(),
         None => {
-            let result = download(client, &check.source).await;
-            sources.fetched.insert(check.source.clone(), result.clone());
+            let result = download(config, client, skill).await;
+            sources.fetched.insert(key, result.clone());
             result
         }
     };
     let downloads = match downloads {
-        Ok(fetched) => fetched.downloads,
+        Ok(downloads) => downloads,
         Err(problem) => {
             check.problem = Some(problem);
             return (check, None);
@@ -272,10 +266,7 @@ async fn compare(
     };
     let registry_slug = registered(skill).map(|registered| registered.coordinates.slug);
     let matching = downloads.into_iter().find(|download| {
-        registry_slug.as_ref().map_or_else(
-            || write::slug(download).is_ok_and(|slug| slug == skill.slug),
-            |_| true,
-        )
+        registry_slug.is_some() || write::slug(download).is_ok_and(|slug| slug == skill.slug)
     });
     let Some(download) = matching else {
         check.problem = Some(format!(
@@ -294,28 +285,58 @@ async fn compare(
     (check, Some(download))
 }
 
-/// Everything the source at `url` offers, fetched like `install` fetches it.
-async fn download(client: &Client, url: &str) -> Result<Fetched, String> {
-    let policy = &client.settings().policy;
-    let parsed =
-        policy::parse(url, policy).map_err(|refusal| format!("refused {url}: {refusal}"))?;
-    let source = source::classify(&parsed)?;
+/// The snapshot an install from an agent-skills index chose (`install --version`): an update
+/// stays on it, since a published version never changes.
+fn pinned(skill: &Installed) -> Option<String> {
+    (skill.text("kind").as_deref() == Some("well-known"))
+        .then(|| skill.text("reference"))
+        .flatten()
+}
+
+/// Everything the recorded source offers, resolved and fetched exactly as `install` does.
+async fn download(
+    config: &SkillsConfig,
+    client: &Client,
+    skill: &Installed,
+) -> Result<Vec<Download>, String> {
+    let source = source_of(config, client, skill).map_err(|error| error.to_string())?;
     let deadline = client.settings().total;
     let limits = skills_types::limits::PackageLimits::default();
-    let downloaded = tokio::time::timeout(deadline, fetch::download(client, &source, &limits))
-        .await
-        .map_err(|_| {
-            format!(
-                "downloading {url} took longer than {} seconds",
-                deadline.as_secs()
-            )
-        })?;
+    let version = pinned(skill);
+    let want = fetch::Want {
+        skills: &[],
+        version: version.as_deref(),
+    };
+    let downloaded =
+        tokio::time::timeout(deadline, fetch::download(client, &source, &limits, want))
+            .await
+            .map_err(|_| {
+                format!(
+                    "downloading {} took longer than {} seconds",
+                    source.shown(),
+                    deadline.as_secs()
+                )
+            })?;
     downloaded
-        .map(|(downloads, _)| Fetched {
-            downloads,
-            kind: source.kind(),
+        .map(|fetched| {
+            fetched
+                .offers
+                .into_iter()
+                .map(|offer| offer.download)
+                .collect()
         })
-        .map_err(|problem| install::error_of(&source, problem, policy).to_string())
+        .map_err(|problem| {
+            install::error_of(&source, problem, &client.settings().policy).to_string()
+        })
+}
+
+/// The recorded source, resolved as `install` resolves what it is given.
+fn source_of(config: &SkillsConfig, client: &Client, skill: &Installed) -> Result<Source, Error> {
+    install::resolve(
+        config,
+        &skill.text("source_url").unwrap_or_default(),
+        &client.settings().policy,
+    )
 }
 
 /// The registry entry a skill was installed from, rebuilt from its record.
@@ -335,11 +356,12 @@ fn registered(skill: &Installed) -> Option<Registered> {
     })
 }
 
-/// Writes `download` over the installed copy, recording the same source as before.
+/// Installs the skill again from its source, through `install`'s own path (download, checks,
+/// staged write, provenance and lock), replacing the copy there.
 async fn reinstall(
+    config: &SkillsConfig,
+    client: &Client,
     skill: &Installed,
-    download: Download,
-    classified: &'static str,
 ) -> Result<skills_types::install::InstallOutcome, Error> {
     let root = skill
         .dir
@@ -352,33 +374,37 @@ async fn reinstall(
         root,
         scope: skill.scope,
     };
-    let recorded_kind = skill.text("kind").unwrap_or_default();
-    let provenance = Provenance {
-        source_url: skill.text("source_url").unwrap_or_default(),
-        kind: static_kind(&recorded_kind).unwrap_or(classified),
-        registry: registered(skill),
+    let source = source_of(config, client, skill)?;
+    let registry = registered(skill);
+    let naming = install::Naming {
+        kind: if registry.is_some() {
+            "registry"
+        } else {
+            source.kind()
+        },
+        slug: registry
+            .as_ref()
+            .map(|registered| registered.coordinates.slug.clone()),
+        registry,
     };
-    let items = vec![Item {
-        slug: skill.slug.clone(),
-        download,
-    }];
-    // File locks wait and writes flush: off the async threads.
-    let mut outcomes =
-        tokio::task::spawn_blocking(move || write::write_all(&target, &items, true, &provenance))
-            .await
-            .map_err(|error| {
-                Error::InvalidInput(format!("the update was interrupted: {error}"))
-            })??;
+    let wanted = [skill.slug.clone()];
+    let version = pinned(skill);
+    let selection = install::Selection {
+        skills: if naming.registry.is_some() {
+            &[]
+        } else {
+            &wanted
+        },
+        list: false,
+        version: version.as_deref(),
+    };
+    let outcomes =
+        install::install_selected(config, client, &source, &target, true, &naming, selection)
+            .await?;
     outcomes
-        .pop()
+        .into_iter()
+        .find(|outcome| outcome.slug == skill.slug)
         .ok_or_else(|| Error::InvalidInput(format!("nothing was written for {}", skill.slug)))
-}
-
-/// The recorded kind as the writer spells it, so the provenance keeps the kind it had (a
-/// registry install stays one); `None` for a kind this build does not know.
-fn static_kind(kind: &str) -> Option<&'static str> {
-    const KINDS: [&str; 4] = ["skill-md", "pack", "well-known", "registry"];
-    KINDS.into_iter().find(|known| *known == kind)
 }
 
 #[cfg(test)]
@@ -386,14 +412,6 @@ mod tests {
     use std::path::Path;
 
     use super::*;
-
-    #[test]
-    fn recorded_kinds_keep_their_spelling() {
-        for kind in ["skill-md", "pack", "well-known", "registry"] {
-            assert_eq!(static_kind(kind), Some(kind));
-        }
-        assert_eq!(static_kind("made-up"), None);
-    }
 
     #[test]
     fn a_record_without_digests_compares_as_empty() {
