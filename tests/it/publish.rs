@@ -196,39 +196,132 @@ fn an_invalid_skill_is_not_published_and_its_diagnostics_are_printed() {
     assert!(!site.exists(), "nothing is written");
 }
 
-/// Served by a static file server and installed back through the index URL: every skill,
-/// byte for byte, with the digests of the index.
+/// Served by a static file server and installed back through the bare origin
+/// (`http://127.0.0.1:PORT`, discovered as the v0.2 index at its root): every skill, byte for
+/// byte, the archive's digest checked against the index.
 #[test]
-fn a_published_site_served_statically_installs_back() {
+fn a_published_site_served_statically_installs_back_byte_identical() {
     let tree = Tree::new();
     let skills = sources(&tree);
     let site = tree.base.join("site");
     publish(&tree, &skills, &site);
     let server = Static::start(&site);
 
-    let index_url = server.url("/.well-known/agent-skills/index.json");
-    let outcomes = install_json(&tree, &[&index_url]);
-    let root = tree.home.join(".agents/skills");
-    let installed: Vec<&str> = outcomes
+    let origin = server.url("");
+    let outcomes = install_json(&tree, &[&origin]);
+    let mut installed: Vec<&str> = outcomes
         .iter()
         .map(|outcome| outcome["slug"].as_str().unwrap())
         .collect();
-    assert!(installed.contains(&"notes"), "{outcomes:?}");
-    assert_eq!(
-        content(files_of(&root.join("notes"))),
-        content(files_of(&skills.join("notes"))),
-        "the single-file skill comes back byte for byte"
-    );
+    installed.sort_unstable();
+    assert_eq!(installed, ["notes", "pdf-tools"], "{outcomes:?}");
+    let root = tree.home.join(".agents/skills");
+    for name in ["notes", "pdf-tools"] {
+        assert_eq!(
+            content(files_of(&root.join(name))),
+            content(files_of(&skills.join(name))),
+            "{name} comes back byte for byte"
+        );
+    }
+    let index: Value = serde_json::from_slice(
+        &std::fs::read(site.join(".well-known/agent-skills/index.json")).unwrap(),
+    )
+    .unwrap();
     let provenance: Value = serde_json::from_slice(
         &std::fs::read(
-            root.join("notes")
+            root.join("pdf-tools")
                 .join(skills_types::files::PROVENANCE_FILE),
         )
         .unwrap(),
     )
     .unwrap();
+    assert_eq!(provenance["kind"], "well-known", "{provenance}");
     assert_eq!(
-        provenance["sha256"]["SKILL.md"],
-        sha256(&std::fs::read(skills.join("notes/SKILL.md")).unwrap())
+        provenance["resolved_url"],
+        server.url("/.well-known/agent-skills/index.json")
+    );
+    let archive_digest = index["skills"][1]["digest"].as_str().unwrap();
+    assert!(
+        provenance.to_string().contains(archive_digest),
+        "the archive's digest is recorded: {provenance}"
+    );
+    assert_eq!(
+        provenance["sha256"]["scripts/extract.py"],
+        sha256(b"print('text')\n")
+    );
+
+    // Through the index URL too, into a fresh home.
+    let other = Tree::new();
+    let index_url = server.url("/.well-known/agent-skills/index.json");
+    assert_eq!(install_json(&other, &[&index_url]).len(), 2);
+    assert_eq!(
+        content(files_of(&other.home.join(".agents/skills/pdf-tools"))),
+        content(files_of(&skills.join("pdf-tools")))
+    );
+}
+
+/// An older version kept by a second publish installs from the site by `--version`, through the
+/// `versions.json` the installer reads: the snapshot's bytes are the first publish's.
+#[test]
+fn an_older_version_kept_by_publish_installs_by_version() {
+    let tree = Tree::new();
+    let skills = sources(&tree);
+    let site = tree.base.join("site");
+    publish(&tree, &skills, &site);
+    let first = std::fs::read(skills.join("notes/SKILL.md")).unwrap();
+    tree.write(
+        &skills.join("notes/SKILL.md"),
+        "---\nname: notes\ndescription: Takes meeting notes.\nmetadata:\n  version: 1.1.0\n---\n# Notes\n\nWrite them down, with dates.\n",
+    );
+    let outcome = publish(&tree, &skills, &site);
+    assert_eq!(outcome["snapshots"][0]["version"], "1.0.0", "{outcome}");
+    let server = Static::start(&site);
+
+    let outcomes = install_json(
+        &tree,
+        &[&server.url(""), "--skill", "notes", "--version", "1.0.0"],
+    );
+    assert_eq!(outcomes.len(), 1, "{outcomes:?}");
+    let installed = tree.home.join(".agents/skills/notes/SKILL.md");
+    assert_eq!(std::fs::read(&installed).unwrap(), first);
+}
+
+/// The team workflow: publish, install from the site, publish a change, and `check` /
+/// `update` on the installing side see it and bring it in (an archive entry this time).
+#[test]
+fn a_republished_site_is_seen_by_check_and_installed_by_update() {
+    let tree = Tree::new();
+    let skills = sources(&tree);
+    let site = tree.base.join("site");
+    publish(&tree, &skills, &site);
+    let server = Static::start(&site);
+    install_json(&tree, &[&server.url("")]);
+
+    tree.write(
+        &skills.join("pdf-tools/scripts/extract.py"),
+        "print('text, faster')\n",
+    );
+    publish(&tree, &skills, &site);
+    if let Static::Fixture(fixture) = &server {
+        for (path, bytes) in site_files(&site) {
+            fixture.route(&format!("/{path}"), Reply::Ok(bytes));
+        }
+    }
+    let checks = run(&tree, &["--json", "check"]).json();
+    let pending: Vec<&str> = checks["skills"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|check| check["update_available"] == true)
+        .map(|check| check["slug"].as_str().unwrap())
+        .collect();
+    assert_eq!(pending, ["pdf-tools"], "{checks}");
+
+    let updated = run(&tree, &["--json", "update"]).json();
+    let root = tree.home.join(".agents/skills");
+    assert_eq!(
+        content(files_of(&root.join("pdf-tools"))),
+        content(files_of(&skills.join("pdf-tools"))),
+        "{updated}"
     );
 }
