@@ -323,8 +323,12 @@ pub(crate) struct CheckArgs {
 #[derive(Debug, Args)]
 pub(crate) struct UpdateArgs {
     /// Only these skills (folder or skill names) [default: every installed skill].
-    #[arg(value_name = "NAME")]
+    #[arg(value_name = "NAME", conflicts_with = "remote")]
     pub(crate) names: Vec<String>,
+    /// Fetch the remote packs `urls` lists in skills.toml (listed in the remote scope) instead
+    /// of updating installed skills.
+    #[arg(long, conflicts_with = "force")]
+    pub(crate) remote: bool,
     /// Overwrite skills changed locally since they were installed.
     #[arg(long)]
     pub(crate) force: bool,
@@ -440,6 +444,7 @@ pub(crate) struct TrustArgs {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub(crate) enum ScopeArg {
     Legacy,
+    Remote,
     User,
     Project,
     Profile,
@@ -449,6 +454,7 @@ impl From<ScopeArg> for skills::SkillScope {
     fn from(scope: ScopeArg) -> Self {
         match scope {
             ScopeArg::Legacy => Self::Legacy,
+            ScopeArg::Remote => Self::Remote,
             ScopeArg::User => Self::User,
             ScopeArg::Project => Self::Project,
             ScopeArg::Profile => Self::Profile,

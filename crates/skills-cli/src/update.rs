@@ -70,6 +70,9 @@ pub(crate) fn update(global: &Global, args: &UpdateArgs) -> Exit {
         Ok(skills) => skills,
         Err(message) => return output::usage(global, &message),
     };
+    if args.remote {
+        return remote(global, &skills, args);
+    }
     let mut request = Request::named(args.names.clone());
     request.force = args.force;
     request.timeout_secs = Some(args.timeout);
@@ -110,6 +113,49 @@ pub(crate) fn update(global: &Global, args: &UpdateArgs) -> Exit {
                 "{slug}: {}",
                 outcome.message.as_deref().unwrap_or("not updated")
             )),
+        }
+    }
+    exit
+}
+
+/// `update --remote`: every configured pack fetched now, one line each. Status 1 when one
+/// failed (its last good copy stays listed).
+fn remote(global: &Global, skills: &skills::Skills, args: &UpdateArgs) -> Exit {
+    let mut request = skills::remote::Refresh::all();
+    request.timeout_secs = Some(args.timeout);
+    let runtime = match runtime() {
+        Ok(runtime) => runtime,
+        Err(message) => return output::usage(global, &message),
+    };
+    let refreshed = match runtime.block_on(skills.refresh_remotes(&request)) {
+        Ok(refreshed) => refreshed,
+        Err(error) => return output::fail(global, &error),
+    };
+    let exit = if refreshed.iter().any(|line| line.error.is_some()) {
+        Exit::Failure
+    } else {
+        Exit::Success
+    };
+    if global.json {
+        output::print_json(&serde_json::json!({ "remotes": refreshed }));
+        return exit;
+    }
+    if refreshed.is_empty() && !global.quiet {
+        output::line("no remote packs are configured (urls = [...] in skills.toml)");
+    }
+    for line in &refreshed {
+        match &line.error {
+            Some(error) => output::warn(&format!(
+                "{}: {error} (the last good copy stays listed)",
+                output::shown(&line.url)
+            )),
+            None if !global.quiet => output::line(format_args!(
+                "{OK}fetched{OK:#} {} {DIM}({} skill{}){DIM:#}",
+                output::shown(&line.url),
+                line.skills.len(),
+                if line.skills.len() == 1 { "" } else { "s" }
+            )),
+            None => {}
         }
     }
     exit

@@ -18,6 +18,7 @@ pub mod mentions;
 pub mod policy;
 pub mod publish;
 pub mod registry;
+pub mod remote;
 pub mod source;
 pub mod update;
 pub mod write;

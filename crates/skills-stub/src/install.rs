@@ -3,6 +3,7 @@
 
 pub mod publish;
 pub mod registry;
+pub mod remote;
 pub mod update;
 
 use skills_types::install::{Hooks, InstallOutcome, InstallRequest};

@@ -21,6 +21,7 @@ pub mod manage;
 pub mod path_text;
 pub mod publish;
 pub mod registry;
+pub mod remote;
 pub mod render;
 pub mod rpc;
 pub mod sanitize;

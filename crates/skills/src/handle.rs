@@ -211,6 +211,22 @@ impl Skills {
         Ok(outcomes)
     }
 
+    /// Fetches the remote packs the configuration lists (`urls` of the home `skills.toml`, and
+    /// of the workspace's when it is trusted) into the cache the `remote` scope lists; with
+    /// `request.stale_only`, only those older than a day, missing or failed (what a
+    /// long-running process calls in the background). A pack that fails keeps its last good
+    /// copy and says why in its line. Never called by a listing.
+    pub async fn refresh_remotes(
+        &self,
+        request: &skills_types::remote::Refresh,
+    ) -> Result<Vec<skills_types::remote::Refreshed>, Error> {
+        self.baseline();
+        let refreshed =
+            install_impl::remote::refresh(self.checked()?, &self.hooks, request).await?;
+        self.changed::<()>(SkillsEvent::CatalogChanged, []);
+        Ok(refreshed)
+    }
+
     /// Every entry of the registry catalog (only those of `category`, ignoring case, when
     /// given), sorted by name. A cached catalog older than an hour answers at once and is
     /// refreshed in the background on the caller's tokio runtime (`catalog.refreshing`); the

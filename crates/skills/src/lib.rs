@@ -98,6 +98,13 @@ pub mod registry {
     pub use skills_types::registry::*;
 }
 
+pub mod remote {
+    //! Remote packs (09 §Remote packs in configuration): the `urls` of `skills.toml`, fetched
+    //! by [`crate::Skills::refresh_remotes`] into a cache listed in the `remote` scope.
+
+    pub use skills_types::remote::*;
+}
+
 pub mod update {
     //! Checking installed skills against their sources and updating them (09 §Updates): see
     //! [`crate::Skills::check_updates`] and [`crate::Skills::update_installed`].
