@@ -14,6 +14,7 @@ mod network;
 mod publish;
 mod reference;
 mod registry;
+mod remote;
 mod serve;
 mod triggers;
 mod update;
