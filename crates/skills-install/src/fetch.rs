@@ -79,6 +79,9 @@ pub struct Fetched {
     pub reference: Option<String>,
     /// The commit a GitHub tarball holds (from its `owner-repo-<sha>/` top folder).
     pub commit: Option<String>,
+    /// Every entry name an index lists, the ones not fetched included (for the message that
+    /// says what a source offers when `--skill` names something else).
+    pub listed: Vec<String>,
 }
 
 impl Fetched {
@@ -357,8 +360,13 @@ async fn pack(
     if index.skills.is_empty() {
         return Err(Problem::Invalid("the index lists no skills".to_owned()));
     }
-    index.skills.retain(|entry| want.wants(&entry.name));
     let mut fetched = Fetched::new(kind, index_url);
+    fetched.listed = index
+        .skills
+        .iter()
+        .map(|entry| entry.name.clone())
+        .collect();
+    index.skills.retain(|entry| want.wants(&entry.name));
     let base = index_url
         .join("./")
         .map_err(|error| Problem::Invalid(error.to_string()))?;
@@ -555,14 +563,20 @@ async fn well_known(
     }
     let v0_2 = schema.is_some();
     if let Some(version) = want.version {
-        return snapshot(client, index_url, &document, version, limits, want).await;
+        return snapshot(client, index_url, &document, version, want).await;
     }
-    let index: WellKnownIndex = serde_json::from_value(document)
-        .map_err(|error| Problem::Invalid(format!("the index is not valid: {error}")))?;
+    let index = match serde_json::from_value::<WellKnownIndex>(document) {
+        Ok(index) => index,
+        // The RFC's v0.1 (no `$schema`, `files` lists beside the index) has a pack's layout.
+        Err(_) if !v0_2 && serde_json::from_slice::<PackIndex>(bytes).is_ok() => {
+            return pack(client, index_url, bytes, limits, want, "well-known").await;
+        }
+        Err(error) => return Err(Problem::Invalid(format!("the index is not valid: {error}"))),
+    };
     let entries = match index {
         WellKnownIndex::Object { skills } | WellKnownIndex::List(skills) => skills,
     };
-    entries_of(client, index_url, entries, v0_2, want, limits).await
+    entries_of(client, index_url, entries, v0_2, want).await
 }
 
 /// The snapshot of `version`: the one `versions.json` lists, else the current index when its
@@ -572,7 +586,6 @@ async fn snapshot(
     index_url: &Url,
     current: &serde_json::Value,
     version: &str,
-    limits: &PackageLimits,
     want: Want<'_>,
 ) -> Result<Fetched, Problem> {
     let wanted = version.trim().trim_start_matches('v');
@@ -606,7 +619,7 @@ async fn snapshot(
         let index: WellKnownIndex = serde_json::from_value(document)
             .map_err(|error| Problem::Invalid(format!("the index is not valid: {error}")))?;
         let (WellKnownIndex::Object { skills } | WellKnownIndex::List(skills)) = index;
-        let mut fetched = entries_of(client, &url, skills, true, want, limits).await?;
+        let mut fetched = entries_of(client, &url, skills, true, want).await?;
         fetched.reference = Some(entry.version.clone());
         return Ok(fetched);
     }
@@ -624,7 +637,7 @@ async fn snapshot(
             })
             .collect();
         if !current.is_empty() {
-            let mut fetched = entries_of(client, index_url, current, true, want, limits).await?;
+            let mut fetched = entries_of(client, index_url, current, true, want).await?;
             fetched.reference = Some(version.to_owned());
             return Ok(fetched);
         }
@@ -649,9 +662,9 @@ async fn entries_of(
     entries: Vec<WellKnownEntry>,
     v0_2: bool,
     want: Want<'_>,
-    _limits: &PackageLimits,
 ) -> Result<Fetched, Problem> {
     let mut fetched = Fetched::new("well-known", index_url);
+    fetched.listed = entries.iter().map(|entry| entry.name.clone()).collect();
     let entries: Vec<WellKnownEntry> = entries
         .into_iter()
         .filter(|entry| want.wants(&entry.name))
@@ -739,10 +752,15 @@ async fn entries_of(
             Some(digest),
         );
     }
-    if fetched.offers.is_empty() {
-        return Err(Problem::Invalid(
-            "the index lists no installable (skill-md or archive) entries".to_owned(),
-        ));
+    if fetched.offers.is_empty() && want.skills.is_empty() {
+        return Err(Problem::Invalid(format!(
+            "the index lists no installable ({}) entries",
+            if v0_2 {
+                "skill-md or archive"
+            } else {
+                "skill-md"
+            }
+        )));
     }
     Ok(fetched)
 }
@@ -755,4 +773,49 @@ fn parse_json<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T, Problem
 /// Lowercase hex SHA-256.
 pub fn hex_digest(bytes: &[u8]) -> String {
     format!("{:x}", Sha256::digest(bytes))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn candidates(text: &str) -> Vec<(String, &'static str)> {
+        site_candidates(&Url::parse(text).unwrap())
+            .unwrap()
+            .into_iter()
+            .map(|(url, kind)| (url.to_string(), kind))
+            .collect()
+    }
+
+    #[test]
+    fn a_site_is_looked_at_beside_its_path_before_its_root() {
+        assert_eq!(
+            candidates("https://example.com/docs/?q=1#top"),
+            [
+                (
+                    "https://example.com/docs/.well-known/agent-skills/index.json".to_owned(),
+                    "well-known"
+                ),
+                (
+                    "https://example.com/.well-known/agent-skills/index.json".to_owned(),
+                    "well-known"
+                ),
+                (
+                    "https://example.com/docs/.well-known/skills/index.json".to_owned(),
+                    "vercel-well-known"
+                ),
+                (
+                    "https://example.com/.well-known/skills/index.json".to_owned(),
+                    "vercel-well-known"
+                ),
+                ("https://example.com/docs/index.json".to_owned(), "pack"),
+            ]
+        );
+        // A bare origin has one place of each kind.
+        let origin: Vec<&str> = candidates("https://example.com")
+            .iter()
+            .map(|(_, kind)| *kind)
+            .collect();
+        assert_eq!(origin, ["well-known", "vercel-well-known", "pack"]);
+    }
 }

@@ -364,7 +364,7 @@ mod tests {
         for refused in [
             "https://github.com/o",
             "https://github.com/o/r/blob/main",
-            "https://github.com/o/r/tree/main/%2e%2e/x",
+            "https://github.com/o/r/tree/main/a%2F..%2Fb",
             "https://github.com/o/r/issues/1",
         ] {
             assert!(bases.page(&url(refused)).is_err(), "{refused}");

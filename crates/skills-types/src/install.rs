@@ -30,7 +30,7 @@ pub enum AgentTarget {
 #[serde(deny_unknown_fields)]
 #[non_exhaustive]
 pub struct InstallRequest {
-    /// The source (any publisher form): an https URL (a `SKILL.md`, a site or docs page, a
+    /// The source: an https URL (a `SKILL.md`, a site or docs page, a
     /// `/.well-known/agent-skills/index.json` or `/.well-known/skills/index.json`, a pack's
     /// `index.json` or its folder, a `.tar.gz` or `.zip`, a GitHub repository, `tree/` or
     /// `blob/` page), the GitHub shorthand `owner/repo[/path][@ref]`, or a local folder or

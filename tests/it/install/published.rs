@@ -29,6 +29,7 @@ const COMMIT: &str = "4f2a9c1";
 
 /// One entry of a tar stream, hostile ones included (names are written raw, so `../x` and
 /// `/etc/x` reach the extractor as a real attacker would send them).
+#[derive(Clone, Copy)]
 enum Tar<'a> {
     Dir(&'a str),
     File(&'a str, &'a [u8]),
@@ -294,6 +295,41 @@ fn a_docs_page_looks_beside_its_path_before_the_origin_root() {
 }
 
 #[test]
+fn a_skill_an_index_does_not_list_is_an_error_naming_what_it_lists() {
+    let tree = Tree::new();
+    let server = Server::start().unwrap();
+    serve_v0_2(
+        &server,
+        "/.well-known/agent-skills",
+        "1.0.0",
+        &tar_of_skill(&multi()),
+    );
+    let stderr = refused(&tree, &[&server.url("/"), "--skill", "nope"], &[]);
+    assert!(
+        stderr.contains("'nope'") && stderr.contains("code-review, wrangler"),
+        "{stderr}"
+    );
+    assert_eq!(
+        server.targets(),
+        ["/.well-known/agent-skills/index.json"],
+        "no entry is fetched for a name the index does not list"
+    );
+}
+
+#[test]
+fn a_github_redirect_to_an_internal_address_is_refused() {
+    let tree = Tree::new();
+    let server = Server::start().unwrap();
+    server.route(
+        "/api/v3/repos/acme/skills/tarball",
+        Reply::Redirect("https://169.254.169.254/latest/meta-data/".to_owned()),
+    );
+    let base = server.url("");
+    let stderr = refused(&tree, &["acme/skills"], &[("SKILLS_GITHUB_URL", &base)]);
+    assert!(stderr.contains("169.254.169.254"), "{stderr}");
+}
+
+#[test]
 fn a_published_version_installs_from_its_snapshot() {
     let tree = Tree::new();
     let server = Server::start().unwrap();
@@ -362,7 +398,8 @@ fn an_unknown_schema_is_refused_by_name() {
     );
 }
 
-/// Hostile archives, each refused both as a v0.2 `archive` entry and as an archive URL.
+/// Hostile archives, each refused both as a v0.2 `archive` entry and as an archive URL, with
+/// words the refusal must hold.
 fn hostile_archives() -> Vec<(&'static str, Vec<u8>, &'static str)> {
     let definition = multi().files["SKILL.md"].clone();
     let valid = tar_of_skill(&multi());
@@ -371,51 +408,61 @@ fn hostile_archives() -> Vec<(&'static str, Vec<u8>, &'static str)> {
         &[],
     );
     let zeros = vec![0u8; 24 * 1024 * 1024];
+    let skill_md = Tar::File("SKILL.md", &definition);
     vec![
         (
             "traversal",
-            tar_gz(&[
-                Tar::File("SKILL.md", &definition),
-                Tar::File("../escape.md", b"x"),
-            ]),
-            "..",
+            tar_gz(&[skill_md, Tar::File("../escape.md", b"x")]),
+            "'..' component",
         ),
         (
             "absolute",
-            tar_gz(&[
-                Tar::File("SKILL.md", &definition),
-                Tar::File("/tmp/abs.md", b"x"),
-            ]),
-            "",
+            tar_gz(&[skill_md, Tar::File("/tmp/abs.md", b"x")]),
+            "absolute",
         ),
         (
             "tar symlink",
-            tar_gz(&[
-                Tar::File("SKILL.md", &definition),
-                Tar::Symlink("key", "/etc/passwd"),
-            ]),
-            "link",
+            tar_gz(&[skill_md, Tar::Symlink("key", "/etc/passwd")]),
+            "symbolic link",
         ),
         (
             "zip symlink",
             zip_of(&[("SKILL.md", &definition)], &[("key", "/etc/passwd")]),
-            "link",
+            "symbolic link",
         ),
         (
             "zip traversal",
             zip_of(&[("SKILL.md", &definition), ("../../escape.md", b"x")], &[]),
-            "..",
+            "'..' component",
         ),
         (
             "zip bomb",
             zip_of(&[("SKILL.md", &definition), ("zeros.bin", &zeros)], &[]),
-            "",
+            "larger than",
         ),
-        ("truncated tar.gz", valid[..valid.len() / 2].to_vec(), ""),
+        (
+            // Every file within the package limit, the whole far past 100:1.
+            "zip ratio bomb",
+            zip_of(
+                &[
+                    ("SKILL.md", &definition),
+                    ("a.bin", &zeros[..900 * 1024]),
+                    ("b.bin", &zeros[..900 * 1024]),
+                    ("c.bin", &zeros[..900 * 1024]),
+                ],
+                &[],
+            ),
+            "bomb",
+        ),
+        (
+            "truncated tar.gz",
+            valid[..valid.len() / 2].to_vec(),
+            "incomplete",
+        ),
         (
             "truncated zip",
             zip_valid[..zip_valid.len() - 30].to_vec(),
-            "",
+            "truncated",
         ),
     ]
 }
@@ -475,6 +522,29 @@ fn a_vercel_well_known_index_installs_every_listed_file_as_its_own_kind() {
     install(&tree, &[&server.url("/")]);
     assert_eq!(installed(&tree, "wrangler"), skill.files);
     assert_eq!(provenance(&tree, "wrangler")["kind"], "vercel-well-known");
+}
+
+#[test]
+fn an_agent_skills_index_of_the_rfc_v0_1_form_installs_the_files_it_lists() {
+    // v0.1 had no `$schema` and listed each skill's files, served beside the index.
+    let tree = Tree::new();
+    let server = Server::start().unwrap();
+    let skill = multi();
+    for (path, bytes) in &skill.files {
+        server.route(
+            &format!("/.well-known/agent-skills/wrangler/{path}"),
+            Reply::Ok(bytes.clone()),
+        );
+    }
+    let files: Vec<&String> = skill.files.keys().collect();
+    server.text(
+        "/.well-known/agent-skills/index.json",
+        &json!({"skills": [{"name": "wrangler", "description": "Deploys.", "files": files}]})
+            .to_string(),
+    );
+    install(&tree, &[&server.url("/")]);
+    assert_eq!(installed(&tree, "wrangler"), skill.files);
+    assert_eq!(provenance(&tree, "wrangler")["kind"], "well-known");
 }
 
 #[test]
