@@ -33,7 +33,6 @@ pub async fn refresh(
     request: &Refresh,
 ) -> Result<Vec<Refreshed>, Error> {
     let urls = cache::configured_urls(config);
-    let config = &skills_ops::discover::home_settings(config);
     let client = install::client(
         install::policy_of(config)?,
         hooks,

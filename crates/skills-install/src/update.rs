@@ -29,8 +29,6 @@ pub async fn check(
     hooks: &Hooks,
     request: &Request,
 ) -> Result<Vec<Check>, Error> {
-    // `[github] url` comes from the home skills.toml unless the caller set it, as for install.
-    let config = &skills_ops::discover::home_settings(config);
     let installed = installed(config, &request.names)?;
     let client = install::client(
         install::policy_of(config)?,
@@ -53,8 +51,6 @@ pub async fn update(
     hooks: &Hooks,
     request: &Request,
 ) -> Result<Vec<Outcome>, Error> {
-    // `[github] url` comes from the home skills.toml unless the caller set it, as for install.
-    let config = &skills_ops::discover::home_settings(config);
     let installed = installed(config, &request.names)?;
     let client = install::client(
         install::policy_of(config)?,
