@@ -401,7 +401,7 @@ impl Plan {
             )?;
         }
         if !versions.is_empty() {
-            versions.sort_by(|a, b| version_key(&a.version).cmp(&version_key(&b.version)));
+            versions.sort_by_key(|line| version_key(&line.version));
             put(VERSIONS_FILE.to_owned(), json(&Versions { versions })?)?;
         }
         Ok(Self { tree, added })
