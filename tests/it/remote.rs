@@ -97,7 +97,13 @@ fn a_failed_fetch_keeps_the_last_good_copy_and_says_so() {
     let server = Server::start().unwrap();
     let url = serve_pack(&server, "/pack", &pack(), "1.0.0");
     tree.user_config(&format!("urls = [\"{url}\"]\n"));
+    // A staging folder a crashed refresh left is removed by the next one.
+    let leftover = tree
+        .home
+        .join(".openhuman/remote/.staging-0123456789abcdef-1");
+    std::fs::create_dir_all(leftover.join("skills/half")).unwrap();
     run(&tree, &["update", "--remote"]).ok();
+    assert!(!leftover.exists());
 
     server.route("/pack/index.json", Reply::Status(503));
     let failed = run(&tree, &["--json", "update", "--remote"]);

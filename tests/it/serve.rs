@@ -560,7 +560,7 @@ fn serve_refreshes_remote_packs_in_the_background() {
     let (released, arrived) = mpsc::channel();
     thread::spawn(move || {
         gate.wait();
-        drop(released.send(()));
+        released.send(()).ok();
     });
     arrived.recv_timeout(PATIENCE).unwrap_or_else(|_| {
         panic!(

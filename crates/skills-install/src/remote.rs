@@ -116,6 +116,7 @@ fn store(
     std::fs::create_dir_all(&base).map_err(|error| Error::io("create", &base, error))?;
     let _lock =
         skills_ops::fs::lock_root(&base).map_err(|error| Error::io("lock", &base, error))?;
+    remove_stale_staging(&base);
     let skills = match fetched {
         Ok(skills) => skills,
         Err(error) => {
@@ -171,6 +172,23 @@ fn store(
         skills: state.skills,
         error: None,
     })
+}
+
+/// Removes staging folders a crashed refresh left. Called under the lock, so none of them is
+/// in use.
+fn remove_stale_staging(base: &Path) {
+    let Ok(entries) = std::fs::read_dir(base) else {
+        return;
+    };
+    for entry in entries.filter_map(Result::ok) {
+        let stale = entry
+            .file_name()
+            .to_str()
+            .is_some_and(|name| name.starts_with(STAGING_PREFIX));
+        if stale && entry.file_type().is_ok_and(|kind| kind.is_dir()) {
+            drop(std::fs::remove_dir_all(entry.path()));
+        }
+    }
 }
 
 fn stage(staging: &Path, skills: &[(String, Download)], state: &State) -> std::io::Result<()> {
