@@ -403,3 +403,20 @@ fn versions_name_only_plain_snapshot_folders() {
         assert!(super::site::check_version(bad).is_err(), "{bad}");
     }
 }
+
+#[test]
+fn a_staging_folder_left_by_a_crash_is_removed_and_never_published() {
+    let root = tempfile::tempdir().unwrap();
+    let skills = sources(root.path());
+    let site = root.path().join("site");
+    let leftover = site.join(".well-known/.staging-agent-skills-1-2-3");
+    std::fs::create_dir_all(leftover.join("notes")).unwrap();
+    std::fs::write(leftover.join("index.json"), "{}").unwrap();
+    publish(&Request::new(vec![skills], &site)).unwrap();
+    assert!(!leftover.exists());
+    assert_eq!(
+        std::fs::read_dir(site.join(".well-known")).unwrap().count(),
+        1,
+        "only agent-skills/ is left"
+    );
+}
