@@ -178,3 +178,47 @@ fn a_failing_source_or_an_unknown_name_changes_nothing() {
     assert!(result.stderr.contains("no-such-skill"), "{result:?}");
     assert_eq!(files_of(&dir), before);
 }
+
+/// A skill installed from the registry updates from the download its provenance records and
+/// stays a registry install: its `registry` record is written again unchanged.
+#[test]
+fn a_registry_install_updates_and_keeps_its_registry_record() {
+    let tree = Tree::new();
+    let server = Server::start().unwrap();
+    server.text(
+        "/catalog.json",
+        &serde_json::json!([{
+            "name": "@data/csv-profile",
+            "description": "Profiles a CSV file.",
+            "source": "community",
+            "category": "data"
+        }])
+        .to_string(),
+    );
+    let path = "/skills/data/data--csv-profile/SKILL.md";
+    let first = Skill::new("csv-profile", "Profiles a CSV file.", "One.", &[]);
+    server.route(path, Reply::Ok(first.definition().to_vec()));
+    let catalog = server.url("/catalog.json");
+    let base = server.url("/skills");
+    let env = [
+        ("SKILLS_REGISTRY_CATALOG_URL", catalog.as_str()),
+        ("SKILLS_REGISTRY_DOWNLOAD_BASE_URL", base.as_str()),
+        (super::install::ALLOW_LOCAL_HTTP, "1"),
+    ];
+    tree.run_with(&["registry", "install", "data/csv-profile"], &env)
+        .ok();
+    let dir = tree.home.join(".agents/skills/csv-profile");
+    let before = read_json(&dir.join(PROVENANCE_FILE));
+
+    let second = Skill::new("csv-profile", "Profiles a CSV file.", "Two.", &[]);
+    server.route(path, Reply::Ok(second.definition().to_vec()));
+    let checks = tree.run_with(&["--json", "check"], &env).json();
+    assert_eq!(checks["skills"][0]["update_available"], true, "{checks}");
+    let updated = tree.run_with(&["--json", "update"], &env).json();
+    assert_eq!(updated["updated"][0]["action"], "updated", "{updated}");
+    assert_eq!(content(files_of(&dir)), second.files);
+    let after = read_json(&dir.join(PROVENANCE_FILE));
+    assert_eq!(after["kind"], "registry");
+    assert_eq!(after["registry"], before["registry"]);
+    assert_eq!(after["source_url"], before["source_url"]);
+}
