@@ -183,7 +183,7 @@ fn archive_limits() -> Limits {
 /// A bare origin, a docs page or a pack's folder (09 §Publishers): the agent-skills index
 /// beside the path, then at the origin's root, then vercel's `/.well-known/skills/` index the
 /// same two ways (path-relative before root, as the vercel tool looks), then an `index.json`
-/// pack in the folder. Only "not there" (404, 410) moves on to the next place; any other
+/// pack in the folder. Only "not there" (404, 410, and the 403 an object store gives for a missing key) moves on to the next place; any other
 /// failure is the answer.
 async fn site(
     client: &Client,
@@ -205,7 +205,8 @@ async fn site(
                     other => pack(client, &candidate, &bytes, limits, want, other).await,
                 };
             }
-            Err(FetchError::Status(404 | 410)) => tried.push(policy::redact(&candidate)),
+            // An object store answers 403 for a key that does not exist.
+            Err(FetchError::Status(403 | 404 | 410)) => tried.push(policy::redact(&candidate)),
             Err(error) => return Err(Problem::from((candidate, error))),
         }
     }
@@ -248,15 +249,16 @@ async fn repository(
     let limits = archive_limits();
     let bytes = get(client, tarball, limits.total).await?;
     let format = Format::sniff(&bytes).unwrap_or(Format::TarGz);
-    let files = archive::extract(&bytes, format, &limits).map_err(Problem::Invalid)?;
+    let files = archive::extract_tree(&bytes, format, &limits).map_err(Problem::Invalid)?;
     let commit = files
+        .files
         .first()
         .and_then(|(path, _)| path.split_once('/'))
         .and_then(|(top, _)| top.rsplit_once('-'))
         .map(|(_, sha)| sha)
         .filter(|sha| (7..=40).contains(&sha.len()) && sha.bytes().all(|b| b.is_ascii_hexdigit()))
         .map(str::to_owned);
-    let downloads = archive::skills(files, repository.path.as_deref(), tarball)
+    let downloads = archive::skills_in(files, repository.path.as_deref(), tarball)
         .map_err(|reason| Problem::Invalid(format!("{}: {reason}", repository.display())))?;
     let mut fetched = Fetched::new("github", tarball);
     fetched.reference = repository.reference.clone();
@@ -275,8 +277,8 @@ async fn archive_url(client: &Client, url: &Url) -> Result<Fetched, Problem> {
     let format = Format::sniff(&bytes)
         .or_else(|| Format::of_name(url.path()))
         .ok_or_else(|| Problem::Invalid("the download is neither a .tar.gz nor a .zip".into()))?;
-    let files = archive::extract(&bytes, format, &limits).map_err(Problem::Invalid)?;
-    let downloads = archive::skills(files, None, url).map_err(Problem::Invalid)?;
+    let files = archive::extract_tree(&bytes, format, &limits).map_err(Problem::Invalid)?;
+    let downloads = archive::skills_in(files, None, url).map_err(Problem::Invalid)?;
     let mut fetched = Fetched::new("archive", url);
     let digest = format!("sha256:{}", hex_digest(&bytes));
     for download in downloads {
@@ -297,7 +299,7 @@ async fn local(path: &Path) -> Result<Fetched, Problem> {
     let url = Url::from_file_path(&absolute).map_err(|()| {
         Problem::Invalid(format!("'{}' cannot be named as a URL", absolute.display()))
     })?;
-    let downloads = archive::skills(files, None, &url)
+    let downloads = archive::skills_in(files, None, &url)
         .map_err(|reason| Problem::Invalid(format!("'{}': {reason}", path.display())))?;
     let mut fetched = Fetched {
         kind: "local",
@@ -309,8 +311,10 @@ async fn local(path: &Path) -> Result<Fetched, Problem> {
     Ok(fetched)
 }
 
-fn local_files(path: &Path) -> Result<Vec<(String, Vec<u8>)>, Problem> {
-    crate::local::read(path, &archive_limits()).map_err(Problem::Invalid)
+/// Links and special files are kept aside by the reader, never opened; one inside a skill
+/// found refuses the install (see [`archive::skills_in`]).
+fn local_files(path: &Path) -> Result<archive::Tree, Problem> {
+    crate::local::read_tree(path, &archive_limits()).map_err(Problem::Invalid)
 }
 
 async fn get(client: &Client, url: &Url, cap: u64) -> Result<Vec<u8>, Problem> {
@@ -712,9 +716,9 @@ async fn entries_of(
                         entry.name
                     ))
                 })?;
-            let files = archive::extract(&bytes, format, &limits)
+            let files = archive::extract_tree(&bytes, format, &limits)
                 .map_err(|reason| Problem::Invalid(format!("'{}': {reason}", entry.name)))?;
-            let mut downloads = archive::skills(files, None, &url)
+            let mut downloads = archive::skills_in(files, None, &url)
                 .map_err(|reason| Problem::Invalid(format!("'{}': {reason}", entry.name)))?;
             if downloads.len() != 1 {
                 return Err(Problem::Invalid(format!(
@@ -728,6 +732,13 @@ async fn entries_of(
             download.version = entry.version;
             fetched.offer(download, Some(digest));
             continue;
+        }
+        if v0_2 && !is_sha256_digest(&digest) {
+            return Err(Problem::Invalid(format!(
+                "'{}': the digest '{}' is not of the form sha256:<64 lowercase hex digits>",
+                entry.name,
+                skills_types::sanitize::line(&digest)
+            )));
         }
         let expected = digest.strip_prefix("sha256:").ok_or_else(|| {
             Problem::Invalid(format!(
@@ -765,6 +776,16 @@ async fn entries_of(
     Ok(fetched)
 }
 
+/// `sha256:` and 64 lowercase hex digits, as v0.2 spells every digest.
+fn is_sha256_digest(digest: &str) -> bool {
+    digest.strip_prefix("sha256:").is_some_and(|hex| {
+        hex.len() == 64
+            && hex
+                .bytes()
+                .all(|byte| byte.is_ascii_digit() || (b'a'..=b'f').contains(&byte))
+    })
+}
+
 fn parse_json<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T, Problem> {
     serde_json::from_slice(bytes)
         .map_err(|error| Problem::Invalid(format!("the index is not valid: {error}")))
@@ -785,6 +806,21 @@ mod tests {
             .into_iter()
             .map(|(url, kind)| (url.to_string(), kind))
             .collect()
+    }
+
+    #[test]
+    fn v0_2_digests_are_spelled_one_way() {
+        let hex = "a".repeat(64);
+        assert!(is_sha256_digest(&format!("sha256:{hex}")));
+        for bad in [
+            hex.clone(),
+            format!("sha256:{}", "A".repeat(64)),
+            format!("sha256:{}", "a".repeat(63)),
+            format!("sha512:{hex}"),
+            format!("sha256: {hex}"),
+        ] {
+            assert!(!is_sha256_digest(&bad), "{bad}");
+        }
     }
 
     #[test]

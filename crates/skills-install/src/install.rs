@@ -152,6 +152,30 @@ pub(crate) async fn install_selected(
     })?;
     let fetched =
         downloaded.map_err(|problem| error_of(source, problem, &client.settings().policy))?;
+    install_fetched(
+        config, client, source, target, force, naming, selection, fetched,
+    )
+    .await
+}
+
+/// The writing half of [`install_selected`], also for a caller that downloaded (and checked)
+/// the skills itself (a registry whose archives are verified against what it says before they
+/// get here). `source` names where they came from.
+#[expect(
+    clippy::too_many_arguments,
+    reason = "the two halves of one install share its whole context"
+)]
+pub(crate) async fn install_fetched(
+    config: &SkillsConfig,
+    client: &Client,
+    source: &Source,
+    target: &write::Target,
+    force: bool,
+    naming: &Naming,
+    selection: Selection<'_>,
+    fetched: fetch::Fetched,
+) -> Result<Vec<InstallOutcome>, Error> {
+    write::check_record(target)?;
     let fetch::Fetched {
         offers,
         warnings,

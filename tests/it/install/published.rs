@@ -477,10 +477,30 @@ fn hostile_archives_are_refused_and_leave_the_roots_unchanged() {
         serve_v0_2(&server, "/.well-known/agent-skills", "1.0.0", &bytes);
         let stderr = refused(&tree, &[&server.url("/"), "--skill", "wrangler"], &[]);
         assert!(stderr.contains(needle), "{case}: {stderr}");
+        // The same bytes as an archive URL, a GitHub tarball and a local archive.
         server.route("/dl/x.tar.gz", Reply::Ok(bytes.clone()));
         server.route("/dl/x.zip", Reply::Ok(bytes.clone()));
-        refused(&tree, &[&server.url("/dl/x.tar.gz")], &[]);
-        refused(&tree, &[&server.url("/dl/x.zip")], &[]);
+        server.route("/api/v3/repos/evil/x/tarball", Reply::Ok(bytes.clone()));
+        for args in [[server.url("/dl/x.tar.gz")], [server.url("/dl/x.zip")]] {
+            let stderr = refused(&tree, &[&args[0]], &[]);
+            assert!(stderr.contains(needle), "{case} at {}: {stderr}", args[0]);
+        }
+        let base = server.url("");
+        let stderr = refused(&tree, &["evil/x"], &[("SKILLS_GITHUB_URL", &base)]);
+        assert!(stderr.contains(needle), "{case} from GitHub: {stderr}");
+        let name = if bytes.starts_with(&[0x1f, 0x8b]) {
+            "hostile.tar.gz"
+        } else {
+            "hostile.zip"
+        };
+        let local = tree.base.join(name);
+        std::fs::write(&local, &bytes).unwrap();
+        let stderr = refused(&tree, &[local.to_str().unwrap()], &[]);
+        assert!(
+            stderr.contains(needle),
+            "{case} from a local file: {stderr}"
+        );
+        std::fs::remove_file(&local).unwrap();
     }
 }
 
@@ -517,6 +537,8 @@ fn a_vercel_well_known_index_installs_every_listed_file_as_its_own_kind() {
         &json!({"skills": [{"name": "wrangler", "description": "Deploys Workers projects.", "files": files}]})
             .to_string(),
     );
+    // An object store answers 403 for the agent-skills index it does not have.
+    server.route("/.well-known/agent-skills/index.json", Reply::Status(403));
     let listed = run(&tree, &["--json", "install", &server.url("/"), "--list"]).json();
     assert_eq!(listed["offered"][0]["kind"], "vercel-well-known");
     install(&tree, &[&server.url("/")]);
@@ -583,8 +605,12 @@ fn serve_github(server: &Server) -> Vec<u8> {
         format!("{top}.github/workflows/ci.yml"),
         b"on: push\n".to_vec(),
     ));
+    // A repository's link beside its skills (`CLAUDE.md -> AGENTS.md`) is left out, never
+    // created; only a link inside a skill refuses the install.
+    let link = format!("{top}CLAUDE.md");
     let mut entries = vec![Tar::GlobalHeader(COMMIT), Tar::Dir(&top)];
     entries.extend(owned.iter().map(|(path, bytes)| Tar::File(path, bytes)));
+    entries.push(Tar::Symlink(&link, "AGENTS.md"));
     let tarball = tar_gz(&entries);
     for (api, archive) in [
         (
@@ -706,6 +732,25 @@ fn an_archive_url_installs_every_skill_inside() {
     let borrowed: Vec<(&str, &[u8])> = files.iter().map(|(p, b)| (p.as_str(), *b)).collect();
     let archive = zip_of(&borrowed, &[]);
     server.route("/releases/skills.zip", Reply::Ok(archive.clone()));
+    let before = roots(&tree);
+    let listed = run(
+        &tree,
+        &[
+            "--json",
+            "install",
+            &server.url("/releases/skills.zip"),
+            "--list",
+        ],
+    )
+    .json();
+    let kinds: Vec<(&str, &str)> = listed["offered"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| (o["slug"].as_str().unwrap(), o["kind"].as_str().unwrap()))
+        .collect();
+    assert_eq!(kinds, [("code-review", "archive"), ("wrangler", "archive")]);
+    assert!(before == roots(&tree), "--list wrote something");
     let outcomes = install(&tree, &[&server.url("/releases/skills.zip")]);
     assert_eq!(outcomes.len(), 2);
     assert_eq!(installed(&tree, "wrangler"), one.files);
@@ -729,6 +774,9 @@ fn a_local_folder_and_a_local_archive_install_without_network() {
     let source = tree.base.join("src");
     write_skill(&source, &multi());
     write_skill(&source, &single());
+    let listed = run(&tree, &["--json", "install", "./src", "--list"]).json();
+    assert_eq!(listed["offered"].as_array().unwrap().len(), 2, "{listed}");
+    assert_eq!(listed["offered"][0]["kind"], "local");
     let outcomes = install(&tree, &["./src"]);
     assert_eq!(outcomes.len(), 2);
     assert_eq!(installed(&tree, "wrangler"), multi().files);
