@@ -13,8 +13,11 @@ mod manage;
 mod network;
 #[cfg(unix)]
 mod peers;
+mod publish;
 mod reference;
 mod registry;
+mod remote;
 mod serve;
 mod triggers;
+mod update;
 mod validate;

@@ -41,7 +41,16 @@ struct Connection {
 impl Connection {
     /// `skills --home H --workspace W serve` on `tree`.
     fn open(tree: &Tree) -> Self {
-        let mut child = skills_tests::skills()
+        Self::open_with(tree, &[])
+    }
+
+    /// [`Connection::open`] with extra environment variables.
+    fn open_with(tree: &Tree, env: &[(&str, &str)]) -> Self {
+        let mut command = skills_tests::skills();
+        for (key, value) in env {
+            command.env(key, value);
+        }
+        let mut child = command
             .current_dir(&tree.base)
             .arg("--home")
             .arg(&tree.home)
@@ -509,4 +518,59 @@ fn bad_messages_are_answered_and_the_server_keeps_answering() {
     let status = server.finish();
     assert_eq!(status.code(), Some(0), "stderr:\n{}", server.stderr());
     assert!(server.events.is_empty(), "{:?}", server.events);
+}
+
+/// A long-running server refreshes a remote pack (`urls`) in the background, off every
+/// request's path: the pack's index is held at the fixture until the test lets it go, the
+/// server answers meanwhile, and the copy it fetched is listed after the `catalog_changed` the
+/// refresh publishes.
+#[test]
+fn serve_refreshes_remote_packs_in_the_background() {
+    use std::sync::Barrier;
+
+    use skills_tests::http::{Reply, Server};
+
+    let tree = Tree::new();
+    let fixture = Server::start().unwrap();
+    let gate = Arc::new(Barrier::new(2));
+    let index = json!({"skills": [{"name": "team-style", "files": ["SKILL.md"]}]});
+    fixture.route(
+        "/pack/index.json",
+        Reply::Gated {
+            body: index.to_string().into_bytes(),
+            gate: gate.clone(),
+        },
+    );
+    fixture.text(
+        "/pack/team-style/SKILL.md",
+        "---\nname: team-style\ndescription: The team's style.\n---\nUse tabs.\n",
+    );
+    tree.write(
+        &tree.home.join(".openhuman/skills.toml"),
+        format!("urls = [\"{}\"]\n", fixture.url("/pack/index.json")),
+    );
+    let mut server = Connection::open_with(&tree, &[(super::install::ALLOW_LOCAL_HTTP, "1")]);
+    assert_eq!(
+        server.result("skills.subscribe", json!({})),
+        json!({ "subscribed": true })
+    );
+    // The refresh is held at the fixture, and the server still answers.
+    assert!(ids(&server.result("skills.list", json!({}))).is_empty());
+
+    let (released, arrived) = mpsc::channel();
+    thread::spawn(move || {
+        gate.wait();
+        released.send(()).ok();
+    });
+    arrived.recv_timeout(PATIENCE).unwrap_or_else(|_| {
+        panic!(
+            "the server never fetched the pack; stderr:\n{}",
+            server.stderr()
+        )
+    });
+    let events = server.events_through_catalog_changed();
+    assert_eq!(events.last().unwrap().0, "catalog_changed", "{events:?}");
+    let listed = server.result("skills.list", json!({}));
+    assert_eq!(ids(&listed), ["team-style"], "{listed}");
+    assert_eq!(listed["skills"][0]["scope"], "remote", "{listed}");
 }

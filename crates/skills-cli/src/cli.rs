@@ -148,6 +148,14 @@ pub(crate) enum Command {
     /// shorthand owner/repo[/path][@ref], or a local folder or archive (./dir, /abs/x.zip).
     #[command(after_help = local_http_help())]
     Install(InstallArgs),
+    /// Installed skills whose source offers other files now (a new version or a different
+    /// digest), and those changed locally since install. Writes nothing.
+    #[command(after_help = local_http_help())]
+    Check(CheckArgs),
+    /// Re-install skills whose source changed, from the source each was installed from; a
+    /// skill changed locally is kept unless --force.
+    #[command(after_help = local_http_help())]
+    Update(UpdateArgs),
     /// The registry catalog (SKILLS_REGISTRY_CATALOG_URL): browse and search its entries, see
     /// its categories and sources, install an entry.
     #[command(subcommand, after_help = local_http_help())]
@@ -155,6 +163,10 @@ pub(crate) enum Command {
     /// Lint skills against a profile; exit 0 when all are valid, 1 when one is not, 2 when a
     /// path cannot be validated.
     Validate(ValidateArgs),
+    /// Write skill folders as an agent-skills site (SITE/.well-known/agent-skills/: index.json,
+    /// one SKILL.md or reproducible .tar.gz per skill, older versions kept), after validating
+    /// each strictly; any static file server can then serve SITE.
+    Publish(PublishArgs),
     /// Serve every operation as JSON-RPC 2.0 over stdin and stdout, one message per line.
     Serve,
     /// Print every RPC method with the JSON Schemas of its params and result.
@@ -293,6 +305,37 @@ pub(crate) struct InstallArgs {
     /// Install a published version of an agent-skills site (one its versions.json lists).
     #[arg(long, value_name = "VERSION")]
     pub(crate) version: Option<String>,
+    #[command(flatten)]
+    pub(crate) discovery: Discovery,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct CheckArgs {
+    /// Only these skills (folder or skill names) [default: every installed skill].
+    #[arg(value_name = "NAME")]
+    pub(crate) names: Vec<String>,
+    /// Give up on a source after this many seconds (1 to 600).
+    #[arg(long, value_name = "SECONDS", default_value_t = skills::types::limits::DEFAULT_INSTALL_TIMEOUT_SECS)]
+    pub(crate) timeout: u64,
+    #[command(flatten)]
+    pub(crate) discovery: Discovery,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct UpdateArgs {
+    /// Only these skills (folder or skill names) [default: every installed skill].
+    #[arg(value_name = "NAME", conflicts_with = "remote")]
+    pub(crate) names: Vec<String>,
+    /// Fetch the remote packs `urls` lists in skills.toml (listed in the remote scope) instead
+    /// of updating installed skills.
+    #[arg(long, conflicts_with = "force")]
+    pub(crate) remote: bool,
+    /// Overwrite skills changed locally since they were installed.
+    #[arg(long)]
+    pub(crate) force: bool,
+    /// Give up on a source after this many seconds (1 to 600).
+    #[arg(long, value_name = "SECONDS", default_value_t = skills::types::limits::DEFAULT_INSTALL_TIMEOUT_SECS)]
+    pub(crate) timeout: u64,
     #[command(flatten)]
     pub(crate) discovery: Discovery,
 }
@@ -447,6 +490,7 @@ pub(crate) struct TrustArgs {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub(crate) enum ScopeArg {
     Legacy,
+    Remote,
     User,
     Project,
     Profile,
@@ -456,6 +500,7 @@ impl From<ScopeArg> for skills::SkillScope {
     fn from(scope: ScopeArg) -> Self {
         match scope {
             ScopeArg::Legacy => Self::Legacy,
+            ScopeArg::Remote => Self::Remote,
             ScopeArg::User => Self::User,
             ScopeArg::Project => Self::Project,
             ScopeArg::Profile => Self::Profile,
@@ -495,6 +540,17 @@ impl From<FormatArg> for skills::render::Format {
             FormatArg::Json => Self::Json,
         }
     }
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct PublishArgs {
+    /// Skill folders (holding SKILL.md), or folders whose subfolders are skills.
+    #[arg(required = true, value_name = "DIR")]
+    pub(crate) dirs: Vec<PathBuf>,
+    /// The site root to write into (created when missing); only its
+    /// .well-known/agent-skills/ folder is written.
+    #[arg(long, value_name = "SITE")]
+    pub(crate) out: PathBuf,
 }
 
 #[derive(Debug, Args)]

@@ -10,11 +10,13 @@ mod manage;
 mod output;
 mod progress;
 mod prompt;
+mod publish;
 mod read;
 mod registry;
 mod serve;
 mod show;
 mod trust;
+mod update;
 mod validate;
 
 use std::process::ExitCode;
@@ -54,8 +56,11 @@ fn main() -> ExitCode {
         cli::Command::New(args) => manage::new(global, args),
         cli::Command::Uninstall(args) => manage::uninstall(global, args),
         cli::Command::Install(args) => install::run(global, args),
+        cli::Command::Check(args) => update::check(global, args),
+        cli::Command::Update(args) => update::update(global, args),
         cli::Command::Registry(command) => registry::run(global, command),
         cli::Command::Validate(args) => validate::run(global, args),
+        cli::Command::Publish(args) => publish::run(global, args),
         cli::Command::Serve => serve::serve(global),
         cli::Command::Schemas => serve::schemas(),
         cli::Command::Completions(args) => {

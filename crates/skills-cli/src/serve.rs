@@ -51,6 +51,7 @@ pub(crate) fn serve(global: &Global) -> Exit {
     };
     let bus = EventBus::default();
     let skills = Arc::new(skills.with_events(bus.clone()));
+    runtime.spawn(refresh_remotes(skills.clone()));
     let dispatcher = Dispatcher::new(all_skills_registered_controllers(skills));
     match runtime.block_on(run(dispatcher, bus)) {
         Ok(()) => Exit::Success,
@@ -58,6 +59,22 @@ pub(crate) fn serve(global: &Global) -> Exit {
             output::print_error(&format!("serve stopped: {error}"), None);
             Exit::Failure
         }
+    }
+}
+
+/// Keeps the remote packs (`urls`) fresh while the server runs, off every request's path:
+/// the stale ones now, then again each hour (a pack is stale after a day). A failure is
+/// recorded with the pack, where the next listing reports it; nothing is printed to stdout.
+async fn refresh_remotes(skills: Arc<skills::Skills>) {
+    let every = std::time::Duration::from_secs(60 * 60);
+    loop {
+        if let Err(error) = skills
+            .refresh_remotes(&skills::remote::Refresh::stale())
+            .await
+        {
+            tracing::debug!(%error, "remote packs were not refreshed");
+        }
+        tokio::time::sleep(every).await;
     }
 }
 

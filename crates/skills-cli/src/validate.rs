@@ -107,7 +107,7 @@ pub(crate) fn run(global: &Global, args: &ValidateArgs) -> Exit {
 }
 
 /// Appends the lines of one report to `text`, each ending with a line feed.
-fn write_report(text: &mut String, report: &Report, quiet: bool) {
+pub(crate) fn write_report(text: &mut String, report: &Report, quiet: bool) {
     use std::fmt::Write as _;
     let shown = shown_path(report);
     if report.valid {

@@ -21,11 +21,8 @@ use crate::github::Repository;
 use crate::policy;
 use crate::source::{PACK_INDEX, Source, VERCEL_INDEX, WELL_KNOWN_INDEX};
 
-/// The `$schema` of the agent-skills discovery index v0.2 (cloudflare/agent-skills-discovery-rfc):
-/// an opaque identifier matched exactly.
-pub const SCHEMA_V0_2: &str = "https://schemas.agentskills.io/discovery/0.2.0/schema.json";
-/// The list of older snapshots beside an agent-skills index (this project's addition).
-pub const VERSIONS_FILE: &str = "versions.json";
+// One table for the format, shared with `publish` (the writing side).
+pub use skills_types::publish::{SCHEMA_V0_2, VERSIONS_FILE};
 
 /// Largest index (pack or well-known) accepted.
 const MAX_INDEX_BYTES: u64 = skills_types::limits::MIB;

@@ -17,8 +17,12 @@ pub mod install;
 pub mod local;
 pub mod mentions;
 pub mod policy;
+pub mod publish;
 pub mod registry;
+pub mod remote;
 pub mod source;
+pub mod update;
 pub mod write;
 
 pub use install::install;
+pub use publish::publish;

@@ -504,6 +504,14 @@ fn holds_exactly(dir: &Path, files: &BTreeMap<&str, &[u8]>) -> bool {
             .all(|(path, bytes)| found.get(*path).is_some_and(|have| have == bytes))
 }
 
+/// Every regular file below `dir` (the provenance record included), or `None` when the folder
+/// holds anything else (a link, a special file) or cannot be read: what `update` compares with
+/// the digests recorded at install.
+pub(crate) fn installed_files(dir: &Path) -> Option<BTreeMap<String, Vec<u8>>> {
+    let mut found = BTreeMap::new();
+    collect(dir, "", &mut found).then_some(found)
+}
+
 fn collect(dir: &Path, prefix: &str, found: &mut BTreeMap<String, Vec<u8>>) -> bool {
     let Ok(metadata) = std::fs::symlink_metadata(dir) else {
         return false;

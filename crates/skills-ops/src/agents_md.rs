@@ -106,7 +106,8 @@ pub fn block_for(skills: &[Skill], command: &str) -> String {
 /// workspace.
 fn location(scope: SkillScope) -> &'static str {
     match scope {
-        SkillScope::User => "global",
+        // A remote pack is configured per user (or per trusted workspace, listed with it).
+        SkillScope::User | SkillScope::Remote => "global",
         SkillScope::Legacy | SkillScope::Project | SkillScope::Profile => "project",
     }
 }

@@ -12,6 +12,7 @@
 mod cache;
 mod permission;
 mod probe;
+pub mod remote;
 mod roots;
 mod scan;
 pub(crate) mod settings;
@@ -75,6 +76,7 @@ pub fn discover(config: &SkillsConfig) -> Result<Catalog, Error> {
     let (config, mut diagnostics) = settings::effective(config, trusted);
     diagnostics.extend(standing.diagnostics);
     let plan = roots::plan(&config, trusted);
+    diagnostics.extend(remote::diagnostics(&config));
     if !plan.untrusted.is_empty() {
         let listed: Vec<String> = plan
             .untrusted

@@ -199,7 +199,7 @@ pub fn uninstall(
 ) -> Result<Uninstalled, Error> {
     let trusted = trust::is_trusted(config);
     let scopes: Vec<SkillScope> = match scope {
-        Some(SkillScope::Legacy) | Some(SkillScope::Profile) => {
+        Some(SkillScope::Legacy | SkillScope::Remote | SkillScope::Profile) => {
             return Err(Error::InvalidInput(format!(
                 "skills can be uninstalled from the user or project scope, not {}",
                 scope.map_or("", SkillScope::as_str)
@@ -510,7 +510,7 @@ pub fn write_root(
     agent: Option<AgentTarget>,
 ) -> Result<PathBuf, Error> {
     let base = match scope {
-        SkillScope::Legacy | SkillScope::Profile => {
+        SkillScope::Legacy | SkillScope::Remote | SkillScope::Profile => {
             return Err(Error::InvalidInput(format!(
                 "new skills are written to the user or project scope, not {scope} (which uninstall could not remove either)"
             )));

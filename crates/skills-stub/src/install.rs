@@ -1,7 +1,10 @@
 //! The twin of `skills-install`: installing is a mutation, so it is disabled. The function
 //! is `async` like its real counterpart and completes at once; no task, no thread.
 
+pub mod publish;
 pub mod registry;
+pub mod remote;
+pub mod update;
 
 use skills_types::install::{Hooks, InstallOutcome, InstallRequest};
 use skills_types::{Error, SkillsConfig};

@@ -83,6 +83,9 @@ diagnostic_codes! {
     InvalidConfig = "invalid-config": "A `skills.toml` configuration file could not be read or has a malformed key; the key was ignored.",
     InvalidSidecar = "invalid-sidecar": "A `skill.toml`, `workflow.toml` or `skill.json` beside the definition file could not be read or is malformed.",
     NestedSkill = "nested-skill": "A skill folder lies inside another skill's folder; discovery never looks inside a skill, so agents will not find it (reported by `validate --recursive`).",
+    RemoteNotFetched = "remote-not-fetched": "A remote pack listed in `urls` has never been fetched, so none of its skills are listed (run `skills update --remote`).",
+    RemoteFailed = "remote-failed": "The last fetch of a remote pack failed; the last good copy is listed.",
+    RemoteStale = "remote-stale": "The cached copy of a remote pack is older than its refresh interval; it is listed as it is (run `skills update --remote`, or a long-running `skills serve` refreshes it).",
     // Package rules (01 §Package rules).
     PackageInvalidPath = "package-invalid-path": "A file path in the package is not a plain relative path (traversal, absolute, hidden, reserved or over-long).",
     PackageDuplicatePath = "package-duplicate-path": "Two files in the package have the same path.",

@@ -180,6 +180,12 @@ pub enum Error {
         /// Why, as a clause ("its name is not valid UTF-8 ...").
         reason: String,
     },
+    /// Skills given to `publish` fail the strict validation; nothing was written.
+    #[error("{} of the skills to publish {} not valid under the strict agentskills profile; nothing was written", reports.len(), if reports.len() == 1 { "is" } else { "are" })]
+    NotPublishable {
+        /// The report of each invalid skill, with every diagnostic.
+        reports: Vec<crate::validate::Report>,
+    },
 }
 
 impl Error {
@@ -211,6 +217,7 @@ impl Error {
             Self::NotValidated { .. } => "not_validated",
             Self::TrustRecordInvalid { .. } => "trust_record_invalid",
             Self::StateFileInvalid { .. } => "state_file_invalid",
+            Self::NotPublishable { .. } => "not_publishable",
         }
     }
 
@@ -275,6 +282,12 @@ mod tests {
             (
                 Error::SkillDisabled { name: "pdf".into() },
                 "skill_disabled",
+            ),
+            (
+                Error::NotPublishable {
+                    reports: Vec::new(),
+                },
+                "not_publishable",
             ),
             (
                 Error::NamespaceConflict {

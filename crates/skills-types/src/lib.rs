@@ -20,7 +20,9 @@ pub mod install;
 pub mod limits;
 pub mod manage;
 pub mod path_text;
+pub mod publish;
 pub mod registry;
+pub mod remote;
 pub mod render;
 pub mod rpc;
 pub mod sanitize;
@@ -30,6 +32,7 @@ pub mod skill;
 pub mod tool;
 pub mod trigger;
 pub mod trust;
+pub mod update;
 pub mod validate;
 
 pub use catalog::Catalog;

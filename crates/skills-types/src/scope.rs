@@ -5,10 +5,11 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
-/// The scope a skill root belongs to: the legacy folder, the user's home, the workspace, or a profile.
+/// The scope a skill root belongs to: the legacy folder, a remote pack, the user's home, the
+/// workspace, or a profile.
 ///
 /// The derived order is the precedence order: a skill in a later scope shadows a skill of the
-/// same name in an earlier one (`Legacy < User < Project < Profile`).
+/// same name in an earlier one (`Legacy < Remote < User < Project < Profile`).
 #[derive(
     Clone,
     Copy,
@@ -26,6 +27,9 @@ use serde::{Deserialize, Serialize};
 pub enum SkillScope {
     /// `<workspace>/skills`, only in a trusted workspace.
     Legacy,
+    /// The cached copy of a remote pack (`urls` in `skills.toml`), below the user's own skills
+    /// so a pack never shadows what the user wrote.
+    Remote,
     /// The user's own roots under the home directory.
     User,
     /// The workspace's roots, only in a trusted workspace.
@@ -41,15 +45,22 @@ pub(crate) fn user_scope() -> SkillScope {
 
 impl SkillScope {
     /// Every scope, lowest precedence first.
-    pub const ALL: [SkillScope; 4] = [Self::Legacy, Self::User, Self::Project, Self::Profile];
+    pub const ALL: [SkillScope; 5] = [
+        Self::Legacy,
+        Self::Remote,
+        Self::User,
+        Self::Project,
+        Self::Profile,
+    ];
 
     /// The precedence number of 02: higher wins.
     pub const fn precedence(self) -> u8 {
         match self {
             Self::Legacy => 0,
-            Self::User => 1,
-            Self::Project => 2,
-            Self::Profile => 3,
+            Self::Remote => 1,
+            Self::User => 2,
+            Self::Project => 3,
+            Self::Profile => 4,
         }
     }
 
@@ -57,6 +68,7 @@ impl SkillScope {
     pub const fn as_str(self) -> &'static str {
         match self {
             Self::Legacy => "legacy",
+            Self::Remote => "remote",
             Self::User => "user",
             Self::Project => "project",
             Self::Profile => "profile",
@@ -72,7 +84,7 @@ impl fmt::Display for SkillScope {
 
 /// The error of parsing a scope name.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown scope '{0}': expected one of legacy, user, project, profile")]
+#[error("unknown scope '{0}': expected one of legacy, remote, user, project, profile")]
 pub struct UnknownScope(pub String);
 
 impl FromStr for SkillScope {
@@ -109,7 +121,7 @@ mod tests {
         assert!(serde_json::from_str::<SkillScope>("\"User\"").is_err());
         assert_eq!(
             "global".parse::<SkillScope>().unwrap_err().to_string(),
-            "unknown scope 'global': expected one of legacy, user, project, profile"
+            "unknown scope 'global': expected one of legacy, remote, user, project, profile"
         );
     }
 }

@@ -184,6 +184,50 @@ impl Skills {
         Ok(outcomes)
     }
 
+    /// Compares every installed skill (those with a provenance record in a user or project
+    /// root; only `request.names` when given) with what its source serves now: an update is
+    /// available when the source's files differ from those installed, and a skill is
+    /// `locally_modified` when its files on disk differ from them. Writes nothing.
+    pub async fn check_updates(
+        &self,
+        request: &skills_types::update::Request,
+    ) -> Result<Vec<skills_types::update::Check>, Error> {
+        install_impl::update::check(self.checked()?, &self.hooks, request).await
+    }
+
+    /// Re-installs every selected skill whose source changed, through the same staged,
+    /// atomic writer as [`Skills::install`], recording the same source. A skill changed
+    /// locally since install is kept (`kept_local_changes`) unless `request.force` is set.
+    /// Publishes `installed` for each skill written.
+    pub async fn update_installed(
+        &self,
+        request: &skills_types::update::Request,
+    ) -> Result<Vec<skills_types::update::Outcome>, Error> {
+        self.baseline();
+        let outcomes = install_impl::update::update(self.checked()?, &self.hooks, request).await?;
+        let written = outcomes
+            .iter()
+            .filter_map(|outcome| outcome.installed.as_ref());
+        self.changed(SkillsEvent::Installed, written);
+        Ok(outcomes)
+    }
+
+    /// Fetches the remote packs the configuration lists (`urls` of the home `skills.toml`, and
+    /// of the workspace's when it is trusted) into the cache the `remote` scope lists; with
+    /// `request.stale_only`, only those older than a day, missing or failed (what a
+    /// long-running process calls in the background). A pack that fails keeps its last good
+    /// copy and says why in its line. Never called by a listing.
+    pub async fn refresh_remotes(
+        &self,
+        request: &skills_types::remote::Refresh,
+    ) -> Result<Vec<skills_types::remote::Refreshed>, Error> {
+        self.baseline();
+        let refreshed =
+            install_impl::remote::refresh(self.checked()?, &self.hooks, request).await?;
+        self.changed::<()>(SkillsEvent::CatalogChanged, []);
+        Ok(refreshed)
+    }
+
     /// Every entry of the registry catalog (only those of `category`, ignoring case, when
     /// given), sorted by name. A cached catalog older than an hour answers at once and is
     /// refreshed in the background on the caller's tokio runtime (`catalog.refreshing`); the

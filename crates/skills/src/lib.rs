@@ -80,12 +80,36 @@ pub mod install {
     pub use skills_types::install::*;
 }
 
+pub mod publish {
+    //! Publishing skills as an agent-skills discovery v0.2 site (09 §Publishing): [`publish`]
+    //! validates every skill strictly, then writes `<out>/.well-known/agent-skills/` (the
+    //! index, one `SKILL.md` or reproducible `.tar.gz` per skill, snapshots of older versions)
+    //! with one atomic swap. Any static host serves the result.
+
+    pub use crate::install_impl::publish::publish;
+    pub use skills_types::publish::*;
+}
+
 pub mod registry {
     //! The registry catalog and its coordinates (03 §Registry catalog, §Coordinates): see
     //! [`crate::Skills::registry_browse`], [`crate::Skills::registry_search`] and
     //! [`crate::Skills::registry_install`].
 
     pub use skills_types::registry::*;
+}
+
+pub mod remote {
+    //! Remote packs (09 §Remote packs in configuration): the `urls` of `skills.toml`, fetched
+    //! by [`crate::Skills::refresh_remotes`] into a cache listed in the `remote` scope.
+
+    pub use skills_types::remote::*;
+}
+
+pub mod update {
+    //! Checking installed skills against their sources and updating them (09 §Updates): see
+    //! [`crate::Skills::check_updates`] and [`crate::Skills::update_installed`].
+
+    pub use skills_types::update::*;
 }
 
 pub mod manage {

@@ -69,6 +69,9 @@ pub(crate) fn plan(config: &SkillsConfig, trusted: bool) -> Plan {
             .iter()
             .map(|path| own(SkillScope::User, absolute(path))),
     );
+    // A workspace's `urls` are in the configuration only when it is trusted (settings
+    // layers the workspace file only then), so these roots need no gate of their own.
+    let remote = super::remote::roots(config);
     let legacy = vec![own(SkillScope::Legacy, workspace.join(SKILLS_DIR))];
 
     let mut plan = Plan {
@@ -81,6 +84,7 @@ pub(crate) fn plan(config: &SkillsConfig, trusted: bool) -> Plan {
         (true, profile),
         (true, project),
         (false, user),
+        (false, remote),
         (true, legacy),
     ] {
         if gated && !trusted {

@@ -30,6 +30,9 @@ const _: fn(&Path, &[u8], &Options) -> Result<Report, Error> = skills::validate:
 const _: fn(&Path, &Options) -> Result<Vec<Result<Report, Error>>, Error> =
     skills::validate::validate_tree;
 
+const _: fn(&skills::publish::Request) -> Result<skills::publish::Outcome, Error> =
+    skills::publish::publish;
+
 const _: fn(SkillsConfig) -> Skills = Skills::new;
 const _: fn(&Skills) -> &SkillsConfig = Skills::config;
 const _: fn(&Skills) -> Result<Catalog, Error> = Skills::discover;
@@ -48,6 +51,24 @@ const _: fn(&Skills, &Path) -> Result<TrustChange, Error> = Skills::trust;
 const _: fn(&Skills, &Path) -> Result<TrustChange, Error> = Skills::revoke_trust;
 const _: fn(&Skills) -> Result<Vec<TrustedWorkspace>, Error> = Skills::trusted_workspaces;
 const _: fn(&[SkillBody]) -> String = skills::render::read_text;
+
+/// `check_updates` and `update_installed` are `async` like `install`; pinned the same way.
+#[expect(
+    dead_code,
+    reason = "compiled, never called: the signature is the test"
+)]
+fn update_signatures<'a>(
+    skills: &'a Skills,
+    request: &'a skills::update::Request,
+) -> (
+    impl Future<Output = Result<Vec<skills::update::Check>, Error>> + Send + 'a,
+    impl Future<Output = Result<Vec<skills::update::Outcome>, Error>> + Send + 'a,
+) {
+    (
+        skills.check_updates(request),
+        skills.update_installed(request),
+    )
+}
 
 /// `install` is `async`, so it is pinned through a function with its exact signature, and its
 /// future must be `Send` (an agent core spawns it on a multi-threaded runtime).
@@ -230,8 +251,20 @@ fn each_side_behaves_as_documented() {
                 .len(),
             1
         );
+        let site = root.path().join("site");
+        let published =
+            skills::publish::publish(&skills::publish::Request::new(vec![dir.into()], &site))
+                .unwrap();
+        assert_eq!(published.skills.len(), 1);
+        assert!(published.index.is_file());
     } else {
         let disabled = |error: Error| assert_eq!(error.kind(), "disabled");
+        let site = root.path().join("site");
+        disabled(
+            skills::publish::publish(&skills::publish::Request::new(vec![dir.into()], &site))
+                .unwrap_err(),
+        );
+        assert!(!site.exists(), "the stub writes nothing");
         disabled(skills::load::find_definition(dir).unwrap_err());
         disabled(skills::load::load_document(&file).unwrap_err());
         disabled(skills::load::parse_document(&file, b"").unwrap_err());

@@ -1,0 +1,177 @@
+//! `skills check [NAME…]` and `skills update [NAME…] [--force]` (09 §Updates): installed
+//! skills compared with the sources their provenance names, and re-installed from them.
+//!
+//! Exit status: `check` 0 when every source could be compared (whether or not updates are
+//! available), 1 when one could not; `update` 0 when every selected skill is current or was
+//! updated, 1 when one was kept for its local changes or failed; 2 for a name that is not an
+//! installed skill.
+
+use skills::update::{Action, Check, Request};
+
+use crate::Exit;
+use crate::cli::{CheckArgs, Global, UpdateArgs};
+use crate::context;
+use crate::install::runtime;
+use crate::output::{self, DIM, OK, WARNING};
+
+pub(crate) fn check(global: &Global, args: &CheckArgs) -> Exit {
+    let skills = match context::skills(global, Some(&args.discovery)) {
+        Ok(skills) => skills,
+        Err(message) => return output::usage(global, &message),
+    };
+    let mut request = Request::named(args.names.clone());
+    request.timeout_secs = Some(args.timeout);
+    let runtime = match runtime() {
+        Ok(runtime) => runtime,
+        Err(message) => return output::usage(global, &message),
+    };
+    let checks = match runtime.block_on(skills.check_updates(&request)) {
+        Ok(checks) => checks,
+        Err(error) => return output::fail(global, &error),
+    };
+    let exit = if checks.iter().any(|check| check.problem.is_some()) {
+        Exit::Failure
+    } else {
+        Exit::Success
+    };
+    if global.json {
+        output::print_json(&serde_json::json!({ "skills": checks }));
+        return exit;
+    }
+    if checks.is_empty() && !global.quiet {
+        output::line(
+            "no installed skills (only skills installed with a provenance record are checked)",
+        );
+    }
+    for check in &checks {
+        if let Some(problem) = &check.problem {
+            output::warn(&format!("{}: {problem}", output::shown(&check.slug)));
+            continue;
+        }
+        let state = match (check.update_available, check.locally_modified) {
+            (true, true) => format!("{WARNING}update available, changed locally{WARNING:#}"),
+            (true, false) => format!("{WARNING}update available{WARNING:#}"),
+            (false, true) => format!("{WARNING}changed locally{WARNING:#}"),
+            (false, false) if global.quiet => continue,
+            (false, false) => format!("{OK}current{OK:#}"),
+        };
+        output::line(format_args!(
+            "{state} {} {DIM}({} scope, {}){DIM:#}",
+            output::shown(&check.slug),
+            check.scope,
+            versions(check)
+        ));
+    }
+    exit
+}
+
+pub(crate) fn update(global: &Global, args: &UpdateArgs) -> Exit {
+    let skills = match context::skills(global, Some(&args.discovery)) {
+        Ok(skills) => skills,
+        Err(message) => return output::usage(global, &message),
+    };
+    if args.remote {
+        return remote(global, &skills, args);
+    }
+    let mut request = Request::named(args.names.clone());
+    request.force = args.force;
+    request.timeout_secs = Some(args.timeout);
+    let runtime = match runtime() {
+        Ok(runtime) => runtime,
+        Err(message) => return output::usage(global, &message),
+    };
+    let outcomes = match runtime.block_on(skills.update_installed(&request)) {
+        Ok(outcomes) => outcomes,
+        Err(error) => return output::fail(global, &error),
+    };
+    let exit = if outcomes
+        .iter()
+        .any(|outcome| matches!(outcome.action, Action::KeptLocalChanges | Action::Failed))
+    {
+        Exit::Failure
+    } else {
+        Exit::Success
+    };
+    if global.json {
+        output::print_json(&serde_json::json!({ "updated": outcomes }));
+        return exit;
+    }
+    for outcome in &outcomes {
+        let slug = output::shown(&outcome.check.slug);
+        match outcome.action {
+            Action::Updated => output::line(format_args!(
+                "{OK}updated{OK:#} {slug} {DIM}({} scope, {}){DIM:#}",
+                outcome.check.scope,
+                versions(&outcome.check)
+            )),
+            Action::Current if !global.quiet => output::line(format_args!(
+                "{OK}current{OK:#} {slug} {DIM}({} scope){DIM:#}",
+                outcome.check.scope
+            )),
+            Action::Current => {}
+            Action::KeptLocalChanges | Action::Failed => output::warn(&format!(
+                "{slug}: {}",
+                outcome.message.as_deref().unwrap_or("not updated")
+            )),
+        }
+    }
+    exit
+}
+
+/// `update --remote`: every configured pack fetched now, one line each. Status 1 when one
+/// failed (its last good copy stays listed).
+fn remote(global: &Global, skills: &skills::Skills, args: &UpdateArgs) -> Exit {
+    let mut request = skills::remote::Refresh::all();
+    request.timeout_secs = Some(args.timeout);
+    let runtime = match runtime() {
+        Ok(runtime) => runtime,
+        Err(message) => return output::usage(global, &message),
+    };
+    let refreshed = match runtime.block_on(skills.refresh_remotes(&request)) {
+        Ok(refreshed) => refreshed,
+        Err(error) => return output::fail(global, &error),
+    };
+    let exit = if refreshed.iter().any(|line| line.error.is_some()) {
+        Exit::Failure
+    } else {
+        Exit::Success
+    };
+    if global.json {
+        output::print_json(&serde_json::json!({ "remotes": refreshed }));
+        return exit;
+    }
+    if refreshed.is_empty() && !global.quiet {
+        output::line("no remote packs are configured (urls = [...] in skills.toml)");
+    }
+    for line in &refreshed {
+        match &line.error {
+            Some(error) => output::warn(&format!(
+                "{}: {error} (the last good copy stays listed)",
+                output::shown(&line.url)
+            )),
+            None if !global.quiet => output::line(format_args!(
+                "{OK}fetched{OK:#} {} {DIM}({} skill{}){DIM:#}",
+                output::shown(&line.url),
+                line.skills.len(),
+                if line.skills.len() == 1 { "" } else { "s" }
+            )),
+            None => {}
+        }
+    }
+    exit
+}
+
+/// `1.0.0 → 1.1.0`, `1.0.0`, or the source when no version is known.
+fn versions(check: &Check) -> String {
+    match (&check.installed_version, &check.available_version) {
+        (Some(installed), Some(available)) if installed != available => {
+            format!(
+                "{} → {}",
+                output::shown(installed),
+                output::shown(available)
+            )
+        }
+        (Some(version), _) | (None, Some(version)) => output::shown(version).into_owned(),
+        (None, None) => output::shown(&check.source).into_owned(),
+    }
+}

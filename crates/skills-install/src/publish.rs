@@ -1,0 +1,338 @@
+//! `publish`: the producing side of the agent-skills discovery v0.2 format (09 §Publishing).
+//! Skill folders in, a static well-known tree out, which any file server, object store or CDN
+//! can serve; there is no server of ours to run.
+//!
+//! Three properties matter more than anything else here. Nothing invalid is published: every
+//! skill passes the strict agentskills profile first, or nothing is written. The output is
+//! reproducible: the same folders give the same bytes (sorted archive entries, fixed times,
+//! owners and modes, a gzip header without a time or a name), so a digest names content, not
+//! the moment it was packed, and a CDN cache is not invalidated by a rebuild. And the site is
+//! never half-written: the whole well-known folder is built beside the old one and swapped in
+//! with one rename, and a folder holding anything the published indexes do not name is left
+//! alone (it is somebody else's).
+
+mod site;
+#[cfg(test)]
+mod tests;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+use skills_types::files::{PROVENANCE_FILE, SKILL_MD, is_excluded_dir_name};
+use skills_types::limits::{MAX_RELATIVE_PATH_COMPONENTS, PackageLimits};
+use skills_types::publish::{
+    ARCHIVE_EXTENSION, ARCHIVE_FILE_MODE, ARCHIVE_MTIME, ArtifactKind, IndexEntry, Outcome, Request,
+};
+use skills_types::validate::{Options, Profile};
+use skills_types::{Error, Frontmatter};
+
+use crate::fetch::hex_digest;
+
+/// Validates every skill the request names, then writes (or leaves, when nothing changed) the
+/// well-known tree under `request.out`.
+pub fn publish(request: &Request) -> Result<Outcome, Error> {
+    if request.dirs.is_empty() {
+        return Err(Error::InvalidInput(
+            "publish needs at least one skill folder".to_owned(),
+        ));
+    }
+    let folders = skill_folders(&request.dirs)?;
+    let options = Options::new(Profile::Agentskills).strict(true);
+    let mut invalid = Vec::new();
+    for folder in &folders {
+        let report = skills_ops::validate::validate_path(folder, &options)?;
+        if !report.valid {
+            invalid.push(report);
+        }
+    }
+    if !invalid.is_empty() {
+        return Err(Error::NotPublishable { reports: invalid });
+    }
+
+    let mut warnings = Vec::new();
+    let mut skills = Vec::with_capacity(folders.len());
+    let mut names = BTreeSet::new();
+    for folder in &folders {
+        let skill = Skill::read(folder, &mut warnings)?;
+        if !names.insert(skill.frontmatter.name.clone()) {
+            return Err(Error::InvalidInput(format!(
+                "two of the folders to publish are skills named '{}'; an index lists each name once",
+                skill.frontmatter.name
+            )));
+        }
+        skills.push(skill);
+    }
+    skills.sort_by(|a, b| a.frontmatter.name.cmp(&b.frontmatter.name));
+
+    let mut artifacts = Vec::with_capacity(skills.len());
+    for skill in &skills {
+        artifacts.push(skill.artifact()?);
+    }
+    site::write(&request.out, artifacts, warnings)
+}
+
+/// The skill folders `dirs` name: a folder holding `SKILL.md` is one; any other folder stands
+/// for its subfolders that hold one (sorted, hidden and excluded names skipped).
+fn skill_folders(dirs: &[PathBuf]) -> Result<Vec<PathBuf>, Error> {
+    let mut folders = Vec::new();
+    for dir in dirs {
+        let metadata = std::fs::metadata(dir).map_err(|error| match error.kind() {
+            std::io::ErrorKind::NotFound => Error::NotFound { path: dir.clone() },
+            _ => Error::io("examine", dir, error),
+        })?;
+        if !metadata.is_dir() {
+            return Err(Error::NotADirectory { path: dir.clone() });
+        }
+        if is_file(&dir.join(SKILL_MD)) {
+            folders.push(dir.clone());
+            continue;
+        }
+        let mut found = Vec::new();
+        let entries = std::fs::read_dir(dir).map_err(|error| Error::io("list", dir, error))?;
+        for entry in entries {
+            let entry = entry.map_err(|error| Error::io("list", dir, error))?;
+            let name = entry.file_name();
+            let Some(name) = name.to_str() else { continue };
+            let is_dir = entry
+                .file_type()
+                .is_ok_and(|kind| kind.is_dir() && !kind.is_symlink());
+            if is_dir && !is_excluded_dir_name(name) && is_file(&entry.path().join(SKILL_MD)) {
+                found.push(entry.path());
+            }
+        }
+        if found.is_empty() {
+            return Err(Error::NoDefinitionFile { dir: dir.clone() });
+        }
+        found.sort();
+        folders.extend(found);
+    }
+    Ok(folders)
+}
+
+fn is_file(path: &Path) -> bool {
+    std::fs::symlink_metadata(path).is_ok_and(|metadata| metadata.is_file())
+}
+
+/// One skill read from disk: every file it ships and its frontmatter.
+struct Skill {
+    dir: PathBuf,
+    frontmatter: Frontmatter,
+    version: Option<String>,
+    /// Relative path (with `/`) → bytes, sorted: the order of the archive.
+    files: BTreeMap<String, Vec<u8>>,
+}
+
+impl Skill {
+    fn read(dir: &Path, warnings: &mut Vec<String>) -> Result<Self, Error> {
+        let limits = PackageLimits::default();
+        let mut files = BTreeMap::new();
+        let mut total = 0u64;
+        walk(dir, dir, "", 0, &limits, &mut files, &mut total, warnings)?;
+        let definition = files.get(SKILL_MD).ok_or_else(|| Error::NoDefinitionFile {
+            dir: dir.to_path_buf(),
+        })?;
+        let document = skills_ops::load::parse_document(&dir.join(SKILL_MD), definition)?;
+        let version = document.frontmatter.version();
+        if let Some(version) = &version {
+            site::check_version(version).map_err(|reason| {
+                Error::InvalidInput(format!(
+                    "{}: the version '{}' cannot name a snapshot folder: {reason}",
+                    dir.join(SKILL_MD).display(),
+                    version.escape_debug()
+                ))
+            })?;
+        }
+        Ok(Self {
+            dir: dir.to_path_buf(),
+            frontmatter: document.frontmatter,
+            version,
+            files,
+        })
+    }
+
+    /// The skill's artifact: its `SKILL.md` when that is all it holds, else an archive.
+    fn artifact(&self) -> Result<Artifact, Error> {
+        let name = &self.frontmatter.name;
+        let (kind, path, bytes) = if self.files.len() == 1 {
+            (
+                ArtifactKind::SkillMd,
+                format!("{name}/{SKILL_MD}"),
+                self.files.get(SKILL_MD).cloned().unwrap_or_default(),
+            )
+        } else {
+            let bytes =
+                archive(&self.files).map_err(|error| Error::io("pack", &self.dir, error))?;
+            (
+                ArtifactKind::Archive,
+                format!("{name}{ARCHIVE_EXTENSION}"),
+                bytes,
+            )
+        };
+        Ok(Artifact {
+            entry: IndexEntry {
+                name: name.clone(),
+                kind,
+                description: self.frontmatter.description.clone(),
+                url: path,
+                digest: format!("sha256:{}", hex_digest(&bytes)),
+                version: self.version.clone(),
+            },
+            bytes,
+            dir: self.dir.clone(),
+            files: self.files.len(),
+        })
+    }
+}
+
+/// A skill as the site holds it.
+pub(crate) struct Artifact {
+    /// Its index entry; `url` is the artifact's path relative to the index.
+    pub(crate) entry: IndexEntry,
+    /// The artifact's bytes.
+    pub(crate) bytes: Vec<u8>,
+    /// The folder it was read from.
+    pub(crate) dir: PathBuf,
+    /// How many files it holds.
+    pub(crate) files: usize,
+}
+
+/// Collects every file below `dir` that a publish ships. Hidden entries (and the installer's
+/// provenance record) and the folders discovery skips are left out, with a warning: a `.env`
+/// beside a skill must not end up on a public site. A symlink or special file stops the
+/// publish: following it would publish whatever it points at (a key, `/etc/passwd`), and
+/// skipping it would publish a skill that does not work.
+#[expect(
+    clippy::too_many_arguments,
+    reason = "one recursive walk; its state is passed down rather than kept in a struct"
+)]
+fn walk(
+    root: &Path,
+    dir: &Path,
+    prefix: &str,
+    depth: usize,
+    limits: &PackageLimits,
+    files: &mut BTreeMap<String, Vec<u8>>,
+    total: &mut u64,
+    warnings: &mut Vec<String>,
+) -> Result<(), Error> {
+    let mut entries: Vec<_> = std::fs::read_dir(dir)
+        .map_err(|error| Error::io("list", dir, error))?
+        .collect::<Result<_, _>>()
+        .map_err(|error| Error::io("list", dir, error))?;
+    entries.sort_by_key(std::fs::DirEntry::file_name);
+    for entry in entries {
+        let path = entry.path();
+        let name = entry.file_name().into_string().map_err(|_| {
+            Error::InvalidInput(format!(
+                "{}: the name is not UTF-8; a published file needs a name every client can write",
+                path.display()
+            ))
+        })?;
+        let relative = if prefix.is_empty() {
+            name.clone()
+        } else {
+            format!("{prefix}/{name}")
+        };
+        let kind = entry
+            .file_type()
+            .map_err(|error| Error::io("examine", &path, error))?;
+        if name.starts_with('.') || (kind.is_dir() && is_excluded_dir_name(&name)) {
+            if !(prefix.is_empty() && name == PROVENANCE_FILE) {
+                warnings.push(format!(
+                    "left out {} (hidden files and {} folders are never published)",
+                    path.display(),
+                    if kind.is_dir() { "tool" } else { "such" }
+                ));
+            }
+            continue;
+        }
+        let refuse = |reason: String, refusal: &'static str| Error::PathRefused {
+            path: path.display().to_string(),
+            reason,
+            refusal,
+        };
+        if kind.is_symlink() {
+            return Err(refuse(
+                "a symbolic link; publish copies no links (replace it with the file itself)"
+                    .to_owned(),
+                "symlink",
+            ));
+        }
+        skills_ops::path::check_relative(&relative)
+            .map_err(|refusal| refuse(refusal.to_string(), "invalid_path"))?;
+        if kind.is_dir() {
+            if depth + 2 > MAX_RELATIVE_PATH_COMPONENTS {
+                return Err(refuse(
+                    format!(
+                        "folders nest deeper than {MAX_RELATIVE_PATH_COMPONENTS} levels below {}",
+                        root.display()
+                    ),
+                    "invalid_path",
+                ));
+            }
+            walk(
+                root,
+                &path,
+                &relative,
+                depth + 1,
+                limits,
+                files,
+                total,
+                warnings,
+            )?;
+            continue;
+        }
+        if !kind.is_file() {
+            return Err(refuse(
+                "not a regular file (a device, FIFO or socket)".to_owned(),
+                "not_a_file",
+            ));
+        }
+        let bytes = std::fs::read(&path).map_err(|error| Error::io("read", &path, error))?;
+        if bytes.len() as u64 > limits.max_file_bytes {
+            return Err(Error::InvalidInput(format!(
+                "{} is {} bytes; an installed skill's file may be at most {} bytes",
+                path.display(),
+                bytes.len(),
+                limits.max_file_bytes
+            )));
+        }
+        *total += bytes.len() as u64;
+        if *total > limits.max_total_bytes || files.len() >= limits.max_files {
+            return Err(Error::InvalidInput(format!(
+                "{} holds more than an installed skill may ({} files, {} bytes in total)",
+                root.display(),
+                limits.max_files,
+                limits.max_total_bytes
+            )));
+        }
+        files.insert(relative, bytes);
+    }
+    Ok(())
+}
+
+/// A reproducible `.tar.gz` of `files`, at the archive root as the RFC asks (no wrapper
+/// folder): entries in byte order of their paths, no folder entries, GNU headers with mtime
+/// [`ARCHIVE_MTIME`], uid and gid 0, no user or group names, mode [`ARCHIVE_FILE_MODE`]; a
+/// gzip header with no time, no file name and the "unknown" system byte.
+pub(crate) fn archive(files: &BTreeMap<String, Vec<u8>>) -> std::io::Result<Vec<u8>> {
+    let gzip = flate2::GzBuilder::new()
+        .mtime(0)
+        .operating_system(255)
+        .write(Vec::new(), flate2::Compression::new(6));
+    let mut builder = tar::Builder::new(gzip);
+    for (path, bytes) in files {
+        let mut header = tar::Header::new_gnu();
+        header.set_entry_type(tar::EntryType::Regular);
+        header.set_size(bytes.len() as u64);
+        header.set_mode(ARCHIVE_FILE_MODE);
+        header.set_mtime(ARCHIVE_MTIME);
+        header.set_uid(0);
+        header.set_gid(0);
+        builder.append_data(&mut header, path, bytes.as_slice())?;
+    }
+    let mut gzip = builder.into_inner()?;
+    gzip.flush()?;
+    gzip.finish()
+}

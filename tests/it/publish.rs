@@ -1,0 +1,327 @@
+//! `skills publish` end to end (09 §Publishing): a folder holding a single-file and a
+//! multi-file skill is published by the binary, the site is served by a plain static file
+//! server on loopback (Python's `http.server`, a real child process), and installed back.
+//!
+//! Without `python3` on the machine the same files are served by the fixture server, one
+//! route per file of the site, which is what a static server does; the test says so on
+//! stderr rather than passing silently.
+
+use std::io::BufRead as _;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+
+use serde_json::Value;
+use skills_tests::http::{Reply, Server};
+
+use super::install::{Files, content, files_of, install_json, run, sha256};
+use crate::discovery::Tree;
+
+/// Writes the two skills: `notes` (its `SKILL.md` alone, `metadata.version` 1.0.0) and
+/// `pdf-tools` (a script and a reference beside it).
+fn sources(tree: &Tree) -> PathBuf {
+    let skills = tree.base.join("src");
+    tree.write(
+        &skills.join("notes/SKILL.md"),
+        "---\nname: notes\ndescription: Takes meeting notes.\nmetadata:\n  version: 1.0.0\n---\n# Notes\n\nWrite them down.\n",
+    );
+    tree.write(
+        &skills.join("pdf-tools/SKILL.md"),
+        "---\nname: pdf-tools\ndescription: Extracts text from PDF files.\n---\n# PDF\n\nRun scripts/extract.py; see references/REFERENCE.md.\n",
+    );
+    tree.write(
+        &skills.join("pdf-tools/scripts/extract.py"),
+        "print('text')\n",
+    );
+    tree.write(
+        &skills.join("pdf-tools/references/REFERENCE.md"),
+        "# Reference\n\nPages are 1-based.\n",
+    );
+    skills
+}
+
+/// The site as a static server would serve it: every file below `site`, by URL path.
+fn site_files(site: &Path) -> Files {
+    files_of(site)
+}
+
+/// A static file server for `site` on loopback: Python's `http.server` when `python3` runs,
+/// else the fixture server with one route per file. Dropping it stops the child.
+enum Static {
+    Python { child: Child, port: u16 },
+    Fixture(Server),
+}
+
+impl Static {
+    fn start(site: &Path) -> Self {
+        let spawned = Command::new("python3")
+            .args([
+                "-u",
+                "-m",
+                "http.server",
+                "--bind",
+                "127.0.0.1",
+                "0",
+                "--directory",
+            ])
+            .arg(site)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn();
+        match spawned {
+            Ok(mut child) => {
+                // "Serving HTTP on 127.0.0.1 port 43121 (http://127.0.0.1:43121/) ...": printed
+                // once the socket listens, so reading it is the readiness signal.
+                let mut line = String::new();
+                let stdout = child.stdout.take().unwrap();
+                std::io::BufReader::new(stdout)
+                    .read_line(&mut line)
+                    .unwrap();
+                let port = line
+                    .split_whitespace()
+                    .skip_while(|word| *word != "port")
+                    .nth(1)
+                    .and_then(|word| word.parse().ok())
+                    .unwrap_or_else(|| panic!("python3 http.server said: {line:?}"));
+                Self::Python { child, port }
+            }
+            Err(error) => {
+                eprintln!(
+                    "python3 cannot be started ({error}); serving the site with the fixture server instead"
+                );
+                let server = Server::start().unwrap();
+                for (path, bytes) in site_files(site) {
+                    server.route(&format!("/{path}"), Reply::Ok(bytes));
+                }
+                Self::Fixture(server)
+            }
+        }
+    }
+
+    fn url(&self, path: &str) -> String {
+        match self {
+            Self::Python { port, .. } => format!("http://127.0.0.1:{port}{path}"),
+            Self::Fixture(server) => server.url(path),
+        }
+    }
+}
+
+impl Drop for Static {
+    fn drop(&mut self) {
+        if let Self::Python { child, .. } = self {
+            drop(child.kill());
+            drop(child.wait());
+        }
+    }
+}
+
+fn publish(tree: &Tree, skills: &Path, site: &Path) -> Value {
+    run(
+        tree,
+        &[
+            "--json",
+            "publish",
+            skills.to_str().unwrap(),
+            "--out",
+            site.to_str().unwrap(),
+        ],
+    )
+    .json()
+}
+
+#[test]
+fn a_published_site_is_reproducible_and_lists_both_kinds() {
+    let tree = Tree::new();
+    let skills = sources(&tree);
+    let site = tree.base.join("site");
+    let outcome = publish(&tree, &skills, &site);
+    assert_eq!(outcome["changed"], true);
+    let first = site_files(&site);
+    let names: Vec<&str> = first.keys().map(String::as_str).collect();
+    assert_eq!(
+        names,
+        [
+            ".well-known/agent-skills/index.json",
+            ".well-known/agent-skills/notes/SKILL.md",
+            ".well-known/agent-skills/pdf-tools.tar.gz",
+        ]
+    );
+    let index: Value =
+        serde_json::from_slice(&first[".well-known/agent-skills/index.json"]).unwrap();
+    assert_eq!(
+        index["$schema"],
+        "https://schemas.agentskills.io/discovery/0.2.0/schema.json"
+    );
+    let kinds: Vec<(&str, &str)> = index["skills"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|entry| {
+            (
+                entry["name"].as_str().unwrap(),
+                entry["type"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(kinds, [("notes", "skill-md"), ("pdf-tools", "archive")]);
+    assert_eq!(index["skills"][0]["version"], "1.0.0");
+
+    let again = publish(&tree, &skills, &site);
+    assert_eq!(again["changed"], false);
+    assert_eq!(site_files(&site), first, "the same bytes, file for file");
+}
+
+#[test]
+fn an_invalid_skill_is_not_published_and_its_diagnostics_are_printed() {
+    let tree = Tree::new();
+    let skills = sources(&tree);
+    tree.write(
+        &skills.join("broken/SKILL.md"),
+        "---\nname: Broken_Name\ndescription: x\n---\nBody\n",
+    );
+    let site = tree.base.join("site");
+    let result = run(
+        &tree,
+        &[
+            "publish",
+            skills.to_str().unwrap(),
+            "--out",
+            site.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(result.code, Some(1), "{result:?}");
+    assert!(result.stdout.contains("FAIL"), "{result:?}");
+    assert!(result.stdout.contains("broken"), "{result:?}");
+    assert!(result.stderr.contains("nothing was written"), "{result:?}");
+    assert!(!site.exists(), "nothing is written");
+}
+
+/// Served by a static file server and installed back through the bare origin
+/// (`http://127.0.0.1:PORT`, discovered as the v0.2 index at its root): every skill, byte for
+/// byte, the archive's digest checked against the index.
+#[test]
+fn a_published_site_served_statically_installs_back_byte_identical() {
+    let tree = Tree::new();
+    let skills = sources(&tree);
+    let site = tree.base.join("site");
+    publish(&tree, &skills, &site);
+    let server = Static::start(&site);
+
+    let origin = server.url("");
+    let outcomes = install_json(&tree, &[&origin]);
+    let mut installed: Vec<&str> = outcomes
+        .iter()
+        .map(|outcome| outcome["slug"].as_str().unwrap())
+        .collect();
+    installed.sort_unstable();
+    assert_eq!(installed, ["notes", "pdf-tools"], "{outcomes:?}");
+    let root = tree.home.join(".agents/skills");
+    for name in ["notes", "pdf-tools"] {
+        assert_eq!(
+            content(files_of(&root.join(name))),
+            content(files_of(&skills.join(name))),
+            "{name} comes back byte for byte"
+        );
+    }
+    let index: Value = serde_json::from_slice(
+        &std::fs::read(site.join(".well-known/agent-skills/index.json")).unwrap(),
+    )
+    .unwrap();
+    let provenance: Value = serde_json::from_slice(
+        &std::fs::read(
+            root.join("pdf-tools")
+                .join(skills_types::files::PROVENANCE_FILE),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(provenance["kind"], "well-known", "{provenance}");
+    assert_eq!(
+        provenance["resolved_url"],
+        server.url("/.well-known/agent-skills/index.json")
+    );
+    let archive_digest = index["skills"][1]["digest"].as_str().unwrap();
+    assert!(
+        provenance.to_string().contains(archive_digest),
+        "the archive's digest is recorded: {provenance}"
+    );
+    assert_eq!(
+        provenance["sha256"]["scripts/extract.py"],
+        sha256(b"print('text')\n")
+    );
+
+    // Through the index URL too, into a fresh home.
+    let other = Tree::new();
+    let index_url = server.url("/.well-known/agent-skills/index.json");
+    assert_eq!(install_json(&other, &[&index_url]).len(), 2);
+    assert_eq!(
+        content(files_of(&other.home.join(".agents/skills/pdf-tools"))),
+        content(files_of(&skills.join("pdf-tools")))
+    );
+}
+
+/// An older version kept by a second publish installs from the site by `--version`, through the
+/// `versions.json` the installer reads: the snapshot's bytes are the first publish's.
+#[test]
+fn an_older_version_kept_by_publish_installs_by_version() {
+    let tree = Tree::new();
+    let skills = sources(&tree);
+    let site = tree.base.join("site");
+    publish(&tree, &skills, &site);
+    let first = std::fs::read(skills.join("notes/SKILL.md")).unwrap();
+    tree.write(
+        &skills.join("notes/SKILL.md"),
+        "---\nname: notes\ndescription: Takes meeting notes.\nmetadata:\n  version: 1.1.0\n---\n# Notes\n\nWrite them down, with dates.\n",
+    );
+    let outcome = publish(&tree, &skills, &site);
+    assert_eq!(outcome["snapshots"][0]["version"], "1.0.0", "{outcome}");
+    let server = Static::start(&site);
+
+    let outcomes = install_json(
+        &tree,
+        &[&server.url(""), "--skill", "notes", "--version", "1.0.0"],
+    );
+    assert_eq!(outcomes.len(), 1, "{outcomes:?}");
+    let installed = tree.home.join(".agents/skills/notes/SKILL.md");
+    assert_eq!(std::fs::read(&installed).unwrap(), first);
+}
+
+/// The team workflow: publish, install from the site, publish a change, and `check` /
+/// `update` on the installing side see it and bring it in (an archive entry this time).
+#[test]
+fn a_republished_site_is_seen_by_check_and_installed_by_update() {
+    let tree = Tree::new();
+    let skills = sources(&tree);
+    let site = tree.base.join("site");
+    publish(&tree, &skills, &site);
+    let server = Static::start(&site);
+    install_json(&tree, &[&server.url("")]);
+
+    tree.write(
+        &skills.join("pdf-tools/scripts/extract.py"),
+        "print('text, faster')\n",
+    );
+    publish(&tree, &skills, &site);
+    if let Static::Fixture(fixture) = &server {
+        for (path, bytes) in site_files(&site) {
+            fixture.route(&format!("/{path}"), Reply::Ok(bytes));
+        }
+    }
+    let checks = run(&tree, &["--json", "check"]).json();
+    let pending: Vec<&str> = checks["skills"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|check| check["update_available"] == true)
+        .map(|check| check["slug"].as_str().unwrap())
+        .collect();
+    assert_eq!(pending, ["pdf-tools"], "{checks}");
+
+    let updated = run(&tree, &["--json", "update"]).json();
+    let root = tree.home.join(".agents/skills");
+    assert_eq!(
+        content(files_of(&root.join("pdf-tools"))),
+        content(files_of(&skills.join("pdf-tools"))),
+        "{updated}"
+    );
+}
