@@ -366,9 +366,11 @@ async fn reinstall(
             path: skill.dir.clone(),
         })?
         .to_path_buf();
+    // The links an earlier `--agent` made point at the folder, which stays where it is.
     let target = Target {
         root,
         scope: skill.scope,
+        agent_folders: Vec::new(),
     };
     let source = source_of(config, client, skill)?;
     let registry = registered(skill);

@@ -136,7 +136,7 @@ fn base_of(config: &SkillsConfig, scope: SkillScope) -> Option<PathBuf> {
     let base = match scope {
         SkillScope::Project => &config.workspace,
         SkillScope::User => &config.home,
-        SkillScope::Legacy | SkillScope::Profile => return None,
+        SkillScope::Legacy | SkillScope::Profile | SkillScope::Remote => return None,
     };
     Some(std::path::absolute(base).unwrap_or_else(|_| base.clone()))
 }

@@ -48,7 +48,7 @@ impl Agent {
         match scope {
             SkillScope::Project => Some(self.project_dir),
             SkillScope::User => Some(self.user_dir),
-            SkillScope::Legacy | SkillScope::Profile => None,
+            SkillScope::Legacy | SkillScope::Profile | SkillScope::Remote => None,
         }
     }
 
