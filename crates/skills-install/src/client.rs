@@ -166,6 +166,34 @@ impl FetchError {
     }
 }
 
+/// Most bytes of an error response kept for a message.
+pub const MAX_ERROR_BODY_BYTES: usize = 4096;
+
+/// A response of [`Client::fetch_answer`], whatever its status.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Answer {
+    /// The HTTP status.
+    pub status: u16,
+    /// `Retry-After` in seconds, when the server sent one in that form.
+    pub retry_after: Option<Duration>,
+    /// `Content-Type`, as sent.
+    pub content_type: Option<String>,
+    /// The URL that answered (after redirects).
+    pub url: Url,
+    /// The body: at most the cap on success, at most [`MAX_ERROR_BODY_BYTES`] otherwise.
+    pub body: Vec<u8>,
+}
+
+/// How one request is made.
+struct Exchange<'a> {
+    /// A redirect may not leave the first URL's origin.
+    same_origin: bool,
+    /// Sent as `Authorization: Bearer …` on the first request.
+    bearer: Option<&'a str>,
+    /// Every status is handed back instead of a non-2xx being an error.
+    any_status: bool,
+}
+
 /// The guarded client.
 #[derive(Clone, Debug)]
 pub struct Client {
@@ -246,6 +274,41 @@ impl Client {
     }
 
     async fn get(&self, url: &Url, cap: u64, same_origin: bool) -> Result<Vec<u8>, FetchError> {
+        let exchange = Exchange {
+            same_origin,
+            bearer: None,
+            any_status: false,
+        };
+        Ok(self.send(url, cap, &exchange).await?.body)
+    }
+
+    /// Fetches `url` and hands back the status, the headers a registry client needs and the
+    /// body, whatever the status (the registries answer errors with a body worth showing and
+    /// a `429` with `Retry-After`). A success body over `cap` is refused; an error body is cut
+    /// at [`MAX_ERROR_BODY_BYTES`]. `bearer` is sent as `Authorization: Bearer …` on the
+    /// first request only: a redirect to another scheme, host or port drops it (reqwest's
+    /// rule, proved by the registry tests), so a token reaches the origin it was given for
+    /// and nowhere else. The caller decides which URLs get the token.
+    pub async fn fetch_answer(
+        &self,
+        url: &Url,
+        cap: u64,
+        bearer: Option<&str>,
+    ) -> Result<Answer, FetchError> {
+        let exchange = Exchange {
+            same_origin: false,
+            bearer,
+            any_status: true,
+        };
+        self.send(url, cap, &exchange).await
+    }
+
+    async fn send(
+        &self,
+        url: &Url,
+        cap: u64,
+        exchange: &Exchange<'_>,
+    ) -> Result<Answer, FetchError> {
         policy::check(url, &self.settings.policy).map_err(FetchError::Refused)?;
         guard_literal(url, self.settings.connect_guard.as_ref())?;
         let deadline = Instant::now() + self.settings.total;
@@ -253,31 +316,58 @@ impl Client {
             url: policy::redact(url),
         });
         let body = async {
-            let mut response = self
-                .inner
-                .get(url.clone())
-                .send()
-                .await
-                .map_err(|error| classify(&error))?;
+            let mut request = self.inner.get(url.clone());
+            if let Some(token) = exchange.bearer {
+                let mut value = reqwest::header::HeaderValue::try_from(format!("Bearer {token}"))
+                    .map_err(|_| {
+                        FetchError::Other(
+                            "the registry token holds characters a header cannot carry".to_owned(),
+                        )
+                    })?;
+                // Never printed by reqwest's Debug, nor kept in an HTTP/2 header table.
+                value.set_sensitive(true);
+                request = request.header(reqwest::header::AUTHORIZATION, value);
+            }
+            let mut response = request.send().await.map_err(|error| classify(&error))?;
             if let Some(peer) = response.remote_addr() {
                 self.check_peer(peer.ip())?;
             }
-            if same_origin && response.url().origin() != url.origin() {
+            if exchange.same_origin && response.url().origin() != url.origin() {
                 return Err(FetchError::CrossOrigin(policy::redact(response.url())));
             }
             let status = response.status();
             if status.is_redirection() {
                 return Err(unfollowed_redirect(&response, &self.settings.policy));
             }
-            if !status.is_success() {
+            let success = status.is_success();
+            if !success && !exchange.any_status {
                 return Err(FetchError::Status(status.as_u16()));
             }
-            if response.content_length().is_some_and(|length| length > cap) {
+            if success && response.content_length().is_some_and(|length| length > cap) {
                 return Err(FetchError::TooLarge(cap));
             }
+            let header = |name: reqwest::header::HeaderName| {
+                response
+                    .headers()
+                    .get(name)
+                    .and_then(|value| value.to_str().ok())
+                    .map(str::to_owned)
+            };
+            let retry_after = header(reqwest::header::RETRY_AFTER)
+                .and_then(|value| value.trim().parse::<u64>().ok())
+                .map(Duration::from_secs);
+            let content_type = header(reqwest::header::CONTENT_TYPE);
             let expected = response.content_length();
             let mut bytes = Vec::new();
             while let Some(chunk) = response.chunk().await.map_err(|error| classify(&error))? {
+                if !success {
+                    let room = MAX_ERROR_BODY_BYTES.saturating_sub(bytes.len());
+                    bytes.extend_from_slice(&chunk[..chunk.len().min(room)]);
+                    if bytes.len() == MAX_ERROR_BODY_BYTES {
+                        break;
+                    }
+                    continue;
+                }
                 if bytes.len() as u64 + chunk.len() as u64 > cap {
                     return Err(FetchError::TooLarge(cap));
                 }
@@ -287,7 +377,13 @@ impl Client {
                     expected,
                 });
             }
-            Ok(bytes)
+            Ok(Answer {
+                status: status.as_u16(),
+                retry_after,
+                content_type,
+                url: response.url().clone(),
+                body: bytes,
+            })
         };
         // reqwest's own total timeout covers the body too; this one makes the deadline
         // independent of how the body is read.

@@ -73,7 +73,27 @@ pub(crate) async fn install_from(
     })?;
     let (downloads, warnings) =
         downloaded.map_err(|problem| error_of(source, problem, &client.settings().policy))?;
+    install_downloaded(config, client, source, target, force, naming, downloads, warnings).await
+}
 
+/// The writing half of [`install_from`], for a caller that downloaded (and checked) the
+/// skills itself: the ClawHub and skillhub registries, whose archives are verified against
+/// what the registry says before they get here. `source` names where they came from.
+#[expect(
+    clippy::too_many_arguments,
+    reason = "the two halves of one install share its whole context"
+)]
+pub(crate) async fn install_downloaded(
+    config: &SkillsConfig,
+    client: &Client,
+    source: &Source,
+    target: &write::Target,
+    force: bool,
+    naming: &Naming,
+    downloads: Vec<fetch::Download>,
+    warnings: Vec<String>,
+) -> Result<Vec<InstallOutcome>, Error> {
+    write::check_record(target)?;
     // The whole download is validated before anything is written.
     let mut slugs = Vec::with_capacity(downloads.len());
     let mut seen = BTreeSet::new();

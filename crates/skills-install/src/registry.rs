@@ -15,6 +15,9 @@
 //! the download and again under the lock.
 
 mod cache;
+mod clawhub;
+mod hub;
+mod skillhub;
 #[cfg(test)]
 mod tests;
 
@@ -23,7 +26,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 use skills_types::files::{PROVENANCE_FILE, SKILL_MD};
-use skills_types::install::{AgentTarget, Hooks, InstallOutcome};
+use skills_types::install::{AgentTarget, Hooks, InstallOutcome, RegistryKind};
 use skills_types::limits::{KIB, MAX_CATALOG_ENTRIES};
 use skills_types::manage::Uninstalled;
 use skills_types::registry::{
@@ -55,6 +58,12 @@ pub async fn browse(
     hooks: &Hooks,
     category: Option<&str>,
 ) -> Result<Listing, Error> {
+    let hubbed = hub::effective(config);
+    match hubbed.registry.kind {
+        RegistryKind::Clawhub => return clawhub::browse(&hubbed, hooks, category).await,
+        RegistryKind::Skillhub => return skillhub::browse(&hubbed, hooks, category).await,
+        RegistryKind::Catalog => {}
+    }
     let loaded = cache::load(config, hooks, Want::Cached).await?;
     let mut query = Query::default();
     query.category = category.map(str::to_owned);
@@ -67,6 +76,12 @@ pub async fn browse(
 /// The entries matching `query`, best first (see [`search_entries`]). A stale cache is
 /// refreshed first; when that fails the cached copy answers, with a warning.
 pub async fn search(config: &SkillsConfig, hooks: &Hooks, query: &Query) -> Result<Listing, Error> {
+    let hubbed = hub::effective(config);
+    match hubbed.registry.kind {
+        RegistryKind::Clawhub => return clawhub::search(&hubbed, hooks, query).await,
+        RegistryKind::Skillhub => return skillhub::search(&hubbed, hooks, query).await,
+        RegistryKind::Catalog => {}
+    }
     let loaded = cache::load(config, hooks, Want::Fresh).await?;
     Ok(Listing {
         entries: search_entries(&loaded.catalog.entries, query),
@@ -76,6 +91,14 @@ pub async fn search(config: &SkillsConfig, hooks: &Hooks, query: &Query) -> Resu
 
 /// The categories and how many entries each holds, sorted by name.
 pub async fn categories(config: &SkillsConfig, hooks: &Hooks) -> Result<Counts, Error> {
+    if let kind @ (RegistryKind::Clawhub | RegistryKind::Skillhub) =
+        hub::effective(config).registry.kind
+    {
+        return Err(Error::InvalidInput(format!(
+            "a {} registry has no categories",
+            kind.as_str()
+        )));
+    }
     let loaded = cache::load(config, hooks, Want::Cached).await?;
     Ok(Counts {
         counts: tally(&loaded.catalog.entries, |entry| &entry.category),
@@ -85,6 +108,16 @@ pub async fn categories(config: &SkillsConfig, hooks: &Hooks) -> Result<Counts, 
 
 /// The sources and how many entries each holds, sorted by name.
 pub async fn sources(config: &SkillsConfig, hooks: &Hooks) -> Result<Counts, Error> {
+    let hubbed = hub::effective(config);
+    match hubbed.registry.kind {
+        RegistryKind::Clawhub => {
+            return Err(Error::InvalidInput(
+                "a clawhub registry has no sources".to_owned(),
+            ));
+        }
+        RegistryKind::Skillhub => return skillhub::sources(&hubbed, hooks).await,
+        RegistryKind::Catalog => {}
+    }
     let loaded = cache::load(config, hooks, Want::Cached).await?;
     Ok(Counts {
         counts: tally(&loaded.catalog.entries, |entry| &entry.source),
@@ -94,6 +127,12 @@ pub async fn sources(config: &SkillsConfig, hooks: &Hooks) -> Result<Counts, Err
 
 /// Fetches the catalog now, whatever the cache holds (concurrent refreshes share one request).
 pub async fn refresh(config: &SkillsConfig, hooks: &Hooks) -> Result<Status, Error> {
+    let hubbed = hub::effective(config);
+    match hubbed.registry.kind {
+        RegistryKind::Clawhub => return clawhub::refresh(&hubbed, hooks).await,
+        RegistryKind::Skillhub => return skillhub::refresh(&hubbed, hooks),
+        RegistryKind::Catalog => {}
+    }
     Ok(cache::load(config, hooks, Want::Refetched).await?.status)
 }
 
@@ -103,6 +142,12 @@ pub async fn install(
     hooks: &Hooks,
     request: &InstallRequest,
 ) -> Result<InstallOutcome, Error> {
+    let hubbed = hub::effective(config);
+    match hubbed.registry.kind {
+        RegistryKind::Clawhub => return clawhub::install(&hubbed, hooks, request).await,
+        RegistryKind::Skillhub => return skillhub::install(&hubbed, hooks, request).await,
+        RegistryKind::Catalog => {}
+    }
     let wanted = Coordinates::parse(&request.id).map_err(|error| invalid(&error))?;
     let target = write::target(config, request.scope, request.agent)?;
     let total = install::timeout(request.timeout_secs);

@@ -14,7 +14,7 @@ mod permission;
 mod probe;
 mod roots;
 mod scan;
-pub(crate) mod settings;
+pub mod settings;
 mod sidecar;
 
 use std::borrow::Cow;

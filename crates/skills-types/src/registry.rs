@@ -26,6 +26,8 @@ pub const REFRESH_LOCK: &str = ".refresh.lock";
 pub const MAX_PIN_CHARS: usize = 64;
 /// Longest coordinates accepted, in bytes after trimming: a namespace, a slug and a pin.
 pub const MAX_COORDINATES_BYTES: usize = 3 * 4 * MAX_NAME_CHARS + 4;
+/// The namespace that is no namespace: `@global/x`, `global/x` and `global--x` all mean `x`.
+pub const GLOBAL_NAMESPACE: &str = "global";
 /// What separates namespace and slug in the canonical form.
 pub const CANONICAL_SEPARATOR: &str = "--";
 
@@ -173,7 +175,11 @@ impl Coordinates {
             .map(|pin| check_pin(pin).map_err(|reason| fail(&reason)))
             .transpose()?;
         Ok(Self {
-            namespace: namespace.map(str::to_owned),
+            // `@global/x` is the same skill as `x` (skillhub's global namespace has no
+            // prefix): one spelling, so no false namespace conflict between the two.
+            namespace: namespace
+                .filter(|namespace| *namespace != GLOBAL_NAMESPACE)
+                .map(str::to_owned),
             slug: slug.to_owned(),
             pin,
         })

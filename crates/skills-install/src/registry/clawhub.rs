@@ -1,0 +1,532 @@
+//! A ClawHub registry (09 §Registries; openclaw/clawhub `docs/http-api.md`): discovery at
+//! `/.well-known/clawhub.json`, the v1 API for listing (cursor pages), search and one skill,
+//! and `GET /api/v1/download`, which answers a zip or, for a skill ClawHub serves from a
+//! GitHub repository, a JSON hand-off naming the repository, commit and path.
+//!
+//! **Moderation.** ClawHub's answer for one skill carries `moderation` when the skill is
+//! flagged. A skill whose moderation says `isMalwareBlocked` (or whose verdict is
+//! `malicious`) is never installed, whatever the options: `--force` is for replacing a folder,
+//! not for running what the registry's scanner called malware. One flagged `isSuspicious`
+//! installs only with `--force`, and the outcome then carries its reason codes, so the
+//! person who forced it reads why it was flagged.
+//!
+//! Errors are plain text (`Skill not found`, the moderation block's sentence); they are
+//! shown cut short and sanitised (`hub.rs`).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::Deserialize;
+use skills_types::install::{Hooks, InstallOutcome};
+use skills_types::registry::{Coordinates, Entry, InstallRequest, Listing, Pin, Query, Status};
+use skills_types::{Error, SkillsConfig};
+use url::Url;
+
+use super::hub::{self, Hub, Planned};
+use crate::install;
+use crate::policy;
+
+/// The discovery document, at the registry's origin.
+const WELL_KNOWN: &str = "/.well-known/clawhub.json";
+/// Its legacy name, asked for when the first is missing.
+const WELL_KNOWN_LEGACY: &str = "/.well-known/clawdhub.json";
+/// The API's path below `apiBase`.
+const API: [&str; 2] = ["api", "v1"];
+/// A listing page's size (the API's maximum).
+const PAGE_SIZE: &str = "200";
+/// The pages a browse follows before it stops and says so.
+const MAX_PAGES: usize = 50;
+/// Results a search asks for.
+const SEARCH_LIMIT: &str = "50";
+/// The provenance's source kind.
+const KIND: &str = "clawhub";
+
+/// `/.well-known/clawhub.json`.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Discovery {
+    api_base: Option<String>,
+}
+
+/// A page of `GET /api/v1/skills`.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Page {
+    items: Vec<Item>,
+    #[serde(default)]
+    next_cursor: Option<String>,
+}
+
+/// A skill as the listing and the skill answer spell it.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Item {
+    slug: String,
+    #[serde(default)]
+    display_name: Option<String>,
+    #[serde(default)]
+    summary: Option<String>,
+    /// Tag name to version: `{latest: "1.2.3"}`.
+    #[serde(default)]
+    tags: BTreeMap<String, String>,
+    #[serde(default)]
+    latest_version: Option<Version>,
+    #[serde(default)]
+    metadata: Option<Metadata>,
+}
+
+#[derive(Deserialize)]
+struct Version {
+    version: String,
+}
+
+#[derive(Deserialize)]
+struct Metadata {
+    #[serde(default)]
+    os: Option<Vec<String>>,
+}
+
+/// `GET /api/v1/search`.
+#[derive(Deserialize)]
+struct Results {
+    results: Vec<Hit>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Hit {
+    slug: String,
+    #[serde(default)]
+    display_name: Option<String>,
+    #[serde(default)]
+    summary: Option<String>,
+    #[serde(default)]
+    version: Option<String>,
+}
+
+/// `GET /api/v1/skills/{slug}`.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Detail {
+    skill: Item,
+    #[serde(default)]
+    latest_version: Option<Version>,
+    #[serde(default)]
+    owner: Option<Owner>,
+    #[serde(default)]
+    moderation: Option<Moderation>,
+}
+
+#[derive(Deserialize)]
+struct Owner {
+    #[serde(default)]
+    handle: Option<String>,
+}
+
+/// The moderation state ClawHub attaches to a flagged skill.
+#[derive(Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct Moderation {
+    #[serde(default)]
+    pub(super) is_suspicious: bool,
+    #[serde(default)]
+    pub(super) is_malware_blocked: bool,
+    #[serde(default)]
+    pub(super) verdict: Option<String>,
+    #[serde(default)]
+    pub(super) reason_codes: Vec<String>,
+    #[serde(default)]
+    pub(super) summary: Option<String>,
+}
+
+/// The JSON `GET /api/v1/download` answers for a skill served from GitHub.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct Handoff {
+    pub(super) repo: String,
+    pub(super) commit: String,
+    pub(super) path: String,
+}
+
+/// The API base: `apiBase` of the discovery document (on the registry's origin), else the
+/// configured URL itself.
+async fn api(hub: &Hub) -> Result<Url, Error> {
+    for path in [WELL_KNOWN, WELL_KNOWN_LEGACY] {
+        let url = hub.join(&hub.base, path)?;
+        let answer = hub.get(&url, hub::MAX_JSON_BYTES).await?;
+        if answer.status == 404 {
+            continue;
+        }
+        if !(200..300).contains(&answer.status) {
+            return Err(hub.failure(&answer, &hub.said(&answer)));
+        }
+        let discovery: Discovery = hub.parse(&answer)?;
+        let Some(base) = discovery.api_base.filter(|base| !base.trim().is_empty()) else {
+            break;
+        };
+        let mut url = hub.join(&hub.base, &base)?;
+        // skillhub's ClawHub layer announces `/api/v1` itself; ClawHub its origin.
+        let trimmed = url.path().trim_end_matches('/').to_owned();
+        if let Some(above) = trimmed.strip_suffix("/api/v1") {
+            url.set_path(if above.is_empty() { "/" } else { above });
+        }
+        return Ok(url);
+    }
+    Ok(hub.base.clone())
+}
+
+fn api_url(hub: &Hub, api: &Url, rest: &[&str], query: &[(&str, &str)]) -> Result<Url, Error> {
+    let segments: Vec<&str> = API.iter().copied().chain(rest.iter().copied()).collect();
+    hub.url(api, &segments, query)
+}
+
+fn no_groups(what: &str) -> Error {
+    Error::InvalidInput(format!(
+        "a ClawHub registry has no {what}: search by words instead"
+    ))
+}
+
+/// Every skill, following `nextCursor` to the end (at most [`MAX_PAGES`] pages), sorted by
+/// slug.
+pub(super) async fn browse(
+    config: &SkillsConfig,
+    hooks: &Hooks,
+    category: Option<&str>,
+) -> Result<Listing, Error> {
+    if category.is_some() {
+        return Err(no_groups("categories"));
+    }
+    let hub = Hub::new(config, hooks, install::timeout(None))?;
+    let api = api(&hub).await?;
+    let mut entries = Vec::new();
+    let mut skipped = Vec::new();
+    let mut warnings = Vec::new();
+    let mut seen_cursors = BTreeSet::new();
+    let mut cursor: Option<String> = None;
+    for page in 0.. {
+        if page == MAX_PAGES {
+            warnings.push(format!(
+                "the listing stopped after {MAX_PAGES} pages; search to find the rest"
+            ));
+            break;
+        }
+        let mut query = vec![("limit", PAGE_SIZE), ("sort", "createdAt")];
+        if let Some(cursor) = &cursor {
+            query.push(("cursor", cursor.as_str()));
+        }
+        let url = api_url(&hub, &api, &["skills"], &query)?;
+        let page: Page = hub.json(&url).await?;
+        for item in page.items {
+            match entry_of_item(item) {
+                Ok(entry) => entries.push(entry),
+                Err(reason) => skipped.push(reason),
+            }
+        }
+        match page.next_cursor.filter(|next| !next.is_empty()) {
+            // A server handing back a cursor it gave before would loop forever.
+            Some(next) if !seen_cursors.insert(next.clone()) => {
+                warnings.push("the listing repeated a page cursor; it stopped there".to_owned());
+                break;
+            }
+            Some(next) => cursor = Some(next),
+            None => break,
+        }
+    }
+    entries.sort_by(|a, b| a.name.cmp(&b.name));
+    entries.dedup_by(|a, b| a.name == b.name);
+    let mut status = hub.status(entries.len(), skipped);
+    status.warnings = warnings;
+    Ok(Listing {
+        entries,
+        catalog: status,
+    })
+}
+
+/// ClawHub's own search (relevance order, as it ranks).
+pub(super) async fn search(
+    config: &SkillsConfig,
+    hooks: &Hooks,
+    query: &Query,
+) -> Result<Listing, Error> {
+    if query.category.is_some() {
+        return Err(no_groups("categories"));
+    }
+    if query.source.is_some() {
+        return Err(no_groups("sources"));
+    }
+    if query.text.trim().is_empty() {
+        return browse(config, hooks, None).await;
+    }
+    let hub = Hub::new(config, hooks, install::timeout(None))?;
+    let api = api(&hub).await?;
+    let url = api_url(
+        &hub,
+        &api,
+        &["search"],
+        &[("q", query.text.trim()), ("limit", SEARCH_LIMIT)],
+    )?;
+    let results: Results = hub.json(&url).await?;
+    let mut entries = Vec::new();
+    let mut skipped = Vec::new();
+    for hit in results.results {
+        let mut entry = Entry::new(hit.slug);
+        if let Err(error) = entry.coordinates() {
+            skipped.push(format!("a result is skipped: {error}"));
+            continue;
+        }
+        entry.description = describe(hit.display_name, hit.summary);
+        entry.version = hit.version.unwrap_or_default();
+        entry.source = KIND.to_owned();
+        entries.push(entry);
+    }
+    Ok(Listing {
+        catalog: hub.status(entries.len(), skipped),
+        entries,
+    })
+}
+
+/// A listing item as an entry; its slug must be a valid folder name.
+fn entry_of_item(item: Item) -> Result<Entry, String> {
+    let mut entry = Entry::new(item.slug);
+    entry
+        .coordinates()
+        .map_err(|error| format!("a skill is skipped: {error}"))?;
+    entry.version = item
+        .latest_version
+        .map(|latest| latest.version)
+        .or_else(|| item.tags.get("latest").cloned())
+        .unwrap_or_default();
+    entry.description = describe(item.display_name, item.summary);
+    entry.platforms = item.metadata.and_then(|metadata| metadata.os).unwrap_or_default();
+    entry.source = KIND.to_owned();
+    Ok(entry)
+}
+
+/// The summary, else the display name.
+fn describe(display_name: Option<String>, summary: Option<String>) -> String {
+    summary
+        .filter(|summary| !summary.trim().is_empty())
+        .or(display_name)
+        .unwrap_or_default()
+}
+
+/// Whether `moderation` lets the skill be installed: never when malware-blocked; with
+/// `force` only when suspicious, and then with a warning naming its reason codes.
+pub(super) fn judge(
+    moderation: Option<&Moderation>,
+    slug: &str,
+    force: bool,
+) -> Result<Option<String>, String> {
+    let Some(moderation) = moderation else {
+        return Ok(None);
+    };
+    let verdict = moderation.verdict.as_deref().unwrap_or_default();
+    let reasons = if moderation.reason_codes.is_empty() {
+        "no reason codes given".to_owned()
+    } else {
+        format!("reason codes: {}", moderation.reason_codes.join(", "))
+    };
+    let summary = moderation
+        .summary
+        .as_deref()
+        .filter(|summary| !summary.trim().is_empty())
+        .map(|summary| format!(" ({})", summary.trim()))
+        .unwrap_or_default();
+    let said = skills_types::sanitize::line(&format!("{reasons}{summary}")).into_owned();
+    if moderation.is_malware_blocked || verdict == "malicious" {
+        return Err(format!(
+            "ClawHub blocks '{slug}' as malware ({said}); it is never installed, not even with --force"
+        ));
+    }
+    if moderation.is_suspicious || verdict == "suspicious" {
+        if !force {
+            return Err(format!(
+                "ClawHub flags '{slug}' as suspicious ({said}); read its files first, then \
+                 install with --force to take it anyway"
+            ));
+        }
+        return Ok(Some(format!(
+            "installed although ClawHub flags '{slug}' as suspicious: {said}"
+        )));
+    }
+    Ok(None)
+}
+
+/// Installs the skill `request.id` names (a slug, optionally `@version` or `@tag`).
+pub(super) async fn install(
+    config: &SkillsConfig,
+    hooks: &Hooks,
+    request: &InstallRequest,
+) -> Result<InstallOutcome, Error> {
+    let wanted = Coordinates::parse(&request.id).map_err(|error| super::invalid(&error))?;
+    if let Some(namespace) = &wanted.namespace {
+        return Err(Error::InvalidInput(format!(
+            "a ClawHub registry has no namespaces; install '{}' rather than '@{namespace}/{}'",
+            wanted.slug, wanted.slug
+        )));
+    }
+    let total = install::timeout(request.timeout_secs);
+    let hub = Hub::new(config, hooks, total)?;
+    let base = hub.base.clone();
+    hub::within(total, &base, install_within(config, &hub, request, wanted)).await
+}
+
+async fn install_within(
+    config: &SkillsConfig,
+    hub: &Hub,
+    request: &InstallRequest,
+    wanted: Coordinates,
+) -> Result<InstallOutcome, Error> {
+    let coordinates = wanted.unpinned();
+    let target = hub::check_target(config, request, &coordinates)?;
+    let api = api(hub).await?;
+    let page = api_url(hub, &api, &["skills", &wanted.slug], &[])?;
+    let answer = hub.get(&page, hub::MAX_JSON_BYTES).await?;
+    if answer.status == 404 {
+        return Err(Error::SkillNotFound {
+            name: wanted.to_string(),
+            suggestion: None,
+        });
+    }
+    if !(200..300).contains(&answer.status) {
+        return Err(hub.failure(&answer, &hub.said(&answer)));
+    }
+    let detail: Detail = hub.parse(&answer)?;
+    let mut warnings = Vec::new();
+    match judge(detail.moderation.as_ref(), &wanted.slug, request.force) {
+        Ok(warning) => warnings.extend(warning),
+        Err(reason) => {
+            return Err(Error::UrlRefused {
+                url: policy::redact(&page),
+                reason,
+            });
+        }
+    }
+    let (query, version) = match &wanted.pin {
+        Some(Pin::Version(version)) => (("version", version.clone()), Some(version.clone())),
+        Some(Pin::Tag(tag)) => (("tag", tag.clone()), detail.skill.tags.get(tag).cloned()),
+        None => (
+            ("tag", "latest".to_owned()),
+            detail
+                .latest_version
+                .map(|latest| latest.version)
+                .or_else(|| detail.skill.tags.get("latest").cloned()),
+        ),
+    };
+    // Without a version or tag ClawHub answers a GitHub-served skill's hand-off; with `tag`
+    // it looks the tag up first, which gives the same zip for a skill it stores itself.
+    let query: Vec<(&str, &str)> = match &wanted.pin {
+        None => vec![("slug", wanted.slug.as_str())],
+        Some(_) => vec![("slug", wanted.slug.as_str()), (query.0, query.1.as_str())],
+    };
+    let url = api_url(hub, &api, &["download"], &query)?;
+    let answer = hub.get(&url, hub::MAX_ZIP_BYTES).await?;
+    if answer.status == 404 {
+        return Err(Error::SkillNotFound {
+            name: wanted.to_string(),
+            suggestion: Some(coordinates.to_string()).filter(|_| wanted.pin.is_some()),
+        });
+    }
+    if !(200..300).contains(&answer.status) {
+        return Err(hub.failure(&answer, &hub.said(&answer)));
+    }
+    let owner = detail.owner.and_then(|owner| owner.handle);
+    if is_json(&answer) {
+        let handoff: Handoff = hub.parse(&answer)?;
+        return follow_github(config, hub, request, &coordinates, &handoff, warnings).await;
+    }
+    let planned = Planned {
+        coordinates,
+        id: owner.map_or_else(|| wanted.slug.clone(), |owner| format!("{owner}/{}", wanted.slug)),
+        version,
+        kind: KIND,
+        url: &answer.url,
+        warnings,
+    };
+    hub::install_zip(
+        config,
+        hub,
+        &target,
+        request.force,
+        &answer.body,
+        planned,
+        |_| Ok(()),
+    )
+    .await
+}
+
+/// Whether a download answer is the JSON hand-off rather than a zip.
+fn is_json(answer: &crate::client::Answer) -> bool {
+    answer
+        .content_type
+        .as_deref()
+        .is_some_and(|kind| kind.to_ascii_lowercase().contains("json"))
+        || answer.body.trim_ascii_start().starts_with(b"{")
+}
+
+/// A skill ClawHub serves from GitHub: the repository's tarball at the commit, the skill at
+/// the path, through the GitHub source (09 §Publishers).
+async fn follow_github(
+    _config: &SkillsConfig,
+    hub: &Hub,
+    _request: &InstallRequest,
+    coordinates: &Coordinates,
+    handoff: &Handoff,
+    _warnings: Vec<String>,
+) -> Result<InstallOutcome, Error> {
+    Err(Error::InvalidInput(format!(
+        "ClawHub serves '{coordinates}' from GitHub ({}@{}, {}), and installs through the \
+         GitHub source are not available in this build; install it with \
+         'skills install https://github.com/{}/tree/{}/{}'",
+        hub.shown(&handoff.repo),
+        hub.shown(&handoff.commit),
+        hub.shown(&handoff.path),
+        hub.shown(&handoff.repo),
+        hub.shown(&handoff.commit),
+        hub.shown(&handoff.path),
+    )))
+}
+
+/// A ClawHub registry keeps no catalog to refresh: the discovery document is read, so a
+/// misconfigured URL is found.
+pub(super) async fn refresh(config: &SkillsConfig, hooks: &Hooks) -> Result<Status, Error> {
+    let hub = Hub::new(config, hooks, install::timeout(None))?;
+    api(&hub).await?;
+    Ok(hub.status(0, Vec::new()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn moderation(suspicious: bool, malware: bool, verdict: &str) -> Moderation {
+        Moderation {
+            is_suspicious: suspicious,
+            is_malware_blocked: malware,
+            verdict: Some(verdict.to_owned()),
+            reason_codes: vec!["suspicious.dynamic_code_execution".to_owned()],
+            summary: Some("Detected: suspicious.dynamic_code_execution".to_owned()),
+        }
+    }
+
+    #[test]
+    fn moderation_blocks_malware_always_and_suspicious_without_force() {
+        assert_eq!(judge(None, "x", false), Ok(None));
+        assert_eq!(
+            judge(Some(&moderation(false, false, "clean")), "x", false),
+            Ok(None)
+        );
+        for force in [false, true] {
+            let blocked = judge(Some(&moderation(false, true, "malicious")), "x", force);
+            assert!(blocked.unwrap_err().contains("never installed"));
+            // The verdict alone is enough, whatever the flag says.
+            assert!(judge(Some(&moderation(false, false, "malicious")), "x", force).is_err());
+        }
+        let refused = judge(Some(&moderation(true, false, "suspicious")), "x", false).unwrap_err();
+        assert!(refused.contains("--force"), "{refused}");
+        assert!(refused.contains("suspicious.dynamic_code_execution"), "{refused}");
+        let warned = judge(Some(&moderation(true, false, "suspicious")), "x", true)
+            .unwrap()
+            .unwrap();
+        assert!(warned.contains("suspicious.dynamic_code_execution"), "{warned}");
+    }
+}
