@@ -8,9 +8,11 @@
 //! half-written installs.
 
 pub mod address;
+pub mod archive;
 pub mod client;
 pub mod fetch;
 pub mod install;
+pub mod local;
 pub mod mentions;
 pub mod policy;
 pub mod registry;

@@ -1,0 +1,2 @@
+//! Hostile and happy archives for the extractor.
+use super::*;

@@ -1,0 +1,2 @@
+//! Local folders read under the extraction rules.
+use super::*;
