@@ -320,10 +320,10 @@ impl Client {
             if let Some(token) = exchange.bearer {
                 let mut value = reqwest::header::HeaderValue::try_from(format!("Bearer {token}"))
                     .map_err(|_| {
-                        FetchError::Other(
-                            "the registry token holds characters a header cannot carry".to_owned(),
-                        )
-                    })?;
+                    FetchError::Other(
+                        "the registry token holds characters a header cannot carry".to_owned(),
+                    )
+                })?;
                 // Never printed by reqwest's Debug, nor kept in an HTTP/2 header table.
                 value.set_sensitive(true);
                 request = request.header(reqwest::header::AUTHORIZATION, value);

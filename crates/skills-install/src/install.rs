@@ -73,7 +73,10 @@ pub(crate) async fn install_from(
     })?;
     let (downloads, warnings) =
         downloaded.map_err(|problem| error_of(source, problem, &client.settings().policy))?;
-    install_downloaded(config, client, source, target, force, naming, downloads, warnings).await
+    install_downloaded(
+        config, client, source, target, force, naming, downloads, warnings,
+    )
+    .await
 }
 
 /// The writing half of [`install_from`], for a caller that downloaded (and checked) the

@@ -22,7 +22,7 @@ use skills_types::{Error, SkillsConfig};
 use url::Url;
 
 use super::hub::{self, Hub, Planned};
-use crate::install;
+use crate::install::timeout;
 use crate::policy;
 
 /// The discovery document, at the registry's origin.
@@ -195,7 +195,7 @@ pub(super) async fn browse(
     if category.is_some() {
         return Err(no_groups("categories"));
     }
-    let hub = Hub::new(config, hooks, install::timeout(None))?;
+    let hub = Hub::new(config, hooks, timeout(None))?;
     let api = api(&hub).await?;
     let mut entries = Vec::new();
     let mut skipped = Vec::new();
@@ -256,7 +256,7 @@ pub(super) async fn search(
     if query.text.trim().is_empty() {
         return browse(config, hooks, None).await;
     }
-    let hub = Hub::new(config, hooks, install::timeout(None))?;
+    let hub = Hub::new(config, hooks, timeout(None))?;
     let api = api(&hub).await?;
     let url = api_url(
         &hub,
@@ -296,7 +296,10 @@ fn entry_of_item(item: Item) -> Result<Entry, String> {
         .or_else(|| item.tags.get("latest").cloned())
         .unwrap_or_default();
     entry.description = describe(item.display_name, item.summary);
-    entry.platforms = item.metadata.and_then(|metadata| metadata.os).unwrap_or_default();
+    entry.platforms = item
+        .metadata
+        .and_then(|metadata| metadata.os)
+        .unwrap_or_default();
     entry.source = KIND.to_owned();
     Ok(entry)
 }
@@ -364,7 +367,7 @@ pub(super) async fn install(
             wanted.slug, wanted.slug
         )));
     }
-    let total = install::timeout(request.timeout_secs);
+    let total = timeout(request.timeout_secs);
     let hub = Hub::new(config, hooks, total)?;
     let base = hub.base.clone();
     hub::within(total, &base, install_within(config, &hub, request, wanted)).await
@@ -436,7 +439,10 @@ async fn install_within(
     }
     let planned = Planned {
         coordinates,
-        id: owner.map_or_else(|| wanted.slug.clone(), |owner| format!("{owner}/{}", wanted.slug)),
+        id: owner.map_or_else(
+            || wanted.slug.clone(),
+            |owner| format!("{owner}/{}", wanted.slug),
+        ),
         version,
         kind: KIND,
         url: &answer.url,
@@ -489,7 +495,7 @@ async fn follow_github(
 /// A ClawHub registry keeps no catalog to refresh: the discovery document is read, so a
 /// misconfigured URL is found.
 pub(super) async fn refresh(config: &SkillsConfig, hooks: &Hooks) -> Result<Status, Error> {
-    let hub = Hub::new(config, hooks, install::timeout(None))?;
+    let hub = Hub::new(config, hooks, timeout(None))?;
     api(&hub).await?;
     Ok(hub.status(0, Vec::new()))
 }
@@ -523,10 +529,16 @@ mod tests {
         }
         let refused = judge(Some(&moderation(true, false, "suspicious")), "x", false).unwrap_err();
         assert!(refused.contains("--force"), "{refused}");
-        assert!(refused.contains("suspicious.dynamic_code_execution"), "{refused}");
+        assert!(
+            refused.contains("suspicious.dynamic_code_execution"),
+            "{refused}"
+        );
         let warned = judge(Some(&moderation(true, false, "suspicious")), "x", true)
             .unwrap()
             .unwrap();
-        assert!(warned.contains("suspicious.dynamic_code_execution"), "{warned}");
+        assert!(
+            warned.contains("suspicious.dynamic_code_execution"),
+            "{warned}"
+        );
     }
 }

@@ -69,7 +69,11 @@ pub(super) struct Hub {
 impl Hub {
     /// The registry of `config` (already [`effective`]); every request and wait must end
     /// within `total`.
-    pub(super) fn new(config: &SkillsConfig, hooks: &Hooks, total: Duration) -> Result<Self, Error> {
+    pub(super) fn new(
+        config: &SkillsConfig,
+        hooks: &Hooks,
+        total: Duration,
+    ) -> Result<Self, Error> {
         let text = config
             .registry
             .catalog_url
@@ -107,7 +111,12 @@ impl Hub {
 
     /// `base` with `segments` appended (each escaped, so a slug cannot climb out of its path)
     /// and `query` set.
-    pub(super) fn url(&self, base: &Url, segments: &[&str], query: &[(&str, &str)]) -> Result<Url, Error> {
+    pub(super) fn url(
+        &self,
+        base: &Url,
+        segments: &[&str],
+        query: &[(&str, &str)],
+    ) -> Result<Url, Error> {
         let mut url = base.clone();
         url.set_query(None);
         url.set_fragment(None);
@@ -134,7 +143,12 @@ impl Hub {
             ))
         })?;
         policy::check(&url, &self.policy).map_err(|refusal| {
-            install::refused(policy::redact(&url), &refusal, refusal.is_local(), &self.policy)
+            install::refused(
+                policy::redact(&url),
+                &refusal,
+                refusal.is_local(),
+                &self.policy,
+            )
         })?;
         Ok(url)
     }
@@ -335,13 +349,14 @@ pub(super) async fn within<T>(
     url: &Url,
     work: impl Future<Output = Result<T, Error>>,
 ) -> Result<T, Error> {
-    tokio::time::timeout(total, work)
-        .await
-        .unwrap_or_else(|_| {
-            Err(Error::Download {
-                url: policy::redact(url),
-                reason: crate::client::FetchError::Timeout.to_string(),
-                kind: crate::client::FetchError::Timeout.kind(),
-            })
+    tokio::time::timeout(total, work).await.unwrap_or_else(|_| {
+        Err(Error::Download {
+            url: policy::redact(url),
+            reason: crate::client::FetchError::Timeout.to_string(),
+            kind: crate::client::FetchError::Timeout.kind(),
         })
+    })
 }
+
+#[cfg(test)]
+mod tests;

@@ -28,11 +28,10 @@ use skills_types::registry::{
     Coordinates, Counts, Entry, GLOBAL_NAMESPACE, InstallRequest, Listing, Pin, Query, Status,
 };
 use skills_types::{Error, SkillsConfig};
-use url::Url;
 
 use super::hub::{self, Hub, Planned};
 use crate::client::Answer;
-use crate::install;
+use crate::install::timeout;
 
 /// The provenance's source kind.
 const KIND: &str = "skillhub";
@@ -211,7 +210,7 @@ pub(super) async fn browse(
     if category.is_some() {
         return Err(no_categories());
     }
-    let hub = Hub::new(config, hooks, install::timeout(None))?;
+    let hub = Hub::new(config, hooks, timeout(None))?;
     let (mut entries, skipped, warnings) = pages(&hub, "", None).await?;
     entries.sort_by(|a, b| a.name.cmp(&b.name));
     entries.dedup_by(|a, b| a.name == b.name);
@@ -232,7 +231,7 @@ pub(super) async fn search(
     if query.category.is_some() {
         return Err(no_categories());
     }
-    let hub = Hub::new(config, hooks, install::timeout(None))?;
+    let hub = Hub::new(config, hooks, timeout(None))?;
     let namespace = query.source.as_deref().map(str::trim);
     let (entries, skipped, warnings) = pages(&hub, &query.text, namespace).await?;
     let mut status = hub.status(entries.len(), skipped);
@@ -254,7 +253,7 @@ pub(super) async fn sources(config: &SkillsConfig, hooks: &Hooks) -> Result<Coun
 
 /// skillhub keeps no catalog to refresh on this side.
 pub(super) fn refresh(config: &SkillsConfig, hooks: &Hooks) -> Result<Status, Error> {
-    let hub = Hub::new(config, hooks, install::timeout(None))?;
+    let hub = Hub::new(config, hooks, timeout(None))?;
     Ok(hub.status(0, Vec::new()))
 }
 
@@ -273,7 +272,10 @@ pub(super) fn fingerprint(files: &[(String, Vec<u8>)]) -> String {
 /// Whether `expected` is spelled `sha256:<64 lowercase hex>`.
 fn is_fingerprint(expected: &str) -> bool {
     expected.strip_prefix("sha256:").is_some_and(|hex| {
-        hex.len() == 64 && hex.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+        hex.len() == 64
+            && hex
+                .bytes()
+                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
     })
 }
 
@@ -285,7 +287,7 @@ pub(super) async fn install(
     request: &InstallRequest,
 ) -> Result<InstallOutcome, Error> {
     let wanted = Coordinates::parse(&request.id).map_err(|error| super::invalid(&error))?;
-    let total = install::timeout(request.timeout_secs);
+    let total = timeout(request.timeout_secs);
     let hub = Hub::new(config, hooks, total)?;
     let base = hub.base.clone();
     hub::within(total, &base, install_within(config, &hub, request, wanted)).await
@@ -370,10 +372,16 @@ async fn install_within(
 
 /// The URL a coordinates' skill page has, for messages and tests.
 #[cfg(test)]
-fn page(hub: &Hub, coordinates: &Coordinates) -> Result<Url, Error> {
+fn page(hub: &Hub, coordinates: &Coordinates) -> Result<url::Url, Error> {
     hub.url(
         &hub.base,
-        &["api", "v1", "skills", namespace_of(coordinates), &coordinates.slug],
+        &[
+            "api",
+            "v1",
+            "skills",
+            namespace_of(coordinates),
+            &coordinates.slug,
+        ],
         &[],
     )
 }
@@ -439,13 +447,18 @@ mod tests {
     #[test]
     fn global_coordinates_ask_for_the_global_namespace() {
         let mut config = SkillsConfig::new("/w", "/h");
-        config.registry.catalog_url = Some("https://hub.example".to_owned());
-        let hub = Hub::new(&config, &Hooks::default(), std::time::Duration::from_secs(5)).unwrap();
+        config.registry.catalog_url = Some("https://hub.example.com".to_owned());
+        let hub = Hub::new(
+            &config,
+            &Hooks::default(),
+            std::time::Duration::from_secs(5),
+        )
+        .unwrap();
         for text in ["pdf", "@global/pdf", "global--pdf"] {
             let coordinates = Coordinates::parse(text).unwrap();
             assert_eq!(
                 page(&hub, &coordinates).unwrap().as_str(),
-                "https://hub.example/api/v1/skills/global/pdf",
+                "https://hub.example.com/api/v1/skills/global/pdf",
                 "{text}"
             );
         }

@@ -233,7 +233,10 @@ fn the_global_namespace_is_no_namespace() {
     assert!(pinned.same_skill(&Coordinates::global("pdf")));
     // Only the exact name: a namespace that merely starts with it is a namespace.
     assert_eq!(
-        Coordinates::parse("@globalx/pdf").unwrap().namespace.as_deref(),
+        Coordinates::parse("@globalx/pdf")
+            .unwrap()
+            .namespace
+            .as_deref(),
         Some("globalx")
     );
 }
