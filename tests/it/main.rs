@@ -8,6 +8,7 @@
 mod app_dir;
 mod discovery;
 mod docs;
+mod hubs;
 mod install;
 mod manage;
 mod network;

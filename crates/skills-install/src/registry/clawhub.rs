@@ -23,7 +23,6 @@ use url::Url;
 
 use super::hub::{self, Hub, Planned};
 use crate::install::timeout;
-use crate::policy;
 
 /// The discovery document, at the registry's origin.
 const WELL_KNOWN: &str = "/.well-known/clawhub.json";
@@ -397,12 +396,7 @@ async fn install_within(
     let mut warnings = Vec::new();
     match judge(detail.moderation.as_ref(), &wanted.slug, request.force) {
         Ok(warning) => warnings.extend(warning),
-        Err(reason) => {
-            return Err(Error::UrlRefused {
-                url: policy::redact(&page),
-                reason,
-            });
-        }
+        Err(reason) => return Err(Error::InvalidInput(reason)),
     }
     let (query, version) = match &wanted.pin {
         Some(Pin::Version(version)) => (("version", version.clone()), Some(version.clone())),

@@ -244,9 +244,14 @@ impl Hub {
 
     /// The catalog status an answer of this registry reports.
     pub(super) fn status(&self, total: usize, skipped: Vec<String>) -> Status {
+        // Every answer is live: fetched now, never stale.
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |since| since.as_secs());
         Status {
             url: policy::redact(&self.base),
             total,
+            fetched_at: now,
             skipped,
             ..Status::default()
         }

@@ -364,7 +364,7 @@ async fn clawhub_never_installs_a_malware_blocked_skill_even_with_force() {
         let error = registry::install(&fixture.config, &Hooks::default(), &request)
             .await
             .unwrap_err();
-        assert!(matches!(error, Error::UrlRefused { .. }), "{error}");
+        assert!(matches!(error, Error::InvalidInput(_)), "{error}");
         assert!(error.to_string().contains("malware"), "{error}");
         assert!(error.to_string().contains("never installed"), "{error}");
     }
