@@ -28,9 +28,10 @@ pub(crate) fn run(global: &Global, command: &RegistryCommand) -> Exit {
         Ok(skills) => skills,
         Err(message) => return output::usage(global, &message),
     };
-    if skills.config().registry.catalog_url.is_none() {
+    if skills.home_config().registry.catalog_url.is_none() {
         let hint = format!(
-            "set {} to the catalog's https URL (a JSON array of entries)",
+            "set {} to the catalog's https URL (a JSON array of entries), or `url` under \
+             [registry] in the home skills.toml",
             context::REGISTRY_CATALOG_URL
         );
         return output::usage_with_hint(global, "no registry catalog is configured", Some(&hint));
