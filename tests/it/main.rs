@@ -14,6 +14,7 @@ mod manage;
 mod network;
 mod reference;
 mod registry;
+mod registry_catalog;
 mod serve;
 mod triggers;
 mod validate;

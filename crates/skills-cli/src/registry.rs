@@ -22,21 +22,16 @@ use crate::progress::Progress;
 const NAME_WIDTH: usize = 40;
 const CATEGORY_WIDTH: usize = 20;
 const VERSION_WIDTH: usize = 12;
-/// The home configuration file, where `[registry]` lives.
-const HOME_CONFIG_FILE: &str = "skills.toml";
 
 pub(crate) fn run(global: &Global, command: &RegistryCommand) -> Exit {
     let skills = match context::skills(global, None) {
         Ok(skills) => skills,
         Err(message) => return output::usage(global, &message),
     };
-    // The home skills.toml may name the registry (`[registry] kind` and `url`); the library
-    // reads it, and says so when it names none.
-    let config = skills.config();
-    let home_file = config.home.join(&config.app_dir).join(HOME_CONFIG_FILE);
-    if config.registry.catalog_url.is_none() && !home_file.is_file() {
+    if skills.home_config().registry.catalog_url.is_none() {
         let hint = format!(
-            "set {} to the catalog's https URL (a JSON array of entries)",
+            "set {} to the catalog's https URL (a JSON array of entries), or `url` under \
+             [registry] in the home skills.toml",
             context::REGISTRY_CATALOG_URL
         );
         return output::usage_with_hint(global, "no registry catalog is configured", Some(&hint));

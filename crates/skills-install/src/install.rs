@@ -214,7 +214,18 @@ pub(crate) fn policy_of(config: &SkillsConfig) -> Result<Policy, Error> {
 
 /// A client with these hooks and deadline.
 pub(crate) fn client(policy: Policy, hooks: &Hooks, total: Duration) -> Result<Client, Error> {
+    client_with(policy, hooks, total, None)
+}
+
+/// [`client`], sending `bearer`'s token to its own origin only.
+pub(crate) fn client_with(
+    policy: Policy,
+    hooks: &Hooks,
+    total: Duration,
+    bearer: Option<crate::client::Bearer>,
+) -> Result<Client, Error> {
     let mut settings = Settings::new(total);
+    settings.bearer = bearer;
     settings.policy = policy;
     settings.resolver = hooks
         .resolver

@@ -14,7 +14,7 @@ mod permission;
 mod probe;
 mod roots;
 mod scan;
-pub mod settings;
+pub(crate) mod settings;
 mod sidecar;
 
 use std::borrow::Cow;
@@ -58,6 +58,13 @@ pub(crate) fn roots_of(config: &SkillsConfig, scope: skills_types::SkillScope) -
         .filter(|root| root.scope == scope && !config.extra_roots.contains(&root.path))
         .map(|root| root.path)
         .collect()
+}
+
+/// `config` with the home `skills.toml` layered on (never the workspace's: the registry and
+/// GitHub settings are the user's alone, 09 §Registries), the caller's values winning. The
+/// registry reads this, and the command line uses it to resolve `[registry] token_env`.
+pub fn home_config(config: &SkillsConfig) -> SkillsConfig {
+    settings::effective(config, false).0
 }
 
 /// Discovers every skill the configuration reaches.

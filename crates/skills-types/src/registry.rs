@@ -68,6 +68,11 @@ pub struct Entry {
     /// Where its `SKILL.md` lives (a GitHub file or folder page is installable).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source_url: Option<String>,
+    /// How the catalog's own tool installs it (Hermes `installIdentifier`):
+    /// `<owner>/<repo>/<path>` is a GitHub folder, `official/<category>/<slug>` a folder under
+    /// the configured download base.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub install_identifier: Option<String>,
 }
 
 impl Entry {
@@ -84,9 +89,22 @@ impl Entry {
         &self.name
     }
 
-    /// The coordinates its name spells (never with a version: that is `version`).
+    /// The coordinates its name spells (never with a version: that is `version`). A name the
+    /// catalog's own tool accepts but coordinates do not (upper case, dots, spaces:
+    /// `PDF.Tools`) is shown as it is and mapped to a global slug by
+    /// [`Coordinates::from_display_name`] (`pdf-tools`).
     pub fn coordinates(&self) -> Result<Coordinates, CoordinatesError> {
-        let coordinates = Coordinates::parse(&self.name)?;
+        let coordinates = Coordinates::parse(&self.name).or_else(|error| {
+            let meant_as_coordinates = self.name.contains('@')
+                || self.name.contains('/')
+                || self.name.contains("..")
+                || self.name.contains(CANONICAL_SEPARATOR);
+            if meant_as_coordinates {
+                // A pin, a namespace or a path is meant as coordinates: no second reading.
+                return Err(error);
+            }
+            Coordinates::from_display_name(&self.name).ok_or(error)
+        })?;
         if coordinates.pin.is_some() {
             return Err(CoordinatesError::new(
                 &self.name,
@@ -183,6 +201,27 @@ impl Coordinates {
             slug: slug.to_owned(),
             pin,
         })
+    }
+
+    /// The global slug a display name maps to: lower case, every run of characters that are
+    /// not letters or digits (dots, spaces, `_`) becomes one `-`, leading and trailing `-`
+    /// dropped, cut to the name limit. `PDF.Tools` → `pdf-tools`. `None` when nothing
+    /// remains or the result is still not a slug.
+    pub fn from_display_name(text: &str) -> Option<Self> {
+        let mut slug = String::new();
+        for c in text.trim().chars().flat_map(char::to_lowercase) {
+            if c.is_alphanumeric() && !c.is_uppercase() {
+                slug.push(c);
+            } else if !slug.is_empty() && !slug.ends_with('-') {
+                slug.push('-');
+            }
+        }
+        let mut slug: String = slug.chars().take(MAX_NAME_CHARS).collect();
+        while slug.ends_with('-') {
+            slug.pop();
+        }
+        check_segment("slug", &slug).ok()?;
+        Some(Self::global(slug))
     }
 
     /// Coordinates in the global namespace, without a pin (the slug is not checked).

@@ -99,6 +99,13 @@ impl Skills {
         &self.config
     }
 
+    /// The configuration with the home `skills.toml` layered on (the handle's own values
+    /// win): where `[registry]` and `[github]` are read from. The stub reads no file and
+    /// answers the handle's configuration.
+    pub fn home_config(&self) -> SkillsConfig {
+        ops::discover::home_config(&self.config)
+    }
+
     /// Discovers every skill: the catalog, the shadowed copies, the hidden skills and what the
     /// scan noticed.
     pub fn discover(&self) -> Result<Catalog, Error> {

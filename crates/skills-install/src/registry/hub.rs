@@ -29,7 +29,7 @@ use tokio::time::Instant;
 use url::Url;
 
 use crate::archive::{self, Format, Limits};
-use crate::client::{Answer, Client};
+use crate::client::{Answer, Bearer, Client};
 use crate::install::{self, Naming};
 use crate::policy::{self, Policy};
 use crate::source::Source;
@@ -48,12 +48,6 @@ const MAX_SHOWN_CHARS: usize = 200;
 /// What ClawHub adds to every zip beside the skill's files: registry metadata, not a file of
 /// the skill.
 const CLAWHUB_META_FILE: &str = "_meta.json";
-
-/// The configuration with the home `skills.toml` layered on: where `[registry] kind`, `url`
-/// and `token_env` live. What the caller set (the command line's variables) wins.
-pub(super) fn effective(config: &SkillsConfig) -> SkillsConfig {
-    skills_ops::discover::settings::effective(config, false).0
-}
 
 /// A registry server and the client that talks to it.
 pub(super) struct Hub {
@@ -90,15 +84,21 @@ impl Hub {
         let base = policy::parse(text, &policy).map_err(|refusal| {
             install::refused(install::shown(text), &refusal, refusal.is_local(), &policy)
         })?;
-        let client = install::client(policy.clone(), hooks, total)?;
+        let token = config
+            .registry
+            .token
+            .clone()
+            .filter(|token| !token.trim().is_empty());
+        // The token's one origin is the configured URL's, not an `apiBase` or `downloadUrl`
+        // the server names.
+        let bearer = token
+            .as_ref()
+            .map(|token| Bearer::new(&base, token.clone()));
+        let client = install::client_with(policy.clone(), hooks, total, bearer)?;
         Ok(Self {
             client,
             base,
-            token: config
-                .registry
-                .token
-                .clone()
-                .filter(|token| !token.trim().is_empty()),
+            token,
             policy,
             deadline: Instant::now() + total,
         })
@@ -153,21 +153,15 @@ impl Hub {
         Ok(url)
     }
 
-    /// Whether `url` is on the registry's own origin (the only one the token goes to).
-    pub(super) fn is_own(&self, url: &Url) -> bool {
-        url.origin() == self.base.origin()
-    }
-
-    /// Every request of the two registry kinds: the token to the registry's own origin only,
-    /// `429` waited out within the deadline. Any other status is handed back for the caller
+    /// Every request of the two registry kinds: the token to the registry's own origin only
+    /// (the client's [`Bearer`]), `429` waited out within the deadline. Any other status is handed back for the caller
     /// to judge (see [`Hub::failure`]).
     pub(super) async fn get(&self, url: &Url, cap: u64) -> Result<Answer, Error> {
-        let bearer = self.token.as_deref().filter(|_| self.is_own(url));
         let mut limited = 0;
         loop {
             let answer = self
                 .client
-                .fetch_answer(url, cap, bearer)
+                .fetch_answer(url, cap)
                 .await
                 .map_err(|error| install::fetch_failure(url, error, &self.policy))?;
             if answer.status != 429 {

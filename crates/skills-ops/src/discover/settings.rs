@@ -38,7 +38,7 @@ fn misplaced(table: &str, key: &str) -> String {
 
 /// The effective configuration: `config` with the files layered on, and what was wrong with
 /// them.
-pub fn effective(config: &SkillsConfig, trusted: bool) -> (SkillsConfig, Vec<Diagnostic>) {
+pub(crate) fn effective(config: &SkillsConfig, trusted: bool) -> (SkillsConfig, Vec<Diagnostic>) {
     let mut merged = config.clone();
     let mut diagnostics = Vec::new();
     if !config.read_config_files {

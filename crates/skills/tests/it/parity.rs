@@ -33,6 +33,7 @@ const _: fn(&Path, &Options) -> Result<Vec<Result<Report, Error>>, Error> =
 const _: fn(SkillsConfig) -> Skills = Skills::new;
 const _: fn(&Skills) -> &SkillsConfig = Skills::config;
 const _: fn(&Skills) -> Result<Catalog, Error> = Skills::discover;
+const _: fn(&Skills) -> skills::SkillsConfig = Skills::home_config;
 const _: fn(&Skills, &ListOptions) -> Result<Listing, Error> = Skills::list;
 const _: fn(&Skills, &str) -> Result<Skill, Error> = Skills::get;
 const _: fn(&Skills, &str, &str) -> Result<ResourceContent, Error> = Skills::read_resource;
