@@ -213,6 +213,14 @@ pub(crate) struct Names {
 impl Names {
     /// Records a file (`kind` = file) or a folder at `components`, refusing a collision.
     fn add(&mut self, components: &[&str], kind: Kind) -> Result<(), String> {
+        let full = components.join("/");
+        let at = |why: String, name: &str| {
+            if *name == full {
+                why
+            } else {
+                format!("the entry '{full}' is refused: {why}")
+            }
+        };
         for end in 1..=components.len() {
             let name = components[..end].join("/");
             let this = if end == components.len() {
@@ -227,17 +235,30 @@ impl Names {
                 Entry::Occupied(slot) => {
                     let (other, other_kind) = slot.get();
                     if *other != name {
-                        return Err(format!(
-                            "'{name}' and '{other}' differ only by letter case or Unicode \
-                             normalisation, so one would overwrite the other on some systems"
-                        ));
+                        let why = if other.nfc().eq(name.nfc()) {
+                            format!(
+                                "'{name}' is spelled twice, in two Unicode normalisations \
+                                 ('{}' and '{}'), so one would overwrite the other on some \
+                                 systems",
+                                spelled(&name),
+                                spelled(other)
+                            )
+                        } else {
+                            format!(
+                                "'{name}' and '{other}' differ only by letter case, so one \
+                                 would overwrite the other on some systems"
+                            )
+                        };
+                        return Err(at(why, &name));
                     }
                     match (this, *other_kind) {
                         (Kind::Folder, Kind::Folder) => {}
                         (Kind::File, Kind::File) => {
                             return Err(format!("'{name}' appears twice"));
                         }
-                        _ => return Err(format!("'{name}' is both a file and a folder")),
+                        _ => {
+                            return Err(at(format!("'{name}' is both a file and a folder"), &name));
+                        }
                     }
                 }
             }
@@ -252,6 +273,20 @@ impl Names {
     pub(crate) fn add_folder(&mut self, components: &[&str]) -> Result<(), String> {
         self.add(components, Kind::Folder)
     }
+}
+
+/// A name with every character outside ASCII written as its code point, so that two
+/// normalisations of one name can be told apart in a message.
+fn spelled(name: &str) -> String {
+    name.chars()
+        .map(|c| {
+            if c.is_ascii() {
+                c.to_string()
+            } else {
+                c.escape_unicode().to_string()
+            }
+        })
+        .collect()
 }
 
 /// The form two names are compared in: NFC, then lower case, then NFC again (lowering can
@@ -314,6 +349,19 @@ impl Meter {
         }
     }
 
+    /// The meter's own refusal, naming the entry being read, if it stopped the stream;
+    /// else `why`.
+    fn explain_at(&self, collector: &Collector<'_>, why: String) -> String {
+        match self.refusal.take() {
+            Some(refusal) if collector.current.is_empty() => refusal,
+            Some(refusal) => format!(
+                "{refusal} (at the entry '{}')",
+                collector.current.escape_debug()
+            ),
+            None => why,
+        }
+    }
+
     /// The meter's own refusal if it stopped the stream, else `error` with `context`.
     fn explain(&self, context: &str, error: &dyn std::fmt::Display) -> String {
         match self.refusal.take() {
@@ -346,6 +394,8 @@ struct Collector<'a> {
     total: u64,
     names: Names,
     files: Vec<(String, Vec<u8>)>,
+    /// The name of the entry being read (or last read), for the messages.
+    current: String,
 }
 
 impl<'a> Collector<'a> {
@@ -354,6 +404,7 @@ impl<'a> Collector<'a> {
             limits,
             entries: 0,
             total: 0,
+            current: String::new(),
             names: Names::default(),
             files: Vec::new(),
         }
@@ -418,8 +469,14 @@ fn refused(name: &str, refusal: &Refusal) -> String {
 
 fn tar_gz(bytes: &[u8], limits: &Limits) -> Result<Vec<(String, Vec<u8>)>, String> {
     // The tar stream holds headers, padding and skipped entries besides the files kept, so
-    // its own cap is twice the total; the files kept are counted against the total itself.
-    let meter = Meter::new(bytes.len(), limits.total.saturating_mul(2), limits);
+    // its own cap is twice the total plus a header's worth per entry and a record; the files
+    // kept are counted against the total itself.
+    let overhead = (limits.entries as u64)
+        .saturating_add(1)
+        .saturating_mul(1024)
+        .saturating_add(TAR_RECORD_BYTES);
+    let cap = limits.total.saturating_mul(2).saturating_add(overhead);
+    let meter = Meter::new(bytes.len(), cap, limits);
     let mut stream = Metered {
         inner: flate2::read::GzDecoder::new(bytes),
         meter: &meter,
@@ -431,10 +488,17 @@ fn tar_gz(bytes: &[u8], limits: &Limits) -> Result<Vec<(String, Vec<u8>)>, Strin
             .entries()
             .map_err(|error| meter.explain("it cannot be read", &error))?;
         for entry in entries {
-            let mut entry = entry.map_err(|error| meter.explain("it cannot be read", &error))?;
+            let mut entry = entry.map_err(|error| {
+                let after = if collector.current.is_empty() {
+                    String::new()
+                } else {
+                    format!(" after the entry '{}'", collector.current.escape_debug())
+                };
+                meter.explain_at(&collector, format!("it cannot be read{after}: {error}"))
+            })?;
             collector.count_entry()?;
             tar_entry(&mut entry, &mut collector)
-                .map_err(|why| meter.refusal.take().unwrap_or(why))?;
+                .map_err(|why| meter.explain_at(&collector, why))?;
         }
     }
     if meter.ran_dry.get() {
@@ -465,6 +529,7 @@ fn tar_entry<R: Read>(
             String::from_utf8_lossy(error.as_bytes()).escape_debug()
         )
     })?;
+    collector.current.clone_from(&name);
     let described = match kind {
         EntryType::Regular | EntryType::Continuous | EntryType::Directory => None,
         EntryType::Symlink => Some("a symbolic link"),
@@ -475,8 +540,19 @@ fn tar_entry<R: Read>(
         _ => Some("an entry of an unsupported type"),
     };
     if let Some(described) = described {
+        let target = entry
+            .link_name_bytes()
+            .filter(|target| !target.is_empty())
+            .map(|target| {
+                format!(
+                    " (to '{}')",
+                    String::from_utf8_lossy(&target).escape_debug()
+                )
+            })
+            .unwrap_or_default();
         return Err(format!(
-            "the entry '{}' is {described}; only regular files and folders are extracted",
+            "the entry '{}' is {described}{target}; only regular files and folders are \
+             extracted, and links are never created",
             name.escape_debug()
         ));
     }
@@ -502,6 +578,9 @@ fn tar_entry<R: Read>(
     }
 }
 
+/// The block a tar writer pads its stream to (20 headers' worth).
+const TAR_RECORD_BYTES: u64 = 10_240;
+
 /// Unix file types in a zip entry's external attributes.
 const S_IFMT: u32 = 0o170_000;
 const S_IFREG: u32 = 0o100_000;
@@ -520,8 +599,10 @@ fn zip(bytes: &[u8], limits: &Limits) -> Result<Vec<(String, Vec<u8>)>, String> 
     if archive.len() > limits.entries {
         return Err(format!("it holds more than {} entries", limits.entries));
     }
-    // The zip's own cap on what it decompresses: the files kept are all it reads.
-    let meter = Meter::new(bytes.len(), limits.total, limits);
+    // Only the files kept are decompressed, each at most one byte past the file limit, so
+    // the total check of the collector comes first; the meter adds the ratio.
+    let cap = limits.total.saturating_add(limits.file).saturating_add(1);
+    let meter = Meter::new(bytes.len(), cap, limits);
     let mut collector = Collector::new(limits);
     for index in 0..archive.len() {
         collector.count_entry()?;
@@ -545,6 +626,7 @@ fn zip(bytes: &[u8], limits: &Limits) -> Result<Vec<(String, Vec<u8>)>, String> 
                 )
             })?
             .into_owned();
+        collector.current.clone_from(&name);
         let mode = file.unix_mode().map_or(0, |mode| mode & S_IFMT);
         let described = match mode {
             0 | S_IFREG | S_IFDIR => None,
@@ -588,7 +670,7 @@ fn zip(bytes: &[u8], limits: &Limits) -> Result<Vec<(String, Vec<u8>)>, String> 
                 };
                 let bytes = collector
                     .read_file(&name, &mut metered, declared)
-                    .map_err(|why| meter.refusal.take().unwrap_or(why))?;
+                    .map_err(|why| meter.explain_at(&collector, why))?;
                 collector.keep(&components, bytes);
             }
             Disposition::Skip => {}
@@ -728,6 +810,9 @@ pub fn skills(
                 relative
             };
         downloads[index].files.push((relative, bytes));
+    }
+    for download in &mut downloads {
+        download.files.sort_by(|a, b| a.0.cmp(&b.0));
     }
     Ok(downloads)
 }

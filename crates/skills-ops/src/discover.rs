@@ -37,6 +37,13 @@ use scan::Found;
 
 pub use settings::CONFIG_FILE;
 
+/// `config` with the home `skills.toml` applied (never a workspace's): the settings only the
+/// home file may give (`[github] url`, `[registry]`, `[install] root`) fill what the caller
+/// left unset; the caller's values win.
+pub fn home_settings(config: &SkillsConfig) -> SkillsConfig {
+    settings::effective(config, false).0
+}
+
 /// One definition file, parsed, before collisions are resolved.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct Loaded {

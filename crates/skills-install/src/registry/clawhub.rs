@@ -22,7 +22,11 @@ use skills_types::{Error, SkillsConfig};
 use url::Url;
 
 use super::hub::{self, Hub, Planned};
+use crate::github::{Bases, Repository};
+use crate::install::Naming;
 use crate::install::timeout;
+use crate::source::Source;
+use crate::write::Registered;
 
 /// The discovery document, at the registry's origin.
 const WELL_KNOWN: &str = "/.well-known/clawhub.json";
@@ -427,10 +431,6 @@ async fn install_within(
         return Err(hub.failure(&answer, &hub.said(&answer)));
     }
     let owner = detail.owner.and_then(|owner| owner.handle);
-    if is_json(&answer) {
-        let handoff: Handoff = hub.parse(&answer)?;
-        return follow_github(config, hub, request, &coordinates, &handoff, warnings).await;
-    }
     let planned = Planned {
         coordinates,
         id: owner.map_or_else(
@@ -442,6 +442,10 @@ async fn install_within(
         url: &answer.url,
         warnings,
     };
+    if is_json(&answer) {
+        let handoff: Handoff = hub.parse(&answer)?;
+        return follow_github(config, hub, &target, request.force, planned, &handoff).await;
+    }
     hub::install_zip(
         config,
         hub,
@@ -464,26 +468,61 @@ fn is_json(answer: &crate::client::Answer) -> bool {
 }
 
 /// A skill ClawHub serves from GitHub: the repository's tarball at the commit, the skill at
-/// the path, through the GitHub source (09 §Publishers).
+/// the path, through the GitHub source (09 §Publishers, `[github] url`), which checks the
+/// repository, commit and path as it would a `owner/repo/path@ref` typed by the user. The
+/// registry's token never goes there: GitHub is another origin.
 async fn follow_github(
-    _config: &SkillsConfig,
+    config: &SkillsConfig,
     hub: &Hub,
-    _request: &InstallRequest,
-    coordinates: &Coordinates,
+    target: &crate::write::Target,
+    force: bool,
+    planned: Planned<'_>,
     handoff: &Handoff,
-    _warnings: Vec<String>,
 ) -> Result<InstallOutcome, Error> {
-    Err(Error::InvalidInput(format!(
-        "ClawHub serves '{coordinates}' from GitHub ({}@{}, {}), and installs through the \
-         GitHub source are not available in this build; install it with \
-         'skills install https://github.com/{}/tree/{}/{}'",
-        hub.shown(&handoff.repo),
-        hub.shown(&handoff.commit),
-        hub.shown(&handoff.path),
-        hub.shown(&handoff.repo),
-        hub.shown(&handoff.commit),
-        hub.shown(&handoff.path),
-    )))
+    let invalid = |reason: String| Error::InvalidPackage {
+        source_url: crate::policy::redact(planned.url),
+        reason: format!("ClawHub's GitHub hand-off is refused: {reason}"),
+    };
+    let repo = handoff.repo.trim();
+    if repo.split('/').count() != 2 {
+        return Err(invalid(format!(
+            "'{}' is not an owner/repository",
+            hub.shown(repo)
+        )));
+    }
+    let path = handoff.path.trim().trim_matches('/');
+    let text = if path.is_empty() {
+        format!("{repo}@{}", handoff.commit.trim())
+    } else {
+        format!("{repo}/{path}@{}", handoff.commit.trim())
+    };
+    let repository = Repository::shorthand(&text)
+        .unwrap_or_else(|| Err(format!("'{}' is not a GitHub location", hub.shown(&text))))
+        .map_err(invalid)?;
+    let bases = Bases::new(config.github.url.as_deref()).map_err(Error::InvalidInput)?;
+    let tarball = bases.tarball(&repository);
+    let source = Source::Github(Box::new((repository, tarball)));
+    let naming = Naming {
+        kind: KIND,
+        slug: Some(planned.coordinates.slug.clone()),
+        registry: Some(Registered {
+            coordinates: planned.coordinates,
+            id: planned.id.clone(),
+            version: planned.version,
+            catalog: crate::policy::redact(&hub.base),
+        }),
+    };
+    let outcomes =
+        crate::install::install_from(config, &hub.client, &source, target, force, &naming).await?;
+    let [mut outcome] = <[_; 1]>::try_from(outcomes).map_err(|outcomes| {
+        invalid(format!(
+            "{} holds {} skills under its path; a registry entry is one",
+            hub.shown(&text),
+            outcomes.len()
+        ))
+    })?;
+    outcome.warnings.extend(planned.warnings);
+    Ok(outcome)
 }
 
 /// A ClawHub registry keeps no catalog to refresh: the discovery document is read, so a

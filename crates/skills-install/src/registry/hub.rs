@@ -30,6 +30,7 @@ use url::Url;
 
 use crate::archive::{self, Format, Limits};
 use crate::client::{Answer, Bearer, Client};
+use crate::fetch;
 use crate::install::{self, Naming};
 use crate::policy::{self, Policy};
 use crate::source::Source;
@@ -312,6 +313,7 @@ pub(super) async fn install_zip(
             downloads.len()
         ))
     })?;
+    let version = planned.version.clone();
     let naming = Naming {
         kind: planned.kind,
         slug: Some(planned.coordinates.slug.clone()),
@@ -323,16 +325,26 @@ pub(super) async fn install_zip(
         }),
     };
     // The whole zip was checked above; the source only names where it came from.
-    let source = Source::SkillFile(planned.url.clone());
-    let outcomes = install::install_downloaded(
+    let source = Source::Archive(planned.url.clone());
+    let fetched = fetch::Fetched {
+        offers: vec![fetch::Offer {
+            download,
+            digest: Some(format!("sha256:{}", fetch::hex_digest(bytes))),
+        }],
+        kind: planned.kind,
+        resolved: Some(planned.url.clone()),
+        reference: version,
+        ..fetch::Fetched::default()
+    };
+    let outcomes = install::install_fetched(
         config,
         &hub.client,
         &source,
         target,
         force,
         &naming,
-        vec![download],
-        Vec::new(),
+        install::Selection::default(),
+        fetched,
     )
     .await?;
     let mut outcome = outcomes.into_iter().next().ok_or_else(|| {

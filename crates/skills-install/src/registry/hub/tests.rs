@@ -558,31 +558,106 @@ async fn clawhub_hostile_zips_are_refused_and_nothing_is_written() {
     }
 }
 
+const COMMIT: &str = "0123456789abcdef0123456789abcdef01234567";
+
+/// A repository tarball as GitHub serves it: everything under `owner-repo-<sha>/`.
+fn tarball(entries: &[(String, Vec<u8>)]) -> Vec<u8> {
+    let mut builder = tar::Builder::new(flate2::write::GzEncoder::new(
+        Vec::new(),
+        flate2::Compression::default(),
+    ));
+    for (name, bytes) in entries {
+        let mut header = tar::Header::new_gnu();
+        header.set_size(bytes.len() as u64);
+        header.set_mode(0o644);
+        header.set_cksum();
+        builder
+            .append_data(
+                &mut header,
+                format!("acme-skills-0123456/{name}"),
+                bytes.as_slice(),
+            )
+            .unwrap();
+    }
+    builder.into_inner().unwrap().finish().unwrap()
+}
+
+fn handoff(path: &str) -> Reply {
+    json_reply(&json!({
+        "sourceRef": "public-github",
+        "repo": "acme/skills",
+        "commit": COMMIT,
+        "path": path,
+        "contentHash": "ab".repeat(32),
+        "archiveUrl": format!("https://api.github.com/repos/acme/skills/zipball/{COMMIT}")
+    }))
+}
+
 #[tokio::test]
-async fn clawhub_github_handoffs_are_refused_for_now_without_writing() {
+async fn clawhub_github_handoffs_install_through_the_github_source() {
     let fixture = Fixture::new(RegistryKind::Clawhub);
-    clawhub(
-        &fixture,
-        &Value::Null,
-        json_reply(&json!({
-            "sourceRef": "public-github",
-            "repo": "acme/skills",
-            "commit": "0123456789abcdef0123456789abcdef01234567",
-            "path": "skills/pdf-tools",
-            "contentHash": "ab".repeat(32),
-            "archiveUrl": "https://api.github.com/repos/acme/skills/zipball/0123456789abcdef0123456789abcdef01234567"
-        })),
+    let github = Server::start().unwrap();
+    let mut config = fixture.config.clone();
+    config.github.url = Some(github.url(""));
+    config.registry.token = Some(TOKEN.to_owned());
+    clawhub(&fixture, &Value::Null, handoff("skills/pdf-tools"));
+    let mut entries: Vec<(String, Vec<u8>)> = files()
+        .into_iter()
+        .map(|(name, bytes)| (format!("skills/pdf-tools/{name}"), bytes))
+        .collect();
+    entries.push((
+        "skills/other/SKILL.md".to_owned(),
+        b"---\nname: other\ndescription: x\n---\n".to_vec(),
+    ));
+    entries.push(("README.md".to_owned(), b"# skills\n".to_vec()));
+    github.route(
+        &format!("/api/v3/repos/acme/skills/tarball/{COMMIT}"),
+        Reply::Full {
+            status: 200,
+            headers: vec![("Content-Type".to_owned(), "application/x-gzip".to_owned())],
+            body: tarball(&entries),
+        },
     );
-    let before = fixture.tree();
-    let error = registry::install(
-        &fixture.config,
+    let outcome = registry::install(
+        &config,
         &Hooks::default(),
         &InstallRequest::new("pdf-tools"),
     )
     .await
-    .unwrap_err();
-    assert!(error.to_string().contains("acme/skills"), "{error}");
-    assert_eq!(fixture.tree(), before);
+    .unwrap();
+    assert_installed(&fixture.root(), "pdf-tools");
+    assert!(!fixture.root().join("other").exists());
+    let record: Value =
+        serde_json::from_slice(&std::fs::read(outcome.path.join(PROVENANCE_FILE)).unwrap())
+            .unwrap();
+    assert_eq!(record["kind"], "clawhub");
+    assert_eq!(record["registry"]["coordinates"], "pdf-tools");
+    // GitHub is another origin: the registry's token never went there.
+    let hits = github.hits();
+    assert_eq!(hits.len(), 1);
+    assert_eq!(hits[0].header("authorization"), None);
+}
+
+#[tokio::test]
+async fn clawhub_handoffs_that_leave_their_repository_are_refused() {
+    for path in ["../../etc", "skills/../../x", "skills\\..\\x"] {
+        let fixture = Fixture::new(RegistryKind::Clawhub);
+        let github = Server::start().unwrap();
+        let mut config = fixture.config.clone();
+        config.github.url = Some(github.url(""));
+        clawhub(&fixture, &Value::Null, handoff(path));
+        let before = fixture.tree();
+        let error = registry::install(
+            &config,
+            &Hooks::default(),
+            &InstallRequest::new("pdf-tools"),
+        )
+        .await
+        .unwrap_err();
+        assert!(error.to_string().contains("hand-off"), "{path}: {error}");
+        assert_eq!(fixture.tree(), before);
+        assert!(github.hits().is_empty(), "{path}");
+    }
 }
 
 #[tokio::test]
