@@ -104,10 +104,10 @@ pub(crate) fn resolve(
 
 /// The form a `sourceUrl` gives, or `None` for a page that is not installable.
 fn from_url(url: &Url) -> Option<Resolved> {
-    if url.host_str() == Some("github.com") {
-        if let Some(shorthand) = github_folder(url) {
-            return Some(Resolved::Github(shorthand));
-        }
+    if url.host_str() == Some("github.com")
+        && let Some(shorthand) = github_folder(url)
+    {
+        return Some(Resolved::Github(shorthand));
     }
     if url.host_str() == Some("raw.githubusercontent.com")
         && url.path().to_ascii_lowercase().ends_with(".md")
