@@ -54,7 +54,8 @@ struct Discovery {
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct Page {
-    items: Vec<Item>,
+    /// Read one by one: a malformed item is skipped, not the page.
+    items: Vec<serde_json::Value>,
     #[serde(default)]
     next_cursor: Option<String>,
 }
@@ -219,7 +220,9 @@ pub(super) async fn browse(
         let url = api_url(&hub, &api, &["skills"], &query)?;
         let page: Page = hub.json(&url).await?;
         for item in page.items {
-            match entry_of_item(item) {
+            let item = serde_json::from_value::<Item>(item)
+                .map_err(|error| format!("a skill is skipped: {error}"));
+            match item.and_then(entry_of_item) {
                 Ok(entry) => entries.push(entry),
                 Err(reason) => skipped.push(reason),
             }
@@ -271,11 +274,13 @@ pub(super) async fn search(
     let mut entries = Vec::new();
     let mut skipped = Vec::new();
     for hit in results.results {
-        let mut entry = Entry::new(hit.slug);
-        if let Err(error) = entry.coordinates() {
-            skipped.push(format!("a result is skipped: {error}"));
-            continue;
-        }
+        let mut entry = match hub::entry_named(hit.slug) {
+            Ok(entry) => entry,
+            Err(reason) => {
+                skipped.push(reason);
+                continue;
+            }
+        };
         entry.description = describe(hit.display_name, hit.summary);
         entry.version = hit.version.unwrap_or_default();
         entry.source = KIND.to_owned();
@@ -289,10 +294,7 @@ pub(super) async fn search(
 
 /// A listing item as an entry; its slug must be a valid folder name.
 fn entry_of_item(item: Item) -> Result<Entry, String> {
-    let mut entry = Entry::new(item.slug);
-    entry
-        .coordinates()
-        .map_err(|error| format!("a skill is skipped: {error}"))?;
+    let mut entry = hub::entry_named(item.slug)?;
     entry.version = item
         .latest_version
         .map(|latest| latest.version)

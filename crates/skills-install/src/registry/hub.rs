@@ -23,7 +23,7 @@ use std::time::Duration;
 use serde::de::DeserializeOwned;
 use skills_types::install::{Hooks, InstallOutcome};
 use skills_types::limits::MIB;
-use skills_types::registry::{Coordinates, Status};
+use skills_types::registry::{Coordinates, Entry, Status};
 use skills_types::{Error, SkillsConfig};
 use tokio::time::Instant;
 use url::Url;
@@ -49,6 +49,19 @@ const MAX_SHOWN_CHARS: usize = 200;
 /// What ClawHub adds to every zip beside the skill's files: registry metadata, not a file of
 /// the skill.
 const CLAWHUB_META_FILE: &str = "_meta.json";
+
+/// An entry named `name`, which must be coordinates as typed (no display-name reading, no
+/// pin): `install` reads the same text back, and the slug becomes a folder.
+pub(super) fn entry_named(name: String) -> Result<Entry, String> {
+    match Coordinates::parse(&name) {
+        Ok(coordinates) if coordinates.pin.is_none() => Ok(Entry::new(name)),
+        Ok(_) => Err(format!(
+            "a skill is skipped: '{}' holds a version",
+            name.escape_debug()
+        )),
+        Err(error) => Err(format!("a skill is skipped: {error}")),
+    }
+}
 
 /// A registry server and the client that talks to it.
 pub(super) struct Hub {

@@ -151,10 +151,13 @@ async fn pages(
         }
         let url = hub.url(&hub.base, &["api", "web", "skills"], &query)?;
         let answer = hub.get(&url, hub::MAX_JSON_BYTES).await?;
-        let data: Page<Summary> = data(hub, &answer)?;
+        // Read one by one: a malformed item is skipped, not the page.
+        let data: Page<serde_json::Value> = data(hub, &answer)?;
         let count = data.items.len() as u64;
         for summary in data.items {
-            match entry_of(summary) {
+            let summary = serde_json::from_value::<Summary>(summary)
+                .map_err(|error| format!("a skill is skipped: {error}"));
+            match summary.and_then(entry_of) {
                 Ok(entry) => entries.push(entry),
                 Err(reason) => skipped.push(reason),
             }
@@ -176,10 +179,7 @@ fn entry_of(summary: Summary) -> Result<Entry, String> {
         Some(namespace) => format!("@{namespace}/{}", summary.slug),
         None => summary.slug.clone(),
     };
-    let mut entry = Entry::new(name);
-    entry
-        .coordinates()
-        .map_err(|error| format!("a skill is skipped: {error}"))?;
+    let mut entry = hub::entry_named(name)?;
     entry.description = summary
         .summary
         .filter(|text| !text.trim().is_empty())

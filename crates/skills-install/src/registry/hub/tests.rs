@@ -269,6 +269,45 @@ async fn clawhub_browse_follows_the_cursor_to_the_end() {
 }
 
 #[tokio::test]
+async fn clawhub_browse_skips_bad_items_and_stops_on_a_repeated_cursor() {
+    let fixture = Fixture::new(RegistryKind::Clawhub);
+    clawhub(&fixture, &Value::Null, zip_reply(clawhub_zip()));
+    // Every page names the same next cursor: a loop the client must break.
+    fixture.server.route(
+        "/api/v1/skills",
+        json_reply(&json!({
+            "items": [clawhub_item("pdf-tools", "1.2.3"), {"slug": 42}, clawhub_item("Bad Slug", "1")],
+            "nextCursor": "again"
+        })),
+    );
+    let listing = registry::browse(&fixture.config, &Hooks::default(), None)
+        .await
+        .unwrap();
+    let names: Vec<&str> = listing
+        .entries
+        .iter()
+        .map(|entry| entry.name.as_str())
+        .collect();
+    assert_eq!(names, ["pdf-tools"]);
+    assert_eq!(
+        listing.catalog.skipped.len(),
+        4,
+        "{:?}",
+        listing.catalog.skipped
+    );
+    assert!(
+        listing
+            .catalog
+            .warnings
+            .iter()
+            .any(|warning| warning.contains("repeated")),
+        "{:?}",
+        listing.catalog.warnings
+    );
+    assert_eq!(fixture.hits("/api/v1/skills"), 2);
+}
+
+#[tokio::test]
 async fn clawhub_search_asks_the_server_and_keeps_its_order() {
     let fixture = Fixture::new(RegistryKind::Clawhub);
     clawhub(&fixture, &Value::Null, zip_reply(clawhub_zip()));
