@@ -42,6 +42,8 @@ const MAX_PAGES: usize = 50;
 const SEARCH_LIMIT: &str = "50";
 /// The provenance's source kind.
 const KIND: &str = "clawhub";
+/// The tag every skill has: its newest version.
+const LATEST: &str = "latest";
 
 /// `/.well-known/clawhub.json`.
 #[derive(Deserialize)]
@@ -404,23 +406,25 @@ async fn install_within(
         Ok(warning) => warnings.extend(warning),
         Err(reason) => return Err(Error::InvalidInput(reason)),
     }
-    let (query, version) = match &wanted.pin {
-        Some(Pin::Version(version)) => (("version", version.clone()), Some(version.clone())),
-        Some(Pin::Tag(tag)) => (("tag", tag.clone()), detail.skill.tags.get(tag).cloned()),
-        None => (
-            ("tag", "latest".to_owned()),
-            detail
-                .latest_version
-                .map(|latest| latest.version)
-                .or_else(|| detail.skill.tags.get("latest").cloned()),
+    let latest = || {
+        detail
+            .latest_version
+            .as_ref()
+            .map(|latest| latest.version.clone())
+            .or_else(|| detail.skill.tags.get(LATEST).cloned())
+    };
+    // Without a version or tag ClawHub serves the latest version, or a GitHub-served skill's
+    // hand-off (which a `tag` would miss), so `@latest` asks for nothing either.
+    let (pin, version) = match &wanted.pin {
+        Some(Pin::Version(version)) => (Some(("version", version.as_str())), Some(version.clone())),
+        Some(Pin::Tag(tag)) if tag != LATEST => (
+            Some(("tag", tag.as_str())),
+            detail.skill.tags.get(tag).cloned(),
         ),
+        Some(Pin::Tag(_)) | None => (None, latest()),
     };
-    // Without a version or tag ClawHub answers a GitHub-served skill's hand-off; with `tag`
-    // it looks the tag up first, which gives the same zip for a skill it stores itself.
-    let query: Vec<(&str, &str)> = match &wanted.pin {
-        None => vec![("slug", wanted.slug.as_str())],
-        Some(_) => vec![("slug", wanted.slug.as_str()), (query.0, query.1.as_str())],
-    };
+    let mut query = vec![("slug", wanted.slug.as_str())];
+    query.extend(pin);
     let url = api_url(hub, &api, &["download"], &query)?;
     let answer = hub.get(&url, hub::MAX_ZIP_BYTES).await?;
     if answer.status == 404 {

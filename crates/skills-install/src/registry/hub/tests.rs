@@ -370,13 +370,33 @@ async fn clawhub_pins_ask_for_that_version() {
     )
     .await
     .unwrap();
-    assert!(
-        fixture
-            .server
-            .targets()
-            .contains(&"/api/v1/download?slug=pdf-tools&version=1.2.3".to_owned()),
-        "{:?}",
-        fixture.server.targets()
+    registry::install(
+        &fixture.config,
+        &Hooks::default(),
+        &InstallRequest::new("pdf-tools@beta"),
+    )
+    .await
+    .unwrap();
+    registry::install(
+        &fixture.config,
+        &Hooks::default(),
+        &InstallRequest::new("pdf-tools@latest"),
+    )
+    .await
+    .unwrap();
+    let downloads: Vec<String> = fixture
+        .server
+        .targets()
+        .into_iter()
+        .filter(|target| target.starts_with("/api/v1/download"))
+        .collect();
+    assert_eq!(
+        downloads,
+        [
+            "/api/v1/download?slug=pdf-tools&version=1.2.3",
+            "/api/v1/download?slug=pdf-tools&tag=beta",
+            "/api/v1/download?slug=pdf-tools",
+        ]
     );
 }
 
