@@ -32,7 +32,7 @@ use skills_types::install::{AgentTarget, Hooks, InstallOutcome, RegistryKind};
 use skills_types::limits::{KIB, MAX_CATALOG_ENTRIES};
 use skills_types::manage::Uninstalled;
 use skills_types::registry::{
-    Coordinates, Count, Counts, Entry, InstallRequest, Listing, Pin, Query, Status,
+    Coordinates, Count, Counts, Details, Entry, InstallRequest, Listing, Pin, Query, Status,
 };
 use skills_types::{Error, SkillScope, SkillsConfig};
 
@@ -132,6 +132,25 @@ pub async fn refresh(config: &SkillsConfig, hooks: &Hooks) -> Result<Status, Err
         RegistryKind::Catalog => {}
     }
     Ok(cache::load(config, hooks, Want::Refetched).await?.status)
+}
+
+/// The entry `id` names (any coordinates; a version must be the one offered), as the
+/// registry describes it: for ClawHub with its moderation state, for a catalog as cached.
+pub async fn show(config: &SkillsConfig, hooks: &Hooks, id: &str) -> Result<Details, Error> {
+    let config = &effective(config);
+    match config.registry.kind {
+        RegistryKind::Clawhub => return clawhub::show(config, hooks, id).await,
+        RegistryKind::Skillhub => return skillhub::show(config, hooks, id).await,
+        RegistryKind::Catalog => {}
+    }
+    let wanted = wanted_of(id)?;
+    let loaded = cache::load(config, hooks, Want::Cached).await?;
+    let entry = find(&loaded.catalog.entries, &wanted)?.clone();
+    Ok(Details {
+        entry,
+        notes: Vec::new(),
+        catalog: loaded.status,
+    })
 }
 
 /// Installs the entry `request.id` names, under its bare slug.

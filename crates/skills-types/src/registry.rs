@@ -432,6 +432,18 @@ pub struct Listing {
     pub catalog: Status,
 }
 
+/// One entry as the registry describes it (`registry show`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Details {
+    /// The entry; `docs_path` is its page on the registry when the registry has one.
+    pub entry: Entry,
+    /// What the registry says about it beyond the entry's fields: a moderation flag with its
+    /// reason codes, and whether that stops an install.
+    pub notes: Vec<String>,
+    /// The registry it came from.
+    pub catalog: Status,
+}
+
 /// One category or source and how many entries it holds.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Count {

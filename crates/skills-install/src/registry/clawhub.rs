@@ -17,7 +17,9 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Deserialize;
 use skills_types::install::{Hooks, InstallOutcome};
-use skills_types::registry::{Coordinates, Entry, InstallRequest, Listing, Pin, Query, Status};
+use skills_types::registry::{
+    Coordinates, Details, Entry, InstallRequest, Listing, Pin, Query, Status,
+};
 use skills_types::{Error, SkillsConfig};
 use url::Url;
 
@@ -83,6 +85,8 @@ struct Item {
 #[derive(Deserialize)]
 struct Version {
     version: String,
+    #[serde(default)]
+    license: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -361,6 +365,66 @@ pub(super) fn judge(
     Ok(None)
 }
 
+/// The skill `id` names, with its owner, license, its page on the registry and, when ClawHub
+/// flags it, a note with the reason codes saying whether it can be installed.
+pub(super) async fn show(config: &SkillsConfig, hooks: &Hooks, id: &str) -> Result<Details, Error> {
+    let wanted = Coordinates::parse(id).map_err(|error| super::invalid(&error))?;
+    if wanted.namespace.is_some() {
+        return Err(Error::InvalidInput(format!(
+            "a ClawHub registry has no namespaces; ask for '{}'",
+            wanted.slug
+        )));
+    }
+    let hub = Hub::new(config, hooks, timeout(None))?;
+    let api = api(&hub).await?;
+    let detail = detail(&hub, &api, &wanted).await?;
+    let mut notes = Vec::new();
+    match judge(detail.moderation.as_ref(), &wanted.slug, false) {
+        Ok(_) => {}
+        Err(reason) => notes.push(reason),
+    }
+    let owner = detail.owner.and_then(|owner| owner.handle);
+    let license = detail
+        .latest_version
+        .as_ref()
+        .and_then(|latest| latest.license.clone());
+    let latest = detail.latest_version.map(|latest| latest.version);
+    let mut entry = entry_of_item(detail.skill).map_err(Error::InvalidInput)?;
+    if let Some(latest) = latest {
+        entry.version = latest;
+    }
+    entry.license = license.unwrap_or_default();
+    if let Some(owner) = &owner {
+        entry.author = owner.clone();
+        // The canonical listing, which ClawHub asks third parties to link back to.
+        entry.docs_path = hub
+            .url(&hub.base, &[owner, &wanted.slug], &[])
+            .ok()
+            .map(|page| crate::policy::redact(&page));
+    }
+    Ok(Details {
+        entry,
+        notes,
+        catalog: hub.status(1, Vec::new()),
+    })
+}
+
+/// `GET /api/v1/skills/{slug}`; `Skill not found` is [`Error::SkillNotFound`].
+async fn detail(hub: &Hub, api: &Url, wanted: &Coordinates) -> Result<Detail, Error> {
+    let page = api_url(hub, api, &["skills", &wanted.slug], &[])?;
+    let answer = hub.get(&page, hub::MAX_JSON_BYTES).await?;
+    if answer.status == 404 {
+        return Err(Error::SkillNotFound {
+            name: wanted.to_string(),
+            suggestion: None,
+        });
+    }
+    if !(200..300).contains(&answer.status) {
+        return Err(hub.failure(&answer, &hub.said(&answer)));
+    }
+    hub.parse(&answer)
+}
+
 /// Installs the skill `request.id` names (a slug, optionally `@version` or `@tag`).
 pub(super) async fn install(
     config: &SkillsConfig,
@@ -389,18 +453,7 @@ async fn install_within(
     let coordinates = wanted.unpinned();
     let target = hub::check_target(config, request, &coordinates)?;
     let api = api(hub).await?;
-    let page = api_url(hub, &api, &["skills", &wanted.slug], &[])?;
-    let answer = hub.get(&page, hub::MAX_JSON_BYTES).await?;
-    if answer.status == 404 {
-        return Err(Error::SkillNotFound {
-            name: wanted.to_string(),
-            suggestion: None,
-        });
-    }
-    if !(200..300).contains(&answer.status) {
-        return Err(hub.failure(&answer, &hub.said(&answer)));
-    }
-    let detail: Detail = hub.parse(&answer)?;
+    let detail = detail(hub, &api, &wanted).await?;
     let mut warnings = Vec::new();
     match judge(detail.moderation.as_ref(), &wanted.slug, request.force) {
         Ok(warning) => warnings.extend(warning),

@@ -25,7 +25,8 @@ use serde::de::DeserializeOwned;
 use sha2::{Digest, Sha256};
 use skills_types::install::{Hooks, InstallOutcome};
 use skills_types::registry::{
-    Coordinates, Counts, Entry, GLOBAL_NAMESPACE, InstallRequest, Listing, Pin, Query, Status,
+    Coordinates, Counts, Details, Entry, GLOBAL_NAMESPACE, InstallRequest, Listing, Pin, Query,
+    Status,
 };
 use skills_types::{Error, SkillsConfig};
 
@@ -78,6 +79,16 @@ struct Summary {
 struct LifecycleVersion {
     #[serde(default)]
     version: Option<String>,
+}
+
+/// `data` of `GET /api/v1/skills/{namespace}/{slug}` (`SkillDetailResponse`), the fields read.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Detail {
+    #[serde(flatten)]
+    summary: Summary,
+    #[serde(default)]
+    owner_display_name: Option<String>,
 }
 
 /// `data` of `…/resolve` (`ResolveVersionResponse`).
@@ -255,6 +266,32 @@ pub(super) async fn sources(config: &SkillsConfig, hooks: &Hooks) -> Result<Coun
 pub(super) fn refresh(config: &SkillsConfig, hooks: &Hooks) -> Result<Status, Error> {
     let hub = Hub::new(config, hooks, timeout(None))?;
     Ok(hub.status(0, Vec::new()))
+}
+
+/// The skill `id` names (`@namespace/slug` or a bare slug), as skillhub describes it.
+pub(super) async fn show(config: &SkillsConfig, hooks: &Hooks, id: &str) -> Result<Details, Error> {
+    let wanted = Coordinates::parse(id).map_err(|error| super::invalid(&error))?;
+    let hub = Hub::new(config, hooks, timeout(None))?;
+    let url = hub.url(
+        &hub.base,
+        &["api", "v1", "skills", namespace_of(&wanted), &wanted.slug],
+        &[],
+    )?;
+    let answer = hub.get(&url, hub::MAX_JSON_BYTES).await?;
+    if answer.status == 404 {
+        return Err(Error::SkillNotFound {
+            name: wanted.to_string(),
+            suggestion: None,
+        });
+    }
+    let detail: Detail = data(&hub, &answer)?;
+    let mut entry = entry_of(detail.summary).map_err(Error::InvalidInput)?;
+    entry.author = detail.owner_display_name.unwrap_or_default();
+    Ok(Details {
+        entry,
+        notes: Vec::new(),
+        catalog: hub.status(1, Vec::new()),
+    })
 }
 
 /// `sha256:` and the lowercase hex digest of the lines `path:sha256(file)\n`, sorted by path:

@@ -720,6 +720,52 @@ async fn clawhub_handoffs_that_leave_their_repository_are_refused() {
 }
 
 #[tokio::test]
+async fn clawhub_show_gives_the_owner_license_page_and_moderation() {
+    let fixture = Fixture::new(RegistryKind::Clawhub);
+    clawhub(&fixture, &flagged(true, false), zip_reply(clawhub_zip()));
+    let details = registry::show(&fixture.config, &Hooks::default(), "pdf-tools")
+        .await
+        .unwrap();
+    assert_eq!(details.entry.name, "pdf-tools");
+    assert_eq!(details.entry.version, "1.2.3");
+    assert_eq!(details.entry.author, "steipete");
+    assert_eq!(details.entry.license, "MIT");
+    assert_eq!(
+        details.entry.docs_path.as_deref(),
+        Some(fixture.server.url("/steipete/pdf-tools").as_str())
+    );
+    assert_eq!(details.notes.len(), 1, "{:?}", details.notes);
+    assert!(details.notes[0].contains("suspicious.dynamic_code_execution"));
+    assert_eq!(fixture.hits("/api/v1/download"), 0);
+    let error = registry::show(&fixture.config, &Hooks::default(), "nothing")
+        .await
+        .unwrap_err();
+    assert!(matches!(error, Error::SkillNotFound { .. }), "{error}");
+}
+
+#[tokio::test]
+async fn skillhub_show_reads_the_detail_envelope() {
+    let fixture = Fixture::new(RegistryKind::Skillhub);
+    skillhub(&fixture, &skillhub_fingerprint(), zip_of(&files()));
+    let mut detail = summary("team", "pdf-tools", "1.2.0");
+    detail["ownerId"] = json!("u-1");
+    detail["ownerDisplayName"] = json!("Team Lead");
+    detail["hidden"] = json!(false);
+    detail["labels"] = json!([]);
+    fixture.server.route(
+        "/api/v1/skills/team/pdf-tools",
+        json_reply(&envelope(&detail)),
+    );
+    let details = registry::show(&fixture.config, &Hooks::default(), "@team/pdf-tools")
+        .await
+        .unwrap();
+    assert_eq!(details.entry.name, "@team/pdf-tools");
+    assert_eq!(details.entry.version, "1.2.0");
+    assert_eq!(details.entry.author, "Team Lead");
+    assert_eq!(details.entry.source, "team");
+}
+
+#[tokio::test]
 async fn clawhub_has_no_categories_or_namespaces() {
     let fixture = Fixture::new(RegistryKind::Clawhub);
     clawhub(&fixture, &Value::Null, zip_reply(clawhub_zip()));
