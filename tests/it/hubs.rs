@@ -216,3 +216,41 @@ fn skillhub_install_checks_the_fingerprint_through_the_binary() {
         assert_eq!(std::fs::read(root.join(name)).unwrap(), bytes, "{name}");
     }
 }
+
+#[test]
+fn registry_show_prints_the_entry_and_clawhubs_moderation_through_the_binary() {
+    let server = Server::start().unwrap();
+    clawhub(
+        &server,
+        &json!({"isSuspicious": true, "isMalwareBlocked": false, "verdict": "suspicious",
+                "reasonCodes": ["suspicious.dynamic_code_execution"], "summary": null,
+                "engineVersion": "v2.0.0", "updatedAt": 0}),
+    );
+    let tree = configured("clawhub", &server);
+    let run = tree.run_with(&["registry", "show", "pdf-tools"], &env());
+    let stdout = run.ok();
+    assert!(stdout.contains("name         pdf-tools\n"), "{stdout}");
+    assert!(stdout.contains("version      1.0.0\n"), "{stdout}");
+    assert!(stdout.contains("author       acme\n"), "{stdout}");
+    assert!(
+        stdout.contains(&format!("page         {}\n", server.url("/acme/pdf-tools"))),
+        "{stdout}"
+    );
+    assert!(
+        run.stderr
+            .contains("warning: ClawHub flags 'pdf-tools' as suspicious"),
+        "{}",
+        run.stderr
+    );
+    let details = tree
+        .run_with(&["--json", "registry", "show", "pdf-tools"], &env())
+        .json();
+    assert_eq!(details["entry"]["name"], "pdf-tools");
+    assert_eq!(details["notes"].as_array().unwrap().len(), 1);
+    assert!(
+        !server
+            .targets()
+            .iter()
+            .any(|target| target.starts_with("/api/v1/download"))
+    );
+}

@@ -224,6 +224,13 @@ impl Skills {
         install_impl::registry::refresh(self.checked()?, &self.hooks).await
     }
 
+    /// One registry entry (by its name or any coordinates) as the registry describes it: a
+    /// catalog's cached entry, or a ClawHub or skillhub server's answer with its notes (a
+    /// moderation flag and whether it stops an install). Downloads nothing.
+    pub async fn registry_show(&self, id: &str) -> Result<registry::Details, Error> {
+        install_impl::registry::show(self.checked()?, &self.hooks, id).await
+    }
+
     /// Installs a registry entry (by its name or any coordinates, `@acme/pdf@1.2.0`) under
     /// its bare slug, through the same checks and atomic writes as [`Skills::install`]; a
     /// skill of another namespace under that slug is a conflict unless `force` is set.

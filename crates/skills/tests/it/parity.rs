@@ -98,6 +98,13 @@ mod registry_signatures {
         skills.registry_refresh()
     }
 
+    fn show<'a>(
+        skills: &'a Skills,
+        id: &'a str,
+    ) -> impl Future<Output = Result<registry::Details, Error>> + Send + 'a {
+        skills.registry_show(id)
+    }
+
     fn install<'a>(
         skills: &'a Skills,
         request: &'a registry::InstallRequest,
