@@ -145,7 +145,10 @@ pub(crate) fn measure(scratch: &Path, skills: &Path) -> Result<CatalogRun, Failu
         }
         _ => Ok(()),
     };
-    println!("\n==> registry catalog: {bytes} bytes, {} entries", shape.entries);
+    println!(
+        "\n==> registry catalog: {bytes} bytes, {} entries",
+        shape.entries
+    );
     // Untimed check: the search finds the one entry that holds the word.
     clear()?;
     let (_, output) = run(&mut search(skills))?;
