@@ -42,7 +42,7 @@ use crate::policy::{self, Policy};
 use crate::source::{self, Source};
 use crate::write::{self, Registered};
 
-use cache::Want;
+use cache::{Catalog, Want};
 pub use resolve::{OFFICIAL_REPOSITORY, Resolved};
 
 /// Largest provenance record read when looking for an installed skill's coordinates.
@@ -67,7 +67,7 @@ pub async fn browse(
     let mut query = Query::default();
     query.category = category.map(str::to_owned);
     Ok(Listing {
-        entries: search_entries(&loaded.catalog.entries, &query),
+        entries: search_cached(&loaded.catalog, &query)?,
         catalog: loaded.status,
     })
 }
@@ -83,7 +83,7 @@ pub async fn search(config: &SkillsConfig, hooks: &Hooks, query: &Query) -> Resu
     }
     let loaded = cache::load(config, hooks, Want::Fresh).await?;
     Ok(Listing {
-        entries: search_entries(&loaded.catalog.entries, query),
+        entries: search_cached(&loaded.catalog, query)?,
         catalog: loaded.status,
     })
 }
@@ -99,7 +99,7 @@ pub async fn categories(config: &SkillsConfig, hooks: &Hooks) -> Result<Counts, 
     }
     let loaded = cache::load(config, hooks, Want::Cached).await?;
     Ok(Counts {
-        counts: tally(&loaded.catalog.entries, |entry| &entry.category),
+        counts: tally_cached(&loaded.catalog, |entry| &entry.category)?,
         catalog: loaded.status,
     })
 }
@@ -118,7 +118,7 @@ pub async fn sources(config: &SkillsConfig, hooks: &Hooks) -> Result<Counts, Err
     }
     let loaded = cache::load(config, hooks, Want::Cached).await?;
     Ok(Counts {
-        counts: tally(&loaded.catalog.entries, |entry| &entry.source),
+        counts: tally_cached(&loaded.catalog, |entry| &entry.source)?,
         catalog: loaded.status,
     })
 }
@@ -169,7 +169,8 @@ pub async fn install(
     let target = write::target(config, request.scope, request.agent)?;
     let total = install::timeout(request.timeout_secs);
     let loaded = cache::load_within(config, hooks, Want::Fresh, total).await?;
-    let entry = find(&loaded.catalog.entries, &wanted)?;
+    let candidates = candidates_cached(&loaded.catalog, &wanted)?;
+    let entry = find(&candidates, &wanted)?;
     let coordinates = entry.coordinates().map_err(|error| invalid(&error))?;
     // Before anything is downloaded; the writer checks again under the root's lock.
     if !request.force {
@@ -244,9 +245,7 @@ fn effective(config: &SkillsConfig) -> SkillsConfig {
 /// field the wrong type or repeat an id are skipped with a warning; unknown fields are
 /// ignored; more than [`MAX_CATALOG_ENTRIES`] refuses the catalog. Sorted by name.
 pub fn parse_catalog(bytes: &[u8]) -> Result<(Vec<Entry>, Vec<String>), String> {
-    catalog::read(bytes, MAX_CATALOG_ENTRIES)
-        .map(|parsed| (parsed.entries, parsed.skipped))
-        .map_err(|refusal| refusal.to_string())
+    catalog::read_all(bytes, MAX_CATALOG_ENTRIES).map_err(|refusal| refusal.to_string())
 }
 
 /// The entries matching `query`, best first: an entry matches when every word of the text
@@ -255,24 +254,52 @@ pub fn parse_catalog(bytes: &[u8]) -> Result<(Vec<Entry>, Vec<String>), String> 
 /// (the whole name, part of the name, a whole tag, part of a tag, the description), then by
 /// name. An empty text keeps the catalog's order (by name).
 pub fn search_entries(entries: &[Entry], query: &Query) -> Vec<Entry> {
-    let terms: Vec<String> = query
+    let terms = terms_of(query);
+    let hits = entries
+        .iter()
+        .filter_map(|entry| matching(entry, query, &terms).map(|rank| (rank, entry.clone())))
+        .collect();
+    ranked(hits)
+}
+
+/// [`search_entries`] over the cached catalog, read one record at a time: only the matches
+/// are kept in memory.
+fn search_cached(catalog: &Catalog, query: &Query) -> Result<Vec<Entry>, Error> {
+    let terms = terms_of(query);
+    let mut hits = Vec::new();
+    catalog.scan(|entry| {
+        if let Some(rank) = matching(&entry, query, &terms) {
+            hits.push((rank, entry));
+        }
+    })?;
+    Ok(ranked(hits))
+}
+
+fn terms_of(query: &Query) -> Vec<String> {
+    query
         .text
         .split_whitespace()
         .map(str::to_lowercase)
-        .collect();
+        .collect()
+}
+
+/// The rank of `entry` for `query`, or `None` when it does not match.
+fn matching(entry: &Entry, query: &Query, terms: &[String]) -> Option<u32> {
     let wanted = |filter: &Option<String>, value: &str| {
         filter
             .as_deref()
             .is_none_or(|filter| filter.trim().to_lowercase() == value.trim().to_lowercase())
     };
-    let mut hits: Vec<(u32, &Entry)> = entries
-        .iter()
-        .filter(|entry| wanted(&query.category, &entry.category))
-        .filter(|entry| wanted(&query.source, &entry.source))
-        .filter_map(|entry| rank(entry, &terms).map(|rank| (rank, entry)))
-        .collect();
+    if !wanted(&query.category, &entry.category) || !wanted(&query.source, &entry.source) {
+        return None;
+    }
+    rank(entry, terms)
+}
+
+/// Best first, then by name.
+fn ranked(mut hits: Vec<(u32, Entry)>) -> Vec<Entry> {
     hits.sort_by(|(a_rank, a), (b_rank, b)| a_rank.cmp(b_rank).then(a.name.cmp(&b.name)));
-    hits.into_iter().map(|(_, entry)| entry.clone()).collect()
+    hits.into_iter().map(|(_, entry)| entry).collect()
 }
 
 /// Lower is better; `None` when a word is found nowhere.
@@ -307,14 +334,36 @@ fn rank(entry: &Entry, terms: &[String]) -> Option<u32> {
 
 /// How many entries each value of a field holds, sorted by name ignoring case; empty values
 /// are not counted.
+#[cfg(test)]
 fn tally(entries: &[Entry], field: impl Fn(&Entry) -> &String) -> Vec<Count> {
-    let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut counts: BTreeMap<String, usize> = BTreeMap::new();
     for entry in entries {
-        let value = field(entry).trim();
-        if !value.is_empty() {
-            *counts.entry(value).or_default() += 1;
+        count(&mut counts, field(entry));
+    }
+    sorted_counts(counts)
+}
+
+/// [`tally`] over the cached catalog, one record at a time.
+fn tally_cached(catalog: &Catalog, field: impl Fn(&Entry) -> &String) -> Result<Vec<Count>, Error> {
+    let mut counts: BTreeMap<String, usize> = BTreeMap::new();
+    catalog.scan(|entry| count(&mut counts, field(&entry)))?;
+    Ok(sorted_counts(counts))
+}
+
+fn count(counts: &mut BTreeMap<String, usize>, value: &str) {
+    let value = value.trim();
+    if value.is_empty() {
+        return;
+    }
+    match counts.get_mut(value) {
+        Some(count) => *count += 1,
+        None => {
+            counts.insert(value.to_owned(), 1);
         }
     }
+}
+
+fn sorted_counts(counts: BTreeMap<String, usize>) -> Vec<Count> {
     let mut counts: Vec<Count> = counts
         .into_iter()
         .map(|(name, count)| Count::new(name, count))
@@ -326,6 +375,21 @@ fn tally(entries: &[Entry], field: impl Fn(&Entry) -> &String) -> Vec<Count> {
             .then(a.name.cmp(&b.name))
     });
     counts
+}
+
+/// The cached entries [`find`] may answer with for `wanted`: those of its slug, and those
+/// whose slug holds it or is held by it (the suggestions), sorted by name.
+fn candidates_cached(catalog: &Catalog, wanted: &Coordinates) -> Result<Vec<Entry>, Error> {
+    let mut candidates = Vec::new();
+    catalog.scan(|entry| {
+        if let Ok(found) = entry.coordinates()
+            && (found.slug.contains(&wanted.slug) || wanted.slug.contains(&found.slug))
+        {
+            candidates.push(entry);
+        }
+    })?;
+    candidates.sort_by(|a, b| a.name.cmp(&b.name));
+    Ok(candidates)
 }
 
 /// The entry `wanted` names, with the version or tag it asks for.

@@ -4,8 +4,11 @@
 //!
 //! - **Two files.** `cache.json` is a small header (the catalog's key, fetch time, the
 //!   server's `ETag` / `Last-Modified`, the skipped-entry warnings and the name of the data
-//!   file); `catalog-<id>.bin` holds the compact entries in postcard, written once per
-//!   download. A search reads the data file and never the catalog's JSON again; a refresh of
+//!   file); `catalog-<id>.bin` holds the compact entries in postcard, one record after
+//!   another, written once per download while the catalog is parsed. A search streams the
+//!   data file record by record and keeps only its matches, so neither a refresh nor a search
+//!   ever holds the whole catalog in memory, and the catalog's JSON is never read again; a
+//!   refresh of
 //!   an unchanged catalog sends the validators, gets a `304` and rewrites only the header.
 //!   The header names its data file and the data file repeats its id, so a header and a data
 //!   file from different refreshes are a miss, never a mix.
@@ -75,11 +78,15 @@ pub(crate) enum Want {
     Refetched,
 }
 
-/// A catalog in memory.
+/// A cached catalog: what its header says, and where its entries are.
 #[derive(Debug)]
 pub(crate) struct Catalog {
-    /// The entries, sorted by name.
-    pub(crate) entries: Vec<Entry>,
+    /// How many entries the data file holds.
+    pub(crate) total: usize,
+    /// The data file.
+    file: PathBuf,
+    /// Largest data file read.
+    max_data_bytes: u64,
     /// When it was fetched, in seconds since the epoch.
     pub(crate) fetched_at: u64,
     /// Entries skipped while reading it, and why.
@@ -177,6 +184,8 @@ struct Header {
     written: String,
     /// The id of the data file, unique to one download.
     data: String,
+    /// How many records the data file holds.
+    total: usize,
     #[serde(default)]
     etag: Option<String>,
     #[serde(default)]
@@ -185,29 +194,11 @@ struct Header {
     skipped: Vec<String>,
 }
 
-/// The data file: the entries, each as a [`Record`].
-#[derive(Deserialize)]
-struct Data {
+/// The start of the data file; `total` [`Record`]s follow, each its own postcard message.
+#[derive(Serialize, Deserialize)]
+struct DataHead {
     format: u32,
     data: String,
-    entries: Vec<Record>,
-}
-
-/// [`Data`] as written, borrowing the entries.
-#[derive(Serialize)]
-struct DataRef<'a> {
-    format: u32,
-    data: &'a str,
-    entries: Records<'a>,
-}
-
-/// The entries as a sequence of records, without copying them.
-struct Records<'a>(&'a [Entry]);
-
-impl Serialize for Records<'_> {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_seq(self.0.iter().map(RecordRef::of))
-    }
 }
 
 /// One entry in the data file: every field, in a fixed order (postcard is not
@@ -338,7 +329,7 @@ fn loaded(place: &Place, catalog: Arc<Catalog>, refreshing: bool) -> Loaded {
     let now = now();
     let status = Status {
         url: place.shown.clone(),
-        total: catalog.entries.len(),
+        total: catalog.total,
         fetched_at: catalog.fetched_at,
         age_secs: now.saturating_sub(catalog.fetched_at),
         stale: !is_fresh(catalog.fetched_at, now),
@@ -378,12 +369,17 @@ fn is_plain_id(id: &str) -> bool {
     !id.is_empty() && id.len() <= 64 && id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
 }
 
-/// The cached catalog, or `None` for anything unusual.
+/// The cached catalog, or `None` for anything unusual (the header, or the start of the data
+/// file it names).
 pub(crate) fn read(place: &Place) -> Option<Catalog> {
     let header = read_header(place)?;
-    let entries = read_data(place, &header.data)?;
-    Some(Catalog {
-        entries,
+    if header.total > place.max_entries {
+        return None;
+    }
+    let catalog = Catalog {
+        total: header.total,
+        file: place.data_file(&header.data),
+        max_data_bytes: place.max_data_bytes(),
         fetched_at: header.fetched_at,
         skipped: header.skipped,
         warnings: Vec::new(),
@@ -393,35 +389,63 @@ pub(crate) fn read(place: &Place) -> Option<Catalog> {
             etag: header.etag,
             last_modified: header.last_modified,
         },
-    })
+    };
+    catalog.open().ok().map(|_| catalog)
 }
 
-/// The entries of data file `id`, or `None` when it is missing, unreadable, of another
-/// format or download, or holds a name that is not coordinates.
-fn read_data(place: &Place, id: &str) -> Option<Vec<Entry>> {
-    let bytes =
-        skills_ops::fs::read_state_file(&place.data_file(id), place.max_data_bytes()).ok()??;
-    let data: Data = postcard::from_bytes(&bytes).ok()?;
-    drop(bytes);
-    if data.format != FORMAT || data.data != id || data.entries.len() > place.max_entries {
-        return None;
+/// A scratch buffer for one record: an entry's kept fields are at most
+/// [`super::catalog::MAX_ENTRY_BYTES`], plus their length prefixes.
+const RECORD_SCRATCH: usize = super::catalog::MAX_ENTRY_BYTES + 64 * 1024;
+
+impl Catalog {
+    /// The data file, opened and past its start (which must name this download).
+    fn open(&self) -> Result<std::io::BufReader<std::fs::File>, String> {
+        let (file, _) = skills_ops::fs::open_state_file(&self.file, self.max_data_bytes)?
+            .ok_or_else(|| "it is missing".to_owned())?;
+        let mut reader = std::io::BufReader::new(file);
+        let mut scratch = vec![0u8; 1024];
+        let (head, _): (DataHead, _) = postcard::from_io((&mut reader, &mut scratch[..]))
+            .map_err(|error| format!("it does not start as a data file ({error})"))?;
+        if head.format != FORMAT || head.data != self.data {
+            return Err("it belongs to another download".to_owned());
+        }
+        Ok(reader)
     }
-    let entries: Vec<Entry> = data.entries.into_iter().map(Record::into_entry).collect();
-    // A hand-edited cache must not smuggle in a name that is not coordinates.
-    entries
-        .iter()
-        .all(|entry| entry.coordinates().is_ok())
-        .then_some(entries)
+
+    /// Every entry, in catalog order, to `visit`, one record at a time. A damaged data file
+    /// is an error (and its header is removed, so the next call fetches the catalog again).
+    pub(crate) fn scan(&self, mut visit: impl FnMut(Entry)) -> Result<(), Error> {
+        let damaged = |reason: String| {
+            // The header goes first: a reader after this point misses and refetches.
+            if let Some(dir) = self.file.parent() {
+                drop(std::fs::remove_file(dir.join(CACHE_FILE)));
+            }
+            Error::InvalidInput(format!(
+                "the cached registry catalog {} is damaged ({reason}); it is fetched again on the next call",
+                self.file.display()
+            ))
+        };
+        let mut reader = self.open().map_err(damaged)?;
+        let mut scratch = vec![0u8; RECORD_SCRATCH];
+        for index in 0..self.total {
+            let (record, _): (Record, _) = postcard::from_io((&mut reader, &mut scratch[..]))
+                .map_err(|error| damaged(format!("record {index}: {error}")))?;
+            let entry = record.into_entry();
+            // A hand-edited cache must not smuggle in a name that is not coordinates.
+            if entry.coordinates().is_err() {
+                return Err(damaged(format!("record {index} has no valid name")));
+            }
+            visit(entry);
+        }
+        Ok(())
+    }
 }
 
-/// Writes the data file of `catalog` (once per download), then replaces the header
-/// atomically, then removes the data file the old header named.
-fn write(place: &Place, catalog: &Catalog, fresh_data: bool) -> std::io::Result<()> {
+/// Replaces the header atomically (the data file is already in place), then removes the
+/// data file the old header named.
+fn write(place: &Place, catalog: &Catalog) -> std::io::Result<()> {
     std::fs::create_dir_all(&place.dir)?;
     let previous = read_header(place).map(|header| header.data);
-    if fresh_data {
-        write_data(place, catalog)?;
-    }
     let bytes = serde_json::to_vec(&Header {
         format: FORMAT,
         catalog: place.key.clone(),
@@ -429,6 +453,7 @@ fn write(place: &Place, catalog: &Catalog, fresh_data: bool) -> std::io::Result<
         fetched_at: catalog.fetched_at,
         written: catalog.written.clone(),
         data: catalog.data.clone(),
+        total: catalog.total,
         etag: catalog.validators.etag.clone(),
         last_modified: catalog.validators.last_modified.clone(),
         skipped: catalog.skipped.clone(),
@@ -439,27 +464,6 @@ fn write(place: &Place, catalog: &Catalog, fresh_data: bool) -> std::io::Result<
         // Another process may still be reading it; on Unix its open file stays readable.
         drop(std::fs::remove_file(place.data_file(&previous)));
     }
-    Ok(())
-}
-
-/// The data file, streamed to a temporary file through a buffer and renamed into place.
-fn write_data(place: &Place, catalog: &Catalog) -> std::io::Result<()> {
-    use std::io::Write as _;
-    let temporary = Temporary::create(&place.dir, "data")?;
-    let mut writer = std::io::BufWriter::new(temporary.file()?);
-    postcard::to_io(
-        &DataRef {
-            format: FORMAT,
-            data: &catalog.data,
-            entries: Records(&catalog.entries),
-        },
-        &mut writer,
-    )
-    .map_err(std::io::Error::other)?;
-    writer.flush()?;
-    let file = writer.into_inner().map_err(|error| error.into_error())?;
-    file.sync_all()?;
-    std::fs::rename(&temporary.path, place.data_file(&catalog.data))?;
     Ok(())
 }
 
@@ -551,17 +555,15 @@ pub(crate) async fn refresh(
     });
     let outcome = match changed.then(|| read(place)).flatten() {
         Some(catalog) => Ok(Arc::new(catalog)),
-        None => fetch(place, config, hooks, total)
-            .await
-            .map(|(mut catalog, fresh_data)| {
-                if let Err(error) = write(place, &catalog, fresh_data) {
-                    catalog.warnings.push(format!(
-                        "the catalog could not be cached at {}: {error}",
-                        place.file().display()
-                    ));
-                }
-                Arc::new(catalog)
-            }),
+        None => fetch(place, config, hooks, total).await.map(|mut catalog| {
+            if let Err(error) = write(place, &catalog) {
+                catalog.warnings.push(format!(
+                    "the catalog could not be cached at {}: {error}",
+                    place.file().display()
+                ));
+            }
+            Arc::new(catalog)
+        }),
     };
     let answer = replay(&outcome);
     *last = Some(outcome);
@@ -639,14 +641,14 @@ async fn lock_across_processes(place: &Place, total: Duration) -> Option<std::fs
     }
 }
 
-/// Fetches and reads the catalog; `true` when new entries were downloaded, `false` when the
-/// server answered `304` to the cached copy's validators (its entries are returned again).
+/// Fetches and reads the catalog into a new data file; when the server answers `304` to the
+/// cached copy's validators, the cached copy is returned with a new fetch time.
 async fn fetch(
     place: &Place,
     config: &SkillsConfig,
     hooks: &Hooks,
     total: Duration,
-) -> Result<(Catalog, bool), Error> {
+) -> Result<Catalog, Error> {
     let client = super::client_for(config, hooks, total)?;
     let cached = read(place);
     let validators = cached
@@ -662,8 +664,8 @@ async fn fetch(
         kind: "cache_unwritable",
     };
     std::fs::create_dir_all(&place.dir).map_err(cannot_cache)?;
-    let temporary = Temporary::create(&place.dir, "download").map_err(cannot_cache)?;
-    let mut file = temporary.file().map_err(cannot_cache)?;
+    let download = Temporary::create(&place.dir, "download").map_err(cannot_cache)?;
+    let mut file = download.file().map_err(cannot_cache)?;
     let fetched = client
         .fetch_to_file(&place.url, place.max_bytes, &validators, &mut file)
         .await
@@ -683,7 +685,7 @@ async fn fetch(
             if let Some(mut catalog) = cached {
                 catalog.fetched_at = now();
                 catalog.written = skills_ops::fs::unique_suffix();
-                return Ok((catalog, false));
+                return Ok(catalog);
             }
             // A 304 to a request that sent no validators is the server's mistake.
             return Err(Error::Download {
@@ -697,25 +699,52 @@ async fn fetch(
     drop(cached);
     use std::io::Seek as _;
     file.rewind().map_err(cannot_cache)?;
-    let parsed = super::catalog::read(std::io::BufReader::new(file), place.max_entries).map_err(
-        |refusal| Error::Download {
+    // Each entry goes to the new data file as it is read.
+    let id = skills_ops::fs::unique_suffix();
+    let data = Temporary::create(&place.dir, "data").map_err(cannot_cache)?;
+    let mut writer = std::io::BufWriter::new(data.file().map_err(cannot_cache)?);
+    postcard::to_io(
+        &DataHead {
+            format: FORMAT,
+            data: id.clone(),
+        },
+        &mut writer,
+    )
+    .map_err(|error| cannot_cache(std::io::Error::other(error)))?;
+    let summary = super::catalog::read(
+        std::io::BufReader::new(file),
+        place.max_entries,
+        &mut |entry| {
+            postcard::to_io(&RecordRef::of(&entry), &mut writer)
+                .map(drop)
+                .map_err(|error| format!("the cache cannot be written: {error}"))
+        },
+    )
+    .map_err(|refusal| match refusal {
+        super::catalog::Refusal::Sink(reason) => cannot_cache(std::io::Error::other(reason)),
+        refusal => Error::Download {
             url: place.shown.clone(),
             reason: refusal.to_string(),
             kind: "invalid_catalog",
         },
-    )?;
-    drop(temporary);
-    let unique = skills_ops::fs::unique_suffix();
-    Ok((
-        Catalog {
-            entries: parsed.entries,
-            fetched_at: now(),
-            skipped: parsed.skipped,
-            warnings: Vec::new(),
-            written: unique.clone(),
-            data: unique,
-            validators,
-        },
-        true,
-    ))
+    })?;
+    drop(download);
+    let file = writer
+        .into_inner()
+        .map_err(|error| cannot_cache(error.into_error()))?;
+    file.sync_all().map_err(cannot_cache)?;
+    drop(file);
+    let path = place.data_file(&id);
+    std::fs::rename(&data.path, &path).map_err(cannot_cache)?;
+    Ok(Catalog {
+        total: summary.count,
+        file: path,
+        max_data_bytes: place.max_data_bytes(),
+        fetched_at: now(),
+        skipped: summary.skipped,
+        warnings: Vec::new(),
+        written: skills_ops::fs::unique_suffix(),
+        data: id,
+        validators,
+    })
 }

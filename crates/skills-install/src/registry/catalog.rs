@@ -5,7 +5,8 @@
 //! streaming `Deserializer` with a sequence visitor that sees one element at a time. Only
 //! that element is ever a `Value`; it is checked, turned into a compact [`Entry`] (the fields
 //! search, show and install need: `overview`, `envVars`, `commands`, `installCmd`, `image`
-//! and the rest are dropped) and forgotten.
+//! and the rest are dropped) and handed to a sink (the cache's data file) at once. What stays
+//! in memory is the set of ids seen, for the duplicate check.
 //!
 //! Caps: more entries than the configured maximum refuses the whole catalog (a cut-off
 //! catalog would silently hide entries); the byte cap is the download's. A malformed entry is
@@ -22,10 +23,14 @@ use skills_types::registry::{Coordinates, Entry};
 /// Warnings kept about skipped entries; the rest are counted in one more line.
 pub(crate) const MAX_WARNINGS: usize = 20;
 
-/// A catalog read: its entries sorted by name, and the warnings about skipped ones.
+/// Largest entry kept, counted over its kept fields: nothing a person reads in a listing is
+/// this long, and it bounds what reading one record of the cache may need.
+pub(crate) const MAX_ENTRY_BYTES: usize = 256 * 1024;
+
+/// A catalog read: how many entries went to the sink, and the warnings about skipped ones.
 #[derive(Debug, Default, PartialEq, Eq)]
-pub(crate) struct Parsed {
-    pub(crate) entries: Vec<Entry>,
+pub(crate) struct Summary {
+    pub(crate) count: usize,
     pub(crate) skipped: Vec<String>,
 }
 
@@ -36,12 +41,14 @@ pub(crate) enum Refusal {
     Invalid(String),
     /// More entries than `max_entries`.
     TooManyEntries(usize),
+    /// The sink failed (the cache could not be written).
+    Sink(String),
 }
 
 impl fmt::Display for Refusal {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Self::Invalid(reason) => f.write_str(reason),
+            Self::Invalid(reason) | Self::Sink(reason) => f.write_str(reason),
             Self::TooManyEntries(max) => write!(
                 f,
                 "the catalog has more than {max} entries (raise [registry] max_catalog_entries \
@@ -51,13 +58,23 @@ impl fmt::Display for Refusal {
     }
 }
 
-/// Reads a catalog from `reader`, one entry at a time.
-pub(crate) fn read(reader: impl Read, max_entries: usize) -> Result<Parsed, Refusal> {
+/// The sink entries go to, in catalog order.
+pub(crate) type Sink<'a> = dyn FnMut(Entry) -> Result<(), String> + 'a;
+
+/// Reads a catalog from `reader`, one entry at a time, each kept entry to `sink`.
+pub(crate) fn read(
+    reader: impl Read,
+    max_entries: usize,
+    sink: &mut Sink<'_>,
+) -> Result<Summary, Refusal> {
     let mut deserializer = serde_json::Deserializer::from_reader(reader);
-    let mut state = State::new(max_entries);
+    let mut state = State::new(max_entries, sink);
     match (&mut state).deserialize(&mut deserializer) {
         Ok(()) => {}
         Err(_) if state.too_many => return Err(Refusal::TooManyEntries(max_entries)),
+        Err(_) if state.failed.is_some() => {
+            return Err(Refusal::Sink(state.failed.take().unwrap_or_default()));
+        }
         Err(error) if state.not_array.is_some() => {
             drop(error);
             return Err(Refusal::Invalid(state.not_array.take().unwrap_or_default()));
@@ -74,27 +91,45 @@ pub(crate) fn read(reader: impl Read, max_entries: usize) -> Result<Parsed, Refu
     Ok(state.finish())
 }
 
-/// What the visitor has read so far.
-struct State {
+/// Reads a whole catalog into memory, sorted by name (for small catalogs and tests).
+pub(crate) fn read_all(
+    reader: impl Read,
     max_entries: usize,
-    entries: Vec<Entry>,
+) -> Result<(Vec<Entry>, Vec<String>), Refusal> {
+    let mut entries = Vec::new();
+    let summary = read(reader, max_entries, &mut |entry| {
+        entries.push(entry);
+        Ok(())
+    })?;
+    entries.sort_by(|a, b| a.name.cmp(&b.name));
+    Ok((entries, summary.skipped))
+}
+
+/// What the visitor has read so far.
+struct State<'a, 'b> {
+    max_entries: usize,
+    sink: &'a mut Sink<'b>,
+    count: usize,
     warnings: Vec<String>,
     skipped: usize,
     ids: HashMap<String, usize>,
     too_many: bool,
     not_array: Option<String>,
+    failed: Option<String>,
 }
 
-impl State {
-    fn new(max_entries: usize) -> Self {
+impl<'a, 'b> State<'a, 'b> {
+    fn new(max_entries: usize, sink: &'a mut Sink<'b>) -> Self {
         Self {
             max_entries,
-            entries: Vec::new(),
+            sink,
+            count: 0,
             warnings: Vec::new(),
             skipped: 0,
             ids: HashMap::new(),
             too_many: false,
             not_array: None,
+            failed: None,
         }
     }
 
@@ -105,8 +140,15 @@ impl State {
         }
     }
 
-    fn take(&mut self, index: usize, value: Value) {
+    fn take(&mut self, index: usize, value: Value) -> Result<(), String> {
         match entry_of(value) {
+            Ok((entry, _)) if size_of(&entry) > MAX_ENTRY_BYTES => {
+                let warning = format!(
+                    "entry {index} ('{}') is skipped: it is larger than {MAX_ENTRY_BYTES} bytes",
+                    entry.name.chars().take(80).collect::<String>()
+                );
+                self.skip(warning);
+            }
             Ok((entry, coordinates)) => {
                 let id = coordinates.canonical();
                 match self.ids.get(&id) {
@@ -119,29 +161,51 @@ impl State {
                     }
                     None => {
                         self.ids.insert(id, index);
-                        self.entries.push(entry);
+                        (self.sink)(entry)?;
+                        self.count += 1;
                     }
                 }
             }
             Err(reason) => self.skip(format!("entry {index} is skipped: {reason}")),
         }
+        Ok(())
     }
 
-    fn finish(mut self) -> Parsed {
+    fn finish(mut self) -> Summary {
         if self.skipped > self.warnings.len() {
             let more = self.skipped - self.warnings.len();
             self.warnings
                 .push(format!("... {more} more entries were skipped"));
         }
-        self.entries.sort_by(|a, b| a.name.cmp(&b.name));
-        Parsed {
-            entries: self.entries,
+        Summary {
+            count: self.count,
             skipped: self.warnings,
         }
     }
 }
 
-impl<'de> DeserializeSeed<'de> for &mut State {
+/// The bytes of an entry's kept fields.
+fn size_of(entry: &Entry) -> usize {
+    let optional = |field: &Option<String>| field.as_ref().map_or(0, String::len);
+    [
+        &entry.name,
+        &entry.description,
+        &entry.source,
+        &entry.category,
+        &entry.author,
+        &entry.version,
+        &entry.license,
+    ]
+    .iter()
+    .map(|field| field.len())
+    .chain(entry.tags.iter().chain(&entry.platforms).map(String::len))
+    .sum::<usize>()
+        + optional(&entry.docs_path)
+        + optional(&entry.source_url)
+        + optional(&entry.install_identifier)
+}
+
+impl<'de> DeserializeSeed<'de> for &mut State<'_, '_> {
     type Value = ();
 
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
@@ -149,7 +213,7 @@ impl<'de> DeserializeSeed<'de> for &mut State {
     }
 }
 
-impl<'de> Visitor<'de> for &mut State {
+impl<'de> Visitor<'de> for &mut State<'_, '_> {
     type Value = ();
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -159,11 +223,14 @@ impl<'de> Visitor<'de> for &mut State {
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
         let mut index = 0usize;
         while let Some(value) = seq.next_element::<Value>()? {
-            if self.entries.len() + self.skipped >= self.max_entries {
+            if self.count + self.skipped >= self.max_entries {
                 self.too_many = true;
                 return Err(de::Error::custom("too many entries"));
             }
-            self.take(index, value);
+            if let Err(failure) = self.take(index, value) {
+                self.failed = Some(failure);
+                return Err(de::Error::custom("the sink failed"));
+            }
             index += 1;
         }
         Ok(())
@@ -198,7 +265,7 @@ impl<'de> Visitor<'de> for &mut State {
     }
 }
 
-impl State {
+impl State<'_, '_> {
     fn not_array<E: de::Error>(&mut self, kind: &str) -> Result<(), E> {
         self.not_array = Some(format!(
             "the catalog is a JSON {kind}, not an array of entries"
@@ -293,16 +360,44 @@ mod tests {
     fn more_entries_than_the_cap_refuse_the_catalog() {
         let text = format!("[{}]", ["{\"name\": \"a\"}"; 11].join(","));
         assert_eq!(
-            read(text.as_bytes(), 10).unwrap_err(),
+            read_all(text.as_bytes(), 10).unwrap_err(),
             Refusal::TooManyEntries(10)
         );
         // Skipped entries count too: a catalog of junk is no smaller for being junk.
         let junk = format!("[{}]", ["1"; 11].join(","));
         assert_eq!(
-            read(junk.as_bytes(), 10).unwrap_err(),
+            read_all(junk.as_bytes(), 10).unwrap_err(),
             Refusal::TooManyEntries(10)
         );
-        assert!(read(text.as_bytes(), 11).is_ok());
+        assert!(read_all(text.as_bytes(), 11).is_ok());
+    }
+
+    #[test]
+    fn entries_stream_to_the_sink_in_catalog_order_and_huge_ones_are_skipped() {
+        let huge = "x".repeat(MAX_ENTRY_BYTES + 1);
+        let text = serde_json::json!([
+            {"name": "b"},
+            {"name": "huge", "description": huge},
+            {"name": "a"}
+        ]);
+        let mut seen = Vec::new();
+        let summary = read(text.to_string().as_bytes(), 10, &mut |entry| {
+            seen.push(entry.name);
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(seen, ["b", "a"]);
+        assert_eq!(summary.count, 2);
+        assert!(
+            summary.skipped[0].contains("larger than"),
+            "{:?}",
+            summary.skipped
+        );
+        // A sink that fails stops the read with its message.
+        let failed = read(text.to_string().as_bytes(), 10, &mut |_| {
+            Err("disk full".into())
+        });
+        assert_eq!(failed.unwrap_err(), Refusal::Sink("disk full".into()));
     }
 
     #[test]
@@ -329,9 +424,9 @@ mod tests {
             "featured": 2,
             "fixedCategory": false
         }]);
-        let parsed = read(text.to_string().as_bytes(), 10).unwrap();
-        assert!(parsed.skipped.is_empty(), "{:?}", parsed.skipped);
-        let entry = &parsed.entries[0];
+        let (entries, skipped) = read_all(text.to_string().as_bytes(), 10).unwrap();
+        assert!(skipped.is_empty(), "{skipped:?}");
+        let entry = &entries[0];
         assert_eq!(entry.name, "PDF.Tools");
         assert_eq!(entry.coordinates().unwrap().slug, "pdf-tools");
         assert_eq!(entry.version, "1.0");

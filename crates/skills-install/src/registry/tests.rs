@@ -765,3 +765,23 @@ async fn installing_needs_an_entry_and_a_download_url() {
     assert!(!setup.root().exists(), "nothing was written");
     assert!(!Path::new(&setup.workspace.path().join(".openhuman/skills")).exists());
 }
+
+#[tokio::test]
+async fn a_damaged_data_file_is_an_error_once_then_fetched_again() {
+    let setup = setup(&catalog());
+    browse(&setup.config, &hooks(), None).await.unwrap();
+    let header: Value =
+        serde_json::from_slice(&std::fs::read(setup.cache_file()).unwrap()).unwrap();
+    let data = setup
+        .cache_file()
+        .with_file_name(format!("catalog-{}.bin", header["data"].as_str().unwrap()));
+    // Cut after the start, in the middle of the records.
+    let bytes = std::fs::read(&data).unwrap();
+    std::fs::write(&data, &bytes[..bytes.len() / 2]).unwrap();
+    let error = browse(&setup.config, &hooks(), None).await.unwrap_err();
+    assert!(error.to_string().contains("is damaged"), "{error}");
+    assert!(!setup.cache_file().exists(), "the header is gone");
+    let listing = browse(&setup.config, &hooks(), None).await.unwrap();
+    assert_eq!(listing.entries.len(), 3);
+    assert_eq!(setup.server.hits("/catalog.json"), 2);
+}
