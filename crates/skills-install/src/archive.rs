@@ -146,21 +146,62 @@ pub fn check_digest(bytes: &[u8], digest: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// What an archive or a local folder holds: its regular files, sorted by path, and the
+/// entries that are not regular files (links, devices, FIFOs), which are never created or
+/// followed. Hidden entries are in neither.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Tree {
+    /// `('/'-separated relative path, bytes)`, sorted by path.
+    pub files: Vec<(String, Vec<u8>)>,
+    /// The entries that are not regular files.
+    pub not_files: Vec<NotAFile>,
+}
+
+/// An entry that is not a regular file, and the message refusing it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NotAFile {
+    /// Its checked relative path.
+    pub path: String,
+    /// Why it cannot be installed, naming it (and a link's target).
+    pub refusal: String,
+}
+
+impl Tree {
+    /// The files alone, refusing the tree if it holds anything that is not a file.
+    pub fn into_files(self) -> Result<Vec<(String, Vec<u8>)>, String> {
+        match self.not_files.into_iter().next() {
+            Some(not_a_file) => Err(not_a_file.refusal),
+            None => Ok(self.files),
+        }
+    }
+}
+
 /// Extracts the regular files of an archive into memory: `('/'-separated relative path,
 /// bytes)`, sorted by path. Folder entries are accepted and produce nothing; hidden entries
-/// are skipped (see the module comment); anything else that is not a regular file is refused.
+/// are skipped (see the module comment); anything else that is not a regular file refuses the
+/// whole archive. [`extract_tree`] with [`skills_in`] refuses such an entry only when it lies
+/// inside a skill that is installed.
 pub fn extract(
     bytes: &[u8],
     format: Format,
     limits: &Limits,
 ) -> Result<Vec<(String, Vec<u8>)>, String> {
-    let mut files = match format {
+    extract_tree(bytes, format, limits)?
+        .into_files()
+        .map_err(|why| format!("the {} archive is refused: {why}", format.describe()))
+}
+
+/// Extracts an archive into memory, keeping its links, devices and FIFOs as [`NotAFile`]s
+/// for the caller to judge (never created). Every other rule of [`extract`] applies.
+pub fn extract_tree(bytes: &[u8], format: Format, limits: &Limits) -> Result<Tree, String> {
+    let mut tree = match format {
         Format::TarGz => tar_gz(bytes, limits),
         Format::Zip => zip(bytes, limits),
     }
     .map_err(|why| format!("the {} archive is refused: {why}", format.describe()))?;
-    files.sort_by(|a, b| a.0.cmp(&b.0));
-    Ok(files)
+    tree.files.sort_by(|a, b| a.0.cmp(&b.0));
+    tree.not_files.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(tree)
 }
 
 /// What an entry's name means for the extraction.
@@ -394,6 +435,7 @@ struct Collector<'a> {
     total: u64,
     names: Names,
     files: Vec<(String, Vec<u8>)>,
+    not_files: Vec<NotAFile>,
     /// The name of the entry being read (or last read), for the messages.
     current: String,
 }
@@ -407,6 +449,14 @@ impl<'a> Collector<'a> {
             current: String::new(),
             names: Names::default(),
             files: Vec::new(),
+            not_files: Vec::new(),
+        }
+    }
+
+    fn finish(self) -> Tree {
+        Tree {
+            files: self.files,
+            not_files: self.not_files,
         }
     }
 
@@ -421,15 +471,59 @@ impl<'a> Collector<'a> {
         Ok(())
     }
 
-    /// Reads one kept file through a counter: at most the file limit plus one byte, so a
-    /// file past the limit is seen without reading all of it; `declared` (the header's size)
-    /// is only compared afterwards, to catch a truncated or inconsistent entry.
-    fn read_file(
-        &mut self,
-        name: &str,
-        reader: &mut dyn Read,
-        declared: u64,
-    ) -> Result<Vec<u8>, String> {
+    /// Whether the file entry `name` is kept (it is refused if its name is).
+    fn wants(&self, name: &str) -> Result<bool, String> {
+        Ok(matches!(
+            classify(name).map_err(|refusal| refused(name, &refusal))?,
+            Disposition::Keep(_)
+        ))
+    }
+
+    /// A folder entry: nothing to keep, but its name takes part in the collision check.
+    fn folder(&mut self, name: &str) -> Result<(), String> {
+        let folder = name.strip_suffix('/').unwrap_or(name);
+        if matches!(folder, "" | ".") {
+            return Ok(());
+        }
+        match classify(folder).map_err(|refusal| refused(name, &refusal))? {
+            Disposition::Keep(components) => self.names.add_folder(&components),
+            Disposition::Skip => Ok(()),
+        }
+    }
+
+    /// A link, device or FIFO: never created. Recorded (with its name in the collision check,
+    /// so a file cannot be placed "through" it) for the caller to refuse.
+    fn not_a_file(&mut self, name: &str, kind: &str, target: Option<String>) -> Result<(), String> {
+        match classify(name).map_err(|refusal| refused(name, &refusal))? {
+            Disposition::Keep(components) => {
+                self.names.add_file(&components)?;
+                let target = target
+                    .map(|target| format!(" (to '{}')", target.escape_debug()))
+                    .unwrap_or_default();
+                self.not_files.push(NotAFile {
+                    path: components.join("/"),
+                    refusal: format!(
+                        "the entry '{}' is {kind}{target}; only regular files and folders \
+                         are extracted, and links are never created",
+                        name.escape_debug()
+                    ),
+                });
+                Ok(())
+            }
+            Disposition::Skip => Ok(()),
+        }
+    }
+
+    /// A regular file entry, kept unless its name is hidden: read through a counter at most
+    /// the file limit plus one byte, so a file past the limit is seen without reading all of
+    /// it; `declared` (the header's size) is only compared afterwards, to catch a truncated
+    /// or inconsistent entry.
+    fn file(&mut self, name: &str, reader: &mut dyn Read, declared: u64) -> Result<(), String> {
+        let components = match classify(name).map_err(|refusal| refused(name, &refusal))? {
+            Disposition::Keep(components) => components,
+            Disposition::Skip => return Ok(()),
+        };
+        self.names.add_file(&components)?;
         let mut bytes = Vec::new();
         reader
             .take(self.limits.file.saturating_add(1))
@@ -455,11 +549,8 @@ impl<'a> Collector<'a> {
                  truncated or corrupt"
             ));
         }
-        Ok(bytes)
-    }
-
-    fn keep(&mut self, components: &[&str], bytes: Vec<u8>) {
         self.files.push((components.join("/"), bytes));
+        Ok(())
     }
 }
 
@@ -467,7 +558,7 @@ fn refused(name: &str, refusal: &Refusal) -> String {
     format!("the entry '{}' is refused: {refusal}", name.escape_debug())
 }
 
-fn tar_gz(bytes: &[u8], limits: &Limits) -> Result<Vec<(String, Vec<u8>)>, String> {
+fn tar_gz(bytes: &[u8], limits: &Limits) -> Result<Tree, String> {
     // The tar stream holds headers, padding and skipped entries besides the files kept, so
     // its own cap is twice the total plus a header's worth per entry and a record; the files
     // kept are counted against the total itself.
@@ -508,7 +599,7 @@ fn tar_gz(bytes: &[u8], limits: &Limits) -> Result<Vec<(String, Vec<u8>)>, Strin
     // stream cut or altered after the end marker is refused too.
     io::copy(&mut stream, &mut io::sink())
         .map_err(|error| meter.explain("its gzip stream is truncated or corrupt", &error))?;
-    Ok(collector.files)
+    Ok(collector.finish())
 }
 
 fn tar_entry<R: Read>(
@@ -530,52 +621,37 @@ fn tar_entry<R: Read>(
         )
     })?;
     collector.current.clone_from(&name);
-    let described = match kind {
+    let not_a_file = match kind {
         EntryType::Regular | EntryType::Continuous | EntryType::Directory => None,
         EntryType::Symlink => Some("a symbolic link"),
         EntryType::Link => Some("a hard link"),
         EntryType::Char | EntryType::Block => Some("a device"),
         EntryType::Fifo => Some("a FIFO (named pipe)"),
-        EntryType::GNUSparse => Some("a sparse file"),
-        _ => Some("an entry of an unsupported type"),
+        // Not links, but data this extractor does not read: refused outright.
+        EntryType::GNUSparse => return Err(unsupported(&name, "a sparse file")),
+        _ => return Err(unsupported(&name, "an entry of an unsupported type")),
     };
-    if let Some(described) = described {
-        let target = entry
+    let target = || {
+        entry
             .link_name_bytes()
             .filter(|target| !target.is_empty())
-            .map(|target| {
-                format!(
-                    " (to '{}')",
-                    String::from_utf8_lossy(&target).escape_debug()
-                )
-            })
-            .unwrap_or_default();
-        return Err(format!(
-            "the entry '{}' is {described}{target}; only regular files and folders are \
-             extracted, and links are never created",
-            name.escape_debug()
-        ));
-    }
-    if kind == EntryType::Directory {
-        let folder = name.strip_suffix('/').unwrap_or(&name);
-        if matches!(folder, "" | ".") {
-            return Ok(());
-        }
-        return match classify(folder).map_err(|refusal| refused(&name, &refusal))? {
-            Disposition::Keep(components) => collector.names.add_folder(&components),
-            Disposition::Skip => Ok(()),
-        };
-    }
-    match classify(&name).map_err(|refusal| refused(&name, &refusal))? {
-        Disposition::Keep(components) => {
-            collector.names.add_file(&components)?;
+            .map(|target| String::from_utf8_lossy(&target).into_owned())
+    };
+    match not_a_file {
+        Some(kind) => collector.not_a_file(&name, kind, target()),
+        None if kind == EntryType::Directory => collector.folder(&name),
+        None => {
             let declared = entry.size();
-            let bytes = collector.read_file(&name, entry, declared)?;
-            collector.keep(&components, bytes);
-            Ok(())
+            collector.file(&name, entry, declared)
         }
-        Disposition::Skip => Ok(()),
     }
+}
+
+fn unsupported(name: &str, kind: &str) -> String {
+    format!(
+        "the entry '{}' is {kind}; only regular files and folders are extracted",
+        name.escape_debug()
+    )
 }
 
 /// The block a tar writer pads its stream to (20 headers' worth).
@@ -587,7 +663,7 @@ const S_IFREG: u32 = 0o100_000;
 const S_IFDIR: u32 = 0o040_000;
 const S_IFLNK: u32 = 0o120_000;
 
-fn zip(bytes: &[u8], limits: &Limits) -> Result<Vec<(String, Vec<u8>)>, String> {
+fn zip(bytes: &[u8], limits: &Limits) -> Result<Tree, String> {
     let mut archive = zip::ZipArchive::new(io::Cursor::new(bytes))
         .map_err(|error| format!("it cannot be read (truncated or not a zip): {error}"))?;
     if archive.has_duplicate_names() {
@@ -606,77 +682,70 @@ fn zip(bytes: &[u8], limits: &Limits) -> Result<Vec<(String, Vec<u8>)>, String> 
     let mut collector = Collector::new(limits);
     for index in 0..archive.len() {
         collector.count_entry()?;
-        let listed = archive
-            .name_for_index(index)
-            .and_then(Result::ok)
-            .map(|name| name.into_owned())
-            .unwrap_or_default();
-        let mut file = archive.by_index(index).map_err(|error| {
-            format!(
-                "the entry '{}' cannot be read: {error}",
-                listed.escape_debug()
+        // The central directory says what an entry is; only a kept regular file is opened
+        // and decompressed.
+        let (name, mode, is_dir, is_symlink, encrypted) = {
+            let listed = archive
+                .by_index_data(index)
+                .map_err(|error| format!("entry {index} cannot be read: {error}"))?;
+            let name = listed
+                .name()
+                .map_err(|error| {
+                    format!(
+                        "the entry '{}' has an unreadable name: {error}",
+                        String::from_utf8_lossy(listed.name_raw()).escape_debug()
+                    )
+                })?
+                .into_owned();
+            let mode = listed.unix_mode().map_or(0, |mode| mode & S_IFMT);
+            (
+                name,
+                mode,
+                listed.is_dir(),
+                listed.is_symlink(),
+                listed.encrypted(),
             )
-        })?;
-        let name = file
-            .name()
-            .map_err(|error| {
-                format!(
-                    "the entry '{}' has an unreadable name: {error}",
-                    listed.escape_debug()
-                )
-            })?
-            .into_owned();
+        };
         collector.current.clone_from(&name);
-        let mode = file.unix_mode().map_or(0, |mode| mode & S_IFMT);
-        let described = match mode {
-            0 | S_IFREG | S_IFDIR => None,
+        let not_a_file = match mode {
+            0 | S_IFREG | S_IFDIR => is_symlink.then_some("a symbolic link"),
             S_IFLNK => Some("a symbolic link"),
             0o020_000 | 0o060_000 => Some("a device"),
             0o010_000 => Some("a FIFO (named pipe)"),
             0o140_000 => Some("a socket"),
-            _ => Some("an entry of an unknown type"),
+            _ => return Err(unsupported(&name, "an entry of an unknown type")),
         };
-        let described = described.or_else(|| file.is_symlink().then_some("a symbolic link"));
-        if let Some(described) = described {
-            return Err(format!(
-                "the entry '{}' is {described}; only regular files and folders are extracted",
-                name.escape_debug()
-            ));
-        }
-        if file.encrypted() {
-            return Err(format!(
-                "the entry '{}' is encrypted; encrypted archives are not extracted",
-                name.escape_debug()
-            ));
-        }
-        if file.is_dir() || mode == S_IFDIR {
-            let folder = name.strip_suffix('/').unwrap_or(&name);
-            if matches!(folder, "" | ".") {
+        if let Some(kind) = not_a_file {
+            collector.not_a_file(&name, kind, None)?;
+        } else if is_dir || mode == S_IFDIR {
+            collector.folder(&name)?;
+        } else {
+            if !collector.wants(&name)? {
                 continue;
             }
-            match classify(folder).map_err(|refusal| refused(&name, &refusal))? {
-                Disposition::Keep(components) => collector.names.add_folder(&components)?,
-                Disposition::Skip => {}
+            if encrypted {
+                return Err(format!(
+                    "the entry '{}' is encrypted; encrypted archives are not extracted",
+                    name.escape_debug()
+                ));
             }
-            continue;
-        }
-        match classify(&name).map_err(|refusal| refused(&name, &refusal))? {
-            Disposition::Keep(components) => {
-                collector.names.add_file(&components)?;
-                let declared = file.size();
-                let mut metered = Metered {
-                    inner: &mut file,
-                    meter: &meter,
-                };
-                let bytes = collector
-                    .read_file(&name, &mut metered, declared)
-                    .map_err(|why| meter.explain_at(&collector, why))?;
-                collector.keep(&components, bytes);
-            }
-            Disposition::Skip => {}
+            let mut file = archive.by_index(index).map_err(|error| {
+                format!(
+                    "the entry '{}' cannot be read: {error}",
+                    name.escape_debug()
+                )
+            })?;
+            let declared = file.size();
+            let mut metered = Metered {
+                inner: &mut file,
+                meter: &meter,
+            };
+            collector
+                .file(&name, &mut metered, declared)
+                .map_err(|why| meter.explain_at(&collector, why))?;
         }
     }
-    Ok(collector.files)
+    Ok(collector.finish())
 }
 
 /// The first name the central directory lists twice, found by walking its records (the zip
@@ -714,22 +783,48 @@ fn find_central_directory(bytes: &[u8]) -> Option<usize> {
     .ok()
 }
 
-/// The skills in an extracted (or locally read) tree. When every file sits under one top
-/// folder (GitHub's `repo-ref/`), that folder is unwrapped; then only what is below `under`
-/// (a relative path, checked) is considered; then every folder holding a `SKILL.md` at its
-/// top, and not inside another such folder, yields one download of the files below it.
-/// Folders discovery never scans (`node_modules`, `target`, virtual environments) are not
-/// looked in for skills.
+/// The skills in an extracted (or locally read) tree of files; see [`skills_in`].
 pub fn skills(
     files: Vec<(String, Vec<u8>)>,
     under: Option<&str>,
     url: &Url,
 ) -> Result<Vec<Download>, String> {
-    let mut files = files;
-    if let Some(top) = single_top_folder(&files) {
-        let prefix = format!("{top}/");
+    skills_in(
+        Tree {
+            files,
+            not_files: Vec::new(),
+        },
+        under,
+        url,
+    )
+}
+
+/// The skills in an extracted (or locally read) tree. When every entry sits under one top
+/// folder (GitHub's `repo-ref/`), that folder is unwrapped; then only what is below `under`
+/// (a relative path, checked) is considered; then every folder holding a `SKILL.md` at its
+/// top, and not inside another such folder, yields one download of the files below it.
+/// Folders discovery never scans (`node_modules`, `target`, virtual environments) are not
+/// looked in for skills. An entry that is not a regular file (a link, a device) refuses the
+/// whole tree when it lies inside a skill found; elsewhere (a repository's `CLAUDE.md ->
+/// AGENTS.md` beside its skills) it is left out like any file outside the skills.
+pub fn skills_in(tree: Tree, under: Option<&str>, url: &Url) -> Result<Vec<Download>, String> {
+    let Tree {
+        mut files,
+        mut not_files,
+    } = tree;
+    let top = single_top_folder(
+        files
+            .iter()
+            .map(|(path, _)| path.as_str())
+            .chain(not_files.iter().map(|entry| entry.path.as_str())),
+    )
+    .map(|top| format!("{top}/"));
+    if let Some(prefix) = top {
         for (path, _) in &mut files {
             *path = path[prefix.len()..].to_owned();
+        }
+        for entry in &mut not_files {
+            entry.path = entry.path[prefix.len()..].to_owned();
         }
     }
     let under = under
@@ -747,20 +842,28 @@ pub fn skills(
                     .map(|rest| (rest.to_owned(), bytes))
             })
             .collect();
-        if files.is_empty() {
+        not_files = not_files
+            .into_iter()
+            .filter_map(|mut entry| {
+                let rest = entry.path.strip_prefix(&prefix)?.to_owned();
+                entry.path = rest;
+                Some(entry)
+            })
+            .collect();
+        if files.is_empty() && not_files.is_empty() {
             return Err(format!("the archive holds nothing under '{under}'"));
         }
     }
     let mut folders: Vec<String> = files
         .iter()
-        .filter_map(|(path, _)| {
+        .map(|(path, _)| path.as_str())
+        .chain(not_files.iter().map(|entry| entry.path.as_str()))
+        .filter_map(|path| {
             let (folder, file) = path.rsplit_once('/').unwrap_or(("", path));
-            let is_skill_md =
-                match_definition(file).is_some_and(|found| found.file.name == SKILL_MD);
             let scanned = folder
                 .split('/')
                 .all(|component| !is_excluded_dir_name(component));
-            (is_skill_md && (folder.is_empty() || scanned)).then(|| folder.to_owned())
+            (is_skill_md(file) && (folder.is_empty() || scanned)).then(|| folder.to_owned())
         })
         .collect();
     folders.sort();
@@ -779,16 +882,27 @@ pub fn skills(
             None => "no folder in the archive holds a SKILL.md".to_owned(),
         });
     }
+    let name_of = |folder: &str| {
+        if folder.is_empty() {
+            under
+                .and_then(|under| under.rsplit('/').next())
+                .map(str::to_owned)
+        } else {
+            folder.rsplit('/').next().map(str::to_owned)
+        }
+    };
+    for entry in &not_files {
+        if let Some(skill) = outer.iter().find(|skill| inside(&entry.path, skill)) {
+            let named = name_of(skill)
+                .map(|name| format!(" '{name}'"))
+                .unwrap_or_default();
+            return Err(format!("{}; it is part of the skill{named}", entry.refusal));
+        }
+    }
     let mut downloads: Vec<Download> = outer
         .iter()
         .map(|folder| Download {
-            name: if folder.is_empty() {
-                under
-                    .and_then(|under| under.rsplit('/').next())
-                    .map(str::to_owned)
-            } else {
-                folder.rsplit('/').next().map(str::to_owned)
-            },
+            name: name_of(folder),
             files: Vec::new(),
             version: None,
             url: url.clone(),
@@ -801,20 +915,31 @@ pub fn skills(
         let relative = if outer[index].is_empty() {
             path
         } else {
-            path[outer[index].len() + 1..].to_owned()
+            // A file named like the skill's folder is not in it (an extraction refuses one).
+            match path
+                .strip_prefix(outer[index].as_str())
+                .and_then(|rest| rest.strip_prefix('/'))
+            {
+                Some(rest) => rest.to_owned(),
+                None => continue,
+            }
         };
-        let relative =
-            if match_definition(&relative).is_some_and(|found| found.file.name == SKILL_MD) {
-                SKILL_MD.to_owned()
-            } else {
-                relative
-            };
+        let relative = if is_skill_md(&relative) {
+            SKILL_MD.to_owned()
+        } else {
+            relative
+        };
         downloads[index].files.push((relative, bytes));
     }
     for download in &mut downloads {
         download.files.sort_by(|a, b| a.0.cmp(&b.0));
     }
     Ok(downloads)
+}
+
+/// Whether a file name is the definition file `SKILL.md` or one of its case variants.
+fn is_skill_md(file: &str) -> bool {
+    match_definition(file).is_some_and(|found| found.file.name == SKILL_MD)
 }
 
 /// Whether `path` is `folder` itself or below it (`""` holds everything).
@@ -825,10 +950,10 @@ fn inside(path: &str, folder: &str) -> bool {
             .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
 }
 
-/// The one folder every file sits under, if there is one.
-fn single_top_folder(files: &[(String, Vec<u8>)]) -> Option<&str> {
+/// The one folder every entry sits under, if there is one.
+fn single_top_folder<'a>(paths: impl Iterator<Item = &'a str>) -> Option<&'a str> {
     let mut top: Option<&str> = None;
-    for (path, _) in files {
+    for path in paths {
         let (first, _) = path.split_once('/')?;
         match top {
             None => top = Some(first),

@@ -4,15 +4,17 @@
 //! A folder is walked without following any link: each folder is opened relative to its
 //! parent with `O_NOFOLLOW | O_DIRECTORY`, each file with `O_NOFOLLOW | O_NONBLOCK` and then
 //! checked on the open descriptor, so nothing can be swapped for a link between a check and
-//! an open. A symbolic link anywhere the read would look is refused, naming it, and its target
-//! is never read: the peers copy what a link points at, which is how a link to `~/.ssh/id_rsa`
-//! committed to a repository ends up inside an agent's skill folder. Links that stay inside
-//! the folder are refused as well: telling the two apart means resolving the link, which is
-//! the step that goes wrong, and a skill that needs the file can hold the file. A file with
-//! more than one hard link is refused for the same reason the safe reader refuses it (it may
-//! be a file from elsewhere). FIFOs, sockets and devices are refused (a FIFO would hang the
-//! read). Hidden entries (`.git`, `.env`, `.DS_Store`) and the folders discovery never scans
-//! (`node_modules`, `target`, virtual environments) are skipped, never read.
+//! an open. A symbolic link is never followed and its target never read: the peers copy what
+//! a link points at, which is how a link to `~/.ssh/id_rsa` committed to a repository ends up
+//! inside an agent's skill folder. [`read`] refuses the whole folder for one, naming it;
+//! [`read_tree`] records it, and [`archive::skills_in`] refuses it when it lies inside a skill
+//! being installed. Links that stay inside the folder are treated the same: telling the two
+//! apart means resolving the link, which is the step that goes wrong, and a skill that needs
+//! the file can hold the file. A file with more than one hard link is treated so for the
+//! reason the safe reader refuses it (it may be a file from elsewhere), and so are FIFOs,
+//! sockets and devices (never opened: a FIFO would hang the read). Hidden entries (`.git`,
+//! `.env`, `.DS_Store`) and the folders discovery never scans (`node_modules`, `target`,
+//! virtual environments) are skipped, never read.
 //!
 //! The folder the user names is resolved as given (it may itself be a link the user made);
 //! only what is below it is read without following links. A `.zip` or `.tar.gz` file is read
@@ -25,11 +27,22 @@ use std::path::Path;
 
 use skills_types::files::is_excluded_dir_name;
 
-use crate::archive::{self, Format, Limits, Names};
+use crate::archive::{self, Format, Limits, Names, NotAFile, Tree};
 
 /// Reads the folder (or `.zip` / `.tar.gz` file) at `path`: `('/'-separated relative path,
-/// bytes)`, sorted by path, for [`archive::skills`].
+/// bytes)`, sorted by path, for [`archive::skills`]. A symlink, a special file or a file with
+/// several hard links anywhere below refuses the whole read; [`read_tree`] with
+/// [`archive::skills_in`] refuses one only when it lies inside a skill that is installed.
 pub fn read(path: &Path, limits: &Limits) -> Result<Vec<(String, Vec<u8>)>, String> {
+    let shown = path.display();
+    read_tree(path, limits)?
+        .into_files()
+        .map_err(|why| format!("'{shown}' is refused: {why}"))
+}
+
+/// Reads the folder (or archive) at `path`, keeping what is not a regular file as
+/// [`archive::NotAFile`]s, never opened or followed.
+pub fn read_tree(path: &Path, limits: &Limits) -> Result<Tree, String> {
     let shown = path.display();
     let metadata =
         std::fs::metadata(path).map_err(|error| format!("'{shown}' cannot be read: {error}"))?;
@@ -47,15 +60,16 @@ pub fn read(path: &Path, limits: &Limits) -> Result<Vec<(String, Vec<u8>)>, Stri
         entries: 0,
         total: 0,
         names: Names::default(),
-        files: Vec::new(),
+        tree: Tree::default(),
     };
     imp::walk_root(path, &mut walk).map_err(|why| format!("'{shown}' is refused: {why}"))?;
-    let mut files = walk.files;
-    files.sort_by(|a, b| a.0.cmp(&b.0));
-    Ok(files)
+    let mut tree = walk.tree;
+    tree.files.sort_by(|a, b| a.0.cmp(&b.0));
+    tree.not_files.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(tree)
 }
 
-fn read_archive(path: &Path, limits: &Limits) -> Result<Vec<(String, Vec<u8>)>, String> {
+fn read_archive(path: &Path, limits: &Limits) -> Result<Tree, String> {
     let shown = path.display();
     let bytes = skills_ops::fs::read_state_file(path, limits.total)
         .map_err(|why| format!("'{shown}' cannot be read: {why}"))?
@@ -67,7 +81,7 @@ fn read_archive(path: &Path, limits: &Limits) -> Result<Vec<(String, Vec<u8>)>, 
     let format = Format::of_name(&name)
         .or_else(|| Format::sniff(&bytes))
         .ok_or_else(|| format!("'{shown}' is neither a folder nor a .zip or .tar.gz archive"))?;
-    archive::extract(&bytes, format, limits).map_err(|why| format!("'{shown}': {why}"))
+    archive::extract_tree(&bytes, format, limits).map_err(|why| format!("'{shown}': {why}"))
 }
 
 /// The running totals of one folder read.
@@ -76,7 +90,7 @@ struct Walk<'a> {
     entries: usize,
     total: u64,
     names: Names,
-    files: Vec<(String, Vec<u8>)>,
+    tree: Tree,
 }
 
 /// What the walk does with one name, decided before anything is opened.
@@ -134,8 +148,16 @@ impl Walk<'_> {
                 self.limits.total
             ));
         }
-        self.files.push((relative, bytes));
+        self.tree.files.push((relative, bytes));
         Ok(())
+    }
+
+    /// Records an entry that is not copied (a link, a special file, a hard-linked file).
+    fn not_a_file(&mut self, relative: String, refusal: String) {
+        self.tree.not_files.push(NotAFile {
+            path: relative,
+            refusal,
+        });
     }
 }
 
@@ -213,6 +235,9 @@ mod imp {
                     .map_err(|errno| opened(&path, folder, &name, errno))?;
                     walk_folder(&child, &path, walk)?;
                 }
+                FileType::RegularFile if stat.st_nlink > 1 => {
+                    walk.not_a_file(path.clone(), hard_links(&path, stat.st_nlink));
+                }
                 FileType::RegularFile => {
                     let file =
                         rustix::fs::openat(folder, name.as_str(), base_flags(), Mode::empty())
@@ -225,11 +250,7 @@ mod imp {
                         return Err(format!("'{path}' changed while it was being read"));
                     }
                     if stat.st_nlink > 1 {
-                        return Err(format!(
-                            "'{path}' has {} hard links; a file linked from elsewhere is not \
-                             copied, so put a copy of it there",
-                            stat.st_nlink
-                        ));
+                        return Err(hard_links(&path, stat.st_nlink));
                     }
                     walk.read_file(path, std::fs::File::from(file))?;
                 }
@@ -237,14 +258,18 @@ mod imp {
                     let target = rustix::fs::readlinkat(folder, name.as_str(), Vec::new())
                         .ok()
                         .map(|target| target.to_string_lossy().into_owned());
-                    return Err(link_refusal(&path, target));
+                    walk.not_a_file(path.clone(), link_refusal(&path, target));
                 }
-                FileType::Fifo => return Err(special(&path, "a FIFO (named pipe)")),
-                FileType::Socket => return Err(special(&path, "a socket")),
+                FileType::Fifo => {
+                    walk.not_a_file(path.clone(), special(&path, "a FIFO (named pipe)"))
+                }
+                FileType::Socket => walk.not_a_file(path.clone(), special(&path, "a socket")),
                 FileType::CharacterDevice | FileType::BlockDevice => {
-                    return Err(special(&path, "a device"));
+                    walk.not_a_file(path.clone(), special(&path, "a device"));
                 }
-                FileType::Unknown => return Err(special(&path, "a special file")),
+                FileType::Unknown => {
+                    walk.not_a_file(path.clone(), special(&path, "a special file"))
+                }
             }
         }
         Ok(())
@@ -252,6 +277,13 @@ mod imp {
 
     fn special(path: &str, kind: &str) -> String {
         format!("'{path}' is {kind}; only regular files and folders are read")
+    }
+
+    fn hard_links(path: &str, links: impl std::fmt::Display) -> String {
+        format!(
+            "'{path}' has {links} hard links; a file linked from elsewhere is not copied, so \
+             put a copy of it there"
+        )
     }
 
     /// An open refused by `O_NOFOLLOW` means the name became a link after it was examined.
@@ -298,7 +330,7 @@ mod imp {
                 let target = std::fs::read_link(entry.path())
                     .ok()
                     .map(|target| target.display().to_string());
-                return Err(link_refusal(&path, target));
+                walk.not_a_file(path.clone(), link_refusal(&path, target));
             } else if metadata.is_dir() {
                 walk_folder(&entry.path(), &path, walk)?;
             } else if metadata.is_file() {
@@ -310,10 +342,11 @@ mod imp {
                 .ok_or_else(|| format!("'{path}' disappeared while it was being read"))?;
                 walk.read_file(path, bytes.as_slice())?;
             } else {
-                return Err(format!(
+                let refusal = format!(
                     "'{path}' is {}; only regular files and folders are read",
                     skills_ops::fs::file_kind(&metadata)
-                ));
+                );
+                walk.not_a_file(path.clone(), refusal);
             }
         }
         Ok(())

@@ -299,7 +299,77 @@ fn links_devices_and_fifos_in_a_tar_are_refused_never_created() {
     };
     assert_refused(
         extract_tar(&[link, file("escape/evil", b"x")]),
-        &["'escape'", "symbolic link"],
+        &["'escape/evil'", "'escape' is both a file and a folder"],
+    );
+}
+
+fn link<'a>(name: &'a str, target: &'a str) -> Raw<'a> {
+    Raw {
+        name,
+        kind: EntryType::Symlink,
+        data: b"",
+        link: target,
+    }
+}
+
+#[test]
+fn a_link_in_a_hidden_folder_is_skipped_like_the_folder() {
+    let files = extract_tar(&[
+        file("repo/skills/alpha/SKILL.md", SKILL),
+        link("repo/.claude/skills", "../skills"),
+    ])
+    .unwrap();
+    assert_eq!(paths(&files), ["repo/skills/alpha/SKILL.md"]);
+}
+
+#[test]
+fn a_link_outside_every_skill_is_left_out_one_inside_refuses_the_skill() {
+    let bytes = tar_gz(&[
+        file("repo-1/AGENTS.md", b"agents"),
+        link("repo-1/CLAUDE.md", "AGENTS.md"),
+        file("repo-1/skills/alpha/SKILL.md", SKILL),
+        file("repo-1/skills/beta/SKILL.md", SKILL),
+        link("repo-1/skills/beta/key", "/home/me/.ssh/id_rsa"),
+    ]);
+    // The strict form refuses the archive for any link.
+    assert_refused(
+        extract(&bytes, Format::TarGz, &Limits::default()),
+        &["'repo-1/CLAUDE.md' is a symbolic link (to 'AGENTS.md')"],
+    );
+    let tree = extract_tree(&bytes, Format::TarGz, &Limits::default()).unwrap();
+    assert_eq!(paths(&tree.files).len(), 3);
+    let not_files: Vec<&str> = tree
+        .not_files
+        .iter()
+        .map(|entry| entry.path.as_str())
+        .collect();
+    assert_eq!(not_files, ["repo-1/CLAUDE.md", "repo-1/skills/beta/key"]);
+    let downloads = skills_in(tree.clone(), Some("skills/alpha"), &url()).unwrap();
+    assert_eq!(names(&downloads), [Some("alpha")]);
+    assert_refused(
+        skills_in(tree.clone(), None, &url()),
+        &[
+            "'repo-1/skills/beta/key' is a symbolic link",
+            "part of the skill 'beta'",
+        ],
+    );
+    assert_refused(
+        skills_in(tree, Some("skills/beta"), &url()),
+        &["'repo-1/skills/beta/key'", "part of the skill 'beta'"],
+    );
+    // A link standing for the definition file makes its folder a skill, and is refused.
+    let tree = extract_tree(
+        &tar_gz(&[
+            link("gamma/SKILL.md", "/etc/passwd"),
+            file("gamma/x.md", b"x"),
+        ]),
+        Format::TarGz,
+        &Limits::default(),
+    )
+    .unwrap();
+    assert_refused(
+        skills_in(tree, None, &url()),
+        &["'gamma/SKILL.md' is a symbolic link"],
     );
 }
 
@@ -648,6 +718,22 @@ fn a_skill_at_the_top_has_no_folder_name() {
     // One folder holding one skill: the folder is the single top folder, unwrapped.
     let downloads = skills(tree(&[("alpha/SKILL.md", SKILL)]), None, &url()).unwrap();
     assert_eq!(names(&downloads), [None]);
+    assert_eq!(files_of(&downloads[0]), ["SKILL.md"]);
+}
+
+#[test]
+fn a_file_named_like_a_skill_folder_is_not_part_of_it() {
+    let downloads = skills(
+        tree(&[
+            ("top/a", b"file"),
+            ("top/a/SKILL.md", SKILL),
+            ("top/b", b"x"),
+        ]),
+        None,
+        &url(),
+    )
+    .unwrap();
+    assert_eq!(names(&downloads), [Some("a")]);
     assert_eq!(files_of(&downloads[0]), ["SKILL.md"]);
 }
 

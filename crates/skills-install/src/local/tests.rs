@@ -252,3 +252,36 @@ fn an_archive_file_goes_through_the_extractor() {
         &["'", "missing", "cannot be read"],
     );
 }
+
+#[cfg(unix)]
+#[test]
+fn with_read_tree_a_link_beside_the_skills_is_left_out_and_one_inside_refused() {
+    let outside = tempfile::tempdir().unwrap();
+    let secret = outside.path().join("id_rsa");
+    fs::write(&secret, b"PRIVATE KEY").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(root, "AGENTS.md", b"agents");
+    std::os::unix::fs::symlink("AGENTS.md", root.join("CLAUDE.md")).unwrap();
+    write(root, "skills/alpha/SKILL.md", SKILL);
+    write(root, "skills/beta/SKILL.md", SKILL);
+    std::os::unix::fs::symlink(&secret, root.join("skills/beta/key")).unwrap();
+    let url = url::Url::parse("file:///local").unwrap();
+
+    let tree = read_tree(root, &Limits::default()).unwrap();
+    assert!(tree.files.iter().all(|(_, bytes)| bytes != b"PRIVATE KEY"));
+    let downloads = archive::skills_in(tree.clone(), Some("skills/alpha"), &url).unwrap();
+    assert_eq!(downloads.len(), 1);
+    assert_eq!(downloads[0].files.len(), 1);
+    let error = archive::skills_in(tree, None, &url).unwrap_err();
+    assert!(
+        error.contains("'skills/beta/key' is a symbolic link"),
+        "{error}"
+    );
+    assert!(error.contains("part of the skill 'beta'"), "{error}");
+    // The strict read refuses the folder for the first link.
+    assert_refused(
+        read(root, &Limits::default()),
+        &["'CLAUDE.md' is a symbolic link (to 'AGENTS.md')"],
+    );
+}
