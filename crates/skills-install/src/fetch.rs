@@ -82,6 +82,9 @@ pub struct Fetched {
     pub reference: Option<String>,
     /// The commit a GitHub tarball holds (from its `owner-repo-<sha>/` top folder).
     pub commit: Option<String>,
+    /// Every entry name an index lists, the ones not fetched included (for the message that
+    /// says what a source offers when `--skill` names something else).
+    pub listed: Vec<String>,
 }
 
 impl Fetched {
@@ -248,15 +251,16 @@ async fn repository(
     let limits = archive_limits();
     let bytes = get(client, tarball, limits.total).await?;
     let format = Format::sniff(&bytes).unwrap_or(Format::TarGz);
-    let files = archive::extract(&bytes, format, &limits).map_err(Problem::Invalid)?;
+    let files = archive::extract_tree(&bytes, format, &limits).map_err(Problem::Invalid)?;
     let commit = files
+        .files
         .first()
         .and_then(|(path, _)| path.split_once('/'))
         .and_then(|(top, _)| top.rsplit_once('-'))
         .map(|(_, sha)| sha)
         .filter(|sha| (7..=40).contains(&sha.len()) && sha.bytes().all(|b| b.is_ascii_hexdigit()))
         .map(str::to_owned);
-    let downloads = archive::skills(files, repository.path.as_deref(), tarball)
+    let downloads = archive::skills_in(files, repository.path.as_deref(), tarball)
         .map_err(|reason| Problem::Invalid(format!("{}: {reason}", repository.display())))?;
     let mut fetched = Fetched::new("github", tarball);
     fetched.reference = repository.reference.clone();
@@ -275,8 +279,8 @@ async fn archive_url(client: &Client, url: &Url) -> Result<Fetched, Problem> {
     let format = Format::sniff(&bytes)
         .or_else(|| Format::of_name(url.path()))
         .ok_or_else(|| Problem::Invalid("the download is neither a .tar.gz nor a .zip".into()))?;
-    let files = archive::extract(&bytes, format, &limits).map_err(Problem::Invalid)?;
-    let downloads = archive::skills(files, None, url).map_err(Problem::Invalid)?;
+    let files = archive::extract_tree(&bytes, format, &limits).map_err(Problem::Invalid)?;
+    let downloads = archive::skills_in(files, None, url).map_err(Problem::Invalid)?;
     let mut fetched = Fetched::new("archive", url);
     let digest = format!("sha256:{}", hex_digest(&bytes));
     for download in downloads {
@@ -297,7 +301,7 @@ async fn local(path: &Path) -> Result<Fetched, Problem> {
     let url = Url::from_file_path(&absolute).map_err(|()| {
         Problem::Invalid(format!("'{}' cannot be named as a URL", absolute.display()))
     })?;
-    let downloads = archive::skills(files, None, &url)
+    let downloads = archive::skills_in(files, None, &url)
         .map_err(|reason| Problem::Invalid(format!("'{}': {reason}", path.display())))?;
     let mut fetched = Fetched {
         kind: "local",
@@ -309,8 +313,10 @@ async fn local(path: &Path) -> Result<Fetched, Problem> {
     Ok(fetched)
 }
 
-fn local_files(path: &Path) -> Result<Vec<(String, Vec<u8>)>, Problem> {
-    crate::local::read(path, &archive_limits()).map_err(Problem::Invalid)
+/// Links and special files are kept aside by the reader, never opened; one inside a skill
+/// found refuses the install (see [`archive::skills_in`]).
+fn local_files(path: &Path) -> Result<archive::Tree, Problem> {
+    crate::local::read_tree(path, &archive_limits()).map_err(Problem::Invalid)
 }
 
 async fn get(client: &Client, url: &Url, cap: u64) -> Result<Vec<u8>, Problem> {
@@ -360,8 +366,13 @@ async fn pack(
     if index.skills.is_empty() {
         return Err(Problem::Invalid("the index lists no skills".to_owned()));
     }
-    index.skills.retain(|entry| want.wants(&entry.name));
     let mut fetched = Fetched::new(kind, index_url);
+    fetched.listed = index
+        .skills
+        .iter()
+        .map(|entry| entry.name.clone())
+        .collect();
+    index.skills.retain(|entry| want.wants(&entry.name));
     let base = index_url
         .join("./")
         .map_err(|error| Problem::Invalid(error.to_string()))?;
@@ -558,14 +569,20 @@ async fn well_known(
     }
     let v0_2 = schema.is_some();
     if let Some(version) = want.version {
-        return snapshot(client, index_url, &document, version, limits, want).await;
+        return snapshot(client, index_url, &document, version, want).await;
     }
-    let index: WellKnownIndex = serde_json::from_value(document)
-        .map_err(|error| Problem::Invalid(format!("the index is not valid: {error}")))?;
+    let index = match serde_json::from_value::<WellKnownIndex>(document) {
+        Ok(index) => index,
+        // The RFC's v0.1 (no `$schema`, `files` lists beside the index) has a pack's layout.
+        Err(_) if !v0_2 && serde_json::from_slice::<PackIndex>(bytes).is_ok() => {
+            return pack(client, index_url, bytes, limits, want, "well-known").await;
+        }
+        Err(error) => return Err(Problem::Invalid(format!("the index is not valid: {error}"))),
+    };
     let entries = match index {
         WellKnownIndex::Object { skills } | WellKnownIndex::List(skills) => skills,
     };
-    entries_of(client, index_url, entries, v0_2, want, limits).await
+    entries_of(client, index_url, entries, v0_2, want).await
 }
 
 /// The snapshot of `version`: the one `versions.json` lists, else the current index when its
@@ -575,7 +592,6 @@ async fn snapshot(
     index_url: &Url,
     current: &serde_json::Value,
     version: &str,
-    limits: &PackageLimits,
     want: Want<'_>,
 ) -> Result<Fetched, Problem> {
     let wanted = version.trim().trim_start_matches('v');
@@ -609,7 +625,7 @@ async fn snapshot(
         let index: WellKnownIndex = serde_json::from_value(document)
             .map_err(|error| Problem::Invalid(format!("the index is not valid: {error}")))?;
         let (WellKnownIndex::Object { skills } | WellKnownIndex::List(skills)) = index;
-        let mut fetched = entries_of(client, &url, skills, true, want, limits).await?;
+        let mut fetched = entries_of(client, &url, skills, true, want).await?;
         fetched.reference = Some(entry.version.clone());
         return Ok(fetched);
     }
@@ -627,7 +643,7 @@ async fn snapshot(
             })
             .collect();
         if !current.is_empty() {
-            let mut fetched = entries_of(client, index_url, current, true, want, limits).await?;
+            let mut fetched = entries_of(client, index_url, current, true, want).await?;
             fetched.reference = Some(version.to_owned());
             return Ok(fetched);
         }
@@ -652,9 +668,9 @@ async fn entries_of(
     entries: Vec<WellKnownEntry>,
     v0_2: bool,
     want: Want<'_>,
-    _limits: &PackageLimits,
 ) -> Result<Fetched, Problem> {
     let mut fetched = Fetched::new("well-known", index_url);
+    fetched.listed = entries.iter().map(|entry| entry.name.clone()).collect();
     let entries: Vec<WellKnownEntry> = entries
         .into_iter()
         .filter(|entry| want.wants(&entry.name))
@@ -702,9 +718,9 @@ async fn entries_of(
                         entry.name
                     ))
                 })?;
-            let files = archive::extract(&bytes, format, &limits)
+            let files = archive::extract_tree(&bytes, format, &limits)
                 .map_err(|reason| Problem::Invalid(format!("'{}': {reason}", entry.name)))?;
-            let mut downloads = archive::skills(files, None, &url)
+            let mut downloads = archive::skills_in(files, None, &url)
                 .map_err(|reason| Problem::Invalid(format!("'{}': {reason}", entry.name)))?;
             if downloads.len() != 1 {
                 return Err(Problem::Invalid(format!(
@@ -718,6 +734,13 @@ async fn entries_of(
             download.version = entry.version;
             fetched.offer(download, Some(digest));
             continue;
+        }
+        if v0_2 && !is_sha256_digest(&digest) {
+            return Err(Problem::Invalid(format!(
+                "'{}': the digest '{}' is not of the form sha256:<64 lowercase hex digits>",
+                entry.name,
+                skills_types::sanitize::line(&digest)
+            )));
         }
         let expected = digest.strip_prefix("sha256:").ok_or_else(|| {
             Problem::Invalid(format!(
@@ -742,7 +765,7 @@ async fn entries_of(
             Some(digest),
         );
     }
-    if fetched.offers.is_empty() {
+    if fetched.offers.is_empty() && want.skills.is_empty() {
         return Err(Problem::Invalid(format!(
             "the index lists no installable ({}) entries",
             if v0_2 {
@@ -755,6 +778,16 @@ async fn entries_of(
     Ok(fetched)
 }
 
+/// `sha256:` and 64 lowercase hex digits, as v0.2 spells every digest.
+fn is_sha256_digest(digest: &str) -> bool {
+    digest.strip_prefix("sha256:").is_some_and(|hex| {
+        hex.len() == 64
+            && hex
+                .bytes()
+                .all(|byte| byte.is_ascii_digit() || (b'a'..=b'f').contains(&byte))
+    })
+}
+
 fn parse_json<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T, Problem> {
     serde_json::from_slice(bytes)
         .map_err(|error| Problem::Invalid(format!("the index is not valid: {error}")))
@@ -763,4 +796,64 @@ fn parse_json<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T, Problem
 /// Lowercase hex SHA-256.
 pub fn hex_digest(bytes: &[u8]) -> String {
     format!("{:x}", Sha256::digest(bytes))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn candidates(text: &str) -> Vec<(String, &'static str)> {
+        site_candidates(&Url::parse(text).unwrap())
+            .unwrap()
+            .into_iter()
+            .map(|(url, kind)| (url.to_string(), kind))
+            .collect()
+    }
+
+    #[test]
+    fn v0_2_digests_are_spelled_one_way() {
+        let hex = "a".repeat(64);
+        assert!(is_sha256_digest(&format!("sha256:{hex}")));
+        for bad in [
+            hex.clone(),
+            format!("sha256:{}", "A".repeat(64)),
+            format!("sha256:{}", "a".repeat(63)),
+            format!("sha512:{hex}"),
+            format!("sha256: {hex}"),
+        ] {
+            assert!(!is_sha256_digest(&bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_site_is_looked_at_beside_its_path_before_its_root() {
+        assert_eq!(
+            candidates("https://example.com/docs/?q=1#top"),
+            [
+                (
+                    "https://example.com/docs/.well-known/agent-skills/index.json".to_owned(),
+                    "well-known"
+                ),
+                (
+                    "https://example.com/.well-known/agent-skills/index.json".to_owned(),
+                    "well-known"
+                ),
+                (
+                    "https://example.com/docs/.well-known/skills/index.json".to_owned(),
+                    "vercel-well-known"
+                ),
+                (
+                    "https://example.com/.well-known/skills/index.json".to_owned(),
+                    "vercel-well-known"
+                ),
+                ("https://example.com/docs/index.json".to_owned(), "pack"),
+            ]
+        );
+        // A bare origin has one place of each kind.
+        let origin: Vec<&str> = candidates("https://example.com")
+            .iter()
+            .map(|(_, kind)| *kind)
+            .collect();
+        assert_eq!(origin, ["well-known", "vercel-well-known", "pack"]);
+    }
 }

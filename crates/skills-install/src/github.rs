@@ -119,6 +119,13 @@ impl Bases {
                 let path = path.join("/");
                 skills_ops::path::check_relative(&path)
                     .map_err(|refusal| format!("the file '{path}': {refusal}"))?;
+                // A file page is one skill's definition; any other file is not a skill.
+                if !path.to_ascii_lowercase().ends_with(".md") {
+                    return Err(format!(
+                        "the file page '{path}' is not a SKILL.md (or other .md); give the \
+                         folder (tree/<ref>/<path>) to install the skill it belongs to"
+                    ));
+                }
                 Ok(Page::File(self.raw(
                     &repository.owner,
                     &repository.name,
@@ -364,6 +371,7 @@ mod tests {
         for refused in [
             "https://github.com/o",
             "https://github.com/o/r/blob/main",
+            "https://github.com/o/r/blob/main/script.py",
             "https://github.com/o/r/tree/main/a%2F..%2Fb",
             "https://github.com/o/r/issues/1",
         ] {

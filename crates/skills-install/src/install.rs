@@ -23,8 +23,6 @@ pub async fn install(
     hooks: &Hooks,
     request: &InstallRequest,
 ) -> Result<Vec<InstallOutcome>, Error> {
-    // `[github] url` comes from the home skills.toml unless the caller set it.
-    let config = &skills_ops::discover::home_settings(config);
     let policy = policy_of(config)?;
     let source = resolve(config, &request.url, &policy)?;
     let target = write::target(config, request.scope, request.agent)?;
@@ -54,8 +52,14 @@ pub async fn install(
 /// What `text` names as a source: a local path, the GitHub shorthand (through the configured
 /// bases), or a URL checked by the policy and classified.
 pub fn resolve(config: &SkillsConfig, text: &str, policy: &Policy) -> Result<Source, Error> {
-    let bases =
-        crate::github::Bases::new(config.github.url.as_deref()).map_err(Error::InvalidInput)?;
+    // `[github] url` comes from the home skills.toml unless the caller set it. Only that is
+    // taken from the layered settings: the rest of `config` goes on to discovery, which layers
+    // the files itself (twice would list the extra roots twice).
+    let github = match &config.github.url {
+        Some(url) => Some(url.clone()),
+        None => skills_ops::discover::home_settings(config).github.url,
+    };
+    let bases = crate::github::Bases::new(github.as_deref()).map_err(Error::InvalidInput)?;
     match source::given(text).map_err(Error::InvalidInput)? {
         // Recorded absolute: `update` re-reads it from anywhere.
         source::Given::Local(path) => std::path::absolute(&path)
@@ -155,8 +159,8 @@ pub(crate) async fn install_selected(
 }
 
 /// The writing half of [`install_selected`], also for a caller that downloaded (and checked)
-/// the skills itself: the ClawHub and skillhub registries, whose archives are verified
-/// against what the registry says before they get here. `source` names where they came from.
+/// the skills itself (a registry whose archives are verified against what it says before they
+/// get here). `source` names where they came from.
 #[expect(
     clippy::too_many_arguments,
     reason = "the two halves of one install share its whole context"
@@ -179,6 +183,7 @@ pub(crate) async fn install_fetched(
         resolved,
         reference,
         commit,
+        listed,
     } = fetched;
     // The whole download is validated before anything is written.
     let mut slugs = Vec::with_capacity(offers.len());
@@ -198,7 +203,7 @@ pub(crate) async fn install_fetched(
         }
         slugs.push(slug);
     }
-    let (offers, slugs) = select(source, offers, slugs, selection.skills)?;
+    let (offers, slugs) = select(source, offers, slugs, &listed, selection.skills)?;
     // Said after the write, on the skill's own outcome: the install stands, but the agent will
     // be told to run files that are not there.
     let unfetched: Vec<(String, String)> = offers
@@ -281,6 +286,7 @@ fn select(
     source: &Source,
     offers: Vec<fetch::Offer>,
     slugs: Vec<String>,
+    listed: &[String],
     wanted: &[String],
 ) -> Result<(Vec<fetch::Offer>, Vec<String>), Error> {
     if wanted.is_empty() {
@@ -299,7 +305,12 @@ fn select(
         })
         .collect();
     if !missing.is_empty() {
-        let offered: Vec<&str> = slugs.iter().map(String::as_str).collect();
+        // An index says what it lists; a folder or archive offers what was found in it.
+        let offered: Vec<&str> = if listed.is_empty() {
+            slugs.iter().map(String::as_str).collect()
+        } else {
+            listed.iter().map(String::as_str).collect()
+        };
         return Err(Error::InvalidInput(format!(
             "{} does not offer {}; it offers {}",
             source.shown(),
@@ -311,7 +322,11 @@ fn select(
             if offered.is_empty() {
                 "nothing".to_owned()
             } else {
-                offered.join(", ")
+                offered
+                    .iter()
+                    .map(|name| skills_types::sanitize::line(name))
+                    .collect::<Vec<_>>()
+                    .join(", ")
             }
         )));
     }

@@ -145,7 +145,8 @@ pub async fn show(config: &SkillsConfig, hooks: &Hooks, id: &str) -> Result<Deta
     }
     let wanted = wanted_of(id)?;
     let loaded = cache::load(config, hooks, Want::Cached).await?;
-    let entry = find(&loaded.catalog.entries, &wanted)?.clone();
+    let candidates = candidates_cached(&loaded.catalog, &wanted)?;
+    let entry = find(&candidates, &wanted)?.clone();
     Ok(Details {
         entry,
         notes: Vec::new(),

@@ -29,6 +29,7 @@ const COMMIT: &str = "4f2a9c1";
 
 /// One entry of a tar stream, hostile ones included (names are written raw, so `../x` and
 /// `/etc/x` reach the extractor as a real attacker would send them).
+#[derive(Clone, Copy)]
 enum Tar<'a> {
     Dir(&'a str),
     File(&'a str, &'a [u8]),
@@ -294,6 +295,41 @@ fn a_docs_page_looks_beside_its_path_before_the_origin_root() {
 }
 
 #[test]
+fn a_skill_an_index_does_not_list_is_an_error_naming_what_it_lists() {
+    let tree = Tree::new();
+    let server = Server::start().unwrap();
+    serve_v0_2(
+        &server,
+        "/.well-known/agent-skills",
+        "1.0.0",
+        &tar_of_skill(&multi()),
+    );
+    let stderr = refused(&tree, &[&server.url("/"), "--skill", "nope"], &[]);
+    assert!(
+        stderr.contains("'nope'") && stderr.contains("code-review, wrangler"),
+        "{stderr}"
+    );
+    assert_eq!(
+        server.targets(),
+        ["/.well-known/agent-skills/index.json"],
+        "no entry is fetched for a name the index does not list"
+    );
+}
+
+#[test]
+fn a_github_redirect_to_an_internal_address_is_refused() {
+    let tree = Tree::new();
+    let server = Server::start().unwrap();
+    server.route(
+        "/api/v3/repos/acme/skills/tarball",
+        Reply::Redirect("https://169.254.169.254/latest/meta-data/".to_owned()),
+    );
+    let base = server.url("");
+    let stderr = refused(&tree, &["acme/skills"], &[("SKILLS_GITHUB_URL", &base)]);
+    assert!(stderr.contains("169.254.169.254"), "{stderr}");
+}
+
+#[test]
 fn a_published_version_installs_from_its_snapshot() {
     let tree = Tree::new();
     let server = Server::start().unwrap();
@@ -362,7 +398,8 @@ fn an_unknown_schema_is_refused_by_name() {
     );
 }
 
-/// Hostile archives, each refused both as a v0.2 `archive` entry and as an archive URL.
+/// Hostile archives, each refused both as a v0.2 `archive` entry and as an archive URL, with
+/// words the refusal must hold.
 fn hostile_archives() -> Vec<(&'static str, Vec<u8>, &'static str)> {
     let definition = multi().files["SKILL.md"].clone();
     let valid = tar_of_skill(&multi());
@@ -371,51 +408,61 @@ fn hostile_archives() -> Vec<(&'static str, Vec<u8>, &'static str)> {
         &[],
     );
     let zeros = vec![0u8; 24 * 1024 * 1024];
+    let skill_md = Tar::File("SKILL.md", &definition);
     vec![
         (
             "traversal",
-            tar_gz(&[
-                Tar::File("SKILL.md", &definition),
-                Tar::File("../escape.md", b"x"),
-            ]),
-            "..",
+            tar_gz(&[skill_md, Tar::File("../escape.md", b"x")]),
+            "'..' component",
         ),
         (
             "absolute",
-            tar_gz(&[
-                Tar::File("SKILL.md", &definition),
-                Tar::File("/tmp/abs.md", b"x"),
-            ]),
-            "",
+            tar_gz(&[skill_md, Tar::File("/tmp/abs.md", b"x")]),
+            "absolute",
         ),
         (
             "tar symlink",
-            tar_gz(&[
-                Tar::File("SKILL.md", &definition),
-                Tar::Symlink("key", "/etc/passwd"),
-            ]),
-            "link",
+            tar_gz(&[skill_md, Tar::Symlink("key", "/etc/passwd")]),
+            "symbolic link",
         ),
         (
             "zip symlink",
             zip_of(&[("SKILL.md", &definition)], &[("key", "/etc/passwd")]),
-            "link",
+            "symbolic link",
         ),
         (
             "zip traversal",
             zip_of(&[("SKILL.md", &definition), ("../../escape.md", b"x")], &[]),
-            "..",
+            "'..' component",
         ),
         (
             "zip bomb",
             zip_of(&[("SKILL.md", &definition), ("zeros.bin", &zeros)], &[]),
-            "",
+            "larger than",
         ),
-        ("truncated tar.gz", valid[..valid.len() / 2].to_vec(), ""),
+        (
+            // Every file within the package limit, the whole far past 100:1.
+            "zip ratio bomb",
+            zip_of(
+                &[
+                    ("SKILL.md", &definition),
+                    ("a.bin", &zeros[..900 * 1024]),
+                    ("b.bin", &zeros[..900 * 1024]),
+                    ("c.bin", &zeros[..900 * 1024]),
+                ],
+                &[],
+            ),
+            "bomb",
+        ),
+        (
+            "truncated tar.gz",
+            valid[..valid.len() / 2].to_vec(),
+            "incomplete",
+        ),
         (
             "truncated zip",
             zip_valid[..zip_valid.len() - 30].to_vec(),
-            "",
+            "truncated",
         ),
     ]
 }
@@ -430,10 +477,30 @@ fn hostile_archives_are_refused_and_leave_the_roots_unchanged() {
         serve_v0_2(&server, "/.well-known/agent-skills", "1.0.0", &bytes);
         let stderr = refused(&tree, &[&server.url("/"), "--skill", "wrangler"], &[]);
         assert!(stderr.contains(needle), "{case}: {stderr}");
+        // The same bytes as an archive URL, a GitHub tarball and a local archive.
         server.route("/dl/x.tar.gz", Reply::Ok(bytes.clone()));
         server.route("/dl/x.zip", Reply::Ok(bytes.clone()));
-        refused(&tree, &[&server.url("/dl/x.tar.gz")], &[]);
-        refused(&tree, &[&server.url("/dl/x.zip")], &[]);
+        server.route("/api/v3/repos/evil/x/tarball", Reply::Ok(bytes.clone()));
+        for args in [[server.url("/dl/x.tar.gz")], [server.url("/dl/x.zip")]] {
+            let stderr = refused(&tree, &[&args[0]], &[]);
+            assert!(stderr.contains(needle), "{case} at {}: {stderr}", args[0]);
+        }
+        let base = server.url("");
+        let stderr = refused(&tree, &["evil/x"], &[("SKILLS_GITHUB_URL", &base)]);
+        assert!(stderr.contains(needle), "{case} from GitHub: {stderr}");
+        let name = if bytes.starts_with(&[0x1f, 0x8b]) {
+            "hostile.tar.gz"
+        } else {
+            "hostile.zip"
+        };
+        let local = tree.base.join(name);
+        std::fs::write(&local, &bytes).unwrap();
+        let stderr = refused(&tree, &[local.to_str().unwrap()], &[]);
+        assert!(
+            stderr.contains(needle),
+            "{case} from a local file: {stderr}"
+        );
+        std::fs::remove_file(&local).unwrap();
     }
 }
 
@@ -478,6 +545,29 @@ fn a_vercel_well_known_index_installs_every_listed_file_as_its_own_kind() {
 }
 
 #[test]
+fn an_agent_skills_index_of_the_rfc_v0_1_form_installs_the_files_it_lists() {
+    // v0.1 had no `$schema` and listed each skill's files, served beside the index.
+    let tree = Tree::new();
+    let server = Server::start().unwrap();
+    let skill = multi();
+    for (path, bytes) in &skill.files {
+        server.route(
+            &format!("/.well-known/agent-skills/wrangler/{path}"),
+            Reply::Ok(bytes.clone()),
+        );
+    }
+    let files: Vec<&String> = skill.files.keys().collect();
+    server.text(
+        "/.well-known/agent-skills/index.json",
+        &json!({"skills": [{"name": "wrangler", "description": "Deploys.", "files": files}]})
+            .to_string(),
+    );
+    install(&tree, &[&server.url("/")]);
+    assert_eq!(installed(&tree, "wrangler"), skill.files);
+    assert_eq!(provenance(&tree, "wrangler")["kind"], "well-known");
+}
+
+#[test]
 fn an_opencode_pack_installs_from_its_folder_without_index_json() {
     let tree = Tree::new();
     let server = Server::start().unwrap();
@@ -513,8 +603,12 @@ fn serve_github(server: &Server) -> Vec<u8> {
         format!("{top}.github/workflows/ci.yml"),
         b"on: push\n".to_vec(),
     ));
+    // A repository's link beside its skills (`CLAUDE.md -> AGENTS.md`) is left out, never
+    // created; only a link inside a skill refuses the install.
+    let link = format!("{top}CLAUDE.md");
     let mut entries = vec![Tar::GlobalHeader(COMMIT), Tar::Dir(&top)];
     entries.extend(owned.iter().map(|(path, bytes)| Tar::File(path, bytes)));
+    entries.push(Tar::Symlink(&link, "AGENTS.md"));
     let tarball = tar_gz(&entries);
     for (api, archive) in [
         (
@@ -636,6 +730,25 @@ fn an_archive_url_installs_every_skill_inside() {
     let borrowed: Vec<(&str, &[u8])> = files.iter().map(|(p, b)| (p.as_str(), *b)).collect();
     let archive = zip_of(&borrowed, &[]);
     server.route("/releases/skills.zip", Reply::Ok(archive.clone()));
+    let before = roots(&tree);
+    let listed = run(
+        &tree,
+        &[
+            "--json",
+            "install",
+            &server.url("/releases/skills.zip"),
+            "--list",
+        ],
+    )
+    .json();
+    let kinds: Vec<(&str, &str)> = listed["offered"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| (o["slug"].as_str().unwrap(), o["kind"].as_str().unwrap()))
+        .collect();
+    assert_eq!(kinds, [("code-review", "archive"), ("wrangler", "archive")]);
+    assert!(before == roots(&tree), "--list wrote something");
     let outcomes = install(&tree, &[&server.url("/releases/skills.zip")]);
     assert_eq!(outcomes.len(), 2);
     assert_eq!(installed(&tree, "wrangler"), one.files);
@@ -659,6 +772,9 @@ fn a_local_folder_and_a_local_archive_install_without_network() {
     let source = tree.base.join("src");
     write_skill(&source, &multi());
     write_skill(&source, &single());
+    let listed = run(&tree, &["--json", "install", "./src", "--list"]).json();
+    assert_eq!(listed["offered"].as_array().unwrap().len(), 2, "{listed}");
+    assert_eq!(listed["offered"][0]["kind"], "local");
     let outcomes = install(&tree, &["./src"]);
     assert_eq!(outcomes.len(), 2);
     assert_eq!(installed(&tree, "wrangler"), multi().files);

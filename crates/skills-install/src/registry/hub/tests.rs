@@ -1260,3 +1260,27 @@ async fn the_home_skills_toml_chooses_the_kind() {
         .unwrap();
     assert_eq!(listing.entries.len(), 3);
 }
+
+#[tokio::test]
+async fn catalog_show_answers_from_the_catalog() {
+    let mut fixture = Fixture::new(RegistryKind::Catalog);
+    fixture.server.route(
+        "/catalog.json",
+        json_reply(&json!([
+            {"name": "pdf-tools", "description": "PDF forms.", "category": "documents",
+             "source": "acme", "version": "1.2.0", "author": "Acme", "license": "MIT",
+             "tags": ["pdf"], "platforms": ["linux"]}
+        ])),
+    );
+    fixture.config.registry.catalog_url = Some(fixture.server.url("/catalog.json"));
+    let details = registry::show(&fixture.config, &Hooks::default(), "pdf-tools@1.2.0")
+        .await
+        .unwrap();
+    assert_eq!(details.entry.name, "pdf-tools");
+    assert_eq!(details.entry.author, "Acme");
+    assert!(details.notes.is_empty());
+    let error = registry::show(&fixture.config, &Hooks::default(), "pdf-tools@9.9.9")
+        .await
+        .unwrap_err();
+    assert!(matches!(error, Error::SkillNotFound { .. }), "{error}");
+}
