@@ -25,8 +25,8 @@ use serde::de::DeserializeOwned;
 use sha2::{Digest, Sha256};
 use skills_types::install::{Hooks, InstallOutcome};
 use skills_types::registry::{
-    Coordinates, Counts, Details, Entry, GLOBAL_NAMESPACE, InstallRequest, Listing, Pin, Query,
-    Status,
+    Coordinates, Count, Counts, Details, Entry, GLOBAL_NAMESPACE, InstallRequest, Listing, Pin,
+    Query, Status,
 };
 use skills_types::{Error, SkillsConfig};
 
@@ -256,8 +256,15 @@ pub(super) async fn search(
 /// The namespaces and how many skills each holds.
 pub(super) async fn sources(config: &SkillsConfig, hooks: &Hooks) -> Result<Counts, Error> {
     let listing = browse(config, hooks, None).await?;
+    let mut counts: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
+    for entry in &listing.entries {
+        *counts.entry(entry.source.as_str()).or_default() += 1;
+    }
     Ok(Counts {
-        counts: super::tally(&listing.entries, |entry| &entry.source),
+        counts: counts
+            .into_iter()
+            .map(|(namespace, count)| Count::new(namespace, count))
+            .collect(),
         catalog: listing.catalog,
     })
 }
