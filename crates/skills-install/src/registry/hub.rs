@@ -16,7 +16,7 @@
 //! **Archives.** A zip goes through the one extractor (`crate::archive`, every rule of 09
 //! §Archives), is checked by the caller (skillhub's fingerprint) while it is still in
 //! memory, and is written through the same staged, atomic install as every other source
-//! (`install::install_downloaded`).
+//! (`install::install_fetched`).
 
 use std::time::Duration;
 
@@ -75,7 +75,8 @@ pub(super) struct Hub {
 }
 
 impl Hub {
-    /// The registry of `config` (already [`effective`]); every request and wait must end
+    /// The registry of `config` (already layered with the home `skills.toml`); every request
+    /// and wait must end
     /// within `total`.
     pub(super) fn new(
         config: &SkillsConfig,
