@@ -76,8 +76,7 @@ pub(super) struct Hub {
 
 impl Hub {
     /// The registry of `config` (already layered with the home `skills.toml`); every request
-    /// and wait must end
-    /// within `total`.
+    /// and wait must end within `total`.
     pub(super) fn new(
         config: &SkillsConfig,
         hooks: &Hooks,
