@@ -1284,3 +1284,35 @@ async fn catalog_show_answers_from_the_catalog() {
         .unwrap_err();
     assert!(matches!(error, Error::SkillNotFound { .. }), "{error}");
 }
+
+#[tokio::test]
+async fn skillhub_waits_out_a_429_as_retry_after_says() {
+    let fixture = Fixture::new(RegistryKind::Skillhub);
+    skillhub(&fixture, &skillhub_fingerprint(), zip_of(&files()));
+    fixture.server.route(
+        SKILLHUB_DOWNLOAD,
+        Reply::Sequence(vec![
+            Reply::Full {
+                status: 429,
+                headers: vec![
+                    ("Content-Type".to_owned(), "application/json".to_owned()),
+                    ("Retry-After".to_owned(), "1".to_owned()),
+                ],
+                body: json!({"code": 429, "msg": "Too many requests", "data": null,
+                             "timestamp": "2026-03-15T06:00:00Z", "requestId": "r"})
+                .to_string()
+                .into_bytes(),
+            },
+            zip_reply(zip_of(&files())),
+        ]),
+    );
+    registry::install(
+        &fixture.config,
+        &Hooks::default(),
+        &InstallRequest::new("@team/pdf-tools"),
+    )
+    .await
+    .unwrap();
+    assert_eq!(fixture.hits(SKILLHUB_DOWNLOAD), 2);
+    assert_installed(&fixture.root(), "pdf-tools");
+}
