@@ -8,6 +8,7 @@
 mod app_dir;
 mod discovery;
 mod docs;
+mod hubs;
 mod install;
 mod manage;
 mod network;
@@ -16,6 +17,7 @@ mod peers;
 mod publish;
 mod reference;
 mod registry;
+mod registry_catalog;
 mod remote;
 mod serve;
 mod triggers;

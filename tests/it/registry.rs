@@ -410,7 +410,14 @@ fn unknown_entries_and_bad_ids_fail_with_their_status() {
     let version = registry.run(&["registry", "install", "pdf-tools@9.9"]);
     assert_eq!(version.code, Some(1));
     assert!(version.stderr.contains("did you mean 'pdf-tools@1.2.0'?"));
-    for bad in ["Bad Name", "a--b--c", "../etc", "@acme"] {
+    // A display name (capitals, a space) is not a bad id: it names the slug it maps to.
+    let display = registry.run(&["--json", "registry", "install", "Bad Name"]);
+    assert_eq!(display.code, Some(1), "{display:?}");
+    assert!(
+        display.stdout.contains("no skill named 'bad-name'"),
+        "{display:?}"
+    );
+    for bad in ["a--b--c", "../etc", "@acme"] {
         let run = registry.run(&["--json", "registry", "install", bad]);
         assert_eq!(run.code, Some(2), "{bad}: {run:?}");
         let error: Value = serde_json::from_str(&run.stdout).unwrap();
@@ -459,18 +466,29 @@ fn no_catalog_is_a_usage_error_naming_the_variable() {
 #[test]
 fn an_oversized_catalog_is_refused() {
     let registry = Registry::new(&catalog());
+    // The cap is the home skills.toml's `[registry] max_catalog_bytes` (64 MiB by default).
+    let settings = registry.tree.home.join(".openhuman/skills.toml");
+    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    std::fs::write(&settings, "[registry]\nmax_catalog_bytes = 4096\n").unwrap();
     let mut body = b"[".to_vec();
-    body.resize(8 * 1024 * 1024 + 1, b' ');
+    body.resize(4097, b' ');
     registry.server.route("/catalog.json", Reply::Ok(body));
     let run = registry.run(&["--json", "registry", "browse"]);
     assert_eq!(run.code, Some(1), "{run:?}");
     let error: Value = serde_json::from_str(&run.stdout).unwrap();
     assert_eq!(error["error"]["kind"], "too_large");
+    assert!(
+        error["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("max_catalog_bytes"),
+        "{error}"
+    );
     registry.server.route(
         "/catalog.json",
         Reply::LyingLength {
             announced: 100,
-            body: vec![b' '; 9 * 1024 * 1024],
+            body: vec![b' '; 8192],
         },
     );
     let lying = registry.run(&["--json", "registry", "search", "x"]);
@@ -605,7 +623,12 @@ fn a_corrupt_cache_is_replaced() {
     let document = registry.run(&["--json", "registry", "browse"]).json();
     assert_eq!(document["catalog"]["total"], 3);
     let replaced: Value = serde_json::from_slice(&std::fs::read(&cache).unwrap()).unwrap();
-    assert_eq!(replaced["entries"].as_array().unwrap().len(), 3);
+    assert_eq!(replaced["format"], 2);
+    let data = cache.with_file_name(format!(
+        "catalog-{}.bin",
+        replaced["data"].as_str().unwrap()
+    ));
+    assert!(data.is_file(), "{}", data.display());
 }
 
 #[test]
@@ -688,4 +711,51 @@ fn install_reaches_the_named_agents_and_uninstall_removes_their_links() {
         .unwrap();
     assert_eq!(removed.links, std::slice::from_ref(&link));
     assert!(!folder.exists() && std::fs::symlink_metadata(&link).is_err());
+}
+
+#[test]
+fn the_home_settings_name_the_catalog_and_the_token_variable() {
+    let registry = Registry::new(&catalog());
+    let settings = registry.tree.home.join(".openhuman/skills.toml");
+    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    std::fs::write(
+        &settings,
+        format!(
+            "[registry]\nkind = \"catalog\"\nurl = \"{}\"\ntoken_env = \"ACME_HUB_TOKEN\"\n",
+            registry.server.url("/catalog.json")
+        ),
+    )
+    .unwrap();
+    // No SKILLS_REGISTRY_CATALOG_URL: the home file names the catalog.
+    let run = registry.tree.run_with(
+        &["--json", "registry", "browse"],
+        &[(ALLOW_LOCAL_HTTP, "1"), ("ACME_HUB_TOKEN", "from-the-file")],
+    );
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert_eq!(run.json()["catalog"]["total"], 3);
+    assert!(!run.stdout.contains("from-the-file") && !run.stderr.contains("from-the-file"));
+    let hits = registry.server.hits();
+    assert_eq!(hits.len(), 1);
+    assert_eq!(
+        hits[0].header("authorization"),
+        Some("Bearer from-the-file")
+    );
+
+    // SKILLS_REGISTRY_TOKEN wins over the variable the file names.
+    let run = registry.tree.run_with(
+        &["--json", "registry", "search", "pdf"],
+        &[
+            (ALLOW_LOCAL_HTTP, "1"),
+            (REFRESH_ON_BOOT, "1"),
+            ("ACME_HUB_TOKEN", "from-the-file"),
+            ("SKILLS_REGISTRY_TOKEN", "from-the-command-line"),
+        ],
+    );
+    assert_eq!(run.code, Some(0), "{run:?}");
+    let hits = registry.server.hits();
+    assert_eq!(hits.len(), 2, "{hits:?}");
+    assert_eq!(
+        hits[1].header("authorization"),
+        Some("Bearer from-the-command-line")
+    );
 }

@@ -14,6 +14,7 @@
 //! Peak memory is measured by re-running xtask as a tiny wrapper (`xtask __rss -- CMD...`,
 //! [`rss`]) whose only child is the measured command, so `RUSAGE_CHILDREN` is that command's.
 
+mod catalog;
 mod peers;
 mod report;
 mod rss;
@@ -89,6 +90,8 @@ const RSS_RUNS: usize = 3;
 
 /// Where the report goes, relative to the repository root.
 const REPORT_PATH: &str = "target/bench/report.json";
+/// Where the registry catalog rows go, relative to the repository root.
+const CATALOG_REPORT_PATH: &str = "target/bench/catalog.json";
 
 /// The application directory the trees use, and the catalog cache below it in the home.
 const CACHE_DIR: &str = ".openhuman/cache";
@@ -101,6 +104,10 @@ pub(crate) struct Args {
     runs: usize,
     /// Install and time the Node peers (off with `--no-peers`).
     peers: bool,
+    /// Which rows: the trees, the registry catalog, or both (`--catalog-only`,
+    /// `--no-catalog`).
+    trees: bool,
+    catalog: bool,
 }
 
 impl Args {
@@ -109,6 +116,8 @@ impl Args {
         let mut shapes = Vec::new();
         let mut quick = false;
         let mut peers = true;
+        let mut trees = true;
+        let mut catalog = true;
         let mut runs = DEFAULT_RUNS;
         let mut args = args.iter();
         while let Some(arg) = args.next() {
@@ -125,6 +134,8 @@ impl Args {
             match arg.as_str() {
                 "--quick" => quick = true,
                 "--no-peers" => peers = false,
+                "--no-catalog" => catalog = false,
+                "--catalog-only" => trees = false,
                 "--shape" => {
                     let text = args.next().ok_or("`--shape` needs a value")?;
                     shapes.push(tree::Shape::parse(text).ok_or_else(|| {
@@ -151,11 +162,16 @@ impl Args {
             shapes.extend(tree::Shape::ALL);
         }
         shapes.dedup();
+        if !trees && !catalog {
+            return Err("`--catalog-only` and `--no-catalog` cannot be combined".to_owned());
+        }
         Ok(Self {
             sizes,
             shapes,
             runs,
             peers,
+            trees,
+            catalog,
         })
     }
 }
@@ -317,6 +333,10 @@ impl Drop for Scratch {
 }
 
 pub(crate) fn run(root: &Path, args: &Args) -> Result<(), Failure> {
+    if !args.trees {
+        let skills = build_skills(root)?;
+        return run_catalog(root, &skills);
+    }
     let started = Instant::now();
     let load_before = report::load_average();
     let tools = build(root)?;
@@ -404,7 +424,65 @@ pub(crate) fn run(root: &Path, args: &Args) -> Result<(), Failure> {
         )
     })?;
     println!("report: {}", path.display());
+    if args.catalog {
+        run_catalog(root, &tools.skills)?;
+    }
     Ok(())
+}
+
+/// The registry catalog rows ([`catalog`]): measured, printed and written to
+/// [`CATALOG_REPORT_PATH`].
+fn run_catalog(root: &Path, skills: &Path) -> Result<(), Failure> {
+    let scratch = Scratch::new().map_err(|error| {
+        Failure::new(
+            format!(
+                "could not create a directory under {}: {error}",
+                std::env::temp_dir().display()
+            ),
+            "set TMPDIR to a writable directory with a few hundred MiB free",
+        )
+    })?;
+    let measured = catalog::measure(&scratch.0, skills)?;
+    drop(scratch);
+    println!("\n{}", measured.table());
+    let path = root.join(CATALOG_REPORT_PATH);
+    let written = path
+        .parent()
+        .map_or(Ok(()), fs::create_dir_all)
+        .and_then(|()| fs::write(&path, format!("{:#}\n", measured.json())));
+    written.map_err(|error| {
+        Failure::new(
+            format!("could not write {}: {error}", path.display()),
+            "check that target/ is writable",
+        )
+    })?;
+    println!("report: {}", path.display());
+    Ok(())
+}
+
+/// Builds only the release CLI (for `--catalog-only`).
+fn build_skills(root: &Path) -> Result<PathBuf, Failure> {
+    let messages = process::output(cargo(root).args([
+        "build",
+        "--release",
+        "-p",
+        "skills-cli",
+        "--bin",
+        "skills",
+        "--message-format=json-render-diagnostics",
+    ]))
+    .map_err(|message| {
+        Failure::new(
+            message,
+            "fix the build error above; `cargo build --release -p skills-cli` reproduces it",
+        )
+    })?;
+    artifact(&messages, "bin", "skills").ok_or_else(|| {
+        Failure::new(
+            "cargo built no `skills` binary",
+            "check crates/skills-cli/Cargo.toml",
+        )
+    })
 }
 
 /// Builds the CLI, the in-process bench and xtask (for `__walk`) with cargo's release
@@ -1105,6 +1183,8 @@ mod tests {
                 shapes: vec![tree::Shape::Realistic, tree::Shape::Classic],
                 runs: DEFAULT_RUNS,
                 peers: true,
+                trees: true,
+                catalog: true,
             })
         );
         assert_eq!(parse(&["--quick"]).map(|args| args.sizes), Ok(vec![1_000]));
@@ -1115,6 +1195,8 @@ mod tests {
                 shapes: vec![tree::Shape::Realistic, tree::Shape::Classic],
                 runs: 5,
                 peers: true,
+                trees: true,
+                catalog: true,
             })
         );
         assert_eq!(

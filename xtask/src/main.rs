@@ -26,12 +26,17 @@ Commands:
   codegen [--check]                  write docs/rpc.md from the RPC schemas (--check: only
                                      compare, fail when it is stale)
   fuzz --seconds N [--target NAME]   run each cargo-fuzz target (or NAME) for N seconds (nightly)
-  bench [--quick] [--skills N]... [--shape S]... [--runs N] [--no-peers]
+  bench [--quick] [--skills N]... [--shape S]... [--runs N] [--no-peers] [--no-catalog]
+        [--catalog-only]
                                      time discovery against a floor on synthetic trees of 1,000
                                      and 10,000 skills, realistic and classic shapes, beside the
                                      Node peers (--quick: 1,000 only; --skills N: other sizes;
                                      --shape realistic|classic: one shape; --no-peers: skip the
-                                     npm install); prints a table, writes target/bench/report.json
+                                     npm install); prints a table, writes target/bench/report.json;
+                                     then the registry catalog rows (refresh of a 25+ MB catalog
+                                     from loopback, cached search, 304 revalidation, peak RSS),
+                                     written to target/bench/catalog.json (--no-catalog: skip
+                                     them; --catalog-only: only them)
   help                               print this text
 ";
 

@@ -370,6 +370,8 @@ pub(crate) enum RegistryCommand {
     Categories,
     /// The sources, with how many entries each holds.
     Sources,
+    /// One entry as the registry describes it (a ClawHub skill with its moderation state).
+    Show(RegistryShowArgs),
     /// Install an entry under its bare slug.
     #[command(after_help = local_http_help())]
     Install(RegistryInstallArgs),
@@ -393,6 +395,13 @@ pub(crate) struct RegistrySearchArgs {
     /// Only entries of this source (ignoring case).
     #[arg(long, value_name = "SOURCE")]
     pub(crate) source: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct RegistryShowArgs {
+    /// The entry: its name, `namespace/slug`, `@namespace/slug[@VERSION]` or
+    /// `namespace--slug`.
+    pub(crate) id: String,
 }
 
 #[derive(Debug, Args)]

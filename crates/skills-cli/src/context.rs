@@ -74,7 +74,22 @@ pub(crate) fn config(
 
 /// The handle for a discovery command.
 pub(crate) fn skills(global: &Global, discovery: Option<&Discovery>) -> Result<Skills, String> {
-    config(global, discovery).map(Skills::new)
+    let mut config = config(global, discovery)?;
+    resolve_token_env(&mut config);
+    Ok(Skills::new(config))
+}
+
+/// `[registry] token_env = "NAME"` in the home `skills.toml`: the library reads no
+/// environment, so the command line reads the variable it names, once the effective
+/// configuration is known. `SKILLS_REGISTRY_TOKEN` wins over it.
+fn resolve_token_env(config: &mut SkillsConfig) {
+    if config.registry.token.is_some() {
+        return;
+    }
+    let home = Skills::new(config.clone()).home_config();
+    if let Some(name) = home.registry.token_env.as_deref() {
+        config.registry.token = text(name);
+    }
 }
 
 /// Whether `skills registry` commands refresh the catalog first, however fresh the cache.

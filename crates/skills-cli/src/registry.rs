@@ -9,7 +9,7 @@
 
 use anstream::eprintln;
 use skills::Skills;
-use skills::registry::{Counts, Entry, InstallRequest, Listing, Query, Status};
+use skills::registry::{Counts, Details, Entry, InstallRequest, Listing, Query, Status};
 
 use crate::Exit;
 use crate::cli::{Global, RegistryCommand};
@@ -28,9 +28,10 @@ pub(crate) fn run(global: &Global, command: &RegistryCommand) -> Exit {
         Ok(skills) => skills,
         Err(message) => return output::usage(global, &message),
     };
-    if skills.config().registry.catalog_url.is_none() {
+    if skills.home_config().registry.catalog_url.is_none() {
         let hint = format!(
-            "set {} to the catalog's https URL (a JSON array of entries)",
+            "set {} to the catalog's https URL (a JSON array of entries), or `url` under \
+             [registry] in the home skills.toml",
             context::REGISTRY_CATALOG_URL
         );
         return output::usage_with_hint(global, "no registry catalog is configured", Some(&hint));
@@ -92,6 +93,15 @@ pub(crate) fn run(global: &Global, command: &RegistryCommand) -> Exit {
             drop(progress);
             match result {
                 Ok(counts) => print_counts(global, &counts),
+                Err(error) => return fail(global, &error),
+            }
+        }
+        RegistryCommand::Show(args) => {
+            let (skills, progress) = working("reading the registry");
+            let result = runtime.block_on(skills.registry_show(&args.id));
+            drop(progress);
+            match result {
+                Ok(details) => print_details(global, &details),
                 Err(error) => return fail(global, &error),
             }
         }
@@ -212,6 +222,44 @@ fn print_table(entries: &[Entry]) {
         table.push('\n');
     }
     anstream::print!("{table}");
+}
+
+/// Prints one entry's fields, one per line (or the details as JSON), its notes as warnings;
+/// returns whether the catalog was stale.
+fn print_details(global: &Global, details: &Details) -> bool {
+    if global.json {
+        output::print_json(details);
+    } else {
+        let entry = &details.entry;
+        let lists = [entry.tags.join(", "), entry.platforms.join(", ")];
+        let fields = [
+            ("name", entry.name.as_str()),
+            ("version", entry.version.as_str()),
+            ("description", entry.description.as_str()),
+            ("author", entry.author.as_str()),
+            ("license", entry.license.as_str()),
+            ("source", entry.source.as_str()),
+            ("category", entry.category.as_str()),
+            ("tags", lists[0].as_str()),
+            ("platforms", lists[1].as_str()),
+            ("page", entry.docs_path.as_deref().unwrap_or_default()),
+            (
+                "source url",
+                entry.source_url.as_deref().unwrap_or_default(),
+            ),
+        ];
+        let mut text = String::new();
+        for (label, value) in fields {
+            if !value.trim().is_empty() {
+                text.push_str(&format!("{label:<12} {}\n", single_line(value)));
+            }
+        }
+        anstream::print!("{text}");
+    }
+    for note in &details.notes {
+        warn(note);
+    }
+    details.catalog.stale
 }
 
 /// Prints counts (or them as JSON); returns whether the catalog was stale.

@@ -17,6 +17,11 @@
 //! - **Bounded.** Connect, read and total timeouts (a server dripping one byte at a time hits
 //!   the total deadline); a `Content-Length` over the cap is refused before reading, and the
 //!   body is counted while it streams (chunked bodies and lying lengths).
+//! - **Tokens stay home.** A [`Bearer`] token is attached only to a request whose origin
+//!   (scheme, host, port) is the token's own; reqwest drops `Authorization` on a redirect to
+//!   another host, port or scheme, and the header is marked sensitive so no debug output shows
+//!   it. A registry's token therefore never reaches a CDN, a GitHub hand-off or a redirect
+//!   target, and no message carries it.
 //! - **Backstop.** The peer address of the response is checked again, against the same policy
 //!   as the resolver's answers: should a connection ever be made where the resolver did not
 //!   look, the response is refused. `client/tests.rs` makes exactly such a connection.
@@ -64,6 +69,68 @@ pub struct Settings {
     pub total: Duration,
     /// Told when a request starts and as its body arrives.
     pub progress: Option<ProgressSink>,
+    /// A token sent to its own origin only.
+    pub bearer: Option<Bearer>,
+}
+
+/// A bearer token and the one origin it may be sent to (09 §Registries, Tokens).
+#[derive(Clone)]
+pub struct Bearer {
+    origin: url::Origin,
+    token: String,
+}
+
+impl Bearer {
+    /// `token` for the origin of `url` (its scheme, host and port).
+    pub fn new(url: &Url, token: impl Into<String>) -> Self {
+        Self {
+            origin: url.origin(),
+            token: token.into(),
+        }
+    }
+
+    /// The `Authorization` value for a request to `url`: `None` off the token's origin.
+    fn header_for(&self, url: &Url) -> Option<reqwest::header::HeaderValue> {
+        if url.origin() != self.origin || !self.origin.is_tuple() {
+            return None;
+        }
+        let mut value =
+            reqwest::header::HeaderValue::from_str(&format!("Bearer {}", self.token)).ok()?;
+        value.set_sensitive(true);
+        Some(value)
+    }
+}
+
+impl std::fmt::Debug for Bearer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Bearer")
+            .field("origin", &self.origin.ascii_serialization())
+            .field("token", &"<redacted>")
+            .finish()
+    }
+}
+
+/// The validators of a cached copy, sent so an unchanged resource costs a `304`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Validators {
+    /// The `ETag` the server sent with the copy.
+    pub etag: Option<String>,
+    /// The `Last-Modified` the server sent with the copy.
+    pub last_modified: Option<String>,
+}
+
+/// What a conditional fetch into a file got.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Fetched {
+    /// `304 Not Modified`: the cached copy stands; nothing was written.
+    NotModified,
+    /// The body was written; these are its size and its validators.
+    Written {
+        /// Bytes written.
+        bytes: u64,
+        /// The response's validators, kept for the next request.
+        validators: Validators,
+    },
 }
 
 impl Settings {
@@ -75,6 +142,7 @@ impl Settings {
             connect_guard: None,
             total,
             progress: None,
+            bearer: None,
         }
     }
 }
@@ -86,6 +154,7 @@ impl std::fmt::Debug for Settings {
             .field("connect_guard", &self.connect_guard.is_some())
             .field("total", &self.total)
             .field("progress", &self.progress.is_some())
+            .field("bearer", &self.bearer)
             .finish_non_exhaustive()
     }
 }
@@ -164,6 +233,24 @@ impl FetchError {
             _ => false,
         }
     }
+}
+
+/// Most bytes of an error response kept for a message.
+pub const MAX_ERROR_BODY_BYTES: usize = 4096;
+
+/// A response of [`Client::fetch_answer`], whatever its status.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Answer {
+    /// The HTTP status.
+    pub status: u16,
+    /// `Retry-After` in seconds, when the server sent one in that form.
+    pub retry_after: Option<Duration>,
+    /// `Content-Type`, as sent.
+    pub content_type: Option<String>,
+    /// The URL that answered (after redirects).
+    pub url: Url,
+    /// The body: at most the cap on success, at most [`MAX_ERROR_BODY_BYTES`] otherwise.
+    pub body: Vec<u8>,
 }
 
 /// The guarded client.
@@ -246,35 +333,11 @@ impl Client {
     }
 
     async fn get(&self, url: &Url, cap: u64, same_origin: bool) -> Result<Vec<u8>, FetchError> {
-        policy::check(url, &self.settings.policy).map_err(FetchError::Refused)?;
-        guard_literal(url, self.settings.connect_guard.as_ref())?;
         let deadline = Instant::now() + self.settings.total;
-        self.report(|| InstallProgress::Request {
-            url: policy::redact(url),
-        });
         let body = async {
-            let mut response = self
-                .inner
-                .get(url.clone())
-                .send()
-                .await
-                .map_err(|error| classify(&error))?;
-            if let Some(peer) = response.remote_addr() {
-                self.check_peer(peer.ip())?;
-            }
-            if same_origin && response.url().origin() != url.origin() {
-                return Err(FetchError::CrossOrigin(policy::redact(response.url())));
-            }
-            let status = response.status();
-            if status.is_redirection() {
-                return Err(unfollowed_redirect(&response, &self.settings.policy));
-            }
-            if !status.is_success() {
-                return Err(FetchError::Status(status.as_u16()));
-            }
-            if response.content_length().is_some_and(|length| length > cap) {
-                return Err(FetchError::TooLarge(cap));
-            }
+            let Some(mut response) = self.send(url, same_origin, None, cap, false).await? else {
+                return Err(FetchError::Status(304));
+            };
             let expected = response.content_length();
             let mut bytes = Vec::new();
             while let Some(chunk) = response.chunk().await.map_err(|error| classify(&error))? {
@@ -295,6 +358,181 @@ impl Client {
             Ok(result) => result,
             Err(_) => Err(FetchError::Timeout),
         }
+    }
+
+    /// Fetches `url` and hands back the status, the headers a registry client needs and the
+    /// body, whatever the status (the registries answer errors with a body worth showing and
+    /// a `429` with `Retry-After`). A success body over `cap` is refused; an error body is cut
+    /// at [`MAX_ERROR_BODY_BYTES`]. The settings' [`Bearer`] applies as to every request.
+    pub async fn fetch_answer(&self, url: &Url, cap: u64) -> Result<Answer, FetchError> {
+        let deadline = Instant::now() + self.settings.total;
+        let body = async {
+            let Some(mut response) = self.send(url, false, None, cap, true).await? else {
+                return Err(FetchError::Status(304));
+            };
+            let status = response.status();
+            let success = status.is_success();
+            let header = |name: reqwest::header::HeaderName| {
+                response
+                    .headers()
+                    .get(name)
+                    .and_then(|value| value.to_str().ok())
+                    .map(str::to_owned)
+            };
+            let retry_after = header(reqwest::header::RETRY_AFTER)
+                .and_then(|value| value.trim().parse::<u64>().ok())
+                .map(Duration::from_secs);
+            let content_type = header(reqwest::header::CONTENT_TYPE);
+            let answered = response.url().clone();
+            let expected = response.content_length();
+            let mut bytes = Vec::new();
+            while let Some(chunk) = response.chunk().await.map_err(|error| classify(&error))? {
+                if !success {
+                    let room = MAX_ERROR_BODY_BYTES.saturating_sub(bytes.len());
+                    bytes.extend_from_slice(&chunk[..chunk.len().min(room)]);
+                    if bytes.len() == MAX_ERROR_BODY_BYTES {
+                        break;
+                    }
+                    continue;
+                }
+                if bytes.len() as u64 + chunk.len() as u64 > cap {
+                    return Err(FetchError::TooLarge(cap));
+                }
+                bytes.extend_from_slice(&chunk);
+                self.report(|| InstallProgress::Received {
+                    bytes: bytes.len() as u64,
+                    expected,
+                });
+            }
+            Ok(Answer {
+                status: status.as_u16(),
+                retry_after,
+                content_type,
+                url: answered,
+                body: bytes,
+            })
+        };
+        match tokio::time::timeout_at(deadline.into(), body).await {
+            Ok(result) => result,
+            Err(_) => Err(FetchError::Timeout),
+        }
+    }
+
+    /// Fetches `url` into `file`, chunk by chunk (the body is never whole in memory), at most
+    /// `cap` bytes, sending `validators` as `If-None-Match` / `If-Modified-Since`. A `304`
+    /// writes nothing. On an error the file holds a partial body: the caller discards it.
+    pub async fn fetch_to_file(
+        &self,
+        url: &Url,
+        cap: u64,
+        validators: &Validators,
+        file: &mut std::fs::File,
+    ) -> Result<Fetched, FetchError> {
+        use std::io::Write as _;
+        let deadline = Instant::now() + self.settings.total;
+        let body = async {
+            let Some(mut response) = self.send(url, false, Some(validators), cap, false).await?
+            else {
+                return Ok(Fetched::NotModified);
+            };
+            let header = |name: reqwest::header::HeaderName| {
+                response
+                    .headers()
+                    .get(name)
+                    .and_then(|value| value.to_str().ok())
+                    .map(str::to_owned)
+            };
+            let received = Validators {
+                etag: header(reqwest::header::ETAG),
+                last_modified: header(reqwest::header::LAST_MODIFIED),
+            };
+            let expected = response.content_length();
+            let mut written = 0u64;
+            while let Some(chunk) = response.chunk().await.map_err(|error| classify(&error))? {
+                if written + chunk.len() as u64 > cap {
+                    return Err(FetchError::TooLarge(cap));
+                }
+                // A short blocking write of one chunk: tokio's file support is not enabled,
+                // and a chunk is small.
+                file.write_all(&chunk).map_err(|error| {
+                    FetchError::Other(format!("cannot write the body: {error}"))
+                })?;
+                written += chunk.len() as u64;
+                self.report(|| InstallProgress::Received {
+                    bytes: written,
+                    expected,
+                });
+            }
+            file.flush()
+                .map_err(|error| FetchError::Other(format!("cannot write the body: {error}")))?;
+            Ok(Fetched::Written {
+                bytes: written,
+                validators: received,
+            })
+        };
+        match tokio::time::timeout_at(deadline.into(), body).await {
+            Ok(result) => result,
+            Err(_) => Err(FetchError::Timeout),
+        }
+    }
+
+    /// Sends the request and checks the response (peer, origin, status, announced length);
+    /// `None` is a `304` to a conditional request. With `any_status`, a status other than 2xx
+    /// (and not a redirect) is handed back for the caller to judge, not an error.
+    async fn send(
+        &self,
+        url: &Url,
+        same_origin: bool,
+        validators: Option<&Validators>,
+        cap: u64,
+        any_status: bool,
+    ) -> Result<Option<reqwest::Response>, FetchError> {
+        policy::check(url, &self.settings.policy).map_err(FetchError::Refused)?;
+        guard_literal(url, self.settings.connect_guard.as_ref())?;
+        self.report(|| InstallProgress::Request {
+            url: policy::redact(url),
+        });
+        let mut request = self.inner.get(url.clone());
+        if let Some(value) = self
+            .settings
+            .bearer
+            .as_ref()
+            .and_then(|bearer| bearer.header_for(url))
+        {
+            request = request.header(reqwest::header::AUTHORIZATION, value);
+        }
+        if let Some(validators) = validators {
+            if let Some(etag) = &validators.etag {
+                request = request.header(reqwest::header::IF_NONE_MATCH, etag);
+            }
+            if let Some(date) = &validators.last_modified {
+                request = request.header(reqwest::header::IF_MODIFIED_SINCE, date);
+            }
+        }
+        let response = request.send().await.map_err(|error| classify(&error))?;
+        if let Some(peer) = response.remote_addr() {
+            self.check_peer(peer.ip())?;
+        }
+        if same_origin && response.url().origin() != url.origin() {
+            return Err(FetchError::CrossOrigin(policy::redact(response.url())));
+        }
+        let status = response.status();
+        if status == reqwest::StatusCode::NOT_MODIFIED && validators.is_some() {
+            return Ok(None);
+        }
+        if status.is_redirection() {
+            return Err(unfollowed_redirect(&response, &self.settings.policy));
+        }
+        if !status.is_success() {
+            if any_status {
+                return Ok(Some(response));
+            }
+            return Err(FetchError::Status(status.as_u16()));
+        }
+        if response.content_length().is_some_and(|length| length > cap) {
+            return Err(FetchError::TooLarge(cap));
+        }
+        Ok(Some(response))
     }
 
     /// Fetches `url` as UTF-8 text, at most `cap` bytes.

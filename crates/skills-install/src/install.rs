@@ -186,7 +186,6 @@ pub(crate) async fn install_fetched(
         commit,
         listed,
     } = fetched;
-
     // The whole download is validated before anything is written.
     let mut slugs = Vec::with_capacity(offers.len());
     let mut seen = BTreeSet::new();
@@ -391,7 +390,18 @@ pub(crate) fn policy_of(config: &SkillsConfig) -> Result<Policy, Error> {
 
 /// A client with these hooks and deadline.
 pub(crate) fn client(policy: Policy, hooks: &Hooks, total: Duration) -> Result<Client, Error> {
+    client_with(policy, hooks, total, None)
+}
+
+/// [`client`], sending `bearer`'s token to its own origin only.
+pub(crate) fn client_with(
+    policy: Policy,
+    hooks: &Hooks,
+    total: Duration,
+    bearer: Option<crate::client::Bearer>,
+) -> Result<Client, Error> {
     let mut settings = Settings::new(total);
+    settings.bearer = bearer;
     settings.policy = policy;
     settings.resolver = hooks
         .resolver

@@ -15,36 +15,38 @@
 //! the download and again under the lock.
 
 mod cache;
+mod catalog;
+mod clawhub;
+mod hub;
+mod resolve;
+mod skillhub;
 #[cfg(test)]
 mod tests;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use serde_json::{Map, Value};
-use skills_types::files::{PROVENANCE_FILE, SKILL_MD};
-use skills_types::install::{AgentTarget, Hooks, InstallOutcome};
+use serde_json::Value;
+use skills_types::files::PROVENANCE_FILE;
+use skills_types::install::{AgentTarget, Hooks, InstallOutcome, RegistryKind};
 use skills_types::limits::{KIB, MAX_CATALOG_ENTRIES};
 use skills_types::manage::Uninstalled;
 use skills_types::registry::{
-    Coordinates, Count, Counts, Entry, InstallRequest, Listing, Pin, Query, Status,
+    Coordinates, Count, Counts, Details, Entry, InstallRequest, Listing, Pin, Query, Status,
 };
 use skills_types::{Error, SkillScope, SkillsConfig};
-use url::Url;
 
+use crate::client::Bearer;
 use crate::install::{self, Naming};
 use crate::policy::{self, Policy};
 use crate::source::{self, Source};
 use crate::write::{self, Registered};
 
-use cache::Want;
+use cache::{Catalog, Want};
+pub use resolve::{OFFICIAL_REPOSITORY, Resolved};
 
-/// Warnings kept about skipped entries; the rest are counted in one more line.
-const MAX_WARNINGS: usize = 20;
 /// Largest provenance record read when looking for an installed skill's coordinates.
 const MAX_RECORD_BYTES: u64 = 64 * KIB;
-/// Longest category that may become a folder of a download URL.
-const MAX_CATEGORY_CHARS: usize = 128;
 /// The tag that always means the version the catalog offers.
 const LATEST: &str = "latest";
 
@@ -55,11 +57,17 @@ pub async fn browse(
     hooks: &Hooks,
     category: Option<&str>,
 ) -> Result<Listing, Error> {
+    let config = &effective(config);
+    match config.registry.kind {
+        RegistryKind::Clawhub => return clawhub::browse(config, hooks, category).await,
+        RegistryKind::Skillhub => return skillhub::browse(config, hooks, category).await,
+        RegistryKind::Catalog => {}
+    }
     let loaded = cache::load(config, hooks, Want::Cached).await?;
     let mut query = Query::default();
     query.category = category.map(str::to_owned);
     Ok(Listing {
-        entries: search_entries(&loaded.catalog.entries, &query),
+        entries: search_cached(&loaded.catalog, &query)?,
         catalog: loaded.status,
     })
 }
@@ -67,34 +75,83 @@ pub async fn browse(
 /// The entries matching `query`, best first (see [`search_entries`]). A stale cache is
 /// refreshed first; when that fails the cached copy answers, with a warning.
 pub async fn search(config: &SkillsConfig, hooks: &Hooks, query: &Query) -> Result<Listing, Error> {
+    let config = &effective(config);
+    match config.registry.kind {
+        RegistryKind::Clawhub => return clawhub::search(config, hooks, query).await,
+        RegistryKind::Skillhub => return skillhub::search(config, hooks, query).await,
+        RegistryKind::Catalog => {}
+    }
     let loaded = cache::load(config, hooks, Want::Fresh).await?;
     Ok(Listing {
-        entries: search_entries(&loaded.catalog.entries, query),
+        entries: search_cached(&loaded.catalog, query)?,
         catalog: loaded.status,
     })
 }
 
 /// The categories and how many entries each holds, sorted by name.
 pub async fn categories(config: &SkillsConfig, hooks: &Hooks) -> Result<Counts, Error> {
+    let config = &effective(config);
+    if let kind @ (RegistryKind::Clawhub | RegistryKind::Skillhub) = config.registry.kind {
+        return Err(Error::InvalidInput(format!(
+            "a {} registry has no categories",
+            kind.as_str()
+        )));
+    }
     let loaded = cache::load(config, hooks, Want::Cached).await?;
     Ok(Counts {
-        counts: tally(&loaded.catalog.entries, |entry| &entry.category),
+        counts: tally_cached(&loaded.catalog, |entry| &entry.category)?,
         catalog: loaded.status,
     })
 }
 
 /// The sources and how many entries each holds, sorted by name.
 pub async fn sources(config: &SkillsConfig, hooks: &Hooks) -> Result<Counts, Error> {
+    let config = &effective(config);
+    match config.registry.kind {
+        RegistryKind::Clawhub => {
+            return Err(Error::InvalidInput(
+                "a clawhub registry has no sources".to_owned(),
+            ));
+        }
+        RegistryKind::Skillhub => return skillhub::sources(config, hooks).await,
+        RegistryKind::Catalog => {}
+    }
     let loaded = cache::load(config, hooks, Want::Cached).await?;
     Ok(Counts {
-        counts: tally(&loaded.catalog.entries, |entry| &entry.source),
+        counts: tally_cached(&loaded.catalog, |entry| &entry.source)?,
         catalog: loaded.status,
     })
 }
 
 /// Fetches the catalog now, whatever the cache holds (concurrent refreshes share one request).
 pub async fn refresh(config: &SkillsConfig, hooks: &Hooks) -> Result<Status, Error> {
+    let config = &effective(config);
+    match config.registry.kind {
+        RegistryKind::Clawhub => return clawhub::refresh(config, hooks).await,
+        RegistryKind::Skillhub => return skillhub::refresh(config, hooks),
+        RegistryKind::Catalog => {}
+    }
     Ok(cache::load(config, hooks, Want::Refetched).await?.status)
+}
+
+/// The entry `id` names (any coordinates; a version must be the one offered), as the
+/// registry describes it: for ClawHub with its moderation state, for a catalog as cached.
+pub async fn show(config: &SkillsConfig, hooks: &Hooks, id: &str) -> Result<Details, Error> {
+    let config = &effective(config);
+    match config.registry.kind {
+        RegistryKind::Clawhub => return clawhub::show(config, hooks, id).await,
+        RegistryKind::Skillhub => return skillhub::show(config, hooks, id).await,
+        RegistryKind::Catalog => {}
+    }
+    let wanted = wanted_of(id)?;
+    let loaded = cache::load(config, hooks, Want::Cached).await?;
+    let candidates = candidates_cached(&loaded.catalog, &wanted)?;
+    let entry = find(&candidates, &wanted)?.clone();
+    Ok(Details {
+        entry,
+        notes: Vec::new(),
+        catalog: loaded.status,
+    })
 }
 
 /// Installs the entry `request.id` names, under its bare slug.
@@ -103,20 +160,28 @@ pub async fn install(
     hooks: &Hooks,
     request: &InstallRequest,
 ) -> Result<InstallOutcome, Error> {
-    let wanted = Coordinates::parse(&request.id).map_err(|error| invalid(&error))?;
+    let config = &effective(config);
+    match config.registry.kind {
+        RegistryKind::Clawhub => return clawhub::install(config, hooks, request).await,
+        RegistryKind::Skillhub => return skillhub::install(config, hooks, request).await,
+        RegistryKind::Catalog => {}
+    }
+    let wanted = wanted_of(&request.id)?;
     let target =
         write::target(config, request.scope, request.agent)?.linking(config, &request.agents)?;
     let total = install::timeout(request.timeout_secs);
     let loaded = cache::load_within(config, hooks, Want::Fresh, total).await?;
-    let entry = find(&loaded.catalog.entries, &wanted)?;
+    let candidates = candidates_cached(&loaded.catalog, &wanted)?;
+    let entry = find(&candidates, &wanted)?;
     let coordinates = entry.coordinates().map_err(|error| invalid(&error))?;
     // Before anything is downloaded; the writer checks again under the root's lock.
     if !request.force {
         check_namespace(&target.root, &coordinates)?;
     }
     let policy = install::policy_of(config)?;
-    let url = download_url(config, entry, &coordinates, &policy)?;
-    let client = install::client(policy, hooks, total)?;
+    let resolved = resolve_entry(config, entry, &coordinates, &policy)?;
+    let source = source_of(&resolved)?;
+    let client = client_for(config, hooks, total)?;
     let naming = Naming {
         kind: "registry",
         slug: Some(coordinates.slug.clone()),
@@ -127,7 +192,6 @@ pub async fn install(
             catalog: loaded.status.url.clone(),
         }),
     };
-    let source = Source::SkillFile(url);
     let outcomes =
         install::install_from(config, &client, &source, &target, request.force, &naming).await?;
     let mut outcome = outcomes.into_iter().next().ok_or_else(|| {
@@ -135,6 +199,14 @@ pub async fn install(
     })?;
     outcome.warnings.extend(loaded.status.warnings);
     Ok(outcome)
+}
+
+/// The coordinates `text` asks for: coordinates, or a display name of the catalog
+/// (`PDF.Tools`), which names the slug it maps to.
+fn wanted_of(text: &str) -> Result<Coordinates, Error> {
+    Coordinates::parse(text)
+        .or_else(|error| Entry::new(text.trim()).coordinates().map_err(|_| error))
+        .map_err(|error| invalid(&error))
 }
 
 /// Removes the skill installed under the slug of `name` (any coordinates; a version is
@@ -164,126 +236,18 @@ pub fn uninstall(
     skills_ops::manage::uninstall(config, &wanted.slug, scope)
 }
 
-/// Reads a catalog: a JSON array of entries. Entries that are not objects, have no valid
-/// name, give a known field the wrong type or repeat an id are skipped with a warning; unknown
-/// fields are ignored. Sorted by name.
+/// The configuration with the home `skills.toml` layered on: `[registry]` lives there (09
+/// §Registries), and the caller's values win.
+fn effective(config: &SkillsConfig) -> SkillsConfig {
+    skills_ops::discover::home_config(config)
+}
+
+/// Reads a catalog: a JSON array of entries, streamed one entry at a time
+/// (`registry/catalog.rs`). Entries that are not objects, have no valid name, give a known
+/// field the wrong type or repeat an id are skipped with a warning; unknown fields are
+/// ignored; more than [`MAX_CATALOG_ENTRIES`] refuses the catalog. Sorted by name.
 pub fn parse_catalog(bytes: &[u8]) -> Result<(Vec<Entry>, Vec<String>), String> {
-    let values = match serde_json::from_slice::<Value>(bytes) {
-        Ok(Value::Array(values)) => values,
-        Ok(other) => {
-            return Err(format!(
-                "the catalog is a JSON {}, not an array of entries",
-                json_kind(&other)
-            ));
-        }
-        Err(error) => return Err(format!("the catalog is not valid JSON: {error}")),
-    };
-    let mut entries = Vec::with_capacity(values.len().min(MAX_CATALOG_ENTRIES));
-    let mut warnings = Vec::new();
-    let mut skipped = 0usize;
-    let mut skip = |warning: String| {
-        skipped += 1;
-        if warnings.len() < MAX_WARNINGS {
-            warnings.push(warning);
-        }
-    };
-    let mut ids: HashMap<String, usize> = HashMap::new();
-    for (index, value) in values.into_iter().enumerate() {
-        if entries.len() == MAX_CATALOG_ENTRIES {
-            skip(format!(
-                "entry {index} and the rest are skipped: a catalog is read up to {MAX_CATALOG_ENTRIES} entries"
-            ));
-            break;
-        }
-        match entry_of(value) {
-            Ok((entry, coordinates)) => match ids.get(&coordinates.canonical()) {
-                Some(first) => skip(format!(
-                    "entry {index} ('{}') is skipped: entry {first} has the same id",
-                    entry.name
-                )),
-                None => {
-                    ids.insert(coordinates.canonical(), index);
-                    entries.push(entry);
-                }
-            },
-            Err(reason) => skip(format!("entry {index} is skipped: {reason}")),
-        }
-    }
-    if skipped > warnings.len() {
-        warnings.push(format!(
-            "... {} more entries were skipped",
-            skipped - warnings.len()
-        ));
-    }
-    entries.sort_by(|a, b| a.name.cmp(&b.name));
-    Ok((entries, warnings))
-}
-
-/// One entry, its known fields type-checked.
-fn entry_of(value: Value) -> Result<(Entry, Coordinates), String> {
-    let Value::Object(mut fields) = value else {
-        return Err(format!("it is a JSON {}, not an object", json_kind(&value)));
-    };
-    let name = match fields.remove("name") {
-        Some(Value::String(name)) if !name.trim().is_empty() => name.trim().to_owned(),
-        Some(Value::String(_)) | Some(Value::Null) | None => return Err("it has no name".into()),
-        Some(other) => return Err(format!("its name is a {}", json_kind(&other))),
-    };
-    let mut entry = Entry::new(name);
-    let coordinates = entry.coordinates().map_err(|error| error.to_string())?;
-    let field = |fields: &mut Map<String, Value>, key: &str| -> Result<Option<String>, String> {
-        match fields.remove(key) {
-            None | Some(Value::Null) => Ok(None),
-            Some(Value::String(text)) => Ok(Some(text)),
-            Some(other) => Err(format!(
-                "'{}': '{key}' is a {}, not a string",
-                coordinates,
-                json_kind(&other)
-            )),
-        }
-    };
-    let list = |fields: &mut Map<String, Value>, key: &str| -> Result<Vec<String>, String> {
-        let wrong = |what: &Value| {
-            format!(
-                "'{}': '{key}' holds a {}, not only strings",
-                coordinates,
-                json_kind(what)
-            )
-        };
-        match fields.remove(key) {
-            None | Some(Value::Null) => Ok(Vec::new()),
-            Some(Value::Array(items)) => items
-                .into_iter()
-                .map(|item| match item {
-                    Value::String(text) => Ok(text),
-                    other => Err(wrong(&other)),
-                })
-                .collect(),
-            Some(other) => Err(wrong(&other)),
-        }
-    };
-    entry.description = field(&mut fields, "description")?.unwrap_or_default();
-    entry.source = field(&mut fields, "source")?.unwrap_or_default();
-    entry.category = field(&mut fields, "category")?.unwrap_or_default();
-    entry.author = field(&mut fields, "author")?.unwrap_or_default();
-    entry.version = field(&mut fields, "version")?.unwrap_or_default();
-    entry.license = field(&mut fields, "license")?.unwrap_or_default();
-    entry.tags = list(&mut fields, "tags")?;
-    entry.platforms = list(&mut fields, "platforms")?;
-    entry.docs_path = field(&mut fields, "docsPath")?;
-    entry.source_url = field(&mut fields, "sourceUrl")?;
-    Ok((entry, coordinates))
-}
-
-fn json_kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "boolean",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
-    }
+    catalog::read_all(bytes, MAX_CATALOG_ENTRIES).map_err(|refusal| refusal.to_string())
 }
 
 /// The entries matching `query`, best first: an entry matches when every word of the text
@@ -292,24 +256,52 @@ fn json_kind(value: &Value) -> &'static str {
 /// (the whole name, part of the name, a whole tag, part of a tag, the description), then by
 /// name. An empty text keeps the catalog's order (by name).
 pub fn search_entries(entries: &[Entry], query: &Query) -> Vec<Entry> {
-    let terms: Vec<String> = query
+    let terms = terms_of(query);
+    let hits = entries
+        .iter()
+        .filter_map(|entry| matching(entry, query, &terms).map(|rank| (rank, entry.clone())))
+        .collect();
+    ranked(hits)
+}
+
+/// [`search_entries`] over the cached catalog, read one record at a time: only the matches
+/// are kept in memory.
+fn search_cached(catalog: &Catalog, query: &Query) -> Result<Vec<Entry>, Error> {
+    let terms = terms_of(query);
+    let mut hits = Vec::new();
+    catalog.scan(|entry| {
+        if let Some(rank) = matching(&entry, query, &terms) {
+            hits.push((rank, entry));
+        }
+    })?;
+    Ok(ranked(hits))
+}
+
+fn terms_of(query: &Query) -> Vec<String> {
+    query
         .text
         .split_whitespace()
         .map(str::to_lowercase)
-        .collect();
+        .collect()
+}
+
+/// The rank of `entry` for `query`, or `None` when it does not match.
+fn matching(entry: &Entry, query: &Query, terms: &[String]) -> Option<u32> {
     let wanted = |filter: &Option<String>, value: &str| {
         filter
             .as_deref()
             .is_none_or(|filter| filter.trim().to_lowercase() == value.trim().to_lowercase())
     };
-    let mut hits: Vec<(u32, &Entry)> = entries
-        .iter()
-        .filter(|entry| wanted(&query.category, &entry.category))
-        .filter(|entry| wanted(&query.source, &entry.source))
-        .filter_map(|entry| rank(entry, &terms).map(|rank| (rank, entry)))
-        .collect();
+    if !wanted(&query.category, &entry.category) || !wanted(&query.source, &entry.source) {
+        return None;
+    }
+    rank(entry, terms)
+}
+
+/// Best first, then by name.
+fn ranked(mut hits: Vec<(u32, Entry)>) -> Vec<Entry> {
     hits.sort_by(|(a_rank, a), (b_rank, b)| a_rank.cmp(b_rank).then(a.name.cmp(&b.name)));
-    hits.into_iter().map(|(_, entry)| entry.clone()).collect()
+    hits.into_iter().map(|(_, entry)| entry).collect()
 }
 
 /// Lower is better; `None` when a word is found nowhere.
@@ -344,14 +336,36 @@ fn rank(entry: &Entry, terms: &[String]) -> Option<u32> {
 
 /// How many entries each value of a field holds, sorted by name ignoring case; empty values
 /// are not counted.
+#[cfg(test)]
 fn tally(entries: &[Entry], field: impl Fn(&Entry) -> &String) -> Vec<Count> {
-    let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut counts: BTreeMap<String, usize> = BTreeMap::new();
     for entry in entries {
-        let value = field(entry).trim();
-        if !value.is_empty() {
-            *counts.entry(value).or_default() += 1;
+        count(&mut counts, field(entry));
+    }
+    sorted_counts(counts)
+}
+
+/// [`tally`] over the cached catalog, one record at a time.
+fn tally_cached(catalog: &Catalog, field: impl Fn(&Entry) -> &String) -> Result<Vec<Count>, Error> {
+    let mut counts: BTreeMap<String, usize> = BTreeMap::new();
+    catalog.scan(|entry| count(&mut counts, field(&entry)))?;
+    Ok(sorted_counts(counts))
+}
+
+fn count(counts: &mut BTreeMap<String, usize>, value: &str) {
+    let value = value.trim();
+    if value.is_empty() {
+        return;
+    }
+    match counts.get_mut(value) {
+        Some(count) => *count += 1,
+        None => {
+            counts.insert(value.to_owned(), 1);
         }
     }
+}
+
+fn sorted_counts(counts: BTreeMap<String, usize>) -> Vec<Count> {
     let mut counts: Vec<Count> = counts
         .into_iter()
         .map(|(name, count)| Count::new(name, count))
@@ -363,6 +377,21 @@ fn tally(entries: &[Entry], field: impl Fn(&Entry) -> &String) -> Vec<Count> {
             .then(a.name.cmp(&b.name))
     });
     counts
+}
+
+/// The cached entries [`find`] may answer with for `wanted`: those of its slug, and those
+/// whose slug holds it or is held by it (the suggestions), sorted by name.
+fn candidates_cached(catalog: &Catalog, wanted: &Coordinates) -> Result<Vec<Entry>, Error> {
+    let mut candidates = Vec::new();
+    catalog.scan(|entry| {
+        if let Ok(found) = entry.coordinates()
+            && (found.slug.contains(&wanted.slug) || wanted.slug.contains(&found.slug))
+        {
+            candidates.push(entry);
+        }
+    })?;
+    candidates.sort_by(|a, b| a.name.cmp(&b.name));
+    Ok(candidates)
 }
 
 /// The entry `wanted` names, with the version or tag it asks for.
@@ -410,108 +439,50 @@ fn find<'a>(entries: &'a [Entry], wanted: &Coordinates) -> Result<&'a Entry, Err
     })
 }
 
-/// Where an entry's `SKILL.md` is fetched from (03 §Registry catalog): the download base +
-/// `<category>/<name>/SKILL.md` when a base is configured (the name in its canonical form,
-/// `namespace--slug`), else a GitHub `sourceUrl` (a file page becomes the raw file, a folder
-/// page its `SKILL.md`).
-pub fn download_url(
+/// Where an entry is installed from (`registry/resolve.rs`): its `sourceUrl`, else its
+/// `installIdentifier`, else the download base's `<category>/<name>/SKILL.md`.
+pub fn resolve_entry(
     config: &SkillsConfig,
     entry: &Entry,
     coordinates: &Coordinates,
     policy: &Policy,
-) -> Result<Url, Error> {
-    if let Some(base) = config.registry.download_base_url.as_deref() {
-        let refused = |reason: String| Error::UrlRefused {
-            url: install::shown(base),
-            reason,
-        };
-        let mut url = policy::parse(base, policy).map_err(|refusal| {
-            install::refused(install::shown(base), &refusal, refusal.is_local(), policy)
-        })?;
-        let category = entry.category.trim();
-        if !is_plain_segment(category) {
-            return Err(Error::InvalidInput(format!(
-                "the registry entry '{}' has the category '{}', which cannot be a folder of a download URL",
-                entry.name,
-                category.chars().take(80).collect::<String>().escape_debug()
-            )));
-        }
-        {
-            let mut segments = url
-                .path_segments_mut()
-                .map_err(|()| refused("it cannot be a base URL".to_owned()))?;
-            segments.pop_if_empty();
-            if !category.is_empty() {
-                segments.push(category);
-            }
-            segments.push(&coordinates.canonical()).push(SKILL_MD);
-        }
-        return Ok(url);
-    }
-    let page = entry
-        .source_url
-        .as_deref()
-        .or(entry.docs_path.as_deref())
-        .filter(|page| !page.trim().is_empty())
-        .unwrap_or(if entry.source.is_empty() {
-            "none is listed"
-        } else {
-            &entry.source
-        });
-    if let Some(text) = entry.source_url.as_deref()
-        && let Some(url) = github_skill_file(text, policy)?
-    {
-        return Ok(url);
-    }
-    Err(Error::InvalidInput(format!(
-        "the registry entry '{}' cannot be installed: no download base URL is configured and \
-         its sourceUrl is not a GitHub file or folder page; see its source page: {page}",
-        entry.name
-    )))
+) -> Result<Resolved, Error> {
+    resolve::resolve(
+        entry,
+        coordinates,
+        config.registry.download_base_url.as_deref(),
+        policy,
+    )
 }
 
-/// A category that is one harmless URL path segment (or empty).
-fn is_plain_segment(text: &str) -> bool {
-    text.chars().count() <= MAX_CATEGORY_CHARS
-        && text != "."
-        && text != ".."
-        && !text
-            .chars()
-            .any(|c| matches!(c, '/' | '\\' | '%') || c.is_control())
+/// The source a resolved entry is installed through: the installer's own classification of
+/// the URL, the GitHub source for the shorthand.
+fn source_of(resolved: &Resolved) -> Result<Source, Error> {
+    match resolved {
+        Resolved::Url(url) => source::classify(url)
+            .map_err(|reason| Error::InvalidInput(format!("{}: {reason}", policy::redact(url)))),
+        Resolved::Github(shorthand) => Err(Error::InvalidInput(format!(
+            "'{shorthand}' is a GitHub folder, and this build has no GitHub source to install \
+             every file of it from"
+        ))),
+    }
 }
 
-/// The raw `SKILL.md` a GitHub `sourceUrl` points at: a file page (`blob/`) becomes the raw
-/// file, a folder page (`tree/`) the `SKILL.md` in it; a raw file stays. `None` for anything
-/// else.
-pub fn github_skill_file(text: &str, policy: &Policy) -> Result<Option<Url>, Error> {
-    let url = policy::parse(text, policy).map_err(|refusal| {
-        install::refused(install::shown(text), &refusal, refusal.is_local(), policy)
-    })?;
-    let is_markdown = |url: &Url| url.path().to_ascii_lowercase().ends_with(".md");
-    match url.host_str() {
-        Some("raw.githubusercontent.com") if is_markdown(&url) => Ok(Some(url)),
-        Some("github.com") => {
-            if let Ok(Source::SkillFile(raw)) = source::classify(&url) {
-                return Ok(Some(raw));
-            }
-            let segments: Vec<&str> = url
-                .path_segments()
-                .map(|segments| segments.filter(|segment| !segment.is_empty()).collect())
-                .unwrap_or_default();
-            let [owner, repository, "tree", reference, folder @ ..] = segments.as_slice() else {
-                return Ok(None);
-            };
-            // The segments are still percent-encoded and hold no '/', so joining them is safe.
-            let mut path = vec![*owner, *repository, *reference];
-            path.extend(folder);
-            path.push(SKILL_MD);
-            let raw = format!("https://raw.githubusercontent.com/{}", path.join("/"));
-            Url::parse(&raw)
-                .map(Some)
-                .map_err(|error| Error::InvalidInput(format!("{raw}: {error}")))
-        }
-        _ => Ok(None),
-    }
+/// A client for the registry: its token (09 §Registries, Tokens) goes to the origin of the
+/// registry's URL only, whatever the requests of an install go on to reach.
+pub(crate) fn client_for(
+    config: &SkillsConfig,
+    hooks: &Hooks,
+    total: std::time::Duration,
+) -> Result<crate::client::Client, Error> {
+    let policy = install::policy_of(config)?;
+    let bearer = match (&config.registry.token, &config.registry.catalog_url) {
+        (Some(token), Some(url)) if !token.trim().is_empty() => policy::parse(url, &policy)
+            .ok()
+            .map(|url| Bearer::new(&url, token.trim())),
+        _ => None,
+    };
+    install::client_with(policy, hooks, total, bearer)
 }
 
 /// Refuses to install `wanted` over a skill another namespace installed under its slug.

@@ -68,6 +68,13 @@ pub(crate) fn roots_of(config: &SkillsConfig, scope: skills_types::SkillScope) -
         .collect()
 }
 
+/// `config` with the home `skills.toml` layered on (never the workspace's: the registry and
+/// GitHub settings are the user's alone, 09 §Registries), the caller's values winning. The
+/// registry reads this, and the command line uses it to resolve `[registry] token_env`.
+pub fn home_config(config: &SkillsConfig) -> SkillsConfig {
+    settings::effective(config, false).0
+}
+
 /// Discovers every skill the configuration reaches.
 pub fn discover(config: &SkillsConfig) -> Result<Catalog, Error> {
     let started = std::time::Instant::now();

@@ -310,6 +310,23 @@ fn explained_open_error(error: io::Error, what: &str) -> io::Error {
 /// ("it is a FIFO (named pipe), not a regular file").
 pub fn read_state_file(path: &Path, limit: u64) -> Result<Option<Vec<u8>>, String> {
     use std::io::Read as _;
+    let Some((file, length)) = open_state_file(path, limit)? else {
+        return Ok(None);
+    };
+    let mut bytes = Vec::with_capacity(usize::try_from(length).unwrap_or_default());
+    file.take(limit.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(|error| format!("it cannot be read ({error})"))?;
+    if bytes.len() as u64 > limit {
+        return Err(format!("it is longer than the {limit} bytes allowed"));
+    }
+    Ok(Some(bytes))
+}
+
+/// Opens a state file for streaming under the rules of [`read_state_file`] (no symlink, no
+/// FIFO or device, at most `limit` bytes as it stands); the file and its length. The caller
+/// reads at most the length.
+pub fn open_state_file(path: &Path, limit: u64) -> Result<Option<(File, u64)>, String> {
     let file = match open_no_follow(path) {
         Ok(file) => file,
         Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(None),
@@ -333,14 +350,7 @@ pub fn read_state_file(path: &Path, limit: u64) -> Result<Option<Vec<u8>>, Strin
             metadata.len()
         ));
     }
-    let mut bytes = Vec::with_capacity(usize::try_from(metadata.len()).unwrap_or_default());
-    file.take(limit.saturating_add(1))
-        .read_to_end(&mut bytes)
-        .map_err(|error| format!("it cannot be read ({error})"))?;
-    if bytes.len() as u64 > limit {
-        return Err(format!("it is longer than the {limit} bytes allowed"));
-    }
-    Ok(Some(bytes))
+    Ok(Some((file, metadata.len())))
 }
 
 #[cfg(unix)]

@@ -90,11 +90,12 @@ pub const MAX_REDIRECTS: usize = 5;
 pub const DEFAULT_INSTALL_TIMEOUT_SECS: u64 = 60;
 /// The range the timeout is clamped to, in seconds.
 pub const INSTALL_TIMEOUT_SECS: (u64, u64) = (1, 600);
-/// Largest registry catalog accepted.
-pub const MAX_CATALOG_BYTES: u64 = 8 * MIB;
-/// Most entries read from a registry catalog; the rest are skipped with a warning. Bounds the
-/// cache, which spells out every field of every entry.
-pub const MAX_CATALOG_ENTRIES: usize = 50_000;
+/// Largest registry catalog accepted by default (`[registry] max_catalog_bytes`): the seed's
+/// Hermes catalog is about 26 MB for 50,000+ skills, so this leaves room to grow.
+pub const MAX_CATALOG_BYTES: u64 = 64 * MIB;
+/// Most entries accepted from a registry catalog by default (`[registry]
+/// max_catalog_entries`); a catalog with more is refused and the cached copy kept.
+pub const MAX_CATALOG_ENTRIES: usize = 200_000;
 /// Largest per-user trust record (`trusted-workspaces.json`) read; a bigger one trusts
 /// nothing.
 pub const MAX_TRUST_FILE_BYTES: u64 = MIB;

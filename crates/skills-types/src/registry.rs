@@ -26,6 +26,8 @@ pub const REFRESH_LOCK: &str = ".refresh.lock";
 pub const MAX_PIN_CHARS: usize = 64;
 /// Longest coordinates accepted, in bytes after trimming: a namespace, a slug and a pin.
 pub const MAX_COORDINATES_BYTES: usize = 3 * 4 * MAX_NAME_CHARS + 4;
+/// The namespace that is no namespace: `@global/x`, `global/x` and `global--x` all mean `x`.
+pub const GLOBAL_NAMESPACE: &str = "global";
 /// What separates namespace and slug in the canonical form.
 pub const CANONICAL_SEPARATOR: &str = "--";
 
@@ -66,6 +68,11 @@ pub struct Entry {
     /// Where its `SKILL.md` lives (a GitHub file or folder page is installable).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source_url: Option<String>,
+    /// How the catalog's own tool installs it (Hermes `installIdentifier`):
+    /// `<owner>/<repo>/<path>` is a GitHub folder, `official/<category>/<slug>` a folder under
+    /// the configured download base.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub install_identifier: Option<String>,
 }
 
 impl Entry {
@@ -82,9 +89,22 @@ impl Entry {
         &self.name
     }
 
-    /// The coordinates its name spells (never with a version: that is `version`).
+    /// The coordinates its name spells (never with a version: that is `version`). A name the
+    /// catalog's own tool accepts but coordinates do not (upper case, dots, spaces:
+    /// `PDF.Tools`) is shown as it is and mapped to a global slug by
+    /// [`Coordinates::from_display_name`] (`pdf-tools`).
     pub fn coordinates(&self) -> Result<Coordinates, CoordinatesError> {
-        let coordinates = Coordinates::parse(&self.name)?;
+        let coordinates = Coordinates::parse(&self.name).or_else(|error| {
+            let meant_as_coordinates = self.name.contains('@')
+                || self.name.contains('/')
+                || self.name.contains("..")
+                || self.name.contains(CANONICAL_SEPARATOR);
+            if meant_as_coordinates {
+                // A pin, a namespace or a path is meant as coordinates: no second reading.
+                return Err(error);
+            }
+            Coordinates::from_display_name(&self.name).ok_or(error)
+        })?;
         if coordinates.pin.is_some() {
             return Err(CoordinatesError::new(
                 &self.name,
@@ -173,10 +193,35 @@ impl Coordinates {
             .map(|pin| check_pin(pin).map_err(|reason| fail(&reason)))
             .transpose()?;
         Ok(Self {
-            namespace: namespace.map(str::to_owned),
+            // `@global/x` is the same skill as `x` (skillhub's global namespace has no
+            // prefix): one spelling, so no false namespace conflict between the two.
+            namespace: namespace
+                .filter(|namespace| *namespace != GLOBAL_NAMESPACE)
+                .map(str::to_owned),
             slug: slug.to_owned(),
             pin,
         })
+    }
+
+    /// The global slug a display name maps to: lower case, every run of characters that are
+    /// not letters or digits (dots, spaces, `_`) becomes one `-`, leading and trailing `-`
+    /// dropped, cut to the name limit. `PDF.Tools` → `pdf-tools`. `None` when nothing
+    /// remains or the result is still not a slug.
+    pub fn from_display_name(text: &str) -> Option<Self> {
+        let mut slug = String::new();
+        for c in text.trim().chars().flat_map(char::to_lowercase) {
+            if c.is_alphanumeric() && !c.is_uppercase() {
+                slug.push(c);
+            } else if !slug.is_empty() && !slug.ends_with('-') {
+                slug.push('-');
+            }
+        }
+        let mut slug: String = slug.chars().take(MAX_NAME_CHARS).collect();
+        while slug.ends_with('-') {
+            slug.pop();
+        }
+        check_segment("slug", &slug).ok()?;
+        Some(Self::global(slug))
     }
 
     /// Coordinates in the global namespace, without a pin (the slug is not checked).
@@ -384,6 +429,18 @@ pub struct Listing {
     /// The entries, sorted by name (`browse`) or best match first (`search`).
     pub entries: Vec<Entry>,
     /// The catalog.
+    pub catalog: Status,
+}
+
+/// One entry as the registry describes it (`registry show`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Details {
+    /// The entry; `docs_path` is its page on the registry when the registry has one.
+    pub entry: Entry,
+    /// What the registry says about it beyond the entry's fields: a moderation flag with its
+    /// reason codes, and whether that stops an install.
+    pub notes: Vec<String>,
+    /// The registry it came from.
     pub catalog: Status,
 }
 

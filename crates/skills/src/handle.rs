@@ -99,6 +99,13 @@ impl Skills {
         &self.config
     }
 
+    /// The configuration with the home `skills.toml` layered on (the handle's own values
+    /// win): where `[registry]` and `[github]` are read from. The stub reads no file and
+    /// answers the handle's configuration.
+    pub fn home_config(&self) -> SkillsConfig {
+        ops::discover::home_config(&self.config)
+    }
+
     /// Discovers every skill: the catalog, the shadowed copies, the hidden skills and what the
     /// scan noticed.
     pub fn discover(&self) -> Result<Catalog, Error> {
@@ -259,6 +266,13 @@ impl Skills {
     /// this process or others sharing the home, make one request).
     pub async fn registry_refresh(&self) -> Result<Status, Error> {
         install_impl::registry::refresh(self.checked()?, &self.hooks).await
+    }
+
+    /// One registry entry (by its name or any coordinates) as the registry describes it: a
+    /// catalog's cached entry, or a ClawHub or skillhub server's answer with its notes (a
+    /// moderation flag and whether it stops an install). Downloads nothing.
+    pub async fn registry_show(&self, id: &str) -> Result<registry::Details, Error> {
+        install_impl::registry::show(self.checked()?, &self.hooks, id).await
     }
 
     /// Installs a registry entry (by its name or any coordinates, `@acme/pdf@1.2.0`) under

@@ -1,5 +1,22 @@
-//! The cached catalog (03 §Registry catalog): `<home>/<app_dir>/skill-registry/cache.json`,
-//! fresh for an hour, and refreshes that collapse into one request.
+//! The cached catalog (03 §Registry catalog, 09 §Registries): in
+//! `<home>/<app_dir>/skill-registry/`, fresh for an hour, and refreshes that collapse into one
+//! request.
+//!
+//! - **Two files.** `cache.json` is a small header (the catalog's key, fetch time, the
+//!   server's `ETag` / `Last-Modified`, the skipped-entry warnings and the name of the data
+//!   file); `catalog-<id>.bin` holds the compact entries in postcard, one record after
+//!   another, written once per download while the catalog is parsed. A search streams the
+//!   data file record by record and keeps only its matches, so neither a refresh nor a search
+//!   ever holds the whole catalog in memory, and the catalog's JSON is never read again; a
+//!   refresh of
+//!   an unchanged catalog sends the validators, gets a `304` and rewrites only the header.
+//!   The header names its data file and the data file repeats its id, so a header and a data
+//!   file from different refreshes are a miss, never a mix.
+//! - **Streamed.** The download goes to a temporary file in the same folder chunk by chunk
+//!   (`Client::fetch_to_file`, every check of the guarded client kept) and is parsed from
+//!   there one entry at a time (`registry/catalog.rs`): the 26 MB body is never in memory.
+//!   A refused download (too large, too many entries, not an array) leaves the cached copy
+//!   as it was.
 //!
 //! - **Keyed by the catalog.** The file records a digest of the catalog URL (not the URL: it
 //!   may carry a token in its query), so a cache of another catalog is a miss.
@@ -27,19 +44,22 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 use skills_types::install::Hooks;
-use skills_types::limits::{CATALOG_TTL_SECS, MAX_CATALOG_BYTES};
+use skills_types::limits::{CATALOG_TTL_SECS, MAX_CATALOG_BYTES, MAX_CATALOG_ENTRIES, MIB};
 use skills_types::registry::{CACHE_DIR, CACHE_FILE, Entry, REFRESH_LOCK, Status};
 use skills_types::{Error, SkillsConfig};
 use url::Url;
 
+use crate::client::{Fetched, Validators};
 use crate::install;
 use crate::policy;
 
-/// The format of the cache file; another number is a miss.
-const FORMAT: u32 = 1;
-/// Largest cache file read. Written entries spell out every field, so a cache may be larger
-/// than the catalog it came from; the entry limit bounds it well below this.
-const MAX_CACHE_BYTES: u64 = 4 * MAX_CATALOG_BYTES;
+/// The format of the cache files; another number is a miss.
+const FORMAT: u32 = 2;
+/// Largest header read (it holds at most twenty-one warnings besides a few fields).
+const MAX_HEADER_BYTES: u64 = MIB;
+/// The data file's name: `catalog-<id>.bin`.
+const DATA_PREFIX: &str = "catalog-";
+const DATA_SUFFIX: &str = ".bin";
 /// A cache stamped this far in the future is still believed (clocks of machines sharing a
 /// home differ a little); beyond it, it is stale.
 const CLOCK_SKEW_SECS: u64 = 5 * 60;
@@ -58,11 +78,15 @@ pub(crate) enum Want {
     Refetched,
 }
 
-/// A catalog in memory.
+/// A cached catalog: what its header says, and where its entries are.
 #[derive(Debug)]
 pub(crate) struct Catalog {
-    /// The entries, sorted by name.
-    pub(crate) entries: Vec<Entry>,
+    /// How many entries the data file holds.
+    pub(crate) total: usize,
+    /// The data file.
+    file: PathBuf,
+    /// Largest data file read.
+    max_data_bytes: u64,
     /// When it was fetched, in seconds since the epoch.
     pub(crate) fetched_at: u64,
     /// Entries skipped while reading it, and why.
@@ -72,6 +96,10 @@ pub(crate) struct Catalog {
     /// Unique to one fetch: tells a cache another process wrote while this one waited from
     /// the one it saw before (fetch times have a resolution of a second).
     pub(crate) written: String,
+    /// The id of the data file holding the entries.
+    pub(crate) data: String,
+    /// The server's validators for this copy.
+    pub(crate) validators: Validators,
 }
 
 /// A catalog and how fresh it is.
@@ -80,13 +108,15 @@ pub(crate) struct Loaded {
     pub(crate) status: Status,
 }
 
-/// Where one catalog lives: its URL and its cache.
+/// Where one catalog lives: its URL, its cache and its caps.
 pub(crate) struct Place {
     url: Url,
     shown: String,
     /// Hex SHA-256 of the URL.
     key: String,
     dir: PathBuf,
+    max_bytes: u64,
+    max_entries: usize,
 }
 
 impl Place {
@@ -113,7 +143,25 @@ impl Place {
             key: crate::fetch::hex_digest(url.as_str().as_bytes()),
             url,
             dir: config.home.join(&config.app_dir).join(CACHE_DIR),
+            max_bytes: config
+                .registry
+                .max_catalog_bytes
+                .unwrap_or(MAX_CATALOG_BYTES),
+            max_entries: config
+                .registry
+                .max_catalog_entries
+                .unwrap_or(MAX_CATALOG_ENTRIES),
         })
+    }
+
+    fn data_file(&self, id: &str) -> PathBuf {
+        self.dir.join(format!("{DATA_PREFIX}{id}{DATA_SUFFIX}"))
+    }
+
+    /// Largest data file read: entries drop most of the catalog's fields, so the data file is
+    /// smaller than the catalog it came from.
+    fn max_data_bytes(&self) -> u64 {
+        self.max_bytes.saturating_mul(2)
     }
 
     pub(crate) fn file(&self) -> PathBuf {
@@ -121,29 +169,107 @@ impl Place {
     }
 }
 
-/// The cache file as written.
-#[derive(Serialize)]
-struct Written<'a> {
+/// `cache.json`: what is known about the cached copy, without its entries.
+#[derive(Serialize, Deserialize)]
+struct Header {
     format: u32,
-    catalog: &'a str,
-    url: &'a str,
-    fetched_at: u64,
-    written: &'a str,
-    entries: &'a [Entry],
-    skipped: &'a [String],
-}
-
-/// The cache file as read.
-#[derive(Deserialize)]
-struct Read {
-    format: u32,
+    /// The catalog's key (a digest of its URL).
     catalog: String,
+    /// The catalog's URL, redacted, for a person reading the file.
+    #[serde(default)]
+    url: String,
     fetched_at: u64,
+    /// Unique to one refresh (a `304` included).
     #[serde(default)]
     written: String,
-    entries: Vec<Entry>,
+    /// The id of the data file, unique to one download.
+    data: String,
+    /// How many records the data file holds.
+    total: usize,
+    #[serde(default)]
+    etag: Option<String>,
+    #[serde(default)]
+    last_modified: Option<String>,
     #[serde(default)]
     skipped: Vec<String>,
+}
+
+/// The start of the data file; `total` [`Record`]s follow, each its own postcard message.
+#[derive(Serialize, Deserialize)]
+struct DataHead {
+    format: u32,
+    data: String,
+}
+
+/// One entry in the data file: every field, in a fixed order (postcard is not
+/// self-describing, so nothing may be skipped).
+#[derive(Deserialize)]
+struct Record {
+    name: String,
+    description: String,
+    source: String,
+    category: String,
+    author: String,
+    version: String,
+    license: String,
+    tags: Vec<String>,
+    platforms: Vec<String>,
+    docs_path: Option<String>,
+    source_url: Option<String>,
+    install_identifier: Option<String>,
+}
+
+#[derive(Serialize)]
+struct RecordRef<'a> {
+    name: &'a str,
+    description: &'a str,
+    source: &'a str,
+    category: &'a str,
+    author: &'a str,
+    version: &'a str,
+    license: &'a str,
+    tags: &'a [String],
+    platforms: &'a [String],
+    docs_path: &'a Option<String>,
+    source_url: &'a Option<String>,
+    install_identifier: &'a Option<String>,
+}
+
+impl<'a> RecordRef<'a> {
+    fn of(entry: &'a Entry) -> Self {
+        Self {
+            name: &entry.name,
+            description: &entry.description,
+            source: &entry.source,
+            category: &entry.category,
+            author: &entry.author,
+            version: &entry.version,
+            license: &entry.license,
+            tags: &entry.tags,
+            platforms: &entry.platforms,
+            docs_path: &entry.docs_path,
+            source_url: &entry.source_url,
+            install_identifier: &entry.install_identifier,
+        }
+    }
+}
+
+impl Record {
+    fn into_entry(self) -> Entry {
+        let mut entry = Entry::new(self.name);
+        entry.description = self.description;
+        entry.source = self.source;
+        entry.category = self.category;
+        entry.author = self.author;
+        entry.version = self.version;
+        entry.license = self.license;
+        entry.tags = self.tags;
+        entry.platforms = self.platforms;
+        entry.docs_path = self.docs_path;
+        entry.source_url = self.source_url;
+        entry.install_identifier = self.install_identifier;
+        entry
+    }
 }
 
 /// The catalog for `want`, with the default deadline for a refresh.
@@ -203,7 +329,7 @@ fn loaded(place: &Place, catalog: Arc<Catalog>, refreshing: bool) -> Loaded {
     let now = now();
     let status = Status {
         url: place.shown.clone(),
-        total: catalog.entries.len(),
+        total: catalog.total,
         fetched_at: catalog.fetched_at,
         age_secs: now.saturating_sub(catalog.fetched_at),
         stale: !is_fresh(catalog.fetched_at, now),
@@ -228,39 +354,147 @@ pub(crate) fn now() -> u64 {
         .map_or(0, |elapsed| elapsed.as_secs())
 }
 
-/// The cached catalog, or `None` for anything unusual.
-pub(crate) fn read(place: &Place) -> Option<Catalog> {
-    let path = place.file();
+/// The cache's header, or `None` for anything unusual (missing, unreadable, too large,
+/// another format or another catalog's).
+fn read_header(place: &Place) -> Option<Header> {
     // One open that refuses a symlink and never blocks on a FIFO planted under the name.
-    let bytes = skills_ops::fs::read_state_file(&path, MAX_CACHE_BYTES).ok()??;
-    let file: Read = serde_json::from_slice(&bytes).ok()?;
-    let usable = file.format == FORMAT
-        && file.catalog == place.key
-        // A hand-edited cache must not smuggle in a name that is not coordinates.
-        && file.entries.iter().all(|entry| entry.coordinates().is_ok());
-    usable.then_some(Catalog {
-        entries: file.entries,
-        fetched_at: file.fetched_at,
-        skipped: file.skipped,
-        warnings: Vec::new(),
-        written: file.written,
-    })
+    let bytes = skills_ops::fs::read_state_file(&place.file(), MAX_HEADER_BYTES).ok()??;
+    let header: Header = serde_json::from_slice(&bytes).ok()?;
+    (header.format == FORMAT && header.catalog == place.key && is_plain_id(&header.data))
+        .then_some(header)
 }
 
-/// Replaces the cache file atomically.
+/// An id that is safe inside a file name.
+fn is_plain_id(id: &str) -> bool {
+    !id.is_empty() && id.len() <= 64 && id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
+}
+
+/// The cached catalog, or `None` for anything unusual (the header, or the start of the data
+/// file it names).
+pub(crate) fn read(place: &Place) -> Option<Catalog> {
+    let header = read_header(place)?;
+    if header.total > place.max_entries {
+        return None;
+    }
+    let catalog = Catalog {
+        total: header.total,
+        file: place.data_file(&header.data),
+        max_data_bytes: place.max_data_bytes(),
+        fetched_at: header.fetched_at,
+        skipped: header.skipped,
+        warnings: Vec::new(),
+        written: header.written,
+        data: header.data,
+        validators: Validators {
+            etag: header.etag,
+            last_modified: header.last_modified,
+        },
+    };
+    catalog.open().ok().map(|_| catalog)
+}
+
+/// A scratch buffer for one record: an entry's kept fields are at most
+/// [`super::catalog::MAX_ENTRY_BYTES`], plus their length prefixes.
+const RECORD_SCRATCH: usize = super::catalog::MAX_ENTRY_BYTES + 64 * 1024;
+
+impl Catalog {
+    /// The data file, opened and past its start (which must name this download).
+    fn open(&self) -> Result<std::io::BufReader<std::fs::File>, String> {
+        let (file, _) = skills_ops::fs::open_state_file(&self.file, self.max_data_bytes)?
+            .ok_or_else(|| "it is missing".to_owned())?;
+        let mut reader = std::io::BufReader::new(file);
+        let mut scratch = vec![0u8; 1024];
+        let (head, _): (DataHead, _) = postcard::from_io((&mut reader, &mut scratch[..]))
+            .map_err(|error| format!("it does not start as a data file ({error})"))?;
+        if head.format != FORMAT || head.data != self.data {
+            return Err("it belongs to another download".to_owned());
+        }
+        Ok(reader)
+    }
+
+    /// Every entry, in catalog order, to `visit`, one record at a time. A damaged data file
+    /// is an error (and its header is removed, so the next call fetches the catalog again).
+    pub(crate) fn scan(&self, mut visit: impl FnMut(Entry)) -> Result<(), Error> {
+        let damaged = |reason: String| {
+            // The header goes first: a reader after this point misses and refetches.
+            if let Some(dir) = self.file.parent() {
+                drop(std::fs::remove_file(dir.join(CACHE_FILE)));
+            }
+            Error::InvalidInput(format!(
+                "the cached registry catalog {} is damaged ({reason}); it is fetched again on the next call",
+                self.file.display()
+            ))
+        };
+        let mut reader = self.open().map_err(damaged)?;
+        let mut scratch = vec![0u8; RECORD_SCRATCH];
+        for index in 0..self.total {
+            let (record, _): (Record, _) = postcard::from_io((&mut reader, &mut scratch[..]))
+                .map_err(|error| damaged(format!("record {index}: {error}")))?;
+            let entry = record.into_entry();
+            // A hand-edited cache must not smuggle in a name that is not coordinates.
+            if entry.coordinates().is_err() {
+                return Err(damaged(format!("record {index} has no valid name")));
+            }
+            visit(entry);
+        }
+        Ok(())
+    }
+}
+
+/// Replaces the header atomically (the data file is already in place), then removes the
+/// data file the old header named.
 fn write(place: &Place, catalog: &Catalog) -> std::io::Result<()> {
     std::fs::create_dir_all(&place.dir)?;
-    let bytes = serde_json::to_vec(&Written {
+    let previous = read_header(place).map(|header| header.data);
+    let bytes = serde_json::to_vec(&Header {
         format: FORMAT,
-        catalog: &place.key,
-        url: &place.shown,
+        catalog: place.key.clone(),
+        url: place.shown.clone(),
         fetched_at: catalog.fetched_at,
-        written: &catalog.written,
-        entries: &catalog.entries,
-        skipped: &catalog.skipped,
+        written: catalog.written.clone(),
+        data: catalog.data.clone(),
+        total: catalog.total,
+        etag: catalog.validators.etag.clone(),
+        last_modified: catalog.validators.last_modified.clone(),
+        skipped: catalog.skipped.clone(),
     })
     .map_err(std::io::Error::other)?;
-    skills_ops::fs::write_atomic(&place.file(), &bytes)
+    skills_ops::fs::write_atomic(&place.file(), &bytes)?;
+    if let Some(previous) = previous.filter(|previous| *previous != catalog.data) {
+        // Another process may still be reading it; on Unix its open file stays readable.
+        drop(std::fs::remove_file(place.data_file(&previous)));
+    }
+    Ok(())
+}
+
+/// A file of our own in the cache folder, removed when dropped (a download abandoned by an
+/// error or a cancelled task leaves nothing behind; after a rename the removal is a no-op).
+struct Temporary {
+    path: PathBuf,
+}
+
+impl Temporary {
+    /// Creates `.<what>.<unique>.tmp`; `create_new` refuses a name planted in advance,
+    /// symlinks included.
+    fn create(dir: &std::path::Path, what: &str) -> std::io::Result<Self> {
+        let path = dir.join(format!(".{what}.{}.tmp", skills_ops::fs::unique_suffix()));
+        OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&path)?;
+        Ok(Self { path })
+    }
+
+    /// The file, open for reading and writing.
+    fn file(&self) -> std::io::Result<std::fs::File> {
+        OpenOptions::new().read(true).write(true).open(&self.path)
+    }
+}
+
+impl Drop for Temporary {
+    fn drop(&mut self) {
+        drop(std::fs::remove_file(&self.path));
+    }
 }
 
 /// The refreshes of one catalog in this process.
@@ -302,20 +536,24 @@ pub(crate) async fn refresh(
         // Another caller finished an attempt while this one waited: its answer is ours.
         return replay(outcome);
     }
-    let seen_written = match read(place) {
-        Some(catalog) if want != Want::Refetched && is_fresh(catalog.fetched_at, now()) => {
-            return Ok(Arc::new(catalog));
+    let seen_written = match read_header(place) {
+        Some(header) if want != Want::Refetched && is_fresh(header.fetched_at, now()) => {
+            if let Some(catalog) = read(place) {
+                return Ok(Arc::new(catalog));
+            }
+            None
         }
-        Some(catalog) => Some(catalog.written),
+        Some(header) => Some(header.written),
         None => None,
     };
     let _lock = lock_across_processes(place, total).await;
     // Another process may have refreshed while this one waited for the lock: a fresh cache
     // will do, and for `Refetched` one written since this call looked.
-    let outcome = match read(place).filter(|catalog| {
-        is_fresh(catalog.fetched_at, now())
-            && (want != Want::Refetched || seen_written.as_ref() != Some(&catalog.written))
-    }) {
+    let changed = read_header(place).is_some_and(|header| {
+        is_fresh(header.fetched_at, now())
+            && (want != Want::Refetched || seen_written.as_ref() != Some(&header.written))
+    });
+    let outcome = match changed.then(|| read(place)).flatten() {
         Some(catalog) => Ok(Arc::new(catalog)),
         None => fetch(place, config, hooks, total).await.map(|mut catalog| {
             if let Err(error) = write(place, &catalog) {
@@ -403,28 +641,110 @@ async fn lock_across_processes(place: &Place, total: Duration) -> Option<std::fs
     }
 }
 
-/// Fetches and reads the catalog.
+/// Fetches and reads the catalog into a new data file; when the server answers `304` to the
+/// cached copy's validators, the cached copy is returned with a new fetch time.
 async fn fetch(
     place: &Place,
     config: &SkillsConfig,
     hooks: &Hooks,
     total: Duration,
 ) -> Result<Catalog, Error> {
-    let client = install::client(install::policy_of(config)?, hooks, total)?;
-    let bytes = client
-        .fetch(&place.url, MAX_CATALOG_BYTES)
-        .await
-        .map_err(|error| install::fetch_failure(&place.url, error, &client.settings().policy))?;
-    let (entries, skipped) = super::parse_catalog(&bytes).map_err(|reason| Error::Download {
+    let client = super::client_for(config, hooks, total)?;
+    let cached = read(place);
+    let validators = cached
+        .as_ref()
+        .map(|catalog| catalog.validators.clone())
+        .unwrap_or_default();
+    let cannot_cache = |error: std::io::Error| Error::Download {
         url: place.shown.clone(),
-        reason,
-        kind: "invalid_catalog",
+        reason: format!(
+            "the catalog cannot be downloaded into {}: {error}",
+            place.dir.display()
+        ),
+        kind: "cache_unwritable",
+    };
+    std::fs::create_dir_all(&place.dir).map_err(cannot_cache)?;
+    let download = Temporary::create(&place.dir, "download").map_err(cannot_cache)?;
+    let mut file = download.file().map_err(cannot_cache)?;
+    let fetched = client
+        .fetch_to_file(&place.url, place.max_bytes, &validators, &mut file)
+        .await
+        .map_err(|error| {
+            let mut error = install::fetch_failure(&place.url, error, &client.settings().policy);
+            if let Error::Download { reason, kind, .. } = &mut error
+                && *kind == "too_large"
+            {
+                reason.push_str(
+                    " (raise [registry] max_catalog_bytes in the home skills.toml to accept it)",
+                );
+            }
+            error
+        })?;
+    let validators = match fetched {
+        Fetched::NotModified => {
+            if let Some(mut catalog) = cached {
+                catalog.fetched_at = now();
+                catalog.written = skills_ops::fs::unique_suffix();
+                return Ok(catalog);
+            }
+            // A 304 to a request that sent no validators is the server's mistake.
+            return Err(Error::Download {
+                url: place.shown.clone(),
+                reason: "the server answered 304 Not Modified to a request for a copy".to_owned(),
+                kind: "http_status",
+            });
+        }
+        Fetched::Written { validators, .. } => validators,
+    };
+    drop(cached);
+    use std::io::Seek as _;
+    file.rewind().map_err(cannot_cache)?;
+    // Each entry goes to the new data file as it is read.
+    let id = skills_ops::fs::unique_suffix();
+    let data = Temporary::create(&place.dir, "data").map_err(cannot_cache)?;
+    let mut writer = std::io::BufWriter::new(data.file().map_err(cannot_cache)?);
+    postcard::to_io(
+        &DataHead {
+            format: FORMAT,
+            data: id.clone(),
+        },
+        &mut writer,
+    )
+    .map_err(|error| cannot_cache(std::io::Error::other(error)))?;
+    let summary = super::catalog::read(
+        std::io::BufReader::new(file),
+        place.max_entries,
+        &mut |entry| {
+            postcard::to_io(&RecordRef::of(&entry), &mut writer)
+                .map(drop)
+                .map_err(|error| format!("the cache cannot be written: {error}"))
+        },
+    )
+    .map_err(|refusal| match refusal {
+        super::catalog::Refusal::Sink(reason) => cannot_cache(std::io::Error::other(reason)),
+        refusal => Error::Download {
+            url: place.shown.clone(),
+            reason: refusal.to_string(),
+            kind: "invalid_catalog",
+        },
     })?;
+    drop(download);
+    let file = writer
+        .into_inner()
+        .map_err(|error| cannot_cache(error.into_error()))?;
+    file.sync_all().map_err(cannot_cache)?;
+    drop(file);
+    let path = place.data_file(&id);
+    std::fs::rename(&data.path, &path).map_err(cannot_cache)?;
     Ok(Catalog {
-        entries,
+        total: summary.count,
+        file: path,
+        max_data_bytes: place.max_data_bytes(),
         fetched_at: now(),
-        skipped,
+        skipped: summary.skipped,
         warnings: Vec::new(),
         written: skills_ops::fs::unique_suffix(),
+        data: id,
+        validators,
     })
 }

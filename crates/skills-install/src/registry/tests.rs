@@ -227,19 +227,24 @@ fn catalogs_are_read_strictly_per_entry_and_tolerate_unknown_fields() {
         [1, 2]
     ]);
     let (entries, warnings) = parse_catalog(text.to_string().as_bytes()).unwrap();
-    assert_eq!(names(&entries), ["@ns/dup", "alpha", "zeta"]);
-    assert_eq!(entries[2].docs_path.as_deref(), Some("docs/zeta.md"));
-    assert!(entries[2].tags.is_empty());
-    assert!(entries[1].source_url.is_some());
+    // A display name (upper case, a space) is kept as it is and maps to a slug; a YAML
+    // number as a version is its text.
+    assert_eq!(
+        names(&entries),
+        ["@ns/dup", "Bad Name", "alpha", "typed", "zeta"]
+    );
+    assert_eq!(entries[1].coordinates().unwrap().slug, "bad-name");
+    assert_eq!(entries[3].version, "1.2");
+    assert_eq!(entries[4].docs_path.as_deref(), Some("docs/zeta.md"));
+    assert!(entries[4].tags.is_empty());
+    assert!(entries[2].source_url.is_some());
     let expected = [
         "entry 2 is skipped: it has no name",
         "entry 3 is skipped: it has no name",
         "entry 4 is skipped: its name is a number",
         "entry 5 is skipped: '../etc' is not a registry name",
-        "entry 6 is skipped: 'Bad Name' is not a registry name",
         "entry 7 is skipped: 'a--b--c' is not a registry name: '--' is not allowed inside a slug",
         "entry 8 is skipped: 'pdf@1.0' is not a registry name: an entry's name holds no version",
-        "entry 9 is skipped: 'typed': 'version' is a number, not a string",
         "entry 10 is skipped: 'listed': 'tags' holds a number, not only strings",
         "entry 11 ('alpha') is skipped: entry 1 has the same id",
         "entry 13 ('ns--dup') is skipped: entry 12 has the same id",
@@ -279,8 +284,11 @@ fn skipped_entries_are_summarised_after_twenty() {
     let text = format!("[{}]", vec!["{}"; 50].join(","));
     let (entries, warnings) = parse_catalog(text.as_bytes()).unwrap();
     assert!(entries.is_empty());
-    assert_eq!(warnings.len(), MAX_WARNINGS + 1);
-    assert_eq!(warnings[MAX_WARNINGS], "... 30 more entries were skipped");
+    assert_eq!(warnings.len(), catalog::MAX_WARNINGS + 1);
+    assert_eq!(
+        warnings[catalog::MAX_WARNINGS],
+        "... 30 more entries were skipped"
+    );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -370,94 +378,6 @@ fn entries_are_found_by_any_coordinates_and_versions_are_checked() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Download URLs.
-
-fn entry(name: &str, category: &str, source_url: Option<&str>) -> Entry {
-    let mut entry = Entry::new(name);
-    entry.category = category.to_owned();
-    entry.source_url = source_url.map(str::to_owned);
-    entry.source = "Acme".to_owned();
-    entry
-}
-
-fn url_of(base: Option<&str>, entry: &Entry) -> Result<String, Error> {
-    let mut config = SkillsConfig::new("/w", "/h");
-    config.registry.download_base_url = base.map(str::to_owned);
-    let coordinates = entry.coordinates().unwrap();
-    download_url(&config, entry, &coordinates, &Policy::default()).map(String::from)
-}
-
-#[test]
-fn download_urls_come_from_the_base_then_github() {
-    let github = Some("https://github.com/o/r/blob/main/skills/pdf/SKILL.md");
-    for base in [
-        "https://cdn.example.org/skills",
-        "https://cdn.example.org/skills/",
-    ] {
-        assert_eq!(
-            url_of(Some(base), &entry("pdf", "documents", github)).unwrap(),
-            "https://cdn.example.org/skills/documents/pdf/SKILL.md"
-        );
-    }
-    assert_eq!(
-        url_of(
-            Some("https://cdn.example.org/"),
-            &entry("@acme/pdf", "", None)
-        )
-        .unwrap(),
-        "https://cdn.example.org/acme--pdf/SKILL.md"
-    );
-    assert_eq!(
-        url_of(
-            Some("https://cdn.example.org/s"),
-            &entry("pdf", "a b?", None)
-        )
-        .unwrap(),
-        "https://cdn.example.org/s/a%20b%3F/pdf/SKILL.md"
-    );
-    for category in ["..", ".", "a/b", "a\\b", "%2e%2e", "a\nb"] {
-        let error = url_of(
-            Some("https://cdn.example.org/"),
-            &entry("pdf", category, None),
-        );
-        assert_eq!(error.unwrap_err().kind(), "invalid_input", "{category:?}");
-    }
-    let refused = url_of(Some("http://cdn.example.org/"), &entry("pdf", "", None));
-    assert_eq!(refused.unwrap_err().kind(), "refused_url");
-
-    assert_eq!(
-        url_of(None, &entry("pdf", "documents", github)).unwrap(),
-        "https://raw.githubusercontent.com/o/r/main/skills/pdf/SKILL.md"
-    );
-    let tree = Some("https://github.com/o/r/tree/v1/skills/pdf%20forms/");
-    assert_eq!(
-        url_of(None, &entry("pdf", "", tree)).unwrap(),
-        "https://raw.githubusercontent.com/o/r/v1/skills/pdf%20forms/SKILL.md"
-    );
-    let raw = "https://raw.githubusercontent.com/o/r/main/pdf/SKILL.md";
-    assert_eq!(url_of(None, &entry("pdf", "", Some(raw))).unwrap(), raw);
-
-    for page in [
-        Some("https://example.org/skills/pdf"),
-        Some("https://github.com/o/r"),
-        None,
-    ] {
-        let error = url_of(None, &entry("pdf", "", page)).unwrap_err();
-        let message = error.to_string();
-        assert!(
-            message.contains("cannot be installed") && message.contains("source page"),
-            "{message}"
-        );
-        assert!(message.ends_with(page.unwrap_or("Acme")), "{message}");
-    }
-    let refused = url_of(
-        None,
-        &entry("pdf", "", Some("http://github.com/o/r/blob/m/a.md")),
-    );
-    assert_eq!(refused.unwrap_err().kind(), "refused_url");
-}
-
-// ---------------------------------------------------------------------------------------------
 // The cache.
 
 #[test]
@@ -493,11 +413,27 @@ async fn corrupt_or_foreign_caches_are_ignored_and_replaced() {
     assert_eq!(listing.entries.len(), 3);
     assert!(cache::read(&place).is_some(), "the cache was replaced");
 
-    // A cache whose entries no longer parse as coordinates is not believed.
-    let mut written: Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
-    written["entries"][0]["name"] = json!("../x");
-    std::fs::write(&file, written.to_string()).unwrap();
+    // A header naming another data file, a data file that is not one, or a data id that is
+    // a path, is not believed.
+    let header: Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+    let data = file
+        .parent()
+        .unwrap()
+        .join(format!("catalog-{}.bin", header["data"].as_str().unwrap()));
+    assert!(data.is_file(), "{}", data.display());
+    let saved = std::fs::read(&data).unwrap();
+    std::fs::write(&data, b"junk").unwrap();
     assert!(cache::read(&place).is_none());
+    std::fs::write(&data, &saved).unwrap();
+    assert!(cache::read(&place).is_some());
+    for id in ["../../elsewhere", "other", ""] {
+        let mut edited = header.clone();
+        edited["data"] = json!(id);
+        std::fs::write(&file, edited.to_string()).unwrap();
+        assert!(cache::read(&place).is_none(), "{id}");
+    }
+    std::fs::write(&file, header.to_string()).unwrap();
+    assert!(cache::read(&place).is_some());
 
     // Nor is a symlink.
     #[cfg(unix)]
@@ -621,12 +557,25 @@ async fn a_failed_refresh_falls_back_to_the_stale_copy_with_a_warning() {
 
 #[tokio::test]
 async fn an_oversized_catalog_is_refused() {
-    let setup = setup(&catalog());
-    let size = usize::try_from(MAX_CATALOG_BYTES).unwrap() + 1;
-    setup.server.route("/catalog.json", 200, vec![b' '; size]);
+    let mut setup = setup(&catalog());
+    setup.config.registry.max_catalog_bytes = Some(1000);
+    setup.server.route("/catalog.json", 200, vec![b' '; 1001]);
     let error = browse(&setup.config, &hooks(), None).await.unwrap_err();
     assert_eq!(error.kind(), "too_large", "{error}");
+    assert!(error.to_string().contains("max_catalog_bytes"), "{error}");
     assert!(!setup.cache_file().exists());
+    // Nothing of the download is left behind.
+    let dir = setup.cache_file().parent().unwrap().to_owned();
+    let left: Vec<_> = std::fs::read_dir(&dir)
+        .map(|entries| entries.flatten().map(|entry| entry.file_name()).collect())
+        .unwrap_or_default();
+    assert!(
+        left.iter()
+            .all(|name| name.to_string_lossy() == ".refresh.lock"),
+        "{left:?}"
+    );
+    // The default cap is the real catalog's with room to spare.
+    assert_eq!(MAX_CATALOG_BYTES, 64 * 1024 * 1024);
 }
 
 #[tokio::test]
@@ -795,7 +744,7 @@ async fn installing_needs_an_entry_and_a_download_url() {
         .await
         .unwrap_err();
     assert_eq!(error.kind(), "not_found");
-    let error = install(&setup.config, &hooks(), &InstallRequest::new("Bad Id"))
+    let error = install(&setup.config, &hooks(), &InstallRequest::new("../etc"))
         .await
         .unwrap_err();
     assert_eq!(error.kind(), "invalid_input");
@@ -816,4 +765,24 @@ async fn installing_needs_an_entry_and_a_download_url() {
     assert_eq!(error.kind(), "untrusted_workspace");
     assert!(!setup.root().exists(), "nothing was written");
     assert!(!Path::new(&setup.workspace.path().join(".openhuman/skills")).exists());
+}
+
+#[tokio::test]
+async fn a_damaged_data_file_is_an_error_once_then_fetched_again() {
+    let setup = setup(&catalog());
+    browse(&setup.config, &hooks(), None).await.unwrap();
+    let header: Value =
+        serde_json::from_slice(&std::fs::read(setup.cache_file()).unwrap()).unwrap();
+    let data = setup
+        .cache_file()
+        .with_file_name(format!("catalog-{}.bin", header["data"].as_str().unwrap()));
+    // Cut after the start, in the middle of the records.
+    let bytes = std::fs::read(&data).unwrap();
+    std::fs::write(&data, &bytes[..bytes.len() / 2]).unwrap();
+    let error = browse(&setup.config, &hooks(), None).await.unwrap_err();
+    assert!(error.to_string().contains("is damaged"), "{error}");
+    assert!(!setup.cache_file().exists(), "the header is gone");
+    let listing = browse(&setup.config, &hooks(), None).await.unwrap();
+    assert_eq!(listing.entries.len(), 3);
+    assert_eq!(setup.server.hits("/catalog.json"), 2);
 }

@@ -4,7 +4,7 @@
 
 use skills_types::install::{Hooks, InstallOutcome};
 use skills_types::manage::Uninstalled;
-use skills_types::registry::{Counts, InstallRequest, Listing, Query, Status};
+use skills_types::registry::{Counts, Details, InstallRequest, Listing, Query, Status};
 use skills_types::{Error, SkillScope, SkillsConfig};
 
 /// Disabled: always `Err(Error::Disabled)`.
@@ -37,6 +37,11 @@ pub async fn sources(_config: &SkillsConfig, _hooks: &Hooks) -> Result<Counts, E
 
 /// Disabled: always `Err(Error::Disabled)`.
 pub async fn refresh(_config: &SkillsConfig, _hooks: &Hooks) -> Result<Status, Error> {
+    Err(Error::Disabled)
+}
+
+/// Disabled: always `Err(Error::Disabled)`.
+pub async fn show(_config: &SkillsConfig, _hooks: &Hooks, _id: &str) -> Result<Details, Error> {
     Err(Error::Disabled)
 }
 

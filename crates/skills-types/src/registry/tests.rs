@@ -220,3 +220,23 @@ fn requests_use_the_rpc_names_and_refuse_unknown_fields() {
     assert_eq!(request, InstallRequest::new("@acme/pdf"));
     assert!(serde_json::from_value::<InstallRequest>(serde_json::json!({"id": "x"})).is_err());
 }
+
+#[test]
+fn the_global_namespace_is_no_namespace() {
+    for text in ["@global/pdf", "global/pdf", "global--pdf", "pdf"] {
+        let coordinates = Coordinates::parse(text).unwrap();
+        assert_eq!(coordinates, Coordinates::global("pdf"), "{text}");
+        assert_eq!(coordinates.canonical(), "pdf", "{text}");
+    }
+    let pinned = Coordinates::parse("@global/pdf@1.2.0").unwrap();
+    assert_eq!(pinned.to_string(), "pdf@1.2.0");
+    assert!(pinned.same_skill(&Coordinates::global("pdf")));
+    // Only the exact name: a namespace that merely starts with it is a namespace.
+    assert_eq!(
+        Coordinates::parse("@globalx/pdf")
+            .unwrap()
+            .namespace
+            .as_deref(),
+        Some("globalx")
+    );
+}

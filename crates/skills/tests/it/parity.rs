@@ -36,6 +36,7 @@ const _: fn(&skills::publish::Request) -> Result<skills::publish::Outcome, Error
 const _: fn(SkillsConfig) -> Skills = Skills::new;
 const _: fn(&Skills) -> &SkillsConfig = Skills::config;
 const _: fn(&Skills) -> Result<Catalog, Error> = Skills::discover;
+const _: fn(&Skills) -> SkillsConfig = Skills::home_config;
 const _: fn(&Skills, &ListOptions) -> Result<Listing, Error> = Skills::list;
 const _: fn(&Skills, &str) -> Result<Skill, Error> = Skills::get;
 const _: fn(&Skills, &str, &str) -> Result<ResourceContent, Error> = Skills::read_resource;
@@ -116,6 +117,13 @@ mod registry_signatures {
 
     fn refresh(skills: &Skills) -> impl Future<Output = Result<Status, Error>> + Send + '_ {
         skills.registry_refresh()
+    }
+
+    fn show<'a>(
+        skills: &'a Skills,
+        id: &'a str,
+    ) -> impl Future<Output = Result<registry::Details, Error>> + Send + 'a {
+        skills.registry_show(id)
     }
 
     fn install<'a>(
