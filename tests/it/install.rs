@@ -16,6 +16,7 @@
 mod concurrent;
 mod crash;
 mod local_http;
+mod published;
 mod replace;
 mod scopes;
 mod sources;

@@ -143,8 +143,9 @@ pub(crate) enum Command {
     New(NewArgs),
     /// Remove a skill from the user or project scope.
     Uninstall(UninstallArgs),
-    /// Install skills from an https URL: a SKILL.md, a GitHub file page, a pack index.json,
-    /// or a site's /.well-known/agent-skills/index.json.
+    /// Install skills from where they are published: an https URL (a SKILL.md, a site or docs
+    /// page, a well-known index, a pack, a .tar.gz or .zip, a GitHub page), the GitHub
+    /// shorthand owner/repo[/path][@ref], or a local folder or archive (./dir, /abs/x.zip).
     #[command(after_help = local_http_help())]
     Install(InstallArgs),
     /// The registry catalog (SKILLS_REGISTRY_CATALOG_URL): browse and search its entries, see
@@ -275,13 +276,22 @@ pub(crate) struct UninstallArgs {
 
 #[derive(Debug, Args)]
 pub(crate) struct InstallArgs {
-    /// The URL.
+    /// The source: a URL, owner/repo[/path][@ref], or ./folder, ../x.zip, /abs/path.
     pub(crate) source: String,
     #[command(flatten)]
     pub(crate) placement: Placement,
     /// Replace a different skill already installed under the same name (atomically).
     #[arg(long)]
     pub(crate) force: bool,
+    /// Install only this skill of a multi-skill source (repeatable).
+    #[arg(long = "skill", value_name = "NAME")]
+    pub(crate) skills: Vec<String>,
+    /// Show what the source offers (name, description, kind) and install nothing.
+    #[arg(long)]
+    pub(crate) list: bool,
+    /// Install a published version of an agent-skills site (one its versions.json lists).
+    #[arg(long, value_name = "VERSION")]
+    pub(crate) version: Option<String>,
     #[command(flatten)]
     pub(crate) discovery: Discovery,
 }

@@ -1,4 +1,5 @@
-//! `skills install SOURCE`: downloads, checks and installs skills (03), one line per skill.
+//! `skills install SOURCE`: downloads, checks and installs skills (03, 09), one line per
+//! skill; with `--list`, what the source offers, nothing installed.
 
 use skills::install::{InstallOutcome, InstallRequest};
 
@@ -23,6 +24,9 @@ pub(crate) fn run(global: &Global, args: &InstallArgs) -> Exit {
     request.agent = args.placement.agent.map(Into::into);
     request.force = args.force;
     request.timeout_secs = Some(args.placement.timeout);
+    request.skills.clone_from(&args.skills);
+    request.list = args.list;
+    request.version.clone_from(&args.version);
     let runtime = match runtime() {
         Ok(runtime) => runtime,
         Err(message) => return output::usage(global, &message),
@@ -33,7 +37,45 @@ pub(crate) fn run(global: &Global, args: &InstallArgs) -> Exit {
         Ok(outcomes) => outcomes,
         Err(error) => return output::fail(global, &error),
     };
+    if args.list {
+        return print_offered(global, &outcomes);
+    }
     print_outcomes(global, &outcomes)
+}
+
+/// Prints what a source offers: `{"offered": [...]}` with `--json`, else one line per skill
+/// (name, kind, whether installed) and its description below it.
+fn print_offered(global: &Global, outcomes: &[InstallOutcome]) -> Exit {
+    if global.json {
+        output::print_json(&serde_json::json!({ "offered": outcomes }));
+        return Exit::Success;
+    }
+    for outcome in outcomes {
+        let version = outcome
+            .version
+            .as_deref()
+            .map(|version| format!(", version {}", output::shown(version)))
+            .unwrap_or_default();
+        let state = if outcome.already_installed {
+            ", installed"
+        } else {
+            ""
+        };
+        output::line(format_args!(
+            "{OK}{}{OK:#} {DIM}({}, {} file{}{version}{state}){DIM:#}",
+            output::shown(&outcome.slug),
+            outcome.kind,
+            outcome.files,
+            if outcome.files == 1 { "" } else { "s" },
+        ));
+        if !outcome.description.is_empty() {
+            output::line(format_args!("    {}", output::shown(&outcome.description)));
+        }
+        for warning in &outcome.warnings {
+            output::warn(warning);
+        }
+    }
+    Exit::Success
 }
 
 /// Prints install outcomes: `{"installed": [...]}` with `--json`, else one line per skill

@@ -1,7 +1,13 @@
-//! Downloading a source into memory (03 §Sources): every file of every skill, checked against
-//! the limits and digests before anything touches the disk.
+//! Downloading a source into memory (03 §Sources, 09 §Publishers): every file of every skill,
+//! checked against the limits and digests before anything touches the disk.
+//!
+//! Every form ends here: a single file, a pack, the agent-skills index (v0.2, classified by its
+//! `$schema`, or the older form without one), vercel's `/.well-known/skills/` index, a site
+//! whose indexes are looked for, a GitHub tarball, an archive URL, a local folder or archive.
+//! Archives of every kind go through the one extractor ([`crate::archive`]).
 
 use std::collections::BTreeMap;
+use std::path::Path;
 
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
@@ -9,9 +15,17 @@ use skills_types::files::{SKILL_MD, match_definition};
 use skills_types::limits::{MAX_SKILL_MD_BYTES, PackageLimits};
 use url::Url;
 
+use crate::archive::{self, Format, Limits};
 use crate::client::{Client, FetchError, InstallProgress};
+use crate::github::Repository;
 use crate::policy;
-use crate::source::Source;
+use crate::source::{PACK_INDEX, Source, VERCEL_INDEX, WELL_KNOWN_INDEX};
+
+/// The `$schema` of the agent-skills discovery index v0.2 (cloudflare/agent-skills-discovery-rfc):
+/// an opaque identifier matched exactly.
+pub const SCHEMA_V0_2: &str = "https://schemas.agentskills.io/discovery/0.2.0/schema.json";
+/// The list of older snapshots beside an agent-skills index (this project's addition).
+pub const VERSIONS_FILE: &str = "versions.json";
 
 /// Largest index (pack or well-known) accepted.
 const MAX_INDEX_BYTES: u64 = skills_types::limits::MIB;
@@ -44,28 +58,265 @@ impl From<(Url, FetchError)> for Problem {
     }
 }
 
-/// Downloads every skill of `source`; the second value holds warnings (entries skipped).
+/// One skill a source offers, downloaded.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Offer {
+    /// Its files.
+    pub download: Download,
+    /// The digest the source gave for it (an index entry's), or of the archive it came in.
+    pub digest: Option<String>,
+}
+
+/// What downloading a source gave.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Fetched {
+    /// The skills, in the source's order.
+    pub offers: Vec<Offer>,
+    /// Entries skipped, and other things worth saying.
+    pub warnings: Vec<String>,
+    /// The kind the source turned out to be (a site is the index found on it).
+    pub kind: &'static str,
+    /// The URL that answered: the index found on a site, the tarball of a repository.
+    pub resolved: Option<Url>,
+    /// The ref asked for (GitHub) or the snapshot version (an agent-skills index).
+    pub reference: Option<String>,
+    /// The commit a GitHub tarball holds (from its `owner-repo-<sha>/` top folder).
+    pub commit: Option<String>,
+    /// Every entry name an index lists, the ones not fetched included (for the message that
+    /// says what a source offers when `--skill` names something else).
+    pub listed: Vec<String>,
+}
+
+impl Fetched {
+    fn new(kind: &'static str, resolved: &Url) -> Self {
+        Self {
+            kind,
+            resolved: Some(resolved.clone()),
+            ..Self::default()
+        }
+    }
+
+    fn offer(&mut self, download: Download, digest: Option<String>) {
+        self.offers.push(Offer { download, digest });
+    }
+}
+
+/// What the caller wants of a multi-skill source.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Want<'a> {
+    /// Only these entries of an index (all when empty); the installer checks the rest.
+    pub skills: &'a [String],
+    /// A snapshot of an agent-skills index (`versions.json`).
+    pub version: Option<&'a str>,
+}
+
+impl Want<'_> {
+    fn wants(&self, name: &str) -> bool {
+        self.skills.is_empty() || self.skills.iter().any(|wanted| wanted == name)
+    }
+}
+
+/// Downloads every skill of `source` (the ones `want` names, for an index).
 pub async fn download(
     client: &Client,
     source: &Source,
     limits: &PackageLimits,
-) -> Result<(Vec<Download>, Vec<String>), Problem> {
+    want: Want<'_>,
+) -> Result<Fetched, Problem> {
+    if want.version.is_some()
+        && !matches!(
+            source,
+            Source::WellKnown(_) | Source::Site(_) | Source::Github(_)
+        )
+    {
+        return Err(Problem::Invalid(
+            "a version can only be chosen from an agent-skills index (its versions.json); \
+             for GitHub give the ref as owner/repo@REF"
+                .to_owned(),
+        ));
+    }
     match source {
         Source::SkillFile(url) => {
             let bytes = get(client, url, MAX_SKILL_MD_BYTES).await?;
-            Ok((
-                vec![Download {
+            let mut fetched = Fetched::new("skill-md", url);
+            let digest = format!("sha256:{}", hex_digest(&bytes));
+            fetched.offer(
+                Download {
                     name: None,
                     files: vec![(SKILL_MD.to_owned(), bytes)],
                     version: None,
                     url: url.clone(),
-                }],
-                Vec::new(),
-            ))
+                },
+                Some(digest),
+            );
+            Ok(fetched)
         }
-        Source::Pack(url) => pack(client, url, limits).await,
-        Source::WellKnown(url) => well_known(client, url).await,
+        Source::Pack(url) => {
+            let bytes = get(client, url, MAX_INDEX_BYTES).await?;
+            pack(client, url, &bytes, limits, want, "pack").await
+        }
+        Source::Vercel(url) => {
+            let bytes = get(client, url, MAX_INDEX_BYTES).await?;
+            pack(client, url, &bytes, limits, want, "vercel-well-known").await
+        }
+        Source::WellKnown(url) => {
+            let bytes = get(client, url, MAX_INDEX_BYTES).await?;
+            well_known(client, url, &bytes, limits, want).await
+        }
+        Source::Site(url) => site(client, url, limits, want).await,
+        Source::Github(github) => {
+            if want.version.is_some() {
+                return Err(Problem::Invalid(
+                    "a GitHub source takes its ref as owner/repo[/path]@REF, not a version"
+                        .to_owned(),
+                ));
+            }
+            repository(client, &github.0, &github.1).await
+        }
+        Source::Archive(url) => archive_url(client, url).await,
+        Source::Local(path) => local(path).await,
     }
+}
+
+/// The archive limits for a package limit.
+fn archive_limits() -> Limits {
+    Limits::default()
+}
+
+/// A bare origin, a docs page or a pack's folder (09 §Publishers): the agent-skills index
+/// beside the path, then at the origin's root, then vercel's `/.well-known/skills/` index the
+/// same two ways (path-relative before root, as the vercel tool looks), then an `index.json`
+/// pack in the folder. Only "not there" (404, 410) moves on to the next place; any other
+/// failure is the answer.
+async fn site(
+    client: &Client,
+    url: &Url,
+    limits: &PackageLimits,
+    want: Want<'_>,
+) -> Result<Fetched, Problem> {
+    let candidates = site_candidates(url)?;
+    let mut tried = Vec::new();
+    for (candidate, kind) in candidates {
+        match client.fetch(&candidate, MAX_INDEX_BYTES).await {
+            Ok(bytes) => {
+                return match kind {
+                    "well-known" => well_known(client, &candidate, &bytes, limits, want).await,
+                    _ if want.version.is_some() => Err(Problem::Invalid(format!(
+                        "{} is not an agent-skills index: it has no versions to choose from",
+                        policy::redact(&candidate)
+                    ))),
+                    other => pack(client, &candidate, &bytes, limits, want, other).await,
+                };
+            }
+            Err(FetchError::Status(404 | 410)) => tried.push(policy::redact(&candidate)),
+            Err(error) => return Err(Problem::from((candidate, error))),
+        }
+    }
+    Err(Problem::Invalid(format!(
+        "no skills index was found; looked at {}",
+        tried.join(", ")
+    )))
+}
+
+/// The places [`site`] looks, in order, with the kind each one is.
+pub fn site_candidates(url: &Url) -> Result<Vec<(Url, &'static str)>, Problem> {
+    let mut base = url.clone();
+    base.set_query(None);
+    base.set_fragment(None);
+    let path = base.path().trim_end_matches('/').to_owned();
+    let at = |path: &str, file: &str| -> Result<Url, Problem> {
+        let mut candidate = base.clone();
+        candidate.set_path(&format!("{path}{file}"));
+        Ok(candidate)
+    };
+    let mut candidates = vec![(at(&path, WELL_KNOWN_INDEX)?, "well-known")];
+    if !path.is_empty() {
+        candidates.push((at("", WELL_KNOWN_INDEX)?, "well-known"));
+    }
+    candidates.push((at(&path, VERCEL_INDEX)?, "vercel-well-known"));
+    if !path.is_empty() {
+        candidates.push((at("", VERCEL_INDEX)?, "vercel-well-known"));
+    }
+    candidates.push((at(&path, &format!("/{PACK_INDEX}"))?, "pack"));
+    Ok(candidates)
+}
+
+/// A GitHub repository or folder: the tarball at the ref in one request (redirects to the
+/// archive host included), then the skills under the path.
+async fn repository(
+    client: &Client,
+    repository: &Repository,
+    tarball: &Url,
+) -> Result<Fetched, Problem> {
+    let limits = archive_limits();
+    let bytes = get(client, tarball, limits.total).await?;
+    let format = Format::sniff(&bytes).unwrap_or(Format::TarGz);
+    let files = archive::extract_tree(&bytes, format, &limits).map_err(Problem::Invalid)?;
+    let commit = files
+        .files
+        .first()
+        .and_then(|(path, _)| path.split_once('/'))
+        .and_then(|(top, _)| top.rsplit_once('-'))
+        .map(|(_, sha)| sha)
+        .filter(|sha| (7..=40).contains(&sha.len()) && sha.bytes().all(|b| b.is_ascii_hexdigit()))
+        .map(str::to_owned);
+    let downloads = archive::skills_in(files, repository.path.as_deref(), tarball)
+        .map_err(|reason| Problem::Invalid(format!("{}: {reason}", repository.display())))?;
+    let mut fetched = Fetched::new("github", tarball);
+    fetched.reference = repository.reference.clone();
+    fetched.commit = commit;
+    let digest = format!("sha256:{}", hex_digest(&bytes));
+    for download in downloads {
+        fetched.offer(download, Some(digest.clone()));
+    }
+    Ok(fetched)
+}
+
+/// Any archive URL: extracted, every skill inside offered.
+async fn archive_url(client: &Client, url: &Url) -> Result<Fetched, Problem> {
+    let limits = archive_limits();
+    let bytes = get(client, url, limits.total).await?;
+    let format = Format::sniff(&bytes)
+        .or_else(|| Format::of_name(url.path()))
+        .ok_or_else(|| Problem::Invalid("the download is neither a .tar.gz nor a .zip".into()))?;
+    let files = archive::extract_tree(&bytes, format, &limits).map_err(Problem::Invalid)?;
+    let downloads = archive::skills_in(files, None, url).map_err(Problem::Invalid)?;
+    let mut fetched = Fetched::new("archive", url);
+    let digest = format!("sha256:{}", hex_digest(&bytes));
+    for download in downloads {
+        fetched.offer(download, Some(digest.clone()));
+    }
+    Ok(fetched)
+}
+
+/// A folder or archive on this machine: read without following any link (a link is refused,
+/// never copied through), then the skills found in it. No network.
+async fn local(path: &Path) -> Result<Fetched, Problem> {
+    let absolute = std::path::absolute(path)
+        .map_err(|error| Problem::Invalid(format!("'{}': {error}", path.display())))?;
+    let reading = absolute.clone();
+    let files = tokio::task::spawn_blocking(move || local_files(&reading))
+        .await
+        .map_err(|error| Problem::Invalid(format!("the read was interrupted: {error}")))??;
+    let url = Url::from_file_path(&absolute).map_err(|()| {
+        Problem::Invalid(format!("'{}' cannot be named as a URL", absolute.display()))
+    })?;
+    let downloads = archive::skills_in(files, None, &url)
+        .map_err(|reason| Problem::Invalid(format!("'{}': {reason}", path.display())))?;
+    let mut fetched = Fetched {
+        kind: "local",
+        ..Fetched::default()
+    };
+    for download in downloads {
+        fetched.offer(download, None);
+    }
+    Ok(fetched)
+}
+
+/// Links and special files are kept aside by the reader, never opened; one inside a skill
+/// found refuses the install (see [`archive::skills_in`]).
+fn local_files(path: &Path) -> Result<archive::Tree, Problem> {
+    crate::local::read_tree(path, &archive_limits()).map_err(Problem::Invalid)
 }
 
 async fn get(client: &Client, url: &Url, cap: u64) -> Result<Vec<u8>, Problem> {
@@ -84,6 +335,13 @@ struct PackIndex {
 struct PackEntry {
     name: String,
     files: Vec<String>,
+    /// Vercel's index describes each skill; a pack need not.
+    #[serde(default)]
+    #[expect(
+        dead_code,
+        reason = "read for the shape; the description used is the SKILL.md's"
+    )]
+    description: Option<String>,
     #[serde(default)]
     version: Option<String>,
     #[serde(default)]
@@ -92,22 +350,35 @@ struct PackEntry {
 
 /// A pack: `index.json` lists skills; each file is fetched from `<base>/<name>/<file>` on the
 /// index's own origin.
+///
+/// Vercel's `/.well-known/skills/index.json` (v0.1) has the same layout (files at
+/// `/.well-known/skills/<name>/<file>`, beside the index) with a description and no digests;
+/// it is read here and recorded as its own kind.
 async fn pack(
     client: &Client,
     index_url: &Url,
+    bytes: &[u8],
     limits: &PackageLimits,
-) -> Result<(Vec<Download>, Vec<String>), Problem> {
-    let index: PackIndex = parse_json(&get(client, index_url, MAX_INDEX_BYTES).await?)?;
+    want: Want<'_>,
+    kind: &'static str,
+) -> Result<Fetched, Problem> {
+    let mut index: PackIndex = parse_json(bytes)?;
     if index.skills.is_empty() {
-        return Err(Problem::Invalid("the pack lists no skills".to_owned()));
+        return Err(Problem::Invalid("the index lists no skills".to_owned()));
     }
+    let mut fetched = Fetched::new(kind, index_url);
+    fetched.listed = index
+        .skills
+        .iter()
+        .map(|entry| entry.name.clone())
+        .collect();
+    index.skills.retain(|entry| want.wants(&entry.name));
     let base = index_url
         .join("./")
         .map_err(|error| Problem::Invalid(error.to_string()))?;
     client.report(|| InstallProgress::Planned {
         files: index.skills.iter().map(|entry| entry.files.len()).sum(),
     });
-    let mut downloads = Vec::new();
     for entry in index.skills {
         skills_ops::path::check_relative(&entry.name)
             .ok()
@@ -167,14 +438,17 @@ async fn pack(
             }
         }
         let url = beside(&base, &entry.name, "")?;
-        downloads.push(Download {
-            name: Some(entry.name),
-            files,
-            version: entry.version,
-            url,
-        });
+        fetched.offer(
+            Download {
+                name: Some(entry.name),
+                files,
+                version: entry.version,
+                url,
+            },
+            None,
+        );
     }
-    Ok((downloads, Vec::new()))
+    Ok(fetched)
 }
 
 /// `<base>/<name>/<file>`, built segment by segment rather than joined as URL text: a URL
@@ -238,6 +512,8 @@ enum WellKnownIndex {
     List(Vec<WellKnownEntry>),
 }
 
+/// An entry of the agent-skills index: v0.2's `{name, type, description, url, digest}`
+/// (`version` is this project's addition), or the older form's subset.
 #[derive(Deserialize)]
 struct WellKnownEntry {
     name: String,
@@ -246,30 +522,174 @@ struct WellKnownEntry {
     url: String,
     #[serde(default)]
     digest: Option<String>,
+    #[serde(default)]
+    version: Option<String>,
 }
 
-/// A site's well-known index: every `skill-md` entry, its digest verified.
+/// `versions.json` beside an index: `{versions: [{version, url}]}`, `url` relative to it.
+#[derive(Deserialize)]
+struct Versions {
+    versions: Vec<VersionEntry>,
+}
+
+#[derive(Deserialize)]
+struct VersionEntry {
+    version: String,
+    url: String,
+}
+
+/// A site's agent-skills index, classified by `$schema` (the RFC's rule): v0.2 is read;
+/// another schema is refused with its name (the index may mean something else now); none is
+/// the older form (`skill-md` entries with digests). With a version, the snapshot
+/// `versions.json` lists is read instead.
 async fn well_known(
     client: &Client,
     index_url: &Url,
-) -> Result<(Vec<Download>, Vec<String>), Problem> {
-    let index: WellKnownIndex = parse_json(&get(client, index_url, MAX_INDEX_BYTES).await?)?;
+    bytes: &[u8],
+    limits: &PackageLimits,
+    want: Want<'_>,
+) -> Result<Fetched, Problem> {
+    let document: serde_json::Value = parse_json(bytes)?;
+    let schema = document.get("$schema").map(|schema| schema.as_str());
+    match schema {
+        Some(Some(SCHEMA_V0_2)) => {}
+        Some(Some(other)) => {
+            return Err(Problem::Invalid(format!(
+                "the index declares the schema '{}', which this client does not know (it \
+                 reads {SCHEMA_V0_2}); nothing was installed",
+                skills_types::sanitize::line(other)
+            )));
+        }
+        Some(None) => {
+            return Err(Problem::Invalid(
+                "the index's $schema is not a string".to_owned(),
+            ));
+        }
+        None => {}
+    }
+    let v0_2 = schema.is_some();
+    if let Some(version) = want.version {
+        return snapshot(client, index_url, &document, version, want).await;
+    }
+    let index = match serde_json::from_value::<WellKnownIndex>(document) {
+        Ok(index) => index,
+        // The RFC's v0.1 (no `$schema`, `files` lists beside the index) has a pack's layout.
+        Err(_) if !v0_2 && serde_json::from_slice::<PackIndex>(bytes).is_ok() => {
+            return pack(client, index_url, bytes, limits, want, "well-known").await;
+        }
+        Err(error) => return Err(Problem::Invalid(format!("the index is not valid: {error}"))),
+    };
     let entries = match index {
         WellKnownIndex::Object { skills } | WellKnownIndex::List(skills) => skills,
     };
+    entries_of(client, index_url, entries, v0_2, want).await
+}
+
+/// The snapshot of `version`: the one `versions.json` lists, else the current index when its
+/// entries carry that version. Every other answer names the versions there are.
+async fn snapshot(
+    client: &Client,
+    index_url: &Url,
+    current: &serde_json::Value,
+    version: &str,
+    want: Want<'_>,
+) -> Result<Fetched, Problem> {
+    let wanted = version.trim().trim_start_matches('v');
+    let versions_url = index_url
+        .join(VERSIONS_FILE)
+        .map_err(|error| Problem::Invalid(error.to_string()))?;
+    let listed: Vec<VersionEntry> = match client.fetch(&versions_url, MAX_INDEX_BYTES).await {
+        Ok(bytes) => parse_json::<Versions>(&bytes)?.versions,
+        Err(FetchError::Status(404 | 410)) => Vec::new(),
+        Err(error) => return Err(Problem::from((versions_url, error))),
+    };
+    if let Some(entry) = listed
+        .iter()
+        .find(|entry| entry.version.trim_start_matches('v') == wanted)
+    {
+        let url = versions_url
+            .join(&entry.url)
+            .map_err(|error| Problem::Invalid(format!("versions.json: {error}")))?;
+        if url.origin() != index_url.origin() {
+            return Err(Problem::Invalid(format!(
+                "versions.json points version {version} at another origin"
+            )));
+        }
+        let bytes = get(client, &url, MAX_INDEX_BYTES).await?;
+        let document: serde_json::Value = parse_json(&bytes)?;
+        if document.get("$schema").and_then(serde_json::Value::as_str) != Some(SCHEMA_V0_2) {
+            return Err(Problem::Invalid(format!(
+                "the snapshot of version {version} is not an agent-skills v0.2 index"
+            )));
+        }
+        let index: WellKnownIndex = serde_json::from_value(document)
+            .map_err(|error| Problem::Invalid(format!("the index is not valid: {error}")))?;
+        let (WellKnownIndex::Object { skills } | WellKnownIndex::List(skills)) = index;
+        let mut fetched = entries_of(client, &url, skills, true, want).await?;
+        fetched.reference = Some(entry.version.clone());
+        return Ok(fetched);
+    }
+    // The version asked for may be the current one.
+    if let Ok(WellKnownIndex::Object { skills } | WellKnownIndex::List(skills)) =
+        serde_json::from_value::<WellKnownIndex>(current.clone())
+    {
+        let current: Vec<WellKnownEntry> = skills
+            .into_iter()
+            .filter(|entry| {
+                entry
+                    .version
+                    .as_deref()
+                    .is_some_and(|have| have.trim_start_matches('v') == wanted)
+            })
+            .collect();
+        if !current.is_empty() {
+            let mut fetched = entries_of(client, index_url, current, true, want).await?;
+            fetched.reference = Some(version.to_owned());
+            return Ok(fetched);
+        }
+    }
+    let known: Vec<&str> = listed.iter().map(|entry| entry.version.as_str()).collect();
+    Err(Problem::Invalid(if known.is_empty() {
+        format!("the site publishes no version {version} (no versions.json lists it)")
+    } else {
+        format!(
+            "the site publishes no version {version}; versions.json lists {}",
+            known.join(", ")
+        )
+    }))
+}
+
+/// The entries of an agent-skills index: `skill-md` fetched and `archive` downloaded, each
+/// checked against its digest before it is used (an archive before it is extracted); an
+/// unknown `type` is skipped with a warning (the RFC's rule).
+async fn entries_of(
+    client: &Client,
+    index_url: &Url,
+    entries: Vec<WellKnownEntry>,
+    v0_2: bool,
+    want: Want<'_>,
+) -> Result<Fetched, Problem> {
+    let mut fetched = Fetched::new("well-known", index_url);
+    fetched.listed = entries.iter().map(|entry| entry.name.clone()).collect();
+    let entries: Vec<WellKnownEntry> = entries
+        .into_iter()
+        .filter(|entry| want.wants(&entry.name))
+        .collect();
     client.report(|| InstallProgress::Planned {
-        files: entries
-            .iter()
-            .filter(|entry| entry.kind == "skill-md")
-            .count(),
+        files: entries.len(),
     });
-    let mut downloads = Vec::new();
-    let mut warnings = Vec::new();
     for entry in entries {
-        if entry.kind != "skill-md" {
-            warnings.push(format!(
-                "skipped '{}': entries of type '{}' are not installable yet",
-                entry.name, entry.kind
+        let installable = entry.kind == "skill-md" || (v0_2 && entry.kind == "archive");
+        if !installable {
+            fetched.warnings.push(format!(
+                "skipped '{}': entries of type '{}' are not installable{}",
+                skills_types::sanitize::line(&entry.name),
+                skills_types::sanitize::line(&entry.kind),
+                if v0_2 {
+                    ""
+                } else {
+                    " from an index without $schema"
+                }
             ));
             continue;
         }
@@ -279,16 +699,48 @@ async fn well_known(
         // Each entry's URL goes through the policy like any other.
         policy::check(&url, &client.settings().policy)
             .map_err(|refusal| Problem::from((url.clone(), FetchError::Refused(refusal))))?;
-        let expected = entry
-            .digest
-            .as_deref()
-            .and_then(|digest| digest.strip_prefix("sha256:"))
-            .ok_or_else(|| {
-                Problem::Invalid(format!(
-                    "'{}' has no sha256 digest; well-known entries must carry one",
-                    entry.name
-                ))
-            })?;
+        let digest = entry.digest.clone().ok_or_else(|| {
+            Problem::Invalid(format!(
+                "'{}' has no sha256 digest; well-known entries must carry one",
+                entry.name
+            ))
+        })?;
+        if entry.kind == "archive" {
+            let limits = archive_limits();
+            let bytes = get(client, &url, limits.total).await?;
+            archive::check_digest(&bytes, &digest)
+                .map_err(|reason| Problem::Invalid(format!("'{}': {reason}", entry.name)))?;
+            let format = Format::sniff(&bytes)
+                .or_else(|| Format::of_name(url.path()))
+                .ok_or_else(|| {
+                    Problem::Invalid(format!(
+                        "'{}': the archive is neither a .tar.gz nor a .zip",
+                        entry.name
+                    ))
+                })?;
+            let files = archive::extract_tree(&bytes, format, &limits)
+                .map_err(|reason| Problem::Invalid(format!("'{}': {reason}", entry.name)))?;
+            let mut downloads = archive::skills_in(files, None, &url)
+                .map_err(|reason| Problem::Invalid(format!("'{}': {reason}", entry.name)))?;
+            if downloads.len() != 1 {
+                return Err(Problem::Invalid(format!(
+                    "the archive of '{}' holds {} skills; an index entry is one skill",
+                    entry.name,
+                    downloads.len()
+                )));
+            }
+            let mut download = downloads.remove(0);
+            download.name = Some(entry.name);
+            download.version = entry.version;
+            fetched.offer(download, Some(digest));
+            continue;
+        }
+        let expected = digest.strip_prefix("sha256:").ok_or_else(|| {
+            Problem::Invalid(format!(
+                "'{}' has no sha256 digest; well-known entries must carry one",
+                entry.name
+            ))
+        })?;
         let bytes = get(client, &url, MAX_SKILL_MD_BYTES).await?;
         if !hex_digest(&bytes).eq_ignore_ascii_case(expected.trim()) {
             return Err(Problem::Invalid(format!(
@@ -296,19 +748,27 @@ async fn well_known(
                 entry.name
             )));
         }
-        downloads.push(Download {
-            name: Some(entry.name),
-            files: vec![(SKILL_MD.to_owned(), bytes)],
-            version: None,
-            url,
-        });
+        fetched.offer(
+            Download {
+                name: Some(entry.name),
+                files: vec![(SKILL_MD.to_owned(), bytes)],
+                version: entry.version,
+                url,
+            },
+            Some(digest),
+        );
     }
-    if downloads.is_empty() {
-        return Err(Problem::Invalid(
-            "the index lists no installable (skill-md) entries".to_owned(),
-        ));
+    if fetched.offers.is_empty() && want.skills.is_empty() {
+        return Err(Problem::Invalid(format!(
+            "the index lists no installable ({}) entries",
+            if v0_2 {
+                "skill-md or archive"
+            } else {
+                "skill-md"
+            }
+        )));
     }
-    Ok((downloads, warnings))
+    Ok(fetched)
 }
 
 fn parse_json<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T, Problem> {
@@ -319,4 +779,49 @@ fn parse_json<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T, Problem
 /// Lowercase hex SHA-256.
 pub fn hex_digest(bytes: &[u8]) -> String {
     format!("{:x}", Sha256::digest(bytes))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn candidates(text: &str) -> Vec<(String, &'static str)> {
+        site_candidates(&Url::parse(text).unwrap())
+            .unwrap()
+            .into_iter()
+            .map(|(url, kind)| (url.to_string(), kind))
+            .collect()
+    }
+
+    #[test]
+    fn a_site_is_looked_at_beside_its_path_before_its_root() {
+        assert_eq!(
+            candidates("https://example.com/docs/?q=1#top"),
+            [
+                (
+                    "https://example.com/docs/.well-known/agent-skills/index.json".to_owned(),
+                    "well-known"
+                ),
+                (
+                    "https://example.com/.well-known/agent-skills/index.json".to_owned(),
+                    "well-known"
+                ),
+                (
+                    "https://example.com/docs/.well-known/skills/index.json".to_owned(),
+                    "vercel-well-known"
+                ),
+                (
+                    "https://example.com/.well-known/skills/index.json".to_owned(),
+                    "vercel-well-known"
+                ),
+                ("https://example.com/docs/index.json".to_owned(), "pack"),
+            ]
+        );
+        // A bare origin has one place of each kind.
+        let origin: Vec<&str> = candidates("https://example.com")
+            .iter()
+            .map(|(_, kind)| *kind)
+            .collect();
+        assert_eq!(origin, ["well-known", "vercel-well-known", "pack"]);
+    }
 }

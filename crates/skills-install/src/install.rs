@@ -15,21 +15,16 @@ use crate::policy::{self, Policy};
 use crate::source::{self, Source};
 use crate::write::{self, Provenance};
 
-/// Installs every skill `request.url` names; one outcome per skill.
+/// Installs every skill `request.url` names (those `request.skills` names, when given); one
+/// outcome per skill. With `request.list`, downloads and checks the same way and writes
+/// nothing.
 pub async fn install(
     config: &SkillsConfig,
     hooks: &Hooks,
     request: &InstallRequest,
 ) -> Result<Vec<InstallOutcome>, Error> {
     let policy = policy_of(config)?;
-    let url = policy::parse(&request.url, &policy).map_err(|refusal| match refusal {
-        // Text that is not a URL is bad input; a URL the policy refuses is a refusal.
-        policy::Refusal::Unparsable(_) | policy::Refusal::TooLong(_) => {
-            Error::InvalidInput(format!("{}: {refusal}", shown(&request.url)))
-        }
-        _ => refused(shown(&request.url), &refusal, refusal.is_local(), &policy),
-    })?;
-    let source = source::classify(&url).map_err(Error::InvalidInput)?;
+    let source = resolve(config, &request.url, &policy)?;
     let target = write::target(config, request.scope, request.agent)?;
     let client = client(policy, hooks, timeout(request.timeout_secs))?;
     let naming = Naming {
@@ -37,7 +32,54 @@ pub async fn install(
         slug: None,
         registry: None,
     };
-    install_from(config, &client, &source, &target, request.force, &naming).await
+    let selection = Selection {
+        skills: &request.skills,
+        list: request.list,
+        version: request.version.as_deref(),
+    };
+    install_selected(
+        config,
+        &client,
+        &source,
+        &target,
+        request.force,
+        &naming,
+        selection,
+    )
+    .await
+}
+
+/// What `text` names as a source: a local path, the GitHub shorthand (through the configured
+/// bases), or a URL checked by the policy and classified.
+pub fn resolve(config: &SkillsConfig, text: &str, policy: &Policy) -> Result<Source, Error> {
+    // `[github] url` comes from the home skills.toml unless the caller set it. Only that is
+    // taken from the layered settings: the rest of `config` goes on to discovery, which layers
+    // the files itself (twice would list the extra roots twice).
+    let github = match &config.github.url {
+        Some(url) => Some(url.clone()),
+        None => skills_ops::discover::home_settings(config).github.url,
+    };
+    let bases = crate::github::Bases::new(github.as_deref()).map_err(Error::InvalidInput)?;
+    match source::given(text).map_err(Error::InvalidInput)? {
+        // Recorded absolute: `update` re-reads it from anywhere.
+        source::Given::Local(path) => std::path::absolute(&path)
+            .map(Source::Local)
+            .map_err(|error| Error::io("resolve", &path, error)),
+        source::Given::Github(repository) => {
+            let tarball = bases.tarball(&repository);
+            Ok(Source::Github(Box::new((repository, tarball))))
+        }
+        source::Given::Url(text) => {
+            let url = policy::parse(&text, policy).map_err(|refusal| match refusal {
+                // Text that is not a URL is bad input; a URL the policy refuses is a refusal.
+                policy::Refusal::Unparsable(_) | policy::Refusal::TooLong(_) => {
+                    Error::InvalidInput(format!("{}: {refusal}", shown(&text)))
+                }
+                _ => refused(shown(&text), &refusal, refusal.is_local(), policy),
+            })?;
+            source::classify_with(&url, &bases).map_err(Error::InvalidInput)
+        }
+    }
 }
 
 /// How an install names and records what it writes.
@@ -50,6 +92,17 @@ pub(crate) struct Naming {
     pub(crate) registry: Option<write::Registered>,
 }
 
+/// Which skills of a source, and whether to write them at all.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Selection<'a> {
+    /// Only these (by index entry, folder or skill name); all when empty.
+    pub(crate) skills: &'a [String],
+    /// Say what would be installed; write nothing.
+    pub(crate) list: bool,
+    /// A published version of an agent-skills index.
+    pub(crate) version: Option<&'a str>,
+}
+
 /// The rest of an install once the source is known; also used by the registry.
 pub(crate) async fn install_from(
     config: &SkillsConfig,
@@ -59,59 +112,139 @@ pub(crate) async fn install_from(
     force: bool,
     naming: &Naming,
 ) -> Result<Vec<InstallOutcome>, Error> {
+    install_selected(
+        config,
+        client,
+        source,
+        target,
+        force,
+        naming,
+        Selection::default(),
+    )
+    .await
+}
+
+/// [`install_from`] with a selection of the source's skills.
+pub(crate) async fn install_selected(
+    config: &SkillsConfig,
+    client: &Client,
+    source: &Source,
+    target: &write::Target,
+    force: bool,
+    naming: &Naming,
+    selection: Selection<'_>,
+) -> Result<Vec<InstallOutcome>, Error> {
     write::check_record(target)?;
     let deadline = client.settings().total;
+    let want = fetch::Want {
+        skills: selection.skills,
+        version: selection.version,
+    };
     let downloaded = tokio::time::timeout(
         deadline,
-        fetch::download(client, source, &PackageLimits::default()),
+        fetch::download(client, source, &PackageLimits::default(), want),
     )
     .await
     .map_err(|_| Error::Download {
-        url: policy::redact(source.url()),
+        url: source.shown(),
         reason: FetchError::Timeout.to_string(),
         kind: FetchError::Timeout.kind(),
     })?;
-    let (downloads, warnings) =
+    let fetched =
         downloaded.map_err(|problem| error_of(source, problem, &client.settings().policy))?;
+    install_fetched(
+        config, client, source, target, force, naming, selection, fetched,
+    )
+    .await
+}
+
+/// The writing half of [`install_selected`], also for a caller that downloaded (and checked)
+/// the skills itself (a registry whose archives are verified against what it says before they
+/// get here). `source` names where they came from.
+#[expect(
+    clippy::too_many_arguments,
+    reason = "the two halves of one install share its whole context"
+)]
+pub(crate) async fn install_fetched(
+    config: &SkillsConfig,
+    client: &Client,
+    source: &Source,
+    target: &write::Target,
+    force: bool,
+    naming: &Naming,
+    selection: Selection<'_>,
+    fetched: fetch::Fetched,
+) -> Result<Vec<InstallOutcome>, Error> {
+    write::check_record(target)?;
+    let fetch::Fetched {
+        offers,
+        warnings,
+        kind,
+        resolved,
+        reference,
+        commit,
+        listed,
+    } = fetched;
 
     // The whole download is validated before anything is written.
-    let mut slugs = Vec::with_capacity(downloads.len());
+    let mut slugs = Vec::with_capacity(offers.len());
     let mut seen = BTreeSet::new();
-    for download in &downloads {
+    for offer in &offers {
+        let download = &offer.download;
         let slug = write::slug(download).map_err(|reason| Error::InvalidPackage {
-            source_url: policy::redact(&download.url),
+            source_url: shown_download(source, download),
             reason,
         })?;
         let slug = naming.slug.clone().unwrap_or(slug);
         if !seen.insert(slug.clone()) {
             return Err(Error::InvalidPackage {
-                source_url: policy::redact(source.url()),
+                source_url: source.shown(),
                 reason: format!("two skills would be installed as '{slug}'"),
             });
         }
         slugs.push(slug);
     }
+    let (offers, slugs) = select(source, offers, slugs, &listed, selection.skills)?;
     // Said after the write, on the skill's own outcome: the install stands, but the agent will
     // be told to run files that are not there.
-    let unfetched: Vec<(String, String)> = downloads
+    let unfetched: Vec<(String, String)> = offers
         .iter()
         .zip(&slugs)
-        .filter_map(|(download, slug)| {
-            crate::mentions::unfetched_warning(download, source).map(|note| (slug.clone(), note))
+        .filter_map(|(offer, slug)| {
+            crate::mentions::unfetched_warning(&offer.download, source)
+                .map(|note| (slug.clone(), note))
         })
         .collect();
 
     let before = names(config);
     let provenance = Provenance {
-        source_url: policy::redact(source.url()),
-        kind: naming.kind,
+        source_url: source.shown(),
+        kind: if naming.registry.is_some() {
+            naming.kind
+        } else {
+            kind
+        },
+        resolved_url: resolved.as_ref().map(policy::redact),
+        reference,
+        commit,
         registry: naming.registry.clone(),
     };
-    let items: Vec<write::Item> = downloads
+    let items: Vec<write::Item> = offers
         .into_iter()
         .zip(slugs)
-        .map(|(download, slug)| write::Item { slug, download })
+        .map(|(offer, slug)| write::Item {
+            slug,
+            download: offer.download,
+            digest: offer.digest,
+        })
         .collect();
+    if selection.list {
+        let mut outcomes = write::preview(target, &items, &provenance);
+        if let Some(first) = outcomes.first_mut() {
+            first.warnings.extend(warnings);
+        }
+        return Ok(outcomes);
+    }
     client.report(|| InstallProgress::Writing {
         slug: items
             .iter()
@@ -145,6 +278,72 @@ pub(crate) async fn install_from(
         }
     }
     Ok(outcomes)
+}
+
+/// The skills `wanted` names (all when it is empty): a name matches the index entry or folder
+/// name, or the folder the skill would be installed under. A name matching nothing is an
+/// error listing what the source offers, before anything is written.
+fn select(
+    source: &Source,
+    offers: Vec<fetch::Offer>,
+    slugs: Vec<String>,
+    listed: &[String],
+    wanted: &[String],
+) -> Result<(Vec<fetch::Offer>, Vec<String>), Error> {
+    if wanted.is_empty() {
+        return Ok((offers, slugs));
+    }
+    let matches = |offer: &fetch::Offer, slug: &str, name: &str| {
+        slug == name || offer.download.name.as_deref() == Some(name)
+    };
+    let missing: Vec<&String> = wanted
+        .iter()
+        .filter(|name| {
+            !offers
+                .iter()
+                .zip(&slugs)
+                .any(|(offer, slug)| matches(offer, slug, name))
+        })
+        .collect();
+    if !missing.is_empty() {
+        // An index says what it lists; a folder or archive offers what was found in it.
+        let offered: Vec<&str> = if listed.is_empty() {
+            slugs.iter().map(String::as_str).collect()
+        } else {
+            listed.iter().map(String::as_str).collect()
+        };
+        return Err(Error::InvalidInput(format!(
+            "{} does not offer {}; it offers {}",
+            source.shown(),
+            missing
+                .iter()
+                .map(|name| format!("'{}'", skills_types::sanitize::line(name)))
+                .collect::<Vec<_>>()
+                .join(", "),
+            if offered.is_empty() {
+                "nothing".to_owned()
+            } else {
+                offered
+                    .iter()
+                    .map(|name| skills_types::sanitize::line(name))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            }
+        )));
+    }
+    Ok(offers
+        .into_iter()
+        .zip(slugs)
+        .filter(|(offer, slug)| wanted.iter().any(|name| matches(offer, slug, name)))
+        .unzip())
+}
+
+/// Where a download came from, for a message: its URL, or the local source.
+fn shown_download(source: &Source, download: &fetch::Download) -> String {
+    match source {
+        Source::Local(_) => source.shown(),
+        _ => policy::redact(&download.url),
+    }
 }
 
 fn names(config: &SkillsConfig) -> BTreeSet<String> {
@@ -239,7 +438,7 @@ pub(crate) fn error_of(source: &Source, problem: Problem, policy: &Policy) -> Er
         Problem::Fetch(failure) => *failure,
         Problem::Invalid(reason) => {
             return Error::InvalidPackage {
-                source_url: policy::redact(source.url()),
+                source_url: source.shown(),
                 reason,
             };
         }

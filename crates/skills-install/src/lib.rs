@@ -1,6 +1,7 @@
 //! Installing skills from the network (03-install.md): the URL policy and the address check,
 //! the guarded HTTP client, sources (single files, GitHub pages, packs, well-known indexes, a
-//! registry catalog), and atomic, never-overwriting writes.
+//! registry catalog), the one safe archive extractor and the local-folder reader, and atomic,
+//! never-overwriting writes.
 //!
 //! This is the most attacked surface of any skills tool. Every rule here exists because some
 //! tool got it wrong: request forgery through redirects, DNS rebinding and IPv4-mapped IPv6;
@@ -8,9 +9,12 @@
 //! half-written installs.
 
 pub mod address;
+pub mod archive;
 pub mod client;
 pub mod fetch;
+pub mod github;
 pub mod install;
+pub mod local;
 pub mod mentions;
 pub mod policy;
 pub mod registry;

@@ -71,9 +71,13 @@ pub fn unfetched_warning(download: &Download, source: &Source) -> Option<String>
         return None;
     }
     let how = match source {
-        Source::Pack(_) => {
+        Source::Pack(_) | Source::Vercel(_) | Source::Site(_) => {
             "the pack's index.json does not list them; a pack brings exactly the files its \
              index lists, so list every file of the skill there"
+        }
+        Source::Github(_) | Source::Archive(_) | Source::Local(_) => {
+            "the source does not hold them; a folder or archive brings exactly the files it \
+             holds"
         }
         Source::SkillFile(_) | Source::WellKnown(_) => {
             "a SKILL.md URL, a GitHub file page, a well-known skill-md entry or a registry entry \

@@ -36,7 +36,7 @@ use skills_types::{Error, SkillScope, SkillsConfig};
 use crate::client::Bearer;
 use crate::install::{self, Naming};
 use crate::policy::{self, Policy};
-use crate::source::{self, Source};
+use crate::source::Source;
 use crate::write::{self, Registered};
 
 use cache::{Catalog, Want};
@@ -121,7 +121,7 @@ pub async fn install(
     }
     let policy = install::policy_of(config)?;
     let resolved = resolve_entry(config, entry, &coordinates, &policy)?;
-    let source = source_of(&resolved)?;
+    let source = source_of(config, &resolved, &policy)?;
     let client = client_for(config, hooks, total)?;
     let naming = Naming {
         kind: "registry",
@@ -388,25 +388,21 @@ pub fn resolve_entry(
     coordinates: &Coordinates,
     policy: &Policy,
 ) -> Result<Resolved, Error> {
+    let bases =
+        crate::github::Bases::new(config.github.url.as_deref()).map_err(Error::InvalidInput)?;
     resolve::resolve(
         entry,
         coordinates,
         config.registry.download_base_url.as_deref(),
+        &bases,
         policy,
     )
 }
 
-/// The source a resolved entry is installed through: the installer's own classification of
-/// the URL, the GitHub source for the shorthand.
-fn source_of(resolved: &Resolved) -> Result<Source, Error> {
-    match resolved {
-        Resolved::Url(url) => source::classify(url)
-            .map_err(|reason| Error::InvalidInput(format!("{}: {reason}", policy::redact(url)))),
-        Resolved::Github(shorthand) => Err(Error::InvalidInput(format!(
-            "'{shorthand}' is a GitHub folder, and this build has no GitHub source to install \
-             every file of it from"
-        ))),
-    }
+/// The source a resolved entry is installed through: what `skills install` makes of the same
+/// text (the URL classified, the GitHub shorthand through the configured GitHub bases).
+fn source_of(config: &SkillsConfig, resolved: &Resolved, policy: &Policy) -> Result<Source, Error> {
+    install::resolve(config, &resolved.text(), policy)
 }
 
 /// A client for the registry: its token (09 §Registries, Tokens) goes to the origin of the

@@ -1,10 +1,19 @@
-//! What a URL given to `install` is (03 §Sources), decided from the URL alone before anything
-//! is fetched.
+//! What a source given to `install` is (03 §Sources, 09 §Publishers), decided from the text
+//! alone before anything is fetched: a URL of one of the publisher forms, a GitHub shorthand or
+//! page, an archive, or a local folder or archive.
+
+use std::path::PathBuf;
 
 use url::Url;
 
-/// The well-known index path (03): `https://host/.well-known/agent-skills/index.json`.
+use crate::github::{self, Bases, Page, Repository};
+
+/// The agent-skills index path (03, 09): `https://host/.well-known/agent-skills/index.json`.
 pub const WELL_KNOWN_INDEX: &str = "/.well-known/agent-skills/index.json";
+/// The folder of the agent-skills index, where snapshots (`v1.2.0/index.json`) live too.
+pub const WELL_KNOWN_DIR: &str = "/.well-known/agent-skills/";
+/// The vercel skills index path (09): `https://host/.well-known/skills/index.json`.
+pub const VERCEL_INDEX: &str = "/.well-known/skills/index.json";
 /// The file name of a pack index.
 pub const PACK_INDEX: &str = "index.json";
 
@@ -15,15 +24,42 @@ pub enum Source {
     SkillFile(Url),
     /// A pack: `index.json` listing skills and their files, fetched from beside it.
     Pack(Url),
-    /// A site's well-known index of `skill-md` entries with digests.
+    /// A site's agent-skills index (v0.2 with `$schema`, or the older form without).
     WellKnown(Url),
+    /// A site's vercel-style `/.well-known/skills/index.json` (v0.1): names and file lists.
+    Vercel(Url),
+    /// A bare origin, a docs page or a pack's base: the indexes are looked for (09 order).
+    Site(Url),
+    /// A GitHub (or GitHub Enterprise) repository or folder, fetched as a tarball.
+    Github(Box<(Repository, Url)>),
+    /// An archive URL (`.tar.gz`, `.tgz`, `.zip`).
+    Archive(Url),
+    /// A folder or archive on this machine.
+    Local(PathBuf),
 }
 
 impl Source {
-    /// The URL fetched first.
-    pub fn url(&self) -> &Url {
+    /// The URL fetched first (a local source has none).
+    pub fn url(&self) -> Option<&Url> {
         match self {
-            Self::SkillFile(url) | Self::Pack(url) | Self::WellKnown(url) => url,
+            Self::SkillFile(url)
+            | Self::Pack(url)
+            | Self::WellKnown(url)
+            | Self::Vercel(url)
+            | Self::Site(url)
+            | Self::Archive(url) => Some(url),
+            Self::Github(github) => Some(&github.1),
+            Self::Local(_) => None,
+        }
+    }
+
+    /// What the source is, for messages and provenance: the URL redacted, the GitHub
+    /// shorthand, or the local path.
+    pub fn shown(&self) -> String {
+        match self {
+            Self::Github(github) => github.0.display(),
+            Self::Local(path) => path.display().to_string(),
+            other => other.url().map(crate::policy::redact).unwrap_or_default(),
         }
     }
 
@@ -33,69 +69,105 @@ impl Source {
             Self::SkillFile(_) => "skill-md",
             Self::Pack(_) => "pack",
             Self::WellKnown(_) => "well-known",
+            Self::Vercel(_) => "vercel-well-known",
+            Self::Site(_) => "site",
+            Self::Github(_) => "github",
+            Self::Archive(_) => "archive",
+            Self::Local(_) => "local",
         }
     }
 }
 
-/// Classifies a URL (already checked by the policy). GitHub file pages are rewritten to the raw
-/// file; other GitHub page forms (trees, repository roots, archives) are refused with a message
-/// saying what is supported.
+/// What `text` names, before any URL is checked: a local path (`./dir`, `../x.zip`, `/abs`,
+/// `.`), a URL (anything with `://`), or else the GitHub shorthand `owner/repo[/path][@ref]`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Given {
+    /// A path on this machine.
+    Local(PathBuf),
+    /// Text to parse as a URL under the policy.
+    Url(String),
+    /// The GitHub shorthand.
+    Github(Repository),
+}
+
+/// Sorts `text` into a local path, a URL or the GitHub shorthand; anything else is an error
+/// saying which forms exist.
+pub fn given(text: &str) -> Result<Given, String> {
+    let trimmed = text.trim();
+    let local = trimmed == "."
+        || trimmed == ".."
+        || trimmed.starts_with("./")
+        || trimmed.starts_with("../")
+        || trimmed.starts_with('/');
+    if local {
+        return Ok(Given::Local(PathBuf::from(trimmed)));
+    }
+    if trimmed.contains("://") {
+        return Ok(Given::Url(trimmed.to_owned()));
+    }
+    match Repository::shorthand(trimmed) {
+        Some(parsed) => parsed.map(Given::Github),
+        None => Err(unsupported()),
+    }
+}
+
+/// Classifies a URL (already checked by the policy) with github.com as the GitHub server.
 pub fn classify(url: &Url) -> Result<Source, String> {
-    if url.host_str() == Some("github.com") {
-        return github(url).map(Source::SkillFile);
+    let bases = Bases::new(None)?;
+    classify_with(url, &bases)
+}
+
+/// Classifies a URL (already checked by the policy); pages of the configured GitHub server
+/// are repositories, folders or files of it.
+pub fn classify_with(url: &Url, bases: &Bases) -> Result<Source, String> {
+    if bases.is_page(url) {
+        return match bases.page(url)? {
+            Page::File(raw) => Ok(Source::SkillFile(raw)),
+            Page::Folder(repository) => {
+                let tarball = bases.tarball(&repository);
+                Ok(Source::Github(Box::new((repository, tarball))))
+            }
+        };
     }
     let path = url.path();
-    if path == WELL_KNOWN_INDEX {
+    let lower = path.to_ascii_lowercase();
+    if path == WELL_KNOWN_INDEX || path.ends_with(WELL_KNOWN_INDEX) || is_snapshot_index(path) {
         return Ok(Source::WellKnown(url.clone()));
+    }
+    if path.ends_with(VERCEL_INDEX) {
+        return Ok(Source::Vercel(url.clone()));
     }
     if path.ends_with(&format!("/{PACK_INDEX}")) {
         return Ok(Source::Pack(url.clone()));
     }
-    if path.to_ascii_lowercase().ends_with(".md") {
+    if lower.ends_with(".md") {
         return Ok(Source::SkillFile(url.clone()));
     }
-    Err(unsupported())
+    if lower.ends_with(".tar.gz") || lower.ends_with(".tgz") || lower.ends_with(".zip") {
+        return Ok(Source::Archive(url.clone()));
+    }
+    if lower.ends_with(".json") || lower.ends_with(".tar") || lower.ends_with(".gz") {
+        return Err(unsupported());
+    }
+    Ok(Source::Site(url.clone()))
+}
+
+/// `…/.well-known/agent-skills/<snapshot>/index.json`.
+fn is_snapshot_index(path: &str) -> bool {
+    path.split_once(WELL_KNOWN_DIR)
+        .and_then(|(_, rest)| rest.strip_suffix("/index.json"))
+        .is_some_and(|snapshot| !snapshot.is_empty() && !snapshot.contains('/'))
 }
 
 fn unsupported() -> String {
-    "unsupported URL form: give a SKILL.md URL (or any .md), a GitHub file page \
-     (github.com/owner/repo/blob/<ref>/<path>.md), a pack's index.json, or a site's \
-     /.well-known/agent-skills/index.json"
-        .to_owned()
-}
-
-/// `https://github.com/o/r/blob/<ref>/<path>.md` → `https://raw.githubusercontent.com/o/r/<ref>/<path>.md`.
-fn github(url: &Url) -> Result<Url, String> {
-    let segments: Vec<&str> = url
-        .path_segments()
-        .map(Iterator::collect)
-        .unwrap_or_default();
-    match segments.as_slice() {
-        [owner, repo, "blob", reference, rest @ ..]
-            if !rest.is_empty()
-                && !owner.is_empty()
-                && !repo.is_empty()
-                && !reference.is_empty()
-                && rest
-                    .last()
-                    .is_some_and(|file| file.to_ascii_lowercase().ends_with(".md")) =>
-        {
-            let raw = format!(
-                "https://raw.githubusercontent.com/{owner}/{repo}/{reference}/{}",
-                rest.join("/")
-            );
-            Url::parse(&raw).map_err(|error| error.to_string())
-        }
-        [_, _, "tree", ..] => Err(format!(
-            "GitHub folder pages (tree/) are not installable: {}",
-            unsupported()
-        )),
-        [_, _, "archive", ..]
-        | [_, _, "releases", ..]
-        | [_, _, "zipball", ..]
-        | [_, _, "tarball", ..] => Err(format!("archives are not installable: {}", unsupported())),
-        _ => Err(format!("this GitHub page is not a file: {}", unsupported())),
-    }
+    format!(
+        "unsupported source: give an https URL (a SKILL.md, a site or docs page, a \
+         /.well-known/agent-skills/index.json or /.well-known/skills/index.json, a pack's \
+         index.json or its folder, a .tar.gz or .zip archive, a GitHub repository, tree/ or \
+         blob/ page), the GitHub shorthand owner/repo[/path][@ref], or a local folder or \
+         archive starting with ./, ../ or / (GitHub web base: {})",
+        github::GITHUB_WEB
+    )
 }
 
 #[cfg(test)]
@@ -106,53 +178,94 @@ mod tests {
         Url::parse(text).unwrap()
     }
 
+    fn kind(text: &str) -> &'static str {
+        classify(&url(text)).unwrap().kind()
+    }
+
     #[test]
-    fn forms() {
+    fn url_forms() {
         assert_eq!(
             classify(&url("https://example.com/skills/pdf/SKILL.md")).unwrap(),
             Source::SkillFile(url("https://example.com/skills/pdf/SKILL.md"))
         );
-        assert_eq!(
-            classify(&url("https://example.com/x/README.MD"))
-                .unwrap()
-                .kind(),
-            "skill-md"
-        );
-        assert_eq!(
-            classify(&url("https://example.com/packs/index.json"))
-                .unwrap()
-                .kind(),
-            "pack"
-        );
-        assert_eq!(
-            classify(&url(
-                "https://example.com/.well-known/agent-skills/index.json"
-            ))
-            .unwrap()
-            .kind(),
-            "well-known"
-        );
-        assert!(classify(&url("https://example.com/skills/pdf/")).is_err());
-        assert!(classify(&url("https://example.com/x.zip")).is_err());
+        for (text, expected) in [
+            ("https://example.com/x/README.MD", "skill-md"),
+            ("https://example.com/packs/index.json", "pack"),
+            (
+                "https://example.com/.well-known/agent-skills/index.json",
+                "well-known",
+            ),
+            (
+                "https://example.com/docs/.well-known/agent-skills/index.json",
+                "well-known",
+            ),
+            (
+                "https://example.com/.well-known/agent-skills/v1.2.0/index.json",
+                "well-known",
+            ),
+            (
+                "https://example.com/.well-known/skills/index.json",
+                "vercel-well-known",
+            ),
+            ("https://example.com", "site"),
+            ("https://example.com/docs", "site"),
+            ("https://example.com/packs/", "site"),
+            ("https://example.com/x.zip", "archive"),
+            ("https://example.com/dl/x.tar.gz", "archive"),
+            ("https://example.com/dl/x.TGZ", "archive"),
+            ("https://github.com/o/r", "github"),
+            ("https://github.com/o/r/tree/main/skills/pdf", "github"),
+            (
+                "https://github.com/o/r/blob/main/skills/pdf/SKILL.md",
+                "skill-md",
+            ),
+        ] {
+            assert_eq!(kind(text), expected, "{text}");
+        }
+        for refused in [
+            "https://example.com/data.json",
+            "https://example.com/x.tar",
+            "https://github.com/o/r/issues",
+        ] {
+            assert!(classify(&url(refused)).is_err(), "{refused}");
+        }
     }
 
     #[test]
-    fn github_pages() {
-        assert_eq!(
-            classify(&url("https://github.com/o/r/blob/main/skills/pdf/SKILL.md")).unwrap(),
-            Source::SkillFile(url(
-                "https://raw.githubusercontent.com/o/r/main/skills/pdf/SKILL.md"
-            ))
-        );
-        for page in [
-            "https://github.com/o/r/tree/main/skills/pdf",
-            "https://github.com/o/r",
-            "https://github.com/o/r/archive/refs/heads/main.zip",
-            "https://github.com/o/r/blob/main/script.py",
-            "https://github.com/o/r/blob/main",
-        ] {
-            let error = classify(&url(page)).unwrap_err();
-            assert!(error.contains("unsupported URL form"), "{page}: {error}");
+    fn text_forms() {
+        for local in [".", "..", "./dir", "../x.zip", "/abs/dir"] {
+            assert!(matches!(given(local), Ok(Given::Local(_))), "{local}");
         }
+        assert!(matches!(given("https://x.example/a"), Ok(Given::Url(_))));
+        let Ok(Given::Github(repository)) = given("acme/skills/pdf@v1") else {
+            panic!()
+        };
+        assert_eq!(repository.display(), "acme/skills/pdf@v1");
+        for refused in ["pdf", "", "c:/x"] {
+            let error = given(refused).unwrap_err();
+            assert!(error.contains("unsupported source"), "{refused}: {error}");
+        }
+        assert!(given("ac me/x").is_err());
+    }
+
+    #[test]
+    fn an_enterprise_base_makes_its_pages_github_sources() {
+        let bases = Bases::new(Some("https://ghe.example.com")).unwrap();
+        let source =
+            classify_with(&url("https://ghe.example.com/o/r/tree/main/a"), &bases).unwrap();
+        let Source::Github(github) = source else {
+            panic!("{source:?}")
+        };
+        assert_eq!(
+            github.1.as_str(),
+            "https://ghe.example.com/api/v3/repos/o/r/tarball/main"
+        );
+        // github.com is then an ordinary site.
+        assert_eq!(
+            classify_with(&url("https://github.com/o/r"), &bases)
+                .unwrap()
+                .kind(),
+            "site"
+        );
     }
 }

@@ -110,13 +110,22 @@ fn slugify(text: &str) -> String {
     slug.trim_end_matches('-').to_owned()
 }
 
-/// What the source was, for the provenance record.
+/// What the source was, for the provenance record (`.skill-source.json` and the lock entry):
+/// the source as given, its kind, the URL that answered, the ref or version, and (per skill)
+/// the digest. Fields are only ever added, so every older record still reads.
 #[derive(Clone, Debug)]
 pub struct Provenance {
-    /// The URL, redacted.
+    /// The source as given: the URL redacted, the GitHub shorthand, or the local path.
     pub source_url: String,
-    /// `skill-md`, `pack`, `well-known`, `registry`.
+    /// `skill-md`, `pack`, `well-known`, `vercel-well-known`, `github`, `archive`, `local`,
+    /// `registry`.
     pub kind: &'static str,
+    /// The URL that answered (the index a site led to, a repository's tarball), redacted.
+    pub resolved_url: Option<String>,
+    /// The ref asked for (GitHub) or the snapshot version chosen (an agent-skills index).
+    pub reference: Option<String>,
+    /// The commit a GitHub tarball held.
+    pub commit: Option<String>,
     /// For a registry install: the entry, recorded as `registry` and checked against the
     /// skill already under the slug.
     pub registry: Option<Registered>,
@@ -156,6 +165,28 @@ pub struct Item {
     pub slug: String,
     /// The download.
     pub download: Download,
+    /// The digest the source gave (an index entry's `sha256:…`) or of the archive it came in.
+    pub digest: Option<String>,
+}
+
+/// What writing `items` would do, without taking the lock or writing anything (`install
+/// --list`): each outcome says where the skill would go and whether it is there already.
+pub fn preview(target: &Target, items: &[Item], provenance: &Provenance) -> Vec<InstallOutcome> {
+    items
+        .iter()
+        .map(|item| Plan::new(target, item, provenance).outcome)
+        .collect()
+}
+
+/// The `description` of a download's `SKILL.md` frontmatter (empty when it has none).
+fn description_of(download: &Download) -> String {
+    download
+        .files
+        .iter()
+        .find(|(path, _)| path == SKILL_MD)
+        .and_then(|(_, bytes)| skills_ops::load::parse_document(Path::new(SKILL_MD), bytes).ok())
+        .map(|document| document.frontmatter.description)
+        .unwrap_or_default()
 }
 
 /// Checks, before anything is downloaded, that the root's `skills-lock.json` can be used: a
@@ -254,6 +285,9 @@ impl<'a> Plan<'a> {
             replaced: false,
             warnings: Vec::new(),
             source: provenance.source_url.clone(),
+            kind: provenance.kind.to_owned(),
+            description: description_of(&item.download),
+            version: item.download.version.clone(),
         };
         Self {
             item,
@@ -296,6 +330,7 @@ impl<'a> Plan<'a> {
             "sha256": self.digests,
             "version": self.item.download.version,
         });
+        let record = with_origin(record, provenance, self.item);
         let record = with_registry(record, provenance);
         let result = stage(&staging, &self.files, &record).and_then(|()| {
             if self.existing {
@@ -338,6 +373,9 @@ impl<'a> Plan<'a> {
                 provenance,
             ),
         );
+        if let Some(entry) = lock.skills.get_mut(&self.item.slug) {
+            *entry = with_origin(entry.take(), provenance, self.item);
+        }
         lock::write(root, lock)
     }
 }
@@ -346,6 +384,29 @@ impl<'a> Plan<'a> {
 fn with_registry(mut record: serde_json::Value, provenance: &Provenance) -> serde_json::Value {
     if let (Some(registered), Some(fields)) = (&provenance.registry, record.as_object_mut()) {
         fields.insert("registry".to_owned(), registered.record());
+    }
+    record
+}
+
+/// Adds where the skill came from beyond the source as given: the URL that answered, the ref
+/// or version, the commit and the digest, each only when known (older records lack them all).
+fn with_origin(
+    mut record: serde_json::Value,
+    provenance: &Provenance,
+    item: &Item,
+) -> serde_json::Value {
+    if let Some(fields) = record.as_object_mut() {
+        let known = [
+            ("resolved_url", provenance.resolved_url.as_deref()),
+            ("ref", provenance.reference.as_deref()),
+            ("commit", provenance.commit.as_deref()),
+            ("digest", item.digest.as_deref()),
+        ];
+        for (key, value) in known {
+            if let Some(value) = value {
+                fields.insert(key.to_owned(), value.into());
+            }
+        }
     }
     record
 }
@@ -493,6 +554,7 @@ mod tests {
                 url: url::Url::parse("https://skills.example.com/pack/index.json")
                     .unwrap_or_else(|error| panic!("{error}")),
             },
+            digest: None,
         }
     }
 
@@ -500,6 +562,9 @@ mod tests {
         Provenance {
             source_url: "https://skills.example.com/pack/index.json".to_owned(),
             kind: "pack",
+            resolved_url: None,
+            reference: None,
+            commit: None,
             registry: None,
         }
     }

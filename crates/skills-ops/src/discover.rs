@@ -37,6 +37,13 @@ use scan::Found;
 
 pub use settings::CONFIG_FILE;
 
+/// `config` with the home `skills.toml` applied (never a workspace's): the settings only the
+/// home file may give (`[github] url`, `[registry]`, `[install] root`) fill what the caller
+/// left unset; the caller's values win.
+pub fn home_settings(config: &SkillsConfig) -> SkillsConfig {
+    settings::effective(config, false).0
+}
+
 /// One definition file, parsed, before collisions are resolved.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct Loaded {
@@ -60,11 +67,10 @@ pub(crate) fn roots_of(config: &SkillsConfig, scope: skills_types::SkillScope) -
         .collect()
 }
 
-/// `config` with the home `skills.toml` layered on (never the workspace's: the registry and
-/// GitHub settings are the user's alone, 09 §Registries), the caller's values winning. The
-/// registry reads this, and the command line uses it to resolve `[registry] token_env`.
+/// [`home_settings`], under the name the facade's `Skills::home_config` and the registry use
+/// (the command line resolves `[registry] token_env` from it).
 pub fn home_config(config: &SkillsConfig) -> SkillsConfig {
-    settings::effective(config, false).0
+    home_settings(config)
 }
 
 /// Discovers every skill the configuration reaches.

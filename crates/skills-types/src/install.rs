@@ -30,8 +30,11 @@ pub enum AgentTarget {
 #[serde(deny_unknown_fields)]
 #[non_exhaustive]
 pub struct InstallRequest {
-    /// An https URL: a `SKILL.md`, a GitHub file page, a pack `index.json`, or a
-    /// `/.well-known/agent-skills/index.json`.
+    /// The source: an https URL (a `SKILL.md`, a site or docs page, a
+    /// `/.well-known/agent-skills/index.json` or `/.well-known/skills/index.json`, a pack's
+    /// `index.json` or its folder, a `.tar.gz` or `.zip`, a GitHub repository, `tree/` or
+    /// `blob/` page), the GitHub shorthand `owner/repo[/path][@ref]`, or a local folder or
+    /// archive (`./dir`, `../x.zip`, `/abs/dir`).
     pub url: String,
     /// `user` (default) or `project` (trusted workspaces only).
     #[serde(default = "crate::scope::user_scope")]
@@ -47,6 +50,17 @@ pub struct InstallRequest {
     /// Replace a different skill already installed under the same name (atomically).
     #[serde(default)]
     pub force: bool,
+    /// Only these skills of a multi-skill source (by index entry, folder or skill name); all
+    /// when empty. A name the source does not offer is an error listing what it offers.
+    #[serde(default)]
+    pub skills: Vec<String>,
+    /// Show what the source offers and install nothing: the outcomes say where each skill
+    /// would go and whether it is already there; nothing is written.
+    #[serde(default)]
+    pub list: bool,
+    /// A published version of an agent-skills index (a snapshot `versions.json` lists).
+    #[serde(default)]
+    pub version: Option<String>,
 }
 
 impl InstallRequest {
@@ -58,6 +72,9 @@ impl InstallRequest {
             agent: None,
             timeout_secs: None,
             force: false,
+            skills: Vec::new(),
+            list: false,
+            version: None,
         }
     }
 }
@@ -90,6 +107,13 @@ pub struct InstallOutcome {
     pub warnings: Vec<String>,
     /// Where it came from, with no user info or query string.
     pub source: String,
+    /// The source's kind: `skill-md`, `pack`, `well-known`, `vercel-well-known`, `github`,
+    /// `archive`, `local`, `registry`.
+    pub kind: String,
+    /// The skill's description, from its `SKILL.md`.
+    pub description: String,
+    /// The version the source declared, if any.
+    pub version: Option<String>,
 }
 
 /// The environment variable the command line maps to [`NetworkConfig::allow_loopback_http`]

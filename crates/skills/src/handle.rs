@@ -179,9 +179,10 @@ impl Skills {
         ops::agents_md::sync(self.checked()?, options)
     }
 
-    /// Installs the skills a URL names (a `SKILL.md`, a GitHub file page, a pack, a
-    /// well-known index): downloaded and checked in memory, then written atomically into the
-    /// scope's root; one outcome per skill.
+    /// Installs the skills a source names (a URL of any publisher form, a GitHub repository,
+    /// folder or file, an archive, a local folder or archive): downloaded and checked in
+    /// memory, then written atomically into the scope's root; one outcome per skill. With
+    /// `request.list`, nothing is written.
     pub async fn install(&self, request: &InstallRequest) -> Result<Vec<InstallOutcome>, Error> {
         self.baseline();
         let outcomes = install_impl::install(self.checked()?, &self.hooks, request).await?;

@@ -14,10 +14,12 @@ use super::{
 use crate::discovery::{Place, Tree, text};
 
 /// The fields of an install outcome (the RPC result type `InstallOutcome`).
-const OUTCOME_FIELDS: [&str; 11] = [
+const OUTCOME_FIELDS: [&str; 14] = [
     "already_installed",
     "bytes",
+    "description",
     "files",
+    "kind",
     "new_skills",
     "path",
     "replaced",
@@ -25,6 +27,7 @@ const OUTCOME_FIELDS: [&str; 11] = [
     "sha256",
     "slug",
     "source",
+    "version",
     "warnings",
 ];
 
@@ -91,6 +94,9 @@ fn a_single_skill_md_url_installs_one_skill_with_its_provenance() {
             "replaced": false,
             "warnings": [],
             "source": shown,
+            "kind": "skill-md",
+            "description": "Fills PDF forms.",
+            "version": null,
         })
     );
     assert_eq!(
@@ -113,6 +119,8 @@ fn a_single_skill_md_url_installs_one_skill_with_its_provenance() {
             "installed_at": provenance["installed_at"],
             "sha256": skill.digests(),
             "version": null,
+            "resolved_url": shown,
+            "digest": format!("sha256:{}", sha256(skill.definition())),
         })
     );
     assert_eq!(
@@ -125,6 +133,8 @@ fn a_single_skill_md_url_installs_one_skill_with_its_provenance() {
                     "kind": "skill-md",
                     "sha256": outcome["sha256"],
                     "version": null,
+                    "resolved_url": shown,
+                    "digest": format!("sha256:{}", sha256(skill.definition())),
                 }
             }
         })
@@ -187,7 +197,10 @@ fn a_pack_installs_every_skill_with_its_bundled_files() {
         assert_eq!(provenance["source_url"], url.as_str());
         assert_eq!(provenance["sha256"], skill.digests(), "{}", skill.name);
         let entry = &lock["skills"][&skill.name];
-        assert_eq!(keys(entry), ["kind", "sha256", "source_url", "version"]);
+        assert_eq!(
+            keys(entry),
+            ["kind", "resolved_url", "sha256", "source_url", "version"]
+        );
         assert_eq!(entry["kind"], "pack");
         assert_eq!(entry["version"], "2.1.0");
         assert_eq!(entry["source_url"], url.as_str());
@@ -243,7 +256,10 @@ fn a_well_known_index_installs_its_skill_md_entries_with_verified_digests() {
     );
     assert_eq!(
         outcomes[0]["warnings"],
-        json!(["skipped 'bundle': entries of type 'archive' are not installable yet"])
+        json!([
+            "skipped 'bundle': entries of type 'archive' are not installable from an index \
+             without $schema"
+        ])
     );
     assert_eq!(outcomes[1]["warnings"], json!([]));
     assert!(

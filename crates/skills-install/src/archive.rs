@@ -1,0 +1,958 @@
+//! The one safe extractor (09 §Archives): `.tar.gz` and `.zip` into bounded memory, and the
+//! skill finder that turns an extracted tree into downloads.
+//!
+//! Every archive any source hands us (a well-known `archive` entry, a GitHub tarball, a
+//! registry zip, a URL or a local file) comes through [`extract`]; there is no second path.
+//! Nothing is written to disk here: the files land in memory, bounded by [`Limits`], and the
+//! caller passes them to the one staged, atomic write of `write.rs`, which validates them
+//! again. Each rule closes a hole some extractor left open:
+//!
+//! - every name passes the relative-path check of 03 ([`skills_ops::path::check_relative`]),
+//!   so `../x`, `/etc/x`, `C:x`, `a\b` and device names never become paths ("zip slip");
+//! - names that differ only by letter case or Unicode normalisation are refused, because on
+//!   a case-insensitive or normalising filesystem (macOS, Windows) one would overwrite the
+//!   other; a name that is both a file and a folder, or a file listed twice, likewise;
+//! - symlinks, hard links, devices and FIFOs are refused, never created: a link entry
+//!   followed by a file entry through it is the classic way out of the target folder;
+//! - sizes are counted on the bytes the decompressor actually produces, read through a
+//!   counter, never taken from a header, so a bomb or a header that lies stops at the limit;
+//! - a truncated stream is an error, never a partial result.
+//!
+//! Entries below a hidden component (`.github/`, `.gitignore`, `.env`) are skipped, not
+//! refused: every repository tarball has some, and none is ever installed (the path check
+//! refuses hidden components). They still pass the other path rules and count towards the
+//! entry limit and the decompressed-stream cap.
+
+#[cfg(test)]
+mod tests;
+
+use std::cell::Cell;
+use std::collections::HashMap;
+use std::collections::hash_map::Entry;
+use std::io::{self, Read};
+
+use skills_ops::path::{self, Refusal};
+use skills_types::files::{SKILL_MD, is_excluded_dir_name, match_definition};
+use skills_types::limits::{MIB, PackageLimits};
+use unicode_normalization::UnicodeNormalization as _;
+use url::Url;
+
+use crate::fetch::{Download, hex_digest};
+
+/// Most entries read from one archive (09 §Archives).
+pub const MAX_ENTRIES: usize = 2_000;
+/// Most bytes written from one archive, all files together (09 §Archives).
+pub const MAX_TOTAL_BYTES: u64 = 64 * MIB;
+/// Written-to-compressed ratio at which an archive is refused as a bomb (09 §Archives).
+pub const MAX_RATIO: u64 = 100;
+/// Bytes an archive may decompress to before the ratio is applied at all. Below it a small,
+/// very regular archive (a few text files whose tar headers are mostly zeros) is never taken
+/// for a bomb; above it, a bomb stops at `MAX_RATIO` times its size.
+pub const RATIO_FLOOR_BYTES: u64 = MIB;
+
+/// The archive formats the extractor reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// A gzip-compressed tar stream (`.tar.gz`, `.tgz`).
+    TarGz,
+    /// A zip archive with stored or deflated entries.
+    Zip,
+}
+
+impl Format {
+    /// The format a file name (or URL path) ends with: `.tar.gz`, `.tgz` or `.zip`, in any
+    /// letter case.
+    pub fn of_name(name: &str) -> Option<Self> {
+        let lower = name.to_ascii_lowercase();
+        if lower.ends_with(".tar.gz") || lower.ends_with(".tgz") {
+            Some(Self::TarGz)
+        } else if lower.ends_with(".zip") {
+            Some(Self::Zip)
+        } else {
+            None
+        }
+    }
+
+    /// The format the first bytes announce: the gzip magic, or a zip local header (`PK\3\4`)
+    /// or an empty zip's end record (`PK\5\6`).
+    pub fn sniff(bytes: &[u8]) -> Option<Self> {
+        if bytes.starts_with(&[0x1f, 0x8b]) {
+            Some(Self::TarGz)
+        } else if bytes.starts_with(b"PK\x03\x04") || bytes.starts_with(b"PK\x05\x06") {
+            Some(Self::Zip)
+        } else {
+            None
+        }
+    }
+
+    fn describe(self) -> &'static str {
+        match self {
+            Self::TarGz => "tar.gz",
+            Self::Zip => "zip",
+        }
+    }
+}
+
+/// What one extraction may produce; every count is of bytes actually decompressed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// Most entries (files, folders and skipped entries alike).
+    pub entries: usize,
+    /// Largest file, in bytes: the package limit of 01.
+    pub file: u64,
+    /// Largest total of the files kept, in bytes.
+    pub total: u64,
+    /// Decompressed bytes per compressed byte at which the archive is refused (above
+    /// [`RATIO_FLOOR_BYTES`]).
+    pub ratio: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            entries: MAX_ENTRIES,
+            file: PackageLimits::default().max_file_bytes,
+            total: MAX_TOTAL_BYTES,
+            ratio: MAX_RATIO,
+        }
+    }
+}
+
+/// Checks `bytes` against an index's `digest`, which must be spelled
+/// `sha256:<64 lowercase hex digits>`; any other spelling or algorithm is refused rather
+/// than skipped, so a typo in an index cannot turn the check off. Called before
+/// [`extract`], so nothing of an archive that is not the one the index names is parsed.
+pub fn check_digest(bytes: &[u8], digest: &str) -> Result<(), String> {
+    let expected = digest
+        .strip_prefix("sha256:")
+        .filter(|hex| {
+            hex.len() == 64
+                && hex
+                    .bytes()
+                    .all(|byte| byte.is_ascii_digit() || (b'a'..=b'f').contains(&byte))
+        })
+        .ok_or_else(|| {
+            format!(
+                "the digest '{}' is not of the form sha256:<64 lowercase hex digits>",
+                digest.escape_debug()
+            )
+        })?;
+    let actual = hex_digest(bytes);
+    if actual != expected {
+        return Err(format!(
+            "the archive's digest is sha256:{actual}, not {digest} as the index says"
+        ));
+    }
+    Ok(())
+}
+
+/// What an archive or a local folder holds: its regular files, sorted by path, and the
+/// entries that are not regular files (links, devices, FIFOs), which are never created or
+/// followed. Hidden entries are in neither.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Tree {
+    /// `('/'-separated relative path, bytes)`, sorted by path.
+    pub files: Vec<(String, Vec<u8>)>,
+    /// The entries that are not regular files.
+    pub not_files: Vec<NotAFile>,
+}
+
+/// An entry that is not a regular file, and the message refusing it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NotAFile {
+    /// Its checked relative path.
+    pub path: String,
+    /// Why it cannot be installed, naming it (and a link's target).
+    pub refusal: String,
+}
+
+impl Tree {
+    /// The files alone, refusing the tree if it holds anything that is not a file.
+    pub fn into_files(self) -> Result<Vec<(String, Vec<u8>)>, String> {
+        match self.not_files.into_iter().next() {
+            Some(not_a_file) => Err(not_a_file.refusal),
+            None => Ok(self.files),
+        }
+    }
+}
+
+/// Extracts the regular files of an archive into memory: `('/'-separated relative path,
+/// bytes)`, sorted by path. Folder entries are accepted and produce nothing; hidden entries
+/// are skipped (see the module comment); anything else that is not a regular file refuses the
+/// whole archive. [`extract_tree`] with [`skills_in`] refuses such an entry only when it lies
+/// inside a skill that is installed.
+pub fn extract(
+    bytes: &[u8],
+    format: Format,
+    limits: &Limits,
+) -> Result<Vec<(String, Vec<u8>)>, String> {
+    extract_tree(bytes, format, limits)?
+        .into_files()
+        .map_err(|why| format!("the {} archive is refused: {why}", format.describe()))
+}
+
+/// Extracts an archive into memory, keeping its links, devices and FIFOs as [`NotAFile`]s
+/// for the caller to judge (never created). Every other rule of [`extract`] applies.
+pub fn extract_tree(bytes: &[u8], format: Format, limits: &Limits) -> Result<Tree, String> {
+    let mut tree = match format {
+        Format::TarGz => tar_gz(bytes, limits),
+        Format::Zip => zip(bytes, limits),
+    }
+    .map_err(|why| format!("the {} archive is refused: {why}", format.describe()))?;
+    tree.files.sort_by(|a, b| a.0.cmp(&b.0));
+    tree.not_files.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(tree)
+}
+
+/// What an entry's name means for the extraction.
+enum Disposition<'a> {
+    /// Kept, with its checked components.
+    Keep(Vec<&'a str>),
+    /// Below a hidden component: never installed.
+    Skip,
+}
+
+/// The relative-path check of 03 on an entry name (a leading `./`, which `tar -C dir .`
+/// writes, is dropped first), with hidden components turned into a skip. Everything else a
+/// hidden name might hold (`..`, a drive, a backslash, a device name) is still refused: a
+/// hostile entry is refused even where it would have been skipped.
+fn classify(name: &str) -> Result<Disposition<'_>, Refusal> {
+    let name = path::strip_current_dir_prefix(name);
+    match path::check_relative(name) {
+        Ok(components) => Ok(Disposition::Keep(components)),
+        Err(Refusal::Hidden(_)) => {
+            // The whole-path checks (length, NUL, controls, `\`, `:`, absolute, depth) ran
+            // before the components; each component is checked on its own for the rest.
+            for component in name.split('/') {
+                match path::check_relative(component) {
+                    Ok(_) | Err(Refusal::Hidden(_)) => {}
+                    Err(refusal) => return Err(refusal),
+                }
+            }
+            Ok(Disposition::Skip)
+        }
+        Err(refusal) => Err(refusal),
+    }
+}
+
+/// The kind of a name in [`Names`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    File,
+    Folder,
+}
+
+/// The names an extraction (or a local folder read) has produced so far, keyed by their
+/// folded form (NFC, lower case, NFC again), so that two names one filesystem would merge
+/// are caught whichever arrives first. Folders are recorded for every file's ancestors, so
+/// `A/x` and `a/y` collide as well as `A/SKILL.md` and `a/skill.md`.
+#[derive(Default)]
+pub(crate) struct Names {
+    seen: HashMap<String, (String, Kind)>,
+}
+
+impl Names {
+    /// Records a file (`kind` = file) or a folder at `components`, refusing a collision.
+    fn add(&mut self, components: &[&str], kind: Kind) -> Result<(), String> {
+        let full = components.join("/");
+        let at = |why: String, name: &str| {
+            if *name == full {
+                why
+            } else {
+                format!("the entry '{full}' is refused: {why}")
+            }
+        };
+        for end in 1..=components.len() {
+            let name = components[..end].join("/");
+            let this = if end == components.len() {
+                kind
+            } else {
+                Kind::Folder
+            };
+            match self.seen.entry(fold(&name)) {
+                Entry::Vacant(slot) => {
+                    slot.insert((name, this));
+                }
+                Entry::Occupied(slot) => {
+                    let (other, other_kind) = slot.get();
+                    if *other != name {
+                        let why = if other.nfc().eq(name.nfc()) {
+                            format!(
+                                "'{name}' is spelled twice, in two Unicode normalisations \
+                                 ('{}' and '{}'), so one would overwrite the other on some \
+                                 systems",
+                                spelled(&name),
+                                spelled(other)
+                            )
+                        } else {
+                            format!(
+                                "'{name}' and '{other}' differ only by letter case, so one \
+                                 would overwrite the other on some systems"
+                            )
+                        };
+                        return Err(at(why, &name));
+                    }
+                    match (this, *other_kind) {
+                        (Kind::Folder, Kind::Folder) => {}
+                        (Kind::File, Kind::File) => {
+                            return Err(format!("'{name}' appears twice"));
+                        }
+                        _ => {
+                            return Err(at(format!("'{name}' is both a file and a folder"), &name));
+                        }
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    pub(crate) fn add_file(&mut self, components: &[&str]) -> Result<(), String> {
+        self.add(components, Kind::File)
+    }
+
+    pub(crate) fn add_folder(&mut self, components: &[&str]) -> Result<(), String> {
+        self.add(components, Kind::Folder)
+    }
+}
+
+/// A name with every character outside ASCII written as its code point, so that two
+/// normalisations of one name can be told apart in a message.
+fn spelled(name: &str) -> String {
+    name.chars()
+        .map(|c| {
+            if c.is_ascii() {
+                c.to_string()
+            } else {
+                c.escape_unicode().to_string()
+            }
+        })
+        .collect()
+}
+
+/// The form two names are compared in: NFC, then lower case, then NFC again (lowering can
+/// denormalise).
+fn fold(name: &str) -> String {
+    name.nfc()
+        .collect::<String>()
+        .to_lowercase()
+        .nfc()
+        .collect()
+}
+
+/// Counts what the decompressor produces and stops it at the stream cap or the bomb ratio,
+/// whatever any header claims. It also notes whether the stream ran dry, which is how a tar
+/// that ends without its end-of-archive blocks is told from a complete one.
+struct Meter {
+    produced: Cell<u64>,
+    cap: u64,
+    compressed: u64,
+    ratio: u64,
+    ran_dry: Cell<bool>,
+    refusal: Cell<Option<String>>,
+}
+
+impl Meter {
+    fn new(compressed: usize, cap: u64, limits: &Limits) -> Self {
+        Self {
+            produced: Cell::new(0),
+            cap,
+            compressed: compressed as u64,
+            ratio: limits.ratio,
+            ran_dry: Cell::new(false),
+            refusal: Cell::new(None),
+        }
+    }
+
+    /// Adds `count` produced bytes, refusing past the cap or the ratio.
+    fn count(&self, count: usize) -> io::Result<()> {
+        let produced = self.produced.get().saturating_add(count as u64);
+        self.produced.set(produced);
+        let refusal = if produced > self.cap {
+            Some(format!("it decompresses to more than {} bytes", self.cap))
+        } else if produced > RATIO_FLOOR_BYTES
+            && produced >= self.compressed.saturating_mul(self.ratio)
+        {
+            Some(format!(
+                "it decompresses to {} times its size of {} bytes or more (a decompression \
+                 bomb); at most {}:1 is accepted",
+                self.ratio, self.compressed, self.ratio
+            ))
+        } else {
+            None
+        };
+        match refusal {
+            Some(refusal) => {
+                self.refusal.set(Some(refusal.clone()));
+                Err(io::Error::other(refusal))
+            }
+            None => Ok(()),
+        }
+    }
+
+    /// The meter's own refusal, naming the entry being read, if it stopped the stream;
+    /// else `why`.
+    fn explain_at(&self, collector: &Collector<'_>, why: String) -> String {
+        match self.refusal.take() {
+            Some(refusal) if collector.current.is_empty() => refusal,
+            Some(refusal) => format!(
+                "{refusal} (at the entry '{}')",
+                collector.current.escape_debug()
+            ),
+            None => why,
+        }
+    }
+
+    /// The meter's own refusal if it stopped the stream, else `error` with `context`.
+    fn explain(&self, context: &str, error: &dyn std::fmt::Display) -> String {
+        match self.refusal.take() {
+            Some(refusal) => refusal,
+            None => format!("{context}: {error}"),
+        }
+    }
+}
+
+struct Metered<'a, R> {
+    inner: R,
+    meter: &'a Meter,
+}
+
+impl<R: Read> Read for Metered<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let count = self.inner.read(buf)?;
+        if count == 0 && !buf.is_empty() {
+            self.meter.ran_dry.set(true);
+        }
+        self.meter.count(count)?;
+        Ok(count)
+    }
+}
+
+/// The running totals of one extraction and the checks they take part in.
+struct Collector<'a> {
+    limits: &'a Limits,
+    entries: usize,
+    total: u64,
+    names: Names,
+    files: Vec<(String, Vec<u8>)>,
+    not_files: Vec<NotAFile>,
+    /// The name of the entry being read (or last read), for the messages.
+    current: String,
+}
+
+impl<'a> Collector<'a> {
+    fn new(limits: &'a Limits) -> Self {
+        Self {
+            limits,
+            entries: 0,
+            total: 0,
+            current: String::new(),
+            names: Names::default(),
+            files: Vec::new(),
+            not_files: Vec::new(),
+        }
+    }
+
+    fn finish(self) -> Tree {
+        Tree {
+            files: self.files,
+            not_files: self.not_files,
+        }
+    }
+
+    fn count_entry(&mut self) -> Result<(), String> {
+        self.entries += 1;
+        if self.entries > self.limits.entries {
+            return Err(format!(
+                "it holds more than {} entries",
+                self.limits.entries
+            ));
+        }
+        Ok(())
+    }
+
+    /// Whether the file entry `name` is kept (it is refused if its name is).
+    fn wants(&self, name: &str) -> Result<bool, String> {
+        Ok(matches!(
+            classify(name).map_err(|refusal| refused(name, &refusal))?,
+            Disposition::Keep(_)
+        ))
+    }
+
+    /// A folder entry: nothing to keep, but its name takes part in the collision check.
+    fn folder(&mut self, name: &str) -> Result<(), String> {
+        let folder = name.strip_suffix('/').unwrap_or(name);
+        if matches!(folder, "" | ".") {
+            return Ok(());
+        }
+        match classify(folder).map_err(|refusal| refused(name, &refusal))? {
+            Disposition::Keep(components) => self.names.add_folder(&components),
+            Disposition::Skip => Ok(()),
+        }
+    }
+
+    /// A link, device or FIFO: never created. Recorded (with its name in the collision check,
+    /// so a file cannot be placed "through" it) for the caller to refuse.
+    fn not_a_file(&mut self, name: &str, kind: &str, target: Option<String>) -> Result<(), String> {
+        match classify(name).map_err(|refusal| refused(name, &refusal))? {
+            Disposition::Keep(components) => {
+                self.names.add_file(&components)?;
+                let target = target
+                    .map(|target| format!(" (to '{}')", target.escape_debug()))
+                    .unwrap_or_default();
+                self.not_files.push(NotAFile {
+                    path: components.join("/"),
+                    refusal: format!(
+                        "the entry '{}' is {kind}{target}; only regular files and folders \
+                         are extracted, and links are never created",
+                        name.escape_debug()
+                    ),
+                });
+                Ok(())
+            }
+            Disposition::Skip => Ok(()),
+        }
+    }
+
+    /// A regular file entry, kept unless its name is hidden: read through a counter at most
+    /// the file limit plus one byte, so a file past the limit is seen without reading all of
+    /// it; `declared` (the header's size) is only compared afterwards, to catch a truncated
+    /// or inconsistent entry.
+    fn file(&mut self, name: &str, reader: &mut dyn Read, declared: u64) -> Result<(), String> {
+        let components = match classify(name).map_err(|refusal| refused(name, &refusal))? {
+            Disposition::Keep(components) => components,
+            Disposition::Skip => return Ok(()),
+        };
+        self.names.add_file(&components)?;
+        let mut bytes = Vec::new();
+        reader
+            .take(self.limits.file.saturating_add(1))
+            .read_to_end(&mut bytes)
+            .map_err(|error| format!("'{name}' cannot be read: {error}"))?;
+        let size = bytes.len() as u64;
+        if size > self.limits.file {
+            return Err(format!(
+                "'{name}' is larger than {} bytes, the limit for one file",
+                self.limits.file
+            ));
+        }
+        self.total += size;
+        if self.total > self.limits.total {
+            return Err(format!(
+                "its files exceed {} bytes in total (at '{name}')",
+                self.limits.total
+            ));
+        }
+        if size != declared {
+            return Err(format!(
+                "'{name}' holds {size} bytes but its header says {declared}: the archive is \
+                 truncated or corrupt"
+            ));
+        }
+        self.files.push((components.join("/"), bytes));
+        Ok(())
+    }
+}
+
+fn refused(name: &str, refusal: &Refusal) -> String {
+    format!("the entry '{}' is refused: {refusal}", name.escape_debug())
+}
+
+fn tar_gz(bytes: &[u8], limits: &Limits) -> Result<Tree, String> {
+    // The tar stream holds headers, padding and skipped entries besides the files kept, so
+    // its own cap is twice the total plus a header's worth per entry and a record; the files
+    // kept are counted against the total itself.
+    let overhead = (limits.entries as u64)
+        .saturating_add(1)
+        .saturating_mul(1024)
+        .saturating_add(TAR_RECORD_BYTES);
+    let cap = limits.total.saturating_mul(2).saturating_add(overhead);
+    let meter = Meter::new(bytes.len(), cap, limits);
+    let mut stream = Metered {
+        inner: flate2::read::GzDecoder::new(bytes),
+        meter: &meter,
+    };
+    let mut collector = Collector::new(limits);
+    {
+        let mut archive = tar::Archive::new(&mut stream);
+        let entries = archive
+            .entries()
+            .map_err(|error| meter.explain("it cannot be read", &error))?;
+        for entry in entries {
+            let mut entry = entry.map_err(|error| {
+                let after = if collector.current.is_empty() {
+                    String::new()
+                } else {
+                    format!(" after the entry '{}'", collector.current.escape_debug())
+                };
+                meter.explain_at(&collector, format!("it cannot be read{after}: {error}"))
+            })?;
+            collector.count_entry()?;
+            tar_entry(&mut entry, &mut collector)
+                .map_err(|why| meter.explain_at(&collector, why))?;
+        }
+    }
+    if meter.ran_dry.get() {
+        return Err("it ends before the tar end-of-archive marker: it is truncated".to_owned());
+    }
+    // Reading to the end makes the gzip decoder check its trailer (length and CRC), so a
+    // stream cut or altered after the end marker is refused too.
+    io::copy(&mut stream, &mut io::sink())
+        .map_err(|error| meter.explain("its gzip stream is truncated or corrupt", &error))?;
+    Ok(collector.finish())
+}
+
+fn tar_entry<R: Read>(
+    entry: &mut tar::Entry<'_, R>,
+    collector: &mut Collector<'_>,
+) -> Result<(), String> {
+    use tar::EntryType;
+    let kind = entry.header().entry_type();
+    // The pax global header (GitHub writes one holding the commit id) describes the
+    // archive, not a file.
+    if kind == EntryType::XGlobalHeader {
+        return Ok(());
+    }
+    let raw = entry.path_bytes().into_owned();
+    let name = String::from_utf8(raw).map_err(|error| {
+        format!(
+            "the entry '{}' is refused: its name is not UTF-8",
+            String::from_utf8_lossy(error.as_bytes()).escape_debug()
+        )
+    })?;
+    collector.current.clone_from(&name);
+    let not_a_file = match kind {
+        EntryType::Regular | EntryType::Continuous | EntryType::Directory => None,
+        EntryType::Symlink => Some("a symbolic link"),
+        EntryType::Link => Some("a hard link"),
+        EntryType::Char | EntryType::Block => Some("a device"),
+        EntryType::Fifo => Some("a FIFO (named pipe)"),
+        // Not links, but data this extractor does not read: refused outright.
+        EntryType::GNUSparse => return Err(unsupported(&name, "a sparse file")),
+        _ => return Err(unsupported(&name, "an entry of an unsupported type")),
+    };
+    let target = || {
+        entry
+            .link_name_bytes()
+            .filter(|target| !target.is_empty())
+            .map(|target| String::from_utf8_lossy(&target).into_owned())
+    };
+    match not_a_file {
+        Some(kind) => collector.not_a_file(&name, kind, target()),
+        None if kind == EntryType::Directory => collector.folder(&name),
+        None => {
+            let declared = entry.size();
+            collector.file(&name, entry, declared)
+        }
+    }
+}
+
+fn unsupported(name: &str, kind: &str) -> String {
+    format!(
+        "the entry '{}' is {kind}; only regular files and folders are extracted",
+        name.escape_debug()
+    )
+}
+
+/// The block a tar writer pads its stream to (20 headers' worth).
+const TAR_RECORD_BYTES: u64 = 10_240;
+
+/// Unix file types in a zip entry's external attributes.
+const S_IFMT: u32 = 0o170_000;
+const S_IFREG: u32 = 0o100_000;
+const S_IFDIR: u32 = 0o040_000;
+const S_IFLNK: u32 = 0o120_000;
+
+fn zip(bytes: &[u8], limits: &Limits) -> Result<Tree, String> {
+    let mut archive = zip::ZipArchive::new(io::Cursor::new(bytes))
+        .map_err(|error| format!("it cannot be read (truncated or not a zip): {error}"))?;
+    if archive.has_duplicate_names() {
+        return Err(match duplicate_zip_name(bytes) {
+            Some(name) => format!("the entry '{}' appears twice", name.escape_debug()),
+            None => "an entry name appears twice".to_owned(),
+        });
+    }
+    if archive.len() > limits.entries {
+        return Err(format!("it holds more than {} entries", limits.entries));
+    }
+    // Only the files kept are decompressed, each at most one byte past the file limit, so
+    // the total check of the collector comes first; the meter adds the ratio.
+    let cap = limits.total.saturating_add(limits.file).saturating_add(1);
+    let meter = Meter::new(bytes.len(), cap, limits);
+    let mut collector = Collector::new(limits);
+    for index in 0..archive.len() {
+        collector.count_entry()?;
+        // The central directory says what an entry is; only a kept regular file is opened
+        // and decompressed.
+        let (name, mode, is_dir, is_symlink, encrypted) = {
+            let listed = archive
+                .by_index_data(index)
+                .map_err(|error| format!("entry {index} cannot be read: {error}"))?;
+            let name = listed
+                .name()
+                .map_err(|error| {
+                    format!(
+                        "the entry '{}' has an unreadable name: {error}",
+                        String::from_utf8_lossy(listed.name_raw()).escape_debug()
+                    )
+                })?
+                .into_owned();
+            let mode = listed.unix_mode().map_or(0, |mode| mode & S_IFMT);
+            (
+                name,
+                mode,
+                listed.is_dir(),
+                listed.is_symlink(),
+                listed.encrypted(),
+            )
+        };
+        collector.current.clone_from(&name);
+        let not_a_file = match mode {
+            0 | S_IFREG | S_IFDIR => is_symlink.then_some("a symbolic link"),
+            S_IFLNK => Some("a symbolic link"),
+            0o020_000 | 0o060_000 => Some("a device"),
+            0o010_000 => Some("a FIFO (named pipe)"),
+            0o140_000 => Some("a socket"),
+            _ => return Err(unsupported(&name, "an entry of an unknown type")),
+        };
+        if let Some(kind) = not_a_file {
+            collector.not_a_file(&name, kind, None)?;
+        } else if is_dir || mode == S_IFDIR {
+            collector.folder(&name)?;
+        } else {
+            if !collector.wants(&name)? {
+                continue;
+            }
+            if encrypted {
+                return Err(format!(
+                    "the entry '{}' is encrypted; encrypted archives are not extracted",
+                    name.escape_debug()
+                ));
+            }
+            let mut file = archive.by_index(index).map_err(|error| {
+                format!(
+                    "the entry '{}' cannot be read: {error}",
+                    name.escape_debug()
+                )
+            })?;
+            let declared = file.size();
+            let mut metered = Metered {
+                inner: &mut file,
+                meter: &meter,
+            };
+            collector
+                .file(&name, &mut metered, declared)
+                .map_err(|why| meter.explain_at(&collector, why))?;
+        }
+    }
+    Ok(collector.finish())
+}
+
+/// The first name the central directory lists twice, found by walking its records (the zip
+/// crate keeps one entry per name, so it can say that a name repeats but not which). Only
+/// for the message: `None` when the records cannot be walked.
+fn duplicate_zip_name(bytes: &[u8]) -> Option<String> {
+    let start = find_central_directory(bytes)?;
+    let mut seen = std::collections::HashSet::new();
+    let mut at = start;
+    while bytes.get(at..at + 4)? == b"PK\x01\x02" {
+        let field = |offset: usize| -> Option<usize> {
+            let pair = bytes.get(at + offset..at + offset + 2)?;
+            Some(usize::from(u16::from_le_bytes([pair[0], pair[1]])))
+        };
+        let (name_len, extra_len, comment_len) = (field(28)?, field(30)?, field(32)?);
+        let name = bytes.get(at + 46..at + 46 + name_len)?;
+        if !seen.insert(name) {
+            return Some(String::from_utf8_lossy(name).into_owned());
+        }
+        at += 46 + name_len + extra_len + comment_len;
+    }
+    None
+}
+
+/// The offset of the first central directory record, from the end-of-central-directory
+/// record (the last `PK\5\6` in the file).
+fn find_central_directory(bytes: &[u8]) -> Option<usize> {
+    let end = bytes
+        .windows(4)
+        .rposition(|window| window == b"PK\x05\x06")?;
+    let offset = bytes.get(end + 16..end + 20)?;
+    usize::try_from(u32::from_le_bytes([
+        offset[0], offset[1], offset[2], offset[3],
+    ]))
+    .ok()
+}
+
+/// The skills in an extracted (or locally read) tree of files; see [`skills_in`].
+pub fn skills(
+    files: Vec<(String, Vec<u8>)>,
+    under: Option<&str>,
+    url: &Url,
+) -> Result<Vec<Download>, String> {
+    skills_in(
+        Tree {
+            files,
+            not_files: Vec::new(),
+        },
+        under,
+        url,
+    )
+}
+
+/// The skills in an extracted (or locally read) tree. When every entry sits under one top
+/// folder (GitHub's `repo-ref/`), that folder is unwrapped; then only what is below `under`
+/// (a relative path, checked) is considered; then every folder holding a `SKILL.md` at its
+/// top, and not inside another such folder, yields one download of the files below it.
+/// Folders discovery never scans (`node_modules`, `target`, virtual environments) are not
+/// looked in for skills. An entry that is not a regular file (a link, a device) refuses the
+/// whole tree when it lies inside a skill found; elsewhere (a repository's `CLAUDE.md ->
+/// AGENTS.md` beside its skills) it is left out like any file outside the skills.
+pub fn skills_in(tree: Tree, under: Option<&str>, url: &Url) -> Result<Vec<Download>, String> {
+    let Tree {
+        mut files,
+        mut not_files,
+    } = tree;
+    let top = single_top_folder(
+        files
+            .iter()
+            .map(|(path, _)| path.as_str())
+            .chain(not_files.iter().map(|entry| entry.path.as_str())),
+    )
+    .map(|top| format!("{top}/"));
+    if let Some(prefix) = top {
+        for (path, _) in &mut files {
+            *path = path[prefix.len()..].to_owned();
+        }
+        for entry in &mut not_files {
+            entry.path = entry.path[prefix.len()..].to_owned();
+        }
+    }
+    let under = under
+        .map(|under| path::strip_current_dir_prefix(under.trim_matches('/')))
+        .filter(|under| !under.is_empty());
+    if let Some(under) = under {
+        path::check_relative(under).map_err(|refusal| {
+            format!("the path '{}' is refused: {refusal}", under.escape_debug())
+        })?;
+        let prefix = format!("{under}/");
+        files = files
+            .into_iter()
+            .filter_map(|(path, bytes)| {
+                path.strip_prefix(&prefix)
+                    .map(|rest| (rest.to_owned(), bytes))
+            })
+            .collect();
+        not_files = not_files
+            .into_iter()
+            .filter_map(|mut entry| {
+                let rest = entry.path.strip_prefix(&prefix)?.to_owned();
+                entry.path = rest;
+                Some(entry)
+            })
+            .collect();
+        if files.is_empty() && not_files.is_empty() {
+            return Err(format!("the archive holds nothing under '{under}'"));
+        }
+    }
+    let mut folders: Vec<String> = files
+        .iter()
+        .map(|(path, _)| path.as_str())
+        .chain(not_files.iter().map(|entry| entry.path.as_str()))
+        .filter_map(|path| {
+            let (folder, file) = path.rsplit_once('/').unwrap_or(("", path));
+            let scanned = folder
+                .split('/')
+                .all(|component| !is_excluded_dir_name(component));
+            (is_skill_md(file) && (folder.is_empty() || scanned)).then(|| folder.to_owned())
+        })
+        .collect();
+    folders.sort();
+    folders.dedup();
+    // A skill's own subfolders may hold a SKILL.md (an example, a template): it belongs to
+    // the outer skill.
+    let mut outer: Vec<String> = Vec::new();
+    for folder in folders {
+        if !outer.iter().any(|skill| inside(&folder, skill)) {
+            outer.push(folder);
+        }
+    }
+    if outer.is_empty() {
+        return Err(match under {
+            Some(under) => format!("no folder under '{under}' holds a SKILL.md"),
+            None => "no folder in the archive holds a SKILL.md".to_owned(),
+        });
+    }
+    let name_of = |folder: &str| {
+        if folder.is_empty() {
+            under
+                .and_then(|under| under.rsplit('/').next())
+                .map(str::to_owned)
+        } else {
+            folder.rsplit('/').next().map(str::to_owned)
+        }
+    };
+    for entry in &not_files {
+        if let Some(skill) = outer.iter().find(|skill| inside(&entry.path, skill)) {
+            let named = name_of(skill)
+                .map(|name| format!(" '{name}'"))
+                .unwrap_or_default();
+            return Err(format!("{}; it is part of the skill{named}", entry.refusal));
+        }
+    }
+    let mut downloads: Vec<Download> = outer
+        .iter()
+        .map(|folder| Download {
+            name: name_of(folder),
+            files: Vec::new(),
+            version: None,
+            url: url.clone(),
+        })
+        .collect();
+    for (path, bytes) in files {
+        let Some(index) = outer.iter().position(|skill| inside(&path, skill)) else {
+            continue;
+        };
+        let relative = if outer[index].is_empty() {
+            path
+        } else {
+            path[outer[index].len() + 1..].to_owned()
+        };
+        let relative = if is_skill_md(&relative) {
+            SKILL_MD.to_owned()
+        } else {
+            relative
+        };
+        downloads[index].files.push((relative, bytes));
+    }
+    for download in &mut downloads {
+        download.files.sort_by(|a, b| a.0.cmp(&b.0));
+    }
+    Ok(downloads)
+}
+
+/// Whether a file name is the definition file `SKILL.md` or one of its case variants.
+fn is_skill_md(file: &str) -> bool {
+    match_definition(file).is_some_and(|found| found.file.name == SKILL_MD)
+}
+
+/// Whether `path` is `folder` itself or below it (`""` holds everything).
+fn inside(path: &str, folder: &str) -> bool {
+    folder.is_empty()
+        || path
+            .strip_prefix(folder)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+}
+
+/// The one folder every entry sits under, if there is one.
+fn single_top_folder<'a>(paths: impl Iterator<Item = &'a str>) -> Option<&'a str> {
+    let mut top: Option<&str> = None;
+    for path in paths {
+        let (first, _) = path.split_once('/')?;
+        match top {
+            None => top = Some(first),
+            Some(seen) if seen == first => {}
+            Some(_) => return None,
+        }
+    }
+    top
+}

@@ -1,0 +1,743 @@
+//! Hostile and ordinary archives, built by the tests with the `tar` and `zip` writers (and by
+//! patching bytes where a writer refuses to write something hostile).
+
+use std::io::Write as _;
+
+use tar::EntryType;
+
+use super::*;
+
+const SKILL: &[u8] = b"---\nname: alpha\ndescription: A test skill.\n---\nBody.\n";
+
+/// One raw tar entry; the name is written into the header as bytes, unchecked.
+struct Raw<'a> {
+    name: &'a str,
+    kind: EntryType,
+    data: &'a [u8],
+    link: &'a str,
+}
+
+fn file<'a>(name: &'a str, data: &'a [u8]) -> Raw<'a> {
+    Raw {
+        name,
+        kind: EntryType::Regular,
+        data,
+        link: "",
+    }
+}
+
+fn entry<'a>(name: &'a str, kind: EntryType) -> Raw<'a> {
+    Raw {
+        name,
+        kind,
+        data: b"",
+        link: "",
+    }
+}
+
+/// A tar stream with the end-of-archive marker.
+fn tar_of(entries: &[Raw<'_>]) -> Vec<u8> {
+    let mut builder = tar::Builder::new(Vec::new());
+    for raw in entries {
+        let mut header = tar::Header::new_gnu();
+        let name = raw.name.as_bytes();
+        assert!(name.len() < 100, "test names fit the old header");
+        header.as_old_mut().name[..name.len()].copy_from_slice(name);
+        let link = raw.link.as_bytes();
+        header.as_old_mut().linkname[..link.len()].copy_from_slice(link);
+        header.set_entry_type(raw.kind);
+        header.set_mode(0o644);
+        header.set_size(raw.data.len() as u64);
+        header.set_cksum();
+        builder.append(&header, raw.data).unwrap();
+    }
+    builder.into_inner().unwrap()
+}
+
+fn gzip(bytes: &[u8]) -> Vec<u8> {
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    encoder.write_all(bytes).unwrap();
+    encoder.finish().unwrap()
+}
+
+fn tar_gz(entries: &[Raw<'_>]) -> Vec<u8> {
+    gzip(&tar_of(entries))
+}
+
+fn zip_of(entries: &[(&str, &[u8])]) -> Vec<u8> {
+    let mut writer = zip::ZipWriter::new(io::Cursor::new(Vec::new()));
+    let options = zip::write::SimpleFileOptions::default()
+        .compression_method(zip::CompressionMethod::Deflated)
+        .unix_permissions(0o644);
+    for (name, data) in entries {
+        if let Some(folder) = name.strip_suffix('/') {
+            writer.add_directory(folder, options).unwrap();
+        } else {
+            writer.start_file(*name, options).unwrap();
+            writer.write_all(data).unwrap();
+        }
+    }
+    writer.finish().unwrap().into_inner()
+}
+
+/// Replaces every occurrence of `from` by `to` (same length) in the archive's bytes: local
+/// headers and central directory alike.
+fn patch(bytes: &mut [u8], from: &[u8], to: &[u8]) {
+    assert_eq!(from.len(), to.len());
+    let mut found = false;
+    let mut at = 0;
+    while let Some(offset) = bytes[at..]
+        .windows(from.len())
+        .position(|window| window == from)
+    {
+        bytes[at + offset..at + offset + to.len()].copy_from_slice(to);
+        at += offset + to.len();
+        found = true;
+    }
+    assert!(found, "nothing to patch");
+}
+
+/// Offsets of the central directory records, in order.
+fn central_records(bytes: &[u8]) -> Vec<usize> {
+    let mut at = find_central_directory(bytes).unwrap();
+    let mut records = Vec::new();
+    while bytes.get(at..at + 4) == Some(b"PK\x01\x02") {
+        records.push(at);
+        let field = |offset: usize| {
+            usize::from(u16::from_le_bytes([
+                bytes[at + offset],
+                bytes[at + offset + 1],
+            ]))
+        };
+        at += 46 + field(28) + field(30) + field(32);
+    }
+    records
+}
+
+/// Sets the unix mode of the `index`-th central directory record (made by Unix).
+fn set_unix_mode(bytes: &mut [u8], index: usize, mode: u32) {
+    let at = central_records(bytes)[index];
+    bytes[at + 5] = 3;
+    let attributes = (mode << 16).to_le_bytes();
+    bytes[at + 38..at + 42].copy_from_slice(&attributes);
+}
+
+fn extract_tar(entries: &[Raw<'_>]) -> Result<Vec<(String, Vec<u8>)>, String> {
+    extract(&tar_gz(entries), Format::TarGz, &Limits::default())
+}
+
+fn extract_zip(entries: &[(&str, &[u8])]) -> Result<Vec<(String, Vec<u8>)>, String> {
+    extract(&zip_of(entries), Format::Zip, &Limits::default())
+}
+
+#[track_caller]
+fn assert_refused<T: std::fmt::Debug>(result: Result<T, String>, needles: &[&str]) {
+    let error = result.expect_err("the archive must be refused");
+    for needle in needles {
+        assert!(
+            error.contains(needle),
+            "the message {error:?} does not mention {needle:?}"
+        );
+    }
+}
+
+fn paths(files: &[(String, Vec<u8>)]) -> Vec<&str> {
+    files.iter().map(|(path, _)| path.as_str()).collect()
+}
+
+#[test]
+fn formats_come_from_names_and_magic_bytes() {
+    assert_eq!(Format::of_name("x.tar.gz"), Some(Format::TarGz));
+    assert_eq!(Format::of_name("https://h/x.TGZ"), Some(Format::TarGz));
+    assert_eq!(Format::of_name("x.zip"), Some(Format::Zip));
+    assert_eq!(Format::of_name("x.tar"), None);
+    assert_eq!(
+        Format::sniff(&tar_gz(&[file("a", b"x")])),
+        Some(Format::TarGz)
+    );
+    assert_eq!(Format::sniff(&zip_of(&[("a", b"x")])), Some(Format::Zip));
+    assert_eq!(Format::sniff(b"<html>"), None);
+}
+
+#[test]
+fn digests_are_checked_and_only_one_spelling_is_accepted() {
+    let bytes = b"archive bytes";
+    let right = format!("sha256:{}", hex_digest(bytes));
+    assert_eq!(check_digest(bytes, &right), Ok(()));
+    assert_refused(
+        check_digest(b"other bytes", &right),
+        &["not sha256:", "as the index says"],
+    );
+    for wrong in [
+        right.to_uppercase(),
+        right.replace("sha256:", "sha512:"),
+        right.replace("sha256:", ""),
+        format!("{right}0"),
+        "sha256:".to_owned(),
+        format!("sha256:{}", "g".repeat(64)),
+    ] {
+        assert_refused(check_digest(bytes, &wrong), &["is not of the form"]);
+    }
+}
+
+#[test]
+fn ordinary_archives_extract_sorted_with_folders_and_hidden_entries_dropped() {
+    let entries = [
+        entry("repo-abc/", EntryType::Directory),
+        file("repo-abc/b.md", b"b"),
+        entry(".github/", EntryType::Directory),
+        file("repo-abc/.github/workflows/ci.yml", b"ci"),
+        file("repo-abc/.env", b"SECRET=1"),
+        file("./repo-abc/a/SKILL.md", SKILL),
+    ];
+    let files = extract_tar(&entries).unwrap();
+    assert_eq!(paths(&files), ["repo-abc/a/SKILL.md", "repo-abc/b.md"]);
+    assert_eq!(files[0].1, SKILL);
+
+    let files = extract_zip(&[
+        ("repo-abc/", b""),
+        ("repo-abc/b.md", b"b"),
+        ("repo-abc/.git/config", b"x"),
+        ("repo-abc/a/SKILL.md", SKILL),
+    ])
+    .unwrap();
+    assert_eq!(paths(&files), ["repo-abc/a/SKILL.md", "repo-abc/b.md"]);
+    assert_eq!(files[0].1, SKILL);
+}
+
+#[test]
+fn the_pax_global_header_of_a_github_tarball_is_not_a_file() {
+    let mut builder = tar::Builder::new(Vec::new());
+    let mut header = tar::Header::new_ustar();
+    let comment = b"52 comment=0123456789abcdef0123456789abcdef01234567\n";
+    header.set_path("pax_global_header").unwrap();
+    header.set_entry_type(EntryType::XGlobalHeader);
+    header.set_size(comment.len() as u64);
+    header.set_cksum();
+    builder.append(&header, &comment[..]).unwrap();
+    let mut header = tar::Header::new_ustar();
+    header.set_path("o-r-0123456/SKILL.md").unwrap();
+    header.set_size(SKILL.len() as u64);
+    header.set_cksum();
+    builder.append(&header, SKILL).unwrap();
+    let files = extract(
+        &gzip(&builder.into_inner().unwrap()),
+        Format::TarGz,
+        &Limits::default(),
+    )
+    .unwrap();
+    assert_eq!(paths(&files), ["o-r-0123456/SKILL.md"]);
+}
+
+/// Names the path check of 03 refuses, each with a word its message must hold.
+const HOSTILE_NAMES: &[(&str, &str)] = &[
+    ("../x", "'..'"),
+    ("a/../../x", "'..'"),
+    ("./../x", "'..'"),
+    ("/etc/passwd", "absolute"),
+    ("C:/x", "drive"),
+    ("C:x", "drive"),
+    ("a\\..\\x", "'\\'"),
+    ("\\x", "'\\'"),
+    ("a/nul.txt", "device"),
+    ("a//b", "empty component"),
+    ("a/b.", "ends with a dot"),
+    (".git/../../x", "'..'"),
+];
+
+#[test]
+fn hostile_names_are_refused_in_both_formats_naming_the_entry() {
+    for (name, why) in HOSTILE_NAMES {
+        let shown = name.escape_debug().to_string();
+        assert_refused(
+            extract_tar(&[file("SKILL.md", SKILL), file(name, b"x")]),
+            &["tar.gz", &shown, why],
+        );
+        assert_refused(
+            extract_zip(&[("SKILL.md", SKILL), (name, b"x")]),
+            &["zip", &shown, why],
+        );
+    }
+}
+
+#[test]
+fn hostile_folder_entries_are_refused_too() {
+    assert_refused(
+        extract_tar(&[entry("../up/", EntryType::Directory)]),
+        &["'../up/'", "'..'"],
+    );
+    assert_refused(extract_zip(&[("../up/", b"")]), &["'../up/'", "'..'"]);
+}
+
+#[test]
+fn links_devices_and_fifos_in_a_tar_are_refused_never_created() {
+    let cases = [
+        (EntryType::Symlink, "a symbolic link"),
+        (EntryType::Link, "a hard link"),
+        (EntryType::Char, "a device"),
+        (EntryType::Block, "a device"),
+        (EntryType::Fifo, "a FIFO"),
+    ];
+    for (kind, why) in cases {
+        let link = Raw {
+            name: "skill/data",
+            kind,
+            data: b"",
+            link: "/home/me/.ssh/id_rsa",
+        };
+        assert_refused(
+            extract_tar(&[file("skill/SKILL.md", SKILL), link]),
+            &["'skill/data'", why, "(to '/home/me/.ssh/id_rsa')"],
+        );
+    }
+    // The classic escape: a link to a folder outside, then a file written through it.
+    let link = Raw {
+        name: "escape",
+        kind: EntryType::Symlink,
+        data: b"",
+        link: "/tmp",
+    };
+    assert_refused(
+        extract_tar(&[link, file("escape/evil", b"x")]),
+        &["'escape/evil'", "'escape' is both a file and a folder"],
+    );
+}
+
+fn link<'a>(name: &'a str, target: &'a str) -> Raw<'a> {
+    Raw {
+        name,
+        kind: EntryType::Symlink,
+        data: b"",
+        link: target,
+    }
+}
+
+#[test]
+fn a_link_in_a_hidden_folder_is_skipped_like_the_folder() {
+    let files = extract_tar(&[
+        file("repo/skills/alpha/SKILL.md", SKILL),
+        link("repo/.claude/skills", "../skills"),
+    ])
+    .unwrap();
+    assert_eq!(paths(&files), ["repo/skills/alpha/SKILL.md"]);
+}
+
+#[test]
+fn a_link_outside_every_skill_is_left_out_one_inside_refuses_the_skill() {
+    let bytes = tar_gz(&[
+        file("repo-1/AGENTS.md", b"agents"),
+        link("repo-1/CLAUDE.md", "AGENTS.md"),
+        file("repo-1/skills/alpha/SKILL.md", SKILL),
+        file("repo-1/skills/beta/SKILL.md", SKILL),
+        link("repo-1/skills/beta/key", "/home/me/.ssh/id_rsa"),
+    ]);
+    // The strict form refuses the archive for any link.
+    assert_refused(
+        extract(&bytes, Format::TarGz, &Limits::default()),
+        &["'repo-1/CLAUDE.md' is a symbolic link (to 'AGENTS.md')"],
+    );
+    let tree = extract_tree(&bytes, Format::TarGz, &Limits::default()).unwrap();
+    assert_eq!(paths(&tree.files).len(), 3);
+    let not_files: Vec<&str> = tree
+        .not_files
+        .iter()
+        .map(|entry| entry.path.as_str())
+        .collect();
+    assert_eq!(not_files, ["repo-1/CLAUDE.md", "repo-1/skills/beta/key"]);
+    let downloads = skills_in(tree.clone(), Some("skills/alpha"), &url()).unwrap();
+    assert_eq!(names(&downloads), [Some("alpha")]);
+    assert_refused(
+        skills_in(tree.clone(), None, &url()),
+        &[
+            "'repo-1/skills/beta/key' is a symbolic link",
+            "part of the skill 'beta'",
+        ],
+    );
+    assert_refused(
+        skills_in(tree, Some("skills/beta"), &url()),
+        &["'repo-1/skills/beta/key'", "part of the skill 'beta'"],
+    );
+    // A link standing for the definition file makes its folder a skill, and is refused.
+    let tree = extract_tree(
+        &tar_gz(&[
+            link("gamma/SKILL.md", "/etc/passwd"),
+            file("gamma/x.md", b"x"),
+        ]),
+        Format::TarGz,
+        &Limits::default(),
+    )
+    .unwrap();
+    assert_refused(
+        skills_in(tree, None, &url()),
+        &["'gamma/SKILL.md' is a symbolic link"],
+    );
+}
+
+#[test]
+fn links_devices_and_fifos_in_a_zip_are_refused() {
+    let mut writer = zip::ZipWriter::new(io::Cursor::new(Vec::new()));
+    let options = zip::write::SimpleFileOptions::default();
+    writer.start_file("SKILL.md", options).unwrap();
+    writer.write_all(SKILL).unwrap();
+    writer
+        .add_symlink("secret", "/home/me/.ssh/id_rsa", options)
+        .unwrap();
+    let bytes = writer.finish().unwrap().into_inner();
+    assert_refused(
+        extract(&bytes, Format::Zip, &Limits::default()),
+        &["'secret'", "symbolic link"],
+    );
+
+    for (mode, why) in [
+        (0o010_644, "FIFO"),
+        (0o020_644, "device"),
+        (0o060_644, "device"),
+        (0o140_644, "socket"),
+        (0o120_777, "symbolic link"),
+    ] {
+        let mut bytes = zip_of(&[("SKILL.md", SKILL), ("odd", b"x")]);
+        set_unix_mode(&mut bytes, 1, mode);
+        assert_refused(
+            extract(&bytes, Format::Zip, &Limits::default()),
+            &["'odd'", why],
+        );
+    }
+}
+
+#[test]
+fn duplicate_entries_are_refused_naming_them() {
+    assert_refused(
+        extract_tar(&[file("a/SKILL.md", SKILL), file("a/SKILL.md", b"other")]),
+        &["'a/SKILL.md' appears twice"],
+    );
+    // The zip writer refuses duplicates, so the second name is patched into the first.
+    let mut bytes = zip_of(&[("a/SKILL.md", SKILL), ("b/SKILL.md", b"other")]);
+    patch(&mut bytes, b"b/SKILL.md", b"a/SKILL.md");
+    assert_refused(
+        extract(&bytes, Format::Zip, &Limits::default()),
+        &["'a/SKILL.md' appears twice"],
+    );
+}
+
+#[test]
+fn names_equal_by_case_or_normalisation_collide() {
+    let nfc = "caf\u{e9}/SKILL.md";
+    let nfd = "cafe\u{301}/SKILL.md";
+    let cases: &[(&str, &str, &[&str])] = &[
+        (
+            "A/SKILL.md",
+            "a/skill.md",
+            &["'a/skill.md'", "'A'", "letter case"],
+        ),
+        ("A/x.md", "a/y.md", &["'a'", "'A'", "letter case"]),
+        (
+            nfc,
+            nfd,
+            &["two Unicode normalisations", "caf\\u{e9}", "cafe\\u{301}"],
+        ),
+        ("x", "x/y", &["'x' is both a file and a folder"]),
+        ("x/y", "x", &["'x' is both a file and a folder"]),
+    ];
+    for (first, second, needles) in cases {
+        assert_refused(
+            extract_tar(&[file(first, b"1"), file(second, b"2")]),
+            needles,
+        );
+        assert_refused(extract_zip(&[(first, b"1"), (second, b"2")]), needles);
+    }
+}
+
+#[test]
+fn too_many_entries_are_refused() {
+    let limits = Limits {
+        entries: 3,
+        ..Limits::default()
+    };
+    let names = ["a", "b", "c", "d"];
+    let raw: Vec<Raw<'_>> = names.iter().map(|name| file(name, b"x")).collect();
+    assert_refused(
+        extract(&tar_gz(&raw), Format::TarGz, &limits),
+        &["more than 3 entries"],
+    );
+    let entries: Vec<(&str, &[u8])> = names.iter().map(|name| (*name, &b"x"[..])).collect();
+    assert_refused(
+        extract(&zip_of(&entries), Format::Zip, &limits),
+        &["more than 3 entries"],
+    );
+    assert!(extract(&tar_gz(&raw[..3]), Format::TarGz, &limits).is_ok());
+    assert!(extract(&zip_of(&entries[..3]), Format::Zip, &limits).is_ok());
+}
+
+#[test]
+fn a_file_over_the_file_limit_or_files_over_the_total_are_refused() {
+    let limits = Limits {
+        file: 10,
+        total: 15,
+        ..Limits::default()
+    };
+    let big = [b'x'; 11];
+    let ten = [b'x'; 10];
+    assert_refused(
+        extract(&tar_gz(&[file("big", &big)]), Format::TarGz, &limits),
+        &["'big' is larger than 10 bytes"],
+    );
+    assert_refused(
+        extract(&zip_of(&[("big", &big)]), Format::Zip, &limits),
+        &["'big' is larger than 10 bytes"],
+    );
+    assert_refused(
+        extract(
+            &tar_gz(&[file("a", &ten), file("b", &ten)]),
+            Format::TarGz,
+            &limits,
+        ),
+        &["exceed 15 bytes in total", "'b'"],
+    );
+    assert_refused(
+        extract(&zip_of(&[("a", &ten), ("b", &ten)]), Format::Zip, &limits),
+        &["exceed 15 bytes in total", "'b'"],
+    );
+}
+
+/// A zip bomb: 8 MiB of zeros in a few kilobytes.
+fn zero_bomb() -> Vec<u8> {
+    zip_of(&[("SKILL.md", SKILL), ("zeros", &vec![0; 8 * MIB as usize])])
+}
+
+#[test]
+fn a_zip_bomb_stops_at_the_limits_and_at_the_ratio() {
+    let bomb = zero_bomb();
+    assert!(bomb.len() < 64 * 1024, "the bomb is small: {}", bomb.len());
+    assert_refused(
+        extract(&bomb, Format::Zip, &Limits::default()),
+        &["'zeros'"],
+    );
+    // With room for the file and the total, the ratio stops it.
+    let roomy = Limits {
+        file: 64 * MIB,
+        ..Limits::default()
+    };
+    assert_refused(extract(&bomb, Format::Zip, &roomy), &["bomb", "100:1"]);
+    let tar_bomb = tar_gz(&[
+        file("SKILL.md", SKILL),
+        file("zeros", &vec![0; 8 * MIB as usize]),
+    ]);
+    assert_refused(
+        extract(&tar_bomb, Format::TarGz, &roomy),
+        &["bomb", "100:1"],
+    );
+}
+
+#[test]
+fn the_ratio_spares_small_regular_archives() {
+    // 200 KiB of one repeated line compresses far past 100:1, and is below the floor.
+    let text = b"abcdefgh".repeat(25 * 1024);
+    let files = extract(
+        &zip_of(&[("SKILL.md", &text)]),
+        Format::Zip,
+        &Limits::default(),
+    )
+    .unwrap();
+    assert_eq!(files[0].1, text);
+    let files = extract_tar(&[file("SKILL.md", &text)]).unwrap();
+    assert_eq!(files[0].1, text);
+}
+
+#[test]
+fn a_zip_header_that_lies_about_the_size_is_refused() {
+    let data = vec![b'y'; 4096];
+    let original = zip_of(&[("SKILL.md", SKILL), ("data", &data)]);
+    let records = central_records(&original);
+    for claimed in [10u32, 1 << 30] {
+        let mut bytes = original.clone();
+        // The uncompressed size in the central directory (which the reader trusts) and in
+        // the local header.
+        bytes[records[1] + 24..records[1] + 28].copy_from_slice(&claimed.to_le_bytes());
+        let result = extract(&bytes, Format::Zip, &Limits::default());
+        assert_refused(result, &["'data'"]);
+    }
+    // A header that understates a bomb's size does not let it past the limits.
+    let mut bomb = zero_bomb();
+    let records = central_records(&bomb);
+    bomb[records[1] + 24..records[1] + 28].copy_from_slice(&100u32.to_le_bytes());
+    assert_refused(
+        extract(&bomb, Format::Zip, &Limits::default()),
+        &["'zeros'"],
+    );
+}
+
+#[test]
+fn a_tar_header_that_lies_about_the_size_is_refused() {
+    // A header claiming more than the stream holds is a truncated archive.
+    let mut tar = tar_of(&[file("SKILL.md", SKILL)]);
+    let mut header = tar::Header::new_gnu();
+    header.as_mut_bytes().copy_from_slice(&tar[..512]);
+    header.set_size(1 << 30);
+    header.set_cksum();
+    tar[..512].copy_from_slice(header.as_bytes());
+    tar.truncate(512 + 512);
+    assert_refused(
+        extract(&gzip(&tar), Format::TarGz, &Limits::default()),
+        &["'SKILL.md'"],
+    );
+}
+
+#[test]
+fn truncated_archives_are_errors_not_partial_results() {
+    let tar = tar_gz(&[file("SKILL.md", SKILL), file("b.md", &[b'b'; 5000])]);
+    for cut in [1, tar.len() / 2, tar.len() - 4] {
+        assert!(
+            extract(&tar[..cut], Format::TarGz, &Limits::default()).is_err(),
+            "a tar.gz cut at {cut} of {} must be refused",
+            tar.len()
+        );
+    }
+    // A complete gzip stream around a tar cut after its first entry (no end marker).
+    let inner = tar_of(&[file("SKILL.md", SKILL), file("b.md", b"b")]);
+    assert_refused(
+        extract(&gzip(&inner[..1024]), Format::TarGz, &Limits::default()),
+        &["truncated"],
+    );
+    // ... and one cut inside the second file's data.
+    let inner = tar_of(&[file("SKILL.md", SKILL), file("b.md", &[b'b'; 5000])]);
+    assert_refused(
+        extract(
+            &gzip(&inner[..1024 + 512 + 100]),
+            Format::TarGz,
+            &Limits::default(),
+        ),
+        &["'b.md' holds 100 bytes but its header says 5000"],
+    );
+
+    let zip = zip_of(&[("SKILL.md", SKILL), ("b.md", &[b'b'; 5000])]);
+    for cut in [0, 10, zip.len() / 2, zip.len() - 1] {
+        assert!(
+            extract(&zip[..cut], Format::Zip, &Limits::default()).is_err(),
+            "a zip cut at {cut} of {} must be refused",
+            zip.len()
+        );
+    }
+}
+
+#[test]
+fn a_corrupted_entry_fails_its_checksum() {
+    // Stored, so the body's bytes can be found and one flipped.
+    let mut bytes = {
+        let mut writer = zip::ZipWriter::new(io::Cursor::new(Vec::new()));
+        let options = zip::write::SimpleFileOptions::default()
+            .compression_method(zip::CompressionMethod::Stored);
+        writer.start_file("SKILL.md", options).unwrap();
+        writer.write_all(SKILL).unwrap();
+        writer.finish().unwrap().into_inner()
+    };
+    patch(&mut bytes, b"Body.", b"Bodx.");
+    assert_refused(
+        extract(&bytes, Format::Zip, &Limits::default()),
+        &["'SKILL.md'"],
+    );
+}
+
+fn url() -> Url {
+    Url::parse("https://example.com/x.tar.gz").unwrap()
+}
+
+fn tree(files: &[(&str, &[u8])]) -> Vec<(String, Vec<u8>)> {
+    files
+        .iter()
+        .map(|(path, bytes)| ((*path).to_owned(), bytes.to_vec()))
+        .collect()
+}
+
+fn names(downloads: &[Download]) -> Vec<Option<&str>> {
+    downloads
+        .iter()
+        .map(|download| download.name.as_deref())
+        .collect()
+}
+
+fn files_of(download: &Download) -> Vec<&str> {
+    download
+        .files
+        .iter()
+        .map(|(path, _)| path.as_str())
+        .collect()
+}
+
+#[test]
+fn a_github_tarball_is_unwrapped_and_each_skill_found() {
+    let bytes = tar_gz(&[
+        file("owner-repo-0123abc/README.md", b"readme"),
+        file("owner-repo-0123abc/.github/workflows/ci.yml", b"ci"),
+        file("owner-repo-0123abc/skills/alpha/SKILL.md", SKILL),
+        file("owner-repo-0123abc/skills/alpha/references/a.md", b"a"),
+        file("owner-repo-0123abc/skills/beta/skill.md", SKILL),
+        file("owner-repo-0123abc/skills/beta/scripts/run.sh", b"run"),
+        // A SKILL.md inside a skill belongs to it, not a skill of its own.
+        file(
+            "owner-repo-0123abc/skills/beta/templates/SKILL.md",
+            b"template",
+        ),
+        file("owner-repo-0123abc/node_modules/dep/SKILL.md", SKILL),
+    ]);
+    let files = extract(&bytes, Format::TarGz, &Limits::default()).unwrap();
+    let downloads = skills(files.clone(), None, &url()).unwrap();
+    assert_eq!(names(&downloads), [Some("alpha"), Some("beta")]);
+    assert_eq!(files_of(&downloads[0]), ["SKILL.md", "references/a.md"]);
+    assert_eq!(
+        files_of(&downloads[1]),
+        ["SKILL.md", "scripts/run.sh", "templates/SKILL.md"]
+    );
+    assert_eq!(downloads[1].files[0].1, SKILL);
+    assert!(
+        downloads
+            .iter()
+            .all(|download| download.url == url() && download.version.is_none())
+    );
+
+    let downloads = skills(files.clone(), Some("skills/beta"), &url()).unwrap();
+    assert_eq!(names(&downloads), [Some("beta")]);
+    assert_eq!(
+        files_of(&downloads[0]),
+        ["SKILL.md", "scripts/run.sh", "templates/SKILL.md"]
+    );
+
+    let downloads = skills(files.clone(), Some("./skills/"), &url()).unwrap();
+    assert_eq!(names(&downloads), [Some("alpha"), Some("beta")]);
+}
+
+#[test]
+fn a_skill_at_the_top_has_no_folder_name() {
+    let downloads = skills(
+        tree(&[("SKILL.md", SKILL), ("references/a.md", b"a")]),
+        None,
+        &url(),
+    )
+    .unwrap();
+    assert_eq!(names(&downloads), [None]);
+    assert_eq!(files_of(&downloads[0]), ["SKILL.md", "references/a.md"]);
+    // One folder holding one skill: the folder is the single top folder, unwrapped.
+    let downloads = skills(tree(&[("alpha/SKILL.md", SKILL)]), None, &url()).unwrap();
+    assert_eq!(names(&downloads), [None]);
+    assert_eq!(files_of(&downloads[0]), ["SKILL.md"]);
+}
+
+#[test]
+fn finding_no_skill_or_a_bad_subpath_is_a_clear_error() {
+    let files = tree(&[("r/a/README.md", b"x"), ("r/b/SKILL.md", SKILL)]);
+    assert_refused(
+        skills(files.clone(), Some("a"), &url()),
+        &["no folder under 'a' holds a SKILL.md"],
+    );
+    assert_refused(
+        skills(files.clone(), Some("c"), &url()),
+        &["nothing under 'c'"],
+    );
+    assert_refused(
+        skills(files.clone(), Some("../b"), &url()),
+        &["'../b'", "'..'"],
+    );
+    assert_refused(
+        skills(tree(&[("a/README.md", b"x"), ("b/x", b"y")]), None, &url()),
+        &["no folder in the archive holds a SKILL.md"],
+    );
+}
