@@ -193,7 +193,11 @@ fn entry(out: &mut Vec<u8>, index: usize, random: &mut Random, malformed: bool, 
         slug.clone()
     };
     // Lengths vary as real descriptions do: most a line, some cut at 280 characters.
-    let extra = if index % 9 == 0 { 24 } else { random.below(3) };
+    let extra = if index.is_multiple_of(9) {
+        24
+    } else {
+        random.below(3)
+    };
     let (verbs, objects) = (1 + random.below(2), 1 + random.below(2));
     let mut description = format!(
         "Use when you need to {} the {}; it {}.",

@@ -358,13 +358,13 @@ mod tests {
 
     #[test]
     fn more_entries_than_the_cap_refuse_the_catalog() {
-        let text = format!("[{}]", vec!["{\"name\": \"a\"}"; 11].join(","));
+        let text = format!("[{}]", ["{\"name\": \"a\"}"; 11].join(","));
         assert_eq!(
             read_all(text.as_bytes(), 10).unwrap_err(),
             Refusal::TooManyEntries(10)
         );
         // Skipped entries count too: a catalog of junk is no smaller for being junk.
-        let junk = format!("[{}]", vec!["1"; 11].join(","));
+        let junk = format!("[{}]", ["1"; 11].join(","));
         assert_eq!(
             read_all(junk.as_bytes(), 10).unwrap_err(),
             Refusal::TooManyEntries(10)
