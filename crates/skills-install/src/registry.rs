@@ -33,9 +33,8 @@ use skills_types::registry::{
 };
 use skills_types::{Error, SkillScope, SkillsConfig};
 
-use crate::client::Bearer;
 use crate::install::{self, Naming};
-use crate::policy::{self, Policy};
+use crate::policy::Policy;
 use crate::source::Source;
 use crate::write::{self, Registered};
 
@@ -412,14 +411,7 @@ pub(crate) fn client_for(
     hooks: &Hooks,
     total: std::time::Duration,
 ) -> Result<crate::client::Client, Error> {
-    let policy = install::policy_of(config)?;
-    let bearer = match (&config.registry.token, &config.registry.catalog_url) {
-        (Some(token), Some(url)) if !token.trim().is_empty() => policy::parse(url, &policy)
-            .ok()
-            .map(|url| Bearer::new(&url, token.trim())),
-        _ => None,
-    };
-    install::client_with(policy, hooks, total, bearer)
+    install::registry_client(config, hooks, total)
 }
 
 /// Refuses to install `wanted` over a skill another namespace installed under its slug.

@@ -649,7 +649,7 @@ async fn fetch(
     hooks: &Hooks,
     total: Duration,
 ) -> Result<Catalog, Error> {
-    let client = super::client_for(config, hooks, total)?;
+    let client = install::registry_client(config, hooks, total)?;
     let cached = read(place);
     let validators = cached
         .as_ref()
