@@ -10,6 +10,7 @@
 //! an entry installs with every file of its source; and the registry's token reaches the
 //! registry's own origin only (two servers on two ports are two origins).
 
+use std::io::Write as _;
 use std::path::PathBuf;
 
 use serde_json::{Value, json};
@@ -93,16 +94,64 @@ fn runtime() -> tokio::runtime::Runtime {
         .unwrap()
 }
 
+/// A tarball laid out as GitHub's API serves one: a `owner-repo-commit/` top folder.
+fn tarball(top: &str, files: &[(String, &str)]) -> Vec<u8> {
+    let mut builder = tar::Builder::new(Vec::new());
+    for (path, body) in files {
+        let mut header = tar::Header::new_gnu();
+        header.set_size(body.len() as u64);
+        header.set_mode(0o644);
+        header.set_mtime(1_700_000_000);
+        header.set_cksum();
+        builder
+            .append_data(&mut header, format!("{top}/{path}"), body.as_bytes())
+            .unwrap();
+    }
+    let mut gzip = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gzip.write_all(&builder.into_inner().unwrap()).unwrap();
+    gzip.finish().unwrap()
+}
+
+/// The files of a skill named `name`, under `folder` of a repository.
+fn skill_files(folder: &str, name: &str) -> Vec<(String, &'static str)> {
+    let definition: &'static str = Box::leak(
+        format!("---\nname: {name}\ndescription: The {name} skill.\n---\nRun scripts/run.sh.\n")
+            .into_boxed_str(),
+    );
+    vec![
+        (format!("{folder}/SKILL.md"), definition),
+        (format!("{folder}/scripts/run.sh"), "#!/bin/sh\necho run\n"),
+        (format!("{folder}/references/notes.md"), "# Notes\n"),
+    ]
+}
+
+/// A GitHub API on `server` serving `owner/repo`'s tarball at `reference` (and the default
+/// branch), holding `files` and one more skill beside them that must not be installed.
+fn serve_repository(server: &Server, owner: &str, repo: &str, files: &[(String, &'static str)]) {
+    let mut all = files.to_vec();
+    all.extend(skill_files("elsewhere/other-skill", "other-skill"));
+    let body = tarball(&format!("{owner}-{repo}-4f2a9c1"), &all);
+    for api in [
+        format!("/api/v3/repos/{owner}/{repo}/tarball/main"),
+        format!("/api/v3/repos/{owner}/{repo}/tarball"),
+    ] {
+        server.route(&api, Reply::Ok(body.clone()));
+    }
+}
+
 #[test]
 fn a_real_size_catalog_is_streamed_cached_and_revalidated_with_one_304() {
+    let github = Server::start().unwrap();
     let shape = Shape {
         malformed_every: Some(10_000),
+        github: github.url(""),
         ..Shape::default()
     };
     let body = catalog::generate(&shape);
     assert!(body.len() >= 25_000_000, "{} bytes", body.len());
     assert!(shape.entries >= 50_000);
-    let fixture = Fixture::new(body);
+    let mut fixture = Fixture::new(body);
+    fixture.config.github.url = Some(github.url(""));
     let runtime = runtime();
     let hooks = Hooks::default();
 
@@ -200,6 +249,99 @@ fn a_real_size_catalog_is_streamed_cached_and_revalidated_with_one_304() {
         fixture.catalog_hits()[2].header("if-none-match"),
         Some(ETAG)
     );
+
+    // The needle's sourceUrl is a GitHub folder page: every file of the folder is installed,
+    // nothing beside it, and the catalog is not asked again (its cache is fresh).
+    serve_repository(
+        &github,
+        "acme-0",
+        "skills",
+        &skill_files("skills/quokka-ledger", NEEDLE),
+    );
+    let outcome = runtime
+        .block_on(registry::install(
+            &fixture.config,
+            &hooks,
+            &InstallRequest::new(NEEDLE),
+        ))
+        .unwrap();
+    assert_eq!(outcome.slug, NEEDLE);
+    for file in ["SKILL.md", "scripts/run.sh", "references/notes.md"] {
+        assert!(outcome.path.join(file).is_file(), "{file}");
+    }
+    assert!(!outcome.path.parent().unwrap().join("other-skill").exists());
+    assert_eq!(
+        github.targets(),
+        ["/api/v3/repos/acme-0/skills/tarball/main"]
+    );
+    assert_eq!(fixture.catalog_hits().len(), 3);
+}
+
+#[test]
+fn install_identifiers_resolve_to_github_folders_and_the_official_base() {
+    let github = Server::start().unwrap();
+    let catalog = json!([
+        {
+            "name": "tap-skill", "description": "From a GitHub tap.", "category": "devops",
+            "source": "GitHub", "tags": [], "platforms": [], "author": "", "version": "",
+            "license": "", "docsPath": "", "installIdentifier": "acme/taps/skills/tap-skill",
+            "identifier": "acme/taps/skills/tap-skill",
+            "sourceUrl": "https://skills.sh/skills/acme/taps/tap-skill"
+        },
+        {
+            "name": "1password", "description": "Official.", "category": "security",
+            "source": "optional", "tags": ["secrets"], "platforms": ["linux"], "author": "Nous",
+            "version": 1.0, "license": "MIT", "docsPath": "optional/security/security-1password",
+            "installIdentifier": "official/security/1password"
+        }
+    ]);
+    let mut fixture = Fixture::new(catalog.to_string().into_bytes());
+    fixture.config.github.url = Some(github.url(""));
+    // The official skills' base: the optional-skills folder of the Hermes repository.
+    fixture.config.registry.download_base_url = Some(format!(
+        "{}/NousResearch/hermes-agent/tree/main/optional-skills",
+        github.url("")
+    ));
+    serve_repository(
+        &github,
+        "acme",
+        "taps",
+        &skill_files("skills/tap-skill", "tap-skill"),
+    );
+    serve_repository(
+        &github,
+        "NousResearch",
+        "hermes-agent",
+        &skill_files("optional-skills/security/1password", "1password"),
+    );
+    let runtime = runtime();
+    for (name, tarball) in [
+        ("tap-skill", "/api/v3/repos/acme/taps/tarball"),
+        (
+            "1password",
+            "/api/v3/repos/NousResearch/hermes-agent/tarball/main",
+        ),
+    ] {
+        let outcome = runtime
+            .block_on(registry::install(
+                &fixture.config,
+                &Hooks::default(),
+                &InstallRequest::new(name),
+            ))
+            .unwrap();
+        assert_eq!(outcome.slug, name);
+        for file in ["SKILL.md", "scripts/run.sh", "references/notes.md"] {
+            assert!(outcome.path.join(file).is_file(), "{name}: {file}");
+        }
+        assert!(!outcome.path.parent().unwrap().join("other-skill").exists());
+        assert_eq!(github.targets().last().map(String::as_str), Some(tarball));
+        let record: Value = serde_json::from_slice(
+            &std::fs::read(outcome.path.join(".skill-source.json")).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(record["kind"], "registry", "{record}");
+        assert_eq!(record["registry"]["id"], name);
+    }
 }
 
 #[test]

@@ -20,7 +20,7 @@ pub const NEEDLE: &str = "quokka-ledger";
 pub const NEEDLE_WORD: &str = "quokkanomics";
 
 /// What [`generate`] makes.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct Shape {
     /// How many entries.
     pub entries: usize,
@@ -28,7 +28,7 @@ pub struct Shape {
     pub malformed_every: Option<usize>,
     /// The GitHub web base the taps' `sourceUrl` pages use (`https://github.com`, or a
     /// loopback fixture's).
-    pub github: &'static str,
+    pub github: String,
 }
 
 impl Default for Shape {
@@ -36,7 +36,7 @@ impl Default for Shape {
         Self {
             entries: 52_000,
             malformed_every: None,
-            github: "https://github.com",
+            github: "https://github.com".to_owned(),
         }
     }
 }
@@ -169,7 +169,7 @@ pub fn generate(shape: &Shape) -> Vec<u8> {
         let malformed = shape
             .malformed_every
             .is_some_and(|every| every > 0 && index % every == every - 1);
-        entry(&mut out, index, &mut random, malformed, shape.github);
+        entry(&mut out, index, &mut random, malformed, &shape.github);
     }
     out.push(b']');
     out

@@ -393,6 +393,25 @@ pub(crate) fn client(policy: Policy, hooks: &Hooks, total: Duration) -> Result<C
     client_with(policy, hooks, total, None)
 }
 
+/// The client of a registry operation: the registry's token (09 §Registries, Tokens) goes to
+/// the origin of the registry's URL only, whatever the requests of an install go on to reach.
+/// Here, below the registry, so the registry and its cache both build it without importing
+/// each other.
+pub(crate) fn registry_client(
+    config: &SkillsConfig,
+    hooks: &Hooks,
+    total: Duration,
+) -> Result<Client, Error> {
+    let policy = policy_of(config)?;
+    let bearer = match (&config.registry.token, &config.registry.catalog_url) {
+        (Some(token), Some(url)) if !token.trim().is_empty() => policy::parse(url, &policy)
+            .ok()
+            .map(|url| crate::client::Bearer::new(&url, token.trim())),
+        _ => None,
+    };
+    client_with(policy, hooks, total, bearer)
+}
+
 /// [`client`], sending `bearer`'s token to its own origin only.
 pub(crate) fn client_with(
     policy: Policy,

@@ -36,10 +36,9 @@ use skills_types::registry::{
 };
 use skills_types::{Error, SkillScope, SkillsConfig};
 
-use crate::client::Bearer;
 use crate::install::{self, Naming};
-use crate::policy::{self, Policy};
-use crate::source::{self, Source};
+use crate::policy::Policy;
+use crate::source::Source;
 use crate::write::{self, Registered};
 
 use cache::{Catalog, Want};
@@ -180,7 +179,7 @@ pub async fn install(
     }
     let policy = install::policy_of(config)?;
     let resolved = resolve_entry(config, entry, &coordinates, &policy)?;
-    let source = source_of(&resolved)?;
+    let source = source_of(config, &resolved, &policy)?;
     let client = client_for(config, hooks, total)?;
     let naming = Naming {
         kind: "registry",
@@ -447,25 +446,21 @@ pub fn resolve_entry(
     coordinates: &Coordinates,
     policy: &Policy,
 ) -> Result<Resolved, Error> {
+    let bases =
+        crate::github::Bases::new(config.github.url.as_deref()).map_err(Error::InvalidInput)?;
     resolve::resolve(
         entry,
         coordinates,
         config.registry.download_base_url.as_deref(),
+        &bases,
         policy,
     )
 }
 
-/// The source a resolved entry is installed through: the installer's own classification of
-/// the URL, the GitHub source for the shorthand.
-fn source_of(resolved: &Resolved) -> Result<Source, Error> {
-    match resolved {
-        Resolved::Url(url) => source::classify(url)
-            .map_err(|reason| Error::InvalidInput(format!("{}: {reason}", policy::redact(url)))),
-        Resolved::Github(shorthand) => Err(Error::InvalidInput(format!(
-            "'{shorthand}' is a GitHub folder, and this build has no GitHub source to install \
-             every file of it from"
-        ))),
-    }
+/// The source a resolved entry is installed through: what `skills install` makes of the same
+/// text (the URL classified, the GitHub shorthand through the configured GitHub bases).
+fn source_of(config: &SkillsConfig, resolved: &Resolved, policy: &Policy) -> Result<Source, Error> {
+    install::resolve(config, &resolved.text(), policy)
 }
 
 /// A client for the registry: its token (09 §Registries, Tokens) goes to the origin of the
@@ -475,14 +470,7 @@ pub(crate) fn client_for(
     hooks: &Hooks,
     total: std::time::Duration,
 ) -> Result<crate::client::Client, Error> {
-    let policy = install::policy_of(config)?;
-    let bearer = match (&config.registry.token, &config.registry.catalog_url) {
-        (Some(token), Some(url)) if !token.trim().is_empty() => policy::parse(url, &policy)
-            .ok()
-            .map(|url| Bearer::new(&url, token.trim())),
-        _ => None,
-    };
-    install::client_with(policy, hooks, total, bearer)
+    install::registry_client(config, hooks, total)
 }
 
 /// Refuses to install `wanted` over a skill another namespace installed under its slug.

@@ -68,11 +68,10 @@ pub(crate) fn roots_of(config: &SkillsConfig, scope: skills_types::SkillScope) -
         .collect()
 }
 
-/// `config` with the home `skills.toml` layered on (never the workspace's: the registry and
-/// GitHub settings are the user's alone, 09 §Registries), the caller's values winning. The
-/// registry reads this, and the command line uses it to resolve `[registry] token_env`.
+/// [`home_settings`], under the name the facade's `Skills::home_config` and the registry use
+/// (the command line resolves `[registry] token_env` from it).
 pub fn home_config(config: &SkillsConfig) -> SkillsConfig {
-    settings::effective(config, false).0
+    home_settings(config)
 }
 
 /// Discovers every skill the configuration reaches.

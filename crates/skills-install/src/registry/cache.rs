@@ -416,9 +416,19 @@ impl Catalog {
     /// is an error (and its header is removed, so the next call fetches the catalog again).
     pub(crate) fn scan(&self, mut visit: impl FnMut(Entry)) -> Result<(), Error> {
         let damaged = |reason: String| {
-            // The header goes first: a reader after this point misses and refetches.
+            // The header goes, so the next reader misses and refetches; but only while it still
+            // names this data file (a refresh in another process may have replaced both since
+            // this copy was read, and its header is good).
             if let Some(dir) = self.file.parent() {
-                drop(std::fs::remove_file(dir.join(CACHE_FILE)));
+                let header = dir.join(CACHE_FILE);
+                let names_this = skills_ops::fs::read_state_file(&header, MAX_HEADER_BYTES)
+                    .ok()
+                    .flatten()
+                    .and_then(|bytes| serde_json::from_slice::<Header>(&bytes).ok())
+                    .is_some_and(|current| current.data == self.data);
+                if names_this {
+                    drop(std::fs::remove_file(header));
+                }
             }
             Error::InvalidInput(format!(
                 "the cached registry catalog {} is damaged ({reason}); it is fetched again on the next call",
@@ -649,7 +659,7 @@ async fn fetch(
     hooks: &Hooks,
     total: Duration,
 ) -> Result<Catalog, Error> {
-    let client = super::client_for(config, hooks, total)?;
+    let client = install::registry_client(config, hooks, total)?;
     let cached = read(place);
     let validators = cached
         .as_ref()

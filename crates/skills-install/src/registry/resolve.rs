@@ -25,6 +25,7 @@ use skills_types::files::SKILL_MD;
 use skills_types::registry::{Coordinates, Entry};
 use url::Url;
 
+use crate::github::{Bases, Page, Repository};
 use crate::install;
 use crate::policy::{self, Policy};
 use crate::source::{self, Source};
@@ -70,17 +71,18 @@ pub(crate) fn resolve(
     entry: &Entry,
     coordinates: &Coordinates,
     download_base: Option<&str>,
+    bases: &Bases,
     policy: &Policy,
 ) -> Result<Resolved, Error> {
     if let Some(text) = non_empty(entry.source_url.as_deref()) {
         let url = parse(text, policy)?;
-        if let Some(resolved) = from_url(&url) {
+        if let Some(resolved) = from_url(&url, bases) {
             return Ok(resolved);
         }
     }
     if let Some(identifier) = non_empty(entry.install_identifier.as_deref()) {
         if let Some(rest) = identifier.strip_prefix(OFFICIAL) {
-            return official(entry, rest, download_base, policy);
+            return official(entry, rest, download_base, bases, policy);
         }
         if let Some(shorthand) = github_identifier(identifier) {
             return Ok(Resolved::Github(shorthand));
@@ -102,46 +104,25 @@ pub(crate) fn resolve(
     Err(not_installable(entry))
 }
 
-/// The form a `sourceUrl` gives, or `None` for a page that is not installable.
-fn from_url(url: &Url) -> Option<Resolved> {
-    if url.host_str() == Some("github.com")
-        && let Some(shorthand) = github_folder(url)
-    {
-        return Some(Resolved::Github(shorthand));
+/// The form a `sourceUrl` gives, or `None` for a page that is not installable (a site's
+/// page that is not an index: Hermes links the hubs' detail pages).
+fn from_url(url: &Url, bases: &Bases) -> Option<Resolved> {
+    if bases.is_page(url) {
+        return match bases.page(url) {
+            Ok(Page::Folder(repository)) => Some(Resolved::Github(repository.display())),
+            Ok(Page::File(raw)) => Some(Resolved::Url(raw)),
+            Err(_) => None,
+        };
     }
     if url.host_str() == Some("raw.githubusercontent.com")
         && url.path().to_ascii_lowercase().ends_with(".md")
     {
         return Some(Resolved::Url(url.clone()));
     }
-    match source::classify(url) {
+    match source::classify_with(url, bases) {
         Ok(Source::SkillFile(raw)) => Some(Resolved::Url(raw)),
+        Ok(Source::Site(_) | Source::Local(_)) | Err(_) => None,
         Ok(_) => Some(Resolved::Url(url.clone())),
-        Err(_) => None,
-    }
-}
-
-/// `https://github.com/o/r[/tree/<ref>[/<path>]]` as `o/r[/path][@ref]`; `None` for any other
-/// GitHub page (a file page is a URL of its own).
-fn github_folder(url: &Url) -> Option<String> {
-    let segments: Vec<String> = url
-        .path_segments()?
-        .filter(|segment| !segment.is_empty())
-        .map(|segment| {
-            percent_decode(segment).filter(|text| is_plain_segment(text) && !text.contains('@'))
-        })
-        .collect::<Option<_>>()?;
-    match segments.as_slice() {
-        [owner, repository] => Some(format!("{owner}/{repository}")),
-        [owner, repository, tree, reference, folder @ ..] if tree == "tree" => {
-            let mut shorthand = format!("{owner}/{repository}");
-            for part in folder {
-                shorthand.push('/');
-                shorthand.push_str(part);
-            }
-            Some(format!("{shorthand}@{reference}"))
-        }
-        _ => None,
     }
 }
 
@@ -165,6 +146,7 @@ fn official(
     entry: &Entry,
     rest: &str,
     download_base: Option<&str>,
+    bases: &Bases,
     policy: &Policy,
 ) -> Result<Resolved, Error> {
     let parts: Vec<&str> = rest.split('/').collect();
@@ -183,20 +165,20 @@ fn official(
         )));
     };
     let mut url = parse(base, policy)?;
-    if url.host_str() == Some("github.com")
-        && let Some(folder) = github_folder(&url)
+    if bases.is_page(&url)
+        && let Ok(Page::Folder(repository)) = bases.page(&url)
     {
-        // `o/r/base@ref` + the identifier's folder, before the ref.
-        let (path, reference) = match folder.split_once('@') {
-            Some((path, reference)) => (path.to_owned(), Some(reference.to_owned())),
-            None => (folder, None),
+        // The identifier's folder under the base's, at the base's ref.
+        let folder = parts.join("/");
+        let path = match &repository.path {
+            Some(path) => format!("{path}/{folder}"),
+            None => folder,
         };
-        let mut shorthand = format!("{path}/{}", parts.join("/"));
-        if let Some(reference) = reference {
-            shorthand.push('@');
-            shorthand.push_str(&reference);
-        }
-        return Ok(Resolved::Github(shorthand));
+        let under = Repository {
+            path: Some(path),
+            ..repository
+        };
+        return Ok(Resolved::Github(under.display()));
     }
     push_segments(&mut url, base, parts.iter().copied().chain([""]))?;
     Ok(Resolved::Url(url))
@@ -248,24 +230,6 @@ pub(crate) fn is_plain_segment(text: &str) -> bool {
         && !text
             .chars()
             .any(|c| matches!(c, '/' | '\\' | '%') || c.is_control())
-}
-
-/// A URL path segment decoded; `None` when it is not UTF-8.
-fn percent_decode(segment: &str) -> Option<String> {
-    let bytes = segment.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut index = 0;
-    while index < bytes.len() {
-        if bytes[index] == b'%' && index + 2 < bytes.len() {
-            let hex = std::str::from_utf8(&bytes[index + 1..index + 3]).ok()?;
-            out.push(u8::from_str_radix(hex, 16).ok()?);
-            index += 3;
-        } else {
-            out.push(bytes[index]);
-            index += 1;
-        }
-    }
-    String::from_utf8(out).ok()
 }
 
 fn non_empty(text: Option<&str>) -> Option<&str> {

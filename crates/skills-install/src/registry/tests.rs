@@ -786,3 +786,24 @@ async fn a_damaged_data_file_is_an_error_once_then_fetched_again() {
     assert_eq!(listing.entries.len(), 3);
     assert_eq!(setup.server.hits("/catalog.json"), 2);
 }
+
+#[tokio::test]
+async fn a_reader_racing_a_refresh_leaves_the_newer_header_alone() {
+    let setup = setup(&catalog());
+    browse(&setup.config, &hooks(), None).await.unwrap();
+    let place = cache::Place::of(&setup.config).unwrap();
+    let seen = cache::read(&place).unwrap();
+    // Another process refreshed meanwhile: a new header naming a new data file, and the old
+    // data file removed.
+    let mut header: Value =
+        serde_json::from_slice(&std::fs::read(setup.cache_file()).unwrap()).unwrap();
+    let old = setup
+        .cache_file()
+        .with_file_name(format!("catalog-{}.bin", header["data"].as_str().unwrap()));
+    header["data"] = json!("newer-download");
+    std::fs::write(setup.cache_file(), header.to_string()).unwrap();
+    std::fs::remove_file(old).unwrap();
+    let error = seen.scan(drop).unwrap_err();
+    assert!(error.to_string().contains("is damaged"), "{error}");
+    assert!(setup.cache_file().exists(), "the newer header stays");
+}

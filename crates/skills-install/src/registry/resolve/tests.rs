@@ -14,7 +14,8 @@ fn entry(name: &str, source_url: Option<&str>, identifier: Option<&str>) -> Entr
 
 fn text(entry: &Entry, base: Option<&str>) -> Result<String, Error> {
     let coordinates = entry.coordinates().unwrap();
-    resolve(entry, &coordinates, base, &Policy::default()).map(|resolved| resolved.text())
+    let bases = Bases::new(None).unwrap();
+    resolve(entry, &coordinates, base, &bases, &Policy::default()).map(|resolved| resolved.text())
 }
 
 #[test]
