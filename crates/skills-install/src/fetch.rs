@@ -216,7 +216,7 @@ async fn site(
     )))
 }
 
-/// The places [`site`] looks, in order, with the kind each one is.
+/// The places `site` looks, in order, with the kind each one is.
 pub fn site_candidates(url: &Url) -> Result<Vec<(Url, &'static str)>, Problem> {
     let mut base = url.clone();
     base.set_query(None);
