@@ -23,18 +23,28 @@ use crate::install;
 use crate::source::Source;
 use crate::write::{self, Registered, Target};
 
-/// Compares every installed skill `request.names` selects (all when empty) with its source.
-pub async fn check(
+/// The installed skills `request` selects and the client their sources are asked through.
+fn prepare(
     config: &SkillsConfig,
     hooks: &Hooks,
     request: &Request,
-) -> Result<Vec<Check>, Error> {
+) -> Result<(Vec<Installed>, Client), Error> {
     let installed = installed(config, &request.names)?;
     let client = install::client(
         install::policy_of(config)?,
         hooks,
         install::timeout(request.timeout_secs),
     )?;
+    Ok((installed, client))
+}
+
+/// Compares every installed skill `request.names` selects (all when empty) with its source.
+pub async fn check(
+    config: &SkillsConfig,
+    hooks: &Hooks,
+    request: &Request,
+) -> Result<Vec<Check>, Error> {
+    let (installed, client) = prepare(config, hooks, request)?;
     let mut sources = Sources::default();
     let mut checks = Vec::with_capacity(installed.len());
     for skill in &installed {
@@ -51,12 +61,7 @@ pub async fn update(
     hooks: &Hooks,
     request: &Request,
 ) -> Result<Vec<Outcome>, Error> {
-    let installed = installed(config, &request.names)?;
-    let client = install::client(
-        install::policy_of(config)?,
-        hooks,
-        install::timeout(request.timeout_secs),
-    )?;
+    let (installed, client) = prepare(config, hooks, request)?;
     let mut sources = Sources::default();
     let mut outcomes = Vec::with_capacity(installed.len());
     for skill in &installed {

@@ -243,14 +243,7 @@ pub(super) async fn browse(
             None => break,
         }
     }
-    entries.sort_by(|a, b| a.name.cmp(&b.name));
-    entries.dedup_by(|a, b| a.name == b.name);
-    let mut status = hub.status(entries.len(), skipped);
-    status.warnings = warnings;
-    Ok(Listing {
-        entries,
-        catalog: status,
-    })
+    Ok(hub.sorted_listing(entries, skipped, warnings))
 }
 
 /// ClawHub's own search (relevance order, as it ranks).

@@ -23,7 +23,7 @@ use std::time::Duration;
 use serde::de::DeserializeOwned;
 use skills_types::install::{Hooks, InstallOutcome};
 use skills_types::limits::MIB;
-use skills_types::registry::{Coordinates, Entry, Status};
+use skills_types::registry::{Coordinates, Entry, Listing, Status};
 use skills_types::{Error, SkillsConfig};
 use tokio::time::Instant;
 use url::Url;
@@ -248,6 +248,30 @@ impl Hub {
             line = line.replace(token.as_str(), "…");
         }
         skills_types::sanitize::line(&line).into_owned()
+    }
+
+    /// A listing of `entries` as this registry answered them, with what was skipped and said.
+    pub(super) fn listing(
+        &self,
+        entries: Vec<Entry>,
+        skipped: Vec<String>,
+        warnings: Vec<String>,
+    ) -> Listing {
+        let mut catalog = self.status(entries.len(), skipped);
+        catalog.warnings = warnings;
+        Listing { entries, catalog }
+    }
+
+    /// A browse's listing: `entries` sorted by name, one per name.
+    pub(super) fn sorted_listing(
+        &self,
+        mut entries: Vec<Entry>,
+        skipped: Vec<String>,
+        warnings: Vec<String>,
+    ) -> Listing {
+        entries.sort_by(|a, b| a.name.cmp(&b.name));
+        entries.dedup_by(|a, b| a.name == b.name);
+        self.listing(entries, skipped, warnings)
     }
 
     /// The catalog status an answer of this registry reports.

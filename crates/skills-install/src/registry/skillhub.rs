@@ -222,15 +222,8 @@ pub(super) async fn browse(
         return Err(no_categories());
     }
     let hub = Hub::new(config, hooks, timeout(None))?;
-    let (mut entries, skipped, warnings) = pages(&hub, "", None).await?;
-    entries.sort_by(|a, b| a.name.cmp(&b.name));
-    entries.dedup_by(|a, b| a.name == b.name);
-    let mut status = hub.status(entries.len(), skipped);
-    status.warnings = warnings;
-    Ok(Listing {
-        entries,
-        catalog: status,
-    })
+    let (entries, skipped, warnings) = pages(&hub, "", None).await?;
+    Ok(hub.sorted_listing(entries, skipped, warnings))
 }
 
 /// skillhub's search, in its order; `query.source` is a namespace.
@@ -245,12 +238,7 @@ pub(super) async fn search(
     let hub = Hub::new(config, hooks, timeout(None))?;
     let namespace = query.source.as_deref().map(str::trim);
     let (entries, skipped, warnings) = pages(&hub, &query.text, namespace).await?;
-    let mut status = hub.status(entries.len(), skipped);
-    status.warnings = warnings;
-    Ok(Listing {
-        entries,
-        catalog: status,
-    })
+    Ok(hub.listing(entries, skipped, warnings))
 }
 
 /// The namespaces and how many skills each holds.
