@@ -72,8 +72,13 @@ pub fn publish(request: &Request) -> Result<Outcome, Error> {
     site::write(&request.out, artifacts, warnings)
 }
 
+/// How deep below a named folder skills are looked for: category folders (`ops/incident-notes`)
+/// and a folder of categories, as discovery reads them.
+const MAX_SEARCH_DEPTH: usize = 4;
+
 /// The skill folders `dirs` name: a folder holding `SKILL.md` is one; any other folder stands
-/// for its subfolders that hold one (sorted, hidden and excluded names skipped).
+/// for the skill folders below it, through category folders up to [`MAX_SEARCH_DEPTH`] deep
+/// (sorted; hidden, excluded and symlinked folders skipped; nothing below a skill).
 fn skill_folders(dirs: &[PathBuf]) -> Result<Vec<PathBuf>, Error> {
     let mut folders = Vec::new();
     for dir in dirs {
@@ -89,18 +94,7 @@ fn skill_folders(dirs: &[PathBuf]) -> Result<Vec<PathBuf>, Error> {
             continue;
         }
         let mut found = Vec::new();
-        let entries = std::fs::read_dir(dir).map_err(|error| Error::io("list", dir, error))?;
-        for entry in entries {
-            let entry = entry.map_err(|error| Error::io("list", dir, error))?;
-            let name = entry.file_name();
-            let Some(name) = name.to_str() else { continue };
-            let is_dir = entry
-                .file_type()
-                .is_ok_and(|kind| kind.is_dir() && !kind.is_symlink());
-            if is_dir && !is_excluded_dir_name(name) && is_file(&entry.path().join(SKILL_MD)) {
-                found.push(entry.path());
-            }
-        }
+        find_skills(dir, 1, &mut found)?;
         if found.is_empty() {
             return Err(Error::NoDefinitionFile { dir: dir.clone() });
         }
@@ -108,6 +102,29 @@ fn skill_folders(dirs: &[PathBuf]) -> Result<Vec<PathBuf>, Error> {
         folders.extend(found);
     }
     Ok(folders)
+}
+
+/// Pushes the skill folders below `dir` (which is not one) onto `found`.
+fn find_skills(dir: &Path, depth: usize, found: &mut Vec<PathBuf>) -> Result<(), Error> {
+    let entries = std::fs::read_dir(dir).map_err(|error| Error::io("list", dir, error))?;
+    for entry in entries {
+        let entry = entry.map_err(|error| Error::io("list", dir, error))?;
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else { continue };
+        let is_dir = entry
+            .file_type()
+            .is_ok_and(|kind| kind.is_dir() && !kind.is_symlink());
+        if !is_dir || name.starts_with('.') || is_excluded_dir_name(name) {
+            continue;
+        }
+        let path = entry.path();
+        if is_file(&path.join(SKILL_MD)) {
+            found.push(path);
+        } else if depth < MAX_SEARCH_DEPTH {
+            find_skills(&path, depth + 1, found)?;
+        }
+    }
+    Ok(())
 }
 
 fn is_file(path: &Path) -> bool {

@@ -420,3 +420,22 @@ fn a_staging_folder_left_by_a_crash_is_removed_and_never_published() {
         "only agent-skills/ is left"
     );
 }
+
+#[test]
+fn skills_in_category_folders_are_published_and_hidden_or_nested_ones_are_not() {
+    let root = tempfile::tempdir().unwrap();
+    let tree = root.path().join("skills");
+    skill(&tree, "top", None, "Top.", &[]);
+    skill(&tree.join("ops"), "incident-notes", None, "Notes.", &[]);
+    skill(&tree.join("a/b/c"), "deep", None, "Deep.", &[]);
+    skill(&tree.join(".hidden"), "secret", None, "Hidden.", &[]);
+    // A folder inside a skill is the skill's own file, never a second skill.
+    skill(&tree.join("top/examples"), "inner", None, "Inner.", &[]);
+    let outcome = publish(&Request::new(vec![tree], &root.path().join("site"))).unwrap();
+    let names: Vec<&str> = outcome
+        .skills
+        .iter()
+        .map(|published| published.entry.name.as_str())
+        .collect();
+    assert_eq!(names, ["deep", "incident-notes", "top"]);
+}
