@@ -431,7 +431,7 @@ fn skills_in_category_folders_are_published_and_hidden_or_nested_ones_are_not() 
     skill(&tree.join(".hidden"), "secret", None, "Hidden.", &[]);
     // A folder inside a skill is the skill's own file, never a second skill.
     skill(&tree.join("top/examples"), "inner", None, "Inner.", &[]);
-    let outcome = publish(&Request::new(vec![tree], &root.path().join("site"))).unwrap();
+    let outcome = publish(&Request::new(vec![tree], root.path().join("site"))).unwrap();
     let names: Vec<&str> = outcome
         .skills
         .iter()
