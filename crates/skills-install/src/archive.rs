@@ -808,6 +808,29 @@ pub fn skills(
 /// whole tree when it lies inside a skill found; elsewhere (a repository's `CLAUDE.md ->
 /// AGENTS.md` beside its skills) it is left out like any file outside the skills.
 pub fn skills_in(tree: Tree, under: Option<&str>, url: &Url) -> Result<Vec<Download>, String> {
+    skills_found(tree, under, url)?
+        .into_iter()
+        .map(|found| match found.refusal {
+            Some(refusal) => Err(refusal),
+            None => Ok(found.download),
+        })
+        .collect()
+}
+
+/// A skill found in a tree, and why it may not be installed, if it may not.
+#[derive(Debug)]
+pub struct Found {
+    /// Its files (without the entries that are not regular files).
+    pub download: Download,
+    /// Set when an entry inside it is not a regular file (a link, a device): installing it
+    /// is refused with this message. Other skills of the tree are not affected, so a caller
+    /// that installs only some of them refuses only when a chosen one has a refusal.
+    pub refusal: Option<String>,
+}
+
+/// The skills of a tree as [`skills_in`] finds them, each with its own refusal instead of one
+/// refusal for the whole tree.
+pub fn skills_found(tree: Tree, under: Option<&str>, url: &Url) -> Result<Vec<Found>, String> {
     let Tree {
         mut files,
         mut not_files,
@@ -891,12 +914,15 @@ pub fn skills_in(tree: Tree, under: Option<&str>, url: &Url) -> Result<Vec<Downl
             folder.rsplit('/').next().map(str::to_owned)
         }
     };
+    let mut refusals: Vec<Option<String>> = vec![None; outer.len()];
     for entry in &not_files {
-        if let Some(skill) = outer.iter().find(|skill| inside(&entry.path, skill)) {
-            let named = name_of(skill)
+        if let Some(index) = outer.iter().position(|skill| inside(&entry.path, skill)) {
+            let named = name_of(&outer[index])
                 .map(|name| format!(" '{name}'"))
                 .unwrap_or_default();
-            return Err(format!("{}; it is part of the skill{named}", entry.refusal));
+            refusals[index].get_or_insert_with(|| {
+                format!("{}; it is part of the skill{named}", entry.refusal)
+            });
         }
     }
     let mut downloads: Vec<Download> = outer
@@ -934,7 +960,11 @@ pub fn skills_in(tree: Tree, under: Option<&str>, url: &Url) -> Result<Vec<Downl
     for download in &mut downloads {
         download.files.sort_by(|a, b| a.0.cmp(&b.0));
     }
-    Ok(downloads)
+    Ok(downloads
+        .into_iter()
+        .zip(refusals)
+        .map(|(download, refusal)| Found { download, refusal })
+        .collect())
 }
 
 /// Whether a file name is the definition file `SKILL.md` or one of its case variants.

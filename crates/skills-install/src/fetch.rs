@@ -168,10 +168,10 @@ pub async fn download(
                         .to_owned(),
                 ));
             }
-            repository(client, &github.0, &github.1).await
+            repository(client, &github.0, &github.1, want).await
         }
-        Source::Archive(url) => archive_url(client, url).await,
-        Source::Local(path) => local(path).await,
+        Source::Archive(url) => archive_url(client, url, want).await,
+        Source::Local(path) => local(path, want).await,
     }
 }
 
@@ -245,6 +245,7 @@ async fn repository(
     client: &Client,
     repository: &Repository,
     tarball: &Url,
+    want: Want<'_>,
 ) -> Result<Fetched, Problem> {
     let limits = archive_limits();
     let bytes = get(client, tarball, limits.total).await?;
@@ -258,7 +259,7 @@ async fn repository(
         .map(|(_, sha)| sha)
         .filter(|sha| (7..=40).contains(&sha.len()) && sha.bytes().all(|b| b.is_ascii_hexdigit()))
         .map(str::to_owned);
-    let downloads = archive::skills_in(files, repository.path.as_deref(), tarball)
+    let downloads = wanted_skills(files, repository.path.as_deref(), tarball, want)
         .map_err(|reason| Problem::Invalid(format!("{}: {reason}", repository.display())))?;
     let mut fetched = Fetched::new("github", tarball);
     fetched.reference = repository.reference.clone();
@@ -271,14 +272,14 @@ async fn repository(
 }
 
 /// Any archive URL: extracted, every skill inside offered.
-async fn archive_url(client: &Client, url: &Url) -> Result<Fetched, Problem> {
+async fn archive_url(client: &Client, url: &Url, want: Want<'_>) -> Result<Fetched, Problem> {
     let limits = archive_limits();
     let bytes = get(client, url, limits.total).await?;
     let format = Format::sniff(&bytes)
         .or_else(|| Format::of_name(url.path()))
         .ok_or_else(|| Problem::Invalid("the download is neither a .tar.gz nor a .zip".into()))?;
     let files = archive::extract_tree(&bytes, format, &limits).map_err(Problem::Invalid)?;
-    let downloads = archive::skills_in(files, None, url).map_err(Problem::Invalid)?;
+    let downloads = wanted_skills(files, None, url, want).map_err(Problem::Invalid)?;
     let mut fetched = Fetched::new("archive", url);
     let digest = format!("sha256:{}", hex_digest(&bytes));
     for download in downloads {
@@ -289,7 +290,7 @@ async fn archive_url(client: &Client, url: &Url) -> Result<Fetched, Problem> {
 
 /// A folder or archive on this machine: read without following any link (a link is refused,
 /// never copied through), then the skills found in it. No network.
-async fn local(path: &Path) -> Result<Fetched, Problem> {
+async fn local(path: &Path, want: Want<'_>) -> Result<Fetched, Problem> {
     let absolute = std::path::absolute(path)
         .map_err(|error| Problem::Invalid(format!("'{}': {error}", path.display())))?;
     let reading = absolute.clone();
@@ -299,7 +300,7 @@ async fn local(path: &Path) -> Result<Fetched, Problem> {
     let url = Url::from_file_path(&absolute).map_err(|()| {
         Problem::Invalid(format!("'{}' cannot be named as a URL", absolute.display()))
     })?;
-    let downloads = archive::skills_in(files, None, &url)
+    let downloads = wanted_skills(files, None, &url, want)
         .map_err(|reason| Problem::Invalid(format!("'{}': {reason}", path.display())))?;
     let mut fetched = Fetched {
         kind: "local",
@@ -309,6 +310,36 @@ async fn local(path: &Path) -> Result<Fetched, Problem> {
         fetched.offer(download, None);
     }
     Ok(fetched)
+}
+
+/// The skills of a tree, refused only when one the caller wants holds a link or a special
+/// file: a link inside skill B does not stop `--skill A`. A skill with such an entry that is
+/// not wanted is left out (the installer would drop it anyway).
+fn wanted_skills(
+    tree: archive::Tree,
+    under: Option<&str>,
+    url: &Url,
+    want: Want<'_>,
+) -> Result<Vec<Download>, String> {
+    let mut downloads = Vec::new();
+    for found in archive::skills_found(tree, under, url)? {
+        match found.refusal {
+            None => downloads.push(found.download),
+            Some(refusal) if wanted(&found.download, want) => return Err(refusal),
+            Some(_) => {}
+        }
+    }
+    Ok(downloads)
+}
+
+/// Whether the caller asked for this skill: by its folder name or the name it installs as.
+fn wanted(download: &Download, want: Want<'_>) -> bool {
+    want.skills.is_empty()
+        || download
+            .name
+            .as_deref()
+            .is_some_and(|name| want.wants(name))
+        || crate::write::slug(download).is_ok_and(|slug| want.wants(&slug))
 }
 
 /// Links and special files are kept aside by the reader, never opened; one inside a skill

@@ -793,6 +793,36 @@ fn a_local_folder_and_a_local_archive_install_without_network() {
     assert_eq!(installed(&tree, "zipped"), one.files);
 }
 
+/// A link inside one skill refuses that skill, not its neighbours: `--skill` of another one
+/// installs, and nothing of the linked one (or what it points to) is written.
+#[cfg(unix)]
+#[test]
+fn a_link_inside_one_skill_refuses_only_that_skill() {
+    let tree = Tree::new();
+    let secret_path = tree.base.join("id_rsa");
+    std::fs::write(&secret_path, b"SECRET-2b7c-do-not-copy").unwrap();
+    let source = tree.base.join("src");
+    write_skill(&source, &multi());
+    write_skill(&source, &single());
+    std::os::unix::fs::symlink(&secret_path, source.join("wrangler/references/key.md")).unwrap();
+
+    for args in [
+        vec!["./src"],
+        vec!["./src", "--skill", "wrangler"],
+        vec!["./src", "--skill", "wrangler", "--skill", "code-review"],
+    ] {
+        let stderr = refused(&tree, &args, &[]);
+        assert!(
+            stderr.contains("link") && stderr.contains("wrangler"),
+            "{args:?}: {stderr}"
+        );
+    }
+    let outcomes = install(&tree, &["./src", "--skill", "code-review"]);
+    assert_eq!(outcomes.len(), 1, "{outcomes:?}");
+    assert_eq!(installed(&tree, "code-review"), single().files);
+    assert!(!tree.home.join(".agents/skills/wrangler").exists());
+}
+
 #[cfg(unix)]
 #[test]
 fn a_symlink_to_a_secret_in_a_local_folder_is_refused_and_never_copied() {
