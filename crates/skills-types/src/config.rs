@@ -120,6 +120,10 @@ pub struct SkillsConfig {
     /// Where GitHub lives (`[github]`, home only).
     #[serde(default)]
     pub github: crate::install::GithubConfig,
+    /// How skills' scripts may be run (`[runtime]`: the home file sets it, a workspace's file
+    /// may only tighten it).
+    #[serde(default)]
+    pub runtime: crate::runtime::RuntimeConfig,
     /// The command `AGENTS.md` tells the agent to run to load a skill (`<command> read
     /// NAME`); `None` is `skills`. Only the home `skills.toml` may set it (`[sync]
     /// read_command`): a workspace must not choose what an agent runs.
@@ -155,6 +159,7 @@ impl SkillsConfig {
             network: crate::install::NetworkConfig::default(),
             registry: crate::install::RegistryConfig::default(),
             github: crate::install::GithubConfig::default(),
+            runtime: crate::runtime::RuntimeConfig::default(),
             read_command: None,
             install_root: None,
         }

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 
 use skills_types::config::{Permission, PermissionRule};
 use skills_types::install::{AgentTarget, RegistryKind};
+use skills_types::runtime::{ConfirmMode, NetworkMode, RuntimeConfig, SandboxMode, Strictness};
 use skills_types::{Diagnostic, DiagnosticCode, SkillsConfig};
 
 /// The configuration file's name inside an app directory.
@@ -189,6 +190,10 @@ fn apply_file(
                 "[{key}] is read only from the home skills.toml: a workspace may not choose \
                  where skills are fetched from"
             )),
+            "runtime" => match value.as_table() {
+                Some(table) => runtime(table, base != home, &mut config.runtime, &mut problem),
+                None => problem("'runtime' must be a table".to_owned()),
+            },
             "registry" => match value.as_table() {
                 Some(table) => registry(table, config, &mut problem),
                 None => problem("'registry' must be a table".to_owned()),
@@ -213,6 +218,154 @@ fn apply_file(
             },
             other => problem(format!("unknown key '{other}'")),
         }
+    }
+}
+
+/// The `[runtime]` table onto `runtime`. From the home file every key applies; from a
+/// workspace's file only what tightens the setting in force does, and each key that would
+/// loosen it is said and ignored (a cloned repository ships that file).
+fn runtime(
+    table: &toml::Table,
+    workspace: bool,
+    runtime: &mut RuntimeConfig,
+    problem: &mut impl FnMut(String),
+) {
+    let loosens = |key: &str| {
+        format!(
+            "[runtime] {key} in a workspace's skills.toml would loosen the home setting and is \
+             ignored: a workspace may only tighten how scripts run"
+        )
+    };
+    for (key, value) in table {
+        let text = value.as_str();
+        match key.as_str() {
+            "sandbox" => match text.and_then(sandbox_mode) {
+                Some(mode) if !workspace || mode.tightens(runtime.sandbox) => {
+                    runtime.sandbox = mode
+                }
+                Some(_) => problem(loosens(key)),
+                None => problem(
+                    "'runtime.sandbox' must be \"workspace-write\", \"read-only\" or \"off\""
+                        .to_owned(),
+                ),
+            },
+            "network" => match text.and_then(network_mode) {
+                Some(mode) if !workspace || mode.tightens(runtime.network) => {
+                    runtime.network = mode
+                }
+                Some(_) => problem(loosens(key)),
+                None => problem("'runtime.network' must be \"deny\" or \"allow\"".to_owned()),
+            },
+            "confirm" => match text.and_then(confirm_mode) {
+                Some(mode) if !workspace || mode.tightens(runtime.confirm) => {
+                    runtime.confirm = mode
+                }
+                Some(_) => problem(loosens(key)),
+                None => {
+                    problem("'runtime.confirm' must be \"ask\", \"always\" or \"never\"".to_owned())
+                }
+            },
+            "allow_inline" | "allow_install_scripts" => {
+                let field = if key == "allow_inline" {
+                    &mut runtime.allow_inline
+                } else {
+                    &mut runtime.allow_install_scripts
+                };
+                match value.as_bool() {
+                    // Turning a permission off always tightens.
+                    Some(allowed) if !workspace || !allowed || *field => *field = allowed,
+                    Some(_) => problem(loosens(key)),
+                    None => problem(format!("'runtime.{key}' must be true or false")),
+                }
+            }
+            "pass_env" => match strings(value) {
+                Some(names) if names.iter().all(|name| is_variable(name)) => {
+                    if workspace {
+                        // Fewer variables tighten; a name the home file does not pass loosens.
+                        if names.iter().any(|name| !runtime.pass_env.contains(name)) {
+                            problem(loosens(key));
+                        }
+                        runtime.pass_env.retain(|name| names.contains(name));
+                    } else {
+                        runtime.pass_env = names;
+                    }
+                }
+                _ => problem(
+                    "'runtime.pass_env' must be a list of environment variable names".to_owned(),
+                ),
+            },
+            // Which program runs a skill's code is never a workspace's choice.
+            "node" | "npm" | "python" | "sh" | "managed_node" if workspace => problem(format!(
+                "[runtime] {key} is read only from the home skills.toml: a workspace may not \
+                 choose the program that runs scripts"
+            )),
+            "node" | "npm" | "python" | "sh" => match text.filter(|path| !path.trim().is_empty()) {
+                Some(path) => {
+                    let path = Some(PathBuf::from(path));
+                    match key.as_str() {
+                        "node" => runtime.node = path,
+                        "npm" => runtime.npm = path,
+                        "python" => runtime.python = path,
+                        _ => runtime.sh = path,
+                    }
+                }
+                None => problem(format!("'runtime.{key}' must be a path")),
+            },
+            "managed_node" => match text.filter(|major| {
+                !major.is_empty() && major.len() <= 8 && major.bytes().all(|b| b.is_ascii_digit())
+            }) {
+                Some(major) => runtime.managed_node = Some(major.to_owned()),
+                None => problem(
+                    "'runtime.managed_node' must be a Node major version such as \"22\"".to_owned(),
+                ),
+            },
+            "max_concurrent_runs" | "max_runs_per_minute" => {
+                let field = if key == "max_concurrent_runs" {
+                    &mut runtime.max_concurrent_runs
+                } else {
+                    &mut runtime.max_runs_per_minute
+                };
+                match value
+                    .as_integer()
+                    .and_then(|n| usize::try_from(n).ok())
+                    .filter(|n| (1..=10_000).contains(n))
+                {
+                    Some(limit) if !workspace || limit <= *field => *field = limit,
+                    Some(_) => problem(loosens(key)),
+                    None => problem(format!("'runtime.{key}' must be a number from 1 to 10000")),
+                }
+            }
+            other => problem(format!(
+                "unknown key 'runtime.{other}'{}",
+                misplaced("runtime", other)
+            )),
+        }
+    }
+}
+
+fn sandbox_mode(text: &str) -> Option<SandboxMode> {
+    match text {
+        "workspace-write" => Some(SandboxMode::WorkspaceWrite),
+        "read-only" => Some(SandboxMode::ReadOnly),
+        "off" => Some(SandboxMode::Off),
+        _ => None,
+    }
+}
+
+fn network_mode(text: &str) -> Option<NetworkMode> {
+    match text {
+        "deny" => Some(NetworkMode::Deny),
+        "allow" => Some(NetworkMode::Allow),
+        _ => None,
+    }
+}
+
+fn confirm_mode(text: &str) -> Option<ConfirmMode> {
+    match text {
+        "ask" => Some(ConfirmMode::Ask),
+        "always" => Some(ConfirmMode::Always),
+        "never" => Some(ConfirmMode::Never),
+        _ => None,
     }
 }
 
@@ -454,6 +607,91 @@ mod tests {
         );
         let (_, diagnostics) = effective(&config, false);
         assert_eq!(diagnostics.len(), 4, "{diagnostics:?}");
+    }
+
+    #[test]
+    fn runtime_keys_come_from_home_and_a_workspace_may_only_tighten_them() {
+        let home = tempfile::tempdir().unwrap();
+        let workspace = tempfile::tempdir().unwrap();
+        write(
+            home.path(),
+            "[runtime]\npass_env = ['GITHUB_TOKEN', 'NPM_TOKEN']\nsandbox = 'workspace-write'\n\
+             network = 'allow'\nallow_inline = true\nconfirm = 'never'\nnode = '/opt/node/bin/node'\n\
+             managed_node = '22'\nmax_concurrent_runs = 8\n",
+        );
+        let config = SkillsConfig::new(workspace.path(), home.path());
+        let (home_only, diagnostics) = effective(&config, false);
+        assert!(diagnostics.is_empty(), "{diagnostics:?}");
+        let runtime = &home_only.runtime;
+        assert_eq!(runtime.pass_env, ["GITHUB_TOKEN", "NPM_TOKEN"]);
+        assert_eq!(runtime.network, NetworkMode::Allow);
+        assert!(runtime.allow_inline);
+        assert_eq!(runtime.confirm, ConfirmMode::Never);
+        assert_eq!(
+            runtime.node.as_deref(),
+            Some(Path::new("/opt/node/bin/node"))
+        );
+        assert_eq!(runtime.managed_node.as_deref(), Some("22"));
+        assert_eq!(runtime.max_concurrent_runs, 8);
+
+        // Tightening applies without a word.
+        write(
+            workspace.path(),
+            "[runtime]\npass_env = ['NPM_TOKEN']\nsandbox = 'read-only'\nnetwork = 'deny'\n\
+             allow_inline = false\nconfirm = 'always'\nmax_concurrent_runs = 2\n",
+        );
+        let (tightened, diagnostics) = effective(&config, true);
+        assert!(diagnostics.is_empty(), "{diagnostics:?}");
+        let runtime = &tightened.runtime;
+        assert_eq!(runtime.pass_env, ["NPM_TOKEN"]);
+        assert_eq!(runtime.sandbox, SandboxMode::ReadOnly);
+        assert_eq!(runtime.network, NetworkMode::Deny);
+        assert!(!runtime.allow_inline);
+        assert_eq!(runtime.confirm, ConfirmMode::Always);
+        assert_eq!(runtime.max_concurrent_runs, 2);
+
+        // Loosening is said key by key and changes nothing.
+        write(home.path(), "[runtime]\npass_env = ['GITHUB_TOKEN']\n");
+        write(
+            workspace.path(),
+            "[runtime]\npass_env = ['AWS_SECRET_ACCESS_KEY']\nsandbox = 'off'\nnetwork = 'allow'\n\
+             allow_inline = true\nallow_install_scripts = true\nconfirm = 'never'\n\
+             python = './evil/python'\nmanaged_node = '22'\nmax_runs_per_minute = 1000\n",
+        );
+        let (kept, diagnostics) = effective(&config, true);
+        assert_eq!(
+            kept.runtime.pass_env,
+            Vec::<String>::new(),
+            "not even the home's one"
+        );
+        assert_eq!(kept.runtime, RuntimeConfig::default());
+        assert_eq!(diagnostics.len(), 9, "{diagnostics:?}");
+        for key in [
+            "pass_env",
+            "sandbox",
+            "network",
+            "allow_inline",
+            "allow_install_scripts",
+            "confirm",
+            "python",
+            "managed_node",
+            "max_runs_per_minute",
+        ] {
+            assert!(
+                diagnostics
+                    .iter()
+                    .any(|d| d.message.contains(&format!("[runtime] {key} "))),
+                "{key}: {diagnostics:?}"
+            );
+        }
+
+        // Malformed values are said and ignored.
+        write(
+            home.path(),
+            "[runtime]\nsandbox = 'maybe'\npass_env = ['A B']\nmax_concurrent_runs = 0\nnode = ''\ncolour = 1\n",
+        );
+        let (_, diagnostics) = effective(&config, false);
+        assert_eq!(diagnostics.len(), 5, "{diagnostics:?}");
     }
 
     #[test]

@@ -1,0 +1,187 @@
+//! How skills' scripts may be run: the `[runtime]` table of `skills.toml`.
+//!
+//! The security keys (`pass_env`, `sandbox`, `network`, `allow_inline`, `confirm`, the
+//! interpreter paths, `managed_node`, `allow_install_scripts`) are the user's: only the home
+//! `skills.toml` sets them. A workspace's file may tighten them and is told, key by key, when
+//! it tries to loosen one, because a cloned repository can ship that file. Each setting knows
+//! which of two values is the stricter, so the layering rule is written once.
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+/// What a sandboxed run may write.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum SandboxMode {
+    /// Writes only under the workspace and the run's own temporary folder: the default.
+    #[default]
+    WorkspaceWrite,
+    /// Writes only to the run's own temporary folder.
+    ReadOnly,
+    /// No sandbox: the script may do what the user may.
+    Off,
+}
+
+/// Whether a run may open network connections.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum NetworkMode {
+    /// No TCP connections: the default.
+    #[default]
+    Deny,
+    /// Connections allowed.
+    Allow,
+}
+
+/// When a run needs the user's confirmation.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum ConfirmMode {
+    /// For skills whose permission is `ask` and for project skills: the default.
+    #[default]
+    Ask,
+    /// For every run.
+    Always,
+    /// Never for `ask` skills (project skills still need it).
+    Never,
+}
+
+/// A setting with an order of strictness, so a workspace's value is taken only when it is at
+/// least as strict as the one already in force.
+pub trait Strictness: Copy + PartialEq {
+    /// A number that grows with strictness.
+    fn rank(self) -> u8;
+
+    /// Whether `self` is at least as strict as `other`.
+    fn tightens(self, other: Self) -> bool {
+        self.rank() >= other.rank()
+    }
+}
+
+impl Strictness for SandboxMode {
+    fn rank(self) -> u8 {
+        match self {
+            Self::Off => 0,
+            Self::WorkspaceWrite => 1,
+            Self::ReadOnly => 2,
+        }
+    }
+}
+
+impl Strictness for NetworkMode {
+    fn rank(self) -> u8 {
+        match self {
+            Self::Allow => 0,
+            Self::Deny => 1,
+        }
+    }
+}
+
+impl Strictness for ConfirmMode {
+    fn rank(self) -> u8 {
+        match self {
+            Self::Never => 0,
+            Self::Ask => 1,
+            Self::Always => 2,
+        }
+    }
+}
+
+/// Default of [`RuntimeConfig::max_concurrent_runs`].
+pub const DEFAULT_MAX_CONCURRENT_RUNS: usize = 4;
+/// Default of [`RuntimeConfig::max_runs_per_minute`].
+pub const DEFAULT_MAX_RUNS_PER_MINUTE: usize = 60;
+
+/// The `[runtime]` settings in force.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(default)]
+#[non_exhaustive]
+pub struct RuntimeConfig {
+    /// Variables outside the allowlist that reach a script (`pass_env = ["GITHUB_TOKEN"]`).
+    pub pass_env: Vec<String>,
+    /// What a run may write.
+    pub sandbox: SandboxMode,
+    /// Whether a run may open network connections.
+    pub network: NetworkMode,
+    /// Whether inline code (`node -e`, `python3 -c`, `sh -c`) may run.
+    pub allow_inline: bool,
+    /// When a run needs confirmation.
+    pub confirm: ConfirmMode,
+    /// Whether dependency installs may run packages' install scripts.
+    pub allow_install_scripts: bool,
+    /// The `node` to use instead of the one on `PATH`.
+    #[schemars(with = "Option<String>")]
+    pub node: Option<PathBuf>,
+    /// The `npm` to use instead of the one on `PATH`.
+    #[schemars(with = "Option<String>")]
+    pub npm: Option<PathBuf>,
+    /// The `python3` to use instead of the one on `PATH`.
+    #[schemars(with = "Option<String>")]
+    pub python: Option<PathBuf>,
+    /// The `sh` to use instead of the one on `PATH`.
+    #[schemars(with = "Option<String>")]
+    pub sh: Option<PathBuf>,
+    /// A Node major version to download when no compatible `node` is found (opt-in).
+    pub managed_node: Option<String>,
+    /// Most runs at once per handle.
+    pub max_concurrent_runs: usize,
+    /// Most runs started per minute per handle.
+    pub max_runs_per_minute: usize,
+}
+
+impl Default for RuntimeConfig {
+    fn default() -> Self {
+        Self {
+            pass_env: Vec::new(),
+            sandbox: SandboxMode::default(),
+            network: NetworkMode::default(),
+            allow_inline: false,
+            confirm: ConfirmMode::default(),
+            allow_install_scripts: false,
+            node: None,
+            npm: None,
+            python: None,
+            sh: None,
+            managed_node: None,
+            max_concurrent_runs: DEFAULT_MAX_CONCURRENT_RUNS,
+            max_runs_per_minute: DEFAULT_MAX_RUNS_PER_MINUTE,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strictness_orders_every_setting() {
+        assert!(SandboxMode::ReadOnly.tightens(SandboxMode::WorkspaceWrite));
+        assert!(SandboxMode::WorkspaceWrite.tightens(SandboxMode::Off));
+        assert!(!SandboxMode::Off.tightens(SandboxMode::WorkspaceWrite));
+        assert!(NetworkMode::Deny.tightens(NetworkMode::Allow));
+        assert!(!NetworkMode::Allow.tightens(NetworkMode::Deny));
+        assert!(ConfirmMode::Always.tightens(ConfirmMode::Ask));
+        assert!(!ConfirmMode::Never.tightens(ConfirmMode::Ask));
+        assert!(ConfirmMode::Ask.tightens(ConfirmMode::Ask));
+    }
+
+    #[test]
+    fn the_defaults_are_the_strict_ones_of_the_spec() {
+        let config = RuntimeConfig::default();
+        assert_eq!(config.sandbox, SandboxMode::WorkspaceWrite);
+        assert_eq!(config.network, NetworkMode::Deny);
+        assert!(!config.allow_inline && !config.allow_install_scripts);
+        assert!(config.pass_env.is_empty());
+        assert_eq!(
+            (config.max_concurrent_runs, config.max_runs_per_minute),
+            (4, 60)
+        );
+    }
+}
