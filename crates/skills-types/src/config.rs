@@ -124,6 +124,10 @@ pub struct SkillsConfig {
     /// may only tighten it).
     #[serde(default)]
     pub runtime: crate::runtime::RuntimeConfig,
+    /// Refuse every write-class action: runs of code, and creating, changing, installing,
+    /// updating, uninstalling or trusting skills (`skills --read-only`). Queries still work.
+    #[serde(default)]
+    pub read_only: bool,
     /// The command `AGENTS.md` tells the agent to run to load a skill (`<command> read
     /// NAME`); `None` is `skills`. Only the home `skills.toml` may set it (`[sync]
     /// read_command`): a workspace must not choose what an agent runs.
@@ -160,6 +164,7 @@ impl SkillsConfig {
             registry: crate::install::RegistryConfig::default(),
             github: crate::install::GithubConfig::default(),
             runtime: crate::runtime::RuntimeConfig::default(),
+            read_only: false,
             read_command: None,
             install_root: None,
         }

@@ -186,6 +186,41 @@ pub enum Error {
         /// The report of each invalid skill, with every diagnostic.
         reports: Vec<crate::validate::Report>,
     },
+    /// A run needs the user's confirmation (an `ask` or project skill, or `confirm =
+    /// "always"`); nothing was started. Ask, then send the request again with `confirmed`.
+    #[error("running '{skill}' needs confirmation: {reason}; nothing was started")]
+    NeedsConfirmation {
+        /// The skill.
+        skill: String,
+        /// Why, as a clause ("it is a project skill").
+        reason: String,
+    },
+    /// Too many runs at once or in the last minute; nothing was started. Retry later.
+    #[error("busy: {reason}; nothing was started, try again shortly")]
+    Busy {
+        /// Which limit, with its value.
+        reason: String,
+    },
+    /// The interpreter a run needs is missing or too old; nothing was started.
+    #[error("no usable {runtime}: {reason}; nothing was started")]
+    RuntimeUnavailable {
+        /// Which interpreter (`node`, `python`, `sh`, ...).
+        runtime: String,
+        /// What was looked for and what was found.
+        reason: String,
+    },
+    /// The handle is read-only (`SkillsConfig::read_only`, `skills --read-only`).
+    #[error("the skills handle is read-only, so it cannot {action}")]
+    ReadOnly {
+        /// What was refused, as a verb phrase ("run code").
+        action: String,
+    },
+    /// The sandbox the configuration asks for cannot be enforced here; nothing was started.
+    #[error("the sandbox cannot be enforced: {missing}; nothing was started (set `[runtime] sandbox = \"off\"` in the home skills.toml to run unsandboxed)")]
+    SandboxUnavailable {
+        /// What the kernel or platform lacks.
+        missing: String,
+    },
 }
 
 impl Error {
@@ -218,6 +253,11 @@ impl Error {
             Self::TrustRecordInvalid { .. } => "trust_record_invalid",
             Self::StateFileInvalid { .. } => "state_file_invalid",
             Self::NotPublishable { .. } => "not_publishable",
+            Self::NeedsConfirmation { .. } => "needs_confirmation",
+            Self::Busy { .. } => "busy",
+            Self::RuntimeUnavailable { .. } => "runtime_unavailable",
+            Self::ReadOnly { .. } => "read_only",
+            Self::SandboxUnavailable { .. } => "sandbox_unavailable",
         }
     }
 
@@ -296,6 +336,28 @@ mod tests {
                     requested: "@acme/pdf".into(),
                 },
                 "conflict",
+            ),
+            (
+                Error::NeedsConfirmation {
+                    skill: "pdf".into(),
+                    reason: "it is a project skill".into(),
+                },
+                "needs_confirmation",
+            ),
+            (Error::Busy { reason: "4 runs".into() }, "busy"),
+            (
+                Error::RuntimeUnavailable {
+                    runtime: "node".into(),
+                    reason: "not on PATH".into(),
+                },
+                "runtime_unavailable",
+            ),
+            (Error::ReadOnly { action: "run code".into() }, "read_only"),
+            (
+                Error::SandboxUnavailable {
+                    missing: "Landlock".into(),
+                },
+                "sandbox_unavailable",
             ),
         ];
         for (error, kind) in samples {

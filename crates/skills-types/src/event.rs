@@ -65,6 +65,10 @@ pub enum SkillsEvent {
     CatalogChanged,
     /// A skill could not be loaded: `{path, diagnostic}`.
     LoadError,
+    /// A run was started: `{run_id, skill, target}`.
+    RunStarted,
+    /// A run ended: `{run_id, skill, status, exit_code, duration_ms}`.
+    RunFinished,
 }
 
 impl SkillsEvent {
@@ -77,6 +81,8 @@ impl SkillsEvent {
             Self::Uninstalled => "uninstalled",
             Self::CatalogChanged => "catalog_changed",
             Self::LoadError => "load_error",
+            Self::RunStarted => "run_started",
+            Self::RunFinished => "run_finished",
         }
     }
 

@@ -25,6 +25,7 @@ pub mod registry;
 pub mod remote;
 pub mod render;
 pub mod rpc;
+pub mod run;
 pub mod runtime;
 pub mod sanitize;
 pub mod scope;

@@ -13,6 +13,9 @@ use crate::install::{InstallOutcome, InstallRequest};
 use crate::manage::{CreateSkill, Uninstalled, UpdateSkill, Written};
 use crate::registry;
 use crate::render::{RenderOptions, Rendered};
+use crate::run::{
+    RunLogChunk, RunRequest, RunSummary, RuntimeInfo, RuntimeKind, StartedRun, Task,
+};
 use crate::skill::ResourceContent;
 use crate::validate::{Options, Report};
 use crate::{Error, Skill, SkillScope, SkillsConfig};
@@ -76,4 +79,48 @@ pub trait SkillsService: Send + Sync {
         name: &str,
         scope: Option<SkillScope>,
     ) -> Result<Uninstalled, Error>;
+
+    // The runtime (07). Each has a default of "not available here", so a service without a
+    // runtime still implements the trait; the facade's handle implements them all.
+
+    /// Checks, registers and starts a run in the background; its notices go to the
+    /// service's own sink.
+    fn start_run(&self, request: &RunRequest) -> Result<StartedRun, Error> {
+        let _ = request;
+        Err(Error::Disabled)
+    }
+    /// Stops a run: `true` when a running run was signalled.
+    fn cancel_run(&self, run_id: &str) -> Result<bool, Error> {
+        let _ = run_id;
+        Err(Error::Disabled)
+    }
+    /// The newest runs first.
+    fn recent_runs(&self, limit: usize) -> Result<Vec<RunSummary>, Error> {
+        let _ = limit;
+        Ok(Vec::new())
+    }
+    /// A slice of a run's log.
+    fn read_run_log(
+        &self,
+        run_id: &str,
+        offset: u64,
+        max_bytes: usize,
+    ) -> Result<RunLogChunk, Error> {
+        let _ = (run_id, offset, max_bytes);
+        Err(Error::Disabled)
+    }
+    /// The interpreters.
+    fn resolve_runtimes(&self, kind: Option<RuntimeKind>) -> Vec<RuntimeInfo> {
+        let _ = kind;
+        Vec::new()
+    }
+    /// An instruction-only skill as an agent session.
+    fn render_task(
+        &self,
+        skill: &str,
+        inputs: &serde_json::Map<String, serde_json::Value>,
+    ) -> Result<Task, Error> {
+        let _ = (skill, inputs);
+        Err(Error::Disabled)
+    }
 }

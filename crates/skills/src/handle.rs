@@ -13,6 +13,10 @@ use skills_types::install::{
 use skills_types::manage::{CreateSkill, Uninstalled, UpdateSkill, Written};
 use skills_types::registry::{self, Counts, Query, Status};
 use skills_types::render::{RenderOptions, Rendered, SyncOptions, SyncOutcome};
+use skills_types::run::{
+    RunHooks, RunLogChunk, RunNotice, RunOutcome, RunRequest, RunSink, RunSummary, RuntimeInfo,
+    RuntimeKind, StartedRun, Task,
+};
 use skills_types::service::{BoxFuture, SkillsService};
 use skills_types::skill::ResourceContent;
 use skills_types::trust::{TrustChange, TrustedWorkspace};
@@ -20,7 +24,7 @@ use skills_types::validate::{Options, Report};
 use skills_types::{Catalog, Error, Skill, SkillScope, SkillsConfig};
 
 use crate::bus::{Activations, CatalogSource, EventBus, TriggeredSkillSubscriber};
-use crate::{bus_impl, install_impl, ops};
+use crate::{bus_impl, install_impl, ops, runtime_impl};
 
 /// The skills subsystem for one workspace and home.
 #[derive(Clone, Debug)]
@@ -29,6 +33,9 @@ pub struct Skills {
     hooks: Hooks,
     events: Option<EventBus>,
     publisher: bus_impl::Publisher,
+    runtime: runtime_impl::Runtime,
+    /// The handle's own notice sink (`with_run_notices`); its bus is added per run.
+    run_hooks: RunHooks,
 }
 
 impl Skills {
@@ -39,7 +46,18 @@ impl Skills {
             hooks: Hooks::default(),
             events: None,
             publisher: bus_impl::Publisher::default(),
+            runtime: runtime_impl::Runtime::new(),
+            run_hooks: RunHooks::default(),
         }
+    }
+
+    /// The same handle telling `sink` about every run it starts: output as it is read and
+    /// the end (what `skills serve` turns into `skill_runtime.output` and
+    /// `skill_runtime.finished` notifications).
+    #[must_use]
+    pub fn with_run_notices(mut self, sink: RunSink) -> Self {
+        self.run_hooks.notices = Some(sink);
+        self
     }
 
     /// The same handle resolving host names with `resolver` (every answer still goes through
@@ -138,7 +156,7 @@ impl Skills {
     /// Creates a skill in the first root of its scope, atomically; refuses to overwrite.
     pub fn create(&self, request: &CreateSkill) -> Result<Written, Error> {
         self.baseline();
-        let written = ops::manage::create(self.checked()?, request)?;
+        let written = ops::manage::create(self.writable("create a skill")?, request)?;
         self.changed(SkillsEvent::Created, [&written]);
         Ok(written)
     }
@@ -146,7 +164,7 @@ impl Skills {
     /// Changes a skill's frontmatter or body, atomically; the body is kept unless replaced.
     pub fn update(&self, id: &str, changes: &UpdateSkill) -> Result<Written, Error> {
         self.baseline();
-        let written = ops::manage::update(self.checked()?, id, changes)?;
+        let written = ops::manage::update(self.writable("change a skill")?, id, changes)?;
         self.changed(SkillsEvent::Updated, [&written]);
         Ok(written)
     }
@@ -154,7 +172,7 @@ impl Skills {
     /// Removes a skill folder from a user or trusted project root (a symlinked one as a link).
     pub fn uninstall(&self, name: &str, scope: Option<SkillScope>) -> Result<Uninstalled, Error> {
         self.baseline();
-        let removed = ops::manage::uninstall(self.checked()?, name, scope)?;
+        let removed = ops::manage::uninstall(self.writable("uninstall a skill")?, name, scope)?;
         self.changed(SkillsEvent::Uninstalled, [&removed]);
         Ok(removed)
     }
@@ -176,7 +194,7 @@ impl Skills {
 
     /// Writes the skills block of `AGENTS.md`, leaving the rest of the file alone.
     pub fn sync_agents_md(&self, options: &SyncOptions) -> Result<SyncOutcome, Error> {
-        ops::agents_md::sync(self.checked()?, options)
+        ops::agents_md::sync(self.writable("write AGENTS.md")?, options)
     }
 
     /// Installs the skills a source names (a URL of any publisher form, a GitHub repository,
@@ -185,7 +203,7 @@ impl Skills {
     /// `request.list`, nothing is written.
     pub async fn install(&self, request: &InstallRequest) -> Result<Vec<InstallOutcome>, Error> {
         self.baseline();
-        let outcomes = install_impl::install(self.checked()?, &self.hooks, request).await?;
+        let outcomes = install_impl::install(self.writable("install skills")?, &self.hooks, request).await?;
         let written = outcomes.iter().filter(|outcome| !outcome.already_installed);
         self.changed(SkillsEvent::Installed, written);
         Ok(outcomes)
@@ -211,7 +229,7 @@ impl Skills {
         request: &skills_types::update::Request,
     ) -> Result<Vec<skills_types::update::Outcome>, Error> {
         self.baseline();
-        let outcomes = install_impl::update::update(self.checked()?, &self.hooks, request).await?;
+        let outcomes = install_impl::update::update(self.writable("update skills")?, &self.hooks, request).await?;
         let written = outcomes
             .iter()
             .filter_map(|outcome| outcome.installed.as_ref());
@@ -285,7 +303,7 @@ impl Skills {
     ) -> Result<InstallOutcome, Error> {
         self.baseline();
         let outcome =
-            install_impl::registry::install(self.checked()?, &self.hooks, request).await?;
+            install_impl::registry::install(self.writable("install skills")?, &self.hooks, request).await?;
         let written = Some(&outcome).filter(|outcome| !outcome.already_installed);
         self.changed(SkillsEvent::Installed, written);
         Ok(outcome)
@@ -300,9 +318,81 @@ impl Skills {
         scope: Option<SkillScope>,
     ) -> Result<Uninstalled, Error> {
         self.baseline();
-        let removed = install_impl::registry::uninstall(self.checked()?, name, scope)?;
+        let removed = install_impl::registry::uninstall(self.writable("uninstall a skill")?, name, scope)?;
         self.changed(SkillsEvent::Uninstalled, [&removed]);
         Ok(removed)
+    }
+
+    /// Runs a skill's script, inline code or entry to its end under the process policy of
+    /// 07 (argv only, the environment rebuilt from an allowlist, the workspace as working
+    /// directory, the whole process group stopped on deadline or cancel, output capped at
+    /// 1 MiB per stream) and records it under `<home>/<app_dir>/runs/`. Every check happens
+    /// before anything is spawned; a script that fails is an outcome, not an error.
+    pub fn run(&self, request: &RunRequest) -> Result<RunOutcome, Error> {
+        self.run_with(request, None)
+    }
+
+    /// [`Skills::run`], also telling `sink` the run's output as it is read (a command line
+    /// printing it live).
+    pub fn run_with(
+        &self,
+        request: &RunRequest,
+        sink: Option<RunSink>,
+    ) -> Result<RunOutcome, Error> {
+        self.runtime
+            .run(self.writable("run code")?, request, &self.run_hooks(sink))
+    }
+
+    /// Checks and registers a run, then runs it in the background: the id comes back at once
+    /// (cancellable from then on) and [`StartedRun::wait`] gives the outcome.
+    pub fn start_run(
+        &self,
+        request: &RunRequest,
+        sink: Option<RunSink>,
+    ) -> Result<StartedRun, Error> {
+        self.runtime
+            .start(self.writable("run code")?, request, &self.run_hooks(sink))
+    }
+
+    /// Stops a run, from this process or another sharing the home: `true` when a running run
+    /// was signalled, `false` when the id is unknown or the run already ended.
+    pub fn cancel_run(&self, run_id: &str) -> Result<bool, Error> {
+        self.runtime.cancel(self.checked()?, run_id)
+    }
+
+    /// The newest runs first, at most `limit` (clamped to 1..=100), each with its status.
+    pub fn recent_runs(&self, limit: usize) -> Result<Vec<RunSummary>, Error> {
+        self.runtime.recent_runs(self.checked()?, limit)
+    }
+
+    /// Up to `max_bytes` (clamped to 1..=256 KiB) of a run's JSON Lines log from `offset`.
+    pub fn read_run_log(
+        &self,
+        run_id: &str,
+        offset: u64,
+        max_bytes: usize,
+    ) -> Result<RunLogChunk, Error> {
+        self.runtime
+            .read_run_log(self.checked()?, run_id, offset, max_bytes)
+    }
+
+    /// The interpreters (every kind, or one): path, version, and whether runs may use it.
+    /// Resolved once per handle.
+    pub fn resolve_runtimes(&self, kind: Option<RuntimeKind>) -> Vec<RuntimeInfo> {
+        match self.checked() {
+            Ok(config) => self.runtime.resolve_runtimes(config, kind),
+            Err(_) => Vec::new(),
+        }
+    }
+
+    /// An instruction-only skill as an agent session for the core's own loop: the body with
+    /// a block of the (checked) inputs, the `[agent]` table and the `[github]` preflight.
+    pub fn render_task(
+        &self,
+        skill: &str,
+        inputs: &serde_json::Map<String, serde_json::Value>,
+    ) -> Result<Task, Error> {
+        self.runtime.render_task(self.checked()?, skill, inputs)
     }
 
     /// Whether the workspace's project and legacy skills are loaded (never with an
@@ -315,7 +405,7 @@ impl Skills {
     /// (by canonical path and folder identity; nothing is written into the workspace).
     pub fn trust(&self, workspace: &Path) -> Result<TrustChange, Error> {
         self.baseline();
-        let change = ops::trust::trust(self.checked()?, workspace)?;
+        let change = ops::trust::trust(self.writable("trust a workspace")?, workspace)?;
         self.changed::<()>(SkillsEvent::CatalogChanged, []);
         Ok(change)
     }
@@ -323,7 +413,7 @@ impl Skills {
     /// Removes the user's record of `workspace`, also when its folder is gone.
     pub fn revoke_trust(&self, workspace: &Path) -> Result<TrustChange, Error> {
         self.baseline();
-        let change = ops::trust::revoke(self.checked()?, workspace)?;
+        let change = ops::trust::revoke(self.writable("revoke trust")?, workspace)?;
         self.changed::<()>(SkillsEvent::CatalogChanged, []);
         Ok(change)
     }
@@ -341,6 +431,35 @@ impl Skills {
         skills_types::config::check_app_dir(&self.config.app_dir)
             .map_err(|error| Error::InvalidInput(error.to_string()))?;
         Ok(&self.config)
+    }
+
+    /// The configuration, when the handle may `action` (it is not read-only).
+    fn writable(&self, action: &str) -> Result<&SkillsConfig, Error> {
+        let config = self.checked()?;
+        if config.read_only {
+            return Err(Error::ReadOnly {
+                action: action.to_owned(),
+            });
+        }
+        Ok(config)
+    }
+
+    /// Who hears about a run: the handle's notice sink and `sink`, and the handle's bus.
+    fn run_hooks(&self, sink: Option<RunSink>) -> RunHooks {
+        let notices = match (self.run_hooks.notices.clone(), sink) {
+            (Some(first), Some(second)) => Some(Arc::new(move |notice: &RunNotice| {
+                first(notice);
+                second(notice);
+            }) as RunSink),
+            (first, second) => first.or(second),
+        };
+        RunHooks {
+            notices,
+            events: self
+                .events
+                .clone()
+                .map(|bus| Arc::new(bus) as skills_types::event::SharedSink),
+        }
     }
 
     /// Before a mutation: makes sure the publisher has a catalog to compare the next one with,
@@ -466,5 +585,38 @@ impl SkillsService for Skills {
         scope: Option<SkillScope>,
     ) -> Result<Uninstalled, Error> {
         Skills::registry_uninstall(self, name, scope)
+    }
+
+    fn start_run(&self, request: &RunRequest) -> Result<StartedRun, Error> {
+        Skills::start_run(self, request, None)
+    }
+
+    fn cancel_run(&self, run_id: &str) -> Result<bool, Error> {
+        Skills::cancel_run(self, run_id)
+    }
+
+    fn recent_runs(&self, limit: usize) -> Result<Vec<RunSummary>, Error> {
+        Skills::recent_runs(self, limit)
+    }
+
+    fn read_run_log(
+        &self,
+        run_id: &str,
+        offset: u64,
+        max_bytes: usize,
+    ) -> Result<RunLogChunk, Error> {
+        Skills::read_run_log(self, run_id, offset, max_bytes)
+    }
+
+    fn resolve_runtimes(&self, kind: Option<RuntimeKind>) -> Vec<RuntimeInfo> {
+        Skills::resolve_runtimes(self, kind)
+    }
+
+    fn render_task(
+        &self,
+        skill: &str,
+        inputs: &serde_json::Map<String, serde_json::Value>,
+    ) -> Result<Task, Error> {
+        Skills::render_task(self, skill, inputs)
     }
 }

@@ -39,9 +39,14 @@ use skills_install as install_impl;
 #[cfg(feature = "skills")]
 use skills_ops as ops;
 #[cfg(feature = "skills")]
+use skills_runtime as runtime_impl;
+#[cfg(feature = "skills")]
 use skills_schemas as schemas_impl;
 #[cfg(not(feature = "skills"))]
-use skills_stub::{bus as bus_impl, install as install_impl, ops, schemas as schemas_impl};
+use skills_stub::{
+    bus as bus_impl, install as install_impl, ops, runtime as runtime_impl,
+    schemas as schemas_impl,
+};
 
 pub mod load {
     //! Reading one definition file leniently: [`load_document`] keeps a skill usable whenever
@@ -149,6 +154,16 @@ pub mod rpc {
     };
     pub use skills_types::rpc::*;
     pub use skills_types::service::{BoxFuture, SkillsService};
+}
+
+pub mod run {
+    //! Running skills' code (07): a [`RunRequest`] names a script, inline code or the
+    //! skill's entry; [`crate::Skills::run`] checks it, runs it under the process policy
+    //! (argv only, an environment rebuilt from an allowlist, the whole process group stopped
+    //! on deadline or cancel, output capped at 1 MiB per stream) and records it in a log.
+
+    pub use skills_types::run::*;
+    pub use skills_types::runtime::*;
 }
 
 pub mod trust {

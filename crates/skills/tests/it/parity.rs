@@ -14,6 +14,10 @@ use skills::install::{ConnectGuard, InstallOutcome, InstallRequest, ProgressSink
 use skills::manage::{CreateSkill, Uninstalled, UpdateSkill, Written};
 use skills::registry::{self as registry, Counts, Query, Status};
 use skills::render::{RenderOptions, Rendered, SyncOptions, SyncOutcome};
+use skills::run::{
+    RunLogChunk, RunOutcome, RunRequest, RunSink, RunSummary, RuntimeInfo, RuntimeKind,
+    StartedRun, Task,
+};
 use skills::trust::{TrustChange, TrustedWorkspace};
 use skills::validate::{Options, Profile, Report};
 use skills::{Catalog, Error, Skill, SkillDocument, SkillScope, Skills, SkillsConfig};
@@ -52,6 +56,19 @@ const _: fn(&Skills, &Path) -> Result<TrustChange, Error> = Skills::trust;
 const _: fn(&Skills, &Path) -> Result<TrustChange, Error> = Skills::revoke_trust;
 const _: fn(&Skills) -> Result<Vec<TrustedWorkspace>, Error> = Skills::trusted_workspaces;
 const _: fn(&[SkillBody]) -> String = skills::render::read_text;
+
+const _: fn(Skills, RunSink) -> Skills = Skills::with_run_notices;
+const _: fn(&Skills, &RunRequest) -> Result<RunOutcome, Error> = Skills::run;
+const _: fn(&Skills, &RunRequest, Option<RunSink>) -> Result<RunOutcome, Error> =
+    Skills::run_with;
+const _: fn(&Skills, &RunRequest, Option<RunSink>) -> Result<StartedRun, Error> =
+    Skills::start_run;
+const _: fn(&Skills, &str) -> Result<bool, Error> = Skills::cancel_run;
+const _: fn(&Skills, usize) -> Result<Vec<RunSummary>, Error> = Skills::recent_runs;
+const _: fn(&Skills, &str, u64, usize) -> Result<RunLogChunk, Error> = Skills::read_run_log;
+const _: fn(&Skills, Option<RuntimeKind>) -> Vec<RuntimeInfo> = Skills::resolve_runtimes;
+const _: fn(&Skills, &str, &serde_json::Map<String, serde_json::Value>) -> Result<Task, Error> =
+    Skills::render_task;
 
 /// `check_updates` and `update_installed` are `async` like `install`; pinned the same way.
 #[expect(

@@ -1,0 +1,684 @@
+//! Running a skill's code (07): what a run is asked to do, what it gives back, what its log
+//! holds, the interpreters it uses and the task an instruction-only skill becomes.
+//!
+//! Everything here is data. The runtime (`skills-runtime`) does the work; its stub twin
+//! answers the same signatures with empty lists and [`Error::Disabled`](crate::Error).
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::{Arc, mpsc};
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::runtime::SandboxMode;
+use crate::skill::SkillInput;
+use crate::{Error, ToolContent, ToolResult};
+
+/// The most bytes of stdout (and, separately, of stderr) a result and a log keep.
+pub const MAX_STREAM_BYTES: usize = 1024 * 1024;
+/// The longest explicit deadline, in seconds; a longer one is clamped to it.
+pub const MAX_TIMEOUT_SECS: u64 = 1800;
+/// How long a process group has between SIGTERM and SIGKILL.
+pub const KILL_GRACE_MILLIS: u64 = 2000;
+/// The largest value of one input, in bytes of its text (JSON values as compact JSON).
+pub const MAX_INPUT_BYTES: usize = 64 * 1024;
+/// The largest total of every input's text, in bytes.
+pub const MAX_INPUTS_BYTES: usize = 256 * 1024;
+/// The bounds of `recent_runs`'s limit.
+pub const MAX_RECENT_RUNS: usize = 100;
+/// The most bytes `read_run_log` returns at once.
+pub const MAX_LOG_READ_BYTES: usize = 256 * 1024;
+/// The most run logs kept; older ones are removed after a run ends.
+pub const MAX_KEPT_RUNS: usize = 200;
+/// The most bytes of run logs kept in all.
+pub const MAX_KEPT_LOG_BYTES: u64 = 64 * 1024 * 1024;
+
+/// The language of inline code.
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum InlineLanguage {
+    /// `node -e CODE`.
+    #[serde(alias = "javascript", alias = "js")]
+    Node,
+    /// `python3 -c CODE`.
+    #[serde(alias = "python3", alias = "py")]
+    Python,
+    /// `sh -c CODE`.
+    #[serde(alias = "shell")]
+    Sh,
+}
+
+impl InlineLanguage {
+    /// The interpreter that runs it.
+    pub const fn runtime(self) -> RuntimeKind {
+        match self {
+            Self::Node => RuntimeKind::Node,
+            Self::Python => RuntimeKind::Python,
+            Self::Sh => RuntimeKind::Sh,
+        }
+    }
+}
+
+/// What a run executes: exactly one of these.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum RunTarget {
+    /// A file bundled with the skill, relative to its folder (`scripts/extract.py`).
+    Script {
+        /// The path, relative to the skill folder.
+        path: String,
+    },
+    /// Code passed to the interpreter as one argument (`node -e`, `python3 -c`, `sh -c`);
+    /// runs only when the home configuration says `[runtime] allow_inline = true`.
+    Inline {
+        /// Which interpreter.
+        language: InlineLanguage,
+        /// The code.
+        code: String,
+    },
+    /// The script `skill.toml` names as `entry`.
+    Entry,
+}
+
+/// A request to run a skill's code.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[non_exhaustive]
+pub struct RunRequest {
+    /// The skill's name or folder name.
+    pub skill: String,
+    /// What to run.
+    pub target: RunTarget,
+    /// Arguments after the script, each one argv element, never parsed by a shell.
+    #[serde(default)]
+    pub args: Vec<String>,
+    /// Values of the skill's declared inputs.
+    #[serde(default)]
+    pub inputs: serde_json::Map<String, Value>,
+    /// A deadline in seconds: clamped to 1..=1800; `None` or `0` means none.
+    #[serde(default)]
+    pub timeout_secs: Option<u64>,
+    /// The user confirmed this run (needed for `ask` and project skills).
+    #[serde(default)]
+    pub confirmed: bool,
+}
+
+impl RunRequest {
+    /// A run of `target` in `skill`, with no arguments, inputs or deadline, unconfirmed.
+    pub fn new(skill: impl Into<String>, target: RunTarget) -> Self {
+        Self {
+            skill: skill.into(),
+            target,
+            args: Vec::new(),
+            inputs: serde_json::Map::new(),
+            timeout_secs: None,
+            confirmed: false,
+        }
+    }
+
+    /// The same request with these arguments.
+    #[must_use]
+    pub fn with_args(mut self, args: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.args = args.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// The same request with these input values.
+    #[must_use]
+    pub fn with_inputs(mut self, inputs: serde_json::Map<String, Value>) -> Self {
+        self.inputs = inputs;
+        self
+    }
+
+    /// The same request with a deadline.
+    #[must_use]
+    pub fn with_timeout_secs(mut self, seconds: Option<u64>) -> Self {
+        self.timeout_secs = seconds;
+        self
+    }
+
+    /// The same request, confirmed (or not) by the user.
+    #[must_use]
+    pub fn confirmed(mut self, confirmed: bool) -> Self {
+        self.confirmed = confirmed;
+        self
+    }
+}
+
+/// One of a process's two output streams.
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Stream {
+    /// Standard output.
+    Stdout,
+    /// Standard error.
+    Stderr,
+}
+
+/// Where a run stands.
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum RunStatus {
+    /// Started and not ended.
+    Running,
+    /// Exited with status 0.
+    Succeeded,
+    /// Exited with another status, or was killed by a signal it did not ask for.
+    Failed,
+    /// Stopped at its deadline.
+    TimedOut,
+    /// Stopped by a cancel.
+    Cancelled,
+    /// Its log has no end: the process recording it died.
+    Interrupted,
+}
+
+impl RunStatus {
+    /// The name on the wire (`timed_out`).
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Running => "running",
+            Self::Succeeded => "succeeded",
+            Self::Failed => "failed",
+            Self::TimedOut => "timed_out",
+            Self::Cancelled => "cancelled",
+            Self::Interrupted => "interrupted",
+        }
+    }
+}
+
+/// What a finished run did.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[non_exhaustive]
+pub struct RunOutcome {
+    /// The run's id (a UUIDv7).
+    pub run_id: String,
+    /// The skill's name.
+    pub skill: String,
+    /// How it ended.
+    pub status: RunStatus,
+    /// The exit status, when the process exited.
+    pub exit_code: Option<i32>,
+    /// The signal that ended it, when one did.
+    pub signal: Option<i32>,
+    /// Stopped at its deadline.
+    pub timed_out: bool,
+    /// Stopped by a cancel.
+    pub cancelled: bool,
+    /// From spawn to the end of its output, in milliseconds.
+    pub duration_ms: u64,
+    /// What it printed on stdout, at most 1 MiB, then the truncation marker.
+    pub stdout: String,
+    /// What it printed on stderr, at most 1 MiB, then the truncation marker.
+    pub stderr: String,
+    /// Every byte it printed on stdout, kept or not.
+    pub stdout_bytes: u64,
+    /// Every byte it printed on stderr, kept or not.
+    pub stderr_bytes: u64,
+    /// Whether either stream was cut.
+    pub truncated: bool,
+    /// The sandbox actually applied.
+    pub sandbox: SandboxMode,
+    /// Set when the run succeeded and printed nothing: only printed output reaches an agent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+/// What a run that exits 0 and prints nothing is told.
+pub const PRINTED_NOTHING: &str =
+    "the script printed nothing; print what the agent should see";
+
+impl RunOutcome {
+    /// Whether the run failed in any way (status, signal, deadline, cancel).
+    pub fn is_error(&self) -> bool {
+        self.status != RunStatus::Succeeded
+    }
+
+    /// The exit status a command line ends with: the script's own, 124 on timeout, 130 on
+    /// cancel, 128 + the signal when killed by one.
+    pub fn exit_status(&self) -> i32 {
+        if self.timed_out {
+            124
+        } else if self.cancelled {
+            130
+        } else if let Some(code) = self.exit_code {
+            code
+        } else {
+            128 + self.signal.unwrap_or(0)
+        }
+    }
+
+    /// The outcome as a tool result: stdout as text (with stderr and the ending after it when
+    /// there is something to say), and the whole outcome as JSON.
+    pub fn to_tool_result(&self) -> ToolResult {
+        let mut text = self.stdout.clone();
+        if !self.stderr.is_empty() {
+            if !text.is_empty() && !text.ends_with('\n') {
+                text.push('\n');
+            }
+            text.push_str("[stderr]\n");
+            text.push_str(&self.stderr);
+        }
+        let ending = match self.status {
+            RunStatus::Succeeded => None,
+            RunStatus::TimedOut => Some("the run was stopped at its deadline".to_owned()),
+            RunStatus::Cancelled => Some("the run was cancelled".to_owned()),
+            _ => Some(match (self.exit_code, self.signal) {
+                (Some(code), _) => format!("the script exited with status {code}"),
+                (None, Some(signal)) => format!("the script was killed by signal {signal}"),
+                (None, None) => "the script failed".to_owned(),
+            }),
+        };
+        if let Some(note) = ending.as_ref().or(self.note.as_ref()) {
+            if !text.is_empty() && !text.ends_with('\n') {
+                text.push('\n');
+            }
+            text.push_str(&format!("[{note}]"));
+        }
+        ToolResult {
+            content: vec![
+                ToolContent::Text { text },
+                ToolContent::Json {
+                    data: serde_json::to_value(self).unwrap_or_default(),
+                },
+            ],
+            is_error: self.is_error(),
+            markdown_formatted: None,
+        }
+    }
+}
+
+/// What a run tells its caller while it goes (the CLI prints it; `skills serve` sends it as
+/// `skill_runtime.output` and `skill_runtime.finished` notifications).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(tag = "notice", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum RunNotice {
+    /// Output as it was read (lossy UTF-8, in chunks; not cut at 1 MiB, the result is).
+    Output {
+        /// The run.
+        run_id: String,
+        /// Which stream.
+        stream: Stream,
+        /// The text.
+        text: String,
+    },
+    /// The run ended.
+    Finished {
+        /// The run.
+        run_id: String,
+        /// How it ended.
+        status: RunStatus,
+        /// Everything about it.
+        outcome: Box<RunOutcome>,
+    },
+}
+
+/// Receives a run's notices, on the thread that reads the output; it must not block long.
+pub type RunSink = Arc<dyn Fn(&RunNotice) + Send + Sync>;
+
+/// A run that was checked, registered and started in the background.
+#[derive(Debug)]
+pub struct StartedRun {
+    /// The run's id, cancellable from now on.
+    pub run_id: String,
+    outcome: mpsc::Receiver<Result<RunOutcome, Error>>,
+}
+
+impl StartedRun {
+    /// A started run whose outcome arrives on `outcome`.
+    pub fn new(run_id: String, outcome: mpsc::Receiver<Result<RunOutcome, Error>>) -> Self {
+        Self { run_id, outcome }
+    }
+
+    /// Blocks until the run ends.
+    pub fn wait(self) -> Result<RunOutcome, Error> {
+        self.outcome.recv().unwrap_or_else(|_| {
+            Err(Error::InvalidInput(
+                "the run ended without an outcome (its thread stopped)".to_owned(),
+            ))
+        })
+    }
+}
+
+/// One run as `recent_runs` lists it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[non_exhaustive]
+pub struct RunSummary {
+    /// The run's id.
+    pub run_id: String,
+    /// The skill's name.
+    pub skill: String,
+    /// Where it stands.
+    pub status: RunStatus,
+    /// What ran, in words (`script scripts/x.py`, `inline python`, `entry scripts/main.py`).
+    pub target: String,
+    /// When it started, RFC 3339 UTC.
+    pub started_at: String,
+    /// How long it ran, when it ended.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration_ms: Option<u64>,
+    /// Its exit status, when it exited.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exit_code: Option<i32>,
+}
+
+/// A slice of a run log.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[non_exhaustive]
+pub struct RunLogChunk {
+    /// The run's id.
+    pub run_id: String,
+    /// The log's bytes from `offset` (JSON Lines; a chunk may end mid-line).
+    pub text: String,
+    /// Where this chunk starts.
+    pub offset: u64,
+    /// Where the next read starts.
+    pub next_offset: u64,
+    /// The log's size when it was read.
+    pub size: u64,
+    /// Whether the run has ended (nothing more will be written).
+    pub finished: bool,
+}
+
+/// One record of a run log (`<home>/<app_dir>/runs/<run_id>.jsonl`), one per line. The tag
+/// is written by the runtime, so text a script prints is always inside an `output` record.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(tag = "record", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum LogRecord {
+    /// Written when the run is registered, before anything is spawned.
+    Start {
+        /// The run's id.
+        run_id: String,
+        /// The skill's name.
+        skill: String,
+        /// The skill's folder.
+        skill_dir: String,
+        /// What ran, in words.
+        target: String,
+        /// The arguments.
+        args: Vec<String>,
+        /// The names of the inputs given (never their values).
+        input_names: Vec<String>,
+        /// The interpreter's path.
+        interpreter: String,
+        /// Its version, when known.
+        interpreter_version: Option<String>,
+        /// The sandbox applied.
+        sandbox: SandboxMode,
+        /// The deadline in seconds, when there is one.
+        timeout_secs: Option<u64>,
+        /// When, RFC 3339 UTC.
+        started_at: String,
+        /// The process that recorded the run (it writes the `end`).
+        recorder_pid: u32,
+    },
+    /// Written once the process exists: what a cancel from another process checks before
+    /// it signals, so a recycled pid is never signalled.
+    Spawned {
+        /// The child's pid, which is also its process group.
+        pid: u32,
+        /// The child's start time, in clock ticks since boot (`/proc/PID/stat` field 22).
+        start_time: u64,
+    },
+    /// Output, in the order read.
+    Output {
+        /// Which stream.
+        stream: Stream,
+        /// The text (lossy UTF-8).
+        text: String,
+    },
+    /// A stream went past what the log keeps; the rest is counted only.
+    Truncated {
+        /// Which stream.
+        stream: Stream,
+    },
+    /// Written when the run ends.
+    End {
+        /// How it ended.
+        status: RunStatus,
+        /// The exit status.
+        exit_code: Option<i32>,
+        /// The signal.
+        signal: Option<i32>,
+        /// Stopped at its deadline.
+        timed_out: bool,
+        /// Stopped by a cancel.
+        cancelled: bool,
+        /// How long it ran.
+        duration_ms: u64,
+        /// Bytes printed on stdout.
+        stdout_bytes: u64,
+        /// Bytes printed on stderr.
+        stderr_bytes: u64,
+        /// When, RFC 3339 UTC.
+        ended_at: String,
+    },
+}
+
+/// An interpreter the runtime can use.
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum RuntimeKind {
+    /// Node.js (≥ 18).
+    Node,
+    /// npm.
+    Npm,
+    /// Python 3 (≥ 3.8).
+    Python,
+    /// A POSIX shell.
+    Sh,
+}
+
+impl RuntimeKind {
+    /// Every kind, in display order.
+    pub const ALL: [Self; 4] = [Self::Node, Self::Npm, Self::Python, Self::Sh];
+
+    /// The name on the wire and on the command line.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Node => "node",
+            Self::Npm => "npm",
+            Self::Python => "python",
+            Self::Sh => "sh",
+        }
+    }
+}
+
+/// Where an interpreter's path came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum RuntimeSource {
+    /// `[runtime] node = "..."` (and the others) in the home `skills.toml`.
+    Config,
+    /// Found on `PATH`.
+    Path,
+}
+
+/// One interpreter as resolved for a handle.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[non_exhaustive]
+pub struct RuntimeInfo {
+    /// Which interpreter.
+    pub kind: RuntimeKind,
+    /// What was looked for (`python3` on `PATH`, or the configured path).
+    pub looked_for: String,
+    /// The file found.
+    #[schemars(with = "Option<String>")]
+    pub path: Option<PathBuf>,
+    /// Where the path came from.
+    pub source: Option<RuntimeSource>,
+    /// The version it reports (`22.11.0`, `3.11.2`); `sh` reports none.
+    pub version: Option<String>,
+    /// Whether runs may use it.
+    pub usable: bool,
+    /// Why not, when it is not usable.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub problem: Option<String>,
+}
+
+/// The type of a declared input (the closed set of 07 §Inputs).
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum InputType {
+    /// Text: the default.
+    #[default]
+    String,
+    /// A JSON number.
+    Number,
+    /// `true` or `false`.
+    Boolean,
+    /// Any JSON value.
+    Json,
+}
+
+impl InputType {
+    /// The name in `skill.toml`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::String => "string",
+            Self::Number => "number",
+            Self::Boolean => "boolean",
+            Self::Json => "json",
+        }
+    }
+}
+
+/// The `[agent]` table of `skill.toml` (or OpenHuman's same keys at its top level): how a
+/// core runs the skill as an agent of its own.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(default)]
+#[non_exhaustive]
+pub struct AgentSpec {
+    /// The agent's system prompt.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub system_prompt: Option<String>,
+    /// The tools it may use.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub tools: Vec<String>,
+    /// Its most turns.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_iterations: Option<u32>,
+    /// Its sampling temperature.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub temperature: Option<f64>,
+    /// The sandbox it asks for (a core's own names).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sandbox_mode: Option<String>,
+}
+
+impl AgentSpec {
+    /// Whether no key is set.
+    pub fn is_empty(&self) -> bool {
+        self == &Self::default()
+    }
+}
+
+/// Which GitHub identity a skill's preflight needs.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum GithubIdentity {
+    /// The identity must match exactly.
+    Strict,
+    /// Any signed-in identity.
+    #[default]
+    Any,
+    /// No identity.
+    None,
+}
+
+/// The `[github]` table of `skill.toml`: what a core checks before starting the skill.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(default)]
+#[non_exhaustive]
+pub struct Preflight {
+    /// Whether GitHub access is required.
+    pub required: bool,
+    /// Which identity.
+    pub identity: GithubIdentity,
+}
+
+/// Everything a skill's `skill.toml` (or `workflow.toml`) says, as the runtime reads it.
+/// Discovery keeps only `when_to_use` and `inputs` in the catalog.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[non_exhaustive]
+pub struct SkillManifest {
+    /// When an agent should use the skill.
+    pub when_to_use: Option<String>,
+    /// The declared inputs.
+    pub inputs: Vec<SkillInput>,
+    /// The script `Entry` runs, relative to the skill folder.
+    pub entry: Option<String>,
+    /// Interpreters for further extensions (`rb = "ruby"`): a program name looked up on
+    /// `PATH`, keyed by the extension without its dot.
+    pub interpreters: BTreeMap<String, String>,
+    /// How a core runs the skill as an agent.
+    pub agent: Option<AgentSpec>,
+    /// What a core checks before starting it.
+    pub github: Option<Preflight>,
+    /// `[[tools]]`, kept as written for the next step.
+    pub tools: Vec<Value>,
+    /// `[[tests]]`, kept as written for the next step.
+    pub tests: Vec<Value>,
+}
+
+/// An instruction-only skill as an agent session for the core's own loop.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[non_exhaustive]
+pub struct Task {
+    /// The skill's name.
+    pub skill: String,
+    /// The body, then a block of the inputs (name, description, value) that no value can
+    /// close.
+    pub prompt: String,
+    /// The skill's `[agent]` table.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<AgentSpec>,
+    /// The skill's `[github]` table, which the core checks before starting.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preflight: Option<Preflight>,
+}
+
+/// Who hears about a run: a sink for its output and end, and an event sink for
+/// `run_started` / `run_finished`.
+#[derive(Clone, Default)]
+pub struct RunHooks {
+    /// Receives output as it is read and the end.
+    pub notices: Option<RunSink>,
+    /// Receives `run_started` and `run_finished` in the `skills` domain.
+    pub events: Option<crate::event::SharedSink>,
+}
+
+impl std::fmt::Debug for RunHooks {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter
+            .debug_struct("RunHooks")
+            .field("notices", &self.notices.is_some())
+            .field("events", &self.events.is_some())
+            .finish()
+    }
+}
