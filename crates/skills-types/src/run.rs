@@ -682,3 +682,87 @@ impl std::fmt::Debug for RunHooks {
             .finish()
     }
 }
+
+/// A value given as text (`--input k=v` on a command line, an MCP prompt argument) read as
+/// the declared type: `number` and `boolean` must parse, `json` must be JSON, `string` is
+/// taken as it is. The error says what was expected.
+pub fn parse_input_text(kind: InputType, text: &str) -> Result<Value, String> {
+    match kind {
+        InputType::String => Ok(Value::String(text.to_owned())),
+        InputType::Number => match serde_json::from_str::<Value>(text.trim()) {
+            Ok(Value::Number(number)) => Ok(Value::Number(number)),
+            _ => Err(format!("'{}' is not a number", text.escape_debug())),
+        },
+        InputType::Boolean => match text.trim() {
+            "true" => Ok(Value::Bool(true)),
+            "false" => Ok(Value::Bool(false)),
+            _ => Err(format!(
+                "'{}' is not a boolean (true or false)",
+                text.escape_debug()
+            )),
+        },
+        InputType::Json => serde_json::from_str(text)
+            .map_err(|error| format!("not valid JSON ({error})")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_is_read_as_the_declared_type() {
+        assert_eq!(
+            parse_input_text(InputType::Number, " 4.5 "),
+            Ok(serde_json::json!(4.5))
+        );
+        assert!(parse_input_text(InputType::Number, "four").is_err());
+        assert!(parse_input_text(InputType::Number, "\"4\"").is_err());
+        assert_eq!(
+            parse_input_text(InputType::Boolean, "true"),
+            Ok(Value::Bool(true))
+        );
+        assert!(parse_input_text(InputType::Boolean, "yes").is_err());
+        assert_eq!(
+            parse_input_text(InputType::Json, r#"{"a":[1]}"#),
+            Ok(serde_json::json!({"a": [1]}))
+        );
+        assert_eq!(
+            parse_input_text(InputType::String, "$(x)"),
+            Ok(Value::String("$(x)".to_owned()))
+        );
+    }
+
+    #[test]
+    fn exit_statuses_follow_the_command_line_convention() {
+        let mut outcome = RunOutcome {
+            run_id: "r".into(),
+            skill: "s".into(),
+            status: RunStatus::Failed,
+            exit_code: Some(3),
+            signal: None,
+            timed_out: false,
+            cancelled: false,
+            duration_ms: 1,
+            stdout: String::new(),
+            stderr: String::new(),
+            stdout_bytes: 0,
+            stderr_bytes: 0,
+            truncated: false,
+            sandbox: SandboxMode::Off,
+            note: None,
+        };
+        assert_eq!(outcome.exit_status(), 3);
+        assert!(outcome.to_tool_result().is_error);
+        outcome.timed_out = true;
+        outcome.status = RunStatus::TimedOut;
+        assert_eq!(outcome.exit_status(), 124);
+        outcome.timed_out = false;
+        outcome.cancelled = true;
+        assert_eq!(outcome.exit_status(), 130);
+        outcome.cancelled = false;
+        outcome.exit_code = None;
+        outcome.signal = Some(9);
+        assert_eq!(outcome.exit_status(), 137);
+    }
+}
