@@ -65,8 +65,9 @@ const _: fn(&Skills, &str) -> Result<bool, Error> = Skills::cancel_run;
 const _: fn(&Skills, usize) -> Result<Vec<RunSummary>, Error> = Skills::recent_runs;
 const _: fn(&Skills, &str, u64, usize) -> Result<RunLogChunk, Error> = Skills::read_run_log;
 const _: fn(&Skills, Option<RuntimeKind>) -> Vec<RuntimeInfo> = Skills::resolve_runtimes;
-const _: fn(&Skills, &str, &serde_json::Map<String, serde_json::Value>) -> Result<Task, Error> =
-    Skills::render_task;
+/// Input values by name, as `render_task` takes them.
+type Inputs = serde_json::Map<String, serde_json::Value>;
+const _: fn(&Skills, &str, &Inputs) -> Result<Task, Error> = Skills::render_task;
 
 /// `check_updates` and `update_installed` are `async` like `install`; pinned the same way.
 #[expect(
