@@ -15,8 +15,8 @@ use skills::manage::{CreateSkill, Uninstalled, UpdateSkill, Written};
 use skills::registry::{self as registry, Counts, Query, Status};
 use skills::render::{RenderOptions, Rendered, SyncOptions, SyncOutcome};
 use skills::run::{
-    RunLogChunk, RunOutcome, RunRequest, RunSink, RunSummary, RuntimeInfo, RuntimeKind,
-    StartedRun, Task,
+    RunLogChunk, RunOutcome, RunRequest, RunSink, RunSummary, RuntimeInfo, RuntimeKind, StartedRun,
+    Task,
 };
 use skills::trust::{TrustChange, TrustedWorkspace};
 use skills::validate::{Options, Profile, Report};
@@ -59,10 +59,8 @@ const _: fn(&[SkillBody]) -> String = skills::render::read_text;
 
 const _: fn(Skills, RunSink) -> Skills = Skills::with_run_notices;
 const _: fn(&Skills, &RunRequest) -> Result<RunOutcome, Error> = Skills::run;
-const _: fn(&Skills, &RunRequest, Option<RunSink>) -> Result<RunOutcome, Error> =
-    Skills::run_with;
-const _: fn(&Skills, &RunRequest, Option<RunSink>) -> Result<StartedRun, Error> =
-    Skills::start_run;
+const _: fn(&Skills, &RunRequest, Option<RunSink>) -> Result<RunOutcome, Error> = Skills::run_with;
+const _: fn(&Skills, &RunRequest, Option<RunSink>) -> Result<StartedRun, Error> = Skills::start_run;
 const _: fn(&Skills, &str) -> Result<bool, Error> = Skills::cancel_run;
 const _: fn(&Skills, usize) -> Result<Vec<RunSummary>, Error> = Skills::recent_runs;
 const _: fn(&Skills, &str, u64, usize) -> Result<RunLogChunk, Error> = Skills::read_run_log;
@@ -417,4 +415,82 @@ fn the_registry_behaves_as_documented_on_each_side() {
     // Coordinates are plain data: parsed the same on both sides.
     let coordinates = registry::Coordinates::parse("acme--pdf@1.0").unwrap();
     assert_eq!(coordinates.to_string(), "@acme/pdf@1.0");
+}
+
+#[test]
+fn the_runtime_behaves_as_documented_on_each_side() {
+    let home = tempfile::tempdir().unwrap();
+    let workspace = tempfile::tempdir().unwrap();
+    let dir = home.path().join(".openhuman/skills/hello");
+    std::fs::create_dir_all(dir.join("scripts")).unwrap();
+    std::fs::write(
+        dir.join("SKILL.md"),
+        "---\nname: hello\ndescription: Says hello.\n---\nRun scripts/hello.sh.\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("scripts/hello.sh"), "echo \"hello $1\"\n").unwrap();
+    let mut config = SkillsConfig::new(workspace.path(), home.path());
+    config.cache = false;
+    config.runtime.inherited_env = std::env::vars()
+        .filter(|(name, _)| name == "PATH")
+        .collect();
+    let skills = Skills::new(config.clone());
+    let request = RunRequest::new(
+        "hello",
+        skills::run::RunTarget::Script {
+            path: "scripts/hello.sh".into(),
+        },
+    )
+    .with_args(["world"]);
+    let inputs = serde_json::Map::new();
+    if skills::ENABLED {
+        let outcome = skills.run(&request).unwrap();
+        assert_eq!(outcome.stdout, "hello world\n");
+        assert_eq!(outcome.exit_status(), 0);
+        let runs = skills.recent_runs(10).unwrap();
+        assert_eq!(runs.len(), 1);
+        assert_eq!(runs[0].run_id, outcome.run_id);
+        assert!(!skills.cancel_run(&outcome.run_id).unwrap(), "it has ended");
+        let log = skills.read_run_log(&outcome.run_id, 0, 1 << 16).unwrap();
+        assert!(log.text.contains("hello world"));
+        assert!(
+            skills
+                .resolve_runtimes(Some(RuntimeKind::Sh))
+                .iter()
+                .all(|runtime| runtime.usable)
+        );
+        assert!(
+            skills
+                .render_task("hello", &inputs)
+                .unwrap()
+                .prompt
+                .contains("Run scripts/hello.sh.")
+        );
+        let mut read_only = config;
+        read_only.read_only = true;
+        let refused = Skills::new(read_only).run(&request).unwrap_err();
+        assert_eq!(refused.kind(), "read_only");
+        assert_eq!(skills.recent_runs(10).unwrap().len(), 1, "nothing ran");
+    } else {
+        let disabled = |error: Error| assert_eq!(error.kind(), "disabled");
+        disabled(skills.run(&request).unwrap_err());
+        disabled(skills.start_run(&request, None).unwrap_err());
+        disabled(
+            skills
+                .cancel_run("0190b3c2-7d4e-7000-8000-000000000000")
+                .unwrap_err(),
+        );
+        disabled(
+            skills
+                .read_run_log("0190b3c2-7d4e-7000-8000-000000000000", 0, 10)
+                .unwrap_err(),
+        );
+        disabled(skills.render_task("hello", &inputs).unwrap_err());
+        assert!(skills.recent_runs(10).unwrap().is_empty());
+        assert!(skills.resolve_runtimes(None).is_empty());
+        assert!(
+            !home.path().join(".openhuman/runs").exists(),
+            "the stub writes nothing"
+        );
+    }
 }
