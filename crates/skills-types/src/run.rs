@@ -35,9 +35,7 @@ pub const MAX_KEPT_RUNS: usize = 200;
 pub const MAX_KEPT_LOG_BYTES: u64 = 64 * 1024 * 1024;
 
 /// The language of inline code.
-#[derive(
-    Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema,
-)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum InlineLanguage {
     /// `node -e CODE`.
@@ -149,9 +147,7 @@ impl RunRequest {
 }
 
 /// One of a process's two output streams.
-#[derive(
-    Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema,
-)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Stream {
     /// Standard output.
@@ -161,9 +157,7 @@ pub enum Stream {
 }
 
 /// Where a run stands.
-#[derive(
-    Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema,
-)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum RunStatus {
     /// Started and not ended.
@@ -232,8 +226,7 @@ pub struct RunOutcome {
 }
 
 /// What a run that exits 0 and prints nothing is told.
-pub const PRINTED_NOTHING: &str =
-    "the script printed nothing; print what the agent should see";
+pub const PRINTED_NOTHING: &str = "the script printed nothing; print what the agent should see";
 
 impl RunOutcome {
     /// Whether the run failed in any way (status, signal, deadline, cancel).
@@ -701,8 +694,9 @@ pub fn parse_input_text(kind: InputType, text: &str) -> Result<Value, String> {
                 text.escape_debug()
             )),
         },
-        InputType::Json => serde_json::from_str(text)
-            .map_err(|error| format!("not valid JSON ({error})")),
+        InputType::Json => {
+            serde_json::from_str(text).map_err(|error| format!("not valid JSON ({error})"))
+        }
     }
 }
 
