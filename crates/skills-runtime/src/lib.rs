@@ -35,8 +35,8 @@ use std::time::{Duration, Instant};
 use serde_json::{Map, Value, json};
 use skills_types::event::{DomainEvent, SkillsEvent};
 use skills_types::run::{
-    RunHooks, RunLogChunk, RunNotice, RunOutcome, RunRequest, RunSummary, RuntimeInfo,
-    RuntimeKind, StartedRun, Task,
+    RunHooks, RunLogChunk, RunNotice, RunOutcome, RunRequest, RunSummary, RuntimeInfo, RuntimeKind,
+    StartedRun, Task,
 };
 use skills_types::{Error, SkillsConfig};
 
@@ -174,7 +174,11 @@ impl Runtime {
         if let Err(error) = spawned {
             control.end();
             self.inner.unregister(&run_id);
-            return Err(Error::io("start a thread for", log::log_path(&runs_dir, &run_id), error));
+            return Err(Error::io(
+                "start a thread for",
+                log::log_path(&runs_dir, &run_id),
+                error,
+            ));
         }
         Ok(StartedRun::new(run_id, receiver))
     }
@@ -221,15 +225,13 @@ impl Runtime {
         let writer =
             log::LogWriter::create(runs_dir, &run_id, &process::start_record(prepared, &run_id))?;
         #[cfg(test)]
-        let control = Arc::new(Control {
-            hold_before_spawn: self
-                .inner
+        let control = Arc::new(Control::held(
+            self.inner
                 .hold_before_spawn
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner)
                 .clone(),
-            ..Control::default()
-        });
+        ));
         #[cfg(not(test))]
         let control = Arc::new(Control::default());
         registry.runs.insert(run_id.clone(), Arc::clone(&control));

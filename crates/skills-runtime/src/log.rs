@@ -29,6 +29,10 @@ const LOG_EXTENSION: &str = "jsonl";
 const MARKER_EXTENSION: &str = "cancel";
 /// How much of a log's head is read for its `start` and `spawned` records.
 const HEAD_BYTES: u64 = 256 * 1024;
+/// The opening of each record the status is read from, as serde writes it (tag first).
+const START_TAG: &str = r#"{"record":"start""#;
+const SPAWNED_TAG: &str = r#"{"record":"spawned""#;
+const END_TAG: &str = r#"{"record":"end""#;
 /// How much of a log's tail is read for its `end` record.
 const TAIL_BYTES: u64 = 16 * 1024;
 
@@ -236,7 +240,9 @@ impl Scanned {
         if let Some(LogRecord::End { status, .. }) = &self.end {
             return *status;
         }
-        let recorder_alive = self.recorder_pid().is_some_and(crate::cancel::process_exists);
+        let recorder_alive = self
+            .recorder_pid()
+            .is_some_and(crate::cancel::process_exists);
         let child_alive = self
             .spawned
             .is_some_and(|(pid, start_time)| crate::cancel::start_time(pid) == Some(start_time));
@@ -265,11 +271,45 @@ impl Scanned {
             }) => (Some(*duration_ms), *exit_code),
             _ => (None, None),
         };
-        let mut summary =
-            RunSummary::new(run_id, skill.clone(), self.status(), target.clone(), started_at.clone());
+        let mut summary = RunSummary::new(
+            run_id,
+            skill.clone(),
+            self.status(),
+            target.clone(),
+            started_at.clone(),
+        );
         summary.duration_ms = duration_ms;
         summary.exit_code = exit_code;
         Some(summary)
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Pass {
+    /// Lines that open with the tag of `start`, `spawned` or `end`, as the runtime writes them.
+    Tagged,
+    /// Every line: a log written by something else (an older version, a hand) still reads.
+    Every,
+}
+
+fn read_head(head: &[u8], pass: Pass, scanned: &mut Scanned) {
+    for line in head.split(|&byte| byte == b'\n') {
+        let tagged = [START_TAG, SPAWNED_TAG, END_TAG]
+            .iter()
+            .any(|tag| line.starts_with(tag.as_bytes()));
+        if pass == Pass::Tagged && !tagged {
+            continue;
+        }
+        match serde_json::from_slice::<LogRecord>(line) {
+            Ok(record @ LogRecord::Start { .. }) if scanned.start.is_none() => {
+                scanned.start = Some(record);
+            }
+            Ok(LogRecord::Spawned { pid, start_time }) => {
+                scanned.spawned = Some((pid, start_time));
+            }
+            Ok(record @ LogRecord::End { .. }) => scanned.end = Some(record),
+            _ => {}
+        }
     }
 }
 
@@ -289,22 +329,13 @@ pub(crate) fn scan(dir: &Path, run_id: &str) -> Result<Option<Scanned>, Error> {
         .take(HEAD_BYTES)
         .read_to_end(&mut head)
         .map_err(|error| Error::io("read", &path, error))?;
-    for line in head.split(|&byte| byte == b'\n') {
-        match serde_json::from_slice::<LogRecord>(line) {
-            Ok(record @ LogRecord::Start { .. }) if scanned.start.is_none() => {
-                scanned.start = Some(record);
-            }
-            Ok(LogRecord::Spawned { pid, start_time }) => {
-                scanned.spawned = Some((pid, start_time));
-            }
-            Ok(record @ LogRecord::End { .. }) => scanned.end = Some(record),
-            Ok(LogRecord::Output { .. } | LogRecord::Truncated { .. }) => {
-                if scanned.start.is_some() && scanned.spawned.is_some() {
-                    break;
-                }
-            }
-            _ => {}
+    // The runtime writes the tag first, so the three records that matter are found by their
+    // opening without parsing every output line.
+    for pass in [Pass::Tagged, Pass::Every] {
+        if pass == Pass::Every && scanned.start.is_some() {
+            break;
         }
+        read_head(&head, pass, &mut scanned);
     }
     if scanned.end.is_none() && size > HEAD_BYTES {
         let from = size.saturating_sub(TAIL_BYTES);
@@ -337,9 +368,7 @@ fn log_ids(dir: &Path) -> Result<Vec<(String, u64)>, Error> {
             check_run_id(id).ok()?;
             // `DirEntry::metadata` does not follow a symlink.
             let metadata = entry.metadata().ok()?;
-            metadata
-                .is_file()
-                .then(|| (id.to_owned(), metadata.len()))
+            metadata.is_file().then(|| (id.to_owned(), metadata.len()))
         })
         .collect();
     ids.sort_by(|a, b| b.0.cmp(&a.0));
@@ -359,7 +388,9 @@ pub(crate) fn recent(config: &SkillsConfig, limit: usize) -> Result<Vec<RunSumma
         match scan(&dir, &id) {
             Ok(Some(scanned)) => match scanned.summary(&id) {
                 Some(summary) => runs.push(summary),
-                None => tracing::warn!(run_id = %id, "a run log without a readable start record was skipped"),
+                None => {
+                    tracing::warn!(run_id = %id, "a run log without a readable start record was skipped")
+                }
             },
             Ok(None) => {}
             Err(error) => tracing::warn!(run_id = %id, %error, "a run log was skipped"),
@@ -466,7 +497,11 @@ mod tests {
         std::fs::write(marker_path(dir.path(), &ids[0]), "").unwrap();
         // The oldest is still going in this process: it stays.
         apply_retention(dir.path(), &[ids[1].clone()]);
-        let left: Vec<_> = log_ids(dir.path()).unwrap().into_iter().map(|(id, _)| id).collect();
+        let left: Vec<_> = log_ids(dir.path())
+            .unwrap()
+            .into_iter()
+            .map(|(id, _)| id)
+            .collect();
         assert_eq!(left.len(), MAX_KEPT_RUNS + 1);
         assert!(!left.contains(&ids[0]));
         assert!(!marker_path(dir.path(), &ids[0]).exists());

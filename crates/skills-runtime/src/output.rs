@@ -140,7 +140,11 @@ mod tests {
         assert_eq!(capture.total(), MAX_STREAM_BYTES as u64 + 101);
         let (text, truncated) = capture.text();
         assert!(truncated);
-        assert!(text.ends_with("\n[stderr truncated at 1 MiB: 102 bytes not kept]"), "{}", &text[text.len() - 60..]);
+        assert!(
+            text.ends_with("\n[stderr truncated at 1 MiB: 102 bytes not kept]"),
+            "{}",
+            &text[text.len() - 60..]
+        );
         assert_eq!(text.matches('x').count(), MAX_STREAM_BYTES - 1);
 
         let mut small = Capture::new(Stream::Stdout);

@@ -138,8 +138,13 @@ pub(crate) fn prepare(
     let (program, program_version, mut argv) = match plan {
         Plan::Script(path) => {
             let (absolute, head, extension) = open_script(&skill_dir, &path)?;
-            let interpreter = interpreter_for(runtimes, settings, &path, &extension, &head, &skill_dir)?;
-            (interpreter.0, interpreter.1, vec![absolute.into_os_string()])
+            let interpreter =
+                interpreter_for(runtimes, settings, &path, &extension, &head, &skill_dir)?;
+            (
+                interpreter.0,
+                interpreter.1,
+                vec![absolute.into_os_string()],
+            )
         }
         Plan::Inline(language, code) => {
             let info = usable(runtimes, settings, language.runtime())?;
@@ -290,7 +295,8 @@ fn open_script(dir: &Path, relative: &str) -> Result<(PathBuf, Vec<u8>, String),
     let stripped = skills_ops::path::strip_current_dir_prefix(relative);
     let components = skills_ops::path::check_relative(stripped)
         .map_err(|refusal| refused(relative, &Refusal::Path(refusal)))?;
-    let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC;
+    let flags =
+        OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC;
     let errno_refusal = |errno: Errno| match errno {
         Errno::LOOP => Refusal::Symlink,
         Errno::NOENT | Errno::NOTDIR => Refusal::NotFound,
@@ -306,11 +312,18 @@ fn open_script(dir: &Path, relative: &str) -> Result<(PathBuf, Vec<u8>, String),
     for folder in folders {
         current = rustix::fs::openat(&current, *folder, flags | OFlags::DIRECTORY, Mode::empty())
             .map_err(|errno| {
-                // `O_DIRECTORY | O_NOFOLLOW` on a symlink answers ENOTDIR; say what it is.
-                let linked = rustix::fs::statat(current.as_fd(), *folder, AtFlags::SYMLINK_NOFOLLOW)
-                    .is_ok_and(|stat| FileType::from_raw_mode(stat.st_mode) == FileType::Symlink);
-                refused(relative, &if linked { Refusal::Symlink } else { errno_refusal(errno) })
-            })?;
+            // `O_DIRECTORY | O_NOFOLLOW` on a symlink answers ENOTDIR; say what it is.
+            let linked = rustix::fs::statat(current.as_fd(), *folder, AtFlags::SYMLINK_NOFOLLOW)
+                .is_ok_and(|stat| FileType::from_raw_mode(stat.st_mode) == FileType::Symlink);
+            refused(
+                relative,
+                &if linked {
+                    Refusal::Symlink
+                } else {
+                    errno_refusal(errno)
+                },
+            )
+        })?;
     }
     let file = rustix::fs::openat(&current, *last, flags, Mode::empty())
         .map_err(|errno| refused(relative, &errno_refusal(errno)))?;

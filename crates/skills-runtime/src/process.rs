@@ -22,13 +22,13 @@ use std::time::{Duration, Instant};
 
 use rustix::process::Signal;
 use serde_json::json;
+use skills_types::Error;
 use skills_types::event::{DomainEvent, SkillsEvent};
 use skills_types::run::{
     KILL_GRACE_MILLIS, LogRecord, PRINTED_NOTHING, RunHooks, RunNotice, RunOutcome, RunStatus,
     Stream,
 };
 use skills_types::runtime::SandboxMode;
-use skills_types::Error;
 
 use crate::cancel::{self, signal_group};
 use crate::log::{self, LogWriter};
@@ -58,6 +58,15 @@ pub(crate) struct Control {
 }
 
 impl Control {
+    /// A control whose run waits before spawning while `hold` says so.
+    #[cfg(test)]
+    pub(crate) fn held(hold: Option<Arc<(Mutex<bool>, std::sync::Condvar)>>) -> Self {
+        Self {
+            hold_before_spawn: hold,
+            ..Self::default()
+        }
+    }
+
     /// Asks the run to stop; `false` when it has already ended.
     pub(crate) fn cancel(&self) -> bool {
         if self.ended.load(Ordering::SeqCst) {
@@ -221,8 +230,14 @@ pub(crate) fn execute(
         .lock()
         .unwrap_or_else(PoisonError::into_inner)
         .text();
-    ending.stdout_bytes = captures[0].lock().unwrap_or_else(PoisonError::into_inner).total();
-    ending.stderr_bytes = captures[1].lock().unwrap_or_else(PoisonError::into_inner).total();
+    ending.stdout_bytes = captures[0]
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .total();
+    ending.stderr_bytes = captures[1]
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .total();
     ending.stdout = stdout;
     ending.stderr = stderr;
     ending.truncated = stdout_cut || stderr_cut;
@@ -366,7 +381,10 @@ fn supervise(
         if ending.status.is_some()
             && killed_at.is_some_and(|killed| now.duration_since(killed) >= ABANDON_AFTER_KILL)
         {
-            tracing::warn!(pid, "a process outside the run's group holds its output open; not waiting for it");
+            tracing::warn!(
+                pid,
+                "a process outside the run's group holds its output open; not waiting for it"
+            );
             break;
         }
         match readers.recv_timeout(TICK) {
@@ -417,7 +435,6 @@ fn ended(prepared: &Prepared, run_id: &str, ending: Ending, started: Instant) ->
     outcome.sandbox = SandboxMode::Off;
     outcome.note = note;
     outcome
-
 }
 
 /// Writes `end` and closes the log and the notices to readers left behind.

@@ -73,7 +73,11 @@ fn configured(config: &RuntimeConfig, kind: RuntimeKind) -> Option<&PathBuf> {
 fn resolve(config: &RuntimeConfig, kind: RuntimeKind) -> RuntimeInfo {
     let (looked_for, path, source) = match configured(config, kind) {
         Some(path) => (
-            format!("{} (`[runtime] {}` in the home skills.toml)", path.display(), kind.as_str()),
+            format!(
+                "{} (`[runtime] {}` in the home skills.toml)",
+                path.display(),
+                kind.as_str()
+            ),
             is_executable(path).then(|| path.clone()),
             Some(RuntimeSource::Config),
         ),
