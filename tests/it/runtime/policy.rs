@@ -19,7 +19,13 @@ fn report(run: &crate::discovery::Run) -> Value {
 
 #[test]
 fn a_secret_in_the_parent_environment_is_absent_in_the_child() {
-    let (tree, dir) = lab(&[("scripts/report.py", REPORT_PY)], None);
+    let (tree, dir) = lab(
+        &[
+            ("scripts/report.py", REPORT_PY),
+            ("scripts/report.js", REPORT_JS),
+        ],
+        None,
+    );
     let secrets = [
         ("MY_API_SECRET", "hunter2"),
         ("GITHUB_TOKEN", "ghp_secret"),
@@ -44,7 +50,12 @@ fn a_secret_in_the_parent_environment_is_absent_in_the_child() {
     assert_eq!(super::log_files(&tree).len(), 1);
     assert!(super::log_files(&tree)[0].ends_with(format!("{run_id}.jsonl")));
     assert_eq!(seen["cwd"], tree.workspace.display().to_string());
-    let outside_allowlist: Vec<&String> = env
+    // Exactly the allowlist and the run's variables, seen by node (a binary; `python3` here
+    // may be a launcher script such as a pyenv shim, which sets variables of its own).
+    let node = report(&tree.run_with(&["run", SKILL, "scripts/report.js"], &secrets));
+    let outside_allowlist: Vec<&String> = node["env"]
+        .as_object()
+        .unwrap()
         .keys()
         .filter(|name| {
             !name.starts_with("SKILL_")
@@ -55,7 +66,6 @@ fn a_secret_in_the_parent_environment_is_absent_in_the_child() {
                 .contains(&name.as_str())
         })
         .collect();
-    // Python itself may add nothing; anything else came from the parent.
     assert!(
         outside_allowlist.is_empty(),
         "variables outside the allowlist: {outside_allowlist:?}"
@@ -96,7 +106,11 @@ fn hostile_arguments_arrive_literally_and_create_nothing() {
     );
     // Something for a glob to match, were one expanded.
     tree.write(&tree.workspace.join("existing.txt"), "x");
-    let before = listing(&tree.base);
+    // The home's caches and run logs are the runtime's own; a shell would write elsewhere.
+    let ours = |path: &String| {
+        !path.starts_with("home/.openhuman/runs") && !path.starts_with("home/.openhuman/cache")
+    };
+    let before: Vec<String> = listing(&tree.base).into_iter().filter(ours).collect();
     let mut args = vec!["run", SKILL, "", "--"];
     args.extend(HOSTILE);
     for script in ["scripts/report.py", "scripts/report.js"] {
@@ -112,10 +126,7 @@ fn hostile_arguments_arrive_literally_and_create_nothing() {
         fields[HOSTILE.len()],
         format!("cwd={}", tree.workspace.display())
     );
-    let after: Vec<String> = listing(&tree.base)
-        .into_iter()
-        .filter(|path| !path.starts_with("home/.openhuman/runs"))
-        .collect();
+    let after: Vec<String> = listing(&tree.base).into_iter().filter(ours).collect();
     assert_eq!(after, before, "a run created files");
     for name in WOULD_CREATE {
         assert!(!tree.workspace.join(name).exists(), "{name}");

@@ -86,7 +86,7 @@ fn refused_targets_spawn_nothing_and_log_nothing() {
         #[cfg(unix)]
         (&["run", SKILL, "linked/mark.py"], "refused_path"),
         (&["run", SKILL, "scripts/missing.py"], "not_found"),
-        (&["run", SKILL, "scripts"], "invalid_input"),
+        (&["run", SKILL, "scripts"], "refused_path"),
         (&["run", SKILL, "scripts/mark.rb"], "invalid_input"),
         (&["run", SKILL, "scripts/mark"], "invalid_input"),
         (&["run", "no-such-skill", "scripts/mark.py"], "not_found"),
