@@ -107,11 +107,11 @@ fn inline_code_runs_only_when_the_home_configuration_allows_it() {
             "console.log('js', process.argv.slice(1))",
             "js [ 'a b' ]\n",
         ),
-        ("sh", "echo sh \"$0\" \"$1\"", "sh"),
+        ("sh", "echo sh \"$0\" \"$1\"", "sh tools a b\n"),
     ] {
         let run = tree.run(&["run", SKILL, "-e", code, "--lang", lang, "--", "a b"]);
         assert_eq!(run.code, Some(0), "{lang}: {run:?}");
-        assert!(run.stdout.starts_with(printed), "{lang}: {run:?}");
+        assert_eq!(run.stdout, printed, "{lang}: {run:?}");
     }
 }
 
