@@ -203,7 +203,8 @@ impl Skills {
     /// `request.list`, nothing is written.
     pub async fn install(&self, request: &InstallRequest) -> Result<Vec<InstallOutcome>, Error> {
         self.baseline();
-        let outcomes = install_impl::install(self.writable("install skills")?, &self.hooks, request).await?;
+        let outcomes =
+            install_impl::install(self.writable("install skills")?, &self.hooks, request).await?;
         let written = outcomes.iter().filter(|outcome| !outcome.already_installed);
         self.changed(SkillsEvent::Installed, written);
         Ok(outcomes)
@@ -229,7 +230,9 @@ impl Skills {
         request: &skills_types::update::Request,
     ) -> Result<Vec<skills_types::update::Outcome>, Error> {
         self.baseline();
-        let outcomes = install_impl::update::update(self.writable("update skills")?, &self.hooks, request).await?;
+        let outcomes =
+            install_impl::update::update(self.writable("update skills")?, &self.hooks, request)
+                .await?;
         let written = outcomes
             .iter()
             .filter_map(|outcome| outcome.installed.as_ref());
@@ -303,7 +306,8 @@ impl Skills {
     ) -> Result<InstallOutcome, Error> {
         self.baseline();
         let outcome =
-            install_impl::registry::install(self.writable("install skills")?, &self.hooks, request).await?;
+            install_impl::registry::install(self.writable("install skills")?, &self.hooks, request)
+                .await?;
         let written = Some(&outcome).filter(|outcome| !outcome.already_installed);
         self.changed(SkillsEvent::Installed, written);
         Ok(outcome)
@@ -318,7 +322,8 @@ impl Skills {
         scope: Option<SkillScope>,
     ) -> Result<Uninstalled, Error> {
         self.baseline();
-        let removed = install_impl::registry::uninstall(self.writable("uninstall a skill")?, name, scope)?;
+        let removed =
+            install_impl::registry::uninstall(self.writable("uninstall a skill")?, name, scope)?;
         self.changed(SkillsEvent::Uninstalled, [&removed]);
         Ok(removed)
     }

@@ -44,8 +44,7 @@ use skills_runtime as runtime_impl;
 use skills_schemas as schemas_impl;
 #[cfg(not(feature = "skills"))]
 use skills_stub::{
-    bus as bus_impl, install as install_impl, ops, runtime as runtime_impl,
-    schemas as schemas_impl,
+    bus as bus_impl, install as install_impl, ops, runtime as runtime_impl, schemas as schemas_impl,
 };
 
 pub mod load {

@@ -15,8 +15,8 @@ use skills::manage::{CreateSkill, Uninstalled, UpdateSkill, Written};
 use skills::registry::{self as registry, Counts, Query, Status};
 use skills::render::{RenderOptions, Rendered, SyncOptions, SyncOutcome};
 use skills::run::{
-    RunLogChunk, RunOutcome, RunRequest, RunSink, RunSummary, RuntimeInfo, RuntimeKind,
-    StartedRun, Task,
+    RunLogChunk, RunOutcome, RunRequest, RunSink, RunSummary, RuntimeInfo, RuntimeKind, StartedRun,
+    Task,
 };
 use skills::trust::{TrustChange, TrustedWorkspace};
 use skills::validate::{Options, Profile, Report};
@@ -59,10 +59,8 @@ const _: fn(&[SkillBody]) -> String = skills::render::read_text;
 
 const _: fn(Skills, RunSink) -> Skills = Skills::with_run_notices;
 const _: fn(&Skills, &RunRequest) -> Result<RunOutcome, Error> = Skills::run;
-const _: fn(&Skills, &RunRequest, Option<RunSink>) -> Result<RunOutcome, Error> =
-    Skills::run_with;
-const _: fn(&Skills, &RunRequest, Option<RunSink>) -> Result<StartedRun, Error> =
-    Skills::start_run;
+const _: fn(&Skills, &RunRequest, Option<RunSink>) -> Result<RunOutcome, Error> = Skills::run_with;
+const _: fn(&Skills, &RunRequest, Option<RunSink>) -> Result<StartedRun, Error> = Skills::start_run;
 const _: fn(&Skills, &str) -> Result<bool, Error> = Skills::cancel_run;
 const _: fn(&Skills, usize) -> Result<Vec<RunSummary>, Error> = Skills::recent_runs;
 const _: fn(&Skills, &str, u64, usize) -> Result<RunLogChunk, Error> = Skills::read_run_log;
