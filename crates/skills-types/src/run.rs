@@ -631,6 +631,24 @@ impl InputType {
             Self::Json => "json",
         }
     }
+
+    /// The type `skill.toml` names (`"number"`), when it is one of the closed set.
+    pub fn from_name(name: &str) -> Option<Self> {
+        [Self::String, Self::Number, Self::Boolean, Self::Json]
+            .into_iter()
+            .find(|kind| kind.as_str() == name)
+    }
+
+    /// Whether `value` is of this type: a JSON string, number or boolean, or for `json` any
+    /// value at all. `null` is no type's value (a required input given `null` is missing).
+    pub fn accepts(self, value: &Value) -> bool {
+        match self {
+            Self::String => value.is_string(),
+            Self::Number => value.is_number(),
+            Self::Boolean => value.is_boolean(),
+            Self::Json => !value.is_null(),
+        }
+    }
 }
 
 /// The `[agent]` table of `skill.toml` (or OpenHuman's same keys at its top level): how a
@@ -728,6 +746,18 @@ pub struct Task {
     /// The skill's `[github]` table, which the core checks before starting.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub preflight: Option<Preflight>,
+}
+
+impl Task {
+    /// A task of `skill` with this prompt, no agent table and no preflight.
+    pub fn new(skill: impl Into<String>, prompt: impl Into<String>) -> Self {
+        Self {
+            skill: skill.into(),
+            prompt: prompt.into(),
+            agent: None,
+            preflight: None,
+        }
+    }
 }
 
 /// Who hears about a run: a sink for its output and end, and an event sink for
