@@ -242,7 +242,7 @@ pub(crate) fn input_values(
         let kind = declared
             .iter()
             .find(|input| input.name.eq_ignore_ascii_case(name))
-            .map(|input| declared_type(input.kind.as_deref()));
+            .map(|input| input.kind);
         let parsed = match kind {
             None | Some(InputType::String) => Value::String(value.to_owned()),
             Some(kind) => match skills::run::parse_input_text(kind, value) {
@@ -260,36 +260,5 @@ pub(crate) fn input_values(
         Ok(values)
     } else {
         Err(format!("{}; nothing was started", problems.join("; ")))
-    }
-}
-
-/// The declared type of an input from its `type` text: one of the closed set, else `string`
-/// (as the sidecar treats an unknown type).
-fn declared_type(kind: Option<&str>) -> InputType {
-    let Some(kind) = kind else {
-        return InputType::String;
-    };
-    [
-        InputType::String,
-        InputType::Number,
-        InputType::Boolean,
-        InputType::Json,
-    ]
-    .into_iter()
-    .find(|known| known.as_str().eq_ignore_ascii_case(kind.trim()))
-    .unwrap_or_default()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn declared_types_are_read_from_their_names() {
-        assert_eq!(declared_type(None), InputType::String);
-        assert_eq!(declared_type(Some("number")), InputType::Number);
-        assert_eq!(declared_type(Some(" Boolean ")), InputType::Boolean);
-        assert_eq!(declared_type(Some("json")), InputType::Json);
-        assert_eq!(declared_type(Some("path")), InputType::String);
     }
 }
