@@ -13,6 +13,8 @@ mod logs;
 mod output;
 mod policy;
 mod refusals;
+#[cfg(target_os = "linux")]
+mod terminal;
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
