@@ -106,3 +106,50 @@ fn with_json_the_outcome_is_printed_instead_of_the_stream() {
         .json();
     assert_eq!(outcome["note"], skills::run::PRINTED_NOTHING);
 }
+
+#[test]
+fn output_is_streamed_while_the_script_runs() {
+    let (tree, _) = lab(
+        &[(
+            "scripts/wait.py",
+            "import os, sys, time\nprint('first', flush=True)\nsys.stderr.write('on stderr\\n')\nsys.stderr.flush()\nwhile not os.path.exists('go'):\n    time.sleep(0.05)\nprint('second')\n",
+        )],
+        None,
+    );
+    let mut child = super::spawn(&tree, &["run", SKILL, "scripts/wait.py"]);
+    let stdout = child.stdout.take().unwrap();
+    let stderr = child.stderr.take().unwrap();
+    let (sender, lines) = std::sync::mpsc::channel();
+    for (name, stream) in [
+        ("stdout", Box::new(stdout) as Box<dyn std::io::Read + Send>),
+        ("stderr", Box::new(stderr)),
+    ] {
+        let sender = sender.clone();
+        std::thread::spawn(move || {
+            for line in std::io::BufRead::lines(std::io::BufReader::new(stream)) {
+                let _ = sender.send((name, line.unwrap()));
+            }
+        });
+    }
+    let limit = std::time::Duration::from_secs(10);
+    let mut seen = vec![
+        lines.recv_timeout(limit).unwrap(),
+        lines.recv_timeout(limit).unwrap(),
+    ];
+    seen.sort();
+    // Both lines arrived while the script still waits for `go`.
+    assert_eq!(
+        seen,
+        [
+            ("stderr", "on stderr".to_owned()),
+            ("stdout", "first".to_owned())
+        ]
+    );
+    assert!(child.try_wait().unwrap().is_none(), "the run ended early");
+    tree.write(&tree.workspace.join("go"), "");
+    assert_eq!(
+        lines.recv_timeout(limit).unwrap(),
+        ("stdout", "second".to_owned())
+    );
+    assert_eq!(child.wait().unwrap().code(), Some(0));
+}
