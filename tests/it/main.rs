@@ -19,6 +19,8 @@ mod reference;
 mod registry;
 mod registry_catalog;
 mod remote;
+#[cfg(unix)]
+mod runtime_rpc;
 mod serve;
 mod triggers;
 mod update;
