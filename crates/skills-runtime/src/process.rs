@@ -48,19 +48,23 @@ const ABANDON_AFTER_KILL: Duration = Duration::from_millis(500);
 /// The size of one read.
 const CHUNK: usize = 64 * 1024;
 
+/// What a test holds a run with between registration and spawn: a flag and its condvar.
+#[cfg(test)]
+pub(crate) type Hold = Arc<(Mutex<bool>, std::sync::Condvar)>;
+
 /// The cancel side of a run in flight, shared by the registry and the supervisor.
 #[derive(Debug, Default)]
 pub(crate) struct Control {
     cancelled: AtomicBool,
     ended: AtomicBool,
     #[cfg(test)]
-    pub(crate) hold_before_spawn: Option<Arc<(Mutex<bool>, std::sync::Condvar)>>,
+    pub(crate) hold_before_spawn: Option<Hold>,
 }
 
 impl Control {
     /// A control whose run waits before spawning while `hold` says so.
     #[cfg(test)]
-    pub(crate) fn held(hold: Option<Arc<(Mutex<bool>, std::sync::Condvar)>>) -> Self {
+    pub(crate) fn held(hold: Option<Hold>) -> Self {
         Self {
             hold_before_spawn: hold,
             ..Self::default()
