@@ -163,6 +163,7 @@ pub(crate) fn execute(
 
     let started = Instant::now();
     if control.is_cancelled() || marker.exists() {
+        control.end();
         let outcome = ended(prepared, run_id, Ending::not_spawned(), started);
         finish(&shared, &outcome);
         return Ok(outcome);
@@ -223,7 +224,10 @@ pub(crate) fn execute(
         open_readers,
     );
     let mut ending = ending;
-    if ending.stop != Some(Stop::Deadline) && marker.exists() {
+    // Ended first, then the cancel flag read: a cancel that answered `true` set its flag
+    // before this, so the run it signalled is reported as cancelled.
+    control.end();
+    if ending.stop != Some(Stop::Deadline) && (control.is_cancelled() || marker.exists()) {
         ending.stop = Some(Stop::Cancel);
     }
     let (stdout, stdout_cut) = captures[0]

@@ -322,6 +322,22 @@ fn group_members(pgid: u32) -> Vec<String> {
         .collect()
 }
 
+/// The members of group `pgid` that are not dead. A killed process closes its pipes (which
+/// ends the run) a moment before it is a zombie, so this looks again for up to 2 s.
+fn live_members(pgid: u32) -> Vec<String> {
+    let deadline = Instant::now() + Duration::from_secs(2);
+    loop {
+        let alive: Vec<String> = group_members(pgid)
+            .into_iter()
+            .filter(|stat| crate::cancel::parse_start_time(stat).is_some())
+            .collect();
+        if alive.is_empty() || Instant::now() > deadline {
+            return alive;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
 #[test]
 fn a_deadline_stops_the_whole_group_even_a_grandchild_ignoring_term() {
     let fx = fixture();
@@ -346,10 +362,7 @@ fn a_deadline_stops_the_whole_group_even_a_grandchild_ignoring_term() {
     assert_eq!(outcome.exit_status(), 124);
     let pid = fx.spawned_pid(&outcome.run_id).unwrap();
     // Killed members the init process has not reaped yet are zombies: dead, not running.
-    let alive: Vec<String> = group_members(pid)
-        .into_iter()
-        .filter(|stat| crate::cancel::parse_start_time(stat).is_some())
-        .collect();
+    let alive = live_members(pid);
     assert!(
         alive.is_empty(),
         "processes of the group are left: {alive:?}"
@@ -363,6 +376,20 @@ fn a_deadline_stops_the_whole_group_even_a_grandchild_ignoring_term() {
         crate::cancel::start_time(grandchild).is_none(),
         "the grandchild is alive"
     );
+}
+
+#[test]
+fn a_background_job_holding_the_pipes_does_not_keep_a_finished_run_alive() {
+    let fx = fixture();
+    fx.skill("leaves", &[("scripts/leaves.sh", "sleep 60 &\necho done\n")]);
+    let started = Instant::now();
+    let outcome = fx.run(&script("leaves", "scripts/leaves.sh")).unwrap();
+    assert!(started.elapsed() < Duration::from_secs(5), "{:?}", started.elapsed());
+    assert_eq!(outcome.status, RunStatus::Succeeded);
+    assert_eq!(outcome.stdout, "done\n");
+    let pid = fx.spawned_pid(&outcome.run_id).unwrap();
+    let alive = live_members(pid);
+    assert!(alive.is_empty(), "the background job is left: {alive:?}");
 }
 
 #[test]
