@@ -985,3 +985,18 @@ fn run_events_are_published() {
     assert_eq!(events[1].payload["status"], "succeeded");
     assert_eq!(events[1].payload["exit_code"], 0);
 }
+
+#[test]
+fn a_symlinked_runs_folder_is_refused_and_nothing_is_written_through_it() {
+    let fx = fixture();
+    fx.skill("hello", &[("run.sh", "touch ran\n")]);
+    let elsewhere = fx.home.path().join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    std::fs::create_dir_all(fx.home.path().join(".openhuman")).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, fx.runs_dir()).unwrap();
+    let error = fx.run(&script("hello", "run.sh")).unwrap_err();
+    assert_eq!(error.kind(), "state_file_invalid", "{error}");
+    assert_eq!(std::fs::read_dir(&elsewhere).unwrap().count(), 0);
+    assert!(!fx.workspace.path().join("ran").exists());
+    assert!(fx.runtime.recent_runs(&fx.config, 10).is_err());
+}
