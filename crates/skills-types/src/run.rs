@@ -35,9 +35,7 @@ pub const MAX_KEPT_RUNS: usize = 200;
 pub const MAX_KEPT_LOG_BYTES: u64 = 64 * 1024 * 1024;
 
 /// The language of inline code.
-#[derive(
-    Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema,
-)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum InlineLanguage {
     /// `node -e CODE`.
@@ -149,9 +147,7 @@ impl RunRequest {
 }
 
 /// One of a process's two output streams.
-#[derive(
-    Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema,
-)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Stream {
     /// Standard output.
@@ -161,9 +157,7 @@ pub enum Stream {
 }
 
 /// Where a run stands.
-#[derive(
-    Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema,
-)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum RunStatus {
     /// Started and not ended.
@@ -256,8 +250,7 @@ impl RunOutcome {
 }
 
 /// What a run that exits 0 and prints nothing is told.
-pub const PRINTED_NOTHING: &str =
-    "the script printed nothing; print what the agent should see";
+pub const PRINTED_NOTHING: &str = "the script printed nothing; print what the agent should see";
 
 impl RunOutcome {
     /// Whether the run failed in any way (status, signal, deadline, cancel).
@@ -638,6 +631,24 @@ impl InputType {
             Self::Json => "json",
         }
     }
+
+    /// The type `skill.toml` names (`"number"`), when it is one of the closed set.
+    pub fn from_name(name: &str) -> Option<Self> {
+        [Self::String, Self::Number, Self::Boolean, Self::Json]
+            .into_iter()
+            .find(|kind| kind.as_str() == name)
+    }
+
+    /// Whether `value` is of this type: a JSON string, number or boolean, or for `json` any
+    /// value at all. `null` is no type's value (a required input given `null` is missing).
+    pub fn accepts(self, value: &Value) -> bool {
+        match self {
+            Self::String => value.is_string(),
+            Self::Number => value.is_number(),
+            Self::Boolean => value.is_boolean(),
+            Self::Json => !value.is_null(),
+        }
+    }
 }
 
 /// The `[agent]` table of `skill.toml` (or OpenHuman's same keys at its top level): how a
@@ -737,6 +748,18 @@ pub struct Task {
     pub preflight: Option<Preflight>,
 }
 
+impl Task {
+    /// A task of `skill` with this prompt, no agent table and no preflight.
+    pub fn new(skill: impl Into<String>, prompt: impl Into<String>) -> Self {
+        Self {
+            skill: skill.into(),
+            prompt: prompt.into(),
+            agent: None,
+            preflight: None,
+        }
+    }
+}
+
 /// Who hears about a run: a sink for its output and end, and an event sink for
 /// `run_started` / `run_finished`.
 #[derive(Clone, Default)]
@@ -775,8 +798,9 @@ pub fn parse_input_text(kind: InputType, text: &str) -> Result<Value, String> {
                 text.escape_debug()
             )),
         },
-        InputType::Json => serde_json::from_str(text)
-            .map_err(|error| format!("not valid JSON ({error})")),
+        InputType::Json => {
+            serde_json::from_str(text).map_err(|error| format!("not valid JSON ({error})"))
+        }
     }
 }
 
