@@ -381,10 +381,17 @@ fn a_deadline_stops_the_whole_group_even_a_grandchild_ignoring_term() {
 #[test]
 fn a_background_job_holding_the_pipes_does_not_keep_a_finished_run_alive() {
     let fx = fixture();
-    fx.skill("leaves", &[("scripts/leaves.sh", "sleep 60 &\necho done\n")]);
+    fx.skill(
+        "leaves",
+        &[("scripts/leaves.sh", "sleep 60 &\necho done\n")],
+    );
     let started = Instant::now();
     let outcome = fx.run(&script("leaves", "scripts/leaves.sh")).unwrap();
-    assert!(started.elapsed() < Duration::from_secs(5), "{:?}", started.elapsed());
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
     assert_eq!(outcome.status, RunStatus::Succeeded);
     assert_eq!(outcome.stdout, "done\n");
     let pid = fx.spawned_pid(&outcome.run_id).unwrap();
@@ -999,4 +1006,58 @@ fn a_symlinked_runs_folder_is_refused_and_nothing_is_written_through_it() {
     assert_eq!(std::fs::read_dir(&elsewhere).unwrap().count(), 0);
     assert!(!fx.workspace.path().join("ran").exists());
     assert!(fx.runtime.recent_runs(&fx.config, 10).is_err());
+}
+
+#[test]
+fn entry_interpreters_and_inputs_come_from_the_sidecar() {
+    let fx = fixture();
+    fx.skill(
+        "full",
+        &[
+            (
+                "skill.toml",
+                "entry = \"scripts/main.py\"\n\n[interpreters]\ntxt = \"cat\"\nbad = \"/bin/cat\"\n\n\
+                 [[inputs]]\nname = \"city\"\nrequired = true\n",
+            ),
+            (
+                "scripts/main.py",
+                "import os\nprint(os.environ['SKILL_INPUT_CITY'])\n",
+            ),
+            ("notes.txt", "read by cat\n"),
+            ("x.bad", "nothing\n"),
+        ],
+    );
+    let mut inputs = serde_json::Map::new();
+    let missing = fx
+        .run(&RunRequest::new("full", RunTarget::Entry))
+        .unwrap_err();
+    assert_eq!(missing.kind(), "invalid_input");
+    assert!(missing.to_string().contains("city"), "{missing}");
+    assert!(fx.run_files().is_empty(), "a refused run leaves no log");
+
+    inputs.insert("city".into(), "Zürich-secret".into());
+    let outcome = fx
+        .run(&RunRequest::new("full", RunTarget::Entry).with_inputs(inputs.clone()))
+        .unwrap();
+    assert_eq!(outcome.stdout, "Zürich-secret\n", "{}", outcome.stderr);
+    let records = fx.records(&outcome.run_id);
+    assert!(
+        matches!(&records[0], LogRecord::Start { input_names, target, .. }
+        if input_names == &["city"] && target == "entry scripts/main.py")
+    );
+    let start = serde_json::to_string(&records[0]).unwrap();
+    assert!(
+        !start.contains("Zürich-secret"),
+        "the log's start holds no input value"
+    );
+
+    let cat = fx
+        .run(&script("full", "notes.txt").with_inputs(inputs.clone()))
+        .unwrap();
+    assert_eq!(cat.stdout, "read by cat\n");
+    let error = fx
+        .run(&script("full", "x.bad").with_inputs(inputs))
+        .unwrap_err();
+    assert_eq!(error.kind(), "invalid_input");
+    assert!(error.to_string().contains("`interpreters.bad`"), "{error}");
 }
