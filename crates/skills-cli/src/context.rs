@@ -76,6 +76,11 @@ pub(crate) fn config(
 pub(crate) fn skills(global: &Global, discovery: Option<&Discovery>) -> Result<Skills, String> {
     let mut config = config(global, discovery)?;
     resolve_token_env(&mut config);
+    // The runtime draws a script's (allowlisted) environment from here; the library reads
+    // no environment itself. A variable whose name or value is not UTF-8 is left out.
+    config.runtime.inherited_env = std::env::vars_os()
+        .filter_map(|(name, value)| Some((name.into_string().ok()?, value.into_string().ok()?)))
+        .collect();
     Ok(Skills::new(config))
 }
 

@@ -74,6 +74,13 @@ pub fn home_config(config: &SkillsConfig) -> SkillsConfig {
     home_settings(config)
 }
 
+/// `config` with every configuration file it reaches layered on: the home `skills.toml`,
+/// then the workspace's when the workspace is trusted (which may only tighten `[runtime]`).
+/// The runtime checks a run against these settings.
+pub fn effective_config(config: &SkillsConfig) -> SkillsConfig {
+    settings::effective(config, trust::standing(config).trusted).0
+}
+
 /// Everything a skill folder's `skill.toml` (or `workflow.toml`) says, as the runtime reads
 /// it, and what was wrong with it: each problem is a diagnostic naming its key, and the rest
 /// of the file still applies. A folder without a sidecar has an empty manifest.

@@ -225,6 +225,30 @@ pub struct RunOutcome {
     pub note: Option<String>,
 }
 
+impl RunOutcome {
+    /// An outcome of `run_id` with `status` and nothing else yet (no exit, no output, no
+    /// sandbox); the runtime fills the public fields.
+    pub fn new(run_id: impl Into<String>, skill: impl Into<String>, status: RunStatus) -> Self {
+        Self {
+            run_id: run_id.into(),
+            skill: skill.into(),
+            status,
+            exit_code: None,
+            signal: None,
+            timed_out: false,
+            cancelled: false,
+            duration_ms: 0,
+            stdout: String::new(),
+            stderr: String::new(),
+            stdout_bytes: 0,
+            stderr_bytes: 0,
+            truncated: false,
+            sandbox: SandboxMode::Off,
+            note: None,
+        }
+    }
+}
+
 /// What a run that exits 0 and prints nothing is told.
 pub const PRINTED_NOTHING: &str = "the script printed nothing; print what the agent should see";
 
@@ -363,6 +387,27 @@ pub struct RunSummary {
     pub exit_code: Option<i32>,
 }
 
+impl RunSummary {
+    /// A summary of `run_id` with nothing but its skill, status, target and start.
+    pub fn new(
+        run_id: impl Into<String>,
+        skill: impl Into<String>,
+        status: RunStatus,
+        target: impl Into<String>,
+        started_at: impl Into<String>,
+    ) -> Self {
+        Self {
+            run_id: run_id.into(),
+            skill: skill.into(),
+            status,
+            target: target.into(),
+            started_at: started_at.into(),
+            duration_ms: None,
+            exit_code: None,
+        }
+    }
+}
+
 /// A slice of a run log.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[non_exhaustive]
@@ -379,6 +424,20 @@ pub struct RunLogChunk {
     pub size: u64,
     /// Whether the run has ended (nothing more will be written).
     pub finished: bool,
+}
+
+impl RunLogChunk {
+    /// An empty chunk of `run_id`'s log at `offset`.
+    pub fn new(run_id: impl Into<String>, offset: u64) -> Self {
+        Self {
+            run_id: run_id.into(),
+            text: String::new(),
+            offset,
+            next_offset: offset,
+            size: 0,
+            finished: false,
+        }
+    }
 }
 
 /// One record of a run log (`<home>/<app_dir>/runs/<run_id>.jsonl`), one per line. The tag
@@ -528,6 +587,21 @@ pub struct RuntimeInfo {
     /// Why not, when it is not usable.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub problem: Option<String>,
+}
+
+impl RuntimeInfo {
+    /// `kind`, looked for as `looked_for` and not found (not usable, no problem named yet).
+    pub fn new(kind: RuntimeKind, looked_for: impl Into<String>) -> Self {
+        Self {
+            kind,
+            looked_for: looked_for.into(),
+            path: None,
+            source: None,
+            version: None,
+            usable: false,
+            problem: None,
+        }
+    }
 }
 
 /// The type of a declared input (the closed set of 07 §Inputs).

@@ -134,6 +134,26 @@ pub struct RuntimeConfig {
     pub max_concurrent_runs: usize,
     /// Most runs started per minute per handle.
     pub max_runs_per_minute: usize,
+    /// The environment a run's child environment is drawn from: the allowlist and
+    /// `pass_env` take their values from here, and interpreters are looked up on its `PATH`.
+    /// The library never reads the process environment itself; the command line fills this
+    /// from its own, and an agent core passes what it wants its scripts to be able to see
+    /// (an empty list gives a child no `PATH`, so only configured interpreter paths work).
+    /// Never read from a configuration file.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub inherited_env: Vec<(String, String)>,
+}
+
+impl RuntimeConfig {
+    /// The value of `name` in [`RuntimeConfig::inherited_env`] (the last one when repeated).
+    pub fn inherited(&self, name: &str) -> Option<&str> {
+        self.inherited_env
+            .iter()
+            .rev()
+            .find(|(key, _)| key == name)
+            .map(|(_, value)| value.as_str())
+    }
 }
 
 impl Default for RuntimeConfig {
@@ -152,6 +172,7 @@ impl Default for RuntimeConfig {
             managed_node: None,
             max_concurrent_runs: DEFAULT_MAX_CONCURRENT_RUNS,
             max_runs_per_minute: DEFAULT_MAX_RUNS_PER_MINUTE,
+            inherited_env: Vec::new(),
         }
     }
 }

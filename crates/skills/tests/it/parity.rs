@@ -416,3 +416,81 @@ fn the_registry_behaves_as_documented_on_each_side() {
     let coordinates = registry::Coordinates::parse("acme--pdf@1.0").unwrap();
     assert_eq!(coordinates.to_string(), "@acme/pdf@1.0");
 }
+
+#[test]
+fn the_runtime_behaves_as_documented_on_each_side() {
+    let home = tempfile::tempdir().unwrap();
+    let workspace = tempfile::tempdir().unwrap();
+    let dir = home.path().join(".openhuman/skills/hello");
+    std::fs::create_dir_all(dir.join("scripts")).unwrap();
+    std::fs::write(
+        dir.join("SKILL.md"),
+        "---\nname: hello\ndescription: Says hello.\n---\nRun scripts/hello.sh.\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("scripts/hello.sh"), "echo \"hello $1\"\n").unwrap();
+    let mut config = SkillsConfig::new(workspace.path(), home.path());
+    config.cache = false;
+    config.runtime.inherited_env = std::env::vars()
+        .filter(|(name, _)| name == "PATH")
+        .collect();
+    let skills = Skills::new(config.clone());
+    let request = RunRequest::new(
+        "hello",
+        skills::run::RunTarget::Script {
+            path: "scripts/hello.sh".into(),
+        },
+    )
+    .with_args(["world"]);
+    let inputs = serde_json::Map::new();
+    if skills::ENABLED {
+        let outcome = skills.run(&request).unwrap();
+        assert_eq!(outcome.stdout, "hello world\n");
+        assert_eq!(outcome.exit_status(), 0);
+        let runs = skills.recent_runs(10).unwrap();
+        assert_eq!(runs.len(), 1);
+        assert_eq!(runs[0].run_id, outcome.run_id);
+        assert!(!skills.cancel_run(&outcome.run_id).unwrap(), "it has ended");
+        let log = skills.read_run_log(&outcome.run_id, 0, 1 << 16).unwrap();
+        assert!(log.text.contains("hello world"));
+        assert!(
+            skills
+                .resolve_runtimes(Some(RuntimeKind::Sh))
+                .iter()
+                .all(|runtime| runtime.usable)
+        );
+        assert!(
+            skills
+                .render_task("hello", &inputs)
+                .unwrap()
+                .prompt
+                .contains("Run scripts/hello.sh.")
+        );
+        let mut read_only = config;
+        read_only.read_only = true;
+        let refused = Skills::new(read_only).run(&request).unwrap_err();
+        assert_eq!(refused.kind(), "read_only");
+        assert_eq!(skills.recent_runs(10).unwrap().len(), 1, "nothing ran");
+    } else {
+        let disabled = |error: Error| assert_eq!(error.kind(), "disabled");
+        disabled(skills.run(&request).unwrap_err());
+        disabled(skills.start_run(&request, None).unwrap_err());
+        disabled(
+            skills
+                .cancel_run("0190b3c2-7d4e-7000-8000-000000000000")
+                .unwrap_err(),
+        );
+        disabled(
+            skills
+                .read_run_log("0190b3c2-7d4e-7000-8000-000000000000", 0, 10)
+                .unwrap_err(),
+        );
+        disabled(skills.render_task("hello", &inputs).unwrap_err());
+        assert!(skills.recent_runs(10).unwrap().is_empty());
+        assert!(skills.resolve_runtimes(None).is_empty());
+        assert!(
+            !home.path().join(".openhuman/runs").exists(),
+            "the stub writes nothing"
+        );
+    }
+}
