@@ -20,6 +20,8 @@ mod registry;
 mod registry_catalog;
 mod remote;
 mod runtime;
+#[cfg(unix)]
+mod runtime_rpc;
 mod serve;
 mod triggers;
 mod update;

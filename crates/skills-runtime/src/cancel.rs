@@ -76,6 +76,9 @@ fn stop_group(pid: u32, start: u64) {
 /// was signalled (or, not spawned yet, told not to start), `false` when it is unknown,
 /// ended, or its process is gone.
 pub(crate) fn cancel_elsewhere(dir: &Path, run_id: &str) -> Result<bool, Error> {
+    if !log::existing_dir(dir)? {
+        return Ok(false);
+    }
     let Some(scanned) = log::scan(dir, run_id)? else {
         return Ok(false);
     };

@@ -57,7 +57,7 @@ struct Inner {
     registry: Mutex<Registry>,
     /// Tests hold a run between registration and spawn with this.
     #[cfg(test)]
-    hold_before_spawn: Mutex<Option<Arc<(Mutex<bool>, std::sync::Condvar)>>>,
+    hold_before_spawn: Mutex<Option<process::Hold>>,
 }
 
 /// The runs in flight and the recent starts, for cancel and the limits.

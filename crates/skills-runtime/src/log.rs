@@ -67,7 +67,7 @@ pub(crate) fn marker_path(dir: &Path, run_id: &str) -> PathBuf {
 
 /// Whether the runs folder exists as a real folder; a symlink there is refused, since logs
 /// written through it would land wherever it points.
-fn existing_dir(dir: &Path) -> Result<bool, Error> {
+pub(crate) fn existing_dir(dir: &Path) -> Result<bool, Error> {
     match std::fs::symlink_metadata(dir) {
         Ok(metadata) if metadata.is_dir() => Ok(true),
         Ok(_) => Err(Error::StateFileInvalid {

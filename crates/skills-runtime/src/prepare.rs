@@ -405,12 +405,25 @@ fn interpreter_for(
             }
         }
         other => {
-            let (manifest, _) = skills_ops::discover::read_skill_manifest(skill_dir);
+            let (manifest, diagnostics) = skills_ops::discover::read_skill_manifest(skill_dir);
             let Some(program) = manifest.interpreters.get(other) else {
+                // The sidecar reader drops an unusable entry (a path, a bad name) with a
+                // diagnostic; say so rather than only that none is declared.
+                let key = format!("interpreters.{other}");
+                let ignored = diagnostics
+                    .iter()
+                    .find(|diagnostic| !other.is_empty() && diagnostic.message.contains(&key))
+                    .map(|diagnostic| {
+                        format!(
+                            "; the skill.toml's entry was not taken: {}",
+                            diagnostic.message
+                        )
+                    })
+                    .unwrap_or_default();
                 return Err(Error::InvalidInput(format!(
                     "no interpreter for {path}: .js .mjs .cjs run with node, .py with python, .sh with sh, \
                      .ts with node ≥ 23.6; for another extension the skill's skill.toml must name one \
-                     (`[interpreters] {} = \"PROGRAM\"`)",
+                     (`[interpreters] {} = \"PROGRAM\"`, a program name looked up on PATH){ignored}",
                     if other.is_empty() { "EXT" } else { other }
                 )));
             };

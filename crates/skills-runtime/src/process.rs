@@ -48,19 +48,23 @@ const ABANDON_AFTER_KILL: Duration = Duration::from_millis(500);
 /// The size of one read.
 const CHUNK: usize = 64 * 1024;
 
+/// What a test holds a run with between registration and spawn: a flag and its condvar.
+#[cfg(test)]
+pub(crate) type Hold = Arc<(Mutex<bool>, std::sync::Condvar)>;
+
 /// The cancel side of a run in flight, shared by the registry and the supervisor.
 #[derive(Debug, Default)]
 pub(crate) struct Control {
     cancelled: AtomicBool,
     ended: AtomicBool,
     #[cfg(test)]
-    pub(crate) hold_before_spawn: Option<Arc<(Mutex<bool>, std::sync::Condvar)>>,
+    pub(crate) hold_before_spawn: Option<Hold>,
 }
 
 impl Control {
     /// A control whose run waits before spawning while `hold` says so.
     #[cfg(test)]
-    pub(crate) fn held(hold: Option<Arc<(Mutex<bool>, std::sync::Condvar)>>) -> Self {
+    pub(crate) fn held(hold: Option<Hold>) -> Self {
         Self {
             hold_before_spawn: hold,
             ..Self::default()
@@ -159,6 +163,7 @@ pub(crate) fn execute(
 
     let started = Instant::now();
     if control.is_cancelled() || marker.exists() {
+        control.end();
         let outcome = ended(prepared, run_id, Ending::not_spawned(), started);
         finish(&shared, &outcome);
         return Ok(outcome);
@@ -219,7 +224,10 @@ pub(crate) fn execute(
         open_readers,
     );
     let mut ending = ending;
-    if ending.stop != Some(Stop::Deadline) && marker.exists() {
+    // Ended first, then the cancel flag read: a cancel that answered `true` set its flag
+    // before this, so the run it signalled is reported as cancelled.
+    control.end();
+    if ending.stop != Some(Stop::Deadline) && (control.is_cancelled() || marker.exists()) {
         ending.stop = Some(Stop::Cancel);
     }
     let (stdout, stdout_cut) = captures[0]

@@ -322,6 +322,22 @@ fn group_members(pgid: u32) -> Vec<String> {
         .collect()
 }
 
+/// The members of group `pgid` that are not dead. A killed process closes its pipes (which
+/// ends the run) a moment before it is a zombie, so this looks again for up to 2 s.
+fn live_members(pgid: u32) -> Vec<String> {
+    let deadline = Instant::now() + Duration::from_secs(2);
+    loop {
+        let alive: Vec<String> = group_members(pgid)
+            .into_iter()
+            .filter(|stat| crate::cancel::parse_start_time(stat).is_some())
+            .collect();
+        if alive.is_empty() || Instant::now() > deadline {
+            return alive;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
 #[test]
 fn a_deadline_stops_the_whole_group_even_a_grandchild_ignoring_term() {
     let fx = fixture();
@@ -346,10 +362,7 @@ fn a_deadline_stops_the_whole_group_even_a_grandchild_ignoring_term() {
     assert_eq!(outcome.exit_status(), 124);
     let pid = fx.spawned_pid(&outcome.run_id).unwrap();
     // Killed members the init process has not reaped yet are zombies: dead, not running.
-    let alive: Vec<String> = group_members(pid)
-        .into_iter()
-        .filter(|stat| crate::cancel::parse_start_time(stat).is_some())
-        .collect();
+    let alive = live_members(pid);
     assert!(
         alive.is_empty(),
         "processes of the group are left: {alive:?}"
@@ -363,6 +376,27 @@ fn a_deadline_stops_the_whole_group_even_a_grandchild_ignoring_term() {
         crate::cancel::start_time(grandchild).is_none(),
         "the grandchild is alive"
     );
+}
+
+#[test]
+fn a_background_job_holding_the_pipes_does_not_keep_a_finished_run_alive() {
+    let fx = fixture();
+    fx.skill(
+        "leaves",
+        &[("scripts/leaves.sh", "sleep 60 &\necho done\n")],
+    );
+    let started = Instant::now();
+    let outcome = fx.run(&script("leaves", "scripts/leaves.sh")).unwrap();
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(outcome.status, RunStatus::Succeeded);
+    assert_eq!(outcome.stdout, "done\n");
+    let pid = fx.spawned_pid(&outcome.run_id).unwrap();
+    let alive = live_members(pid);
+    assert!(alive.is_empty(), "the background job is left: {alive:?}");
 }
 
 #[test]
@@ -957,4 +991,73 @@ fn run_events_are_published() {
     assert_eq!(events[1].payload["run_id"], outcome.run_id.as_str());
     assert_eq!(events[1].payload["status"], "succeeded");
     assert_eq!(events[1].payload["exit_code"], 0);
+}
+
+#[test]
+fn a_symlinked_runs_folder_is_refused_and_nothing_is_written_through_it() {
+    let fx = fixture();
+    fx.skill("hello", &[("run.sh", "touch ran\n")]);
+    let elsewhere = fx.home.path().join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    std::fs::create_dir_all(fx.home.path().join(".openhuman")).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, fx.runs_dir()).unwrap();
+    let error = fx.run(&script("hello", "run.sh")).unwrap_err();
+    assert_eq!(error.kind(), "state_file_invalid", "{error}");
+    assert_eq!(std::fs::read_dir(&elsewhere).unwrap().count(), 0);
+    assert!(!fx.workspace.path().join("ran").exists());
+    assert!(fx.runtime.recent_runs(&fx.config, 10).is_err());
+}
+
+#[test]
+fn entry_interpreters_and_inputs_come_from_the_sidecar() {
+    let fx = fixture();
+    fx.skill(
+        "full",
+        &[
+            (
+                "skill.toml",
+                "entry = \"scripts/main.py\"\n\n[interpreters]\ntxt = \"cat\"\nbad = \"/bin/cat\"\n\n\
+                 [[inputs]]\nname = \"city\"\nrequired = true\n",
+            ),
+            (
+                "scripts/main.py",
+                "import os\nprint(os.environ['SKILL_INPUT_CITY'])\n",
+            ),
+            ("notes.txt", "read by cat\n"),
+            ("x.bad", "nothing\n"),
+        ],
+    );
+    let mut inputs = serde_json::Map::new();
+    let missing = fx
+        .run(&RunRequest::new("full", RunTarget::Entry))
+        .unwrap_err();
+    assert_eq!(missing.kind(), "invalid_input");
+    assert!(missing.to_string().contains("city"), "{missing}");
+    assert!(fx.run_files().is_empty(), "a refused run leaves no log");
+
+    inputs.insert("city".into(), "Zürich-secret".into());
+    let outcome = fx
+        .run(&RunRequest::new("full", RunTarget::Entry).with_inputs(inputs.clone()))
+        .unwrap();
+    assert_eq!(outcome.stdout, "Zürich-secret\n", "{}", outcome.stderr);
+    let records = fx.records(&outcome.run_id);
+    assert!(
+        matches!(&records[0], LogRecord::Start { input_names, target, .. }
+        if input_names == &["city"] && target == "entry scripts/main.py")
+    );
+    let start = serde_json::to_string(&records[0]).unwrap();
+    assert!(
+        !start.contains("Zürich-secret"),
+        "the log's start holds no input value"
+    );
+
+    let cat = fx
+        .run(&script("full", "notes.txt").with_inputs(inputs.clone()))
+        .unwrap();
+    assert_eq!(cat.stdout, "read by cat\n");
+    let error = fx
+        .run(&script("full", "x.bad").with_inputs(inputs))
+        .unwrap_err();
+    assert_eq!(error.kind(), "invalid_input");
+    assert!(error.to_string().contains("`interpreters.bad`"), "{error}");
 }
