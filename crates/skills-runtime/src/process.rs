@@ -342,13 +342,22 @@ fn supervise(
     let mut marker_checked = started;
     let grace = Duration::from_millis(KILL_GRACE_MILLIS);
     loop {
-        if ending.status.is_none()
-            && let Ok(Some(status)) = child.try_wait()
-        {
-            ending.status = Some(status);
-            exited_at = Some(Instant::now());
+        if ending.status.is_none() && exited_at.is_none() {
+            match child.try_wait() {
+                Ok(Some(status)) => {
+                    ending.status = Some(status);
+                    exited_at = Some(Instant::now());
+                }
+                Ok(None) => {}
+                // The child cannot be waited for (it was reaped elsewhere): it is gone, with
+                // no status to report; the run ends as failed once its output is read.
+                Err(error) => {
+                    tracing::warn!(pid, %error, "could not wait for the run's process");
+                    exited_at = Some(Instant::now());
+                }
+            }
         }
-        if open_readers == 0 && ending.status.is_some() {
+        if open_readers == 0 && exited_at.is_some() {
             break;
         }
         let now = Instant::now();
@@ -386,7 +395,7 @@ fn supervise(
             signal_group(pid, Signal::KILL);
             killed_at = Some(now);
         }
-        if ending.status.is_some()
+        if exited_at.is_some()
             && killed_at.is_some_and(|killed| now.duration_since(killed) >= ABANDON_AFTER_KILL)
         {
             tracing::warn!(
@@ -400,7 +409,7 @@ fn supervise(
             Err(RecvTimeoutError::Timeout) => {}
             Err(RecvTimeoutError::Disconnected) => {
                 open_readers = 0;
-                if ending.status.is_none() {
+                if exited_at.is_none() {
                     std::thread::sleep(TICK);
                 }
             }
