@@ -135,7 +135,9 @@ enum Stop {
 }
 
 /// Runs a registered run to its end: spawn, supervise, `end` record. The caller does what
-/// follows (unregistering, retention, the `finished` notice and event).
+/// follows (unregistering, retention, the `finished` notice and event). A process that could
+/// not be started still has an outcome (failed, logged), so whoever waits for the `finished`
+/// notice gets one; the error is what `wait` returns.
 pub(crate) fn execute(
     prepared: &Prepared,
     run_id: &str,
@@ -143,7 +145,7 @@ pub(crate) fn execute(
     control: &Control,
     log: LogWriter,
     hooks: &RunHooks,
-) -> Result<RunOutcome, Error> {
+) -> (RunOutcome, Option<Error>) {
     let shared = Arc::new(Shared {
         run_id: run_id.to_owned(),
         log: Mutex::new(log),
@@ -166,7 +168,7 @@ pub(crate) fn execute(
         control.end();
         let outcome = ended(prepared, run_id, Ending::not_spawned(), started);
         finish(&shared, &outcome);
-        return Ok(outcome);
+        return (outcome, None);
     }
 
     let mut command = Command::new(&prepared.program);
@@ -185,7 +187,10 @@ pub(crate) fn execute(
         Err(error) => {
             let outcome = ended(prepared, run_id, Ending::not_spawned_failed(), started);
             finish(&shared, &outcome);
-            return Err(Error::io("start", prepared.program.clone(), error));
+            return (
+                outcome,
+                Some(Error::io("start", prepared.program.clone(), error)),
+            );
         }
     };
     let pid = child.id();
@@ -251,7 +256,7 @@ pub(crate) fn execute(
     ending.truncated = stdout_cut || stderr_cut;
     let outcome = ended(prepared, run_id, ending, started);
     finish(&shared, &outcome);
-    Ok(outcome)
+    (outcome, None)
 }
 
 /// Reads `pipe` to its end on a thread of its own; 1 when the thread started.
