@@ -19,6 +19,9 @@ mod reference;
 mod registry;
 mod registry_catalog;
 mod remote;
+mod runtime;
+#[cfg(unix)]
+mod runtime_rpc;
 mod serve;
 mod triggers;
 mod update;

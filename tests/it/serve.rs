@@ -25,8 +25,9 @@ use crate::discovery::{Tree, text};
 /// How long one line may take to arrive.
 const PATIENCE: Duration = Duration::from_secs(30);
 
-/// A running `skills serve` and the lines it has written so far.
-struct Connection {
+/// A running `skills serve` and the lines it has written so far (also driven by the
+/// runtime's RPC tests).
+pub(crate) struct Connection {
     child: Child,
     stdin: Option<ChildStdin>,
     lines: mpsc::Receiver<String>,
@@ -40,7 +41,7 @@ struct Connection {
 
 impl Connection {
     /// `skills --home H --workspace W serve` on `tree`.
-    fn open(tree: &Tree) -> Self {
+    pub(crate) fn open(tree: &Tree) -> Self {
         Self::open_with(tree, &[])
     }
 
@@ -95,7 +96,7 @@ impl Connection {
         }
     }
 
-    fn stderr(&self) -> String {
+    pub(crate) fn stderr(&self) -> String {
         self.stderr
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
@@ -103,7 +104,7 @@ impl Connection {
     }
 
     /// Writes one line.
-    fn send(&mut self, line: &str) {
+    pub(crate) fn send(&mut self, line: &str) {
         let stdin = self.stdin.as_mut().unwrap();
         writeln!(stdin, "{line}").unwrap();
         stdin.flush().unwrap();
@@ -128,7 +129,7 @@ impl Connection {
     }
 
     /// The next stdout line, parsed.
-    fn next_message(&mut self) -> Value {
+    pub(crate) fn next_message(&mut self) -> Value {
         let line = self.next_line();
         serde_json::from_str(&line).unwrap_or_else(|error| panic!("{error}: {line}"))
     }
@@ -213,9 +214,14 @@ impl Connection {
         assert!(listing["skills"].is_array(), "{listing}");
     }
 
+    /// The last stdout line read.
+    pub(crate) fn transcript_tail(&self) -> String {
+        self.transcript.last().cloned().unwrap_or_default()
+    }
+
     /// Closes stdin and waits for the exit; every stdout line must have been a JSON-RPC 2.0
     /// message. Returns the exit status.
-    fn finish(&mut self) -> ExitStatus {
+    pub(crate) fn finish(&mut self) -> ExitStatus {
         drop(self.stdin.take());
         loop {
             match self.lines.recv_timeout(PATIENCE) {

@@ -18,6 +18,7 @@ mod catalog;
 mod peers;
 mod report;
 mod rss;
+mod runtime;
 mod tree;
 mod walk;
 
@@ -92,6 +93,8 @@ const RSS_RUNS: usize = 3;
 const REPORT_PATH: &str = "target/bench/report.json";
 /// Where the registry catalog rows go, relative to the repository root.
 const CATALOG_REPORT_PATH: &str = "target/bench/catalog.json";
+/// Where the runtime row goes, relative to the repository root.
+const RUNTIME_REPORT_PATH: &str = "target/bench/runtime.json";
 
 /// The application directory the trees use, and the catalog cache below it in the home.
 const CACHE_DIR: &str = ".openhuman/cache";
@@ -104,10 +107,11 @@ pub(crate) struct Args {
     runs: usize,
     /// Install and time the Node peers (off with `--no-peers`).
     peers: bool,
-    /// Which rows: the trees, the registry catalog, or both (`--catalog-only`,
-    /// `--no-catalog`).
+    /// Which rows: the trees, the registry catalog, the runtime, or some of them
+    /// (`--catalog-only`, `--no-catalog`, `--runtime-only`, `--no-runtime`).
     trees: bool,
     catalog: bool,
+    runtime: bool,
 }
 
 impl Args {
@@ -118,6 +122,9 @@ impl Args {
         let mut peers = true;
         let mut trees = true;
         let mut catalog = true;
+        let mut runtime = true;
+        let mut catalog_only = false;
+        let mut runtime_only = false;
         let mut runs = DEFAULT_RUNS;
         let mut args = args.iter();
         while let Some(arg) = args.next() {
@@ -135,7 +142,9 @@ impl Args {
                 "--quick" => quick = true,
                 "--no-peers" => peers = false,
                 "--no-catalog" => catalog = false,
-                "--catalog-only" => trees = false,
+                "--catalog-only" => catalog_only = true,
+                "--no-runtime" => runtime = false,
+                "--runtime-only" => runtime_only = true,
                 "--shape" => {
                     let text = args.next().ok_or("`--shape` needs a value")?;
                     shapes.push(tree::Shape::parse(text).ok_or_else(|| {
@@ -162,8 +171,20 @@ impl Args {
             shapes.extend(tree::Shape::ALL);
         }
         shapes.dedup();
-        if !trees && !catalog {
-            return Err("`--catalog-only` and `--no-catalog` cannot be combined".to_owned());
+        if catalog_only && runtime_only {
+            return Err("`--catalog-only` and `--runtime-only` cannot be combined".to_owned());
+        }
+        if catalog_only {
+            if !catalog {
+                return Err("`--catalog-only` and `--no-catalog` cannot be combined".to_owned());
+            }
+            (trees, runtime) = (false, false);
+        }
+        if runtime_only {
+            if !runtime {
+                return Err("`--runtime-only` and `--no-runtime` cannot be combined".to_owned());
+            }
+            (trees, catalog) = (false, false);
         }
         Ok(Self {
             sizes,
@@ -172,6 +193,7 @@ impl Args {
             peers,
             trees,
             catalog,
+            runtime,
         })
     }
 }
@@ -335,7 +357,13 @@ impl Drop for Scratch {
 pub(crate) fn run(root: &Path, args: &Args) -> Result<(), Failure> {
     if !args.trees {
         let skills = build_skills(root)?;
-        return run_catalog(root, &skills);
+        if args.catalog {
+            run_catalog(root, &skills)?;
+        }
+        if args.runtime {
+            run_runtime(root, &skills)?;
+        }
+        return Ok(());
     }
     let started = Instant::now();
     let load_before = report::load_average();
@@ -427,6 +455,38 @@ pub(crate) fn run(root: &Path, args: &Args) -> Result<(), Failure> {
     if args.catalog {
         run_catalog(root, &tools.skills)?;
     }
+    if args.runtime {
+        run_runtime(root, &tools.skills)?;
+    }
+    Ok(())
+}
+
+/// The runtime row ([`runtime`]): measured, printed and written to [`RUNTIME_REPORT_PATH`].
+fn run_runtime(root: &Path, skills: &Path) -> Result<(), Failure> {
+    let scratch = Scratch::new().map_err(|error| {
+        Failure::new(
+            format!(
+                "could not create a directory under {}: {error}",
+                std::env::temp_dir().display()
+            ),
+            "set TMPDIR to a writable directory",
+        )
+    })?;
+    let measured = runtime::measure(&scratch.0, skills)?;
+    drop(scratch);
+    println!("\n{}", measured.table());
+    let path = root.join(RUNTIME_REPORT_PATH);
+    let written = path
+        .parent()
+        .map_or(Ok(()), fs::create_dir_all)
+        .and_then(|()| fs::write(&path, format!("{:#}\n", measured.json())));
+    written.map_err(|error| {
+        Failure::new(
+            format!("could not write {}: {error}", path.display()),
+            "check that target/ is writable",
+        )
+    })?;
+    println!("report: {}", path.display());
     Ok(())
 }
 
@@ -460,7 +520,7 @@ fn run_catalog(root: &Path, skills: &Path) -> Result<(), Failure> {
     Ok(())
 }
 
-/// Builds only the release CLI (for `--catalog-only`).
+/// Builds only the release CLI (for `--catalog-only` and `--runtime-only`).
 fn build_skills(root: &Path) -> Result<PathBuf, Failure> {
     let messages = process::output(cargo(root).args([
         "build",
@@ -1185,6 +1245,7 @@ mod tests {
                 peers: true,
                 trees: true,
                 catalog: true,
+                runtime: true,
             })
         );
         assert_eq!(parse(&["--quick"]).map(|args| args.sizes), Ok(vec![1_000]));
@@ -1197,6 +1258,7 @@ mod tests {
                 peers: true,
                 trees: true,
                 catalog: true,
+                runtime: true,
             })
         );
         assert_eq!(
@@ -1209,6 +1271,13 @@ mod tests {
         assert!(parse(&["--runs", "1"]).is_err());
         assert!(parse(&["--skills"]).is_err());
         assert!(parse(&["--fast"]).is_err());
+        let only = |flag: &str| parse(&[flag]).map(|args| (args.trees, args.catalog, args.runtime));
+        assert_eq!(only("--runtime-only"), Ok((false, false, true)));
+        assert_eq!(only("--catalog-only"), Ok((false, true, false)));
+        assert_eq!(only("--no-runtime"), Ok((true, true, false)));
+        assert!(parse(&["--runtime-only", "--catalog-only"]).is_err());
+        assert!(parse(&["--runtime-only", "--no-runtime"]).is_err());
+        assert!(parse(&["--catalog-only", "--no-catalog"]).is_err());
     }
 
     #[test]

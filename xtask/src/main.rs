@@ -27,7 +27,7 @@ Commands:
                                      compare, fail when it is stale)
   fuzz --seconds N [--target NAME]   run each cargo-fuzz target (or NAME) for N seconds (nightly)
   bench [--quick] [--skills N]... [--shape S]... [--runs N] [--no-peers] [--no-catalog]
-        [--catalog-only]
+        [--catalog-only] [--no-runtime] [--runtime-only]
                                      time discovery against a floor on synthetic trees of 1,000
                                      and 10,000 skills, realistic and classic shapes, beside the
                                      Node peers (--quick: 1,000 only; --skills N: other sizes;
@@ -36,7 +36,10 @@ Commands:
                                      then the registry catalog rows (refresh of a 25+ MB catalog
                                      from loopback, cached search, 304 revalidation, peak RSS),
                                      written to target/bench/catalog.json (--no-catalog: skip
-                                     them; --catalog-only: only them)
+                                     them; --catalog-only: only them); then the runtime row
+                                     (skills run of a trivial Python script beside python3
+                                     running it, and the binary's start), written to
+                                     target/bench/runtime.json (--no-runtime, --runtime-only)
   help                               print this text
 ";
 

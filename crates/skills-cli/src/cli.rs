@@ -56,6 +56,9 @@ pub(crate) struct Global {
     /// recorded; `skills trust` records it for good).
     #[arg(long, global = true)]
     pub(crate) trust_workspace: bool,
+    /// Open the skills read-only: every run and every change is refused.
+    #[arg(long, global = true)]
+    pub(crate) read_only: bool,
 }
 
 /// What `install --help` and `registry --help` say about the fixture switch: the URL policy
@@ -167,12 +170,140 @@ pub(crate) enum Command {
     /// one SKILL.md or reproducible .tar.gz per skill, older versions kept), after validating
     /// each strictly; any static file server can then serve SITE.
     Publish(PublishArgs),
+    /// Run a skill's script, its entry (no SCRIPT) or inline code (-e), streaming its output;
+    /// exits with the script's status (124 when stopped at --timeout, 130 when cancelled).
+    Run(RunArgs),
+    /// The newest runs, with their status.
+    Runs(RunsArgs),
+    /// A run's log: its output in order, then how it ended.
+    Logs(LogsArgs),
+    /// Stop a run (from any process sharing the home): its whole process group.
+    Cancel(CancelArgs),
+    /// The interpreters runs use: path, version, and whether they are usable.
+    Runtimes(RuntimesArgs),
+    /// An instruction-only skill as an agent task: its body with a block of the inputs, its
+    /// [agent] table and its preflight.
+    Task(TaskArgs),
     /// Serve every operation as JSON-RPC 2.0 over stdin and stdout, one message per line.
     Serve,
     /// Print every RPC method with the JSON Schemas of its params and result.
     Schemas,
     /// Print a completion script for a shell (`skills completions bash > ~/.local/share/...`).
     Completions(CompletionsArgs),
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct RunArgs {
+    /// The skill's name (or its directory name).
+    pub(crate) name: String,
+    /// A script bundled with the skill, relative to its folder (`scripts/extract.py`)
+    /// [default: the skill's `entry`].
+    #[arg(value_name = "SCRIPT", conflicts_with = "code")]
+    pub(crate) script: Option<String>,
+    /// Run this code instead of a file (needs `[runtime] allow_inline = true` in the home
+    /// skills.toml).
+    #[arg(short = 'e', long = "eval", value_name = "CODE", requires = "lang")]
+    pub(crate) code: Option<String>,
+    /// The language of -e CODE.
+    #[arg(long, value_enum, value_name = "LANG", requires = "code")]
+    pub(crate) lang: Option<LangArg>,
+    /// A value of a declared input (repeatable), read as the input's declared type.
+    #[arg(long = "input", value_name = "NAME=VALUE")]
+    pub(crate) inputs: Vec<String>,
+    /// Stop the run after this many seconds (1 to 1800; 0, the default, means no deadline).
+    #[arg(long, value_name = "SECONDS")]
+    pub(crate) timeout: Option<u64>,
+    /// Confirm the run without asking (needed off a terminal for `ask` and project skills).
+    #[arg(short = 'y', long)]
+    pub(crate) yes: bool,
+    /// Arguments for the script, after `--`; each is one argument, never read by a shell.
+    #[arg(last = true, value_name = "ARGS")]
+    pub(crate) args: Vec<String>,
+    #[command(flatten)]
+    pub(crate) discovery: Discovery,
+}
+
+/// The languages of inline code, as the command line spells them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub(crate) enum LangArg {
+    /// `node -e CODE`
+    Node,
+    /// `python3 -c CODE`
+    Python,
+    /// `sh -c CODE`
+    Sh,
+}
+
+impl From<LangArg> for skills::run::InlineLanguage {
+    fn from(lang: LangArg) -> Self {
+        match lang {
+            LangArg::Node => Self::Node,
+            LangArg::Python => Self::Python,
+            LangArg::Sh => Self::Sh,
+        }
+    }
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct RunsArgs {
+    /// At most this many runs, newest first (1 to 100).
+    #[arg(long, value_name = "N", default_value_t = 20)]
+    pub(crate) limit: usize,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct LogsArgs {
+    /// The run's id (as `skills runs` shows it).
+    #[arg(value_name = "RUN")]
+    pub(crate) run_id: String,
+    /// Keep reading until the run ends.
+    #[arg(short, long)]
+    pub(crate) follow: bool,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct CancelArgs {
+    /// The run's id (as `skills runs` shows it).
+    #[arg(value_name = "RUN")]
+    pub(crate) run_id: String,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct RuntimesArgs {
+    /// Only this interpreter.
+    #[arg(value_enum, value_name = "KIND")]
+    pub(crate) kind: Option<RuntimeArg>,
+}
+
+/// The interpreters, as the command line spells them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub(crate) enum RuntimeArg {
+    Node,
+    Npm,
+    Python,
+    Sh,
+}
+
+impl From<RuntimeArg> for skills::run::RuntimeKind {
+    fn from(kind: RuntimeArg) -> Self {
+        match kind {
+            RuntimeArg::Node => Self::Node,
+            RuntimeArg::Npm => Self::Npm,
+            RuntimeArg::Python => Self::Python,
+            RuntimeArg::Sh => Self::Sh,
+        }
+    }
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct TaskArgs {
+    /// The skill's name (or its directory name).
+    pub(crate) name: String,
+    /// A value of a declared input (repeatable), read as the input's declared type.
+    #[arg(long = "input", value_name = "NAME=VALUE")]
+    pub(crate) inputs: Vec<String>,
+    #[command(flatten)]
+    pub(crate) discovery: Discovery,
 }
 
 #[derive(Debug, Args)]
@@ -622,6 +753,50 @@ mod tests {
             let arg = FormatArg::from_str(format.as_str(), false).unwrap();
             assert_eq!(skills::render::Format::from(arg), format);
         }
+    }
+
+    #[test]
+    fn every_runtime_and_language_is_offered() {
+        for kind in skills::run::RuntimeKind::ALL {
+            let arg = RuntimeArg::from_str(kind.as_str(), false).unwrap();
+            assert_eq!(skills::run::RuntimeKind::from(arg), kind);
+        }
+        for lang in [
+            skills::run::InlineLanguage::Node,
+            skills::run::InlineLanguage::Python,
+            skills::run::InlineLanguage::Sh,
+        ] {
+            let name = lang.runtime().as_str();
+            let arg = LangArg::from_str(name, false).unwrap();
+            assert_eq!(skills::run::InlineLanguage::from(arg), lang);
+        }
+    }
+
+    #[test]
+    fn run_arguments_after_the_separator_are_taken_literally() {
+        let cli = Cli::try_parse_from([
+            "skills",
+            "run",
+            "s",
+            "scripts/x.py",
+            "--yes",
+            "--",
+            "; touch x",
+            "--input",
+            "-e",
+        ])
+        .unwrap();
+        let Command::Run(args) = cli.command else {
+            panic!("not a run: {cli:?}");
+        };
+        assert_eq!(args.script.as_deref(), Some("scripts/x.py"));
+        assert!(args.yes);
+        assert!(args.inputs.is_empty());
+        assert_eq!(args.args, ["; touch x", "--input", "-e"]);
+        assert!(Cli::try_parse_from(["skills", "run", "s", "-e", "1"]).is_err());
+        assert!(
+            Cli::try_parse_from(["skills", "run", "s", "x.py", "-e", "1", "--lang", "sh"]).is_err()
+        );
     }
 
     #[test]

@@ -62,6 +62,7 @@ pub(crate) fn config(
         // Typed by the user for this one command: the same standing as their record.
         config.trust = skills::catalog::TrustPolicy::Always;
     }
+    config.read_only = global.read_only;
     config.profile = discovery.and_then(|discovery| discovery.profile.clone());
     config.interop = !is_set(DISABLE_EXTERNAL);
     config.network.allow_loopback_http = is_set(ALLOW_LOCAL_HTTP);

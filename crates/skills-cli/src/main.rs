@@ -13,8 +13,12 @@ mod prompt;
 mod publish;
 mod read;
 mod registry;
+mod run;
+mod runs;
+mod runtimes;
 mod serve;
 mod show;
+mod task;
 mod trust;
 mod update;
 mod validate;
@@ -27,16 +31,24 @@ use clap::Parser as _;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum Exit {
     /// Everything succeeded.
-    Success = 0,
+    Success,
     /// The operation failed or found problems.
-    Failure = 1,
+    Failure,
     /// A usage error or bad input (a missing path, a directory without `SKILL.md`).
-    Usage = 2,
+    Usage,
+    /// The status of a script `skills run` ran (124 at its deadline, 130 when cancelled):
+    /// the command line passes it on, so a shell sees what the script said.
+    Status(u8),
 }
 
 impl From<Exit> for ExitCode {
     fn from(exit: Exit) -> Self {
-        ExitCode::from(exit as u8)
+        ExitCode::from(match exit {
+            Exit::Success => 0,
+            Exit::Failure => 1,
+            Exit::Usage => 2,
+            Exit::Status(status) => status,
+        })
     }
 }
 
@@ -61,6 +73,12 @@ fn main() -> ExitCode {
         cli::Command::Registry(command) => registry::run(global, command),
         cli::Command::Validate(args) => validate::run(global, args),
         cli::Command::Publish(args) => publish::run(global, args),
+        cli::Command::Run(args) => run::run(global, args),
+        cli::Command::Runs(args) => runs::runs(global, args),
+        cli::Command::Logs(args) => runs::logs(global, args),
+        cli::Command::Cancel(args) => runs::cancel(global, args),
+        cli::Command::Runtimes(args) => runtimes::run(global, args),
+        cli::Command::Task(args) => task::run(global, args),
         cli::Command::Serve => serve::serve(global),
         cli::Command::Schemas => serve::schemas(),
         cli::Command::Completions(args) => {

@@ -119,12 +119,10 @@ fn parse_input(text: &str) -> Result<SkillInput, String> {
             "--input '{text}' has no name; write NAME:DESCRIPTION[:required]"
         ));
     }
-    Ok(SkillInput {
-        name: name.to_owned(),
-        description: description.to_owned(),
-        required,
-        kind: None,
-    })
+    let mut input = SkillInput::new(name);
+    input.description = description.to_owned();
+    input.required = required;
+    Ok(input)
 }
 
 #[cfg(test)]

@@ -74,11 +74,11 @@ fn print(skill: &Skill) {
         .inputs
         .iter()
         .map(|input| {
-            let kind = input
-                .kind
-                .as_ref()
-                .map(|kind| format!(" [{}]", output::shown(kind)))
-                .unwrap_or_default();
+            // `string` is what an input is unless it says otherwise; only the others are shown.
+            let kind = match input.kind.as_str() {
+                "string" => String::new(),
+                other => format!(" [{other}]"),
+            };
             let required = if input.required { " (required)" } else { "" };
             format!("{}{kind}{required}", output::shown(&input.name))
         })

@@ -74,14 +74,33 @@ pub fn home_config(config: &SkillsConfig) -> SkillsConfig {
     home_settings(config)
 }
 
+/// `config` with every configuration file it reaches layered on: the home `skills.toml`,
+/// then the workspace's when the workspace is trusted (which may only tighten `[runtime]`).
+/// The runtime checks a run against these settings.
+pub fn effective_config(config: &SkillsConfig) -> SkillsConfig {
+    settings::effective(config, trust::standing(config).trusted).0
+}
+
 /// Everything a skill folder's `skill.toml` (or `workflow.toml`) says, as the runtime reads
 /// it, and what was wrong with it: each problem is a diagnostic naming its key, and the rest
 /// of the file still applies. A folder without a sidecar has an empty manifest.
+///
+/// It reads the same file with the same parser as discovery (`skill.toml` first, then
+/// `workflow.toml`), so the runtime and the catalog never disagree about a skill's inputs.
 pub fn read_skill_manifest(
     skill_dir: &Path,
 ) -> (skills_types::run::SkillManifest, Vec<Diagnostic>) {
-    let _ = skill_dir;
-    (skills_types::run::SkillManifest::default(), Vec::new())
+    let mut diagnostics = Vec::new();
+    // As discovery probes them: the first that is a regular file (a link is not followed).
+    let present = SIDECARS
+        .iter()
+        .map(|name| skill_dir.join(name))
+        .find(|path| std::fs::symlink_metadata(path).is_ok_and(|metadata| metadata.is_file()));
+    let manifest = match present {
+        Some(path) => sidecar::read_sidecar(&path, &mut diagnostics),
+        None => skills_types::run::SkillManifest::default(),
+    };
+    (manifest, diagnostics)
 }
 
 /// Discovers every skill the configuration reaches.
@@ -351,7 +370,7 @@ fn load_one(found: &Found, stamps: &Stamps, folder: &Below<'_>) -> Result<Loaded
         load::parse_parts(&found.definition, &bytes, &fallback).map_err(unloadable)?;
     let sidecar = match stamps.sidecar {
         Some((which, _)) => sidecar::read_sidecar(&sidecar_path(found, which), &mut diagnostics),
-        None => sidecar::Sidecar::default(),
+        None => skills_types::run::SkillManifest::default(),
     };
     let mut all = document_diagnostics;
     all.extend(diagnostics);

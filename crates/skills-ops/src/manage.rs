@@ -589,6 +589,14 @@ fn check_inputs(inputs: &[SkillInput]) -> Result<(), Error> {
                 "the input '{name}' is given twice (names are compared ignoring case)"
             )));
         }
+        if let Some(default) = &input.default
+            && !input.kind.accepts(default)
+        {
+            return Err(Error::InvalidInput(format!(
+                "the default of the input '{name}' is not a {} value",
+                input.kind.as_str()
+            )));
+        }
     }
     Ok(())
 }

@@ -17,17 +17,33 @@
 
 #![warn(missing_docs)]
 
+mod cancel;
 mod inputs;
+mod log;
+mod output;
+mod prepare;
+mod process;
+mod runtimes;
 mod task;
+#[cfg(test)]
+mod tests;
 
-use std::sync::Arc;
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Arc, Mutex, PoisonError, mpsc};
+use std::time::{Duration, Instant};
 
-use serde_json::{Map, Value};
+use serde_json::{Map, Value, json};
+use skills_types::event::{DomainEvent, SkillsEvent};
 use skills_types::run::{
-    RunHooks, RunLogChunk, RunOutcome, RunRequest, RunSummary, RuntimeInfo, RuntimeKind,
+    RunHooks, RunLogChunk, RunNotice, RunOutcome, RunRequest, RunSummary, RuntimeInfo, RuntimeKind,
     StartedRun, Task,
 };
 use skills_types::{Error, SkillsConfig};
+
+use process::Control;
+
+/// The window of `max_runs_per_minute`.
+const RATE_WINDOW: Duration = Duration::from_secs(60);
 
 /// The runtime of one handle: cached interpreters, runs in flight, limits.
 #[derive(Clone, Debug, Default)]
@@ -36,7 +52,33 @@ pub struct Runtime {
 }
 
 #[derive(Debug, Default)]
-struct Inner {}
+struct Inner {
+    runtimes: runtimes::Runtimes,
+    registry: Mutex<Registry>,
+    /// Tests hold a run between registration and spawn with this.
+    #[cfg(test)]
+    hold_before_spawn: Mutex<Option<process::Hold>>,
+}
+
+/// The runs in flight and the recent starts, for cancel and the limits.
+#[derive(Debug, Default)]
+struct Registry {
+    runs: HashMap<String, Arc<Control>>,
+    started: VecDeque<Instant>,
+}
+
+impl Inner {
+    fn unregister(&self, run_id: &str) -> Vec<String> {
+        let mut registry = self.registry.lock().unwrap_or_else(PoisonError::into_inner);
+        registry.runs.remove(run_id);
+        registry.runs.keys().cloned().collect()
+    }
+}
+
+/// The time now, RFC 3339 UTC with milliseconds.
+pub(crate) fn now() -> String {
+    humantime::format_rfc3339_millis(std::time::SystemTime::now()).to_string()
+}
 
 impl Runtime {
     /// A runtime with nothing resolved and nothing running.
@@ -51,8 +93,15 @@ impl Runtime {
         config: &SkillsConfig,
         kind: Option<RuntimeKind>,
     ) -> Vec<RuntimeInfo> {
-        let _ = (&self.inner, config, kind);
-        Vec::new()
+        let settings = skills_ops::discover::effective_config(config).runtime;
+        let kinds: Vec<RuntimeKind> = match kind {
+            Some(kind) => vec![kind],
+            None => RuntimeKind::ALL.to_vec(),
+        };
+        kinds
+            .into_iter()
+            .map(|kind| self.inner.runtimes.get(&settings, kind))
+            .collect()
     }
 
     /// Runs `request` to its end, telling `hooks` as it goes.
@@ -73,16 +122,138 @@ impl Runtime {
         request: &RunRequest,
         hooks: &RunHooks,
     ) -> Result<StartedRun, Error> {
-        let _ = (config, request, hooks);
-        Err(Error::Disabled)
+        let prepared = prepare::prepare(&self.inner.runtimes, config, request)?;
+        let runs_dir = log::runs_dir(config)?;
+        let (run_id, control, writer) = self.register(&prepared, &runs_dir)?;
+        let (sender, receiver) = mpsc::channel();
+        let inner = Arc::clone(&self.inner);
+        let hooks = hooks.clone();
+        let thread_id = run_id.clone();
+        let thread_control = Arc::clone(&control);
+        let thread_dir = runs_dir.clone();
+        let spawned = std::thread::Builder::new()
+            .name("skills-run".to_owned())
+            .spawn(move || {
+                let run_id = thread_id;
+                let runs_dir = thread_dir;
+                let (outcome, error) = process::execute(
+                    &prepared,
+                    &run_id,
+                    &runs_dir,
+                    &thread_control,
+                    writer,
+                    &hooks,
+                );
+                thread_control.end();
+                let still_running = inner.unregister(&run_id);
+                drop(std::fs::remove_file(log::marker_path(&runs_dir, &run_id)));
+                log::apply_retention(&runs_dir, &still_running);
+                if let Some(notices) = &hooks.notices {
+                    notices(&RunNotice::Finished {
+                        run_id: run_id.clone(),
+                        status: outcome.status,
+                        outcome: Box::new(outcome.clone()),
+                    });
+                }
+                if let Some(events) = &hooks.events {
+                    events.publish(DomainEvent::skills(
+                        SkillsEvent::RunFinished,
+                        json!({
+                            "run_id": run_id,
+                            "skill": outcome.skill,
+                            "status": outcome.status,
+                            "exit_code": outcome.exit_code,
+                            "duration_ms": outcome.duration_ms,
+                        }),
+                    ));
+                }
+                drop(sender.send(error.map_or(Ok(outcome), Err)));
+            });
+        if let Err(error) = spawned {
+            control.end();
+            self.inner.unregister(&run_id);
+            return Err(Error::io(
+                "start a thread for",
+                log::log_path(&runs_dir, &run_id),
+                error,
+            ));
+        }
+        Ok(StartedRun::new(run_id, receiver))
+    }
+
+    /// Admits a run under the limits, takes its id, writes its `start` record and makes it
+    /// cancellable, all under one lock so two starts cannot both take the last place.
+    fn register(
+        &self,
+        prepared: &prepare::Prepared,
+        runs_dir: &std::path::Path,
+    ) -> Result<(String, Arc<Control>, log::LogWriter), Error> {
+        let mut registry = self
+            .inner
+            .registry
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let now = Instant::now();
+        while registry
+            .started
+            .front()
+            .is_some_and(|at| now.duration_since(*at) >= RATE_WINDOW)
+        {
+            registry.started.pop_front();
+        }
+        let concurrent = prepared.settings.max_concurrent_runs;
+        if registry.runs.len() >= concurrent {
+            return Err(Error::Busy {
+                reason: format!(
+                    "{} runs are going, the most at once (`[runtime] max_concurrent_runs = {concurrent}`)",
+                    registry.runs.len()
+                ),
+            });
+        }
+        let per_minute = prepared.settings.max_runs_per_minute;
+        if registry.started.len() >= per_minute {
+            return Err(Error::Busy {
+                reason: format!(
+                    "{} runs started in the last minute, the most allowed (`[runtime] max_runs_per_minute = {per_minute}`)",
+                    registry.started.len()
+                ),
+            });
+        }
+        let run_id = uuid::Uuid::now_v7().hyphenated().to_string();
+        let writer =
+            log::LogWriter::create(runs_dir, &run_id, &process::start_record(prepared, &run_id))?;
+        #[cfg(test)]
+        let control = Arc::new(Control::held(
+            self.inner
+                .hold_before_spawn
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .clone(),
+        ));
+        #[cfg(not(test))]
+        let control = Arc::new(Control::default());
+        registry.runs.insert(run_id.clone(), Arc::clone(&control));
+        registry.started.push_back(now);
+        Ok((run_id, control, writer))
     }
 
     /// Stops a run (its whole process group: SIGTERM, then SIGKILL after 2 s): `true` when a
     /// running run was signalled, `false` when it is unknown or already ended. Works across
     /// processes through the run's log.
     pub fn cancel(&self, config: &SkillsConfig, run_id: &str) -> Result<bool, Error> {
-        let _ = (config, run_id);
-        Ok(false)
+        let run_id = log::check_run_id(run_id)?;
+        let control = self
+            .inner
+            .registry
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .runs
+            .get(run_id)
+            .cloned();
+        if let Some(control) = control {
+            return Ok(control.cancel());
+        }
+        cancel::cancel_elsewhere(&log::runs_dir(config)?, run_id)
     }
 
     /// The newest runs first (`limit` clamped to 1..=100), each with its status.
@@ -91,8 +262,7 @@ impl Runtime {
         config: &SkillsConfig,
         limit: usize,
     ) -> Result<Vec<RunSummary>, Error> {
-        let _ = (config, limit);
-        Ok(Vec::new())
+        log::recent(config, limit)
     }
 
     /// Up to `max_bytes` (clamped to 1..=256 KiB) of a run's log from `offset`.
@@ -103,8 +273,7 @@ impl Runtime {
         offset: u64,
         max_bytes: usize,
     ) -> Result<RunLogChunk, Error> {
-        let _ = (config, run_id, offset, max_bytes);
-        Err(Error::Disabled)
+        log::read(config, run_id, offset, max_bytes)
     }
 
     /// An instruction-only skill as an agent session: its body with an inputs block that no

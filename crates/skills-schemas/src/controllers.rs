@@ -1,5 +1,7 @@
 //! The methods: one line each in [`all`], built by [`blocking`] (file operations, run on a
-//! blocking thread) or [`asynchronous`] (network operations).
+//! blocking thread) or [`asynchronous`] (network operations); `skill_runtime.run` has its
+//! own builder ([`run`]), since its params are checked beyond their shape and `wait` decides
+//! what it answers.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -13,12 +15,15 @@ use skills_types::install::{InstallOutcome, InstallRequest};
 use skills_types::manage::{CreateSkill, Uninstalled, Written};
 use skills_types::render::{RenderOptions, Rendered};
 use skills_types::rpc::methods::{
-    BrowseParams, DescribeParams, ExplainParams, InstallResult, NoParams, ReadParams,
-    ReadResourceParams, ReadResult, SubscribeResult, UninstallParams, UpdateParams, ValidateParams,
+    BrowseParams, CancelParams, CancelResult, DescribeParams, ExplainParams, InstallResult,
+    NoParams, ReadParams, ReadResourceParams, ReadResult, ReadRunLogParams, RecentRunsParams,
+    RecentRunsResult, RenderTaskParams, ResolveRuntimesParams, ResolveRuntimesResult, RunParams,
+    RunResult, RunStarted, SubscribeResult, UninstallParams, UpdateParams, ValidateParams,
 };
 use skills_types::rpc::{
     ControllerSchema, Handler, HandlerFuture, Presenter, RpcError, params, result,
 };
+use skills_types::run::{MAX_LOG_READ_BYTES, RunLogChunk, Task};
 use skills_types::service::{BoxFuture, SkillsService};
 use skills_types::skill::ResourceContent;
 use skills_types::validate::{Options, Report};
@@ -223,7 +228,118 @@ pub(crate) fn all() -> Vec<Method> {
             None,
             |_, NoParams {}| Ok(SubscribeResult { subscribed: true }),
         ),
+        blocking::<ResolveRuntimesParams, ResolveRuntimesResult>(
+            Spec {
+                method: "skill_runtime.resolve_runtimes",
+                aliases: &[],
+                description: "The interpreters runs use (node, npm, python, sh, or the one asked for): the path found (the home configuration's first, then `PATH`), the version, and whether runs may use it. Resolved once per server.",
+                example: json!({ "runtime": "python" }),
+            },
+            None,
+            |service, params| {
+                Ok(ResolveRuntimesResult {
+                    runtimes: service.resolve_runtimes(params.runtime),
+                })
+            },
+        ),
+        run(Spec {
+            method: "skill_runtime.run",
+            aliases: &["skills.run", "workflows.run"],
+            description: "Runs a skill's script (`script`), inline code (`inline`, when the home configuration allows it) or its `entry` (neither), under the runtime's process policy. Without `wait` the run's id comes back at once and the run goes on: its output arrives as `skill_runtime.output` notifications `{run_id, stream, text}` and its end as `skill_runtime.finished` `{run_id, status, outcome}`. With `wait: true` the answer is the outcome.",
+            example: json!({ "skill_id": "pdf-tools", "script": "scripts/fill.py", "args": ["form.pdf"], "inputs": { "file": "data.csv" }, "timeout_secs": 60, "wait": false }),
+        }),
+        blocking::<CancelParams, CancelResult>(
+            Spec {
+                method: "skill_runtime.cancel",
+                aliases: &["skills.cancel", "workflows.cancel"],
+                description: "Stops a run (its whole process group: SIGTERM, then SIGKILL after 2 s). `cancelled` is true when a running run was signalled, false when the id is unknown or the run had ended. Answered while runs go on.",
+                example: json!({ "run_id": "0193a5c2-7f10-7cc1-9a43-2b1e0f5d6a77" }),
+            },
+            None,
+            |service, params| {
+                service
+                    .cancel_run(&params.run_id)
+                    .map(|cancelled| CancelResult { cancelled })
+            },
+        ),
+        blocking::<RecentRunsParams, RecentRunsResult>(
+            Spec {
+                method: "skill_runtime.recent_runs",
+                aliases: &[],
+                description: "The newest runs first (`limit` clamped to 1..=100, 20 by default), each with its status: running, succeeded, failed, timed_out, cancelled or interrupted.",
+                example: json!({ "limit": 20 }),
+            },
+            None,
+            |service, params| {
+                service
+                    .recent_runs(params.limit.unwrap_or(DEFAULT_RECENT_RUNS))
+                    .map(|runs| RecentRunsResult { runs })
+            },
+        ),
+        blocking::<ReadRunLogParams, RunLogChunk>(
+            Spec {
+                method: "skill_runtime.read_run_log",
+                aliases: &[],
+                description: "A slice of a run's log (JSON Lines: start, output and end records) from `offset`, at most `max_bytes` (clamped to 1..=256 KiB), with the offset to read from next and whether the run has ended.",
+                example: json!({ "run_id": "0193a5c2-7f10-7cc1-9a43-2b1e0f5d6a77", "offset": 0, "max_bytes": 65536 }),
+            },
+            None,
+            |service, params| {
+                service.read_run_log(
+                    &params.run_id,
+                    params.offset.unwrap_or(0),
+                    params.max_bytes.unwrap_or(MAX_LOG_READ_BYTES),
+                )
+            },
+        ),
+        blocking::<RenderTaskParams, Task>(
+            Spec {
+                method: "skill_runtime.render_task",
+                aliases: &[],
+                description: "An instruction-only skill as an agent session for the core's own loop: the body followed by a block of the inputs (checked as a run checks them, escaped so no value can close the block), the skill's `[agent]` table and its `[github]` preflight.",
+                example: json!({ "skill_id": "release-notes", "inputs": { "version": "1.2.0" } }),
+            },
+            None,
+            |service, params| service.render_task(&params.skill_id, &params.inputs),
+        ),
     ]
+}
+
+/// How many runs `skill_runtime.recent_runs` lists when no limit is given.
+const DEFAULT_RECENT_RUNS: usize = 20;
+
+/// `skill_runtime.run`: both `script` and `inline` are invalid params (`-32602`); the run is
+/// started on a blocking thread, and with `wait` that thread also waits for its end.
+fn run(spec: Spec) -> Method {
+    Method {
+        schema: schema::<RunParams, RunResult>(spec),
+        bind: Box::new(move |service| {
+            Arc::new(move |value| -> HandlerFuture {
+                let service = service.clone();
+                Box::pin(async move {
+                    let params: RunParams = params(value)?;
+                    let request = params.to_request().map_err(RpcError::invalid_params)?;
+                    let wait = params.wait;
+                    let outcome = tokio::task::spawn_blocking(move || {
+                        let started = service.start_run(&request)?;
+                        if wait {
+                            started
+                                .wait()
+                                .map(|outcome| RunResult::Finished(Box::new(outcome)))
+                        } else {
+                            Ok::<_, Error>(RunResult::Started(RunStarted {
+                                run_id: started.run_id,
+                            }))
+                        }
+                    })
+                    .await
+                    .map_err(RpcError::internal)?;
+                    result(&outcome?)
+                })
+            })
+        }),
+        presenter: None,
+    }
 }
 
 fn install<'a>(

@@ -30,6 +30,12 @@ fn every_method_of_04_is_listed_once_with_its_aliases() {
         "skill_registry.sources",
         "skill_registry.install",
         "skill_registry.uninstall",
+        "skill_runtime.resolve_runtimes",
+        "skill_runtime.run",
+        "skill_runtime.cancel",
+        "skill_runtime.recent_runs",
+        "skill_runtime.read_run_log",
+        "skill_runtime.render_task",
     ] {
         assert!(methods.contains(&expected), "{expected} is missing");
     }
@@ -45,6 +51,10 @@ fn every_method_of_04_is_listed_once_with_its_aliases() {
         "skills.skills_create",
         "skills.skills_install_from_url",
         "skills.skills_uninstall",
+        "skills.run",
+        "skills.cancel",
+        "workflows.run",
+        "workflows.cancel",
     ] {
         assert!(names.contains(alias), "the alias {alias} is missing");
     }

@@ -216,7 +216,9 @@ pub enum Error {
         action: String,
     },
     /// The sandbox the configuration asks for cannot be enforced here; nothing was started.
-    #[error("the sandbox cannot be enforced: {missing}; nothing was started (set `[runtime] sandbox = \"off\"` in the home skills.toml to run unsandboxed)")]
+    #[error(
+        "the sandbox cannot be enforced: {missing}; nothing was started (set `[runtime] sandbox = \"off\"` in the home skills.toml to run unsandboxed)"
+    )]
     SandboxUnavailable {
         /// What the kernel or platform lacks.
         missing: String,
@@ -344,7 +346,12 @@ mod tests {
                 },
                 "needs_confirmation",
             ),
-            (Error::Busy { reason: "4 runs".into() }, "busy"),
+            (
+                Error::Busy {
+                    reason: "4 runs".into(),
+                },
+                "busy",
+            ),
             (
                 Error::RuntimeUnavailable {
                     runtime: "node".into(),
@@ -352,7 +359,12 @@ mod tests {
                 },
                 "runtime_unavailable",
             ),
-            (Error::ReadOnly { action: "run code".into() }, "read_only"),
+            (
+                Error::ReadOnly {
+                    action: "run code".into(),
+                },
+                "read_only",
+            ),
             (
                 Error::SandboxUnavailable {
                     missing: "Landlock".into(),

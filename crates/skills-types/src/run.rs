@@ -35,9 +35,7 @@ pub const MAX_KEPT_RUNS: usize = 200;
 pub const MAX_KEPT_LOG_BYTES: u64 = 64 * 1024 * 1024;
 
 /// The language of inline code.
-#[derive(
-    Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema,
-)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum InlineLanguage {
     /// `node -e CODE`.
@@ -149,9 +147,7 @@ impl RunRequest {
 }
 
 /// One of a process's two output streams.
-#[derive(
-    Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema,
-)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Stream {
     /// Standard output.
@@ -161,9 +157,7 @@ pub enum Stream {
 }
 
 /// Where a run stands.
-#[derive(
-    Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema,
-)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum RunStatus {
     /// Started and not ended.
@@ -231,9 +225,32 @@ pub struct RunOutcome {
     pub note: Option<String>,
 }
 
+impl RunOutcome {
+    /// An outcome of `run_id` with `status` and nothing else yet (no exit, no output, no
+    /// sandbox); the runtime fills the public fields.
+    pub fn new(run_id: impl Into<String>, skill: impl Into<String>, status: RunStatus) -> Self {
+        Self {
+            run_id: run_id.into(),
+            skill: skill.into(),
+            status,
+            exit_code: None,
+            signal: None,
+            timed_out: false,
+            cancelled: false,
+            duration_ms: 0,
+            stdout: String::new(),
+            stderr: String::new(),
+            stdout_bytes: 0,
+            stderr_bytes: 0,
+            truncated: false,
+            sandbox: SandboxMode::Off,
+            note: None,
+        }
+    }
+}
+
 /// What a run that exits 0 and prints nothing is told.
-pub const PRINTED_NOTHING: &str =
-    "the script printed nothing; print what the agent should see";
+pub const PRINTED_NOTHING: &str = "the script printed nothing; print what the agent should see";
 
 impl RunOutcome {
     /// Whether the run failed in any way (status, signal, deadline, cancel).
@@ -370,6 +387,27 @@ pub struct RunSummary {
     pub exit_code: Option<i32>,
 }
 
+impl RunSummary {
+    /// A summary of `run_id` with nothing but its skill, status, target and start.
+    pub fn new(
+        run_id: impl Into<String>,
+        skill: impl Into<String>,
+        status: RunStatus,
+        target: impl Into<String>,
+        started_at: impl Into<String>,
+    ) -> Self {
+        Self {
+            run_id: run_id.into(),
+            skill: skill.into(),
+            status,
+            target: target.into(),
+            started_at: started_at.into(),
+            duration_ms: None,
+            exit_code: None,
+        }
+    }
+}
+
 /// A slice of a run log.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[non_exhaustive]
@@ -386,6 +424,20 @@ pub struct RunLogChunk {
     pub size: u64,
     /// Whether the run has ended (nothing more will be written).
     pub finished: bool,
+}
+
+impl RunLogChunk {
+    /// An empty chunk of `run_id`'s log at `offset`.
+    pub fn new(run_id: impl Into<String>, offset: u64) -> Self {
+        Self {
+            run_id: run_id.into(),
+            text: String::new(),
+            offset,
+            next_offset: offset,
+            size: 0,
+            finished: false,
+        }
+    }
 }
 
 /// One record of a run log (`<home>/<app_dir>/runs/<run_id>.jsonl`), one per line. The tag
@@ -537,6 +589,21 @@ pub struct RuntimeInfo {
     pub problem: Option<String>,
 }
 
+impl RuntimeInfo {
+    /// `kind`, looked for as `looked_for` and not found (not usable, no problem named yet).
+    pub fn new(kind: RuntimeKind, looked_for: impl Into<String>) -> Self {
+        Self {
+            kind,
+            looked_for: looked_for.into(),
+            path: None,
+            source: None,
+            version: None,
+            usable: false,
+            problem: None,
+        }
+    }
+}
+
 /// The type of a declared input (the closed set of 07 §Inputs).
 #[derive(
     Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema,
@@ -562,6 +629,24 @@ impl InputType {
             Self::Number => "number",
             Self::Boolean => "boolean",
             Self::Json => "json",
+        }
+    }
+
+    /// The type `skill.toml` names (`"number"`), when it is one of the closed set.
+    pub fn from_name(name: &str) -> Option<Self> {
+        [Self::String, Self::Number, Self::Boolean, Self::Json]
+            .into_iter()
+            .find(|kind| kind.as_str() == name)
+    }
+
+    /// Whether `value` is of this type: a JSON string, number or boolean, or for `json` any
+    /// value at all. `null` is no type's value (a required input given `null` is missing).
+    pub fn accepts(self, value: &Value) -> bool {
+        match self {
+            Self::String => value.is_string(),
+            Self::Number => value.is_number(),
+            Self::Boolean => value.is_boolean(),
+            Self::Json => !value.is_null(),
         }
     }
 }
@@ -663,6 +748,18 @@ pub struct Task {
     pub preflight: Option<Preflight>,
 }
 
+impl Task {
+    /// A task of `skill` with this prompt, no agent table and no preflight.
+    pub fn new(skill: impl Into<String>, prompt: impl Into<String>) -> Self {
+        Self {
+            skill: skill.into(),
+            prompt: prompt.into(),
+            agent: None,
+            preflight: None,
+        }
+    }
+}
+
 /// Who hears about a run: a sink for its output and end, and an event sink for
 /// `run_started` / `run_finished`.
 #[derive(Clone, Default)]
@@ -701,8 +798,9 @@ pub fn parse_input_text(kind: InputType, text: &str) -> Result<Value, String> {
                 text.escape_debug()
             )),
         },
-        InputType::Json => serde_json::from_str(text)
-            .map_err(|error| format!("not valid JSON ({error})")),
+        InputType::Json => {
+            serde_json::from_str(text).map_err(|error| format!("not valid JSON ({error})"))
+        }
     }
 }
 

@@ -13,9 +13,7 @@ use crate::install::{InstallOutcome, InstallRequest};
 use crate::manage::{CreateSkill, Uninstalled, UpdateSkill, Written};
 use crate::registry;
 use crate::render::{RenderOptions, Rendered};
-use crate::run::{
-    RunLogChunk, RunRequest, RunSummary, RuntimeInfo, RuntimeKind, StartedRun, Task,
-};
+use crate::run::{RunLogChunk, RunRequest, RunSummary, RuntimeInfo, RuntimeKind, StartedRun, Task};
 use crate::skill::ResourceContent;
 use crate::validate::{Options, Report};
 use crate::{Error, Skill, SkillScope, SkillsConfig};

@@ -22,9 +22,26 @@ pub struct SkillInput {
     /// Whether the skill needs it.
     #[serde(default)]
     pub required: bool,
-    /// A type hint such as `string` or `path`.
-    #[serde(default, rename = "type", skip_serializing_if = "Option::is_none")]
-    pub kind: Option<String>,
+    /// The type its value must have (`string` unless `skill.toml` says otherwise).
+    #[serde(default, rename = "type")]
+    pub kind: crate::run::InputType,
+    /// The value used when the input is not given; always of the input's type (discovery
+    /// drops a default of another type with a diagnostic).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default: Option<serde_json::Value>,
+}
+
+impl SkillInput {
+    /// An optional `string` input with no description and no default.
+    pub fn new(name: impl Into<String>) -> Self {
+        Self {
+            name: name.into(),
+            description: String::new(),
+            required: false,
+            kind: crate::run::InputType::String,
+            default: None,
+        }
+    }
 }
 
 /// What a bundled file is for, from the top-level folder it sits in.

@@ -19,13 +19,14 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use skills_types::catalog::Root;
+use skills_types::run::InputType;
 use skills_types::skill::SkillInput;
 use skills_types::{Diagnostic, DiagnosticCode, Frontmatter, Severity, Skill, SkillsConfig};
 
 use super::Loaded;
 
 /// Bumped whenever the layout below or what the loader produces changes.
-const FORMAT: u32 = 2;
+const FORMAT: u32 = 3;
 /// A cache file larger than this is ignored.
 const MAX_CACHE_BYTES: u64 = 256 * 1024 * 1024;
 /// The folder inside the app directory.
@@ -150,7 +151,10 @@ struct CachedInput<'a> {
     name: Cow<'a, str>,
     description: Cow<'a, str>,
     required: bool,
-    kind: Option<Cow<'a, str>>,
+    /// The type's name (`InputType::as_str`).
+    kind: Cow<'a, str>,
+    /// The default, as JSON text (postcard cannot carry a `serde_json::Value`).
+    default: Option<Cow<'a, str>>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -268,7 +272,11 @@ impl<'a> CachedLoad<'a> {
                     name: borrowed(&input.name),
                     description: borrowed(&input.description),
                     required: input.required,
-                    kind: input.kind.as_deref().map(borrowed),
+                    kind: borrowed(input.kind.as_str()),
+                    default: input
+                        .default
+                        .as_ref()
+                        .map(|value| Cow::Owned(value.to_string())),
                 })
                 .collect(),
         }
@@ -307,13 +315,19 @@ impl<'a> CachedLoad<'a> {
             inputs: self
                 .inputs
                 .into_iter()
-                .map(|input| SkillInput {
-                    name: input.name.into_owned(),
-                    description: input.description.into_owned(),
-                    required: input.required,
-                    kind: input.kind.map(Cow::into_owned),
+                .map(|input| {
+                    Some(SkillInput {
+                        name: input.name.into_owned(),
+                        description: input.description.into_owned(),
+                        required: input.required,
+                        kind: InputType::from_name(&input.kind)?,
+                        default: match input.default {
+                            Some(text) => Some(serde_json::from_str(&text).ok()?),
+                            None => None,
+                        },
+                    })
                 })
-                .collect(),
+                .collect::<Option<_>>()?,
         })
     }
 }

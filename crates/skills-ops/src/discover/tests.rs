@@ -560,6 +560,82 @@ fn sidecars_and_manifest() {
     assert_eq!(skill.frontmatter.metadata["version"], "3");
 }
 
+/// What the sidecar gives the catalog (typed inputs, defaults, and the diagnostics of a key
+/// that was wrong) comes back from the cache as it went in.
+#[test]
+fn typed_inputs_and_sidecar_diagnostics_survive_the_cache() {
+    let tree = Tree::new();
+    let dir = tree.user().join("release");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("SKILL.md"), "# Release\n\nShips a release.\n").unwrap();
+    std::fs::write(
+        dir.join("skill.toml"),
+        "when_to_use = 'When shipping.'\nwhen_to_sue = 1\n[[inputs]]\nname = 'count'\ntype = 'number'\ndefault = 2.5\n[[inputs]]\nname = 'options'\ntype = 'json'\ndefault = { a = [1, 'b'] }\n",
+    )
+    .unwrap();
+    let mut config = tree.config();
+    config.cache = true;
+    let cold = discover(&config).unwrap();
+    let warm = discover(&config).unwrap();
+    assert_eq!(cold, warm);
+    let skill = &warm.skills[0];
+    assert_eq!(skill.when_to_use.as_deref(), Some("When shipping."));
+    assert_eq!(skill.inputs[0].kind, skills_types::run::InputType::Number);
+    assert_eq!(skill.inputs[0].default, Some(serde_json::json!(2.5)));
+    assert_eq!(skill.inputs[1].kind, skills_types::run::InputType::Json);
+    assert_eq!(
+        skill.inputs[1].default,
+        Some(serde_json::json!({"a": [1, "b"]}))
+    );
+    assert!(
+        skill.diagnostics.iter().any(
+            |d| d.code == DiagnosticCode::InvalidSidecar && d.message.contains("`when_to_sue`")
+        ),
+        "{:?}",
+        skill.diagnostics
+    );
+}
+
+#[test]
+fn the_manifest_is_read_from_the_first_sidecar_that_is_a_file() {
+    let tree = Tree::new();
+    let dir = tree.user().join("flow");
+    std::fs::create_dir_all(&dir).unwrap();
+    assert_eq!(
+        read_skill_manifest(&dir),
+        (skills_types::run::SkillManifest::default(), Vec::new())
+    );
+    std::fs::write(
+        dir.join("workflow.toml"),
+        "entry = 'scripts/run.sh'\nbogus = 1\n",
+    )
+    .unwrap();
+    let (manifest, diagnostics) = read_skill_manifest(&dir);
+    assert_eq!(manifest.entry.as_deref(), Some("scripts/run.sh"));
+    assert_eq!(diagnostics.len(), 1);
+    assert_eq!(
+        diagnostics[0].path.as_deref(),
+        Some(dir.join("workflow.toml").as_path())
+    );
+    // A `skill.toml` wins over `workflow.toml`, as discovery has it; a link is not followed.
+    #[cfg(unix)]
+    {
+        std::fs::write(tree.home.join("elsewhere.toml"), "entry = 'x.py'\n").unwrap();
+        std::os::unix::fs::symlink(tree.home.join("elsewhere.toml"), dir.join("skill.toml"))
+            .unwrap();
+        assert_eq!(
+            read_skill_manifest(&dir).0.entry.as_deref(),
+            Some("scripts/run.sh")
+        );
+        std::fs::remove_file(dir.join("skill.toml")).unwrap();
+    }
+    std::fs::write(dir.join("skill.toml"), "entry = 'main.py'\n").unwrap();
+    assert_eq!(
+        read_skill_manifest(&dir).0.entry.as_deref(),
+        Some("main.py")
+    );
+}
+
 /// The loader looks up a skill's side files below its parent's handle (`<id>/skill.toml`):
 /// they are found for skills in categories read ahead of the walk, in a large folder probed in
 /// parallel, and through a followed symlink, and match what the skill folder itself holds.

@@ -73,7 +73,8 @@ fn create_then_discovery_finds_it_with_its_sidecar() {
         name: "version".into(),
         description: "The version being released".into(),
         required: true,
-        kind: Some("string".into()),
+        kind: skills_types::run::InputType::String,
+        default: None,
     }];
     let written = create(&config, &request).unwrap();
     assert_eq!(written.dir, tree.user_root().join("release-notes"));
@@ -157,20 +158,7 @@ fn create_checks_its_inputs() {
         CreateSkill::new("ok", "d".repeat(1025)),
         {
             let mut request = CreateSkill::new("ok", "d");
-            request.inputs = vec![
-                SkillInput {
-                    name: "Path".into(),
-                    description: String::new(),
-                    required: false,
-                    kind: None,
-                },
-                SkillInput {
-                    name: "path".into(),
-                    description: String::new(),
-                    required: false,
-                    kind: None,
-                },
-            ];
+            request.inputs = vec![SkillInput::new("Path"), SkillInput::new("path")];
             request
         },
     ];

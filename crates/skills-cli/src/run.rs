@@ -1,0 +1,264 @@
+//! `skills run`: one run of a skill's script, entry or inline code through the runtime, its
+//! output streamed live, the command ending with the script's own status (124 at the deadline,
+//! 130 when cancelled).
+//!
+//! A script's output is the script's answer, so it is passed on byte for byte when it goes to
+//! a pipe or a file (`skills run x > out.json` must hold exactly what the script printed). On a
+//! terminal it is skill-supplied text like any other and goes through the one sanitiser's
+//! [`block`](skills::types::sanitize::block): escape sequences and controls are removed, line
+//! structure stays, so a script cannot retitle, recolour or rewrite the user's terminal.
+//!
+//! Confirmation (07 §Permission and confirmation) is the runtime's decision; the command line
+//! only carries the answer. When the runtime says `needs_confirmation` and a person is there
+//! (stdin and stderr are terminals), they are asked; otherwise the run is refused with the
+//! advice to pass `--yes`. Nothing runs before the answer.
+
+use std::io::{IsTerminal, Write};
+use std::sync::{Arc, Mutex};
+
+use serde_json::{Map, Value};
+use skills::Error;
+use skills::Skills;
+use skills::run::{InputType, RunNotice, RunOutcome, RunRequest, RunSink, RunTarget, Stream};
+use skills::types::sanitize;
+
+use crate::Exit;
+use crate::cli::{Global, RunArgs};
+use crate::context;
+use crate::output;
+
+/// The hint under a run that needs confirmation and has nobody to ask.
+const PASS_YES: &str = "pass --yes to confirm the run (off a terminal there is nobody to ask)";
+
+pub(crate) fn run(global: &Global, args: &RunArgs) -> Exit {
+    let skills = match context::skills(global, Some(&args.discovery)) {
+        Ok(skills) => skills,
+        Err(message) => return output::usage(global, &message),
+    };
+    let target = match (&args.script, &args.code, args.lang) {
+        (Some(path), None, _) => RunTarget::Script { path: path.clone() },
+        (None, Some(code), Some(lang)) => RunTarget::Inline {
+            language: lang.into(),
+            code: code.clone(),
+        },
+        (None, None, _) => RunTarget::Entry,
+        _ => {
+            return output::usage(
+                global,
+                "give a SCRIPT or -e CODE --lang LANG, not both (neither runs the skill's entry)",
+            );
+        }
+    };
+    let inputs = match input_values(&skills, &args.name, &args.inputs) {
+        Ok(inputs) => inputs,
+        Err(message) => return refused_text(global, &message),
+    };
+    let request = RunRequest::new(&args.name, target)
+        .with_args(args.args.iter().cloned())
+        .with_inputs(inputs)
+        .with_timeout_secs(args.timeout)
+        .confirmed(args.yes);
+    let sink = (!global.json).then(live_output);
+    let outcome = match skills.run_with(&request, sink.clone()) {
+        Err(Error::NeedsConfirmation { skill, reason }) if !request.confirmed && can_ask() => {
+            if !ask(&skill, &reason) {
+                return refused_text(global, "the run was not confirmed; nothing was started");
+            }
+            skills.run_with(&request.clone().confirmed(true), sink)
+        }
+        other => other,
+    };
+    match outcome {
+        Ok(outcome) => finished(global, &outcome),
+        Err(error) => refused(global, &error),
+    }
+}
+
+/// Reports the end of a run and passes its status on.
+fn finished(global: &Global, outcome: &RunOutcome) -> Exit {
+    if global.json {
+        output::print_json(outcome);
+    } else if !global.quiet {
+        let ending = if outcome.timed_out {
+            Some("the run was stopped at its deadline".to_owned())
+        } else if outcome.cancelled {
+            Some("the run was cancelled".to_owned())
+        } else {
+            match (outcome.exit_code, outcome.signal) {
+                (None, Some(signal)) => Some(format!("the script was killed by signal {signal}")),
+                _ => None,
+            }
+        };
+        if let Some(ending) = ending {
+            output::warn(&format!("{ending} (run {})", outcome.run_id));
+        }
+    }
+    Exit::Status(u8::try_from(outcome.exit_status()).unwrap_or(1))
+}
+
+/// A run refused before anything was started: the error (its kind too with `--json`), and
+/// status 1 whatever the kind, so a caller tells "not run" from a script's own usage error
+/// only by the message, as with any command that runs another.
+fn refused(global: &Global, error: &Error) -> Exit {
+    let hint = match error {
+        Error::NeedsConfirmation { .. } => Some(PASS_YES),
+        Error::ReadOnly { .. } => Some("the handle was opened with --read-only"),
+        Error::Busy { .. } => Some("wait for a run to end ('skills runs' lists them)"),
+        _ => output::hint_of(error),
+    };
+    let _ = output::fail_with_hint(global, error, hint);
+    Exit::Failure
+}
+
+/// A refusal the command line itself makes (an input value that cannot be read).
+fn refused_text(global: &Global, message: &str) -> Exit {
+    output::print_error(message, None);
+    if global.json {
+        output::print_json(
+            &serde_json::json!({ "error": { "kind": "invalid_input", "message": message } }),
+        );
+    }
+    Exit::Failure
+}
+
+/// Whether a person can be asked: stdin to read the answer from and stderr to ask on are
+/// both terminals.
+fn can_ask() -> bool {
+    std::io::stdin().is_terminal() && std::io::stderr().is_terminal()
+}
+
+/// Asks on stderr whether to run; anything but `y` or `yes` is a no.
+fn ask(skill: &str, reason: &str) -> bool {
+    let mut stderr = std::io::stderr().lock();
+    let _ = write!(
+        stderr,
+        "Run '{}'? ({}) [y/N] ",
+        output::shown(skill),
+        output::shown(reason)
+    );
+    let _ = stderr.flush();
+    drop(stderr);
+    let mut answer = String::new();
+    if std::io::stdin().read_line(&mut answer).is_err() {
+        return false;
+    }
+    matches!(answer.trim().to_ascii_lowercase().as_str(), "y" | "yes")
+}
+
+/// The sink that prints a run's output as it arrives: each stream to the same stream of
+/// this process, raw into a pipe or file, sanitised onto a terminal (see the module
+/// documentation). Flushed per chunk, so a script's prompt without a line feed shows.
+fn live_output() -> RunSink {
+    let terminal = Terminals::now();
+    // The runtime reads the two streams on two threads; one lock keeps a chunk whole.
+    let order = Mutex::new(());
+    Arc::new(move |notice: &RunNotice| {
+        if let RunNotice::Output { stream, text, .. } = notice {
+            let _turn = order.lock();
+            write_output(*stream, text, terminal);
+        }
+    })
+}
+
+/// Which of this process's output streams are terminals.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Terminals {
+    /// Standard output is a terminal.
+    pub(crate) stdout: bool,
+    /// Standard error is a terminal.
+    pub(crate) stderr: bool,
+}
+
+impl Terminals {
+    /// The streams of this process, as they are now.
+    pub(crate) fn now() -> Self {
+        Self {
+            stdout: std::io::stdout().is_terminal(),
+            stderr: std::io::stderr().is_terminal(),
+        }
+    }
+}
+
+/// Writes a script's text to the stream it came from: raw unless that stream is a
+/// terminal, then through [`sanitize::block`]. A closed pipe is ignored (the run goes on; its
+/// log keeps the output).
+pub(crate) fn write_output(stream: Stream, text: &str, terminal: Terminals) {
+    let (is_terminal, mut out): (bool, Box<dyn Write>) = match stream {
+        Stream::Stdout => (terminal.stdout, Box::new(std::io::stdout().lock())),
+        Stream::Stderr => (terminal.stderr, Box::new(std::io::stderr().lock())),
+    };
+    let shown = if is_terminal {
+        sanitize::block(text)
+    } else {
+        std::borrow::Cow::Borrowed(text)
+    };
+    let _ = out.write_all(shown.as_bytes());
+    let _ = out.flush();
+}
+
+/// `--input NAME=VALUE` values as the request takes them: each read as the type the skill
+/// declares for it ([`skills::run::parse_input_text`]), an undeclared one as a string so the
+/// runtime reports it as unknown together with every other problem.
+///
+/// A `number` or `boolean` value that does not parse is passed on as the string typed, so
+/// the runtime names it as a value of the wrong type in the same message as a missing or an
+/// unknown input. A `json` value that does not parse is refused here: as a string it would be
+/// valid JSON, and the script would get a value the user never meant.
+pub(crate) fn input_values(
+    skills: &Skills,
+    skill: &str,
+    given: &[String],
+) -> Result<Map<String, Value>, String> {
+    let mut values = Map::new();
+    if given.is_empty() {
+        return Ok(values);
+    }
+    // An unknown skill is the runtime's error to report, with the nearest names.
+    let declared = skills
+        .get(skill)
+        .map(|skill| skill.inputs)
+        .unwrap_or_default();
+    let mut problems = Vec::new();
+    for text in given {
+        let Some((name, value)) = text.split_once('=') else {
+            problems.push(format!(
+                "--input '{}' has no '='; write NAME=VALUE",
+                text.escape_debug()
+            ));
+            continue;
+        };
+        let name = name.trim();
+        if name.is_empty() {
+            problems.push(format!(
+                "--input '{}' has no name; write NAME=VALUE",
+                text.escape_debug()
+            ));
+            continue;
+        }
+        if values.contains_key(name) {
+            problems.push(format!("input '{name}' is given twice"));
+            continue;
+        }
+        let kind = declared
+            .iter()
+            .find(|input| input.name.eq_ignore_ascii_case(name))
+            .map(|input| input.kind);
+        let parsed = match kind {
+            None | Some(InputType::String) => Value::String(value.to_owned()),
+            Some(kind) => match skills::run::parse_input_text(kind, value) {
+                Ok(parsed) => parsed,
+                Err(reason) if kind == InputType::Json => {
+                    problems.push(format!("input '{name}' must be JSON: {reason}"));
+                    continue;
+                }
+                Err(_) => Value::String(value.to_owned()),
+            },
+        };
+        values.insert(name.to_owned(), parsed);
+    }
+    if problems.is_empty() {
+        Ok(values)
+    } else {
+        Err(format!("{}; nothing was started", problems.join("; ")))
+    }
+}

@@ -1,0 +1,143 @@
+//! Stopping a run: signals to a whole process group, and the cancel from another process.
+//!
+//! A process that did not start a run knows it only through its log: the `spawned` record
+//! holds the child's pid (which is also its process group) and its start time. Before any
+//! signal, the start time in `/proc/PID/stat` must equal the recorded one: a pid is reused
+//! once its process is gone, and a cancel must never signal whatever process got it next.
+//! The canceller first leaves a marker beside the log, so the process recording the run
+//! knows the TERM its child got was a cancel (and reports `cancelled`, not `failed`).
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use rustix::process::{Pid, Signal};
+use skills_types::Error;
+use skills_types::run::KILL_GRACE_MILLIS;
+
+use crate::log;
+
+/// How often a canceller looks whether the group is gone during the grace.
+const POLL: Duration = Duration::from_millis(25);
+
+/// Sends `signal` to the process group `pgid`. A group that is gone is not an error.
+pub(crate) fn signal_group(pgid: u32, signal: Signal) {
+    if let Some(pid) = i32::try_from(pgid).ok().and_then(Pid::from_raw) {
+        rustix::process::kill_process_group(pid, signal).ok();
+    }
+}
+
+/// Whether the process group `pgid` still has a member.
+pub(crate) fn group_exists(pgid: u32) -> bool {
+    i32::try_from(pgid)
+        .ok()
+        .and_then(Pid::from_raw)
+        .is_some_and(|pid| rustix::process::test_kill_process_group(pid).is_ok())
+}
+
+/// Whether a process `pid` exists (a zombie counts until it is reaped).
+pub(crate) fn process_exists(pid: u32) -> bool {
+    Path::new(&format!("/proc/{pid}")).exists()
+}
+
+/// The start time of `pid` (field 22 of `/proc/PID/stat`, clock ticks since boot), unless it
+/// is gone or a zombie.
+pub(crate) fn start_time(pid: u32) -> Option<u64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    parse_start_time(&stat)
+}
+
+/// Field 22 of a `/proc/PID/stat` line. The second field is the command name in parentheses,
+/// and the name may itself hold spaces and parentheses (`a) (b`), so the fields are counted
+/// from after the last `)`: the state is field 3 there, the start time field 22.
+pub(crate) fn parse_start_time(stat: &str) -> Option<u64> {
+    let (_, rest) = stat.rsplit_once(')')?;
+    let mut fields = rest.split_whitespace();
+    let state = fields.next()?;
+    if state == "Z" || state == "X" {
+        return None;
+    }
+    fields.nth(22 - 4)?.parse().ok()
+}
+
+/// TERM to the group, then KILL once the grace has passed if any of it is left.
+fn stop_group(pid: u32, start: u64) {
+    signal_group(pid, Signal::TERM);
+    let deadline = Instant::now() + Duration::from_millis(KILL_GRACE_MILLIS);
+    while Instant::now() < deadline {
+        if start_time(pid) != Some(start) && !group_exists(pid) {
+            return;
+        }
+        std::thread::sleep(POLL);
+    }
+    signal_group(pid, Signal::KILL);
+}
+
+/// A cancel of a run this process does not hold, through its log: `true` when a running run
+/// was signalled (or, not spawned yet, told not to start), `false` when it is unknown,
+/// ended, or its process is gone.
+pub(crate) fn cancel_elsewhere(dir: &Path, run_id: &str) -> Result<bool, Error> {
+    if !log::existing_dir(dir)? {
+        return Ok(false);
+    }
+    let Some(scanned) = log::scan(dir, run_id)? else {
+        return Ok(false);
+    };
+    if scanned.end.is_some() {
+        return Ok(false);
+    }
+    match scanned.spawned {
+        Some((pid, recorded)) => {
+            if start_time(pid) != Some(recorded) {
+                return Ok(false);
+            }
+            write_marker(dir, run_id)?;
+            // The start time is checked again after the marker, just before the signal.
+            if start_time(pid) != Some(recorded) {
+                return Ok(false);
+            }
+            stop_group(pid, recorded);
+            Ok(true)
+        }
+        None => {
+            if scanned.status() != skills_types::run::RunStatus::Running {
+                return Ok(false);
+            }
+            // Registered, not spawned: the recorder looks for the marker before it spawns.
+            write_marker(dir, run_id)?;
+            Ok(true)
+        }
+    }
+}
+
+fn write_marker(dir: &Path, run_id: &str) -> Result<(), Error> {
+    let path = log::marker_path(dir, run_id);
+    match std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&path)
+    {
+        Ok(_) => Ok(()),
+        Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
+        Err(error) => Err(Error::io("write the cancel marker", &path, error)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_start_time_is_counted_after_the_last_parenthesis() {
+        let fields: Vec<String> = (4..=52).map(|n| n.to_string()).collect();
+        let tail = fields.join(" ");
+        // Field 22 is the 19th number after the state (fields 4..=52 hold their own number).
+        let line = format!("1234 (a) (b c) S {tail}");
+        assert_eq!(parse_start_time(&line), Some(22));
+        let zombie = format!("1234 (x) Z {tail}");
+        assert_eq!(parse_start_time(&zombie), None);
+        assert_eq!(parse_start_time("garbage"), None);
+        assert_eq!(parse_start_time("1 (x) S 4 5"), None);
+        let own = start_time(std::process::id()).unwrap();
+        assert_eq!(start_time(std::process::id()), Some(own));
+    }
+}

@@ -1,0 +1,514 @@
+//! The first stage of a run: every check, before anything is registered, logged or spawned.
+//! The skill must be found and allowed, the target must be exactly one thing the skill
+//! bundles (a script reached with no symlink at any step, or inline code the home
+//! configuration allows), the interpreter must exist, the inputs must fit what the skill
+//! declares, and a run that needs the user's confirmation must carry it. What comes out is
+//! the whole plan of the child process: program, argv, working directory and environment.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use skills_ops::reader::Refusal;
+use skills_types::config::Permission;
+use skills_types::run::{InlineLanguage, MAX_TIMEOUT_SECS, RunRequest, RunTarget, RuntimeKind};
+use skills_types::runtime::{ConfirmMode, RuntimeConfig};
+use skills_types::{Error, SkillScope, SkillsConfig};
+
+use crate::inputs;
+use crate::runtimes::{self, NODE_STRIPS_TYPES, Runtimes};
+
+/// The variables of the parent's environment a script may see; anything else reaches it only
+/// when the home configuration names it in `pass_env`. Tokens and keys live in environments,
+/// and a script the user never read must not inherit them.
+pub(crate) const ALLOWED_ENV: [&str; 11] = [
+    "PATH", "HOME", "USER", "LOGNAME", "SHELL", "TERM", "LANG", "LC_ALL", "LC_CTYPE", "TZ",
+    "TMPDIR",
+];
+
+/// The bytes of a script read to find its `#!` line.
+const SHEBANG_BYTES: usize = 256;
+
+/// A run that passed every check: what to spawn and what to record.
+#[derive(Clone, Debug)]
+pub(crate) struct Prepared {
+    /// The skill's name.
+    pub(crate) skill: String,
+    /// Its folder, absolute (a symlinked skill folder resolved to its target).
+    pub(crate) skill_dir: PathBuf,
+    /// What runs, in words (`script scripts/x.py`).
+    pub(crate) target: String,
+    /// The interpreter.
+    pub(crate) program: PathBuf,
+    /// Its version, when known.
+    pub(crate) program_version: Option<String>,
+    /// Everything after the program, each one argv element.
+    pub(crate) argv: Vec<OsString>,
+    /// The caller's arguments (also inside `argv`), for the log.
+    pub(crate) args: Vec<String>,
+    /// The environment, without `SKILL_RUN_ID` (the run has no id yet).
+    pub(crate) env: Vec<(String, String)>,
+    /// The names of the inputs given.
+    pub(crate) input_names: Vec<String>,
+    /// The deadline, clamped; `None` for none.
+    pub(crate) timeout_secs: Option<u64>,
+    /// The working directory: the workspace.
+    pub(crate) workspace: PathBuf,
+    /// The `[runtime]` settings in force.
+    pub(crate) settings: RuntimeConfig,
+}
+
+impl Prepared {
+    /// The deadline as a duration.
+    pub(crate) fn deadline(&self) -> Option<Duration> {
+        self.timeout_secs.map(Duration::from_secs)
+    }
+}
+
+/// Checks `request` and plans its process, or says why it cannot run.
+pub(crate) fn prepare(
+    runtimes: &Runtimes,
+    config: &SkillsConfig,
+    request: &RunRequest,
+) -> Result<Prepared, Error> {
+    if config.read_only {
+        return Err(Error::ReadOnly {
+            action: "run code".to_owned(),
+        });
+    }
+    let effective = skills_ops::discover::effective_config(config);
+    let settings = &effective.runtime;
+    let skill = skills_ops::resources::describe(config, &request.skill)?;
+    if skill.permission == Permission::Deny {
+        // Discovery hides denied skills, so this is a second lock on the same door.
+        return Err(Error::SkillDenied {
+            name: skill.name.clone(),
+            pattern: "*".to_owned(),
+        });
+    }
+    if skill.scope == SkillScope::Profile && !in_current_profile(config, &skill.root) {
+        return Err(Error::InvalidInput(format!(
+            "the skill '{}' belongs to another profile than the one this handle was opened for",
+            skill.name
+        )));
+    }
+    let skill_dir = real_dir(&skill.dir)?;
+
+    let (target, plan) = match &request.target {
+        RunTarget::Script { path } => (format!("script {path}"), Plan::Script(path.clone())),
+        RunTarget::Entry => {
+            let (manifest, _) = skills_ops::discover::read_skill_manifest(&skill_dir);
+            let Some(entry) = manifest.entry else {
+                return Err(Error::InvalidInput(format!(
+                    "the skill '{name}' declares no entry script (`entry = \"scripts/main.py\"` in its \
+                     skill.toml); pass a script path instead (`skills run {name} scripts/NAME`) or \
+                     inline code (`skills run {name} -e CODE --lang sh`)",
+                    name = skill.name
+                )));
+            };
+            (format!("entry {entry}"), Plan::Script(entry))
+        }
+        RunTarget::Inline { language, code } => {
+            if !settings.allow_inline {
+                // An `invalid_input`: nothing about the skill is wrong, the request asks for
+                // something this configuration does not offer.
+                return Err(Error::InvalidInput(format!(
+                    "inline code is refused because it runs no reviewed file; to allow it, set \
+                     `[runtime] allow_inline = true` in the home {} (a workspace's file cannot)",
+                    config
+                        .home
+                        .join(&config.app_dir)
+                        .join(skills_ops::discover::CONFIG_FILE)
+                        .display()
+                )));
+            }
+            (
+                format!("inline {}", language.runtime().as_str()),
+                Plan::Inline(*language, code.clone()),
+            )
+        }
+        // The target is non-exhaustive: npm runs are the next step.
+        _ => {
+            return Err(Error::InvalidInput(
+                "this kind of run target is not supported yet".to_owned(),
+            ));
+        }
+    };
+
+    let (program, program_version, mut argv) = match plan {
+        Plan::Script(path) => {
+            let (absolute, head, extension) = open_script(&skill_dir, &path)?;
+            let interpreter =
+                interpreter_for(runtimes, settings, &path, &extension, &head, &skill_dir)?;
+            (
+                interpreter.0,
+                interpreter.1,
+                vec![absolute.into_os_string()],
+            )
+        }
+        Plan::Inline(language, code) => {
+            let info = usable(runtimes, settings, language.runtime())?;
+            let flag = match language {
+                InlineLanguage::Node => "-e",
+                InlineLanguage::Python => "-c",
+                InlineLanguage::Sh => "-c",
+            };
+            let mut argv = vec![OsString::from(flag), OsString::from(code)];
+            if language == InlineLanguage::Sh {
+                // `sh -c CODE a b` makes `a` the script's `$0`; the skill's name takes that
+                // place so the arguments are `$1`, `$2`, ... as in a script file.
+                argv.push(OsString::from(&skill.name));
+            }
+            (info.0, info.1, argv)
+        }
+    };
+    argv.extend(request.args.iter().map(OsString::from));
+
+    let checked = inputs::check(&skill.inputs, &request.inputs)?;
+
+    if let Some(reason) = confirmation_needed(settings.confirm, skill.scope, skill.permission)
+        && !request.confirmed
+    {
+        return Err(Error::NeedsConfirmation {
+            skill: skill.name.clone(),
+            reason: reason.to_owned(),
+        });
+    }
+
+    let mut env = allowlisted_env(settings);
+    env.push(("SKILL_DIR".to_owned(), skill_dir.display().to_string()));
+    env.push(("SKILL_NAME".to_owned(), skill.name.clone()));
+    env.extend(checked.env());
+
+    Ok(Prepared {
+        skill: skill.name.clone(),
+        skill_dir,
+        target,
+        program,
+        program_version,
+        argv,
+        args: request.args.clone(),
+        env,
+        input_names: checked.names(),
+        timeout_secs: clamp_timeout(request.timeout_secs),
+        workspace: config.workspace.clone(),
+        settings: settings.clone(),
+    })
+}
+
+enum Plan {
+    Script(String),
+    Inline(InlineLanguage, String),
+}
+
+/// `None` and `0` are no deadline; anything else is clamped to 1..=1800 seconds.
+pub(crate) fn clamp_timeout(seconds: Option<u64>) -> Option<u64> {
+    seconds
+        .filter(|&seconds| seconds > 0)
+        .map(|seconds| seconds.clamp(1, MAX_TIMEOUT_SECS))
+}
+
+/// Why a run of this skill needs the user's yes, if it does. A skill that came with the
+/// workspace (project, legacy or profile scope) always does: a cloned repository chose it,
+/// not the user.
+fn confirmation_needed(
+    confirm: ConfirmMode,
+    scope: SkillScope,
+    permission: Permission,
+) -> Option<&'static str> {
+    if confirm == ConfirmMode::Always {
+        Some("the home configuration says `[runtime] confirm = \"always\"`")
+    } else if matches!(
+        scope,
+        SkillScope::Project | SkillScope::Legacy | SkillScope::Profile
+    ) {
+        Some("it comes with the workspace (a project skill), not from the user")
+    } else if permission == Permission::Ask && confirm != ConfirmMode::Never {
+        Some("its permission is `ask`")
+    } else {
+        None
+    }
+}
+
+fn in_current_profile(config: &SkillsConfig, root: &Path) -> bool {
+    config.profile.as_deref().is_some_and(|profile| {
+        root.ends_with(Path::new("personalities").join(profile).join("skills"))
+    })
+}
+
+/// The allowlisted variables of the inherited environment, then the `pass_env` ones.
+pub(crate) fn allowlisted_env(settings: &RuntimeConfig) -> Vec<(String, String)> {
+    ALLOWED_ENV
+        .iter()
+        .copied()
+        .chain(
+            settings
+                .pass_env
+                .iter()
+                .map(String::as_str)
+                .filter(|name| !ALLOWED_ENV.contains(name)),
+        )
+        .filter_map(|name| {
+            settings
+                .inherited(name)
+                .map(|value| (name.to_owned(), value.to_owned()))
+        })
+        .collect()
+}
+
+/// The folder a skill's files are read from: a skill reached through a symlinked folder
+/// (which discovery vetted) runs from its target, so the no-symlink walk starts there.
+fn real_dir(dir: &Path) -> Result<PathBuf, Error> {
+    let metadata =
+        std::fs::symlink_metadata(dir).map_err(|source| Error::io("inspect", dir, source))?;
+    let dir = if metadata.is_symlink() {
+        std::fs::canonicalize(dir).map_err(|source| Error::io("resolve", dir, source))?
+    } else {
+        dir.to_path_buf()
+    };
+    if dir.is_absolute() {
+        Ok(dir)
+    } else {
+        std::path::absolute(&dir).map_err(|source| Error::io("resolve", &dir, source))
+    }
+}
+
+fn refused(path: &str, refusal: &Refusal) -> Error {
+    Error::PathRefused {
+        path: path.to_owned(),
+        reason: refusal.to_string(),
+        refusal: refusal.kind(),
+    }
+}
+
+/// Checks that `relative` names a regular file inside `dir`, reached with no symlink at any
+/// step, and returns its absolute path, its first bytes and its extension. Each component is
+/// opened relative to the one before with `O_NOFOLLOW`, so a link a repository committed
+/// (`scripts -> /usr/bin`) is refused rather than followed.
+fn open_script(dir: &Path, relative: &str) -> Result<(PathBuf, Vec<u8>, String), Error> {
+    use std::io::Read as _;
+
+    use rustix::fd::{AsFd as _, OwnedFd};
+    use rustix::fs::{AtFlags, FileType, Mode, OFlags};
+    use rustix::io::Errno;
+
+    let stripped = skills_ops::path::strip_current_dir_prefix(relative);
+    let components = skills_ops::path::check_relative(stripped)
+        .map_err(|refusal| refused(relative, &Refusal::Path(refusal)))?;
+    let flags =
+        OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC;
+    let errno_refusal = |errno: Errno| match errno {
+        Errno::LOOP => Refusal::Symlink,
+        Errno::NOENT | Errno::NOTDIR => Refusal::NotFound,
+        Errno::NXIO => Refusal::NotAFile("socket"),
+        other => Refusal::Io(other.to_string()),
+    };
+    let root: PathBuf = dir.components().collect();
+    let mut current: OwnedFd = rustix::fs::open(&root, flags | OFlags::DIRECTORY, Mode::empty())
+        .map_err(|errno| refused(relative, &Refusal::RootUnavailable(errno.to_string())))?;
+    let Some((last, folders)) = components.split_last() else {
+        return Err(refused(relative, &Refusal::NotFound));
+    };
+    for folder in folders {
+        current = rustix::fs::openat(&current, *folder, flags | OFlags::DIRECTORY, Mode::empty())
+            .map_err(|errno| {
+            // `O_DIRECTORY | O_NOFOLLOW` on a symlink answers ENOTDIR; say what it is.
+            let linked = rustix::fs::statat(current.as_fd(), *folder, AtFlags::SYMLINK_NOFOLLOW)
+                .is_ok_and(|stat| FileType::from_raw_mode(stat.st_mode) == FileType::Symlink);
+            refused(
+                relative,
+                &if linked {
+                    Refusal::Symlink
+                } else {
+                    errno_refusal(errno)
+                },
+            )
+        })?;
+    }
+    let file = rustix::fs::openat(&current, *last, flags, Mode::empty())
+        .map_err(|errno| refused(relative, &errno_refusal(errno)))?;
+    let stat = rustix::fs::fstat(&file)
+        .map_err(|errno| refused(relative, &Refusal::Io(errno.to_string())))?;
+    let kind = match FileType::from_raw_mode(stat.st_mode) {
+        FileType::RegularFile => None,
+        FileType::Directory => Some(Refusal::NotAFile("folder")),
+        FileType::Fifo => Some(Refusal::NotAFile("FIFO")),
+        FileType::CharacterDevice => Some(Refusal::NotAFile("character device")),
+        FileType::BlockDevice => Some(Refusal::NotAFile("block device")),
+        FileType::Socket => Some(Refusal::NotAFile("socket")),
+        FileType::Symlink => Some(Refusal::Symlink),
+        FileType::Unknown => Some(Refusal::NotAFile("special file")),
+    };
+    if let Some(refusal) = kind {
+        return Err(refused(relative, &refusal));
+    }
+    let mut head = Vec::with_capacity(SHEBANG_BYTES);
+    drop(
+        std::fs::File::from(file)
+            .take(SHEBANG_BYTES as u64)
+            .read_to_end(&mut head),
+    );
+    let mut absolute = root;
+    absolute.extend(&components);
+    let extension = last
+        .rsplit_once('.')
+        .map(|(_, extension)| extension.to_ascii_lowercase())
+        .unwrap_or_default();
+    Ok((absolute, head, extension))
+}
+
+/// The interpreter of a script: by its extension, the `#!` line of a `.sh`, or the skill's
+/// `[interpreters]` table for any other extension.
+fn interpreter_for(
+    runtimes: &Runtimes,
+    settings: &RuntimeConfig,
+    path: &str,
+    extension: &str,
+    head: &[u8],
+    skill_dir: &Path,
+) -> Result<(PathBuf, Option<String>), Error> {
+    match extension {
+        "js" | "mjs" | "cjs" => usable(runtimes, settings, RuntimeKind::Node),
+        "py" => usable(runtimes, settings, RuntimeKind::Python),
+        "sh" => match shebang_shell(head) {
+            Some("bash") => {
+                let bash = runtimes::find_on_path(settings, "bash").ok_or_else(|| {
+                    Error::RuntimeUnavailable {
+                        runtime: "bash".to_owned(),
+                        reason: format!("{path} asks for bash in its #! line; looked for `bash` on PATH and found none"),
+                    }
+                })?;
+                Ok((bash, None))
+            }
+            _ => usable(runtimes, settings, RuntimeKind::Sh),
+        },
+        "ts" => {
+            let node = usable(runtimes, settings, RuntimeKind::Node)?;
+            let strips = node
+                .1
+                .as_deref()
+                .and_then(runtimes::parse_version)
+                .is_some_and(|version| version >= NODE_STRIPS_TYPES);
+            if strips {
+                Ok(node)
+            } else {
+                Err(Error::RuntimeUnavailable {
+                    runtime: "node".to_owned(),
+                    reason: format!(
+                        "{path} is TypeScript, which runs only with a node that strips types ({}.{} or newer); {} is {}",
+                        NODE_STRIPS_TYPES.0,
+                        NODE_STRIPS_TYPES.1,
+                        node.0.display(),
+                        node.1.as_deref().unwrap_or("of an unknown version")
+                    ),
+                })
+            }
+        }
+        other => {
+            let (manifest, diagnostics) = skills_ops::discover::read_skill_manifest(skill_dir);
+            let Some(program) = manifest.interpreters.get(other) else {
+                // The sidecar reader drops an unusable entry (a path, a bad name) with a
+                // diagnostic; say so rather than only that none is declared.
+                let key = format!("interpreters.{other}");
+                let ignored = diagnostics
+                    .iter()
+                    .find(|diagnostic| !other.is_empty() && diagnostic.message.contains(&key))
+                    .map(|diagnostic| {
+                        format!(
+                            "; the skill.toml's entry was not taken: {}",
+                            diagnostic.message
+                        )
+                    })
+                    .unwrap_or_default();
+                return Err(Error::InvalidInput(format!(
+                    "no interpreter for {path}: .js .mjs .cjs run with node, .py with python, .sh with sh, \
+                     .ts with node ≥ 23.6; for another extension the skill's skill.toml must name one \
+                     (`[interpreters] {} = \"PROGRAM\"`, a program name looked up on PATH){ignored}",
+                    if other.is_empty() { "EXT" } else { other }
+                )));
+            };
+            if program.is_empty() || program.contains(['/', '\\']) {
+                return Err(Error::InvalidInput(format!(
+                    "the skill's `[interpreters] {other}` is '{}'; it must be a program name looked up on PATH, not a path",
+                    program.escape_debug()
+                )));
+            }
+            let found = runtimes::find_on_path(settings, program).ok_or_else(|| {
+                Error::RuntimeUnavailable {
+                    runtime: program.clone(),
+                    reason: format!("looked for `{program}` on PATH (the skill's interpreter for .{other}) and found none"),
+                }
+            })?;
+            Ok((found, None))
+        }
+    }
+}
+
+/// `bash` or `sh` when the `#!` line names one of them (directly or through `env`).
+fn shebang_shell(head: &[u8]) -> Option<&'static str> {
+    let line = head.strip_prefix(b"#!")?;
+    let line = line.split(|&byte| byte == b'\n').next()?;
+    let line = std::str::from_utf8(line).ok()?;
+    let mut words = line.split_whitespace();
+    let first = words.next()?;
+    let program = if first.rsplit('/').next() == Some("env") {
+        words.next()?
+    } else {
+        first
+    };
+    match program.rsplit('/').next()? {
+        "bash" => Some("bash"),
+        "sh" => Some("sh"),
+        _ => None,
+    }
+}
+
+/// The path and version of `kind`, or why no run may use it.
+fn usable(
+    runtimes: &Runtimes,
+    settings: &RuntimeConfig,
+    kind: RuntimeKind,
+) -> Result<(PathBuf, Option<String>), Error> {
+    let info = runtimes.get(settings, kind);
+    match (&info.path, info.usable) {
+        (Some(path), true) => Ok((path.clone(), info.version.clone())),
+        _ => Err(Error::RuntimeUnavailable {
+            runtime: kind.as_str().to_owned(),
+            reason: info
+                .problem
+                .unwrap_or_else(|| format!("looked for {}", info.looked_for)),
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shebang_lines_pick_bash_or_sh() {
+        assert_eq!(shebang_shell(b"#!/bin/bash\necho"), Some("bash"));
+        assert_eq!(shebang_shell(b"#!/usr/bin/env bash\n"), Some("bash"));
+        assert_eq!(shebang_shell(b"#! /bin/sh -e\n"), Some("sh"));
+        assert_eq!(shebang_shell(b"#!/usr/bin/zsh\n"), None);
+        assert_eq!(shebang_shell(b"echo hi\n"), None);
+    }
+
+    #[test]
+    fn deadlines_are_clamped() {
+        assert_eq!(clamp_timeout(None), None);
+        assert_eq!(clamp_timeout(Some(0)), None);
+        assert_eq!(clamp_timeout(Some(5)), Some(5));
+        assert_eq!(clamp_timeout(Some(99_999)), Some(MAX_TIMEOUT_SECS));
+    }
+
+    #[test]
+    fn confirmation_follows_scope_permission_and_setting() {
+        use ConfirmMode::{Always, Ask, Never};
+        assert!(confirmation_needed(Ask, SkillScope::User, Permission::Allow).is_none());
+        assert!(confirmation_needed(Ask, SkillScope::User, Permission::Ask).is_some());
+        assert!(confirmation_needed(Never, SkillScope::User, Permission::Ask).is_none());
+        assert!(confirmation_needed(Never, SkillScope::Project, Permission::Allow).is_some());
+        assert!(confirmation_needed(Always, SkillScope::User, Permission::Allow).is_some());
+    }
+}

@@ -1,0 +1,228 @@
+//! The interpreters (07 §Runtimes): where each one is (the home configuration's path first,
+//! then the `PATH` of [`RuntimeConfig::inherited_env`]), which version it reports, and whether
+//! runs may use it. Resolved once per [`crate::Runtime`]: a run must not pay for five
+//! `--version` children, and two runs of one handle must not see two different interpreters.
+
+use std::collections::BTreeMap;
+use std::io::Read as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::{Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use skills_types::run::{RuntimeInfo, RuntimeKind, RuntimeSource};
+use skills_types::runtime::RuntimeConfig;
+
+/// How long `--version` may take before the interpreter is called unusable.
+const VERSION_DEADLINE: Duration = Duration::from_secs(5);
+/// The oldest Node runs accept.
+const MIN_NODE: (u64, u64) = (18, 0);
+/// The oldest Python runs accept.
+const MIN_PYTHON: (u64, u64) = (3, 8);
+/// The first Node that strips TypeScript types by default, so `.ts` files run.
+pub(crate) const NODE_STRIPS_TYPES: (u64, u64) = (23, 6);
+
+/// The interpreters resolved so far, by kind.
+#[derive(Debug, Default)]
+pub(crate) struct Runtimes {
+    resolved: Mutex<BTreeMap<RuntimeKind, RuntimeInfo>>,
+}
+
+impl Runtimes {
+    /// `kind` as resolved the first time it was asked for.
+    pub(crate) fn get(&self, config: &RuntimeConfig, kind: RuntimeKind) -> RuntimeInfo {
+        if let Some(info) = self
+            .resolved
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(&kind)
+        {
+            return info.clone();
+        }
+        // Resolved outside the lock: `--version` may take seconds, and other kinds need not
+        // wait for it. Two first calls racing both resolve; the first answer stored wins.
+        let info = resolve(config, kind);
+        self.resolved
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .entry(kind)
+            .or_insert(info)
+            .clone()
+    }
+}
+
+/// The program name looked for on `PATH`.
+const fn program(kind: RuntimeKind) -> &'static str {
+    match kind {
+        RuntimeKind::Node => "node",
+        RuntimeKind::Npm => "npm",
+        RuntimeKind::Python => "python3",
+        RuntimeKind::Sh => "sh",
+    }
+}
+
+fn configured(config: &RuntimeConfig, kind: RuntimeKind) -> Option<&PathBuf> {
+    match kind {
+        RuntimeKind::Node => config.node.as_ref(),
+        RuntimeKind::Npm => config.npm.as_ref(),
+        RuntimeKind::Python => config.python.as_ref(),
+        RuntimeKind::Sh => config.sh.as_ref(),
+    }
+}
+
+fn resolve(config: &RuntimeConfig, kind: RuntimeKind) -> RuntimeInfo {
+    let (looked_for, path, source) = match configured(config, kind) {
+        Some(path) => (
+            format!(
+                "{} (`[runtime] {}` in the home skills.toml)",
+                path.display(),
+                kind.as_str()
+            ),
+            is_executable(path).then(|| path.clone()),
+            Some(RuntimeSource::Config),
+        ),
+        None => (
+            format!("`{}` on PATH", program(kind)),
+            find_on_path(config, program(kind)),
+            Some(RuntimeSource::Path),
+        ),
+    };
+    let Some(path) = path else {
+        let mut info = RuntimeInfo::new(kind, looked_for);
+        info.problem = Some(format!("nothing found: looked for {}", info.looked_for));
+        return info;
+    };
+    let (version, problem) = match kind {
+        RuntimeKind::Sh => (None, None),
+        _ => match version_of(config, &path) {
+            Ok(version) => {
+                let problem = minimum(kind).and_then(|(major, minor)| {
+                    let found = parse_version(&version);
+                    (found.is_none_or(|found| found < (major, minor))).then(|| {
+                        format!(
+                            "{} {version} is too old; {major}.{minor} or newer is needed",
+                            kind.as_str()
+                        )
+                    })
+                });
+                (Some(version), problem)
+            }
+            Err(problem) => (None, Some(problem)),
+        },
+    };
+    let mut info = RuntimeInfo::new(kind, looked_for);
+    info.path = Some(path);
+    info.source = source;
+    info.version = version;
+    info.usable = problem.is_none();
+    info.problem = problem;
+    info
+}
+
+const fn minimum(kind: RuntimeKind) -> Option<(u64, u64)> {
+    match kind {
+        RuntimeKind::Node => Some(MIN_NODE),
+        RuntimeKind::Python => Some(MIN_PYTHON),
+        RuntimeKind::Npm | RuntimeKind::Sh => None,
+    }
+}
+
+/// `program` (a bare name) in the directories of the inherited `PATH`, the first executable
+/// file met. Relative `PATH` entries are skipped: they would resolve against whatever the
+/// working directory happens to be.
+pub(crate) fn find_on_path(config: &RuntimeConfig, program: &str) -> Option<PathBuf> {
+    let path = config.inherited("PATH")?;
+    std::env::split_paths(path)
+        .filter(|dir| dir.is_absolute())
+        .map(|dir| dir.join(program))
+        .find(|candidate| is_executable(candidate))
+}
+
+fn is_executable(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt as _;
+    std::fs::metadata(path)
+        .is_ok_and(|metadata| metadata.is_file() && metadata.permissions().mode() & 0o111 != 0)
+}
+
+/// What `path --version` prints, as a bare version (`22.11.0`), within the deadline.
+fn version_of(config: &RuntimeConfig, path: &Path) -> Result<String, String> {
+    let mut command = Command::new(path);
+    command
+        .arg("--version")
+        .env_clear()
+        .envs(crate::prepare::allowlisted_env(config))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null());
+    let mut child = command
+        .spawn()
+        .map_err(|error| format!("{} --version could not start: {error}", path.display()))?;
+    let started = Instant::now();
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break status,
+            Ok(None) if started.elapsed() < VERSION_DEADLINE => {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            Ok(None) | Err(_) => {
+                drop(child.kill());
+                drop(child.wait());
+                return Err(format!(
+                    "{} --version did not answer within {} s",
+                    path.display(),
+                    VERSION_DEADLINE.as_secs()
+                ));
+            }
+        }
+    };
+    let mut text = String::new();
+    if let Some(mut stdout) = child.stdout.take() {
+        drop(stdout.by_ref().take(4096).read_to_string(&mut text));
+    }
+    if !status.success() {
+        return Err(format!("{} --version failed ({status})", path.display()));
+    }
+    version_token(&text)
+        .map(str::to_owned)
+        .ok_or_else(|| format!("{} --version printed no version", path.display()))
+}
+
+/// The first word that looks like a version (`v22.1.0`, `Python 3.11.2`), without its `v`.
+fn version_token(text: &str) -> Option<&str> {
+    text.split_whitespace()
+        .map(|word| word.strip_prefix('v').unwrap_or(word))
+        .find(|word| word.starts_with(|c: char| c.is_ascii_digit()))
+}
+
+/// `major.minor` of a version text.
+pub(crate) fn parse_version(version: &str) -> Option<(u64, u64)> {
+    let mut parts = version.split('.');
+    let major = parts.next()?.parse().ok()?;
+    let minor = parts
+        .next()
+        .map(|minor| {
+            minor
+                .chars()
+                .take_while(char::is_ascii_digit)
+                .collect::<String>()
+        })
+        .and_then(|minor| minor.parse().ok())
+        .unwrap_or(0);
+    Some((major, minor))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn versions_are_read_from_what_interpreters_print() {
+        assert_eq!(version_token("v22.11.0\n"), Some("22.11.0"));
+        assert_eq!(version_token("Python 3.11.2\n"), Some("3.11.2"));
+        assert_eq!(version_token("nothing here"), None);
+        assert_eq!(parse_version("23.6.1"), Some((23, 6)));
+        assert_eq!(parse_version("3.8"), Some((3, 8)));
+        assert_eq!(parse_version("3.12rc1"), Some((3, 12)));
+        assert_eq!(parse_version("x"), None);
+    }
+}

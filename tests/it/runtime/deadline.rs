@@ -1,0 +1,107 @@
+//! Deadlines and cancel (07 §The process policy, **Time**; §Cancel): the whole process group
+//! is stopped, a grandchild that ignores SIGTERM and holds the pipes included, and a cancel
+//! from another process ends the run with 130.
+
+use std::time::{Duration, Instant};
+
+use super::{SKILL, lab, process_gone, running_run, spawn, statuses, wait_within};
+
+/// Starts a grandchild that ignores SIGTERM, keeps stdout and stderr open and records its
+/// pid, records the script's own pid, then waits for ever.
+const STUBBORN: &str = r#"echo "$$" > "$PWD/script.pid"
+python3 -c '
+import os, signal, sys, time
+signal.signal(signal.SIGTERM, signal.SIG_IGN)
+open(sys.argv[1], "w").write(str(os.getpid()))
+print("grandchild started", flush=True)
+while True:
+    time.sleep(1)
+' "$PWD/grandchild.pid" &
+wait
+"#;
+
+fn pid(path: &std::path::Path) -> u32 {
+    std::fs::read_to_string(path)
+        .unwrap_or_else(|error| panic!("{}: {error}", path.display()))
+        .trim()
+        .parse()
+        .unwrap()
+}
+
+#[test]
+fn a_deadline_stops_the_whole_group_even_a_grandchild_ignoring_term() {
+    let (tree, _) = lab(&[("scripts/stubborn.sh", STUBBORN)], None);
+    let started = Instant::now();
+    let child = spawn(
+        &tree,
+        &["run", SKILL, "scripts/stubborn.sh", "--timeout", "2"],
+    );
+    // The issue's outer bound: 2 s of deadline and 2 s of grace fit in 5 s.
+    let run = wait_within(child, Duration::from_secs(15));
+    let took = started.elapsed();
+    assert_eq!(run.code, Some(124), "{run:?}");
+    assert!(took < Duration::from_secs(5), "took {took:?}");
+    assert!(
+        took >= Duration::from_secs(2),
+        "stopped before its deadline: {took:?}"
+    );
+    assert!(run.stdout.contains("grandchild started"), "{run:?}");
+    for file in ["script.pid", "grandchild.pid"] {
+        let pid = pid(&tree.workspace.join(file));
+        assert!(process_gone(pid), "{file}: process {pid} is still running");
+    }
+    let runs = statuses(&tree);
+    assert_eq!(runs.len(), 1);
+    assert_eq!(runs[0].1, "timed_out");
+
+    let json = tree.run(&[
+        "--json",
+        "run",
+        SKILL,
+        "scripts/stubborn.sh",
+        "--timeout",
+        "1",
+    ]);
+    assert_eq!(json.code, Some(124), "{json:?}");
+    let outcome: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
+    assert_eq!(outcome["timed_out"], true);
+    assert_eq!(outcome["status"], "timed_out");
+    assert!(process_gone(pid(&tree.workspace.join("grandchild.pid"))));
+}
+
+#[test]
+fn cancel_from_another_process_ends_the_run_with_130() {
+    let (tree, _) = lab(
+        &[(
+            "scripts/long.sh",
+            "echo \"$$\" > \"$PWD/script.pid\"\necho started\nwhile :; do sleep 1; done\n",
+        )],
+        None,
+    );
+    let child = spawn(&tree, &["run", SKILL, "scripts/long.sh"]);
+    let run_id = running_run(&tree);
+    // Registered before it spawns: wait for the script itself to be going.
+    let pid_file = tree.workspace.join("script.pid");
+    let waiting = Instant::now();
+    while !pid_file.exists() {
+        assert!(
+            waiting.elapsed() < Duration::from_secs(10),
+            "the script never started"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let cancel = tree.run(&["cancel", &run_id]);
+    assert_eq!(cancel.code, Some(0), "{cancel:?}");
+    let run = wait_within(child, Duration::from_secs(10));
+    assert_eq!(run.code, Some(130), "{run:?}");
+    assert!(run.stdout.contains("started"), "{run:?}");
+    assert!(process_gone(pid(&pid_file)));
+    assert_eq!(statuses(&tree), [(run_id.clone(), "cancelled".to_owned())]);
+
+    // A run that has ended cannot be cancelled again, and neither can one never started.
+    let again = tree.run(&["cancel", &run_id]);
+    assert_eq!(again.code, Some(1), "{again:?}");
+    assert!(again.stderr.contains("not running"), "{again:?}");
+    let unknown = tree.run(&["cancel", "01900000-0000-7000-8000-000000000000"]);
+    assert_eq!(unknown.code, Some(1), "{unknown:?}");
+}
