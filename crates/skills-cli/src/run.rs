@@ -242,7 +242,7 @@ pub(crate) fn input_values(
         let kind = declared
             .iter()
             .find(|input| input.name.eq_ignore_ascii_case(name))
-            .map(|input| declared_type(input.kind.as_deref()));
+            .map(|input| declared_type(Some(input.kind.as_str())));
         let parsed = match kind {
             None | Some(InputType::String) => Value::String(value.to_owned()),
             Some(kind) => match skills::run::parse_input_text(kind, value) {
