@@ -113,7 +113,9 @@ impl Session {
     }
 
     fn finished(&mut self, run_id: &str) -> Value {
-        self.notification("skill_runtime.finished", |params| params["run_id"] == run_id)
+        self.notification("skill_runtime.finished", |params| {
+            params["run_id"] == run_id
+        })
     }
 }
 
@@ -154,10 +156,12 @@ fn runs_report_over_notifications_and_a_cancel_is_answered_mid_run() {
     let second = session.started_run(&[&first]);
     let cancel = session.request("workflows.cancel", json!({ "run_id": second }));
     let (cancelled, mut earlier) = session.response_among(cancel, &[waiting]);
-    assert_eq!(cancelled["result"], json!({ "cancelled": true }), "{cancelled}");
-    let outcome = earlier
-        .pop()
-        .unwrap_or_else(|| session.response(waiting));
+    assert_eq!(
+        cancelled["result"],
+        json!({ "cancelled": true }),
+        "{cancelled}"
+    );
+    let outcome = earlier.pop().unwrap_or_else(|| session.response(waiting));
     assert_eq!(outcome["result"]["run_id"], second.as_str(), "{outcome}");
     assert_eq!(outcome["result"]["status"], "cancelled", "{outcome}");
     assert_eq!(outcome["result"]["cancelled"], true, "{outcome}");
