@@ -404,3 +404,35 @@ fn send(lines: &mpsc::UnboundedSender<String>, line: String) {
     // The writer only stops when stdout is gone; then there is no one to tell.
     drop(lines.send(line));
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn going(runs: &Runs) -> usize {
+        *runs.going.borrow()
+    }
+
+    #[test]
+    fn runs_are_counted_whichever_of_reply_and_end_comes_first() {
+        let runs = Runs::new();
+        // The usual order: the id, later the end.
+        note_run(&runs, r#"{"jsonrpc":"2.0","id":1,"result":{"run_id":"a"}}"#);
+        assert_eq!(going(&runs), 1);
+        runs.finished("a");
+        assert_eq!(going(&runs), 0);
+        // A quick script: its end is seen before the reply that names it.
+        runs.finished("b");
+        note_run(&runs, r#"{"jsonrpc":"2.0","id":2,"result":{"run_id":"b"}}"#);
+        assert_eq!(going(&runs), 0);
+        // `wait: true`: the reply is the outcome, so the run has ended.
+        runs.finished("c");
+        note_run(
+            &runs,
+            r#"{"jsonrpc":"2.0","id":3,"result":{"run_id":"c","status":"succeeded"}}"#,
+        );
+        assert_eq!(going(&runs), 0);
+        let state = runs.state.lock().unwrap();
+        assert!(state.going.is_empty() && state.ended_before_reply.is_empty());
+    }
+}

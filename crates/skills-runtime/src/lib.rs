@@ -136,7 +136,7 @@ impl Runtime {
             .spawn(move || {
                 let run_id = thread_id;
                 let runs_dir = thread_dir;
-                let result = process::execute(
+                let (outcome, error) = process::execute(
                     &prepared,
                     &run_id,
                     &runs_dir,
@@ -148,28 +148,26 @@ impl Runtime {
                 let still_running = inner.unregister(&run_id);
                 drop(std::fs::remove_file(log::marker_path(&runs_dir, &run_id)));
                 log::apply_retention(&runs_dir, &still_running);
-                if let Ok(outcome) = &result {
-                    if let Some(notices) = &hooks.notices {
-                        notices(&RunNotice::Finished {
-                            run_id: run_id.clone(),
-                            status: outcome.status,
-                            outcome: Box::new(outcome.clone()),
-                        });
-                    }
-                    if let Some(events) = &hooks.events {
-                        events.publish(DomainEvent::skills(
-                            SkillsEvent::RunFinished,
-                            json!({
-                                "run_id": run_id,
-                                "skill": outcome.skill,
-                                "status": outcome.status,
-                                "exit_code": outcome.exit_code,
-                                "duration_ms": outcome.duration_ms,
-                            }),
-                        ));
-                    }
+                if let Some(notices) = &hooks.notices {
+                    notices(&RunNotice::Finished {
+                        run_id: run_id.clone(),
+                        status: outcome.status,
+                        outcome: Box::new(outcome.clone()),
+                    });
                 }
-                drop(sender.send(result));
+                if let Some(events) = &hooks.events {
+                    events.publish(DomainEvent::skills(
+                        SkillsEvent::RunFinished,
+                        json!({
+                            "run_id": run_id,
+                            "skill": outcome.skill,
+                            "status": outcome.status,
+                            "exit_code": outcome.exit_code,
+                            "duration_ms": outcome.duration_ms,
+                        }),
+                    ));
+                }
+                drop(sender.send(error.map_or(Ok(outcome), Err)));
             });
         if let Err(error) = spawned {
             control.end();

@@ -135,7 +135,9 @@ enum Stop {
 }
 
 /// Runs a registered run to its end: spawn, supervise, `end` record. The caller does what
-/// follows (unregistering, retention, the `finished` notice and event).
+/// follows (unregistering, retention, the `finished` notice and event). A process that could
+/// not be started still has an outcome (failed, logged), so whoever waits for the `finished`
+/// notice gets one; the error is what `wait` returns.
 pub(crate) fn execute(
     prepared: &Prepared,
     run_id: &str,
@@ -143,7 +145,7 @@ pub(crate) fn execute(
     control: &Control,
     log: LogWriter,
     hooks: &RunHooks,
-) -> Result<RunOutcome, Error> {
+) -> (RunOutcome, Option<Error>) {
     let shared = Arc::new(Shared {
         run_id: run_id.to_owned(),
         log: Mutex::new(log),
@@ -166,7 +168,7 @@ pub(crate) fn execute(
         control.end();
         let outcome = ended(prepared, run_id, Ending::not_spawned(), started);
         finish(&shared, &outcome);
-        return Ok(outcome);
+        return (outcome, None);
     }
 
     let mut command = Command::new(&prepared.program);
@@ -185,7 +187,10 @@ pub(crate) fn execute(
         Err(error) => {
             let outcome = ended(prepared, run_id, Ending::not_spawned_failed(), started);
             finish(&shared, &outcome);
-            return Err(Error::io("start", prepared.program.clone(), error));
+            return (
+                outcome,
+                Some(Error::io("start", prepared.program.clone(), error)),
+            );
         }
     };
     let pid = child.id();
@@ -251,7 +256,7 @@ pub(crate) fn execute(
     ending.truncated = stdout_cut || stderr_cut;
     let outcome = ended(prepared, run_id, ending, started);
     finish(&shared, &outcome);
-    Ok(outcome)
+    (outcome, None)
 }
 
 /// Reads `pipe` to its end on a thread of its own; 1 when the thread started.
@@ -342,13 +347,22 @@ fn supervise(
     let mut marker_checked = started;
     let grace = Duration::from_millis(KILL_GRACE_MILLIS);
     loop {
-        if ending.status.is_none()
-            && let Ok(Some(status)) = child.try_wait()
-        {
-            ending.status = Some(status);
-            exited_at = Some(Instant::now());
+        if ending.status.is_none() && exited_at.is_none() {
+            match child.try_wait() {
+                Ok(Some(status)) => {
+                    ending.status = Some(status);
+                    exited_at = Some(Instant::now());
+                }
+                Ok(None) => {}
+                // The child cannot be waited for (it was reaped elsewhere): it is gone, with
+                // no status to report; the run ends as failed once its output is read.
+                Err(error) => {
+                    tracing::warn!(pid, %error, "could not wait for the run's process");
+                    exited_at = Some(Instant::now());
+                }
+            }
         }
-        if open_readers == 0 && ending.status.is_some() {
+        if open_readers == 0 && exited_at.is_some() {
             break;
         }
         let now = Instant::now();
@@ -386,7 +400,7 @@ fn supervise(
             signal_group(pid, Signal::KILL);
             killed_at = Some(now);
         }
-        if ending.status.is_some()
+        if exited_at.is_some()
             && killed_at.is_some_and(|killed| now.duration_since(killed) >= ABANDON_AFTER_KILL)
         {
             tracing::warn!(
@@ -400,7 +414,7 @@ fn supervise(
             Err(RecvTimeoutError::Timeout) => {}
             Err(RecvTimeoutError::Disconnected) => {
                 open_readers = 0;
-                if ending.status.is_none() {
+                if exited_at.is_none() {
                     std::thread::sleep(TICK);
                 }
             }

@@ -1061,3 +1061,43 @@ fn entry_interpreters_and_inputs_come_from_the_sidecar() {
     assert_eq!(error.kind(), "invalid_input");
     assert!(error.to_string().contains("`interpreters.bad`"), "{error}");
 }
+
+#[test]
+fn a_process_that_cannot_start_still_finishes_its_run() {
+    let mut fx = fixture();
+    // An executable that is no program (no `#!`, not ELF): exec fails, spawn reports it.
+    let bin = fx.home.path().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let broken = bin.join("brokeninterp");
+    std::fs::write(&broken, [0u8, 1, 2, 3]).unwrap();
+    use std::os::unix::fs::PermissionsExt as _;
+    std::fs::set_permissions(&broken, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        fx.config.runtime.inherited("PATH").unwrap()
+    );
+    fx.config.runtime.inherited_env.push(("PATH".into(), path));
+    fx.skill(
+        "broken",
+        &[
+            ("skill.toml", "[interpreters]\ntxt = \"brokeninterp\"\n"),
+            ("a.txt", "x\n"),
+        ],
+    );
+    let (hooks, receiver) = notices();
+    let error = fx
+        .runtime
+        .run(&fx.config, &script("broken", "a.txt"), &hooks)
+        .unwrap_err();
+    assert_eq!(error.kind(), "io", "{error}");
+    let finished = receiver.try_iter().find_map(|notice| match notice {
+        RunNotice::Finished { status, .. } => Some(status),
+        _ => None,
+    });
+    assert_eq!(finished, Some(RunStatus::Failed));
+    let runs = fx.runtime.recent_runs(&fx.config, 10).unwrap();
+    assert_eq!(runs[0].status, RunStatus::Failed);
+    // The limits are free again.
+    assert!(fx.runtime.inner.registry.lock().unwrap().runs.is_empty());
+}

@@ -278,3 +278,57 @@ fn bad_input_from_the_caller_is_invalid_params() {
         Some(json!({"kind": "disabled"}))
     );
 }
+
+#[test]
+fn run_params_name_exactly_one_target() {
+    use crate::run::{InlineLanguage, RunTarget};
+    use methods::RunParams;
+
+    let decode = |value: Value| serde_json::from_value::<RunParams>(value).unwrap();
+    let entry = decode(json!({ "skill_id": "s", "args": ["a b"], "inputs": { "n": 1 } }))
+        .to_request()
+        .unwrap();
+    assert_eq!(entry.target, RunTarget::Entry);
+    assert_eq!(entry.args, ["a b"]);
+    assert_eq!(entry.inputs["n"], json!(1));
+    assert!(!entry.confirmed);
+    let script =
+        decode(json!({ "skill_id": "s", "script": "x.py", "confirmed": true, "timeout_secs": 5 }))
+            .to_request()
+            .unwrap();
+    assert_eq!(
+        script.target,
+        RunTarget::Script {
+            path: "x.py".into()
+        }
+    );
+    assert!(script.confirmed);
+    assert_eq!(script.timeout_secs, Some(5));
+    let inline =
+        decode(json!({ "skill_id": "s", "inline": { "language": "py", "code": "print(1)" } }))
+            .to_request()
+            .unwrap();
+    assert_eq!(
+        inline.target,
+        RunTarget::Inline {
+            language: InlineLanguage::Python,
+            code: "print(1)".into()
+        }
+    );
+    let both = decode(
+        json!({ "skill_id": "s", "script": "x.py", "inline": { "language": "sh", "code": "true" } }),
+    );
+    assert!(both.to_request().unwrap_err().contains("not both"));
+    assert!(!decode(json!({ "skill_id": "s" })).wait);
+    assert!(serde_json::from_value::<RunParams>(json!({ "skill_id": "s", "npm": [] })).is_err());
+}
+
+#[test]
+fn a_run_result_is_an_id_or_an_outcome() {
+    use methods::{RunResult, RunStarted};
+
+    let started = RunResult::Started(RunStarted { run_id: "r".into() });
+    let text = serde_json::to_value(&started).unwrap();
+    assert_eq!(text, json!({ "run_id": "r" }));
+    assert_eq!(serde_json::from_value::<RunResult>(text).unwrap(), started);
+}
