@@ -8,13 +8,19 @@
 //! [`block`](skills::types::sanitize::block): escape sequences and controls are removed, line
 //! structure stays, so a script cannot retitle, recolour or rewrite the user's terminal.
 //!
+//! The script runs in a process group of its own, so Ctrl-C at the terminal reaches only this
+//! process. It must not leave the script running unwatched: SIGINT, SIGTERM and SIGHUP are
+//! blocked before any thread starts and taken by one thread with `sigwait`, which cancels the
+//! run (the whole group is stopped and the log gets its end; the command exits 130). Before a
+//! run exists (at the confirmation prompt) the signal ends the command at once.
+//!
 //! Confirmation (07 §Permission and confirmation) is the runtime's decision; the command line
 //! only carries the answer. When the runtime says `needs_confirmation` and a person is there
 //! (stdin and stderr are terminals), they are asked; otherwise the run is refused with the
 //! advice to pass `--yes`. Nothing runs before the answer.
 
 use std::io::{IsTerminal, Write};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use serde_json::{Map, Value};
 use skills::Error;
@@ -31,10 +37,14 @@ use crate::output;
 const PASS_YES: &str = "pass --yes to confirm the run (off a terminal there is nobody to ask)";
 
 pub(crate) fn run(global: &Global, args: &RunArgs) -> Exit {
+    // First, while this is the only thread: a thread started earlier would keep the signals
+    // deliverable, and their default action would end the command without a cancel.
+    let signals = interrupt::block();
     let skills = match context::skills(global, Some(&args.discovery)) {
         Ok(skills) => skills,
         Err(message) => return output::usage(global, &message),
     };
+    let running = interrupt::watch(signals, &skills);
     let target = match (&args.script, &args.code, args.lang) {
         (Some(path), None, _) => RunTarget::Script { path: path.clone() },
         (None, Some(code), Some(lang)) => RunTarget::Inline {
@@ -59,12 +69,20 @@ pub(crate) fn run(global: &Global, args: &RunArgs) -> Exit {
         .with_timeout_secs(args.timeout)
         .confirmed(args.yes);
     let sink = (!global.json).then(live_output);
-    let outcome = match skills.run_with(&request, sink.clone()) {
+    let start = |request: &RunRequest| -> Result<RunOutcome, Error> {
+        // Held while the run starts, so a signal in between waits for the id to cancel.
+        let mut slot = running.lock().unwrap_or_else(PoisonError::into_inner);
+        let started = skills.start_run(request, sink.clone())?;
+        *slot = Some(started.run_id.clone());
+        drop(slot);
+        started.wait()
+    };
+    let outcome = match start(&request) {
         Err(Error::NeedsConfirmation { skill, reason }) if !request.confirmed && can_ask() => {
             if !ask(&skill, &reason) {
                 return refused_text(global, "the run was not confirmed; nothing was started");
             }
-            skills.run_with(&request.clone().confirmed(true), sink)
+            start(&request.clone().confirmed(true))
         }
         other => other,
     };
@@ -260,5 +278,70 @@ pub(crate) fn input_values(
         Ok(values)
     } else {
         Err(format!("{}; nothing was started", problems.join("; ")))
+    }
+}
+
+/// The run a signal cancels: its id once started, `None` before.
+type Running = Arc<Mutex<Option<String>>>;
+
+/// SIGINT, SIGTERM and SIGHUP as a cancel of the run (see the module documentation).
+#[cfg(unix)]
+mod interrupt {
+    use std::sync::{Arc, Mutex, PoisonError};
+
+    use nix::sys::signal::{SigSet, Signal};
+    use skills::Skills;
+
+    use super::Running;
+
+    /// Blocks the signals in this thread (and every thread it starts); `None` when that
+    /// fails, and the signals keep their default action.
+    pub(super) fn block() -> Option<SigSet> {
+        let mut signals = SigSet::empty();
+        for signal in [Signal::SIGINT, Signal::SIGTERM, Signal::SIGHUP] {
+            signals.add(signal);
+        }
+        signals.thread_block().ok().map(|()| signals)
+    }
+
+    /// Starts the thread that waits for the blocked signals: each cancels the run in the
+    /// slot, or, before there is one, ends the command with 128 + the signal.
+    pub(super) fn watch(signals: Option<SigSet>, skills: &Skills) -> Running {
+        let running: Running = Arc::new(Mutex::new(None));
+        let Some(signals) = signals else {
+            return running;
+        };
+        let slot = Arc::clone(&running);
+        let skills = skills.clone();
+        std::thread::spawn(move || {
+            while let Ok(signal) = signals.wait() {
+                let run_id = slot.lock().unwrap_or_else(PoisonError::into_inner).clone();
+                match run_id {
+                    Some(run_id) => {
+                        let _ = skills.cancel_run(&run_id);
+                    }
+                    None => std::process::exit(128 + signal as i32),
+                }
+            }
+        });
+        running
+    }
+}
+
+/// Elsewhere the signals keep their default action.
+#[cfg(not(unix))]
+mod interrupt {
+    use std::sync::{Arc, Mutex};
+
+    use skills::Skills;
+
+    use super::Running;
+
+    pub(super) fn block() -> Option<()> {
+        None
+    }
+
+    pub(super) fn watch(_signals: Option<()>, _skills: &Skills) -> Running {
+        Arc::new(Mutex::new(None))
     }
 }

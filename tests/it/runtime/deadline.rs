@@ -31,6 +31,8 @@ fn pid(path: &std::path::Path) -> u32 {
 #[test]
 fn a_deadline_stops_the_whole_group_even_a_grandchild_ignoring_term() {
     let (tree, _) = lab(&[("scripts/stubborn.sh", STUBBORN)], None);
+    // Built (when it must be) before the clock starts.
+    skills_tests::skills_binary();
     let started = Instant::now();
     let child = spawn(
         &tree,
@@ -104,4 +106,46 @@ fn cancel_from_another_process_ends_the_run_with_130() {
     assert!(again.stderr.contains("not running"), "{again:?}");
     let unknown = tree.run(&["cancel", "01900000-0000-7000-8000-000000000000"]);
     assert_eq!(unknown.code, Some(1), "{unknown:?}");
+}
+
+/// The script runs in a process group of its own, so a Ctrl-C at the terminal (SIGINT to the
+/// foreground group), a closed terminal (SIGHUP) or a `kill` reach only `skills`: it cancels
+/// the run rather than leave the script running without anyone reading its output.
+#[test]
+fn a_signal_to_the_command_cancels_the_run() {
+    use nix::sys::signal::{Signal, kill};
+    use nix::unistd::Pid;
+
+    let (tree, _) = lab(
+        &[(
+            "scripts/long.sh",
+            "echo \"$$\" > \"$PWD/script-$1.pid\"\nwhile :; do sleep 1; done\n",
+        )],
+        None,
+    );
+    for (signal, name) in [
+        (Signal::SIGINT, "int"),
+        (Signal::SIGTERM, "term"),
+        (Signal::SIGHUP, "hup"),
+    ] {
+        let child = spawn(&tree, &["run", SKILL, "scripts/long.sh", "--", name]);
+        let pid_file = tree.workspace.join(format!("script-{name}.pid"));
+        let waiting = Instant::now();
+        while !pid_file.exists() {
+            assert!(
+                waiting.elapsed() < Duration::from_secs(10),
+                "{name}: the script never started"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let skills_pid = i32::try_from(child.id()).unwrap();
+        kill(Pid::from_raw(skills_pid), signal).unwrap();
+        let run = wait_within(child, Duration::from_secs(10));
+        assert_eq!(run.code, Some(130), "{name}: {run:?}");
+        assert!(
+            process_gone(pid(&pid_file)),
+            "{name}: the script outlived the command"
+        );
+        assert_eq!(statuses(&tree)[0].1, "cancelled", "{name}");
+    }
 }

@@ -6,8 +6,10 @@
 //! Three contenders take turns in every repetition (the order rotates): `python3 hello.py`,
 //! `skills run bench-run scripts/hello.py` in a home holding that one skill, and
 //! `skills --version` (the process start alone: no discovery, no configuration read). A fourth
-//! figure, `skills list` of the same home, shows what discovery of a one-skill home adds. Each
-//! figure is the median; only the ratio within one run means anything on a shared machine.
+//! figure, `skills list` of the same home, shows what discovery of a one-skill home adds, and a
+//! fifth, `python3 --version`, what the runtime's resolving the interpreter costs (it runs
+//! that once per handle, so once per command). Each figure is the median; only the ratio
+//! within one run means anything on a shared machine.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -36,6 +38,8 @@ pub(crate) struct RuntimeRun {
     pub(crate) skills_run: Duration,
     pub(crate) start: Duration,
     pub(crate) list: Duration,
+    /// `python3 --version`: what resolving the interpreter costs a fresh handle.
+    pub(crate) version: Duration,
 }
 
 impl RuntimeRun {
@@ -63,6 +67,7 @@ impl RuntimeRun {
              {:<44} {:>9.1} ms   {:.2}× the direct run\n\
              {:<44} {:>9.1} ms\n\
              {:<44} {:>9.1} ms\n\
+             {:<44} {:>9.1} ms\n\
              target: ≤ {TARGET_RATIO} × direct + start = {:.1} ms: {verdict} the target\n",
             self.python,
             "python3 scripts/hello.py (direct)",
@@ -74,6 +79,8 @@ impl RuntimeRun {
             ms(self.start),
             "skills list (start + a one-skill discovery)",
             ms(self.list),
+            "python3 --version (resolving the interpreter)",
+            ms(self.version),
             ms(self.budget()),
         )
     }
@@ -87,6 +94,7 @@ impl RuntimeRun {
             "skills_run_ms": ms(self.skills_run),
             "start_ms": ms(self.start),
             "list_ms": ms(self.list),
+            "interpreter_version_ms": ms(self.version),
             "ratio": self.ratio(),
             "target_ratio": TARGET_RATIO,
             "budget_ms": ms(self.budget()),
@@ -136,6 +144,7 @@ pub(crate) fn measure(scratch: &Path, skills: &Path) -> Result<RuntimeRun, Failu
         ("run", cli(&["run", SKILL, SCRIPT]), Vec::new()),
         ("start", cli(&["--version"]), Vec::new()),
         ("list", cli(&["list"]), Vec::new()),
+        ("version", version_command(&python, &workspace), Vec::new()),
     ];
     println!(
         "\n==> runtime: skills run of {SCRIPT} against {} running it",
@@ -144,7 +153,7 @@ pub(crate) fn measure(scratch: &Path, skills: &Path) -> Result<RuntimeRun, Failu
     // Untimed warm-up, which also checks that each contender works and prints what it should.
     for (name, command, _) in &mut contenders {
         let (_, output) = run(command)?;
-        if *name != "start" && *name != "list" && output != b"hello\n" {
+        if matches!(*name, "direct" | "run") && output != b"hello\n" {
             return Err(Failure::new(
                 format!(
                     "`{name}` printed {:?} instead of the script's line",
@@ -171,6 +180,7 @@ pub(crate) fn measure(scratch: &Path, skills: &Path) -> Result<RuntimeRun, Failu
         skills_run: figure(1),
         start: figure(2),
         list: figure(3),
+        version: figure(4),
     })
 }
 
@@ -178,6 +188,13 @@ pub(crate) fn measure(scratch: &Path, skills: &Path) -> Result<RuntimeRun, Failu
 fn python_command(python: &Path, script: &Path, workspace: &Path) -> Command {
     let mut command = Command::new(python);
     command.arg(script).current_dir(workspace);
+    command
+}
+
+/// `python3 --version`, which the runtime runs to resolve the interpreter.
+fn version_command(python: &Path, workspace: &Path) -> Command {
+    let mut command = Command::new(python);
+    command.arg("--version").current_dir(workspace);
     command
 }
 
@@ -250,6 +267,7 @@ mod tests {
             skills_run: Duration::from_millis(26),
             start: Duration::from_millis(2),
             list: Duration::from_millis(3),
+            version: Duration::from_millis(10),
         };
         let budget = measured.budget().as_secs_f64();
         assert!((budget - 0.025).abs() < 1e-6, "{budget}");
