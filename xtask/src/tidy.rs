@@ -59,9 +59,14 @@ struct Boundary {
 /// (`core::net` is allowed: it holds the address types and no sockets.)
 const NO_IO: &str = "skills-types and skills-stub hold data and no-ops: no files, network, processes, threads or environment (address types come from core::net)";
 
-/// Where the environment may be read: the command line maps it, and the facade's parity test
-/// reads the mode CI asked for.
-const ENVIRONMENT_READERS: &[&str] = &["crates/skills-cli/", "crates/skills/tests/"];
+/// Where the environment may be read: the command line maps it, the facade's parity test
+/// reads the mode CI asked for, and the runtime's tests hand their `PATH` to the children
+/// they start (through `RuntimeConfig::inherited_env`, as the command line does).
+const ENVIRONMENT_READERS: &[&str] = &[
+    "crates/skills-cli/",
+    "crates/skills/tests/",
+    "crates/skills-runtime/src/tests.rs",
+];
 
 const BOUNDARIES: [Boundary; 12] = [
     Boundary {

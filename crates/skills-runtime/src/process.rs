@@ -37,6 +37,11 @@ use crate::prepare::Prepared;
 
 /// How often the supervisor looks at the child, the clock and the cancel flags.
 const TICK: Duration = Duration::from_millis(20);
+/// How often a process whose output is closed is checked for its exit.
+const SETTLE: Duration = Duration::from_millis(1);
+/// For how long after its output closes a process is checked that often (then every tick:
+/// one that closed its output and goes on must not cost a busy loop).
+const SETTLE_FOR: Duration = Duration::from_millis(50);
 /// How often it looks for another process's cancel marker.
 const MARKER_EVERY: Duration = Duration::from_millis(100);
 /// How long pipes may stay open after the child exited before the rest of its group is told
@@ -345,6 +350,7 @@ fn supervise(
     let mut termed_at: Option<Instant> = None;
     let mut killed_at: Option<Instant> = None;
     let mut marker_checked = started;
+    let mut closed_at: Option<Instant> = None;
     let grace = Duration::from_millis(KILL_GRACE_MILLIS);
     loop {
         if ending.status.is_none() && exited_at.is_none() {
@@ -414,8 +420,12 @@ fn supervise(
             Err(RecvTimeoutError::Timeout) => {}
             Err(RecvTimeoutError::Disconnected) => {
                 open_readers = 0;
+                // Both streams are closed: the process is ending (or has closed them and
+                // goes on). Look again soon, so a run ends when its process does.
                 if exited_at.is_none() {
-                    std::thread::sleep(TICK);
+                    let closed = *closed_at.get_or_insert_with(Instant::now);
+                    let quick = closed.elapsed() < SETTLE_FOR;
+                    std::thread::sleep(if quick { SETTLE } else { TICK });
                 }
             }
         }

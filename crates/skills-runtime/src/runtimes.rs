@@ -158,11 +158,15 @@ fn version_of(config: &RuntimeConfig, path: &Path) -> Result<String, String> {
         .spawn()
         .map_err(|error| format!("{} --version could not start: {error}", path.display()))?;
     let started = Instant::now();
+    // Most interpreters answer within a few milliseconds: start polling at 1 ms and back off,
+    // so a resolution costs about what the interpreter takes, not a fixed tick.
+    let mut pause = Duration::from_millis(1);
     let status = loop {
         match child.try_wait() {
             Ok(Some(status)) => break status,
             Ok(None) if started.elapsed() < VERSION_DEADLINE => {
-                std::thread::sleep(Duration::from_millis(10));
+                std::thread::sleep(pause);
+                pause = (pause * 2).min(Duration::from_millis(50));
             }
             Ok(None) | Err(_) => {
                 drop(child.kill());

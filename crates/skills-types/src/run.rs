@@ -604,7 +604,7 @@ impl RuntimeInfo {
     }
 }
 
-/// The type of a declared input (the closed set of 07 §Inputs).
+/// The type of a declared input: one of `string`, `number`, `boolean` and `json`.
 #[derive(
     Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema,
 )]
