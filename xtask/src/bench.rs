@@ -463,23 +463,57 @@ pub(crate) fn run(root: &Path, args: &Args) -> Result<(), Failure> {
 
 /// The runtime row ([`runtime`]): measured, printed and written to [`RUNTIME_REPORT_PATH`].
 fn run_runtime(root: &Path, skills: &Path) -> Result<(), Failure> {
-    let scratch = Scratch::new().map_err(|error| {
+    let scratch = scratch("set TMPDIR to a writable directory")?;
+    let measured = runtime::measure(&scratch.0, skills)?;
+    drop(scratch);
+    report(
+        root,
+        RUNTIME_REPORT_PATH,
+        &measured.table(),
+        &measured.json(),
+    )
+}
+
+/// The registry catalog rows ([`catalog`]): measured, printed and written to
+/// [`CATALOG_REPORT_PATH`].
+fn run_catalog(root: &Path, skills: &Path) -> Result<(), Failure> {
+    let scratch = scratch("set TMPDIR to a writable directory with a few hundred MiB free")?;
+    let measured = catalog::measure(&scratch.0, skills)?;
+    drop(scratch);
+    report(
+        root,
+        CATALOG_REPORT_PATH,
+        &measured.table(),
+        &measured.json(),
+    )
+}
+
+/// A scratch directory for one group of rows; `hint` says what to do when there is none.
+fn scratch(hint: &'static str) -> Result<Scratch, Failure> {
+    Scratch::new().map_err(|error| {
         Failure::new(
             format!(
                 "could not create a directory under {}: {error}",
                 std::env::temp_dir().display()
             ),
-            "set TMPDIR to a writable directory",
+            hint,
         )
-    })?;
-    let measured = runtime::measure(&scratch.0, skills)?;
-    drop(scratch);
-    println!("\n{}", measured.table());
-    let path = root.join(RUNTIME_REPORT_PATH);
+    })
+}
+
+/// Prints a group's table and writes its JSON report to `relative` under `root`.
+fn report(
+    root: &Path,
+    relative: &str,
+    table: &str,
+    json: &serde_json::Value,
+) -> Result<(), Failure> {
+    println!("\n{table}");
+    let path = root.join(relative);
     let written = path
         .parent()
         .map_or(Ok(()), fs::create_dir_all)
-        .and_then(|()| fs::write(&path, format!("{:#}\n", measured.json())));
+        .and_then(|()| fs::write(&path, format!("{json:#}\n")));
     written.map_err(|error| {
         Failure::new(
             format!("could not write {}: {error}", path.display()),
@@ -490,34 +524,29 @@ fn run_runtime(root: &Path, skills: &Path) -> Result<(), Failure> {
     Ok(())
 }
 
-/// The registry catalog rows ([`catalog`]): measured, printed and written to
-/// [`CATALOG_REPORT_PATH`].
-fn run_catalog(root: &Path, skills: &Path) -> Result<(), Failure> {
-    let scratch = Scratch::new().map_err(|error| {
+/// Runs `command` to completion; its wall time and standard output. `hint` says how to find
+/// out why it failed.
+fn timed(command: &mut Command, hint: &'static str) -> Result<(Duration, Vec<u8>), Failure> {
+    let started = Instant::now();
+    let output = command.output().map_err(|error| {
         Failure::new(
+            format!("could not run {:?}: {error}", command.get_program()),
+            "build the release binary first",
+        )
+    })?;
+    let elapsed = started.elapsed();
+    if !output.status.success() {
+        return Err(Failure::new(
             format!(
-                "could not create a directory under {}: {error}",
-                std::env::temp_dir().display()
+                "{:?} failed ({}): {}",
+                command.get_program(),
+                output.status,
+                String::from_utf8_lossy(&output.stderr).trim()
             ),
-            "set TMPDIR to a writable directory with a few hundred MiB free",
-        )
-    })?;
-    let measured = catalog::measure(&scratch.0, skills)?;
-    drop(scratch);
-    println!("\n{}", measured.table());
-    let path = root.join(CATALOG_REPORT_PATH);
-    let written = path
-        .parent()
-        .map_or(Ok(()), fs::create_dir_all)
-        .and_then(|()| fs::write(&path, format!("{:#}\n", measured.json())));
-    written.map_err(|error| {
-        Failure::new(
-            format!("could not write {}: {error}", path.display()),
-            "check that target/ is writable",
-        )
-    })?;
-    println!("report: {}", path.display());
-    Ok(())
+            hint,
+        ));
+    }
+    Ok((elapsed, output.stdout))
 }
 
 /// Builds only the release CLI (for `--catalog-only` and `--runtime-only`).

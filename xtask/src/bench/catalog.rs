@@ -13,7 +13,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use skills_tests::catalog::{self, NEEDLE_WORD, Shape};
 use skills_tests::http::{Reply, Server};
@@ -227,26 +227,10 @@ pub(crate) fn measure(scratch: &Path, skills: &Path) -> Result<CatalogRun, Failu
 
 /// Runs `command` to completion; its wall time and standard output.
 fn run(command: &mut Command) -> Result<(Duration, Vec<u8>), Failure> {
-    let started = Instant::now();
-    let output = command.output().map_err(|error| {
-        Failure::new(
-            format!("could not run {:?}: {error}", command.get_program()),
-            "build the release binary first",
-        )
-    })?;
-    let elapsed = started.elapsed();
-    if !output.status.success() {
-        return Err(Failure::new(
-            format!(
-                "{:?} failed ({}): {}",
-                command.get_program(),
-                output.status,
-                String::from_utf8_lossy(&output.stderr).trim()
-            ),
-            "run the command by hand against the fixture to see why",
-        ));
-    }
-    Ok((elapsed, output.stdout))
+    super::timed(
+        command,
+        "run the command by hand against the fixture to see why",
+    )
 }
 
 /// Moves the cache's fetch time two hours into the past, so the next search revalidates.

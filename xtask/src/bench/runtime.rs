@@ -14,7 +14,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use super::report;
 use crate::Failure;
@@ -214,26 +214,10 @@ fn run(command: &mut Command) -> Result<(Duration, Vec<u8>), Failure> {
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-    let started = Instant::now();
-    let output = command.output().map_err(|error| {
-        Failure::new(
-            format!("could not run {:?}: {error}", command.get_program()),
-            "build the release binary first",
-        )
-    })?;
-    let elapsed = started.elapsed();
-    if !output.status.success() {
-        return Err(Failure::new(
-            format!(
-                "{:?} failed ({}): {}",
-                command.get_program(),
-                output.status,
-                String::from_utf8_lossy(&output.stderr).trim()
-            ),
-            "run the command by hand in the bench home to see why",
-        ));
-    }
-    Ok((elapsed, output.stdout))
+    super::timed(
+        command,
+        "run the command by hand in the bench home to see why",
+    )
 }
 
 fn median(samples: &[Duration]) -> Duration {
