@@ -502,7 +502,7 @@ fn scratch(hint: &'static str) -> Result<Scratch, Failure> {
 }
 
 /// Prints a group's table and writes its JSON report to `relative` under `root`.
-fn report(
+fn write_report(
     root: &Path,
     relative: &str,
     table: &str,
