@@ -466,7 +466,7 @@ fn run_runtime(root: &Path, skills: &Path) -> Result<(), Failure> {
     let scratch = scratch("set TMPDIR to a writable directory")?;
     let measured = runtime::measure(&scratch.0, skills)?;
     drop(scratch);
-    report(
+    write_report(
         root,
         RUNTIME_REPORT_PATH,
         &measured.table(),
@@ -480,7 +480,7 @@ fn run_catalog(root: &Path, skills: &Path) -> Result<(), Failure> {
     let scratch = scratch("set TMPDIR to a writable directory with a few hundred MiB free")?;
     let measured = catalog::measure(&scratch.0, skills)?;
     drop(scratch);
-    report(
+    write_report(
         root,
         CATALOG_REPORT_PATH,
         &measured.table(),
