@@ -3,7 +3,7 @@
 //! stub's twin when the `skills` feature is off), so each signature is written once, here.
 
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use skills_types::catalog::{Explanation, ListOptions, Listing, SkillBody};
 use skills_types::event::SkillsEvent;
@@ -36,7 +36,14 @@ pub struct Skills {
     runtime: runtime_impl::Runtime,
     /// The handle's own notice sink (`with_run_notices`); its bus is added per run.
     run_hooks: RunHooks,
+    /// Held across "mutate, publish the mutation's event, discover, observe", and around
+    /// every other observed discovery, so that no discovery on another thread can report a
+    /// mutation's change before the mutation's own event.
+    order: Arc<Mutex<()>>,
 }
+
+/// Proof that the caller holds the handle's event-order lock (none when nothing listens).
+type Ordered<'a> = Option<MutexGuard<'a, ()>>;
 
 impl Skills {
     /// A handle over this configuration. Nothing is read until a method asks.
@@ -48,6 +55,7 @@ impl Skills {
             publisher: bus_impl::Publisher::default(),
             runtime: runtime_impl::Runtime::new(),
             run_hooks: RunHooks::default(),
+            order: Arc::default(),
         }
     }
 
@@ -127,9 +135,7 @@ impl Skills {
     /// Discovers every skill: the catalog, the shadowed copies, the hidden skills and what the
     /// scan noticed.
     pub fn discover(&self) -> Result<Catalog, Error> {
-        let catalog = ops::discover::discover(self.checked()?)?;
-        self.publisher.observe(&catalog);
-        Ok(catalog)
+        self.observed_discovery(&self.ordered())
     }
 
     /// The catalog as summaries (no frontmatter, no bodies).
@@ -155,25 +161,28 @@ impl Skills {
 
     /// Creates a skill in the first root of its scope, atomically; refuses to overwrite.
     pub fn create(&self, request: &CreateSkill) -> Result<Written, Error> {
-        self.baseline();
+        let order = self.ordered();
+        self.baseline(&order);
         let written = ops::manage::create(self.writable("create a skill")?, request)?;
-        self.changed(SkillsEvent::Created, [&written]);
+        self.changed(&order, SkillsEvent::Created, [&written]);
         Ok(written)
     }
 
     /// Changes a skill's frontmatter or body, atomically; the body is kept unless replaced.
     pub fn update(&self, id: &str, changes: &UpdateSkill) -> Result<Written, Error> {
-        self.baseline();
+        let order = self.ordered();
+        self.baseline(&order);
         let written = ops::manage::update(self.writable("change a skill")?, id, changes)?;
-        self.changed(SkillsEvent::Updated, [&written]);
+        self.changed(&order, SkillsEvent::Updated, [&written]);
         Ok(written)
     }
 
     /// Removes a skill folder from a user or trusted project root (a symlinked one as a link).
     pub fn uninstall(&self, name: &str, scope: Option<SkillScope>) -> Result<Uninstalled, Error> {
-        self.baseline();
+        let order = self.ordered();
+        self.baseline(&order);
         let removed = ops::manage::uninstall(self.writable("uninstall a skill")?, name, scope)?;
-        self.changed(SkillsEvent::Uninstalled, [&removed]);
+        self.changed(&order, SkillsEvent::Uninstalled, [&removed]);
         Ok(removed)
     }
 
@@ -202,11 +211,11 @@ impl Skills {
     /// memory, then written atomically into the scope's root; one outcome per skill. With
     /// `request.list`, nothing is written.
     pub async fn install(&self, request: &InstallRequest) -> Result<Vec<InstallOutcome>, Error> {
-        self.baseline();
+        self.baseline(&self.ordered());
         let outcomes =
             install_impl::install(self.writable("install skills")?, &self.hooks, request).await?;
         let written = outcomes.iter().filter(|outcome| !outcome.already_installed);
-        self.changed(SkillsEvent::Installed, written);
+        self.changed(&self.ordered(), SkillsEvent::Installed, written);
         Ok(outcomes)
     }
 
@@ -229,14 +238,14 @@ impl Skills {
         &self,
         request: &skills_types::update::Request,
     ) -> Result<Vec<skills_types::update::Outcome>, Error> {
-        self.baseline();
+        self.baseline(&self.ordered());
         let outcomes =
             install_impl::update::update(self.writable("update skills")?, &self.hooks, request)
                 .await?;
         let written = outcomes
             .iter()
             .filter_map(|outcome| outcome.installed.as_ref());
-        self.changed(SkillsEvent::Installed, written);
+        self.changed(&self.ordered(), SkillsEvent::Installed, written);
         Ok(outcomes)
     }
 
@@ -249,10 +258,10 @@ impl Skills {
         &self,
         request: &skills_types::remote::Refresh,
     ) -> Result<Vec<skills_types::remote::Refreshed>, Error> {
-        self.baseline();
+        self.baseline(&self.ordered());
         let refreshed =
             install_impl::remote::refresh(self.checked()?, &self.hooks, request).await?;
-        self.changed::<()>(SkillsEvent::CatalogChanged, []);
+        self.changed::<()>(&self.ordered(), SkillsEvent::CatalogChanged, []);
         Ok(refreshed)
     }
 
@@ -304,12 +313,12 @@ impl Skills {
         &self,
         request: &registry::InstallRequest,
     ) -> Result<InstallOutcome, Error> {
-        self.baseline();
+        self.baseline(&self.ordered());
         let outcome =
             install_impl::registry::install(self.writable("install skills")?, &self.hooks, request)
                 .await?;
         let written = Some(&outcome).filter(|outcome| !outcome.already_installed);
-        self.changed(SkillsEvent::Installed, written);
+        self.changed(&self.ordered(), SkillsEvent::Installed, written);
         Ok(outcome)
     }
 
@@ -321,10 +330,11 @@ impl Skills {
         name: &str,
         scope: Option<SkillScope>,
     ) -> Result<Uninstalled, Error> {
-        self.baseline();
+        let order = self.ordered();
+        self.baseline(&order);
         let removed =
             install_impl::registry::uninstall(self.writable("uninstall a skill")?, name, scope)?;
-        self.changed(SkillsEvent::Uninstalled, [&removed]);
+        self.changed(&order, SkillsEvent::Uninstalled, [&removed]);
         Ok(removed)
     }
 
@@ -409,17 +419,19 @@ impl Skills {
     /// Records `workspace` as trusted by this user, in `<home>/<app_dir>/trusted-workspaces.json`
     /// (by canonical path and folder identity; nothing is written into the workspace).
     pub fn trust(&self, workspace: &Path) -> Result<TrustChange, Error> {
-        self.baseline();
+        let order = self.ordered();
+        self.baseline(&order);
         let change = ops::trust::trust(self.writable("trust a workspace")?, workspace)?;
-        self.changed::<()>(SkillsEvent::CatalogChanged, []);
+        self.changed::<()>(&order, SkillsEvent::CatalogChanged, []);
         Ok(change)
     }
 
     /// Removes the user's record of `workspace`, also when its folder is gone.
     pub fn revoke_trust(&self, workspace: &Path) -> Result<TrustChange, Error> {
-        self.baseline();
+        let order = self.ordered();
+        self.baseline(&order);
         let change = ops::trust::revoke(self.writable("revoke trust")?, workspace)?;
-        self.changed::<()>(SkillsEvent::CatalogChanged, []);
+        self.changed::<()>(&order, SkillsEvent::CatalogChanged, []);
         Ok(change)
     }
 
@@ -469,15 +481,30 @@ impl Skills {
 
     /// Before a mutation: makes sure the publisher has a catalog to compare the next one with,
     /// so the mutation's `catalog_changed` names exactly what it changed.
-    fn baseline(&self) {
+    fn baseline(&self, order: &Ordered<'_>) {
         if self.publisher.is_active() && !self.publisher.has_baseline() {
-            drop(self.discover());
+            drop(self.observed_discovery(order));
         }
+    }
+
+    /// The event-order lock, when anything listens to the handle's events.
+    fn ordered(&self) -> Ordered<'_> {
+        self.publisher
+            .is_active()
+            .then(|| self.order.lock().unwrap_or_else(PoisonError::into_inner))
+    }
+
+    /// A discovery the publisher compares with the last one, under the event-order lock.
+    fn observed_discovery(&self, _order: &Ordered<'_>) -> Result<Catalog, Error> {
+        let catalog = ops::discover::discover(self.checked()?)?;
+        self.publisher.observe(&catalog);
+        Ok(catalog)
     }
 
     /// After a mutation: publishes `kind` once per result, then the catalog's changes.
     fn changed<'a, T: serde::Serialize + 'a>(
         &self,
+        order: &Ordered<'_>,
         kind: SkillsEvent,
         results: impl IntoIterator<Item = &'a T>,
     ) {
@@ -491,7 +518,7 @@ impl Skills {
             }
         }
         // A discovery that fails now fails again for the caller's next call; nothing to add.
-        drop(self.discover());
+        drop(self.observed_discovery(order));
     }
 }
 
