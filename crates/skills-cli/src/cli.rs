@@ -184,6 +184,11 @@ pub(crate) enum Command {
     /// An instruction-only skill as an agent task: its body with a block of the inputs, its
     /// [agent] table and its preflight.
     Task(TaskArgs),
+    /// The tools skills declare (`[[tools]]` in skill.toml), as agents are offered them.
+    Tools(ToolsArgs),
+    /// Run a skill's self-tests (`[[tests]]` in skill.toml), or every skill's with --all;
+    /// exits 1 when any fails.
+    Test(TestArgs),
     /// Serve every operation as JSON-RPC 2.0 over stdin and stdout, one message per line.
     Serve,
     /// Print every RPC method with the JSON Schemas of its params and result.
@@ -204,6 +209,11 @@ pub(crate) struct RunArgs {
     /// skills.toml).
     #[arg(short = 'e', long = "eval", value_name = "CODE", requires = "lang")]
     pub(crate) code: Option<String>,
+    /// Run npm in the skill folder instead (`--npm ci`, `--npm test`, `--npm run build`):
+    /// the words after it up to `--` are npm's arguments.
+    #[arg(long, value_name = "NPM ARGS", num_args = 1.., allow_hyphen_values = false,
+          conflicts_with_all = ["script", "code"])]
+    pub(crate) npm: Option<Vec<String>>,
     /// The language of -e CODE.
     #[arg(long, value_enum, value_name = "LANG", requires = "code")]
     pub(crate) lang: Option<LangArg>,
@@ -307,6 +317,38 @@ pub(crate) struct TaskArgs {
 }
 
 #[derive(Debug, Args)]
+pub(crate) struct ToolsArgs {
+    #[command(flatten)]
+    pub(crate) discovery: Discovery,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct TestArgs {
+    /// The skill whose tests run.
+    #[arg(required_unless_present = "all", conflicts_with = "all")]
+    pub(crate) name: Option<String>,
+    /// Run the tests of every skill that declares any.
+    #[arg(long)]
+    pub(crate) all: bool,
+    /// Confirm the runs without asking (needed off a terminal for `ask` and project skills).
+    #[arg(short = 'y', long)]
+    pub(crate) yes: bool,
+    #[command(flatten)]
+    pub(crate) discovery: Discovery,
+}
+
+/// The languages `skills new --script` scaffolds an entry script in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub(crate) enum ScriptArg {
+    /// `scripts/main.mjs`
+    Node,
+    /// `scripts/main.py`
+    Python,
+    /// `scripts/main.sh`
+    Sh,
+}
+
+#[derive(Debug, Args)]
 pub(crate) struct CompletionsArgs {
     /// The shell to complete for.
     #[arg(value_enum)]
@@ -403,6 +445,10 @@ pub(crate) struct NewArgs {
     /// The license (an SPDX id such as MIT, or the name of a license file).
     #[arg(long)]
     pub(crate) license: Option<String>,
+    /// Also scaffold an entry script in this language that prints a JSON result, with a
+    /// skill.toml naming it, one input and a self-test, so `skills test NAME` passes at once.
+    #[arg(long, value_enum, value_name = "LANG")]
+    pub(crate) script: Option<ScriptArg>,
     #[command(flatten)]
     pub(crate) discovery: Discovery,
 }

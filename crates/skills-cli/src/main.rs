@@ -19,6 +19,8 @@ mod runtimes;
 mod serve;
 mod show;
 mod task;
+mod test;
+mod tools;
 mod trust;
 mod update;
 mod validate;
@@ -79,6 +81,8 @@ fn main() -> ExitCode {
         cli::Command::Cancel(args) => runs::cancel(global, args),
         cli::Command::Runtimes(args) => runtimes::run(global, args),
         cli::Command::Task(args) => task::run(global, args),
+        cli::Command::Tools(args) => tools::run(global, args),
+        cli::Command::Test(args) => test::run(global, args),
         cli::Command::Serve => serve::serve(global),
         cli::Command::Schemas => serve::schemas(),
         cli::Command::Completions(args) => {

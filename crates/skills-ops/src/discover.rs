@@ -18,6 +18,8 @@ mod scan;
 pub(crate) mod settings;
 mod sidecar;
 
+pub use sidecar::{is_model_tool_name, tool_name};
+
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
@@ -101,6 +103,19 @@ pub fn read_skill_manifest(
         None => skills_types::run::SkillManifest::default(),
     };
     (manifest, diagnostics)
+}
+
+/// What is wrong with a skill folder's sidecar, for validation: its diagnostics, and one for
+/// each declared tool whose offered name (`<skill>__<tool>`) a model API would refuse.
+pub(crate) fn sidecar_diagnostics(skill_dir: &Path, skill: &str) -> Vec<Diagnostic> {
+    let (manifest, mut diagnostics) = read_skill_manifest(skill_dir);
+    let path = SIDECARS
+        .iter()
+        .map(|name| skill_dir.join(name))
+        .find(|path| path.is_file())
+        .unwrap_or_else(|| skill_dir.join(SKILL_TOML));
+    diagnostics.extend(sidecar::tool_name_diagnostics(skill, &manifest, &path));
+    diagnostics
 }
 
 /// Discovers every skill the configuration reaches.
@@ -369,7 +384,16 @@ fn load_one(found: &Found, stamps: &Stamps, folder: &Below<'_>) -> Result<Loaded
     let (frontmatter, document_diagnostics, _body) =
         load::parse_parts(&found.definition, &bytes, &fallback).map_err(unloadable)?;
     let sidecar = match stamps.sidecar {
-        Some((which, _)) => sidecar::read_sidecar(&sidecar_path(found, which), &mut diagnostics),
+        Some((which, _)) => {
+            let path = sidecar_path(found, which);
+            let sidecar = sidecar::read_sidecar(&path, &mut diagnostics);
+            diagnostics.extend(sidecar::tool_name_diagnostics(
+                &frontmatter.name,
+                &sidecar,
+                &path,
+            ));
+            sidecar
+        }
         None => skills_types::run::SkillManifest::default(),
     };
     let mut all = document_diagnostics;

@@ -63,6 +63,11 @@ fn validate_resolved(
         Err(Error::Unloadable { diagnostic, .. }) => (None, vec![*diagnostic], None),
         Err(error) => return Err(error),
     };
+    // The sidecar's problems (and declared tools' names) are the skill's too.
+    diagnostics.extend(crate::discover::sidecar_diagnostics(
+        &dir,
+        name.as_deref().unwrap_or(&directory),
+    ));
     if let Some(outer) = inside {
         let severity = if options.strict {
             Severity::Error

@@ -24,9 +24,11 @@ mod output;
 mod prepare;
 mod process;
 mod runtimes;
+mod selftest;
 mod task;
 #[cfg(test)]
 mod tests;
+mod tools;
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex, PoisonError, mpsc};
@@ -36,8 +38,9 @@ use serde_json::{Map, Value, json};
 use skills_types::event::{DomainEvent, SkillsEvent};
 use skills_types::run::{
     RunHooks, RunLogChunk, RunNotice, RunOutcome, RunRequest, RunSummary, RuntimeInfo, RuntimeKind,
-    StartedRun, Task,
+    StartedRun, Task, TestOutcome, TestRequest,
 };
+use skills_types::tool::{ToolCall, ToolExecution, ToolInfo};
 use skills_types::{Error, SkillsConfig};
 
 use process::Control;
@@ -285,5 +288,32 @@ impl Runtime {
         inputs: &Map<String, Value>,
     ) -> Result<Task, Error> {
         task::render_task(config, skill, inputs)
+    }
+
+    /// Every tool every skill of the catalog declares, as `<skill>__<tool>`.
+    pub fn list_tools(&self, config: &SkillsConfig) -> Result<Vec<ToolInfo>, Error> {
+        tools::list_tools(config)
+    }
+
+    /// Calls a declared tool: its arguments checked against its schema before anything runs,
+    /// then its script run like any run, with the arguments as JSON on stdin and in
+    /// `SKILL_TOOL_ARGS`.
+    pub fn execute_tool(
+        &self,
+        config: &SkillsConfig,
+        call: &ToolCall,
+        hooks: &RunHooks,
+    ) -> Result<ToolExecution, Error> {
+        tools::execute_tool(self, config, call, hooks)
+    }
+
+    /// Runs the self-tests of one skill, or of every skill that declares any.
+    pub fn run_tests(
+        &self,
+        config: &SkillsConfig,
+        request: &TestRequest,
+        hooks: &RunHooks,
+    ) -> Result<Vec<TestOutcome>, Error> {
+        selftest::run_tests(self, config, request, hooks)
     }
 }

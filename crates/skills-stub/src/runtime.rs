@@ -4,8 +4,9 @@
 use serde_json::{Map, Value};
 use skills_types::run::{
     RunHooks, RunLogChunk, RunOutcome, RunRequest, RunSummary, RuntimeInfo, RuntimeKind,
-    StartedRun, Task,
+    StartedRun, Task, TestOutcome, TestRequest,
 };
+use skills_types::tool::{ToolCall, ToolExecution, ToolInfo};
 use skills_types::{Error, SkillsConfig};
 
 /// The twin of `skills_runtime::Runtime`: holds nothing.
@@ -79,6 +80,31 @@ impl Runtime {
         _skill: &str,
         _inputs: &Map<String, Value>,
     ) -> Result<Task, Error> {
+        Err(Error::Disabled)
+    }
+
+    /// Empty: no tool can be called.
+    pub fn list_tools(&self, _config: &SkillsConfig) -> Result<Vec<ToolInfo>, Error> {
+        Ok(Vec::new())
+    }
+
+    /// Disabled: always `Err(Error::Disabled)`.
+    pub fn execute_tool(
+        &self,
+        _config: &SkillsConfig,
+        _call: &ToolCall,
+        _hooks: &RunHooks,
+    ) -> Result<ToolExecution, Error> {
+        Err(Error::Disabled)
+    }
+
+    /// Disabled: always `Err(Error::Disabled)`.
+    pub fn run_tests(
+        &self,
+        _config: &SkillsConfig,
+        _request: &TestRequest,
+        _hooks: &RunHooks,
+    ) -> Result<Vec<TestOutcome>, Error> {
         Err(Error::Disabled)
     }
 }

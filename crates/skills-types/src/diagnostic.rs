@@ -82,6 +82,7 @@ diagnostic_codes! {
     Unreadable = "unreadable": "A file or folder could not be read (permission denied, vanished during the scan, or a name that is not UTF-8).",
     InvalidConfig = "invalid-config": "A `skills.toml` configuration file could not be read or has a malformed key; the key was ignored.",
     InvalidSidecar = "invalid-sidecar": "A `skill.toml`, `workflow.toml` or `skill.json` beside the definition file could not be read or is malformed.",
+    InvalidToolName = "invalid-tool-name": "A tool declared in `skill.toml` would be offered under a name (`<skill>__<tool>`) that model APIs refuse: it must match `^[a-zA-Z0-9_-]{1,64}$`; the tool is not offered.",
     NestedSkill = "nested-skill": "A skill folder lies inside another skill's folder; discovery never looks inside a skill, so agents will not find it (reported by `validate --recursive`).",
     RemoteNotFetched = "remote-not-fetched": "A remote pack listed in `urls` has never been fetched, so none of its skills are listed (run `skills update --remote`).",
     RemoteFailed = "remote-failed": "The last fetch of a remote pack failed; the last good copy is listed.",

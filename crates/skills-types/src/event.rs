@@ -69,6 +69,10 @@ pub enum SkillsEvent {
     RunStarted,
     /// A run ended: `{run_id, skill, status, exit_code, duration_ms}`.
     RunFinished,
+    /// A declared tool was called: `{tool_name, skill, session_id}`.
+    ToolStarted,
+    /// A declared tool answered: `{tool_name, skill, session_id, run_id, elapsed_ms, is_error}`.
+    ToolFinished,
 }
 
 impl SkillsEvent {
@@ -83,6 +87,8 @@ impl SkillsEvent {
             Self::LoadError => "load_error",
             Self::RunStarted => "run_started",
             Self::RunFinished => "run_finished",
+            Self::ToolStarted => "tool_started",
+            Self::ToolFinished => "tool_finished",
         }
     }
 

@@ -80,6 +80,12 @@ pub enum RunTarget {
     },
     /// The script `skill.toml` names as `entry`.
     Entry,
+    /// `npm` in the skill folder of a skill with a `package.json`: `ci`, `install`,
+    /// `run SCRIPT` or `test`, with their arguments.
+    Npm {
+        /// The npm arguments (`["ci"]`, `["run", "build"]`).
+        args: Vec<String>,
+    },
 }
 
 /// A request to run a skill's code.
@@ -725,10 +731,108 @@ pub struct SkillManifest {
     pub agent: Option<AgentSpec>,
     /// What a core checks before starting it.
     pub github: Option<Preflight>,
-    /// `[[tools]]`, kept as written for the next step.
-    pub tools: Vec<Value>,
-    /// `[[tests]]`, kept as written for the next step.
-    pub tests: Vec<Value>,
+    /// The declared tools (`[[tools]]`).
+    pub tools: Vec<crate::tool::ToolSpec>,
+    /// The declared self-tests (`[[tests]]`).
+    pub tests: Vec<SelfTest>,
+}
+
+/// A self-test a skill declares in `skill.toml` (`[[tests]]`): a run and what it must give.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[non_exhaustive]
+pub struct SelfTest {
+    /// The test's name.
+    pub name: String,
+    /// The script to run, relative to the skill folder; with neither this nor `inline`, the
+    /// skill's `entry`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub script: Option<String>,
+    /// Inline code to run instead (needs `[runtime] allow_inline = true`, like any inline run).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inline: Option<String>,
+    /// The language of `inline` (default `sh`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub language: Option<InlineLanguage>,
+    /// Arguments after the script.
+    #[serde(default)]
+    pub args: Vec<String>,
+    /// Input values.
+    #[serde(default)]
+    pub inputs: serde_json::Map<String, Value>,
+    /// The exit status the run must end with.
+    #[serde(default)]
+    pub expect_exit: i32,
+    /// Text stdout must contain.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expect_stdout_contains: Option<String>,
+    /// A deadline in seconds (default 60: a test that hangs fails instead of waiting).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout_secs: Option<u64>,
+}
+
+/// Which self-tests to run.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[non_exhaustive]
+pub struct TestRequest {
+    /// The skill whose tests run; `None` for every skill that declares any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub skill: Option<String>,
+    /// The user confirmed running them (needed where a run needs it).
+    #[serde(default)]
+    pub confirmed: bool,
+}
+
+impl TestRequest {
+    /// The tests of `skill`, or of every skill.
+    pub fn new(skill: Option<String>) -> Self {
+        Self {
+            skill,
+            confirmed: false,
+        }
+    }
+}
+
+/// How one self-test went.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[non_exhaustive]
+pub struct TestOutcome {
+    /// The skill.
+    pub skill: String,
+    /// The test.
+    pub test: String,
+    /// Whether it passed.
+    pub passed: bool,
+    /// Why it failed (or could not run), in words.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// The run, when one was started.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run_id: Option<String>,
+    /// The run's status, when one was started.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<RunStatus>,
+    /// The exit status, when it exited.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exit_code: Option<i32>,
+    /// How long the run took, in milliseconds.
+    pub duration_ms: u64,
+}
+
+impl TestOutcome {
+    /// The outcome of `test` of `skill`: passed or not, nothing else known yet.
+    pub fn new(skill: impl Into<String>, test: impl Into<String>, passed: bool) -> Self {
+        Self {
+            skill: skill.into(),
+            test: test.into(),
+            passed,
+            reason: None,
+            run_id: None,
+            status: None,
+            exit_code: None,
+            duration_ms: 0,
+        }
+    }
 }
 
 /// An instruction-only skill as an agent session for the core's own loop.

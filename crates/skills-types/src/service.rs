@@ -121,4 +121,16 @@ pub trait SkillsService: Send + Sync {
         let _ = (skill, inputs);
         Err(Error::Disabled)
     }
+    /// Every declared tool of the catalog.
+    fn list_tools(&self) -> Result<Vec<crate::tool::ToolInfo>, Error> {
+        Ok(Vec::new())
+    }
+    /// Calls a declared tool.
+    fn execute_tool(
+        &self,
+        call: &crate::tool::ToolCall,
+    ) -> Result<crate::tool::ToolExecution, Error> {
+        let _ = call;
+        Err(Error::Disabled)
+    }
 }

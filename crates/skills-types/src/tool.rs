@@ -90,6 +90,130 @@ impl ToolResult {
     }
 }
 
+/// A tool a skill declares in `skill.toml` (`[[tools]]`): a script that takes JSON arguments.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[non_exhaustive]
+pub struct ToolSpec {
+    /// The tool's own name; it is offered as `<skill>__<name>`.
+    pub name: String,
+    /// What the tool does, for a model.
+    #[serde(default)]
+    pub description: String,
+    /// The script that answers, relative to the skill folder.
+    pub script: String,
+    /// A JSON Schema object the arguments must satisfy.
+    #[serde(default = "empty_object_schema")]
+    pub parameters: serde_json::Value,
+    /// A grouping for hosts that show tools by kind.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub category: Option<String>,
+    /// Whether the script can answer in Markdown when asked (`SKILL_PREFER_MARKDOWN=1`).
+    #[serde(default)]
+    pub supports_markdown: bool,
+}
+
+/// The schema of a tool that declares no parameters: any object.
+pub fn empty_object_schema() -> serde_json::Value {
+    serde_json::json!({"type": "object"})
+}
+
+/// One tool of the catalog as `list_tools` offers it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[non_exhaustive]
+pub struct ToolInfo {
+    /// `<skill>__<tool>`, matching `^[a-zA-Z0-9_-]{1,64}$`.
+    pub name: String,
+    /// The skill that declares it.
+    pub skill: String,
+    /// The tool's own name inside the skill.
+    pub tool: String,
+    /// What the tool does.
+    pub description: String,
+    /// Its category (`"skill"` when it declares none).
+    pub category: String,
+    /// The skill's permission: whether calling it is allowed, needs confirmation, or not.
+    pub permission_level: crate::config::Permission,
+    /// The skill's scope.
+    pub scope: crate::SkillScope,
+    /// Whether it can answer in Markdown.
+    pub supports_markdown: bool,
+    /// The JSON Schema of its arguments.
+    pub parameters: serde_json::Value,
+}
+
+/// A call of a declared tool.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[non_exhaustive]
+pub struct ToolCall {
+    /// `<skill>__<tool>`.
+    pub tool_name: String,
+    /// The arguments (checked against the tool's `parameters` before anything runs).
+    #[serde(default = "empty_object")]
+    pub args: serde_json::Value,
+    /// Whether the caller would rather have Markdown.
+    #[serde(default)]
+    pub prefer_markdown: bool,
+    /// The agent session the call belongs to (carried on the tool events).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_id: Option<String>,
+    /// The user confirmed the call (needed where a run needs it).
+    #[serde(default)]
+    pub confirmed: bool,
+    /// A deadline in seconds, as for a run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout_secs: Option<u64>,
+}
+
+fn empty_object() -> serde_json::Value {
+    serde_json::Value::Object(serde_json::Map::new())
+}
+
+impl ToolCall {
+    /// A call of `tool_name` with `args`, unconfirmed, in no session.
+    pub fn new(tool_name: impl Into<String>, args: serde_json::Value) -> Self {
+        Self {
+            tool_name: tool_name.into(),
+            args,
+            prefer_markdown: false,
+            session_id: None,
+            confirmed: false,
+            timeout_secs: None,
+        }
+    }
+}
+
+/// What a tool call gave.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[non_exhaustive]
+pub struct ToolExecution {
+    /// The tool called.
+    pub tool_name: String,
+    /// How long it took, in milliseconds.
+    pub elapsed_ms: u64,
+    /// The run that answered it.
+    pub run_id: String,
+    /// The answer as a model sees it.
+    pub result: ToolResult,
+}
+
+impl ToolExecution {
+    /// The execution of `tool_name` by `run_id`.
+    pub fn new(
+        tool_name: impl Into<String>,
+        run_id: impl Into<String>,
+        elapsed_ms: u64,
+        result: ToolResult,
+    ) -> Self {
+        Self {
+            tool_name: tool_name.into(),
+            elapsed_ms,
+            run_id: run_id.into(),
+            result,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -15,10 +15,11 @@ use skills_types::registry::{self, Counts, Query, Status};
 use skills_types::render::{RenderOptions, Rendered, SyncOptions, SyncOutcome};
 use skills_types::run::{
     RunHooks, RunLogChunk, RunNotice, RunOutcome, RunRequest, RunSink, RunSummary, RuntimeInfo,
-    RuntimeKind, StartedRun, Task,
+    RuntimeKind, StartedRun, Task, TestOutcome, TestRequest,
 };
 use skills_types::service::{BoxFuture, SkillsService};
 use skills_types::skill::ResourceContent;
+use skills_types::tool::{ToolCall, ToolExecution, ToolInfo};
 use skills_types::trust::{TrustChange, TrustedWorkspace};
 use skills_types::validate::{Options, Report};
 use skills_types::{Catalog, Error, Skill, SkillScope, SkillsConfig};
@@ -410,6 +411,32 @@ impl Skills {
         self.runtime.render_task(self.checked()?, skill, inputs)
     }
 
+    /// Every tool the catalog's skills declare (`[[tools]]`), offered as `<skill>__<tool>`
+    /// with its description, category, the skill's permission and scope, and its schema.
+    pub fn list_tools(&self) -> Result<Vec<ToolInfo>, Error> {
+        self.runtime.list_tools(self.checked()?)
+    }
+
+    /// Calls a declared tool: the arguments are checked against its schema before anything
+    /// runs, then its script runs like any run (same policy, sandbox and log) with the
+    /// arguments as JSON on stdin and in `SKILL_TOOL_ARGS`; publishes `tool_started` and
+    /// `tool_finished` with the call's session id.
+    pub fn execute_tool(&self, call: &ToolCall) -> Result<ToolExecution, Error> {
+        self.runtime
+            .execute_tool(self.writable("run code")?, call, &self.run_hooks(None))
+    }
+
+    /// Runs the self-tests (`[[tests]]`) of one skill, or of every skill that declares any,
+    /// through the same runtime: one outcome per test, passed or not and why.
+    pub fn run_tests(
+        &self,
+        request: &TestRequest,
+        sink: Option<RunSink>,
+    ) -> Result<Vec<TestOutcome>, Error> {
+        self.runtime
+            .run_tests(self.writable("run code")?, request, &self.run_hooks(sink))
+    }
+
     /// Whether the workspace's project and legacy skills are loaded (never with an
     /// application directory that is not one plain folder name).
     pub fn is_trusted(&self) -> bool {
@@ -650,5 +677,13 @@ impl SkillsService for Skills {
         inputs: &serde_json::Map<String, serde_json::Value>,
     ) -> Result<Task, Error> {
         Skills::render_task(self, skill, inputs)
+    }
+
+    fn list_tools(&self) -> Result<Vec<ToolInfo>, Error> {
+        Skills::list_tools(self)
+    }
+
+    fn execute_tool(&self, call: &ToolCall) -> Result<ToolExecution, Error> {
+        Skills::execute_tool(self, call)
     }
 }

@@ -163,6 +163,7 @@ pub mod run {
 
     pub use skills_types::run::*;
     pub use skills_types::runtime::*;
+    pub use skills_types::tool::{ToolCall, ToolExecution, ToolInfo, ToolSpec};
 }
 
 pub mod trust {

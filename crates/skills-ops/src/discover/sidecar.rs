@@ -18,8 +18,9 @@ use std::path::Path;
 use serde::Deserialize;
 use serde_json::Value;
 use skills_types::limits::MAX_SKILL_MD_BYTES;
-use skills_types::run::{AgentSpec, GithubIdentity, InputType, Preflight, SkillManifest};
+use skills_types::run::{AgentSpec, GithubIdentity, InputType, Preflight, SelfTest, SkillManifest};
 use skills_types::skill::SkillInput;
+use skills_types::tool::ToolSpec;
 use skills_types::{Diagnostic, DiagnosticCode};
 
 use crate::load::{self, Fallback};
@@ -94,9 +95,9 @@ pub(crate) fn parse_sidecar(
                 toml::Value::Table(table) => explicit = Some(table),
                 other => report(wrong_type("agent", "a table", &other)),
             },
-            "tests" => manifest.tests = tables_of("tests", value, &mut report),
+            "tests" => manifest.tests = declared_of("tests", value, &mut report),
             "tools" if is_array_of_tables(&value) => {
-                manifest.tools = tables_of("tools", value, &mut report);
+                manifest.tools = declared_of("tools", value, &mut report);
             }
             name if AGENT_KEYS.contains(&name) => {
                 flat.insert(key, value);
@@ -364,7 +365,87 @@ fn github_of(value: toml::Value, report: &mut impl FnMut(String)) -> Option<Pref
     Some(preflight)
 }
 
-/// `[[tools]]` or `[[tests]]`, kept as JSON for the next step.
+/// `[[tools]]` or `[[tests]]`, each table taken on its own: one that does not fit is a
+/// diagnostic naming it (by position and name) and the others still apply. Names repeat
+/// nowhere: a second table of a name already taken is reported and left out.
+fn declared_of<T: serde::de::DeserializeOwned + Named>(
+    key: &str,
+    value: toml::Value,
+    report: &mut impl FnMut(String),
+) -> Vec<T> {
+    let mut taken = HashSet::new();
+    let mut declared = Vec::new();
+    for (index, table) in tables_of(key, value, report).into_iter().enumerate() {
+        let label = match table.get("name").and_then(Value::as_str) {
+            Some(name) => format!("`{key}[{index}]` ({})", name.escape_debug()),
+            None => format!("`{key}[{index}]`"),
+        };
+        match serde_json::from_value::<T>(table) {
+            Ok(item) if !taken.insert(item.name().to_owned()) => report(format!(
+                "{label} repeats a name already declared; it is ignored"
+            )),
+            Ok(item) => declared.push(item),
+            Err(error) => report(format!("{label} is malformed ({error}); it is ignored")),
+        }
+    }
+    declared
+}
+
+/// A declared thing with a name of its own.
+trait Named {
+    fn name(&self) -> &str;
+}
+
+impl Named for ToolSpec {
+    fn name(&self) -> &str {
+        &self.name
+    }
+}
+
+impl Named for SelfTest {
+    fn name(&self) -> &str {
+        &self.name
+    }
+}
+
+/// Whether `name` is a tool name every model API accepts: `^[a-zA-Z0-9_-]{1,64}$`.
+pub fn is_model_tool_name(name: &str) -> bool {
+    (1..=64).contains(&name.len())
+        && name
+            .bytes()
+            .all(|byte| byte.is_ascii_alphanumeric() || byte == b'_' || byte == b'-')
+}
+
+/// The name `skill`'s tool `tool` is offered under.
+pub fn tool_name(skill: &str, tool: &str) -> String {
+    format!("{skill}__{tool}")
+}
+
+/// One diagnostic for each of `skill`'s tools whose offered name a model API would refuse.
+pub(crate) fn tool_name_diagnostics(
+    skill: &str,
+    manifest: &SkillManifest,
+    path: &Path,
+) -> Vec<Diagnostic> {
+    manifest
+        .tools
+        .iter()
+        .filter(|tool| !is_model_tool_name(&tool_name(skill, &tool.name)))
+        .map(|tool| {
+            Diagnostic::warning(
+                DiagnosticCode::InvalidToolName,
+                format!(
+                    "the tool `{}` would be offered as `{}`, which model APIs refuse (letters, digits, `_` and `-` only, at most 64 in all); it is not offered",
+                    tool.name.escape_debug(),
+                    tool_name(skill, &tool.name).escape_debug()
+                ),
+            )
+            .with_path(path)
+        })
+        .collect()
+}
+
+/// `[[tools]]` or `[[tests]]` as JSON tables.
 fn tables_of(key: &str, value: toml::Value, report: &mut impl FnMut(String)) -> Vec<Value> {
     if !is_array_of_tables(&value) {
         report(wrong_type(
@@ -638,14 +719,16 @@ expect_exit = 0
             manifest.inputs[1].default,
             Some(serde_json::json!({"depth": 2, "tags": ["a"]}))
         );
+        assert_eq!(manifest.tools.len(), 1);
+        assert_eq!(manifest.tools[0].name, "lint");
+        assert_eq!(manifest.tools[0].script, "scripts/lint.py");
         assert_eq!(
-            manifest.tools,
-            [serde_json::json!({"name": "lint", "script": "scripts/lint.py"})]
+            manifest.tools[0].parameters,
+            skills_types::tool::empty_object_schema()
         );
-        assert_eq!(
-            manifest.tests,
-            [serde_json::json!({"name": "smoke", "expect_exit": 0})]
-        );
+        assert_eq!(manifest.tests.len(), 1);
+        assert_eq!(manifest.tests[0].name, "smoke");
+        assert_eq!(manifest.tests[0].expect_exit, 0);
         assert_eq!(messages.len(), 3, "{messages:?}");
         assert!(messages[0].contains("`interpreters.pl`"), "{messages:?}");
         assert!(messages[1].contains("`interpreters.sh2`"), "{messages:?}");
@@ -671,6 +754,48 @@ expect_exit = 0
         assert_eq!(manifest.github, Some(Preflight::default()));
         assert_eq!(messages.len(), 2, "{messages:?}");
         assert_eq!(manifest.agent, None);
+    }
+
+    #[test]
+    fn a_bad_tool_or_test_costs_only_itself() {
+        let (manifest, messages) = parse(
+            "[[tools]]\nname = 'ok'\nscript = 's.py'\n[[tools]]\nname = 'noscript'\n\
+             [[tools]]\nname = 'ok'\nscript = 'again.py'\n[[tests]]\nname = 't'\nexpect_exit = 'zero'\n\
+             [[tests]]\nname = 'u'\nexpect_stdout_contains = 'hi'\n",
+        );
+        assert_eq!(manifest.tools.len(), 1);
+        assert_eq!(manifest.tools[0].script, "s.py");
+        assert_eq!(manifest.tests.len(), 1);
+        assert_eq!(manifest.tests[0].name, "u");
+        assert_eq!(messages.len(), 3, "{messages:?}");
+        assert!(
+            messages[0].contains("`tools[1]` (noscript)"),
+            "{messages:?}"
+        );
+        assert!(messages[1].contains("repeats a name"), "{messages:?}");
+        assert!(messages[2].contains("`tests[0]` (t)"), "{messages:?}");
+    }
+
+    #[test]
+    fn offered_tool_names_fit_model_apis() {
+        assert!(is_model_tool_name("pdf__extract-text_2"));
+        assert!(!is_model_tool_name("pdf__extract text"));
+        assert!(!is_model_tool_name("pdf__ünï"));
+        assert!(!is_model_tool_name(""));
+        assert!(!is_model_tool_name(&"a".repeat(65)));
+        let (manifest, _) = parse(&format!(
+            "[[tools]]\nname = 'fine'\nscript = 'a.py'\n[[tools]]\nname = 'has.dot'\nscript = 'b.py'\n\
+             [[tools]]\nname = '{}'\nscript = 'c.py'\n",
+            "x".repeat(60)
+        ));
+        let found = tool_name_diagnostics("pdf", &manifest, Path::new("skill.toml"));
+        assert_eq!(found.len(), 2, "{found:?}");
+        assert!(found[0].message.contains("`pdf__has.dot`"));
+        assert!(
+            found
+                .iter()
+                .all(|d| d.code == DiagnosticCode::InvalidToolName)
+        );
     }
 
     #[test]

@@ -16,7 +16,7 @@ use skills::registry::{self as registry, Counts, Query, Status};
 use skills::render::{RenderOptions, Rendered, SyncOptions, SyncOutcome};
 use skills::run::{
     RunLogChunk, RunOutcome, RunRequest, RunSink, RunSummary, RuntimeInfo, RuntimeKind, StartedRun,
-    Task,
+    Task, TestOutcome, TestRequest, ToolCall, ToolExecution, ToolInfo,
 };
 use skills::trust::{TrustChange, TrustedWorkspace};
 use skills::validate::{Options, Profile, Report};
@@ -68,6 +68,10 @@ const _: fn(&Skills, Option<RuntimeKind>) -> Vec<RuntimeInfo> = Skills::resolve_
 /// Input values by name, as `render_task` takes them.
 type Inputs = serde_json::Map<String, serde_json::Value>;
 const _: fn(&Skills, &str, &Inputs) -> Result<Task, Error> = Skills::render_task;
+const _: fn(&Skills) -> Result<Vec<ToolInfo>, Error> = Skills::list_tools;
+const _: fn(&Skills, &ToolCall) -> Result<ToolExecution, Error> = Skills::execute_tool;
+const _: fn(&Skills, &TestRequest, Option<RunSink>) -> Result<Vec<TestOutcome>, Error> =
+    Skills::run_tests;
 
 /// `check_updates` and `update_installed` are `async` like `install`; pinned the same way.
 #[expect(
