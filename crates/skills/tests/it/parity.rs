@@ -70,8 +70,9 @@ type Inputs = serde_json::Map<String, serde_json::Value>;
 const _: fn(&Skills, &str, &Inputs) -> Result<Task, Error> = Skills::render_task;
 const _: fn(&Skills) -> Result<Vec<ToolInfo>, Error> = Skills::list_tools;
 const _: fn(&Skills, &ToolCall) -> Result<ToolExecution, Error> = Skills::execute_tool;
-const _: fn(&Skills, &TestRequest, Option<RunSink>) -> Result<Vec<TestOutcome>, Error> =
-    Skills::run_tests;
+/// What `run_tests` answers.
+type TestOutcomes = Result<Vec<TestOutcome>, Error>;
+const _: fn(&Skills, &TestRequest, Option<RunSink>) -> TestOutcomes = Skills::run_tests;
 
 /// `check_updates` and `update_installed` are `async` like `install`; pinned the same way.
 #[expect(
