@@ -126,6 +126,16 @@ impl Runtime {
         hooks: &RunHooks,
     ) -> Result<StartedRun, Error> {
         let prepared = prepare::prepare(&self.inner.runtimes, config, request)?;
+        self.start_prepared(config, prepared, hooks)
+    }
+
+    /// Registers a run already checked and planned, then runs it on a thread of its own.
+    pub(crate) fn start_prepared(
+        &self,
+        config: &SkillsConfig,
+        prepared: prepare::Prepared,
+        hooks: &RunHooks,
+    ) -> Result<StartedRun, Error> {
         let runs_dir = log::runs_dir(config)?;
         let (run_id, control, writer) = self.register(&prepared, &runs_dir)?;
         let (sender, receiver) = mpsc::channel();

@@ -52,8 +52,17 @@ pub(crate) struct Prepared {
     pub(crate) input_names: Vec<String>,
     /// The deadline, clamped; `None` for none.
     pub(crate) timeout_secs: Option<u64>,
-    /// The working directory: the workspace.
+    /// The workspace (what `workspace-write` lets a run write).
+    #[expect(dead_code, reason = "read by the sandbox stage, which lands next")]
     pub(crate) workspace: PathBuf,
+    /// The working directory: the workspace, or the skill folder for npm.
+    pub(crate) cwd: PathBuf,
+    /// Folders the run may write besides the workspace and its temporary folder (the skill
+    /// folder of an npm install); empty for every other run.
+    #[expect(dead_code, reason = "read by the sandbox stage, which lands next")]
+    pub(crate) extra_writable: Vec<PathBuf>,
+    /// What the child reads on stdin (a tool's arguments); `None` gives it a null stdin.
+    pub(crate) stdin: Option<Vec<u8>>,
     /// The `[runtime]` settings in force.
     pub(crate) settings: RuntimeConfig,
 }
@@ -192,6 +201,9 @@ pub(crate) fn prepare(
         input_names: checked.names(),
         timeout_secs: clamp_timeout(request.timeout_secs),
         workspace: config.workspace.clone(),
+        cwd: config.workspace.clone(),
+        extra_writable: Vec::new(),
+        stdin: None,
         settings: settings.clone(),
     })
 }

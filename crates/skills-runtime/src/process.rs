@@ -179,11 +179,15 @@ pub(crate) fn execute(
     let mut command = Command::new(&prepared.program);
     command
         .args(&prepared.argv)
-        .current_dir(&prepared.workspace)
+        .current_dir(&prepared.cwd)
         .env_clear()
         .envs(prepared.env.iter().map(|(name, value)| (name, value)))
         .env("SKILL_RUN_ID", run_id)
-        .stdin(Stdio::null())
+        .stdin(if prepared.stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .process_group(0);
@@ -198,6 +202,9 @@ pub(crate) fn execute(
             );
         }
     };
+    if let (Some(input), Some(pipe)) = (&prepared.stdin, child.stdin.take()) {
+        feed_stdin(pipe, input.clone());
+    }
     let pid = child.id();
     shared.record(&LogRecord::Spawned {
         pid,
@@ -262,6 +269,20 @@ pub(crate) fn execute(
     let outcome = ended(prepared, run_id, ending, started);
     finish(&shared, &outcome);
     (outcome, None)
+}
+
+/// Writes `input` to the child's stdin on a thread of its own, then closes it. A child that
+/// never reads (or exits first) only ends the write with a broken pipe: nothing waits on it.
+fn feed_stdin(mut pipe: std::process::ChildStdin, input: Vec<u8>) {
+    let spawned = std::thread::Builder::new()
+        .name("skills-run-stdin".to_owned())
+        .spawn(move || {
+            use std::io::Write as _;
+            drop(pipe.write_all(&input));
+        });
+    if let Err(error) = spawned {
+        tracing::warn!(%error, "could not start the thread feeding the run's stdin");
+    }
 }
 
 /// Reads `pipe` to its end on a thread of its own; 1 when the thread started.
