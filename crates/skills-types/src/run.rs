@@ -278,9 +278,27 @@ impl RunOutcome {
         }
     }
 
-    /// The outcome as a tool result: stdout as text (with stderr and the ending after it when
-    /// there is something to say), and the whole outcome as JSON.
+    /// The outcome as a tool result: [`RunOutcome::text_for_model`] as text, and the whole
+    /// outcome as JSON.
     pub fn to_tool_result(&self) -> ToolResult {
+        ToolResult {
+            content: vec![
+                ToolContent::Text {
+                    text: self.text_for_model(),
+                },
+                ToolContent::Json {
+                    data: serde_json::to_value(self).unwrap_or_default(),
+                },
+            ],
+            is_error: self.is_error(),
+            markdown_formatted: None,
+        }
+    }
+
+    /// What a model reads of the run: stdout, then stderr under a `[stderr]` line when there
+    /// is any, then how the run ended when it failed (or the "printed nothing" note), in
+    /// brackets. A declared tool's result and a run's result say the same in the same words.
+    pub fn text_for_model(&self) -> String {
         let mut text = self.stdout.clone();
         if !self.stderr.is_empty() {
             if !text.is_empty() && !text.ends_with('\n') {
@@ -305,16 +323,7 @@ impl RunOutcome {
             }
             text.push_str(&format!("[{note}]"));
         }
-        ToolResult {
-            content: vec![
-                ToolContent::Text { text },
-                ToolContent::Json {
-                    data: serde_json::to_value(self).unwrap_or_default(),
-                },
-            ],
-            is_error: self.is_error(),
-            markdown_formatted: None,
-        }
+        text
     }
 }
 
