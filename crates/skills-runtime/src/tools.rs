@@ -104,7 +104,10 @@ fn find(catalog: &Catalog, name: &str) -> Result<(ToolInfo, ToolSpec), Error> {
             suggestion: None,
         });
     }
-    let prefixes: Vec<&str> = name.match_indices("__").map(|(at, _)| &name[..at]).collect();
+    let prefixes: Vec<&str> = name
+        .match_indices("__")
+        .map(|(at, _)| &name[..at])
+        .collect();
     let mut found: Vec<(ToolInfo, ToolSpec)> = catalog
         .skills
         .iter()

@@ -329,7 +329,9 @@ mod tests {
                 ToolContent::Text {
                     text: "{\"a\":1}".into(),
                 },
-                ToolContent::Json { data: json!({"a": 1}) },
+                ToolContent::Json {
+                    data: json!({"a": 1}),
+                },
                 ToolContent::Json { data: json!(2) },
             ],
             is_error: false,
@@ -340,8 +342,7 @@ mod tests {
 
     #[test]
     fn a_call_with_an_unknown_field_is_refused() {
-        let call: ToolCall =
-            serde_json::from_value(json!({"tool_name": "a__b"})).unwrap();
+        let call: ToolCall = serde_json::from_value(json!({"tool_name": "a__b"})).unwrap();
         assert_eq!(call, ToolCall::new("a__b", json!({})));
         let typo: Result<ToolCall, _> =
             serde_json::from_value(json!({"tool_name": "a__b", "arguments": {}}));
