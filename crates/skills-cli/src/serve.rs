@@ -308,7 +308,11 @@ impl Connection {
                         if handled.succeeded.iter().any(|method| method == RUN) {
                             note_run(&runs, &reply);
                         }
-                        if handled.succeeded.iter().any(|method| method == EXECUTE_TOOL) {
+                        if handled
+                            .succeeded
+                            .iter()
+                            .any(|method| method == EXECUTE_TOOL)
+                        {
                             note_tool_run(&runs, &reply);
                         }
                         send(&lines, reply);

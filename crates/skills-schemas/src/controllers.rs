@@ -16,9 +16,10 @@ use skills_types::manage::{CreateSkill, Uninstalled, Written};
 use skills_types::render::{RenderOptions, Rendered};
 use skills_types::rpc::methods::{
     BrowseParams, CancelParams, CancelResult, DescribeParams, ExplainParams, InstallResult,
-    ListToolsResult, NoParams, ReadParams, ReadResourceParams, ReadResult, ReadRunLogParams, RecentRunsParams,
-    RecentRunsResult, RenderTaskParams, ResolveRuntimesParams, ResolveRuntimesResult, RunParams,
-    RunResult, RunStarted, SubscribeResult, UninstallParams, UpdateParams, ValidateParams,
+    ListToolsResult, NoParams, ReadParams, ReadResourceParams, ReadResult, ReadRunLogParams,
+    RecentRunsParams, RecentRunsResult, RenderTaskParams, ResolveRuntimesParams,
+    ResolveRuntimesResult, RunParams, RunResult, RunStarted, SubscribeResult, UninstallParams,
+    UpdateParams, ValidateParams,
 };
 use skills_types::rpc::{
     ControllerSchema, Handler, HandlerFuture, Presenter, RpcError, params, result,
@@ -311,11 +312,7 @@ pub(crate) fn all() -> Vec<Method> {
                 example: json!({}),
             },
             None,
-            |service, NoParams {}| {
-                service
-                    .list_tools()
-                    .map(|tools| ListToolsResult { tools })
-            },
+            |service, NoParams {}| service.list_tools().map(|tools| ListToolsResult { tools }),
         ),
         blocking::<ToolCall, ToolExecution>(
             Spec {
