@@ -15,6 +15,7 @@ mod policy;
 mod refusals;
 #[cfg(target_os = "linux")]
 mod terminal;
+mod tools;
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
