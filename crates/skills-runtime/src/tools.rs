@@ -35,7 +35,7 @@ const NAME_VAR: &str = "SKILL_TOOL_NAME";
 /// Set to `1` when the caller prefers Markdown and the tool supports it.
 const MARKDOWN_VAR: &str = "SKILL_PREFER_MARKDOWN";
 
-/// The most schema violations one refusal lists; the rest are counted. Arguments of 256 KiB
+/// The most schema violations one refusal lists; the rest are counted. Arguments of 127 KiB
 /// can break a schema thousands of times, and a message that size helps no one.
 const MAX_LISTED_VIOLATIONS: usize = 50;
 /// The most characters of one violation's message (they quote the offending value).

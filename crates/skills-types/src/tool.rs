@@ -106,10 +106,12 @@ impl ToolResult {
     }
 }
 
-/// The most a tool call's arguments may hold, as compact JSON: they travel in an environment
-/// variable (`SKILL_TOOL_ARGS`), and the whole environment of a process is bounded, so the
-/// bound is the one all of a run's inputs share.
-pub const MAX_TOOL_ARGS_BYTES: usize = crate::run::MAX_INPUTS_BYTES;
+/// The most a tool call's arguments may hold, as compact JSON. They travel in one
+/// environment variable (`SKILL_TOOL_ARGS`), and Linux refuses to start a program when any
+/// one environment string is over 128 KiB (`MAX_ARG_STRLEN`, the name and `=` included):
+/// arguments past that would pass the check and then fail to spawn. The 1 KiB kept back
+/// covers the name.
+pub const MAX_TOOL_ARGS_BYTES: usize = 127 * 1024;
 
 /// A tool a skill declares in `skill.toml` (`[[tools]]`): a script that takes JSON arguments.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]

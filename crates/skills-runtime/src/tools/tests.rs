@@ -336,16 +336,35 @@ fn arguments_that_break_the_schema_are_refused_before_anything_runs() {
 }
 
 #[test]
-fn arguments_over_the_bound_are_refused() {
+fn arguments_up_to_the_bound_run_and_over_it_are_refused() {
     let fx = fixture();
-    fx.demo();
-    let big = "x".repeat(skills_types::tool::MAX_TOOL_ARGS_BYTES);
-    let error = fx
-        .call(&ToolCall::new("demo__echo", json!({"text": big})))
-        .unwrap_err();
+    fx.skill(
+        "big",
+        &[
+            ("skill.toml", "[[tools]]\nname = \"t\"\nscript = \"t.sh\"\n"),
+            // The length of the variable, then of stdin: both carry the whole arguments.
+            (
+                "t.sh",
+                "printf '%s ' \"${#SKILL_TOOL_ARGS}\"; wc -c | tr -d ' '\n",
+            ),
+        ],
+    );
+    let bound = skills_types::tool::MAX_TOOL_ARGS_BYTES;
+    // `{"text":"…"}` is 11 bytes around the text.
+    let fits = json!({"text": "x".repeat(bound - 11)});
+    assert_eq!(fits.to_string().len(), bound);
+    let execution = fx.call(&ToolCall::new("big__t", fits)).unwrap();
+    assert!(!execution.result.is_error, "{:?}", execution.result);
+    assert_eq!(
+        execution.result.output_for_llm(),
+        format!("{bound} {}\n", bound + 1)
+    );
+
+    let over = json!({"text": "x".repeat(bound - 10)});
+    let error = fx.call(&ToolCall::new("big__t", over)).unwrap_err();
     assert_eq!(error.kind(), "invalid_input");
-    assert!(error.to_string().contains("256 KiB"), "{error}");
-    assert!(fx.runs().is_empty());
+    assert!(error.to_string().contains("127 KiB"), "{error}");
+    assert_eq!(fx.runs().len(), 1, "only the call that fits ran");
 }
 
 #[test]
@@ -361,13 +380,13 @@ fn many_violations_are_counted_and_each_message_is_short() {
             ("t.sh", "echo ran\n"),
         ],
     );
-    let long = "y".repeat(2_000);
+    let long = "y".repeat(1_000);
     let items: Vec<Value> = (0..80).map(|_| Value::String(long.clone())).collect();
     let error = fx
         .call(&ToolCall::new("many__t", Value::Array(items)))
         .unwrap_err();
     let message = error.to_string();
-    assert!(message.contains("80 problems"), "{}", &message[..200]);
+    assert!(message.contains("80 problems"), "{message:.300}");
     assert!(
         message.ends_with("; and 30 more"),
         "{}",
