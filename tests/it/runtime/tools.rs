@@ -250,3 +250,72 @@ fn execute_tool_over_serve_answers_with_the_scripts_json_and_refuses_bad_argumen
     assert_eq!(runs[0]["run_id"], run_id.as_str());
     assert_eq!(runs[0]["status"], "succeeded");
 }
+
+/// A tool call holds its request until its script ends, but not the connection: a listing
+/// is answered meanwhile, and a `cancel` of the tool's run ends the call with an error
+/// result. A server that answered in order would time out here instead.
+#[test]
+fn a_tool_call_does_not_hold_the_connection_and_its_run_can_be_cancelled() {
+    let tree = Tree::new();
+    add_skill(
+        &tree,
+        Place::UserOpenhuman,
+        "slow",
+        &[(
+            "scripts/slow.sh",
+            "echo started\nsleep 60\necho 'not reached'\n",
+        )],
+        Some("[[tools]]\nname = \"wait\"\nscript = \"scripts/slow.sh\"\n"),
+    );
+    let mut connection = Connection::open(&tree);
+    connection.send(
+        &json!({"jsonrpc": "2.0", "id": 1, "method": "skill_runtime.execute_tool",
+                "params": {"tool_name": "slow__wait", "timeout_secs": 120}})
+        .to_string(),
+    );
+    // The run's first output names it.
+    let run_id = loop {
+        let message = connection.next_message();
+        assert!(
+            message.get("id").is_none(),
+            "an answer before the script ran: {message}"
+        );
+        if message["method"] == "skill_runtime.output" {
+            break message["params"]["run_id"].as_str().unwrap().to_owned();
+        }
+    };
+    connection.send(
+        &json!({"jsonrpc": "2.0", "id": 2, "method": "skill_runtime.list_tools", "params": {}})
+            .to_string(),
+    );
+    let listed = loop {
+        let message = connection.next_message();
+        if message.get("id").is_some() {
+            break message;
+        }
+    };
+    assert_eq!(listed["id"], 2, "the listing came first: {listed}");
+    assert_eq!(listed["result"]["tools"][0]["name"], "slow__wait");
+    connection.send(
+        &json!({"jsonrpc": "2.0", "id": 3, "method": "skill_runtime.cancel",
+                "params": {"run_id": run_id}})
+        .to_string(),
+    );
+    let mut answers = Vec::new();
+    while answers.len() < 2 {
+        let message = connection.next_message();
+        if message.get("id").is_some() {
+            answers.push(message);
+        }
+    }
+    answers.sort_by_key(|answer| answer["id"].as_u64());
+    let (call, cancel) = (&answers[0], &answers[1]);
+    assert_eq!(cancel["result"]["cancelled"], true, "{cancel}");
+    let result = &call["result"]["result"];
+    assert_eq!(result["isError"], true, "{call}");
+    let text = result["content"][0]["text"].as_str().unwrap();
+    assert!(text.starts_with("started\n"), "{text}");
+    assert!(text.ends_with("[the run was cancelled]"), "{text}");
+    assert!(!text.contains("not reached"), "{text}");
+    assert!(connection.finish().success());
+}
