@@ -780,6 +780,23 @@ pub struct SelfTest {
     pub timeout_secs: Option<u64>,
 }
 
+impl SelfTest {
+    /// A test named `name` of the skill's entry: no arguments or inputs, expecting exit 0.
+    pub fn named(name: impl Into<String>) -> Self {
+        Self {
+            name: name.into(),
+            script: None,
+            inline: None,
+            language: None,
+            args: Vec::new(),
+            inputs: serde_json::Map::new(),
+            expect_exit: 0,
+            expect_stdout_contains: None,
+            timeout_secs: None,
+        }
+    }
+}
+
 /// Which self-tests to run.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[non_exhaustive]
