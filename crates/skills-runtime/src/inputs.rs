@@ -157,10 +157,8 @@ pub(crate) fn check(
         ),
     }
 
-    let mut total = 0usize;
     for (name, value) in &values {
         let text = text_of(value);
-        total = total.saturating_add(text.len());
         if text.len() > MAX_INPUT_BYTES {
             problems.push(format!(
                 "the input '{name}' is {} bytes long; at most {MAX_INPUT_BYTES} are allowed",
@@ -173,9 +171,15 @@ pub(crate) fn check(
             ));
         }
     }
+    // Measured as what the child gets: the JSON object of every value, escapes included (a
+    // string of control characters grows sixfold), since that one variable must fit.
+    let total = Value::Object(values.iter().cloned().collect())
+        .to_string()
+        .len();
     if total > MAX_INPUTS_BYTES {
         problems.push(format!(
-            "the inputs are {total} bytes long together; at most {MAX_INPUTS_BYTES} are allowed"
+            "the inputs are {total} bytes long together (as the JSON object in {ALL_INPUTS_VAR}); \
+             at most {MAX_INPUTS_BYTES} are allowed, since Linux refuses an environment variable over 128 KiB"
         ));
     }
     for (index, (name, _)) in values.iter().enumerate() {
@@ -346,18 +350,31 @@ mod tests {
             "the input 'v0' is {} bytes long",
             MAX_INPUT_BYTES + 1
         )));
-        // Four at the limit are exactly the total; a fifth byte anywhere is over it.
+        // The total is the JSON object the child gets: exactly at the limit passes, one
+        // byte more does not. `{"v0":"…","v1":"…"}` is 17 bytes of syntax around the values.
+        let first = MAX_INPUT_BYTES;
+        let second = MAX_INPUTS_BYTES - first - 17;
         let mut values = Map::new();
-        for index in 0..4 {
-            values.insert(format!("v{index}"), json!(at_limit));
-        }
+        values.insert("v0".to_owned(), json!("x".repeat(first)));
+        values.insert("v1".to_owned(), json!("x".repeat(second)));
+        assert_eq!(
+            Value::Object(values.clone()).to_string().len(),
+            MAX_INPUTS_BYTES
+        );
         assert!(check(&declared, &values).is_ok());
-        values.insert("v4".to_owned(), json!("x"));
+        values.insert("v1".to_owned(), json!("x".repeat(second + 1)));
         let text = message(check(&declared, &values));
         assert!(
             text.contains(&format!("{} bytes long together", MAX_INPUTS_BYTES + 1)),
             "{text}"
         );
+        // Escapes count: control characters grow sixfold in JSON.
+        let mut escaped = Map::new();
+        escaped.insert(
+            "v0".to_owned(),
+            json!("\u{1}".repeat(MAX_INPUTS_BYTES / 6 + 1)),
+        );
+        assert!(message(check(&declared[..1], &escaped)).contains("bytes long together"));
         // A JSON value counts as its compact text.
         let json_input = [input("j", InputType::Json, false, None)];
         let big = Value::Array(vec![json!(1); MAX_INPUT_BYTES / 2]);

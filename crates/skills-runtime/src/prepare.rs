@@ -80,6 +80,25 @@ pub(crate) fn prepare(
     config: &SkillsConfig,
     request: &RunRequest,
 ) -> Result<Prepared, Error> {
+    prepare_for(runtimes, config, request, Purpose::Run)
+}
+
+/// What a run is for: the skill's declared inputs belong to its runs, not to its tools,
+/// whose arguments (checked against the tool's own schema) are their inputs. A skill with a
+/// required input can still serve tools.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Purpose {
+    Run,
+    Tool,
+}
+
+/// [`prepare`], for `purpose`.
+pub(crate) fn prepare_for(
+    runtimes: &Runtimes,
+    config: &SkillsConfig,
+    request: &RunRequest,
+    purpose: Purpose,
+) -> Result<Prepared, Error> {
     if config.read_only {
         return Err(Error::ReadOnly {
             action: "run code".to_owned(),
@@ -173,7 +192,11 @@ pub(crate) fn prepare(
     };
     argv.extend(request.args.iter().map(OsString::from));
 
-    let checked = inputs::check(&skill.inputs, &request.inputs)?;
+    let declared: &[skills_types::skill::SkillInput] = match purpose {
+        Purpose::Run => &skill.inputs,
+        Purpose::Tool => &[],
+    };
+    let checked = inputs::check(declared, &request.inputs)?;
 
     if let Some(reason) = confirmation_needed(settings.confirm, skill.scope, skill.permission)
         && !request.confirmed

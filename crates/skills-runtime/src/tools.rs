@@ -244,7 +244,12 @@ pub(crate) fn execute_tool(
     );
     request.timeout_secs = call.timeout_secs;
     request.confirmed = call.confirmed;
-    let mut prepared = prepare::prepare(&runtime.inner.runtimes, config, &request)?;
+    let mut prepared = prepare::prepare_for(
+        &runtime.inner.runtimes,
+        config,
+        &request,
+        prepare::Purpose::Tool,
+    )?;
     let markdown = call.prefer_markdown && tool.supports_markdown;
     prepared.target = format!("tool {}: {}", tool.name, prepared.target);
     let mut stdin = compact.clone().into_bytes();

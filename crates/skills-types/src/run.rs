@@ -23,8 +23,11 @@ pub const MAX_TIMEOUT_SECS: u64 = 1800;
 pub const KILL_GRACE_MILLIS: u64 = 2000;
 /// The largest value of one input, in bytes of its text (JSON values as compact JSON).
 pub const MAX_INPUT_BYTES: usize = 64 * 1024;
-/// The largest total of every input's text, in bytes.
-pub const MAX_INPUTS_BYTES: usize = 256 * 1024;
+/// The largest `SKILL_INPUTS` text (every input as one compact JSON object), in bytes. Linux
+/// refuses to start a program when any one environment string is over 128 KiB
+/// (`MAX_ARG_STRLEN`), so the 256 KiB of 07 cannot be carried in one variable; 120 KiB
+/// leaves room for the name and the end of the string.
+pub const MAX_INPUTS_BYTES: usize = 120 * 1024;
 /// The bounds of `recent_runs`'s limit.
 pub const MAX_RECENT_RUNS: usize = 100;
 /// The most bytes `read_run_log` returns at once.

@@ -173,3 +173,47 @@ fn task_prints_the_prompt_with_the_inputs_block() {
         "{missing:?}"
     );
 }
+
+/// Inputs as large as the bounds allow still start the script: every value and the
+/// `SKILL_INPUTS` object must each fit in one environment string (Linux refuses one over
+/// 128 KiB with E2BIG), so the bound on the object is what is checked, escapes included.
+#[test]
+fn inputs_at_the_bounds_start_the_script_and_over_them_are_refused() {
+    const WIDE: &str =
+        "[[inputs]]\nname = \"a\"\n[[inputs]]\nname = \"b\"\n[[inputs]]\nname = \"c\"\n";
+    const SIZES: &str =
+        "import os\nprint(len(os.environ['SKILL_INPUT_A']), len(os.environ['SKILL_INPUTS']))\n";
+    let (tree, _) = lab(&[("scripts/sizes.py", SIZES)], Some(WIDE));
+    let a = format!("a={}", "x".repeat(60 * 1024));
+    let b = format!("b={}", "y".repeat(58 * 1024));
+    let ran = tree.run(&[
+        "run",
+        SKILL,
+        "scripts/sizes.py",
+        "--input",
+        &a,
+        "--input",
+        &b,
+    ]);
+    let printed = ran.ok();
+    let mut sizes = printed.split_whitespace();
+    assert_eq!(sizes.next(), Some("61440"), "{printed}");
+    assert!(sizes.next().unwrap().parse::<usize>().unwrap() > 118 * 1024);
+
+    let c = format!("c={}", "z".repeat(4 * 1024));
+    let refused = tree.run(&[
+        "--json",
+        "run",
+        SKILL,
+        "scripts/sizes.py",
+        "--input",
+        &a,
+        "--input",
+        &b,
+        "--input",
+        &c,
+    ]);
+    assert_eq!(error_kind(&refused), "invalid_input", "{refused:?}");
+    assert!(refused.stderr.contains("SKILL_INPUTS"), "{refused:?}");
+    assert_eq!(log_files(&tree).len(), 1, "only the first run was logged");
+}

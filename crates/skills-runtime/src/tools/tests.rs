@@ -535,3 +535,43 @@ fn two_declarations_under_one_name_are_neither_offered_nor_called() {
     assert!(error.to_string().contains("more than one"), "{error}");
     assert!(fx.runs().is_empty());
 }
+
+#[test]
+fn a_skill_with_a_required_input_still_serves_its_tools() {
+    let fixture = fixture();
+    fixture.skill(
+        "needs",
+        &[
+            (
+                "skill.toml",
+                "[[inputs]]\nname = \"target\"\nrequired = true\n\n[[tools]]\nname = \"show\"\nscript = \"scripts/show.sh\"\n",
+            ),
+            (
+                "scripts/show.sh",
+                "printf '%s|%s' \"${SKILL_INPUT_TARGET:-unset}\" \"$SKILL_INPUTS\"\n",
+            ),
+        ],
+    );
+    let executed = fixture
+        .call(&ToolCall::new("needs__show", json!({})))
+        .unwrap();
+    assert!(!executed.result.is_error, "{executed:?}");
+    assert_eq!(
+        executed.result.content[0],
+        ToolContent::Text {
+            text: "unset|{}".to_owned()
+        }
+    );
+    // A run of the skill itself still needs the input.
+    let run = skills_types::run::RunRequest::new(
+        "needs",
+        skills_types::run::RunTarget::Script {
+            path: "scripts/show.sh".to_owned(),
+        },
+    );
+    let refused = fixture
+        .runtime
+        .run(&fixture.config, &run, &RunHooks::default())
+        .unwrap_err();
+    assert_eq!(refused.kind(), "invalid_input");
+}
