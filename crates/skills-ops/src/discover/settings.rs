@@ -295,7 +295,7 @@ fn runtime(
                 ),
             },
             // Which program runs a skill's code is never a workspace's choice.
-            "node" | "npm" | "python" | "sh" | "managed_node" if workspace => problem(format!(
+            "node" | "npm" | "python" | "sh" | "managed_node" | "node_dist" if workspace => problem(format!(
                 "[runtime] {key} is read only from the home skills.toml: a workspace may not \
                  choose the program that runs scripts"
             )),
@@ -318,6 +318,12 @@ fn runtime(
                 None => problem(
                     "'runtime.managed_node' must be a Node major version such as \"22\"".to_owned(),
                 ),
+            },
+            // Checked as a URL when managed Node is fetched, by the URL policy every download
+            // passes.
+            "node_dist" => match text.filter(|base| !base.trim().is_empty()) {
+                Some(base) => runtime.node_dist = Some(base.trim().to_owned()),
+                None => problem("'runtime.node_dist' must be a URL such as \"https://nodejs.org/dist\"".to_owned()),
             },
             "max_concurrent_runs" | "max_runs_per_minute" => {
                 let field = if key == "max_concurrent_runs" {
