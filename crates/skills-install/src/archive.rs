@@ -288,7 +288,8 @@ fn check_link(
             link.target.escape_debug()
         )
     };
-    if link.target.is_empty() || link.target.starts_with('/') || link.target.contains(['\\', '\0']) {
+    if link.target.is_empty() || link.target.starts_with('/') || link.target.contains(['\\', '\0'])
+    {
         return Err(refuse("is not a relative path"));
     }
     let mut at: Vec<&str> = link.path.split('/').collect();
@@ -315,7 +316,8 @@ fn check_link(
     if reached.is_empty() {
         return Err(refuse("names the archive's top folder"));
     }
-    path::check_relative(&reached).map_err(|refusal| refuse(&format!("lands on a refused path ({refusal})")))?;
+    path::check_relative(&reached)
+        .map_err(|refusal| refuse(&format!("lands on a refused path ({refusal})")))?;
     if !entries.contains(&reached) && !links.contains(&reached) {
         return Err(refuse("names nothing the archive holds"));
     }

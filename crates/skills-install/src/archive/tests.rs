@@ -793,7 +793,10 @@ fn a_runtime_keeps_execute_bits_and_links_that_land_in_its_tree() {
         .collect();
     assert_eq!(
         files,
-        [("node-v1/bin/node", true), ("node-v1/lib/npm/cli.js", false)]
+        [
+            ("node-v1/bin/node", true),
+            ("node-v1/lib/npm/cli.js", false)
+        ]
     );
     assert_eq!(
         unpacked.links,
@@ -814,13 +817,25 @@ fn a_runtime_keeps_execute_bits_and_links_that_land_in_its_tree() {
 fn a_runtime_link_that_leaves_its_tree_is_refused() {
     let cases: [(&str, &str, &str); 6] = [
         ("node-v1/bin/x", "/etc/passwd", "is not a relative path"),
-        ("node-v1/bin/x", "../../../etc/passwd", "leaves the archive's tree"),
-        ("node-v1/bin/x", "../missing", "names nothing the archive holds"),
+        (
+            "node-v1/bin/x",
+            "../../../etc/passwd",
+            "leaves the archive's tree",
+        ),
+        (
+            "node-v1/bin/x",
+            "../missing",
+            "names nothing the archive holds",
+        ),
         ("node-v1/bin/x", "../..", "names the archive's top folder"),
         ("node-v1/bin/x", "../.hidden/y", "lands on a refused path"),
         // `up` is a link to the top; through it `..` would climb out on disk though the
         // lexical walk stays inside.
-        ("node-v1/bin/x", "../up/../../etc", "passes through another link"),
+        (
+            "node-v1/bin/x",
+            "../up/../../etc",
+            "passes through another link",
+        ),
     ];
     for (name, target, why) in cases {
         let bytes = runtime_tar_gz(&[

@@ -295,10 +295,12 @@ fn runtime(
                 ),
             },
             // Which program runs a skill's code is never a workspace's choice.
-            "node" | "npm" | "python" | "sh" | "managed_node" | "node_dist" if workspace => problem(format!(
-                "[runtime] {key} is read only from the home skills.toml: a workspace may not \
+            "node" | "npm" | "python" | "sh" | "managed_node" | "node_dist" if workspace => {
+                problem(format!(
+                    "[runtime] {key} is read only from the home skills.toml: a workspace may not \
                  choose the program that runs scripts"
-            )),
+                ))
+            }
             "node" | "npm" | "python" | "sh" => match text.filter(|path| !path.trim().is_empty()) {
                 Some(path) => {
                     let path = Some(PathBuf::from(path));
@@ -323,7 +325,10 @@ fn runtime(
             // passes.
             "node_dist" => match text.filter(|base| !base.trim().is_empty()) {
                 Some(base) => runtime.node_dist = Some(base.trim().to_owned()),
-                None => problem("'runtime.node_dist' must be a URL such as \"https://nodejs.org/dist\"".to_owned()),
+                None => problem(
+                    "'runtime.node_dist' must be a URL such as \"https://nodejs.org/dist\""
+                        .to_owned(),
+                ),
             },
             "max_concurrent_runs" | "max_runs_per_minute" => {
                 let field = if key == "max_concurrent_runs" {
