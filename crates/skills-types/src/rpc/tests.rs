@@ -330,7 +330,12 @@ fn run_params_name_exactly_one_target() {
         }
     );
     let npm_and_script = decode(json!({ "skill_id": "s", "script": "x.py", "npm": ["ci"] }));
-    assert!(npm_and_script.to_request().unwrap_err().contains("not several"));
+    assert!(
+        npm_and_script
+            .to_request()
+            .unwrap_err()
+            .contains("not several")
+    );
     assert!(serde_json::from_value::<RunParams>(json!({ "skill_id": "s", "nmp": [] })).is_err());
 }
 
