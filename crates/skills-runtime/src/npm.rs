@@ -391,3 +391,99 @@ fn read_package_file(skill_dir: &Path, name: &str) -> Result<Option<Vec<u8>>, Er
     }
     Ok(Some(bytes))
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    /// `package` (and `lock`, when given) in a fresh skill folder, checked under `network`.
+    fn check(package: &Value, lock: Option<&Value>, network: NetworkMode) -> Result<(), String> {
+        let dir = tempfile::tempdir().unwrap();
+        if let Some(lock) = lock {
+            std::fs::write(dir.path().join("package-lock.json"), lock.to_string()).unwrap();
+        }
+        let config = SkillsConfig::new(dir.path(), dir.path());
+        let mut settings = RuntimeConfig::default();
+        settings.network = network;
+        check_local_dependencies(&config, &settings, dir.path(), package)
+            .map_err(|error| error.to_string())
+    }
+
+    #[test]
+    fn under_deny_only_local_dependencies_and_locks_install() {
+        use NetworkMode::{Allow, Deny};
+        let local = json!({ "dependencies": { "a": "file:vendor/a" } });
+        let linked = json!({ "packages": {
+            "": {},
+            "node_modules/a": { "resolved": "vendor/a", "link": true },
+            "node_modules/b": { "resolved": "file:vendor/b-1.0.0.tgz" },
+            "vendor/a": { "version": "1.0.0" }
+        } });
+        let fetched = json!({ "packages": {
+            "node_modules/a": { "resolved": "vendor/a", "link": true },
+            "vendor/a/node_modules/c": { "resolved": "https://registry.npmjs.org/c/-/c-1.0.0.tgz" }
+        } });
+        let cases: [(Value, Option<Value>, NetworkMode, Option<&str>); 10] = [
+            (local.clone(), None, Deny, None),
+            (local.clone(), Some(linked.clone()), Deny, None),
+            (
+                local.clone(),
+                Some(fetched.clone()),
+                Deny,
+                Some("installs 'vendor/a/node_modules/c'"),
+            ),
+            (local.clone(), Some(fetched), Allow, None),
+            (
+                local.clone(),
+                Some(json!({ "lockfileVersion": 1 })),
+                Deny,
+                Some("no `packages` table"),
+            ),
+            (
+                json!({ "devDependencies": { "x": "^1.0.0" } }),
+                None,
+                Deny,
+                Some("devDependencies asks for 'x'"),
+            ),
+            (
+                json!({ "peerDependencies": { "x": "latest" } }),
+                None,
+                Deny,
+                Some("peerDependencies"),
+            ),
+            (
+                json!({ "dependencies": { "x": "github:a/b" } }),
+                None,
+                Allow,
+                None,
+            ),
+            (
+                json!({ "dependencies": { "x": "file:../outside" } }),
+                None,
+                Allow,
+                Some("not a path inside the skill folder"),
+            ),
+            (
+                json!({ "dependencies": { "x": "file:/etc" } }),
+                None,
+                Deny,
+                Some("not a path inside the skill folder"),
+            ),
+        ];
+        for (package, lock, network, refused) in cases {
+            let result = check(&package, lock.as_ref(), network);
+            match refused {
+                None => assert!(result.is_ok(), "{package} {lock:?}: {result:?}"),
+                Some(needle) => {
+                    let error = result.expect_err(needle);
+                    assert!(error.contains(needle), "{error}");
+                }
+            }
+        }
+        // The message of a refusal under deny names the setting to change.
+        let error = check(&json!({ "dependencies": { "x": "1" } }), None, Deny).unwrap_err();
+        assert!(error.contains("`[runtime] network = \"allow\"`"), "{error}");
+    }
+}

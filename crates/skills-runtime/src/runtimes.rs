@@ -357,4 +357,15 @@ mod tests {
         assert_eq!(parse_version("3.12rc1"), Some((3, 12)));
         assert_eq!(parse_version("x"), None);
     }
+
+    #[test]
+    fn a_folder_goes_first_on_path_once() {
+        let mut env = vec![("PATH".to_owned(), "/usr/bin:/bin".to_owned())];
+        prepend_path(&mut env, Path::new("/opt/node/bin"));
+        prepend_path(&mut env, Path::new("/opt/node/bin"));
+        assert_eq!(env[0].1, "/opt/node/bin:/usr/bin:/bin");
+        let mut empty = Vec::new();
+        prepend_path(&mut empty, Path::new("/opt/node/bin"));
+        assert_eq!(empty, [("PATH".to_owned(), "/opt/node/bin".to_owned())]);
+    }
 }
