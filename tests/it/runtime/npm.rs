@@ -443,3 +443,46 @@ fn a_wrong_checksum_installs_nothing_and_says_so() {
         server.targets()
     );
 }
+
+#[test]
+fn rpc_run_takes_npm_words_like_the_command_line() {
+    let (tree, _) = npm_lab("");
+    assert_eq!(npm(&tree, &["ci"]).code, Some(0));
+    let registry = format!("http://127.0.0.1:{}/", closed_port());
+    let mut connection =
+        crate::serve::Connection::open_with(&tree, &[("npm_config_registry", registry.as_str())]);
+    let mut call = |id: u64, params: serde_json::Value| {
+        let request = serde_json::json!({
+            "jsonrpc": "2.0", "id": id, "method": "skill_runtime.run", "params": params
+        });
+        connection.send(&request.to_string());
+        loop {
+            let message = connection.next_message();
+            if message["id"] == id {
+                return message;
+            }
+        }
+    };
+    let answer = call(
+        1,
+        serde_json::json!({ "skill_id": SKILL, "npm": ["test"], "wait": true }),
+    );
+    assert_eq!(answer["result"]["status"], "succeeded", "{answer}");
+    assert!(
+        answer["result"]["stdout"]
+            .as_str()
+            .unwrap()
+            .contains("npm test passed: hello, npm"),
+        "{answer}"
+    );
+    let answer = call(
+        2,
+        serde_json::json!({ "skill_id": SKILL, "npm": ["publish"], "wait": true }),
+    );
+    assert_eq!(answer["error"]["data"]["kind"], "invalid_input", "{answer}");
+    let answer = call(
+        3,
+        serde_json::json!({ "skill_id": SKILL, "npm": ["test"], "script": "x.js" }),
+    );
+    assert_eq!(answer["error"]["code"], -32_602, "{answer}");
+}
