@@ -32,7 +32,7 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
-use skills_types::runtime::{NetworkMode, RuntimeConfig};
+use skills_types::runtime::{NetworkMode, RuntimeConfig, SandboxMode};
 use skills_types::{Error, SkillsConfig};
 
 /// The file that makes a skill an npm package.
@@ -167,6 +167,12 @@ pub(crate) fn plan(
                  or whether install scripts run)",
                 INSTALL_FLAGS.join(" "),
                 word.escape_debug()
+            )));
+        }
+        if settings.sandbox == SandboxMode::ReadOnly {
+            // The sandbox would stop the first write into node_modules; say why now.
+            return Err(Error::InvalidInput(format!(
+                "`npm {first}` writes node_modules and the lock file inside the skill folder,                  which `[runtime] sandbox = \"read-only\"` forbids; installs need                  \"workspace-write\" (the default) or \"off\""
             )));
         }
         check_local_dependencies(config, settings, skill_dir, &package)?;

@@ -202,6 +202,13 @@ fn npm_runs_are_refused_before_anything_starts_when_the_request_is_not_one_npm_m
             .contains("'--registry=http://127.0.0.1:1/' is not one of them")
     );
 
+    // An install under the read-only sandbox could write nothing.
+    tree.user_config("[runtime]\npass_env = [\"npm_config_registry\"]\nsandbox = \"read-only\"\n");
+    let run = npm(&tree, &["ci"]);
+    assert_eq!(run.code, Some(1), "{run:?}");
+    assert!(run.stderr.contains("sandbox = \"read-only\""), "{run:?}");
+    tree.user_config("[runtime]\npass_env = [\"npm_config_registry\"]\n");
+
     // A project .npmrc could turn back on what the run turns off.
     std::fs::write(dir.join(".npmrc"), "ignore-scripts=false\n").unwrap();
     let run = npm(&tree, &["ci"]);
