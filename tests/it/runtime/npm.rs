@@ -493,3 +493,46 @@ fn rpc_run_takes_npm_words_like_the_command_line() {
     );
     assert_eq!(answer["error"]["code"], -32_602, "{answer}");
 }
+
+#[test]
+fn a_distribution_whose_link_leaves_its_tree_installs_nothing() {
+    let top = format!("node-v{FAKE_VERSION}-{}", platform());
+    let mut builder = tar::Builder::new(Vec::new());
+    let body = b"#!/bin/sh\necho v22.99.1\n";
+    let mut header = tar::Header::new_gnu();
+    header.set_path(format!("{top}/bin/node")).unwrap();
+    header.set_mode(0o755);
+    header.set_size(body.len() as u64);
+    header.set_cksum();
+    builder.append(&header, &body[..]).unwrap();
+    let mut header = tar::Header::new_gnu();
+    header.set_entry_type(tar::EntryType::Symlink);
+    header.set_size(0);
+    builder
+        .append_link(
+            &mut header,
+            format!("{top}/bin/npm"),
+            "../../../../../etc/passwd",
+        )
+        .unwrap();
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    encoder.write_all(&builder.into_inner().unwrap()).unwrap();
+    let tarball = encoder.finish().unwrap();
+    // The checksum is right: only the extractor stands in the way.
+    let digest = format!("{:x}", sha2::Sha256::digest(&tarball));
+    let server = distribution(&tarball, &digest);
+    let (tree, path) = managed_lab(&server);
+
+    let run = managed(&tree, &path, &["run", SKILL, "scripts/hello.js"]);
+    assert_eq!(run.code, Some(1), "{run:?}");
+    assert!(
+        run.stderr.contains("symbolic link") && run.stderr.contains("leaves the archive's tree"),
+        "{run:?}"
+    );
+    assert!(
+        runtimes_entries(&tree).is_empty(),
+        "{:?}",
+        runtimes_entries(&tree)
+    );
+    assert!(log_files(&tree).is_empty());
+}
