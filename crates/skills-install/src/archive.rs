@@ -283,7 +283,8 @@ fn check_link(
 ) -> Result<(), String> {
     let refuse = |why: &str| {
         format!(
-            "the entry '{}' is a symbolic link to '{}', which {why}; only links that land on              another entry of the archive are created",
+            "the entry '{}' is a symbolic link to '{}', which {why}; only links that land on \
+             another entry of the archive are created",
             link.path.escape_debug(),
             link.target.escape_debug()
         )

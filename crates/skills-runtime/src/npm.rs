@@ -172,7 +172,9 @@ pub(crate) fn plan(
         if settings.sandbox == SandboxMode::ReadOnly {
             // The sandbox would stop the first write into node_modules; say why now.
             return Err(Error::InvalidInput(format!(
-                "`npm {first}` writes node_modules and the lock file inside the skill folder,                  which `[runtime] sandbox = \"read-only\"` forbids; installs need                  \"workspace-write\" (the default) or \"off\""
+                "`npm {first}` writes node_modules and the lock file inside the skill folder, \
+                 which `[runtime] sandbox = \"read-only\"` forbids; installs need \
+                 \"workspace-write\" (the default) or \"off\""
             )));
         }
         check_local_dependencies(config, settings, skill_dir, &package)?;
