@@ -106,29 +106,34 @@ impl Runtimes {
             found.looked_for
         );
         let node = if kind == RuntimeKind::Node {
-            managed_node::ensure(&place, config, major).map(|path| vec![path])
+            managed_node::ensure(&place, config, major)
         } else {
-            // npm comes with the managed node, which is resolved (and cached) first.
+            // npm comes with the managed node, which is resolved (and cached) first; a node
+            // of the machine's own is not one whose npm this may take.
             let node = self.get(config, RuntimeKind::Node);
-            match (&node.path, node.source, node.usable) {
-                (Some(path), Some(RuntimeSource::Managed), true) => Ok(vec![path.clone()]),
-                _ => Err(node.problem.unwrap_or_else(|| "no managed node".to_owned())),
+            match (node.path, node.source, node.usable) {
+                (Some(path), Some(RuntimeSource::Managed), true) => Ok(path),
+                (_, _, true) => return found,
+                _ => Err(node.problem.unwrap_or_else(|| "no usable node".to_owned())),
             }
         };
         let mut info = RuntimeInfo::new(kind, looked_for);
         let path = match node {
-            Ok(paths) => paths
-                .first()
-                .and_then(|node| node.parent())
+            Ok(node) => node
+                .parent()
                 .map(|bin| bin.join(program))
                 .filter(|path| is_executable(path)),
             Err(problem) => {
-                info.problem = Some(format!(
-                    "{}; managed Node {major} could not be installed: {problem}",
-                    found
-                        .problem
-                        .unwrap_or_else(|| "nothing usable found".to_owned())
-                ));
+                let found = found
+                    .problem
+                    .unwrap_or_else(|| "nothing usable found".to_owned());
+                info.problem = Some(if kind == RuntimeKind::Node {
+                    format!("{found}; managed Node {major} could not be installed: {problem}")
+                } else {
+                    format!(
+                        "{found}; npm would come with managed Node, and node is not usable: {problem}"
+                    )
+                });
                 return info;
             }
         };
