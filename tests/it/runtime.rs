@@ -14,8 +14,10 @@ mod npm;
 mod output;
 mod policy;
 mod refusals;
+mod selftest;
 #[cfg(target_os = "linux")]
 mod terminal;
+mod tools;
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};

@@ -66,6 +66,7 @@ const ENVIRONMENT_READERS: &[&str] = &[
     "crates/skills-cli/",
     "crates/skills/tests/",
     "crates/skills-runtime/src/tests.rs",
+    "crates/skills-runtime/src/tools/tests.rs",
 ];
 
 const BOUNDARIES: [Boundary; 12] = [

@@ -349,6 +349,27 @@ pub(crate) enum ScriptArg {
     Sh,
 }
 
+impl ScriptArg {
+    /// The language's name in a sentence.
+    pub(crate) fn language_name(self) -> &'static str {
+        match self {
+            Self::Node => "Node.js",
+            Self::Python => "Python",
+            Self::Sh => "shell",
+        }
+    }
+}
+
+impl From<ScriptArg> for skills::run::InlineLanguage {
+    fn from(script: ScriptArg) -> Self {
+        match script {
+            ScriptArg::Node => Self::Node,
+            ScriptArg::Python => Self::Python,
+            ScriptArg::Sh => Self::Sh,
+        }
+    }
+}
+
 #[derive(Debug, Args)]
 pub(crate) struct CompletionsArgs {
     /// The shell to complete for.
@@ -426,9 +447,10 @@ pub(crate) struct ResourceArgs {
 pub(crate) struct NewArgs {
     /// The skill's name: lowercase letters, digits and single hyphens; it becomes the folder.
     pub(crate) name: String,
-    /// What the skill does and when to use it.
-    #[arg(long, short)]
-    pub(crate) description: String,
+    /// What the skill does and when to use it [required unless --script, which writes a
+    /// placeholder to replace].
+    #[arg(long, short, required_unless_present = "script")]
+    pub(crate) description: Option<String>,
     /// Where to create it.
     #[arg(long, value_enum, default_value_t = WritableScope::User, value_name = "SCOPE")]
     pub(crate) scope: WritableScope,

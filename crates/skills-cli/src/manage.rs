@@ -36,7 +36,16 @@ pub(crate) fn new(global: &Global, args: &NewArgs) -> Exit {
         Ok(inputs) => inputs,
         Err(message) => return output::usage(global, &message),
     };
-    let mut request = CreateSkill::new(&args.name, &args.description);
+    let description = match (&args.description, args.script) {
+        (Some(description), _) => description.clone(),
+        (None, Some(script)) => format!(
+            "Runs its {} entry script and prints a JSON result. (Replace this with what the skill does and when to use it.)",
+            script.language_name()
+        ),
+        (None, None) => return output::usage(global, "a new skill needs --description"),
+    };
+    let mut request = CreateSkill::new(&args.name, description);
+    request.script = args.script.map(Into::into);
     request.scope = args.scope.into();
     match crate::cli::agent_choice(&args.agent) {
         Ok((agent, agents)) => {
@@ -62,6 +71,12 @@ pub(crate) fn new(global: &Global, args: &NewArgs) -> Exit {
                     written.scope,
                     output::shown_path(&written.location)
                 ));
+                if args.script.is_some() {
+                    output::line(format_args!(
+                        "  its entry script and self-test are in skill.toml; check it with `skills test {}`",
+                        output::shown(&written.name)
+                    ));
+                }
                 for link in &written.links {
                     output::line(format_args!("  linked {}", output::shown_path(link)));
                 }

@@ -120,7 +120,7 @@ fn finished(global: &Global, outcome: &RunOutcome) -> Exit {
 /// A run refused before anything was started: the error (its kind too with `--json`), and
 /// status 1 whatever the kind, so a caller tells "not run" from a script's own usage error
 /// only by the message, as with any command that runs another.
-fn refused(global: &Global, error: &Error) -> Exit {
+pub(crate) fn refused(global: &Global, error: &Error) -> Exit {
     let hint = match error {
         Error::NeedsConfirmation { .. } => Some(PASS_YES),
         Error::ReadOnly { .. } => Some("the handle was opened with --read-only"),
@@ -144,12 +144,12 @@ fn refused_text(global: &Global, message: &str) -> Exit {
 
 /// Whether a person can be asked: stdin to read the answer from and stderr to ask on are
 /// both terminals.
-fn can_ask() -> bool {
+pub(crate) fn can_ask() -> bool {
     std::io::stdin().is_terminal() && std::io::stderr().is_terminal()
 }
 
 /// Asks on stderr whether to run; anything but `y` or `yes` is a no.
-fn ask(skill: &str, reason: &str) -> bool {
+pub(crate) fn ask(skill: &str, reason: &str) -> bool {
     let mut stderr = std::io::stderr().lock();
     let _ = write!(
         stderr,

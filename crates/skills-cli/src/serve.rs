@@ -51,6 +51,9 @@ const RUNTIME_NAMESPACE: &str = "skill_runtime.";
 /// The method whose answer names a run that goes on.
 const RUN: &str = "skill_runtime.run";
 
+/// The method whose answer comes after its run ended (a tool call waits for its script).
+const EXECUTE_TOOL: &str = "skill_runtime.execute_tool";
+
 /// The notification of a run's output.
 const OUTPUT_NOTIFICATION: &str = "skill_runtime.output";
 
@@ -305,6 +308,13 @@ impl Connection {
                         if handled.succeeded.iter().any(|method| method == RUN) {
                             note_run(&runs, &reply);
                         }
+                        if handled
+                            .succeeded
+                            .iter()
+                            .any(|method| method == EXECUTE_TOOL)
+                        {
+                            note_tool_run(&runs, &reply);
+                        }
                         send(&lines, reply);
                     }
                 });
@@ -348,6 +358,18 @@ fn note_run(runs: &Runs, reply: &str) {
     let result = &reply["result"];
     if let Some(run_id) = result["run_id"].as_str() {
         runs.replied(run_id, result.get("status").is_none());
+    }
+}
+
+/// Records the end of the run an `execute_tool` reply names. Its `finished` notice came
+/// before the reply (the call waits for the run), so this forgets that early end instead of
+/// keeping it for a `run` reply that never comes.
+fn note_tool_run(runs: &Runs, reply: &str) {
+    let Ok(reply) = serde_json::from_str::<Value>(reply) else {
+        return;
+    };
+    if let Some(run_id) = reply["result"]["run_id"].as_str() {
+        runs.replied(run_id, false);
     }
 }
 

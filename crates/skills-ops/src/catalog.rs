@@ -243,18 +243,23 @@ fn unloadable(catalog: &Catalog, name: &str) -> Option<Error> {
 }
 
 fn not_found(catalog: &Catalog, name: &str) -> Error {
-    // Close enough to be a typo: about one edit per three characters, at least one.
-    let suggestion = catalog
-        .skills
-        .iter()
-        .map(|skill| (edit_distance(name, &skill.name), &skill.name))
-        .filter(|(distance, candidate)| *distance <= (candidate.chars().count() / 3).max(1))
-        .min()
-        .map(|(_, candidate)| candidate.clone());
     Error::SkillNotFound {
         name: name.to_owned(),
-        suggestion,
+        suggestion: nearest(name, catalog.skills.iter().map(|skill| skill.name.as_str()))
+            .map(str::to_owned),
     }
+}
+
+/// The candidate closest to `name` when it is close enough to be a typo of it (about one
+/// edit per three characters, at least one), for "did you mean". Skills and declared tools
+/// suggest by the same rule.
+pub fn nearest<'c>(name: &str, candidates: impl IntoIterator<Item = &'c str>) -> Option<&'c str> {
+    candidates
+        .into_iter()
+        .map(|candidate| (edit_distance(name, candidate), candidate))
+        .filter(|(distance, candidate)| *distance <= (candidate.chars().count() / 3).max(1))
+        .min()
+        .map(|(_, candidate)| candidate)
 }
 
 /// Edit distance over characters counting a swap of neighbours as one edit (optimal string

@@ -21,6 +21,8 @@ use crate::discover::{discover, roots_of, settings};
 use crate::load::{self, RawFrontmatter, Source};
 use crate::{agents, fs, lock, name, trust, yaml};
 
+mod template;
+
 /// Creates a skill; refuses when its folder exists, and changes nothing then.
 pub fn create(config: &SkillsConfig, request: &CreateSkill) -> Result<Written, Error> {
     check_name(&request.name)?;
@@ -63,12 +65,30 @@ pub fn create(config: &SkillsConfig, request: &CreateSkill) -> Result<Written, E
             .metadata
             .insert("tags".to_owned(), request.tags.join(", "));
     }
-    let body = request
-        .body
-        .clone()
-        .unwrap_or_else(|| scaffold(&request.name, &request.description));
+    let script = request
+        .script
+        .map(|language| template::scaffold(&request.name, language, &request.inputs));
+    let body = request.body.clone().unwrap_or_else(|| {
+        scaffold(
+            &request.name,
+            &request.description,
+            script.as_ref().map(|script| script.instructions.as_str()),
+        )
+    });
     let document = render_document(&frontmatter, &body)?;
-    let sidecar = render_sidecar(request.when_to_use.as_deref(), &request.inputs)?;
+    let sidecar = match &script {
+        Some(script) => render_sidecar(&Sidecar {
+            when_to_use: request.when_to_use.as_deref(),
+            entry: Some(&script.entry),
+            inputs: &script.inputs,
+            tests: std::slice::from_ref(&script.test),
+        })?,
+        None => render_sidecar(&Sidecar {
+            when_to_use: request.when_to_use.as_deref(),
+            inputs: &request.inputs,
+            ..Sidecar::default()
+        })?,
+    };
 
     let staging = root.join(format!(
         "{STAGING_PREFIX}{}-{}",
@@ -80,6 +100,13 @@ pub fn create(config: &SkillsConfig, request: &CreateSkill) -> Result<Written, E
         fs::write_new(&staging.join(SKILL_MD), document.as_bytes())?;
         if let Some(sidecar) = &sidecar {
             fs::write_new(&staging.join(SKILL_TOML), sidecar.as_bytes())?;
+        }
+        if let Some(script) = &script {
+            let path = staging.join(&script.entry);
+            if let Some(folder) = path.parent() {
+                std::fs::create_dir_all(folder)?;
+            }
+            fs::write_new(&path, script.script.as_bytes())?;
         }
         fs::sync_directory(&staging)?;
         fs::rename_noreplace(&staging, &destination)?;
@@ -168,12 +195,26 @@ pub fn update(config: &SkillsConfig, id: &str, changes: &UpdateSkill) -> Result<
         std::fs::remove_file(&skill.location)
             .map_err(|source| Error::io("remove", &skill.location, source))?;
     }
-    if (changes.when_to_use.is_some() || changes.inputs.is_some())
-        && let Some(sidecar) = render_sidecar(when_to_use, inputs)?
-    {
-        let path = skill.dir.join(SKILL_TOML);
-        fs::write_atomic(&path, sidecar.as_bytes())
-            .map_err(|source| Error::io("write", &path, source))?;
+    if changes.when_to_use.is_some() || changes.inputs.is_some() {
+        let path = sidecar_path(&skill.dir);
+        let existing = match std::fs::read_to_string(&path) {
+            Ok(text) => Some(text),
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => None,
+            Err(source) => return Err(Error::io("read", &path, source)),
+        };
+        let sidecar = Sidecar {
+            when_to_use,
+            inputs,
+            ..Sidecar::default()
+        };
+        let text = match &existing {
+            Some(existing) => Some(edit_sidecar(existing, &sidecar, &path)?),
+            None => render_sidecar(&sidecar)?,
+        };
+        if let Some(text) = text {
+            fs::write_atomic(&path, text.as_bytes())
+                .map_err(|source| Error::io("write", &path, source))?;
+        }
     }
     Ok(Written {
         links: Vec::new(),
@@ -645,34 +686,81 @@ fn render_document(frontmatter: &Frontmatter, body: &str) -> Result<String, Erro
     Ok(text)
 }
 
-/// The `skill.toml` sidecar, when there is anything to put in it.
-fn render_sidecar(
-    when_to_use: Option<&str>,
-    inputs: &[SkillInput],
-) -> Result<Option<String>, Error> {
-    #[derive(Serialize)]
-    struct Sidecar<'a> {
-        #[serde(skip_serializing_if = "Option::is_none")]
-        when_to_use: Option<&'a str>,
-        #[serde(skip_serializing_if = "<[_]>::is_empty")]
-        inputs: &'a [SkillInput],
-    }
-    if when_to_use.is_none() && inputs.is_empty() {
-        return Ok(None);
-    }
-    toml::to_string(&Sidecar {
-        when_to_use,
-        inputs,
-    })
-    .map(Some)
-    .map_err(|error| Error::InvalidInput(format!("the sidecar cannot be written: {error}")))
+/// What a new skill's `skill.toml` says.
+#[derive(Default, Serialize)]
+struct Sidecar<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    when_to_use: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    entry: Option<&'a str>,
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    inputs: &'a [SkillInput],
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    tests: &'a [skills_types::run::SelfTest],
 }
 
-/// The body of a new skill when none is given: the headings a good skill has.
-fn scaffold(name: &str, description: &str) -> String {
+/// The `skill.toml` sidecar, when there is anything to put in it.
+fn render_sidecar(sidecar: &Sidecar<'_>) -> Result<Option<String>, Error> {
+    if sidecar.when_to_use.is_none()
+        && sidecar.entry.is_none()
+        && sidecar.inputs.is_empty()
+        && sidecar.tests.is_empty()
+    {
+        return Ok(None);
+    }
+    toml::to_string(sidecar)
+        .map(Some)
+        .map_err(|error| Error::InvalidInput(format!("the sidecar cannot be written: {error}")))
+}
+
+/// The sidecar an update writes to: the one the skill has (`skill.toml`, else
+/// `workflow.toml`), or a new `skill.toml`.
+fn sidecar_path(dir: &Path) -> PathBuf {
+    [SKILL_TOML, skills_types::files::WORKFLOW_TOML]
+        .iter()
+        .map(|name| dir.join(name))
+        .find(|path| std::fs::symlink_metadata(path).is_ok_and(|metadata| metadata.is_file()))
+        .unwrap_or_else(|| dir.join(SKILL_TOML))
+}
+
+/// `existing` with `when_to_use` and `inputs` replaced and every other key, comment and
+/// the order kept: the sidecar also holds the entry, tools, tests and agent table, and an
+/// update of two keys must not lose the rest. A file that does not parse is refused rather
+/// than overwritten.
+fn edit_sidecar(existing: &str, sidecar: &Sidecar<'_>, path: &Path) -> Result<String, Error> {
+    let mut document: toml_edit::DocumentMut = existing.parse().map_err(|error| {
+        Error::InvalidInput(format!(
+            "{} does not parse ({error}); fix it by hand before changing the skill's inputs or when_to_use",
+            path.display()
+        ))
+    })?;
+    if let Some(text) = sidecar.when_to_use {
+        document["when_to_use"] = toml_edit::value(text);
+    }
+    document.remove("inputs");
+    if !sidecar.inputs.is_empty() {
+        let rendered = render_sidecar(&Sidecar {
+            inputs: sidecar.inputs,
+            ..Sidecar::default()
+        })?
+        .unwrap_or_default();
+        let mut fragment: toml_edit::DocumentMut = rendered.parse().map_err(|error| {
+            Error::InvalidInput(format!("the inputs cannot be written: {error}"))
+        })?;
+        if let Some(inputs) = fragment.remove("inputs") {
+            document.insert("inputs", inputs);
+        }
+    }
+    Ok(document.to_string())
+}
+
+/// The body of a new skill when none is given: the headings a good skill has, and the
+/// instructions of its scaffolded script when it has one.
+fn scaffold(name: &str, description: &str, instructions: Option<&str>) -> String {
     format!(
-        "# {name}\n\n{}\n\n## When to use\n\n- (the situations this skill is for)\n\n## Instructions\n\n1. (the first step)\n",
-        description.trim()
+        "# {name}\n\n{}\n\n## When to use\n\n- (the situations this skill is for)\n\n{}",
+        description.trim(),
+        instructions.unwrap_or("## Instructions\n\n1. (the first step)\n")
     )
 }
 

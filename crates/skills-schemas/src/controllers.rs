@@ -16,9 +16,10 @@ use skills_types::manage::{CreateSkill, Uninstalled, Written};
 use skills_types::render::{RenderOptions, Rendered};
 use skills_types::rpc::methods::{
     BrowseParams, CancelParams, CancelResult, DescribeParams, ExplainParams, InstallResult,
-    NoParams, ReadParams, ReadResourceParams, ReadResult, ReadRunLogParams, RecentRunsParams,
-    RecentRunsResult, RenderTaskParams, ResolveRuntimesParams, ResolveRuntimesResult, RunParams,
-    RunResult, RunStarted, SubscribeResult, UninstallParams, UpdateParams, ValidateParams,
+    ListToolsResult, NoParams, ReadParams, ReadResourceParams, ReadResult, ReadRunLogParams,
+    RecentRunsParams, RecentRunsResult, RenderTaskParams, ResolveRuntimesParams,
+    ResolveRuntimesResult, RunParams, RunResult, RunStarted, SubscribeResult, UninstallParams,
+    UpdateParams, ValidateParams,
 };
 use skills_types::rpc::{
     ControllerSchema, Handler, HandlerFuture, Presenter, RpcError, params, result,
@@ -26,6 +27,7 @@ use skills_types::rpc::{
 use skills_types::run::{MAX_LOG_READ_BYTES, RunLogChunk, Task};
 use skills_types::service::{BoxFuture, SkillsService};
 use skills_types::skill::ResourceContent;
+use skills_types::tool::{ToolCall, ToolExecution};
 use skills_types::validate::{Options, Report};
 use skills_types::{Error, Skill, registry};
 
@@ -301,6 +303,26 @@ pub(crate) fn all() -> Vec<Method> {
             },
             None,
             |service, params| service.render_task(&params.skill_id, &params.inputs),
+        ),
+        blocking::<NoParams, ListToolsResult>(
+            Spec {
+                method: "skill_runtime.list_tools",
+                aliases: &[],
+                description: "Every tool the catalog's skills declare (`[[tools]]` in skill.toml), sorted by name: `name` (`<skill>__<tool>`, matching `^[a-zA-Z0-9_-]{1,64}$`), `description`, `category` (`skill` when none is declared), `permission_level` (the skill's permission), `scope`, `supports_markdown` and `parameters` (a JSON Schema). Tools of denied or disabled skills, and tools whose name a model API would refuse, are not offered.",
+                example: json!({}),
+            },
+            None,
+            |service, NoParams {}| service.list_tools().map(|tools| ListToolsResult { tools }),
+        ),
+        blocking::<ToolCall, ToolExecution>(
+            Spec {
+                method: "skill_runtime.execute_tool",
+                aliases: &[],
+                description: "Calls a declared tool and waits for its answer. `args` is checked against the tool's `parameters` first (no `$ref` outside the schema is fetched); a mismatch is `invalid_input` listing each problem, and nothing runs. Then the tool's script runs like any run (the same checks, confirmation, policy, sandbox and log) with `args` as JSON on stdin and in `SKILL_TOOL_ARGS`, the tool's name in `SKILL_TOOL_NAME`, and `SKILL_PREFER_MARKDOWN=1` when `prefer_markdown` is asked and the tool supports it. The answer is `{tool_name, elapsed_ms, run_id, result}`; `result.content` holds the script's output as text and, when stdout is one JSON value, that value as a `json` part. `tool_started` and `tool_finished` events carry `session_id`.",
+                example: json!({ "tool_name": "pdf-tools__fill", "args": { "form": "form.pdf", "values": { "name": "Ada" } }, "prefer_markdown": false, "session_id": "chat-42", "confirmed": false, "timeout_secs": 60 }),
+            },
+            None,
+            |service, call| service.execute_tool(&call),
         ),
     ]
 }

@@ -36,6 +36,8 @@ fn every_method_of_04_is_listed_once_with_its_aliases() {
         "skill_runtime.recent_runs",
         "skill_runtime.read_run_log",
         "skill_runtime.render_task",
+        "skill_runtime.list_tools",
+        "skill_runtime.execute_tool",
     ] {
         assert!(methods.contains(&expected), "{expected} is missing");
     }

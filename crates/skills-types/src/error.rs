@@ -63,6 +63,14 @@ pub enum Error {
         /// The closest known name, when one is close.
         suggestion: Option<String>,
     },
+    /// No declared tool is offered under this name.
+    #[error("no tool named '{name}' is offered; {}", suggestion.as_ref().map_or_else(|| "`skills tools` lists the tools offered".to_owned(), |s| format!("did you mean '{s}'?")))]
+    ToolNotFound {
+        /// The name asked for.
+        name: String,
+        /// The closest offered name, when one is close.
+        suggestion: Option<String>,
+    },
     /// A permission rule denies the skill.
     #[error("the skill '{name}' is denied by the permission rule '{pattern}'")]
     SkillDenied {
@@ -235,7 +243,7 @@ impl Error {
             Self::NoDefinitionFile { .. } => "no_definition_file",
             Self::Unloadable { .. } => "unloadable",
             Self::Io { .. } => "io",
-            Self::SkillNotFound { .. } => "not_found",
+            Self::SkillNotFound { .. } | Self::ToolNotFound { .. } => "not_found",
             Self::SkillDenied { .. } => "denied",
             Self::SkillDisabled { .. } => "skill_disabled",
             Self::AmbiguousSkill { .. } => "ambiguous",
@@ -387,6 +395,27 @@ mod tests {
         assert_eq!(
             error.to_string(),
             "no skill named 'pdf'; did you mean 'pdf-tools'?"
+        );
+    }
+
+    #[test]
+    fn unknown_tool_suggests_the_closest_name() {
+        let error = Error::ToolNotFound {
+            name: "pdf__fil".into(),
+            suggestion: Some("pdf__fill".into()),
+        };
+        assert_eq!(error.kind(), "not_found");
+        assert_eq!(
+            error.to_string(),
+            "no tool named 'pdf__fil' is offered; did you mean 'pdf__fill'?"
+        );
+        let far = Error::ToolNotFound {
+            name: "zzz".into(),
+            suggestion: None,
+        };
+        assert_eq!(
+            far.to_string(),
+            "no tool named 'zzz' is offered; `skills tools` lists the tools offered"
         );
     }
 

@@ -49,6 +49,11 @@ pub struct CreateSkill {
     /// should see the skill too: each one not reading the root gets a relative symlink.
     #[serde(default)]
     pub agents: Vec<String>,
+    /// Also scaffold an entry script in this language (`scripts/main.mjs`, `.py` or `.sh`)
+    /// that prints a JSON result, with `entry`, one input (`name`, unless inputs are given)
+    /// and a self-test in `skill.toml`, so the skill's test passes as soon as it is written.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub script: Option<crate::run::InlineLanguage>,
 }
 
 impl CreateSkill {
@@ -67,6 +72,7 @@ impl CreateSkill {
             inputs: Vec::new(),
             agent: None,
             agents: Vec::new(),
+            script: None,
         }
     }
 }

@@ -278,9 +278,27 @@ impl RunOutcome {
         }
     }
 
-    /// The outcome as a tool result: stdout as text (with stderr and the ending after it when
-    /// there is something to say), and the whole outcome as JSON.
+    /// The outcome as a tool result: [`RunOutcome::text_for_model`] as text, and the whole
+    /// outcome as JSON.
     pub fn to_tool_result(&self) -> ToolResult {
+        ToolResult {
+            content: vec![
+                ToolContent::Text {
+                    text: self.text_for_model(),
+                },
+                ToolContent::Json {
+                    data: serde_json::to_value(self).unwrap_or_default(),
+                },
+            ],
+            is_error: self.is_error(),
+            markdown_formatted: None,
+        }
+    }
+
+    /// What a model reads of the run: stdout, then stderr under a `[stderr]` line when there
+    /// is any, then how the run ended when it failed (or the "printed nothing" note), in
+    /// brackets. A declared tool's result and a run's result say the same in the same words.
+    pub fn text_for_model(&self) -> String {
         let mut text = self.stdout.clone();
         if !self.stderr.is_empty() {
             if !text.is_empty() && !text.ends_with('\n') {
@@ -305,16 +323,7 @@ impl RunOutcome {
             }
             text.push_str(&format!("[{note}]"));
         }
-        ToolResult {
-            content: vec![
-                ToolContent::Text { text },
-                ToolContent::Json {
-                    data: serde_json::to_value(self).unwrap_or_default(),
-                },
-            ],
-            is_error: self.is_error(),
-            markdown_formatted: None,
-        }
+        text
     }
 }
 
@@ -771,6 +780,23 @@ pub struct SelfTest {
     /// A deadline in seconds (default 60: a test that hangs fails instead of waiting).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeout_secs: Option<u64>,
+}
+
+impl SelfTest {
+    /// A test named `name` of the skill's entry: no arguments or inputs, expecting exit 0.
+    pub fn named(name: impl Into<String>) -> Self {
+        Self {
+            name: name.into(),
+            script: None,
+            inline: None,
+            language: None,
+            args: Vec::new(),
+            inputs: serde_json::Map::new(),
+            expect_exit: 0,
+            expect_stdout_contains: None,
+            timeout_secs: None,
+        }
+    }
 }
 
 /// Which self-tests to run.

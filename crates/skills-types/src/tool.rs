@@ -3,6 +3,11 @@
 //!
 //! The JSON shape is part of the wire contract (04 §ToolResult): content parts are tagged by
 //! `"type"`, and the optional Markdown rendering travels as `markdownFormatted`.
+//!
+//! A result carries what an MCP `CallToolResult` needs without a second shape: its text parts
+//! become MCP text content, and its first JSON part ([`ToolResult::structured`]) becomes the
+//! structured content. Declared tools (`[[tools]]`, 07 §Tools) are described here too, with
+//! what a call of one sends and gets back.
 
 use serde::{Deserialize, Serialize};
 
@@ -70,6 +75,17 @@ impl ToolResult {
         self
     }
 
+    /// The structured part of the result: the data of its first JSON part, if any. A
+    /// declared tool whose script printed one JSON value has it here (and the same text as
+    /// a text part); a run's result has its whole outcome here. MCP's structured content
+    /// must be an object, so a host that gets another value wraps it (`{"result": value}`).
+    pub fn structured(&self) -> Option<&serde_json::Value> {
+        self.content.iter().find_map(|part| match part {
+            ToolContent::Json { data } => Some(data),
+            ToolContent::Text { .. } => None,
+        })
+    }
+
     /// What a model should read: the Markdown rendering when it is not blank, otherwise the
     /// text parts joined by newlines (JSON parts are for programs and are left out).
     pub fn output_for_llm(&self) -> String {
@@ -89,6 +105,13 @@ impl ToolResult {
         texts.join("\n")
     }
 }
+
+/// The most a tool call's arguments may hold, as compact JSON. They travel in one
+/// environment variable (`SKILL_TOOL_ARGS`), and Linux refuses to start a program when any
+/// one environment string is over 128 KiB (`MAX_ARG_STRLEN`, the name and `=` included):
+/// arguments past that would pass the check and then fail to spawn. The 1 KiB kept back
+/// covers the name.
+pub const MAX_TOOL_ARGS_BYTES: usize = 127 * 1024;
 
 /// A tool a skill declares in `skill.toml` (`[[tools]]`): a script that takes JSON arguments.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -142,8 +165,40 @@ pub struct ToolInfo {
     pub parameters: serde_json::Value,
 }
 
-/// A call of a declared tool.
+/// The category of a tool that declares none.
+pub const DEFAULT_TOOL_CATEGORY: &str = "skill";
+
+impl ToolInfo {
+    /// `spec` of `skill` offered as `name`, with the skill's permission and scope; a tool
+    /// that declares no category is in [`DEFAULT_TOOL_CATEGORY`].
+    pub fn new(
+        name: impl Into<String>,
+        skill: impl Into<String>,
+        spec: &ToolSpec,
+        permission_level: crate::config::Permission,
+        scope: crate::SkillScope,
+    ) -> Self {
+        Self {
+            name: name.into(),
+            skill: skill.into(),
+            tool: spec.name.clone(),
+            description: spec.description.clone(),
+            category: spec
+                .category
+                .clone()
+                .unwrap_or_else(|| DEFAULT_TOOL_CATEGORY.to_owned()),
+            permission_level,
+            scope,
+            supports_markdown: spec.supports_markdown,
+            parameters: spec.parameters.clone(),
+        }
+    }
+}
+
+/// A call of a declared tool (also the params of the `skill_runtime.execute_tool` method, so
+/// an unknown field is refused rather than silently dropped).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
 #[non_exhaustive]
 pub struct ToolCall {
     /// `<skill>__<tool>`.
@@ -151,7 +206,7 @@ pub struct ToolCall {
     /// The arguments (checked against the tool's `parameters` before anything runs).
     #[serde(default = "empty_object")]
     pub args: serde_json::Value,
-    /// Whether the caller would rather have Markdown.
+    /// Whether the caller would rather have Markdown (honoured by tools that support it).
     #[serde(default)]
     pub prefer_markdown: bool,
     /// The agent session the call belongs to (carried on the tool events).
@@ -266,6 +321,34 @@ mod tests {
         assert_eq!(result.output_for_llm(), "# rich");
         let blank = ToolResult::text("plain").with_markdown("  \n");
         assert_eq!(blank.output_for_llm(), "plain");
+    }
+
+    #[test]
+    fn structured_is_the_first_json_part() {
+        assert_eq!(ToolResult::text("plain").structured(), None);
+        let result = ToolResult {
+            content: vec![
+                ToolContent::Text {
+                    text: "{\"a\":1}".into(),
+                },
+                ToolContent::Json {
+                    data: json!({"a": 1}),
+                },
+                ToolContent::Json { data: json!(2) },
+            ],
+            is_error: false,
+            markdown_formatted: None,
+        };
+        assert_eq!(result.structured(), Some(&json!({"a": 1})));
+    }
+
+    #[test]
+    fn a_call_with_an_unknown_field_is_refused() {
+        let call: ToolCall = serde_json::from_value(json!({"tool_name": "a__b"})).unwrap();
+        assert_eq!(call, ToolCall::new("a__b", json!({})));
+        let typo: Result<ToolCall, _> =
+            serde_json::from_value(json!({"tool_name": "a__b", "arguments": {}}));
+        assert!(typo.is_err());
     }
 
     #[test]

@@ -163,7 +163,9 @@ pub mod run {
 
     pub use skills_types::run::*;
     pub use skills_types::runtime::*;
-    pub use skills_types::tool::{ToolCall, ToolExecution, ToolInfo, ToolSpec};
+    pub use skills_types::tool::{
+        DEFAULT_TOOL_CATEGORY, MAX_TOOL_ARGS_BYTES, ToolCall, ToolExecution, ToolInfo, ToolSpec,
+    };
 }
 
 pub mod trust {

@@ -222,6 +222,83 @@ fn update_keeps_the_body_and_changes_what_was_asked() {
 }
 
 #[test]
+fn update_of_inputs_keeps_every_other_sidecar_key_and_comment() {
+    let tree = Tree::new();
+    let config = tree.config();
+    let mut request = CreateSkill::new("greet", "Greets.");
+    request.script = Some(skills_types::run::InlineLanguage::Python);
+    create(&config, &request).unwrap();
+    let path = tree.user_root().join("greet/skill.toml");
+    let mut text = std::fs::read_to_string(&path).unwrap();
+    text.insert_str(0, "# the author's note\n");
+    text.push_str("\n[[tools]]\nname = \"lint\"\nscript = \"scripts/lint.py\"\n");
+    std::fs::write(&path, &text).unwrap();
+    let mut changes = UpdateSkill::default();
+    let mut input = SkillInput::new("who");
+    input.required = true;
+    changes.inputs = Some(vec![input]);
+    changes.when_to_use = Some("When greeting.".into());
+    update(&config, "greet", &changes).unwrap();
+    let after = std::fs::read_to_string(&path).unwrap();
+    assert!(after.starts_with("# the author's note\n"), "{after}");
+    let (manifest, diagnostics) =
+        crate::discover::read_skill_manifest(&tree.user_root().join("greet"));
+    assert!(diagnostics.is_empty(), "{diagnostics:?}");
+    assert_eq!(manifest.entry.as_deref(), Some("scripts/main.py"));
+    assert_eq!(manifest.tools.len(), 1);
+    assert_eq!(manifest.tests.len(), 1);
+    assert_eq!(manifest.when_to_use.as_deref(), Some("When greeting."));
+    assert_eq!(manifest.inputs.len(), 1);
+    assert_eq!(manifest.inputs[0].name, "who");
+
+    std::fs::write(&path, "entry = [unclosed\n").unwrap();
+    let error = update(&config, "greet", &changes).unwrap_err();
+    assert_eq!(error.kind(), "invalid_input", "{error}");
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        "entry = [unclosed\n"
+    );
+}
+
+#[test]
+fn create_with_a_script_writes_an_entry_a_test_and_one_input() {
+    let tree = Tree::new();
+    let config = tree.config();
+    for (name, language, file) in [
+        (
+            "py-skill",
+            skills_types::run::InlineLanguage::Python,
+            "scripts/main.py",
+        ),
+        (
+            "node-skill",
+            skills_types::run::InlineLanguage::Node,
+            "scripts/main.mjs",
+        ),
+        (
+            "sh-skill",
+            skills_types::run::InlineLanguage::Sh,
+            "scripts/main.sh",
+        ),
+    ] {
+        let mut request = CreateSkill::new(name, "Scaffolded.");
+        request.script = Some(language);
+        let written = create(&config, &request).unwrap();
+        assert!(written.dir.join(file).is_file(), "{name}");
+        let (manifest, diagnostics) = crate::discover::read_skill_manifest(&written.dir);
+        assert!(diagnostics.is_empty(), "{diagnostics:?}");
+        assert_eq!(manifest.entry.as_deref(), Some(file));
+        assert_eq!(manifest.inputs.len(), 1);
+        assert_eq!(manifest.tests.len(), 1);
+        let body = std::fs::read_to_string(written.dir.join("SKILL.md")).unwrap();
+        assert!(
+            body.contains(&format!("skills run {name} --input name=VALUE")),
+            "{body}"
+        );
+    }
+}
+
+#[test]
 fn update_refuses_a_file_that_does_not_parse() {
     let tree = Tree::new();
     let config = tree.config();

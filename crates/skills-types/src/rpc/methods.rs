@@ -295,6 +295,14 @@ pub struct RenderTaskParams {
     pub inputs: Map<String, Value>,
 }
 
+/// The result of `skill_runtime.list_tools` (its params are `{}`; those of
+/// `skill_runtime.execute_tool` are a [`crate::tool::ToolCall`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct ListToolsResult {
+    /// Every declared tool, sorted by name.
+    pub tools: Vec<crate::tool::ToolInfo>,
+}
+
 /// The params of `skill_runtime.output`, a notification: output of a run as it was read.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct OutputNotification {
