@@ -10,6 +10,7 @@ mod confirm;
 mod deadline;
 mod inputs;
 mod logs;
+mod npm;
 mod output;
 mod policy;
 mod refusals;

@@ -46,7 +46,7 @@ impl Connection {
     }
 
     /// [`Connection::open`] with extra environment variables.
-    fn open_with(tree: &Tree, env: &[(&str, &str)]) -> Self {
+    pub(crate) fn open_with(tree: &Tree, env: &[(&str, &str)]) -> Self {
         let mut command = skills_tests::skills();
         for (key, value) in env {
             command.env(key, value);

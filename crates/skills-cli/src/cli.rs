@@ -210,7 +210,8 @@ pub(crate) struct RunArgs {
     #[arg(short = 'e', long = "eval", value_name = "CODE", requires = "lang")]
     pub(crate) code: Option<String>,
     /// Run npm in the skill folder instead (`--npm ci`, `--npm test`, `--npm run build`):
-    /// the words after it up to `--` are npm's arguments.
+    /// `ci`, `install`, `run SCRIPT` or `test`; words starting with `-` (an install's flags,
+    /// a script's arguments) go after `--`.
     #[arg(long, value_name = "NPM ARGS", num_args = 1.., allow_hyphen_values = false,
           conflicts_with_all = ["script", "code"])]
     pub(crate) npm: Option<Vec<String>>,

@@ -46,6 +46,9 @@ pub(crate) fn run(global: &Global, args: &RunArgs) -> Exit {
     };
     let running = interrupt::watch(signals, &skills);
     let target = match (&args.script, &args.code, args.lang) {
+        _ if args.npm.is_some() => RunTarget::Npm {
+            args: args.npm.clone().unwrap_or_default(),
+        },
         (Some(path), None, _) => RunTarget::Script { path: path.clone() },
         (None, Some(code), Some(lang)) => RunTarget::Inline {
             language: lang.into(),

@@ -27,6 +27,7 @@ pub(crate) fn run(global: &Global, args: &RuntimesArgs) -> Exit {
                 );
                 let from = match runtime.source {
                     Some(RuntimeSource::Config) => " (skills.toml)",
+                    Some(RuntimeSource::Managed) => " (managed)",
                     Some(RuntimeSource::Path) | None => "",
                 };
                 let state = if runtime.usable {

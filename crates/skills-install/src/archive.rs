@@ -18,6 +18,14 @@
 //!   counter, never taken from a header, so a bomb or a header that lies stops at the limit;
 //! - a truncated stream is an error, never a partial result.
 //!
+//! A runtime's archive (managed Node, 07 §Runtimes) goes through the same extractor with
+//! [`extract_runtime`]: the same path, collision, size and truncation rules, bigger
+//! [`RUNTIME_LIMITS`], executable bits kept, and one thing a skill never gets: symbolic links
+//! whose target is relative and lands, lexically and without passing through another link, on
+//! an entry of the same archive (`bin/npm -> ../lib/node_modules/npm/bin/npm-cli.js`). Those
+//! are returned for the caller to create after every file; nothing else about what skill
+//! installs get is loosened.
+//!
 //! Entries below a hidden component (`.github/`, `.gitignore`, `.env`) are skipped, not
 //! refused: every repository tarball has some, and none is ever installed (the path check
 //! refuses hidden components). They still pass the other path rules and count towards the
@@ -49,6 +57,15 @@ pub const MAX_RATIO: u64 = 100;
 /// very regular archive (a few text files whose tar headers are mostly zeros) is never taken
 /// for a bomb; above it, a bomb stops at `MAX_RATIO` times its size.
 pub const RATIO_FLOOR_BYTES: u64 = MIB;
+
+/// What a runtime's archive (an official Node distribution: ~100 MB unpacked, one binary
+/// near that size, a few thousand files) may produce; skills keep [`Limits::default`].
+pub const RUNTIME_LIMITS: Limits = Limits {
+    entries: 20_000,
+    file: 256 * MIB,
+    total: 768 * MIB,
+    ratio: MAX_RATIO,
+};
 
 /// The archive formats the extractor reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -176,6 +193,138 @@ impl Tree {
     }
 }
 
+/// A runtime's archive as [`extract_runtime`] returns it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Unpacked {
+    /// Its regular files, in archive order.
+    pub files: Vec<UnpackedFile>,
+    /// Its folders (checked relative paths), so empty ones are created too.
+    pub folders: Vec<String>,
+    /// Its symbolic links, each checked to land on an entry of the archive.
+    pub links: Vec<UnpackedLink>,
+}
+
+/// A regular file of a runtime's archive.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnpackedFile {
+    /// Its checked, `/`-separated relative path.
+    pub path: String,
+    /// Its bytes.
+    pub bytes: Vec<u8>,
+    /// Whether any execute bit is set in its mode (a runtime's `bin/node` must stay runnable).
+    pub executable: bool,
+}
+
+/// A symbolic link of a runtime's archive.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnpackedLink {
+    /// Its checked, `/`-separated relative path.
+    pub path: String,
+    /// Its target exactly as the archive gives it (relative; checked to stay in the tree).
+    pub target: String,
+}
+
+/// Extracts a runtime's `.tar.gz` (managed Node) into memory under `limits` (normally
+/// [`RUNTIME_LIMITS`]): every rule of [`extract`], plus executable bits and in-tree relative
+/// symbolic links (see the module comment). A link that is absolute, climbs out of the tree,
+/// passes through another link, or names nothing the archive holds refuses the whole archive:
+/// created later, it would be the way out of the target folder that links always are.
+pub fn extract_runtime(bytes: &[u8], limits: &Limits) -> Result<Unpacked, String> {
+    let refuse = |why: String| format!("the tar.gz archive is refused: {why}");
+    let (tree, runtime) =
+        tar_gz_with(bytes, limits, Some(RuntimeParts::default())).map_err(refuse)?;
+    let mut runtime = runtime.unwrap_or_default();
+    // Hard links, devices and FIFOs stay refused, runtime or not.
+    if let Some(not_a_file) = tree.not_files.first() {
+        return Err(refuse(not_a_file.refusal.clone()));
+    }
+    // A regular entry that is not kept is hidden (skipped); only kept ones count as targets.
+    let mut entries: std::collections::HashSet<String> =
+        tree.files.iter().map(|(path, _)| path.clone()).collect();
+    entries.extend(runtime.folders.iter().cloned());
+    for (path, _) in &tree.files {
+        let mut folder = path.as_str();
+        while let Some((parent, _)) = folder.rsplit_once('/') {
+            entries.insert(parent.to_owned());
+            folder = parent;
+        }
+    }
+    let links: std::collections::HashSet<String> =
+        runtime.links.iter().map(|link| link.path.clone()).collect();
+    for link in &runtime.links {
+        check_link(link, &entries, &links).map_err(refuse)?;
+    }
+    let executable = std::mem::take(&mut runtime.executable);
+    let files = tree
+        .files
+        .into_iter()
+        .zip(executable)
+        .map(|((path, bytes), executable)| UnpackedFile {
+            path,
+            bytes,
+            executable,
+        })
+        .collect();
+    Ok(Unpacked {
+        files,
+        folders: runtime.folders,
+        links: runtime.links,
+    })
+}
+
+/// Whether a runtime's link lands on an entry of the tree: its target is relative, each `..`
+/// stays inside the tree, no step before the last goes through another link (lexical
+/// resolution is only true when every folder on the way is a real one), and the entry reached
+/// is one the archive holds.
+fn check_link(
+    link: &UnpackedLink,
+    entries: &std::collections::HashSet<String>,
+    links: &std::collections::HashSet<String>,
+) -> Result<(), String> {
+    let refuse = |why: &str| {
+        format!(
+            "the entry '{}' is a symbolic link to '{}', which {why}; only links that land on \
+             another entry of the archive are created",
+            link.path.escape_debug(),
+            link.target.escape_debug()
+        )
+    };
+    if link.target.is_empty() || link.target.starts_with('/') || link.target.contains(['\\', '\0'])
+    {
+        return Err(refuse("is not a relative path"));
+    }
+    let mut at: Vec<&str> = link.path.split('/').collect();
+    at.pop();
+    let steps: Vec<&str> = link
+        .target
+        .split('/')
+        .filter(|step| !step.is_empty() && *step != ".")
+        .collect();
+    for (index, step) in steps.iter().enumerate() {
+        if *step == ".." {
+            if at.pop().is_none() {
+                return Err(refuse("leaves the archive's tree"));
+            }
+            continue;
+        }
+        at.push(step);
+        let reached = at.join("/");
+        if index + 1 < steps.len() && links.contains(&reached) {
+            return Err(refuse("passes through another link"));
+        }
+    }
+    let reached = at.join("/");
+    if reached.is_empty() {
+        return Err(refuse("names the archive's top folder"));
+    }
+    path::check_relative(&reached)
+        .map_err(|refusal| refuse(&format!("lands on a refused path ({refusal})")))?;
+    if !entries.contains(&reached) && !links.contains(&reached) {
+        return Err(refuse("names nothing the archive holds"));
+    }
+    Ok(())
+}
+
 /// Extracts the regular files of an archive into memory: `('/'-separated relative path,
 /// bytes)`, sorted by path. Folder entries are accepted and produce nothing; hidden entries
 /// are skipped (see the module comment); anything else that is not a regular file refuses the
@@ -195,7 +344,7 @@ pub fn extract(
 /// for the caller to judge (never created). Every other rule of [`extract`] applies.
 pub fn extract_tree(bytes: &[u8], format: Format, limits: &Limits) -> Result<Tree, String> {
     let mut tree = match format {
-        Format::TarGz => tar_gz(bytes, limits),
+        Format::TarGz => tar_gz_with(bytes, limits, None).map(|(tree, _)| tree),
         Format::Zip => zip(bytes, limits),
     }
     .map_err(|why| format!("the {} archive is refused: {why}", format.describe()))?;
@@ -438,6 +587,19 @@ struct Collector<'a> {
     not_files: Vec<NotAFile>,
     /// The name of the entry being read (or last read), for the messages.
     current: String,
+    /// Set for a runtime's archive only: what it keeps that a skill's never does.
+    runtime: Option<RuntimeParts>,
+}
+
+/// What [`extract_runtime`] keeps besides the files: one execute flag per kept file (in
+/// order), the folders, and the links (checked once every entry is known).
+#[derive(Debug, Default)]
+struct RuntimeParts {
+    executable: Vec<bool>,
+    /// The mode of the file entry about to be read.
+    next_executable: bool,
+    folders: Vec<String>,
+    links: Vec<UnpackedLink>,
 }
 
 impl<'a> Collector<'a> {
@@ -450,6 +612,7 @@ impl<'a> Collector<'a> {
             names: Names::default(),
             files: Vec::new(),
             not_files: Vec::new(),
+            runtime: None,
         }
     }
 
@@ -486,7 +649,31 @@ impl<'a> Collector<'a> {
             return Ok(());
         }
         match classify(folder).map_err(|refusal| refused(name, &refusal))? {
-            Disposition::Keep(components) => self.names.add_folder(&components),
+            Disposition::Keep(components) => {
+                self.names.add_folder(&components)?;
+                if let Some(runtime) = &mut self.runtime {
+                    runtime.folders.push(components.join("/"));
+                }
+                Ok(())
+            }
+            Disposition::Skip => Ok(()),
+        }
+    }
+
+    /// A symbolic link of a runtime's archive: kept for [`check_link`] (its name takes part in
+    /// the collision check, so no entry can be placed through it).
+    fn runtime_link(&mut self, name: &str, target: String) -> Result<(), String> {
+        match classify(name).map_err(|refusal| refused(name, &refusal))? {
+            Disposition::Keep(components) => {
+                self.names.add_file(&components)?;
+                if let Some(runtime) = &mut self.runtime {
+                    runtime.links.push(UnpackedLink {
+                        path: components.join("/"),
+                        target,
+                    });
+                }
+                Ok(())
+            }
             Disposition::Skip => Ok(()),
         }
     }
@@ -550,6 +737,10 @@ impl<'a> Collector<'a> {
             ));
         }
         self.files.push((components.join("/"), bytes));
+        if let Some(runtime) = &mut self.runtime {
+            let executable = runtime.next_executable;
+            runtime.executable.push(executable);
+        }
         Ok(())
     }
 }
@@ -558,7 +749,11 @@ fn refused(name: &str, refusal: &Refusal) -> String {
     format!("the entry '{}' is refused: {refusal}", name.escape_debug())
 }
 
-fn tar_gz(bytes: &[u8], limits: &Limits) -> Result<Tree, String> {
+fn tar_gz_with(
+    bytes: &[u8],
+    limits: &Limits,
+    runtime: Option<RuntimeParts>,
+) -> Result<(Tree, Option<RuntimeParts>), String> {
     // The tar stream holds headers, padding and skipped entries besides the files kept, so
     // its own cap is twice the total plus a header's worth per entry and a record; the files
     // kept are counted against the total itself.
@@ -573,6 +768,7 @@ fn tar_gz(bytes: &[u8], limits: &Limits) -> Result<Tree, String> {
         meter: &meter,
     };
     let mut collector = Collector::new(limits);
+    collector.runtime = runtime;
     {
         let mut archive = tar::Archive::new(&mut stream);
         let entries = archive
@@ -599,7 +795,8 @@ fn tar_gz(bytes: &[u8], limits: &Limits) -> Result<Tree, String> {
     // stream cut or altered after the end marker is refused too.
     io::copy(&mut stream, &mut io::sink())
         .map_err(|error| meter.explain("its gzip stream is truncated or corrupt", &error))?;
-    Ok(collector.finish())
+    let runtime = collector.runtime.take();
+    Ok((collector.finish(), runtime))
 }
 
 fn tar_entry<R: Read>(
@@ -637,6 +834,13 @@ fn tar_entry<R: Read>(
             .filter(|target| !target.is_empty())
             .map(|target| String::from_utf8_lossy(&target).into_owned())
     };
+    if let Some(runtime) = &mut collector.runtime {
+        runtime.next_executable = entry.header().mode().is_ok_and(|mode| mode & 0o111 != 0);
+        if kind == EntryType::Symlink {
+            let target = target().unwrap_or_default();
+            return collector.runtime_link(&name, target);
+        }
+    }
     match not_a_file {
         Some(kind) => collector.not_a_file(&name, kind, target()),
         None if kind == EntryType::Directory => collector.folder(&name),

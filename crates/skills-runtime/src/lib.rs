@@ -20,6 +20,8 @@
 mod cancel;
 mod inputs;
 mod log;
+mod managed_node;
+mod npm;
 mod output;
 mod prepare;
 mod process;
@@ -96,6 +98,7 @@ impl Runtime {
         config: &SkillsConfig,
         kind: Option<RuntimeKind>,
     ) -> Vec<RuntimeInfo> {
+        self.inner.runtimes.know(config);
         let settings = skills_ops::discover::effective_config(config).runtime;
         let kinds: Vec<RuntimeKind> = match kind {
             Some(kind) => vec![kind],

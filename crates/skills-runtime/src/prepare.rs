@@ -16,6 +16,7 @@ use skills_types::runtime::{ConfirmMode, RuntimeConfig};
 use skills_types::{Error, SkillScope, SkillsConfig};
 
 use crate::inputs;
+use crate::npm;
 use crate::runtimes::{self, NODE_STRIPS_TYPES, Runtimes};
 
 /// The variables of the parent's environment a script may see; anything else reaches it only
@@ -104,6 +105,7 @@ pub(crate) fn prepare_for(
             action: "run code".to_owned(),
         });
     }
+    runtimes.know(config);
     let effective = skills_ops::discover::effective_config(config);
     let settings = &effective.runtime;
     let skill = skills_ops::resources::describe(config, &request.skill)?;
@@ -155,7 +157,8 @@ pub(crate) fn prepare_for(
                 Plan::Inline(*language, code.clone()),
             )
         }
-        // The target is non-exhaustive: npm runs are the next step.
+        RunTarget::Npm { args } => (format!("npm {}", args.join(" ")), Plan::Npm(args.clone())),
+        // The target is non-exhaustive: a kind this runtime does not know yet.
         _ => {
             return Err(Error::InvalidInput(
                 "this kind of run target is not supported yet".to_owned(),
@@ -163,6 +166,7 @@ pub(crate) fn prepare_for(
         }
     };
 
+    let mut npm_plan = None;
     let (program, program_version, mut argv) = match plan {
         Plan::Script(path) => {
             let (absolute, head, extension) = open_script(&skill_dir, &path)?;
@@ -189,8 +193,19 @@ pub(crate) fn prepare_for(
             }
             (info.0, info.1, argv)
         }
+        Plan::Npm(args) => {
+            let npm = usable(runtimes, settings, RuntimeKind::Npm)?;
+            // npm is a node script: the node it finds first on PATH must be the one resolved.
+            let node = usable(runtimes, settings, RuntimeKind::Node)?;
+            let plan = npm::plan(config, settings, &skill_dir, &args, &request.args)?;
+            let argv = plan.argv.clone();
+            npm_plan = Some((plan, node.0));
+            (npm.0, npm.1, argv)
+        }
     };
-    argv.extend(request.args.iter().map(OsString::from));
+    if npm_plan.is_none() {
+        argv.extend(request.args.iter().map(OsString::from));
+    }
 
     let declared: &[skills_types::skill::SkillInput] = match purpose {
         Purpose::Run => &skill.inputs,
@@ -211,6 +226,19 @@ pub(crate) fn prepare_for(
     env.push(("SKILL_DIR".to_owned(), skill_dir.display().to_string()));
     env.push(("SKILL_NAME".to_owned(), skill.name.clone()));
     env.extend(checked.env());
+    if let Some(bin) = runtimes.managed_bin() {
+        runtimes::prepend_path(&mut env, &bin);
+    }
+    let (cwd, extra_writable) = match npm_plan {
+        Some((plan, node)) => {
+            if let Some(dir) = node.parent() {
+                runtimes::prepend_path(&mut env, dir);
+            }
+            env.extend(plan.env);
+            (skill_dir.clone(), plan.extra_writable)
+        }
+        None => (config.workspace.clone(), Vec::new()),
+    };
 
     Ok(Prepared {
         skill: skill.name.clone(),
@@ -224,8 +252,8 @@ pub(crate) fn prepare_for(
         input_names: checked.names(),
         timeout_secs: clamp_timeout(request.timeout_secs),
         workspace: config.workspace.clone(),
-        cwd: config.workspace.clone(),
-        extra_writable: Vec::new(),
+        cwd,
+        extra_writable,
         stdin: None,
         settings: settings.clone(),
     })
@@ -234,6 +262,7 @@ pub(crate) fn prepare_for(
 enum Plan {
     Script(String),
     Inline(InlineLanguage, String),
+    Npm(Vec<String>),
 }
 
 /// `None` and `0` are no deadline; anything else is clamped to 1..=1800 seconds.

@@ -10,8 +10,11 @@ use std::process::{Command, Stdio};
 use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
+use skills_types::SkillsConfig;
 use skills_types::run::{RuntimeInfo, RuntimeKind, RuntimeSource};
 use skills_types::runtime::RuntimeConfig;
+
+use crate::managed_node;
 
 /// How long `--version` may take before the interpreter is called unusable.
 const VERSION_DEADLINE: Duration = Duration::from_secs(5);
@@ -26,9 +29,31 @@ pub(crate) const NODE_STRIPS_TYPES: (u64, u64) = (23, 6);
 #[derive(Debug, Default)]
 pub(crate) struct Runtimes {
     resolved: Mutex<BTreeMap<RuntimeKind, RuntimeInfo>>,
+    /// Where managed Node lives and how it is fetched: the handle's home, known from the
+    /// first configuration a run or a resolution brings (a runtime belongs to one handle).
+    managed: Mutex<Option<managed_node::Place>>,
 }
 
 impl Runtimes {
+    /// Takes note of the handle's home for managed Node; the first call wins.
+    pub(crate) fn know(&self, config: &SkillsConfig) {
+        let mut managed = self.managed.lock().unwrap_or_else(PoisonError::into_inner);
+        if managed.is_none() {
+            *managed = Some(managed_node::Place::of(config));
+        }
+    }
+
+    /// The `bin` folder of the managed Node this handle resolved, if it uses one: it goes
+    /// first on a child's `PATH`, so a script's `node` (and npm's) is that one.
+    pub(crate) fn managed_bin(&self) -> Option<PathBuf> {
+        let resolved = self.resolved.lock().unwrap_or_else(PoisonError::into_inner);
+        let node = resolved.get(&RuntimeKind::Node)?;
+        if node.source != Some(RuntimeSource::Managed) || !node.usable {
+            return None;
+        }
+        node.path.as_deref()?.parent().map(Path::to_path_buf)
+    }
+
     /// `kind` as resolved the first time it was asked for.
     pub(crate) fn get(&self, config: &RuntimeConfig, kind: RuntimeKind) -> RuntimeInfo {
         if let Some(info) = self
@@ -41,13 +66,121 @@ impl Runtimes {
         }
         // Resolved outside the lock: `--version` may take seconds, and other kinds need not
         // wait for it. Two first calls racing both resolve; the first answer stored wins.
-        let info = resolve(config, kind);
+        let mut info = resolve(config, kind);
+        if !info.usable
+            && let Some(major) = &config.managed_node
+        {
+            info = self.managed(config, kind, major, info);
+        }
         self.resolved
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .entry(kind)
             .or_insert(info)
             .clone()
+    }
+}
+
+impl Runtimes {
+    /// `kind` from managed Node (07 §Runtimes), when nothing usable was found and the home
+    /// configuration opted in: node itself, or the npm its distribution ships.
+    fn managed(
+        &self,
+        config: &RuntimeConfig,
+        kind: RuntimeKind,
+        major: &str,
+        found: RuntimeInfo,
+    ) -> RuntimeInfo {
+        let place = self
+            .managed
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        let (program, place) = match (kind, place) {
+            (RuntimeKind::Node, Some(place)) => ("node", place),
+            (RuntimeKind::Npm, Some(place)) => ("npm", place),
+            _ => return found,
+        };
+        let looked_for = format!(
+            "{}; then managed Node {major} (`[runtime] managed_node` in the home skills.toml)",
+            found.looked_for
+        );
+        let node = if kind == RuntimeKind::Node {
+            managed_node::ensure(&place, config, major)
+        } else {
+            // npm comes with the managed node, which is resolved (and cached) first; a node
+            // of the machine's own is not one whose npm this may take.
+            let node = self.get(config, RuntimeKind::Node);
+            match (node.path, node.source, node.usable) {
+                (Some(path), Some(RuntimeSource::Managed), true) => Ok(path),
+                (_, _, true) => return found,
+                _ => Err(node.problem.unwrap_or_else(|| "no usable node".to_owned())),
+            }
+        };
+        let mut info = RuntimeInfo::new(kind, looked_for);
+        let path = match node {
+            Ok(node) => node
+                .parent()
+                .map(|bin| bin.join(program))
+                .filter(|path| is_executable(path)),
+            Err(problem) => {
+                let found = found
+                    .problem
+                    .unwrap_or_else(|| "nothing usable found".to_owned());
+                info.problem = Some(if kind == RuntimeKind::Node {
+                    format!("{found}; managed Node {major} could not be installed: {problem}")
+                } else {
+                    format!(
+                        "{found}; npm would come with managed Node, and node is not usable: {problem}"
+                    )
+                });
+                return info;
+            }
+        };
+        let Some(path) = path else {
+            info.problem = Some(format!(
+                "{}; the managed Node {major} has no `bin/{program}`",
+                found
+                    .problem
+                    .unwrap_or_else(|| "nothing usable found".to_owned())
+            ));
+            return info;
+        };
+        let (version, problem) = if kind == RuntimeKind::Node {
+            match version_of(config, &path) {
+                Ok(version) => {
+                    let problem = parse_version(&version)
+                        .is_none_or(|found| found < MIN_NODE)
+                        .then(|| {
+                            format!(
+                                "the managed node {version} is too old; {}.{} or newer is needed",
+                                MIN_NODE.0, MIN_NODE.1
+                            )
+                        });
+                    (Some(version), problem)
+                }
+                Err(problem) => (None, Some(problem)),
+            }
+        } else {
+            (None, None)
+        };
+        info.path = Some(path);
+        info.source = Some(RuntimeSource::Managed);
+        info.version = version;
+        info.usable = problem.is_none();
+        info.problem = problem;
+        info
+    }
+}
+
+/// `dir` first on the `PATH` of a child's environment (added when there is none).
+pub(crate) fn prepend_path(env: &mut Vec<(String, String)>, dir: &Path) {
+    let dir = dir.display().to_string();
+    match env.iter_mut().find(|(name, _)| name == "PATH") {
+        Some((_, value)) if value.split(':').next() == Some(dir.as_str()) => {}
+        Some((_, value)) if value.is_empty() => *value = dir,
+        Some((_, value)) => *value = format!("{dir}:{value}"),
+        None => env.push(("PATH".to_owned(), dir)),
     }
 }
 
@@ -228,5 +361,16 @@ mod tests {
         assert_eq!(parse_version("3.8"), Some((3, 8)));
         assert_eq!(parse_version("3.12rc1"), Some((3, 12)));
         assert_eq!(parse_version("x"), None);
+    }
+
+    #[test]
+    fn a_folder_goes_first_on_path_once() {
+        let mut env = vec![("PATH".to_owned(), "/usr/bin:/bin".to_owned())];
+        prepend_path(&mut env, Path::new("/opt/node/bin"));
+        prepend_path(&mut env, Path::new("/opt/node/bin"));
+        assert_eq!(env[0].1, "/opt/node/bin:/usr/bin:/bin");
+        let mut empty = Vec::new();
+        prepend_path(&mut empty, Path::new("/opt/node/bin"));
+        assert_eq!(empty, [("PATH".to_owned(), "/opt/node/bin".to_owned())]);
     }
 }

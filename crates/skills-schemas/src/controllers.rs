@@ -247,7 +247,7 @@ pub(crate) fn all() -> Vec<Method> {
         run(Spec {
             method: "skill_runtime.run",
             aliases: &["skills.run", "workflows.run"],
-            description: "Runs a skill's script (`script`), inline code (`inline`, when the home configuration allows it) or its `entry` (neither), under the runtime's process policy. Without `wait` the run's id comes back at once and the run goes on: its output arrives as `skill_runtime.output` notifications `{run_id, stream, text}` and its end as `skill_runtime.finished` `{run_id, status, outcome}`. With `wait: true` the answer is the outcome.",
+            description: "Runs a skill's script (`script`), inline code (`inline`, when the home configuration allows it), npm in its folder (`npm`: `ci`, `install`, `run SCRIPT` or `test`, for a skill with a `package.json`) or its `entry` (none of them), under the runtime's process policy. Without `wait` the run's id comes back at once and the run goes on: its output arrives as `skill_runtime.output` notifications `{run_id, stream, text}` and its end as `skill_runtime.finished` `{run_id, status, outcome}`. With `wait: true` the answer is the outcome.",
             example: json!({ "skill_id": "pdf-tools", "script": "scripts/fill.py", "args": ["form.pdf"], "inputs": { "file": "data.csv" }, "timeout_secs": 60, "wait": false }),
         }),
         blocking::<CancelParams, CancelResult>(

@@ -583,6 +583,8 @@ pub enum RuntimeSource {
     Config,
     /// Found on `PATH`.
     Path,
+    /// Managed Node (`[runtime] managed_node`), under `<home>/<app_dir>/runtimes/`.
+    Managed,
 }
 
 /// One interpreter as resolved for a handle.

@@ -94,6 +94,8 @@ impl Strictness for ConfirmMode {
     }
 }
 
+/// Where managed Node comes from when [`RuntimeConfig::node_dist`] says nothing.
+pub const DEFAULT_NODE_DIST: &str = "https://nodejs.org/dist";
 /// Default of [`RuntimeConfig::max_concurrent_runs`].
 pub const DEFAULT_MAX_CONCURRENT_RUNS: usize = 4;
 /// Default of [`RuntimeConfig::max_runs_per_minute`].
@@ -130,6 +132,9 @@ pub struct RuntimeConfig {
     pub sh: Option<PathBuf>,
     /// A Node major version to download when no compatible `node` is found (opt-in).
     pub managed_node: Option<String>,
+    /// Where managed Node is downloaded from: the base holding `index.json`, `SHASUMS256.txt`
+    /// and the tarballs of each release (`https://nodejs.org/dist`, the default, when `None`).
+    pub node_dist: Option<String>,
     /// Most runs at once per handle.
     pub max_concurrent_runs: usize,
     /// Most runs started per minute per handle.
@@ -170,6 +175,7 @@ impl Default for RuntimeConfig {
             python: None,
             sh: None,
             managed_node: None,
+            node_dist: None,
             max_concurrent_runs: DEFAULT_MAX_CONCURRENT_RUNS,
             max_runs_per_minute: DEFAULT_MAX_RUNS_PER_MINUTE,
             inherited_env: Vec::new(),

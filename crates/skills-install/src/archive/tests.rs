@@ -757,3 +757,118 @@ fn finding_no_skill_or_a_bad_subpath_is_a_clear_error() {
         &["no folder in the archive holds a SKILL.md"],
     );
 }
+
+/// A tar.gz of a runtime: each entry with its mode (links and folders take theirs as given).
+fn runtime_tar_gz(entries: &[(Raw<'_>, u32)]) -> Vec<u8> {
+    let mut builder = tar::Builder::new(Vec::new());
+    for (raw, mode) in entries {
+        let mut header = tar::Header::new_gnu();
+        let name = raw.name.as_bytes();
+        header.as_old_mut().name[..name.len()].copy_from_slice(name);
+        let link = raw.link.as_bytes();
+        header.as_old_mut().linkname[..link.len()].copy_from_slice(link);
+        header.set_entry_type(raw.kind);
+        header.set_mode(*mode);
+        header.set_size(raw.data.len() as u64);
+        header.set_cksum();
+        builder.append(&header, raw.data).unwrap();
+    }
+    gzip(&builder.into_inner().unwrap())
+}
+
+#[test]
+fn a_runtime_keeps_execute_bits_and_links_that_land_in_its_tree() {
+    let bytes = runtime_tar_gz(&[
+        (entry("node-v1/bin/", EntryType::Directory), 0o755),
+        (file("node-v1/bin/node", b"#!/bin/sh\n"), 0o755),
+        (file("node-v1/lib/npm/cli.js", b"js"), 0o644),
+        (link("node-v1/bin/npm", "../lib/npm/cli.js"), 0o777),
+        (entry("node-v1/share/", EntryType::Directory), 0o755),
+    ]);
+    let unpacked = extract_runtime(&bytes, &RUNTIME_LIMITS).unwrap();
+    let files: Vec<(&str, bool)> = unpacked
+        .files
+        .iter()
+        .map(|file| (file.path.as_str(), file.executable))
+        .collect();
+    assert_eq!(
+        files,
+        [
+            ("node-v1/bin/node", true),
+            ("node-v1/lib/npm/cli.js", false)
+        ]
+    );
+    assert_eq!(
+        unpacked.links,
+        [UnpackedLink {
+            path: "node-v1/bin/npm".to_owned(),
+            target: "../lib/npm/cli.js".to_owned()
+        }]
+    );
+    assert!(unpacked.folders.contains(&"node-v1/share".to_owned()));
+    // The skill extractor still refuses the very same archive.
+    assert_refused(
+        extract(&bytes, Format::TarGz, &Limits::default()),
+        &["'node-v1/bin/npm' is a symbolic link"],
+    );
+}
+
+#[test]
+fn a_runtime_link_that_leaves_its_tree_is_refused() {
+    let cases: [(&str, &str, &str); 6] = [
+        ("node-v1/bin/x", "/etc/passwd", "is not a relative path"),
+        (
+            "node-v1/bin/x",
+            "../../../etc/passwd",
+            "leaves the archive's tree",
+        ),
+        (
+            "node-v1/bin/x",
+            "../missing",
+            "names nothing the archive holds",
+        ),
+        ("node-v1/bin/x", "../..", "names the archive's top folder"),
+        ("node-v1/bin/x", "../.hidden/y", "lands on a refused path"),
+        // `up` is a link to the top; through it `..` would climb out on disk though the
+        // lexical walk stays inside.
+        (
+            "node-v1/bin/x",
+            "../up/../../etc",
+            "passes through another link",
+        ),
+    ];
+    for (name, target, why) in cases {
+        let bytes = runtime_tar_gz(&[
+            (file("node-v1/bin/node", b"n"), 0o755),
+            (link("node-v1/up", "bin"), 0o777),
+            (link(name, target), 0o777),
+        ]);
+        assert_refused(extract_runtime(&bytes, &RUNTIME_LIMITS), &[why, target]);
+    }
+}
+
+#[test]
+fn a_runtime_refuses_hard_links_and_paths_through_its_links() {
+    let bytes = runtime_tar_gz(&[
+        (file("node-v1/bin/node", b"n"), 0o755),
+        (
+            Raw {
+                name: "node-v1/bin/hard",
+                kind: EntryType::Link,
+                data: b"",
+                link: "node-v1/bin/node",
+            },
+            0o755,
+        ),
+    ]);
+    assert_refused(extract_runtime(&bytes, &RUNTIME_LIMITS), &["a hard link"]);
+    let bytes = runtime_tar_gz(&[
+        (file("node-v1/lib/x", b"n"), 0o644),
+        (link("node-v1/l", "lib"), 0o777),
+        (file("node-v1/l/evil", b"n"), 0o644),
+    ]);
+    assert_refused(
+        extract_runtime(&bytes, &RUNTIME_LIMITS),
+        &["'node-v1/l' is both a file and a folder"],
+    );
+}

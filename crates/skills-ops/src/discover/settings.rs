@@ -295,10 +295,12 @@ fn runtime(
                 ),
             },
             // Which program runs a skill's code is never a workspace's choice.
-            "node" | "npm" | "python" | "sh" | "managed_node" if workspace => problem(format!(
-                "[runtime] {key} is read only from the home skills.toml: a workspace may not \
+            "node" | "npm" | "python" | "sh" | "managed_node" | "node_dist" if workspace => {
+                problem(format!(
+                    "[runtime] {key} is read only from the home skills.toml: a workspace may not \
                  choose the program that runs scripts"
-            )),
+                ))
+            }
             "node" | "npm" | "python" | "sh" => match text.filter(|path| !path.trim().is_empty()) {
                 Some(path) => {
                     let path = Some(PathBuf::from(path));
@@ -317,6 +319,15 @@ fn runtime(
                 Some(major) => runtime.managed_node = Some(major.to_owned()),
                 None => problem(
                     "'runtime.managed_node' must be a Node major version such as \"22\"".to_owned(),
+                ),
+            },
+            // Checked as a URL when managed Node is fetched, by the URL policy every download
+            // passes.
+            "node_dist" => match text.filter(|base| !base.trim().is_empty()) {
+                Some(base) => runtime.node_dist = Some(base.trim().to_owned()),
+                None => problem(
+                    "'runtime.node_dist' must be a URL such as \"https://nodejs.org/dist\""
+                        .to_owned(),
                 ),
             },
             "max_concurrent_runs" | "max_runs_per_minute" => {
@@ -617,7 +628,7 @@ mod tests {
             home.path(),
             "[runtime]\npass_env = ['GITHUB_TOKEN', 'NPM_TOKEN']\nsandbox = 'workspace-write'\n\
              network = 'allow'\nallow_inline = true\nconfirm = 'never'\nnode = '/opt/node/bin/node'\n\
-             managed_node = '22'\nmax_concurrent_runs = 8\n",
+             managed_node = '22'\nnode_dist = 'https://mirror.example/node'\nmax_concurrent_runs = 8\n",
         );
         let config = SkillsConfig::new(workspace.path(), home.path());
         let (home_only, diagnostics) = effective(&config, false);
@@ -632,6 +643,10 @@ mod tests {
             Some(Path::new("/opt/node/bin/node"))
         );
         assert_eq!(runtime.managed_node.as_deref(), Some("22"));
+        assert_eq!(
+            runtime.node_dist.as_deref(),
+            Some("https://mirror.example/node")
+        );
         assert_eq!(runtime.max_concurrent_runs, 8);
 
         // Tightening applies without a word.
@@ -656,7 +671,8 @@ mod tests {
             workspace.path(),
             "[runtime]\npass_env = ['AWS_SECRET_ACCESS_KEY']\nsandbox = 'off'\nnetwork = 'allow'\n\
              allow_inline = true\nallow_install_scripts = true\nconfirm = 'never'\n\
-             python = './evil/python'\nmanaged_node = '22'\nmax_runs_per_minute = 1000\n",
+             python = './evil/python'\nmanaged_node = '22'\nnode_dist = 'http://evil.example'\n\
+             max_runs_per_minute = 1000\n",
         );
         let (kept, diagnostics) = effective(&config, true);
         assert_eq!(
@@ -665,7 +681,7 @@ mod tests {
             "not even the home's one"
         );
         assert_eq!(kept.runtime, RuntimeConfig::default());
-        assert_eq!(diagnostics.len(), 9, "{diagnostics:?}");
+        assert_eq!(diagnostics.len(), 10, "{diagnostics:?}");
         for key in [
             "pass_env",
             "sandbox",
@@ -675,6 +691,7 @@ mod tests {
             "confirm",
             "python",
             "managed_node",
+            "node_dist",
             "max_runs_per_minute",
         ] {
             assert!(

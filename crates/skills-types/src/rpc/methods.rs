@@ -161,6 +161,11 @@ pub struct RunParams {
     /// Inline code (only when the home configuration allows it).
     #[serde(default)]
     pub inline: Option<InlineCode>,
+    /// npm in the skill folder instead (`["ci"]`, `["test"]`, `["run", "build"]`): `ci`,
+    /// `install`, `run SCRIPT` or `test`, for a skill with a `package.json`. Not with
+    /// `script` or `inline`.
+    #[serde(default)]
+    pub npm: Option<Vec<String>>,
     /// Arguments after the script, each one argv element.
     #[serde(default)]
     pub args: Vec<String>,
@@ -183,6 +188,16 @@ impl RunParams {
     /// (the message names both).
     pub fn to_request(&self) -> Result<RunRequest, String> {
         let target = match (&self.script, &self.inline) {
+            _ if self.npm.is_some() && (self.script.is_some() || self.inline.is_some()) => {
+                return Err(
+                    "give one of `script`, `inline` or `npm`, not several (none runs the \
+                     skill's entry)"
+                        .to_owned(),
+                );
+            }
+            _ if self.npm.is_some() => RunTarget::Npm {
+                args: self.npm.clone().unwrap_or_default(),
+            },
             (Some(_), Some(_)) => {
                 return Err(
                     "give either `script` or `inline`, not both (neither runs the skill's entry)"

@@ -320,7 +320,23 @@ fn run_params_name_exactly_one_target() {
     );
     assert!(both.to_request().unwrap_err().contains("not both"));
     assert!(!decode(json!({ "skill_id": "s" })).wait);
-    assert!(serde_json::from_value::<RunParams>(json!({ "skill_id": "s", "npm": [] })).is_err());
+    let npm = decode(json!({ "skill_id": "s", "npm": ["run", "build"] }))
+        .to_request()
+        .unwrap();
+    assert_eq!(
+        npm.target,
+        RunTarget::Npm {
+            args: vec!["run".into(), "build".into()]
+        }
+    );
+    let npm_and_script = decode(json!({ "skill_id": "s", "script": "x.py", "npm": ["ci"] }));
+    assert!(
+        npm_and_script
+            .to_request()
+            .unwrap_err()
+            .contains("not several")
+    );
+    assert!(serde_json::from_value::<RunParams>(json!({ "skill_id": "s", "nmp": [] })).is_err());
 }
 
 #[test]
