@@ -19,6 +19,9 @@ use crate::{Error, ToolContent, ToolResult};
 pub const MAX_STREAM_BYTES: usize = 1024 * 1024;
 /// The longest explicit deadline, in seconds; a longer one is clamped to it.
 pub const MAX_TIMEOUT_SECS: u64 = 1800;
+/// The deadline of a sandboxed run that asked for none, in seconds (24 hours): a confined
+/// process must still end, so a forgotten one cannot hold its sandbox's grants forever.
+pub const SANDBOXED_DEADLINE_SECS: u64 = 24 * 60 * 60;
 /// How long a process group has between SIGTERM and SIGKILL.
 pub const KILL_GRACE_MILLIS: u64 = 2000;
 /// The largest value of one input, in bytes of its text (JSON values as compact JSON).

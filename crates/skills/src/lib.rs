@@ -161,6 +161,7 @@ pub mod run {
     //! (argv only, an environment rebuilt from an allowlist, the whole process group stopped
     //! on deadline or cancel, output capped at 1 MiB per stream) and records it in a log.
 
+    pub use crate::runtime_impl::sandbox_main;
     pub use skills_types::run::*;
     pub use skills_types::runtime::*;
     pub use skills_types::tool::{ToolCall, ToolExecution, ToolInfo, ToolSpec};

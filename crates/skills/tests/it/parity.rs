@@ -58,6 +58,7 @@ const _: fn(&Skills) -> Result<Vec<TrustedWorkspace>, Error> = Skills::trusted_w
 const _: fn(&[SkillBody]) -> String = skills::render::read_text;
 
 const _: fn(Skills, RunSink) -> Skills = Skills::with_run_notices;
+const _: fn() = skills::run::sandbox_main;
 const _: fn(&Skills, &RunRequest) -> Result<RunOutcome, Error> = Skills::run;
 const _: fn(&Skills, &RunRequest, Option<RunSink>) -> Result<RunOutcome, Error> = Skills::run_with;
 const _: fn(&Skills, &RunRequest, Option<RunSink>) -> Result<StartedRun, Error> = Skills::start_run;
