@@ -13,6 +13,7 @@ mod logs;
 mod output;
 mod policy;
 mod refusals;
+mod sandbox;
 #[cfg(target_os = "linux")]
 mod terminal;
 

@@ -19,8 +19,8 @@ use skills_types::runtime::{ConfirmMode, RuntimeConfig};
 use skills_types::{Error, SkillScope, SkillsConfig};
 
 use crate::inputs;
-use crate::sandbox;
 use crate::runtimes::{self, NODE_STRIPS_TYPES, Runtimes};
+use crate::sandbox;
 
 /// The variables of the parent's environment a script may see; anything else reaches it only
 /// when the home configuration names it in `pass_env`. Tokens and keys live in environments,

@@ -132,9 +132,8 @@ fn helper(mut args: impl Iterator<Item = OsString>) -> Result<std::convert::Infa
         .next()
         .ok_or_else(|| refused("no program after `--`"))?;
     restrict(&policy).map_err(Failure::Refused)?;
-    let error = std::os::unix::process::CommandExt::exec(
-        std::process::Command::new(&program).args(args),
-    );
+    let error =
+        std::os::unix::process::CommandExt::exec(std::process::Command::new(&program).args(args));
     Err(Failure::Exec(format!(
         "could not start {}: {error}",
         Path::new(&program).display()
@@ -361,7 +360,10 @@ mod tests {
         .unwrap();
         assert_eq!(line[0], MARKER);
         assert_eq!(line[2], "--");
-        assert_eq!(line[3..], ["/usr/bin/python3", "/skills/x/run.py", "--flag"]);
+        assert_eq!(
+            line[3..],
+            ["/usr/bin/python3", "/skills/x/run.py", "--flag"]
+        );
         let policy = policy_of(&line);
         assert_eq!(
             policy.write_dirs,
@@ -371,7 +373,10 @@ mod tests {
                 PathBuf::from("/skills/npm-skill")
             ]
         );
-        assert_eq!(policy.write_files, [Path::new("/dev/null"), Path::new("/dev/zero")]);
+        assert_eq!(
+            policy.write_files,
+            [Path::new("/dev/null"), Path::new("/dev/zero")]
+        );
         assert_eq!((policy.abi, policy.network), (4, NetworkMode::Deny));
     }
 
@@ -386,15 +391,16 @@ mod tests {
             &[],
         )
         .unwrap();
-        assert_eq!(policy_of(&line).write_dirs, [PathBuf::from("/tmp/skills-run-1")]);
+        assert_eq!(
+            policy_of(&line).write_dirs,
+            [PathBuf::from("/tmp/skills-run-1")]
+        );
     }
 
     #[test]
     fn off_plans_nothing_and_older_abis_are_refused_with_what_is_missing() {
-        let mut settings = RuntimeConfig {
-            sandbox: SandboxMode::Off,
-            ..RuntimeConfig::default()
-        };
+        let mut settings = RuntimeConfig::default();
+        settings.sandbox = SandboxMode::Off;
         assert_eq!(plan(&settings).unwrap(), None);
 
         settings.sandbox = SandboxMode::WorkspaceWrite;
@@ -402,7 +408,10 @@ mod tests {
         let refused = plan(&settings).unwrap_err();
         assert_eq!(refused.kind(), "sandbox_unavailable");
         assert!(refused.to_string().contains("ABI 3"), "{refused}");
-        assert!(refused.to_string().contains("sandbox = \"off\""), "{refused}");
+        assert!(
+            refused.to_string().contains("sandbox = \"off\""),
+            "{refused}"
+        );
 
         settings.landlock_abi_ceiling = Some(3);
         settings.sandbox_helper = Some(PathBuf::from("/bin/skills"));
@@ -419,10 +428,8 @@ mod tests {
     #[test]
     fn a_program_that_did_not_dispatch_the_helper_is_refused() {
         // This test binary never calls `sandbox_main`.
-        let settings = RuntimeConfig {
-            network: NetworkMode::Allow,
-            ..RuntimeConfig::default()
-        };
+        let mut settings = RuntimeConfig::default();
+        settings.network = NetworkMode::Allow;
         if kernel_abi() >= MIN_FS_ABI {
             let refused = plan(&settings).unwrap_err();
             assert_eq!(refused.kind(), "sandbox_unavailable");
@@ -435,7 +442,10 @@ mod tests {
     #[test]
     fn a_refusal_is_told_from_a_script_that_exits_125() {
         let said = format!("{REFUSED_PREFIX}Landlock is missing\n");
-        assert_eq!(refusal(Some(125), &said).as_deref(), Some("Landlock is missing"));
+        assert_eq!(
+            refusal(Some(125), &said).as_deref(),
+            Some("Landlock is missing")
+        );
         assert_eq!(refusal(Some(125), "my own error\n"), None);
         assert_eq!(refusal(Some(1), &said), None);
     }
@@ -447,10 +457,8 @@ mod tests {
         let base = tempfile::tempdir().unwrap();
         let outside = tempfile::tempdir().unwrap();
         std::fs::write(outside.path().join("keep"), "kept").unwrap();
-        let settings = RuntimeConfig {
-            inherited_env: vec![("TMPDIR".into(), base.path().display().to_string())],
-            ..RuntimeConfig::default()
-        };
+        let mut settings = RuntimeConfig::default();
+        settings.inherited_env = vec![("TMPDIR".into(), base.path().display().to_string())];
         let temp = TempDir::create(&settings, "run-1").unwrap();
         let path = temp.path().to_path_buf();
         assert_eq!(path, base.path().join("skills-run-run-1"));
@@ -459,9 +467,15 @@ mod tests {
         std::fs::create_dir(path.join("sub")).unwrap();
         std::fs::write(path.join("sub/file"), "x").unwrap();
         std::os::unix::fs::symlink(outside.path(), path.join("link")).unwrap();
-        assert!(TempDir::create(&settings, "run-1").is_err(), "created twice");
+        assert!(
+            TempDir::create(&settings, "run-1").is_err(),
+            "created twice"
+        );
         drop(temp);
         assert!(!path.exists());
-        assert_eq!(std::fs::read_to_string(outside.path().join("keep")).unwrap(), "kept");
+        assert_eq!(
+            std::fs::read_to_string(outside.path().join("keep")).unwrap(),
+            "kept"
+        );
     }
 }

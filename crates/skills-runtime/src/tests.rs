@@ -26,6 +26,10 @@ fn fixture() -> Fixture {
     let workspace = tempfile::tempdir().unwrap();
     let mut config = SkillsConfig::new(workspace.path(), home.path());
     config.cache = false;
+    // This test binary is no sandbox helper (it never calls `sandbox_main`): the process
+    // policy is tested unsandboxed here, the sandbox through the built binaries
+    // (tests/it/runtime/sandbox.rs) and in `sandbox`'s own tests.
+    config.runtime.sandbox = skills_types::runtime::SandboxMode::Off;
     config.runtime.inherited_env = std::env::vars()
         .filter(|(name, _)| name == "PATH" || name == "HOME")
         .chain([("SECRET_TOKEN".to_owned(), "hunter2".to_owned())])
