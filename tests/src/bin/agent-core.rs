@@ -39,13 +39,16 @@ fn main() -> ExitCode {
     );
     request.args = rest.to_vec();
     match Skills::new(config).run(&request) {
-        Ok(outcome) => {
-            println!(
-                "{}",
-                serde_json::to_string(&outcome).expect("an outcome is JSON")
-            );
-            ExitCode::SUCCESS
-        }
+        Ok(outcome) => match serde_json::to_string(&outcome) {
+            Ok(json) => {
+                println!("{json}");
+                ExitCode::SUCCESS
+            }
+            Err(error) => {
+                eprintln!("the outcome is not JSON: {error}");
+                ExitCode::FAILURE
+            }
+        },
         Err(error) => {
             let document = serde_json::json!({
                 "error": {"kind": error.kind(), "message": error.to_string()}
