@@ -13,13 +13,15 @@ use crate::{Failure, tidy};
 
 /// The crates the `skills` feature brings in. With `default-features = false` none of them may
 /// be compiled into an agent core: that absence is the point of the stub.
-const FEATURE_ONLY_CRATES: [&str; 6] = [
+const FEATURE_ONLY_CRATES: [&str; 8] = [
     "skills-ops",
     "skills-install",
     "skills-bus",
     "skills-schemas",
     "skills-runtime",
     "uuid",
+    "landlock",
+    "seccompiler",
 ];
 
 /// The out-of-workspace crate that depends on `skills` exactly as an agent core with the
