@@ -246,10 +246,17 @@ pub(crate) fn helper_argv(
     program: &Path,
     argv: &[OsString],
 ) -> Result<Vec<OsString>, Error> {
-    let mut write_dirs = vec![temp.to_path_buf()];
+    // Absolute: the helper opens them from the run's working directory, where a relative
+    // path would name another folder.
+    let absolute = |path: &Path| {
+        std::path::absolute(path).map_err(|source| Error::io("resolve", path, source))
+    };
+    let mut write_dirs = vec![absolute(temp)?];
     if plan.mode == SandboxMode::WorkspaceWrite {
-        write_dirs.push(workspace.to_path_buf());
-        write_dirs.extend(extra_writable.iter().cloned());
+        write_dirs.push(absolute(workspace)?);
+        for dir in extra_writable {
+            write_dirs.push(absolute(dir)?);
+        }
     }
     let policy = Policy {
         abi: plan.abi,
