@@ -30,7 +30,7 @@ use skills_types::run::{
     KILL_GRACE_MILLIS, LogRecord, PRINTED_NOTHING, RunHooks, RunNotice, RunOutcome, RunStatus,
     Stream,
 };
-use skills_types::runtime::SandboxMode;
+use skills_types::runtime::{NetworkMode, SandboxMode};
 
 use crate::cancel::{self, signal_group};
 use crate::log::{self, LogWriter};
@@ -519,6 +519,7 @@ fn ended(prepared: &Prepared, run_id: &str, ending: Ending, started: Instant) ->
     outcome.stderr_bytes = ending.stderr_bytes;
     outcome.truncated = ending.truncated;
     outcome.sandbox = applied(prepared);
+    outcome.network = applied_network(prepared);
     outcome.note = note;
     outcome
 }
@@ -548,6 +549,14 @@ fn applied(prepared: &Prepared) -> SandboxMode {
         .map_or(SandboxMode::Off, |plan| plan.mode)
 }
 
+/// The network rule a run gets: the planned one, `allow` when there is no sandbox.
+fn applied_network(prepared: &Prepared) -> NetworkMode {
+    prepared
+        .sandbox
+        .as_ref()
+        .map_or(NetworkMode::Allow, |plan| plan.network)
+}
+
 /// The `start` record of a run.
 pub(crate) fn start_record(prepared: &Prepared, run_id: &str) -> LogRecord {
     LogRecord::Start {
@@ -560,6 +569,7 @@ pub(crate) fn start_record(prepared: &Prepared, run_id: &str) -> LogRecord {
         interpreter: prepared.program.display().to_string(),
         interpreter_version: prepared.program_version.clone(),
         sandbox: applied(prepared),
+        network: applied_network(prepared),
         timeout_secs: prepared.timeout_secs,
         started_at: crate::now(),
         recorder_pid: std::process::id(),

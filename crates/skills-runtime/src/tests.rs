@@ -101,6 +101,7 @@ fn start_line(run_id: &str, recorder_pid: u32) -> String {
         interpreter: "/bin/sh".into(),
         interpreter_version: None,
         sandbox: skills_types::runtime::SandboxMode::Off,
+        network: skills_types::runtime::NetworkMode::Allow,
         timeout_secs: None,
         started_at: "2026-01-01T00:00:00.000Z".into(),
         recorder_pid,

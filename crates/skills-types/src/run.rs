@@ -11,7 +11,7 @@ use std::sync::{Arc, mpsc};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::runtime::SandboxMode;
+use crate::runtime::{NetworkMode, SandboxMode};
 use crate::skill::SkillInput;
 use crate::{Error, ToolContent, ToolResult};
 
@@ -197,6 +197,11 @@ impl RunStatus {
     }
 }
 
+/// The network rule of a record that names none: written before runs were confined.
+fn unrestricted() -> NetworkMode {
+    NetworkMode::Allow
+}
+
 /// What a finished run did.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[non_exhaustive]
@@ -229,6 +234,10 @@ pub struct RunOutcome {
     pub truncated: bool,
     /// The sandbox actually applied.
     pub sandbox: SandboxMode,
+    /// The network rule actually applied: `allow` when the sandbox is off, since nothing
+    /// restricts the network then.
+    #[serde(default = "unrestricted")]
+    pub network: NetworkMode,
     /// Set when the run succeeded and printed nothing: only printed output reaches an agent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
@@ -253,6 +262,7 @@ impl RunOutcome {
             stderr_bytes: 0,
             truncated: false,
             sandbox: SandboxMode::Off,
+            network: NetworkMode::Allow,
             note: None,
         }
     }
@@ -475,6 +485,9 @@ pub enum LogRecord {
         interpreter_version: Option<String>,
         /// The sandbox applied.
         sandbox: SandboxMode,
+        /// The network rule applied (`allow` in logs written before there was a sandbox).
+        #[serde(default = "unrestricted")]
+        network: NetworkMode,
         /// The deadline in seconds, when there is one.
         timeout_secs: Option<u64>,
         /// When, RFC 3339 UTC.
@@ -955,6 +968,7 @@ mod tests {
             stderr_bytes: 0,
             truncated: false,
             sandbox: SandboxMode::Off,
+            network: NetworkMode::Allow,
             note: None,
         };
         assert_eq!(outcome.exit_status(), 3);

@@ -32,10 +32,10 @@ pub enum SandboxMode {
 )]
 #[serde(rename_all = "lowercase")]
 pub enum NetworkMode {
-    /// No TCP connections: the default.
+    /// No network: no TCP connect or bind, and no new socket of any kind: the default.
     #[default]
     Deny,
-    /// Connections allowed.
+    /// Connections allowed (files stay confined by the sandbox).
     Allow,
 }
 

@@ -178,8 +178,10 @@ fn workspace_write_confines_writes_to_the_workspace_and_the_temporary_folder() {
     assert!(listing(&tmp).is_empty(), "{:?}", listing(&tmp));
     // What was applied, in the outcome and the log; a sandboxed run has a deadline.
     assert_eq!(outcome["sandbox"], "workspace-write");
+    assert_eq!(outcome["network"], "deny");
     let start = start_record(&tree);
     assert_eq!(start["sandbox"], "workspace-write", "{start}");
+    assert_eq!(start["network"], "deny", "{start}");
     assert_eq!(start["timeout_secs"], 24 * 60 * 60, "{start}");
 }
 
@@ -266,6 +268,7 @@ fn network_deny_refuses_tcp_and_udp_to_a_loopback_listener_and_allow_reaches_it(
     assert!(received, "no datagram arrived under allow");
     // Files stay confined with the network allowed.
     assert_eq!(outcome["sandbox"], "workspace-write");
+    assert_eq!(outcome["network"], "allow");
 }
 
 #[test]
@@ -318,8 +321,10 @@ fn a_simulated_older_kernel_is_refused_never_run_with_less() {
     let (report, outcome) = report(&run_at("0"));
     assert_eq!(report["results"][text(&outside)], "ok", "{report}");
     assert_eq!(outcome["sandbox"], "off");
+    assert_eq!(outcome["network"], "allow", "nothing restricts it when off");
     let start = start_record(&tree);
     assert_eq!(start["sandbox"], "off");
+    assert_eq!(start["network"], "allow");
     assert_eq!(
         start["timeout_secs"],
         Value::Null,
