@@ -157,7 +157,10 @@ fn workspace_write_confines_writes_to_the_workspace_and_the_temporary_folder() {
     if kernel_abi() < NET_ABI {
         // The defaults (workspace-write, network deny) need ABI 4.
         let message = assert_refused(&tree, &run);
-        assert!(message.contains("ABI"), "{message}");
+        assert!(
+            message.contains("ABI") || !cfg!(target_os = "linux"),
+            "{message}"
+        );
         assert!(!inside.exists() && listing(&tmp).is_empty());
         return;
     }
@@ -231,7 +234,7 @@ fn network_deny_refuses_tcp_and_udp_to_a_loopback_listener_and_allow_reaches_it(
     if kernel_abi() < NET_ABI {
         let message = assert_refused(&tree, &denied);
         assert!(
-            message.contains("network = \"deny\"") || message.contains("ABI"),
+            message.contains("ABI") || !cfg!(target_os = "linux"),
             "{message}"
         );
         assert!(!connected && !received);
@@ -271,6 +274,8 @@ fn network_deny_refuses_tcp_and_udp_to_a_loopback_listener_and_allow_reaches_it(
     assert_eq!(outcome["network"], "allow");
 }
 
+// Linux only: elsewhere every sandbox is refused whatever the ABI (the tests above say so).
+#[cfg(target_os = "linux")]
 #[test]
 fn a_simulated_older_kernel_is_refused_never_run_with_less() {
     let (tree, tmp) = sandbox_lab();
