@@ -56,12 +56,13 @@ print(json.dumps({"tcp": attempt(socket.SOCK_STREAM, int(sys.argv[1])), "udp": a
 "#;
 
 /// The kernel's Landlock ABI (up to 6, what the runtime uses): the highest ABI whose every
-/// right a ruleset can handle as a hard requirement. Creating a ruleset restricts nothing.
+/// right and scope a ruleset can handle as a hard requirement. Creating a ruleset restricts
+/// nothing.
 fn kernel_abi() -> u8 {
     #[cfg(target_os = "linux")]
     {
         use landlock::{
-            ABI, Access, AccessFs, AccessNet, CompatLevel, Compatible, Ruleset, RulesetAttr,
+            ABI, Access, AccessFs, AccessNet, CompatLevel, Compatible, Ruleset, RulesetAttr, Scope,
         };
         (1..=6u8)
             .rev()
@@ -73,6 +74,10 @@ fn kernel_abi() -> u8 {
                 if version >= NET_ABI {
                     ruleset =
                         ruleset.and_then(|ruleset| ruleset.handle_access(AccessNet::from_all(abi)));
+                }
+                // ABI 6 adds no file or network right, only the scopes.
+                if version >= 6 {
+                    ruleset = ruleset.and_then(|ruleset| ruleset.scope(Scope::from_all(abi)));
                 }
                 ruleset.and_then(Ruleset::create).is_ok()
             })
@@ -448,4 +453,33 @@ fn a_library_users_binary_that_calls_sandbox_main_runs_sandboxed_like_the_cli() 
     }
     assert!(!inside.exists());
     assert_eq!(log_files(&tree).len(), logged, "a refused run was logged");
+}
+
+#[test]
+fn from_abi_6_a_sandboxed_process_cannot_signal_one_outside_it() {
+    // This test process is outside the sandbox: `kill -0` probes whether it may be signalled.
+    let probe = format!(
+        "kill -0 {} 2>/dev/null && echo signalled || echo refused",
+        std::process::id()
+    );
+    let output = Command::new(skills_tests::skills_binary())
+        .args([
+            "__skills-sandbox",
+            r#"{"abi":6,"write_dirs":[],"write_files":[],"network":"allow"}"#,
+            "--",
+            "/bin/sh",
+            "-c",
+            &probe,
+        ])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    if kernel_abi() >= 6 {
+        assert_eq!(output.status.code(), Some(0), "{output:?}");
+        assert_eq!(stdout.trim(), "refused", "a signal left the sandbox");
+    } else {
+        // The helper refuses rather than run with the signal scope missing.
+        assert_eq!(output.status.code(), Some(125), "{output:?}");
+        assert!(stdout.is_empty());
+    }
 }
