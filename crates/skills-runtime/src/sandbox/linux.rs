@@ -129,10 +129,19 @@ fn deny_sockets() -> Result<(), String> {
     let arch = std::env::consts::ARCH
         .try_into()
         .map_err(|_| refuse(format!("no filter for {}", std::env::consts::ARCH)))?;
-    let rules = BTreeMap::from([
+    let mut rules = BTreeMap::from([
         (libc::SYS_socket, Vec::new()),
         (libc::SYS_io_uring_setup, Vec::new()),
     ]);
+    // x86_64 kernels with the x32 ABI accept the same calls under numbers with this bit set
+    // and the same audit architecture: without these, `socket` would pass under its x32
+    // number.
+    #[cfg(target_arch = "x86_64")]
+    {
+        const X32_SYSCALL_BIT: i64 = 0x4000_0000;
+        rules.insert(X32_SYSCALL_BIT | libc::SYS_socket, Vec::new());
+        rules.insert(X32_SYSCALL_BIT | libc::SYS_io_uring_setup, Vec::new());
+    }
     let filter = SeccompFilter::new(
         rules,
         SeccompAction::Allow,
