@@ -53,8 +53,8 @@ pub(crate) const MIN_NET_ABI: u8 = 4;
 pub(crate) const MAX_ABI: u8 = 6;
 
 /// Files a run may always write: writing to them discards the data or reads back zeros.
-/// `/dev/tty` is not one: a script's output is captured, and an ioctl on the user's terminal
-/// could type into it.
+/// `/dev/tty` is not one: a script's output is captured, so it has no business writing to
+/// the user's terminal (and from ABI 5 no ioctl on it, such as `TIOCSTI`, is allowed).
 const NULL_DEVICES: [&str; 2] = ["/dev/null", "/dev/zero"];
 
 /// Whether this process called [`sandbox_main`] (so its own executable can be the helper).
