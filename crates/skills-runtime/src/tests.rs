@@ -1106,3 +1106,17 @@ fn a_process_that_cannot_start_still_finishes_its_run() {
     // The limits are free again.
     assert!(fx.runtime.inner.registry.lock().unwrap().runs.is_empty());
 }
+
+#[test]
+fn a_host_that_never_called_sandbox_main_is_refused_before_anything_is_logged() {
+    // This test binary is such a host: no `sandbox_main`, no `sandbox_helper`. Whatever the
+    // kernel, the default sandbox cannot be applied here, so the run is refused, not run
+    // unconfined.
+    let mut fx = fixture();
+    fx.config.runtime.sandbox = skills_types::runtime::SandboxMode::WorkspaceWrite;
+    fx.skill("mark", &[("scripts/mark.sh", "echo ran > ran\n")]);
+    let error = fx.run(&script("mark", "scripts/mark.sh")).unwrap_err();
+    assert_eq!(error.kind(), "sandbox_unavailable", "{error}");
+    assert!(fx.run_files().is_empty(), "a refused run was logged");
+    assert!(!fx.workspace.path().join("ran").exists());
+}
