@@ -441,6 +441,9 @@ fn the_runtime_behaves_as_documented_on_each_side() {
     config.runtime.inherited_env = std::env::vars()
         .filter(|(name, _)| name == "PATH")
         .collect();
+    // This test binary never calls `sandbox_main`, so it cannot be the sandbox's helper;
+    // the sandbox is tested through binaries that do (tests/it/runtime/sandbox.rs).
+    config.runtime.sandbox = skills::run::SandboxMode::Off;
     let skills = Skills::new(config.clone());
     let request = RunRequest::new(
         "hello",
