@@ -14,6 +14,7 @@ mod npm;
 mod output;
 mod policy;
 mod refusals;
+mod sandbox;
 mod selftest;
 #[cfg(target_os = "linux")]
 mod terminal;

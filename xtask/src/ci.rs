@@ -13,7 +13,7 @@ use crate::{Failure, tidy};
 
 /// The crates the `skills` feature brings in. With `default-features = false` none of them may
 /// be compiled into an agent core: that absence is the point of the stub.
-const FEATURE_ONLY_CRATES: [&str; 7] = [
+const FEATURE_ONLY_CRATES: [&str; 9] = [
     "skills-ops",
     "skills-install",
     "skills-bus",
@@ -21,6 +21,8 @@ const FEATURE_ONLY_CRATES: [&str; 7] = [
     "skills-runtime",
     "uuid",
     "jsonschema",
+    "landlock",
+    "seccompiler",
 ];
 
 /// The out-of-workspace crate that depends on `skills` exactly as an agent core with the

@@ -24,6 +24,9 @@ const REGISTRY_REFRESH_ON_BOOT: &str = "SKILLS_REGISTRY_REFRESH_ON_BOOT";
 const REGISTRY_TOKEN: &str = "SKILLS_REGISTRY_TOKEN";
 /// The GitHub (or GitHub Enterprise) web base, `[github] url`.
 const GITHUB_URL: &str = "SKILLS_GITHUB_URL";
+/// Tests only: `SKILLS_TEST_LANDLOCK_ABI=3` makes the runtime treat the kernel's Landlock ABI
+/// as at most 3, to prove an older kernel is refused; it cannot raise what the kernel has.
+const TEST_LANDLOCK_ABI: &str = "SKILLS_TEST_LANDLOCK_ABI";
 
 /// The configuration the options describe, or a message saying what is missing.
 pub(crate) fn config(
@@ -82,6 +85,8 @@ pub(crate) fn skills(global: &Global, discovery: Option<&Discovery>) -> Result<S
     config.runtime.inherited_env = std::env::vars_os()
         .filter_map(|(name, value)| Some((name.into_string().ok()?, value.into_string().ok()?)))
         .collect();
+    // Tests simulate an older kernel with it; a lower ABI can only refuse more runs.
+    config.runtime.landlock_abi_ceiling = text(TEST_LANDLOCK_ABI).and_then(|abi| abi.parse().ok());
     Ok(Skills::new(config))
 }
 

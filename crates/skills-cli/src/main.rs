@@ -55,6 +55,9 @@ impl From<Exit> for ExitCode {
 }
 
 fn main() -> ExitCode {
+    // First, before any thread or argument parsing: started as the sandbox helper, this
+    // restricts the process and execs the script's interpreter instead of returning.
+    skills::run::sandbox_main();
     let cli = cli::Cli::parse();
     cli.global.apply();
     let global = &cli.global;

@@ -6,12 +6,15 @@
 //! it (the library, the command line, RPC):
 //!
 //! 1. **prepare**: the skill is found and allowed, the target and inputs are checked, the
-//!    interpreter is chosen, confirmation and the read-only flag are honoured. Any refusal
-//!    happens here, before anything is registered or spawned;
+//!    interpreter is chosen, confirmation and the read-only flag are honoured, and the
+//!    kernel is checked for the sandbox configured. Any refusal happens here, before
+//!    anything is registered or spawned;
 //! 2. **register**: a run id (UUIDv7) is taken, the log's `start` record is written and the
 //!    run becomes cancellable;
 //! 3. **spawn**: argv only, the workspace as working directory, an environment rebuilt from
-//!    the allowlist, its own process group. The sandbox (next step) is one more stage here;
+//!    the allowlist, its own process group, its own temporary folder, and (unless
+//!    `sandbox = "off"`) the sandbox helper in front of the interpreter (`sandbox`), which
+//!    restricts itself with Landlock and seccomp and then execs it;
 //! 4. **supervise**: output read live and capped, the deadline and cancel enforced on the
 //!    whole group, the `end` record written, retention applied.
 
@@ -26,6 +29,7 @@ mod output;
 mod prepare;
 mod process;
 mod runtimes;
+mod sandbox;
 mod selftest;
 mod task;
 #[cfg(test)]
@@ -46,6 +50,7 @@ use skills_types::tool::{ToolCall, ToolExecution, ToolInfo};
 use skills_types::{Error, SkillsConfig};
 
 use process::Control;
+pub use sandbox::{MARKER as SANDBOX_MARKER, sandbox_main};
 
 /// The window of `max_runs_per_minute`.
 const RATE_WINDOW: Duration = Duration::from_secs(60);

@@ -3,7 +3,8 @@
 //! bundles (a script reached with no symlink at any step, or inline code the home
 //! configuration allows), the interpreter must exist, the inputs must fit what the skill
 //! declares, and a run that needs the user's confirmation must carry it. What comes out is
-//! the whole plan of the child process: program, argv, working directory and environment.
+//! the whole plan of the child process: program, argv, working directory, environment and
+//! sandbox (the kernel is asked here whether it can enforce the one configured).
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -11,13 +12,16 @@ use std::time::Duration;
 
 use skills_ops::reader::Refusal;
 use skills_types::config::Permission;
-use skills_types::run::{InlineLanguage, MAX_TIMEOUT_SECS, RunRequest, RunTarget, RuntimeKind};
+use skills_types::run::{
+    InlineLanguage, MAX_TIMEOUT_SECS, RunRequest, RunTarget, RuntimeKind, SANDBOXED_DEADLINE_SECS,
+};
 use skills_types::runtime::{ConfirmMode, RuntimeConfig};
 use skills_types::{Error, SkillScope, SkillsConfig};
 
 use crate::inputs;
 use crate::npm;
 use crate::runtimes::{self, NODE_STRIPS_TYPES, Runtimes};
+use crate::sandbox;
 
 /// The variables of the parent's environment a script may see; anything else reaches it only
 /// when the home configuration names it in `pass_env`. Tokens and keys live in environments,
@@ -54,18 +58,18 @@ pub(crate) struct Prepared {
     /// The deadline, clamped; `None` for none.
     pub(crate) timeout_secs: Option<u64>,
     /// The workspace (what `workspace-write` lets a run write).
-    #[expect(dead_code, reason = "read by the sandbox stage, which lands next")]
     pub(crate) workspace: PathBuf,
     /// The working directory: the workspace, or the skill folder for npm.
     pub(crate) cwd: PathBuf,
     /// Folders the run may write besides the workspace and its temporary folder (the skill
     /// folder of an npm install); empty for every other run.
-    #[expect(dead_code, reason = "read by the sandbox stage, which lands next")]
     pub(crate) extra_writable: Vec<PathBuf>,
     /// What the child reads on stdin (a tool's arguments); `None` gives it a null stdin.
     pub(crate) stdin: Option<Vec<u8>>,
     /// The `[runtime]` settings in force.
     pub(crate) settings: RuntimeConfig,
+    /// The sandbox the helper will apply; `None` for `sandbox = "off"`.
+    pub(crate) sandbox: Option<sandbox::Plan>,
 }
 
 impl Prepared {
@@ -222,6 +226,9 @@ pub(crate) fn prepare_for(
         });
     }
 
+    // Last of the checks: whether the kernel can enforce the configured sandbox.
+    let sandbox = sandbox::plan(settings)?;
+
     let mut env = allowlisted_env(settings);
     env.push(("SKILL_DIR".to_owned(), skill_dir.display().to_string()));
     env.push(("SKILL_NAME".to_owned(), skill.name.clone()));
@@ -250,12 +257,13 @@ pub(crate) fn prepare_for(
         args: request.args.clone(),
         env,
         input_names: checked.names(),
-        timeout_secs: clamp_timeout(request.timeout_secs),
+        timeout_secs: deadline(request.timeout_secs, sandbox.is_some()),
         workspace: config.workspace.clone(),
         cwd,
         extra_writable,
         stdin: None,
         settings: settings.clone(),
+        sandbox,
     })
 }
 
@@ -270,6 +278,12 @@ pub(crate) fn clamp_timeout(seconds: Option<u64>) -> Option<u64> {
     seconds
         .filter(|&seconds| seconds > 0)
         .map(|seconds| seconds.clamp(1, MAX_TIMEOUT_SECS))
+}
+
+/// The deadline of a run: the clamped one asked for; a sandboxed run that asked for none
+/// still gets [`SANDBOXED_DEADLINE_SECS`], so no confined process runs forever.
+pub(crate) fn deadline(seconds: Option<u64>, sandboxed: bool) -> Option<u64> {
+    clamp_timeout(seconds).or(sandboxed.then_some(SANDBOXED_DEADLINE_SECS))
 }
 
 /// Why a run of this skill needs the user's yes, if it does. A skill that came with the
@@ -564,6 +578,10 @@ mod tests {
         assert_eq!(clamp_timeout(Some(0)), None);
         assert_eq!(clamp_timeout(Some(5)), Some(5));
         assert_eq!(clamp_timeout(Some(99_999)), Some(MAX_TIMEOUT_SECS));
+        assert_eq!(deadline(None, false), None);
+        assert_eq!(deadline(Some(0), true), Some(SANDBOXED_DEADLINE_SECS));
+        assert_eq!(deadline(None, true), Some(24 * 60 * 60));
+        assert_eq!(deadline(Some(5), true), Some(5));
     }
 
     #[test]

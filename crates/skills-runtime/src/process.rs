@@ -3,8 +3,10 @@
 //! The child gets argv only (never a shell string), the workspace as working directory, an
 //! environment rebuilt from the allowlist, a null stdin, and a process group of its own, so
 //! a deadline or a cancel reaches everything it started: TERM to the group, KILL to the group
-//! after the grace. The sandbox of the next step is one more stage between the plan and
-//! [`Command::spawn`] (a helper that restricts itself, then execs the interpreter).
+//! after the grace. Every run gets its own temporary folder (`TMPDIR`), removed when the run
+//! ends however it ends. The sandbox is one stage between the plan and [`Command::spawn`]:
+//! unless it is off, the program spawned is the sandbox helper, which restricts itself and
+//! then execs the interpreter with the same pid and group (see `sandbox`).
 //!
 //! stdout and stderr are read on threads of their own while the process runs; the
 //! supervisor waits on the child, the deadline, a cancel (in this process, or a marker left
@@ -28,12 +30,13 @@ use skills_types::run::{
     KILL_GRACE_MILLIS, LogRecord, PRINTED_NOTHING, RunHooks, RunNotice, RunOutcome, RunStatus,
     Stream,
 };
-use skills_types::runtime::SandboxMode;
+use skills_types::runtime::{NetworkMode, SandboxMode};
 
 use crate::cancel::{self, signal_group};
 use crate::log::{self, LogWriter};
 use crate::output::{Capture, Decoder};
 use crate::prepare::Prepared;
+use crate::sandbox::{self, TempDir};
 
 /// How often the supervisor looks at the child, the clock and the cancel flags.
 const TICK: Duration = Duration::from_millis(20);
@@ -176,12 +179,40 @@ pub(crate) fn execute(
         return (outcome, None);
     }
 
-    let mut command = Command::new(&prepared.program);
+    // Dropped on every way out of this function: the folder goes with the run.
+    let temp = match TempDir::create(&prepared.settings, run_id) {
+        Ok(temp) => temp,
+        Err(error) => {
+            let outcome = ended(prepared, run_id, Ending::not_spawned_failed(), started);
+            finish(&shared, &outcome);
+            return (outcome, Some(error));
+        }
+    };
+    let (program, argv) = match &prepared.sandbox {
+        None => (prepared.program.clone(), prepared.argv.clone()),
+        Some(plan) => match sandbox::helper_argv(
+            plan,
+            &prepared.workspace,
+            temp.path(),
+            &prepared.extra_writable,
+            &prepared.program,
+            &prepared.argv,
+        ) {
+            Ok(argv) => (plan.helper.clone(), argv),
+            Err(error) => {
+                let outcome = ended(prepared, run_id, Ending::not_spawned_failed(), started);
+                finish(&shared, &outcome);
+                return (outcome, Some(error));
+            }
+        },
+    };
+    let mut command = Command::new(&program);
     command
-        .args(&prepared.argv)
+        .args(&argv)
         .current_dir(&prepared.cwd)
         .env_clear()
         .envs(prepared.env.iter().map(|(name, value)| (name, value)))
+        .env("TMPDIR", temp.path())
         .env("SKILL_RUN_ID", run_id)
         .stdin(if prepared.stdin.is_some() {
             Stdio::piped()
@@ -196,10 +227,7 @@ pub(crate) fn execute(
         Err(error) => {
             let outcome = ended(prepared, run_id, Ending::not_spawned_failed(), started);
             finish(&shared, &outcome);
-            return (
-                outcome,
-                Some(Error::io("start", prepared.program.clone(), error)),
-            );
+            return (outcome, Some(Error::io("start", program, error)));
         }
     };
     if let (Some(input), Some(pipe)) = (&prepared.stdin, child.stdin.take()) {
@@ -268,7 +296,13 @@ pub(crate) fn execute(
     ending.truncated = stdout_cut || stderr_cut;
     let outcome = ended(prepared, run_id, ending, started);
     finish(&shared, &outcome);
-    (outcome, None)
+    drop(temp);
+    // The helper refused to exec (the kernel could not enforce the policy in full): nothing
+    // of the skill ran, and the caller is told why, as if the parent had seen it first.
+    let refused = sandbox::refusal(outcome.exit_code, &outcome.stderr)
+        .filter(|_| prepared.sandbox.is_some())
+        .map(|missing| Error::SandboxUnavailable { missing });
+    (outcome, refused)
 }
 
 /// Writes `input` to the child's stdin on a thread of its own, then closes it. A child that
@@ -484,8 +518,8 @@ fn ended(prepared: &Prepared, run_id: &str, ending: Ending, started: Instant) ->
     outcome.stdout_bytes = ending.stdout_bytes;
     outcome.stderr_bytes = ending.stderr_bytes;
     outcome.truncated = ending.truncated;
-    // No sandbox exists yet; the outcome says what was applied, not what was configured.
-    outcome.sandbox = SandboxMode::Off;
+    outcome.sandbox = applied(prepared);
+    outcome.network = applied_network(prepared);
     outcome.note = note;
     outcome
 }
@@ -506,6 +540,23 @@ fn finish(shared: &Shared, outcome: &RunOutcome) {
     shared.finished.store(true, Ordering::SeqCst);
 }
 
+/// The sandbox a run gets: the helper execs the interpreter only once every restriction is
+/// enforced, so what runs runs under the planned mode; `off` when there is none.
+fn applied(prepared: &Prepared) -> SandboxMode {
+    prepared
+        .sandbox
+        .as_ref()
+        .map_or(SandboxMode::Off, |plan| plan.mode)
+}
+
+/// The network rule a run gets: the planned one, `allow` when there is no sandbox.
+fn applied_network(prepared: &Prepared) -> NetworkMode {
+    prepared
+        .sandbox
+        .as_ref()
+        .map_or(NetworkMode::Allow, |plan| plan.network)
+}
+
 /// The `start` record of a run.
 pub(crate) fn start_record(prepared: &Prepared, run_id: &str) -> LogRecord {
     LogRecord::Start {
@@ -517,7 +568,8 @@ pub(crate) fn start_record(prepared: &Prepared, run_id: &str) -> LogRecord {
         input_names: prepared.input_names.clone(),
         interpreter: prepared.program.display().to_string(),
         interpreter_version: prepared.program_version.clone(),
-        sandbox: SandboxMode::Off,
+        sandbox: applied(prepared),
+        network: applied_network(prepared),
         timeout_secs: prepared.timeout_secs,
         started_at: crate::now(),
         recorder_pid: std::process::id(),

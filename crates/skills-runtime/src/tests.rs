@@ -26,6 +26,10 @@ fn fixture() -> Fixture {
     let workspace = tempfile::tempdir().unwrap();
     let mut config = SkillsConfig::new(workspace.path(), home.path());
     config.cache = false;
+    // This test binary is no sandbox helper (it never calls `sandbox_main`): the process
+    // policy is tested unsandboxed here, the sandbox through the built binaries
+    // (tests/it/runtime/sandbox.rs) and in `sandbox`'s own tests.
+    config.runtime.sandbox = skills_types::runtime::SandboxMode::Off;
     config.runtime.inherited_env = std::env::vars()
         .filter(|(name, _)| name == "PATH" || name == "HOME")
         .chain([("SECRET_TOKEN".to_owned(), "hunter2".to_owned())])
@@ -97,6 +101,7 @@ fn start_line(run_id: &str, recorder_pid: u32) -> String {
         interpreter: "/bin/sh".into(),
         interpreter_version: None,
         sandbox: skills_types::runtime::SandboxMode::Off,
+        network: skills_types::runtime::NetworkMode::Allow,
         timeout_secs: None,
         started_at: "2026-01-01T00:00:00.000Z".into(),
         recorder_pid,
@@ -1100,4 +1105,18 @@ fn a_process_that_cannot_start_still_finishes_its_run() {
     assert_eq!(runs[0].status, RunStatus::Failed);
     // The limits are free again.
     assert!(fx.runtime.inner.registry.lock().unwrap().runs.is_empty());
+}
+
+#[test]
+fn a_host_that_never_called_sandbox_main_is_refused_before_anything_is_logged() {
+    // This test binary is such a host: no `sandbox_main`, no `sandbox_helper`. Whatever the
+    // kernel, the default sandbox cannot be applied here, so the run is refused, not run
+    // unconfined.
+    let mut fx = fixture();
+    fx.config.runtime.sandbox = skills_types::runtime::SandboxMode::WorkspaceWrite;
+    fx.skill("mark", &[("scripts/mark.sh", "echo ran > ran\n")]);
+    let error = fx.run(&script("mark", "scripts/mark.sh")).unwrap_err();
+    assert_eq!(error.kind(), "sandbox_unavailable", "{error}");
+    assert!(fx.run_files().is_empty(), "a refused run was logged");
+    assert!(!fx.workspace.path().join("ran").exists());
 }

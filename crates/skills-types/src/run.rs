@@ -11,7 +11,7 @@ use std::sync::{Arc, mpsc};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::runtime::SandboxMode;
+use crate::runtime::{NetworkMode, SandboxMode};
 use crate::skill::SkillInput;
 use crate::{Error, ToolContent, ToolResult};
 
@@ -19,6 +19,9 @@ use crate::{Error, ToolContent, ToolResult};
 pub const MAX_STREAM_BYTES: usize = 1024 * 1024;
 /// The longest explicit deadline, in seconds; a longer one is clamped to it.
 pub const MAX_TIMEOUT_SECS: u64 = 1800;
+/// The deadline of a sandboxed run that asked for none, in seconds (24 hours): a confined
+/// process must still end, so a forgotten one cannot hold its sandbox's grants forever.
+pub const SANDBOXED_DEADLINE_SECS: u64 = 24 * 60 * 60;
 /// How long a process group has between SIGTERM and SIGKILL.
 pub const KILL_GRACE_MILLIS: u64 = 2000;
 /// The largest value of one input, in bytes of its text (JSON values as compact JSON).
@@ -197,6 +200,11 @@ impl RunStatus {
     }
 }
 
+/// The network rule of a record that names none: written before runs were confined.
+fn unrestricted() -> NetworkMode {
+    NetworkMode::Allow
+}
+
 /// What a finished run did.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[non_exhaustive]
@@ -229,6 +237,10 @@ pub struct RunOutcome {
     pub truncated: bool,
     /// The sandbox actually applied.
     pub sandbox: SandboxMode,
+    /// The network rule actually applied: `allow` when the sandbox is off, since nothing
+    /// restricts the network then.
+    #[serde(default = "unrestricted")]
+    pub network: NetworkMode,
     /// Set when the run succeeded and printed nothing: only printed output reaches an agent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
@@ -253,6 +265,7 @@ impl RunOutcome {
             stderr_bytes: 0,
             truncated: false,
             sandbox: SandboxMode::Off,
+            network: NetworkMode::Allow,
             note: None,
         }
     }
@@ -484,6 +497,9 @@ pub enum LogRecord {
         interpreter_version: Option<String>,
         /// The sandbox applied.
         sandbox: SandboxMode,
+        /// The network rule applied (`allow` in logs written before there was a sandbox).
+        #[serde(default = "unrestricted")]
+        network: NetworkMode,
         /// The deadline in seconds, when there is one.
         timeout_secs: Option<u64>,
         /// When, RFC 3339 UTC.
@@ -983,6 +999,7 @@ mod tests {
             stderr_bytes: 0,
             truncated: false,
             sandbox: SandboxMode::Off,
+            network: NetworkMode::Allow,
             note: None,
         };
         assert_eq!(outcome.exit_status(), 3);

@@ -4,7 +4,8 @@
 //! interpreter paths, `managed_node`, `allow_install_scripts`) are the user's: only the home
 //! `skills.toml` sets them. A workspace's file may tighten them and is told, key by key, when
 //! it tries to loosen one, because a cloned repository can ship that file. Each setting knows
-//! which of two values is the stricter, so the layering rule is written once.
+//! which of two values is the stricter, so the layering rule is written once. The sandbox's
+//! helper program (`sandbox_helper`) is one of them: it runs before any sandbox exists.
 
 use std::path::PathBuf;
 
@@ -31,10 +32,10 @@ pub enum SandboxMode {
 )]
 #[serde(rename_all = "lowercase")]
 pub enum NetworkMode {
-    /// No TCP connections: the default.
+    /// No network: no TCP connect or bind, and no new socket of any kind: the default.
     #[default]
     Deny,
-    /// Connections allowed.
+    /// Connections allowed (files stay confined by the sandbox).
     Allow,
 }
 
@@ -139,6 +140,19 @@ pub struct RuntimeConfig {
     pub max_concurrent_runs: usize,
     /// Most runs started per minute per handle.
     pub max_runs_per_minute: usize,
+    /// The program that applies the sandbox and then execs the interpreter: one whose `main`
+    /// calls `skills::run::sandbox_main()` first (the `skills` binary does). Unset: this
+    /// program itself, when it called `sandbox_main()`; otherwise sandboxed runs are refused.
+    #[schemars(with = "Option<String>")]
+    pub sandbox_helper: Option<PathBuf>,
+    /// Tests only: the highest Landlock ABI the runtime may use, below what the kernel has,
+    /// to prove an older kernel is refused rather than run with less. It can only make runs
+    /// stricter (refused), never looser. The command line fills it from
+    /// `SKILLS_TEST_LANDLOCK_ABI`; never read from a configuration file.
+    #[doc(hidden)]
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub landlock_abi_ceiling: Option<u8>,
     /// The environment a run's child environment is drawn from: the allowlist and
     /// `pass_env` take their values from here, and interpreters are looked up on its `PATH`.
     /// The library never reads the process environment itself; the command line fills this
@@ -178,6 +192,8 @@ impl Default for RuntimeConfig {
             node_dist: None,
             max_concurrent_runs: DEFAULT_MAX_CONCURRENT_RUNS,
             max_runs_per_minute: DEFAULT_MAX_RUNS_PER_MINUTE,
+            sandbox_helper: None,
+            landlock_abi_ceiling: None,
             inherited_env: Vec::new(),
         }
     }

@@ -160,7 +160,13 @@ pub mod run {
     //! skill's entry; [`crate::Skills::run`] checks it, runs it under the process policy
     //! (argv only, an environment rebuilt from an allowlist, the whole process group stopped
     //! on deadline or cancel, output capped at 1 MiB per stream) and records it in a log.
+    //!
+    //! Runs are sandboxed by default (Landlock, Linux): call [`sandbox_main`] first thing in
+    //! your `main`, so your own binary can be the helper that confines a script before it
+    //! execs the interpreter, or set `[runtime] sandbox_helper` to one that does (the `skills`
+    //! binary). Without either, sandboxed runs are refused with `sandbox_unavailable`.
 
+    pub use crate::runtime_impl::sandbox_main;
     pub use skills_types::run::*;
     pub use skills_types::runtime::*;
     pub use skills_types::tool::{

@@ -8,8 +8,11 @@
 //! `skills --version` (the process start alone: no discovery, no configuration read). A fourth
 //! figure, `skills list` of the same home, shows what discovery of a one-skill home adds, and a
 //! fifth, `python3 --version`, what the runtime's resolving the interpreter costs (it runs
-//! that once per handle, so once per command). Each figure is the median; only the ratio
-//! within one run means anything on a shared machine.
+//! that once per handle, so once per command). A sixth runs the same script in a home that
+//! says `[runtime] sandbox = "off"`: the default run is sandboxed (the helper re-executes
+//! the binary, applies Landlock and seccomp, then execs python), and the ratio of the two is
+//! what the sandbox costs. Each figure is the median; only the ratio within one run means
+//! anything on a shared machine.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -40,12 +43,19 @@ pub(crate) struct RuntimeRun {
     pub(crate) list: Duration,
     /// `python3 --version`: what resolving the interpreter costs a fresh handle.
     pub(crate) version: Duration,
+    /// `skills run` with `sandbox = "off"`.
+    pub(crate) unsandboxed: Duration,
 }
 
 impl RuntimeRun {
     /// `skills run` over the direct run.
     fn ratio(&self) -> f64 {
         self.skills_run.as_secs_f64() / self.direct.as_secs_f64().max(1e-9)
+    }
+
+    /// The sandboxed `skills run` over the unsandboxed one.
+    fn sandbox_ratio(&self) -> f64 {
+        self.skills_run.as_secs_f64() / self.unsandboxed.as_secs_f64().max(1e-9)
     }
 
     /// The most `skills run` may take: 1.15 × the direct run, plus the binary's start.
@@ -68,6 +78,7 @@ impl RuntimeRun {
              {:<44} {:>9.1} ms\n\
              {:<44} {:>9.1} ms\n\
              {:<44} {:>9.1} ms\n\
+             {:<44} {:>9.1} ms   sandboxed run {:.2}× this\n\
              target: ≤ {TARGET_RATIO} × direct + start = {:.1} ms: {verdict} the target\n",
             self.python,
             "python3 scripts/hello.py (direct)",
@@ -81,6 +92,9 @@ impl RuntimeRun {
             ms(self.list),
             "python3 --version (resolving the interpreter)",
             ms(self.version),
+            "skills run, sandbox = \"off\"",
+            ms(self.unsandboxed),
+            self.sandbox_ratio(),
             ms(self.budget()),
         )
     }
@@ -95,6 +109,8 @@ impl RuntimeRun {
             "start_ms": ms(self.start),
             "list_ms": ms(self.list),
             "interpreter_version_ms": ms(self.version),
+            "skills_run_unsandboxed_ms": ms(self.unsandboxed),
+            "sandbox_ratio": self.sandbox_ratio(),
             "ratio": self.ratio(),
             "target_ratio": TARGET_RATIO,
             "budget_ms": ms(self.budget()),
@@ -119,22 +135,37 @@ pub(crate) fn measure(scratch: &Path, skills: &Path) -> Result<RuntimeRun, Failu
         ),
     )?;
     write(&script, SCRIPT_TEXT)?;
+    // The same skill in a home that turns the sandbox off.
+    let home_off = scratch.join("runtime-home-off");
+    let skill_off = home_off.join(".openhuman/skills").join(SKILL);
+    fs::create_dir_all(skill_off.join("scripts"))
+        .map_err(|error| io_failure(&skill_off, &error))?;
+    for file in ["SKILL.md", SCRIPT] {
+        let text = fs::read_to_string(skill_dir.join(file))
+            .map_err(|error| io_failure(&skill_dir.join(file), &error))?;
+        write(&skill_off.join(file), &text)?;
+    }
+    write(
+        &home_off.join(".openhuman/skills.toml"),
+        "[runtime]\nsandbox = \"off\"\n",
+    )?;
     let python = which("python3").ok_or_else(|| {
         Failure::new(
             "no python3 on PATH",
             "install Python 3 (the runtime row runs a Python script)",
         )
     })?;
-    let cli = |args: &[&str]| {
+    let cli_in = |home: &Path, args: &[&str]| {
         let mut command = Command::new(skills);
         command
             .arg("--home")
-            .arg(&home)
+            .arg(home)
             .arg("--workspace")
             .arg(&workspace)
             .args(args);
         command
     };
+    let cli = |args: &[&str]| cli_in(&home, args);
     let mut contenders: Vec<(&str, Command, Vec<Duration>)> = vec![
         (
             "direct",
@@ -145,6 +176,11 @@ pub(crate) fn measure(scratch: &Path, skills: &Path) -> Result<RuntimeRun, Failu
         ("start", cli(&["--version"]), Vec::new()),
         ("list", cli(&["list"]), Vec::new()),
         ("version", version_command(&python, &workspace), Vec::new()),
+        (
+            "run-off",
+            cli_in(&home_off, &["run", SKILL, SCRIPT]),
+            Vec::new(),
+        ),
     ];
     println!(
         "\n==> runtime: skills run of {SCRIPT} against {} running it",
@@ -153,7 +189,7 @@ pub(crate) fn measure(scratch: &Path, skills: &Path) -> Result<RuntimeRun, Failu
     // Untimed warm-up, which also checks that each contender works and prints what it should.
     for (name, command, _) in &mut contenders {
         let (_, output) = run(command)?;
-        if matches!(*name, "direct" | "run") && output != b"hello\n" {
+        if matches!(*name, "direct" | "run" | "run-off") && output != b"hello\n" {
             return Err(Failure::new(
                 format!(
                     "`{name}` printed {:?} instead of the script's line",
@@ -181,6 +217,7 @@ pub(crate) fn measure(scratch: &Path, skills: &Path) -> Result<RuntimeRun, Failu
         start: figure(2),
         list: figure(3),
         version: figure(4),
+        unsandboxed: figure(5),
     })
 }
 
@@ -252,11 +289,14 @@ mod tests {
             start: Duration::from_millis(2),
             list: Duration::from_millis(3),
             version: Duration::from_millis(10),
+            unsandboxed: Duration::from_millis(13),
         };
         let budget = measured.budget().as_secs_f64();
         assert!((budget - 0.025).abs() < 1e-6, "{budget}");
         assert!(measured.table().contains("OVER the target"));
         assert_eq!(measured.json()["within_target"], false);
+        assert!((measured.sandbox_ratio() - 2.0).abs() < 1e-9);
+        assert!(measured.table().contains("sandboxed run 2.00× this"));
         let faster = RuntimeRun {
             skills_run: Duration::from_millis(24),
             ..measured

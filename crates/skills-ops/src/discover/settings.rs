@@ -294,13 +294,24 @@ fn runtime(
                     "'runtime.pass_env' must be a list of environment variable names".to_owned(),
                 ),
             },
-            // Which program runs a skill's code is never a workspace's choice.
-            "node" | "npm" | "python" | "sh" | "managed_node" | "node_dist" if workspace => {
+            // Which program runs a skill's code is never a workspace's choice; nor is the
+            // sandbox's helper, which runs unconfined before it confines anything.
+            "node" | "npm" | "python" | "sh" | "managed_node" | "node_dist" | "sandbox_helper"
+                if workspace =>
+            {
                 problem(format!(
                     "[runtime] {key} is read only from the home skills.toml: a workspace may not \
-                 choose the program that runs scripts"
+                     choose the program that runs scripts"
                 ))
             }
+            "sandbox_helper" => match text.filter(|path| Path::new(path).is_absolute()) {
+                Some(path) => runtime.sandbox_helper = Some(PathBuf::from(path)),
+                None => problem(
+                    "'runtime.sandbox_helper' must be an absolute path to a program whose main \
+                     calls skills::run::sandbox_main() first (the skills binary does)"
+                        .to_owned(),
+                ),
+            },
             "node" | "npm" | "python" | "sh" => match text.filter(|path| !path.trim().is_empty()) {
                 Some(path) => {
                     let path = Some(PathBuf::from(path));
@@ -628,7 +639,8 @@ mod tests {
             home.path(),
             "[runtime]\npass_env = ['GITHUB_TOKEN', 'NPM_TOKEN']\nsandbox = 'workspace-write'\n\
              network = 'allow'\nallow_inline = true\nconfirm = 'never'\nnode = '/opt/node/bin/node'\n\
-             managed_node = '22'\nnode_dist = 'https://mirror.example/node'\nmax_concurrent_runs = 8\n",
+             managed_node = '22'\nnode_dist = 'https://mirror.example/node'\nmax_concurrent_runs = 8\n\
+             sandbox_helper = '/opt/skills/bin/skills'\n",
         );
         let config = SkillsConfig::new(workspace.path(), home.path());
         let (home_only, diagnostics) = effective(&config, false);
@@ -648,6 +660,10 @@ mod tests {
             Some("https://mirror.example/node")
         );
         assert_eq!(runtime.max_concurrent_runs, 8);
+        assert_eq!(
+            runtime.sandbox_helper.as_deref(),
+            Some(Path::new("/opt/skills/bin/skills"))
+        );
 
         // Tightening applies without a word.
         write(
@@ -672,7 +688,7 @@ mod tests {
             "[runtime]\npass_env = ['AWS_SECRET_ACCESS_KEY']\nsandbox = 'off'\nnetwork = 'allow'\n\
              allow_inline = true\nallow_install_scripts = true\nconfirm = 'never'\n\
              python = './evil/python'\nmanaged_node = '22'\nnode_dist = 'http://evil.example'\n\
-             max_runs_per_minute = 1000\n",
+             max_runs_per_minute = 1000\nsandbox_helper = '/tmp/evil/helper'\n",
         );
         let (kept, diagnostics) = effective(&config, true);
         assert_eq!(
@@ -681,8 +697,9 @@ mod tests {
             "not even the home's one"
         );
         assert_eq!(kept.runtime, RuntimeConfig::default());
-        assert_eq!(diagnostics.len(), 10, "{diagnostics:?}");
+        assert_eq!(diagnostics.len(), 11, "{diagnostics:?}");
         for key in [
+            "sandbox_helper",
             "pass_env",
             "sandbox",
             "network",

@@ -58,6 +58,7 @@ const _: fn(&Skills) -> Result<Vec<TrustedWorkspace>, Error> = Skills::trusted_w
 const _: fn(&[SkillBody]) -> String = skills::render::read_text;
 
 const _: fn(Skills, RunSink) -> Skills = Skills::with_run_notices;
+const _: fn() = skills::run::sandbox_main;
 const _: fn(&Skills, &RunRequest) -> Result<RunOutcome, Error> = Skills::run;
 const _: fn(&Skills, &RunRequest, Option<RunSink>) -> Result<RunOutcome, Error> = Skills::run_with;
 const _: fn(&Skills, &RunRequest, Option<RunSink>) -> Result<StartedRun, Error> = Skills::start_run;
@@ -440,6 +441,9 @@ fn the_runtime_behaves_as_documented_on_each_side() {
     config.runtime.inherited_env = std::env::vars()
         .filter(|(name, _)| name == "PATH")
         .collect();
+    // This test binary never calls `sandbox_main`, so it cannot be the sandbox's helper;
+    // the sandbox is tested through binaries that do (tests/it/runtime/sandbox.rs).
+    config.runtime.sandbox = skills::run::SandboxMode::Off;
     let skills = Skills::new(config.clone());
     let request = RunRequest::new(
         "hello",
