@@ -19,6 +19,7 @@ pub mod frontmatter;
 pub mod install;
 pub mod limits;
 pub mod manage;
+pub mod mcp;
 pub mod path_text;
 pub mod publish;
 pub mod registry;

@@ -1,0 +1,56 @@
+//! The skills subsystem as a Model Context Protocol server (08 §`skills mcp`).
+//!
+//! [`serve_stdio`] serves any [`SkillsService`] — the facade's `Skills` handle, so the same
+//! configuration, trust, permissions and safe reader as the CLI and `skills serve` — over
+//! stdin and stdout with the official Rust SDK (`rmcp`); the protocol, its revisions and their
+//! negotiation are the SDK's, never ours. What the server offers lives in [`server`]: the
+//! catalog as instructions, the tools ([`tools`]), one resource per skill ([`resources`]) and
+//! one prompt per skill ([`prompts`]). Stdout is the protocol: nothing here prints.
+
+use std::sync::Arc;
+
+use rmcp::ServiceExt;
+use skills_types::Error;
+use skills_types::service::SkillsService;
+
+pub use skills_types::mcp::Options;
+
+mod errors;
+mod prompts;
+mod resources;
+mod search;
+mod server;
+mod tools;
+
+pub use server::SkillsServer;
+
+/// Serves `service` over stdin and stdout until the client closes stdin. Blocks: it runs its
+/// own async runtime, so a `main` calls it as it is.
+pub fn serve_stdio(service: Arc<dyn SkillsService>, options: &Options) -> Result<(), Error> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|source| io_error("start the async runtime of", source))?;
+    let server = SkillsServer::new(service, options.clone());
+    runtime.block_on(async move {
+        let running = server
+            .serve(rmcp::transport::stdio())
+            .await
+            .map_err(|error| io_error("start the MCP session on", std::io::Error::other(error.to_string())))?;
+        running
+            .waiting()
+            .await
+            .map_err(|error| io_error("serve the MCP session on", std::io::Error::other(error.to_string())))?;
+        Ok(())
+    })
+}
+
+/// An operating-system failure of the server itself, on its standard streams.
+fn io_error(action: &'static str, source: std::io::Error) -> Error {
+    Error::Io {
+        action,
+        path: "standard input and output".into(),
+        source,
+    }
+}
