@@ -13,7 +13,7 @@ use crate::{Failure, tidy};
 
 /// The crates the `skills` feature brings in. With `default-features = false` none of them may
 /// be compiled into an agent core: that absence is the point of the stub.
-const FEATURE_ONLY_CRATES: [&str; 9] = [
+const FEATURE_ONLY_CRATES: [&str; 11] = [
     "skills-ops",
     "skills-install",
     "skills-bus",
@@ -23,7 +23,13 @@ const FEATURE_ONLY_CRATES: [&str; 9] = [
     "jsonschema",
     "landlock",
     "seccompiler",
+    "skills-mcp",
+    "rmcp",
 ];
+
+/// The crates only the `mcp` feature brings in: absent from the facade's default build too,
+/// so an agent core that serves no MCP host compiles no protocol SDK.
+const MCP_ONLY_CRATES: [&str; 2] = ["skills-mcp", "rmcp"];
 
 /// The out-of-workspace crate that depends on `skills` exactly as an agent core with the
 /// feature off does.
@@ -195,6 +201,21 @@ fn clippy(root: &Path) -> Result<(), Failure> {
             message,
             "this is the slim build (feature `skills` off): a type error means a twin in crates/skills-stub no longer matches its real signature (crates/skills/tests/it/parity.rs pins both); otherwise fix the warnings above",
         )
+    })?;
+    process::run(cargo(root).args([
+        "clippy",
+        "-p",
+        "skills",
+        "--all-targets",
+        "--",
+        "-D",
+        "warnings",
+    ]))
+    .map_err(|message| {
+        Failure::new(
+            message,
+            "this is the default build (feature `mcp` off): a type error means crates/skills-stub/src/mcp.rs no longer matches crates/skills-mcp (crates/skills/tests/it/parity.rs pins both); otherwise fix the warnings above",
+        )
     })
 }
 
@@ -261,6 +282,38 @@ fn test_disabled(root: &Path) -> Result<(), Failure> {
 }
 
 fn absence(root: &Path) -> Result<(), Failure> {
+    slim_absence(root)?;
+    mcp_absence(root)
+}
+
+/// The facade's default build (`mcp` off) names no crate of [`MCP_ONLY_CRATES`].
+fn mcp_absence(root: &Path) -> Result<(), Failure> {
+    let tree = process::output(cargo(root).args(["tree", "-p", "skills", "-e", "normal"]))
+        .map_err(|message| Failure::new(message, "make `cargo tree -p skills` work again"))?;
+    let offending: Vec<&str> = tree
+        .lines()
+        .filter(|line| MCP_ONLY_CRATES.iter().any(|name| line.contains(name)))
+        .collect();
+    if offending.is_empty() {
+        println!(
+            "none of {} in the default dependency tree",
+            MCP_ONLY_CRATES.join(", ")
+        );
+        return Ok(());
+    }
+    for line in &offending {
+        eprintln!("{line}");
+    }
+    Err(Failure::new(
+        format!(
+            "`skills` with its default features depends on an MCP-only crate ({} line(s) above)",
+            offending.len()
+        ),
+        "enable `skills-mcp` (and so `rmcp`) only from the `mcp` feature in crates/skills/Cargo.toml",
+    ))
+}
+
+fn slim_absence(root: &Path) -> Result<(), Failure> {
     let tree = process::output(cargo(root).args([
         "tree",
         "-p",

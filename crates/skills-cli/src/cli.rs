@@ -193,6 +193,9 @@ pub(crate) enum Command {
     Serve,
     /// Print every RPC method with the JSON Schemas of its params and result.
     Schemas,
+    /// Serve the catalog to any Model Context Protocol host (Claude Desktop, Cursor, VS Code,
+    /// Zed) over stdin and stdout: tools, one resource and one prompt per skill.
+    Mcp(McpArgs),
     /// Print a completion script for a shell (`skills completions bash > ~/.local/share/...`).
     Completions(CompletionsArgs),
 }
@@ -313,6 +316,15 @@ pub(crate) struct TaskArgs {
     /// A value of a declared input (repeatable), read as the input's declared type.
     #[arg(long = "input", value_name = "NAME=VALUE")]
     pub(crate) inputs: Vec<String>,
+    #[command(flatten)]
+    pub(crate) discovery: Discovery,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct McpArgs {
+    /// Serve read-only: no `run_skill_script` and no declared tools, so nothing runs.
+    #[arg(long)]
+    pub(crate) no_scripts: bool,
     #[command(flatten)]
     pub(crate) discovery: Discovery,
 }

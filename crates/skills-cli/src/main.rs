@@ -7,6 +7,7 @@ mod explain;
 mod install;
 mod list;
 mod manage;
+mod mcp;
 mod output;
 mod progress;
 mod prompt;
@@ -88,6 +89,7 @@ fn main() -> ExitCode {
         cli::Command::Test(args) => test::run(global, args),
         cli::Command::Serve => serve::serve(global),
         cli::Command::Schemas => serve::schemas(),
+        cli::Command::Mcp(args) => mcp::run(global, args),
         cli::Command::Completions(args) => {
             let mut command = <cli::Cli as clap::CommandFactory>::command();
             clap_complete::generate(args.shell, &mut command, "skills", &mut std::io::stdout());

@@ -14,6 +14,7 @@
 
 pub mod bus;
 pub mod install;
+pub mod mcp;
 pub mod ops;
 pub mod runtime;
 pub mod schemas;

@@ -42,6 +42,10 @@ use skills_ops as ops;
 use skills_runtime as runtime_impl;
 #[cfg(feature = "skills")]
 use skills_schemas as schemas_impl;
+#[cfg(feature = "mcp")]
+use skills_mcp as mcp_impl;
+#[cfg(not(feature = "mcp"))]
+use skills_stub::mcp as mcp_impl;
 #[cfg(not(feature = "skills"))]
 use skills_stub::{
     bus as bus_impl, install as install_impl, ops, runtime as runtime_impl, schemas as schemas_impl,
@@ -82,6 +86,29 @@ pub mod install {
     //! Installing skills from the network (03): see [`crate::Skills::install`].
 
     pub use skills_types::install::*;
+}
+
+pub mod mcp {
+    //! The subsystem as a Model Context Protocol server (08 §`skills mcp`, the `mcp`
+    //! feature): [`serve_stdio`] serves a handle over stdin and stdout with the official Rust
+    //! SDK, so any MCP host gets the catalog as instructions, `load_skill`,
+    //! `read_skill_resource`, `search_skills` (and, unless [`Options::scripts`] is off,
+    //! `run_skill_script` and every declared tool), one `skill://` resource and one prompt
+    //! per skill. Without the feature it returns [`Error::Disabled`](crate::Error::Disabled).
+    //!
+    //! ```no_run
+    //! use std::sync::Arc;
+    //!
+    //! let skills = skills::Skills::new(skills::SkillsConfig::new(".", "/home/me"));
+    //! skills::mcp::serve_stdio(Arc::new(skills), &skills::mcp::Options::new())?;
+    //! # Ok::<(), skills::Error>(())
+    //! ```
+
+    pub use crate::mcp_impl::serve_stdio;
+    pub use skills_types::mcp::Options;
+
+    /// `true` when the server is compiled in (the `mcp` feature).
+    pub const ENABLED: bool = cfg!(feature = "mcp");
 }
 
 pub mod publish {

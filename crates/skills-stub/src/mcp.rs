@@ -1,0 +1,13 @@
+//! The twin of `skills-mcp`: no server is compiled in, so serving answers
+//! `Error::Disabled` at once (the command line turns that into "build with `--features mcp`").
+
+use std::sync::Arc;
+
+use skills_types::mcp::Options;
+use skills_types::service::SkillsService;
+use skills_types::Error;
+
+/// Serves nothing: `Err(Error::Disabled)`.
+pub fn serve_stdio(_service: Arc<dyn SkillsService>, _options: &Options) -> Result<(), Error> {
+    Err(Error::Disabled)
+}
