@@ -11,6 +11,7 @@ mod docs;
 mod hubs;
 mod install;
 mod manage;
+mod mcp;
 mod network;
 #[cfg(unix)]
 mod peers;

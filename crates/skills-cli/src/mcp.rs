@@ -23,7 +23,9 @@ pub(crate) fn run(global: &Global, args: &McpArgs) -> Exit {
         Err(error @ Error::Disabled) => output::fail_with_hint(
             global,
             &error,
-            Some("this binary was built without the MCP server: build it with `--features mcp` (on by default for skills-cli)"),
+            Some(
+                "this binary was built without the MCP server: build it with `--features mcp` (on by default for skills-cli)",
+            ),
         ),
         Err(error) => output::fail(global, &error),
     }

@@ -16,7 +16,11 @@ pub(crate) fn to_mcp(error: &Error) -> ErrorData {
         Error::Io { .. } => ErrorCode::INTERNAL_ERROR,
         _ => ErrorCode::INVALID_PARAMS,
     };
-    ErrorData::new(code, error.to_string(), Some(json!({ "kind": error.kind() })))
+    ErrorData::new(
+        code,
+        error.to_string(),
+        Some(json!({ "kind": error.kind() })),
+    )
 }
 
 /// A request the server itself cannot read (a bad URI, a missing argument).

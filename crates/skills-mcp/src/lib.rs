@@ -37,11 +37,18 @@ pub fn serve_stdio(service: Arc<dyn SkillsService>, options: &Options) -> Result
         let running = server
             .serve(rmcp::transport::stdio())
             .await
-            .map_err(|error| io_error("start the MCP session on", std::io::Error::other(error.to_string())))?;
-        running
-            .waiting()
-            .await
-            .map_err(|error| io_error("serve the MCP session on", std::io::Error::other(error.to_string())))?;
+            .map_err(|error| {
+                io_error(
+                    "start the MCP session on",
+                    std::io::Error::other(error.to_string()),
+                )
+            })?;
+        running.waiting().await.map_err(|error| {
+            io_error(
+                "serve the MCP session on",
+                std::io::Error::other(error.to_string()),
+            )
+        })?;
         Ok(())
     })
 }

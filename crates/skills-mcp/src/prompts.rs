@@ -4,7 +4,9 @@
 //! `render_task`: its body with a block of the checked inputs.
 
 use rmcp::ErrorData;
-use rmcp::model::{GetPromptResult, ListPromptsResult, Prompt, PromptArgument, PromptMessage, Role};
+use rmcp::model::{
+    GetPromptResult, ListPromptsResult, Prompt, PromptArgument, PromptMessage, Role,
+};
 use serde_json::{Map, Value};
 use skills_types::catalog::ListOptions;
 use skills_types::run::parse_input_text;
@@ -88,6 +90,8 @@ pub(crate) fn get(
     let task = service
         .render_task(name, &inputs)
         .map_err(|error| to_mcp(&error))?;
-    Ok(GetPromptResult::new(vec![PromptMessage::new_text(Role::User, task.prompt)])
-        .with_description(format!("Follow the skill '{}'", body.name)))
+    Ok(
+        GetPromptResult::new(vec![PromptMessage::new_text(Role::User, task.prompt)])
+            .with_description(format!("Follow the skill '{}'", body.name)),
+    )
 }

@@ -73,7 +73,11 @@ pub(crate) fn offset(cursor: Option<&str>) -> Result<usize, ErrorData> {
     cursor
         .strip_prefix("skills-")
         .and_then(|offset| offset.parse().ok())
-        .ok_or_else(|| errors::invalid(format!("the cursor '{cursor}' is not one this server gave; start again without a cursor")))
+        .ok_or_else(|| {
+            errors::invalid(format!(
+                "the cursor '{cursor}' is not one this server gave; start again without a cursor"
+            ))
+        })
 }
 
 /// One page of `SKILL.md` resources.
@@ -107,16 +111,18 @@ pub(crate) fn list(
 /// The template of every bundled file.
 pub(crate) fn templates() -> Vec<ResourceTemplate> {
     vec![
-        ResourceTemplate::new(format!("{SCHEME}{{name}}/{{path}}"), "skill-file")
-            .with_description(
-                "A file bundled with a skill (references/..., assets/..., scripts/...), read \
+        ResourceTemplate::new(format!("{SCHEME}{{name}}/{{path}}"), "skill-file").with_description(
+            "A file bundled with a skill (references/..., assets/..., scripts/...), read \
                  through the safe reader.",
-            ),
+        ),
     ]
 }
 
 /// Reads `skill://NAME/PATH`.
-pub(crate) fn read(service: &dyn SkillsService, uri: &str) -> Result<ReadResourceResult, ErrorData> {
+pub(crate) fn read(
+    service: &dyn SkillsService,
+    uri: &str,
+) -> Result<ReadResourceResult, ErrorData> {
     let (skill, path) = uri
         .strip_prefix(SCHEME)
         .and_then(|rest| rest.split_once('/'))
@@ -143,7 +149,10 @@ mod tests {
         assert_eq!(offset(None).ok(), Some(0));
         assert_eq!(offset(Some(&cursor(1500))).ok(), Some(1500));
         for foreign in ["", "1500", "skills-", "skills--1", "other-3"] {
-            assert!(offset(Some(foreign)).is_err(), "{foreign:?} should be refused");
+            assert!(
+                offset(Some(foreign)).is_err(),
+                "{foreign:?} should be refused"
+            );
         }
     }
 

@@ -34,7 +34,10 @@ pub(crate) fn rank(skills: &[SkillSummary], query: &str, limit: usize) -> Vec<Va
                     score += NAME_WEIGHT;
                     push_once(&mut fields, "name");
                 }
-                if description.iter().any(|part| part.starts_with(word.as_str())) {
+                if description
+                    .iter()
+                    .any(|part| part.starts_with(word.as_str()))
+                {
                     score += DESCRIPTION_WEIGHT;
                     push_once(&mut fields, "description");
                 }
@@ -99,15 +102,19 @@ mod tests {
             skill("weather", "forecasts"),
         ];
         let ranked = rank(&skills, "PDF", 10);
-        let names: Vec<&str> = ranked.iter().filter_map(|hit| hit["name"].as_str()).collect();
+        let names: Vec<&str> = ranked
+            .iter()
+            .filter_map(|hit| hit["name"].as_str())
+            .collect();
         assert_eq!(names, ["pdf-tools", "notes"]);
         assert_eq!(ranked[0]["matched"], json!(["name"]));
     }
 
     #[test]
     fn an_empty_query_finds_nothing_and_the_limit_holds() {
-        let skills: Vec<SkillSummary> =
-            (0..100).map(|i| skill(&format!("s{i}"), "shared words")).collect();
+        let skills: Vec<SkillSummary> = (0..100)
+            .map(|i| skill(&format!("s{i}"), "shared words"))
+            .collect();
         assert!(rank(&skills, "  --  ", 10).is_empty());
         assert_eq!(rank(&skills, "shared", 1000).len(), MAX_LIMIT);
         assert_eq!(rank(&skills, "shared", 0).len(), 1);

@@ -182,7 +182,10 @@ pub(crate) fn call(
     }
 }
 
-fn run_script(service: &dyn SkillsService, arguments: &JsonObject) -> Result<CallToolResult, ErrorData> {
+fn run_script(
+    service: &dyn SkillsService,
+    arguments: &JsonObject,
+) -> Result<CallToolResult, ErrorData> {
     let skill = text_argument(arguments, "name")?;
     let script = text_argument(arguments, "script")?;
     let mut request = RunRequest::new(
@@ -200,13 +203,15 @@ fn run_script(service: &dyn SkillsService, arguments: &JsonObject) -> Result<Cal
             .map_err(|_| errors::invalid("`inputs` must be an object of input values"))?;
     }
     if let Some(timeout) = arguments.get("timeout_secs") {
-        request.timeout_secs = Some(
-            timeout
-                .as_u64()
-                .ok_or_else(|| errors::invalid("`timeout_secs` must be a positive whole number"))?,
-        );
+        request.timeout_secs =
+            Some(timeout.as_u64().ok_or_else(|| {
+                errors::invalid("`timeout_secs` must be a positive whole number")
+            })?);
     }
-    let outcome = match service.start_run(&request).and_then(|started| started.wait()) {
+    let outcome = match service
+        .start_run(&request)
+        .and_then(|started| started.wait())
+    {
         Ok(outcome) => outcome,
         Err(error) => return refusal(&error),
     };

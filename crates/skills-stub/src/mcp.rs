@@ -3,9 +3,9 @@
 
 use std::sync::Arc;
 
+use skills_types::Error;
 use skills_types::mcp::Options;
 use skills_types::service::SkillsService;
-use skills_types::Error;
 
 /// Serves nothing: `Err(Error::Disabled)`.
 pub fn serve_stdio(_service: Arc<dyn SkillsService>, _options: &Options) -> Result<(), Error> {

@@ -36,14 +36,14 @@ pub const ENABLED: bool = cfg!(feature = "skills");
 use skills_bus as bus_impl;
 #[cfg(feature = "skills")]
 use skills_install as install_impl;
+#[cfg(feature = "mcp")]
+use skills_mcp as mcp_impl;
 #[cfg(feature = "skills")]
 use skills_ops as ops;
 #[cfg(feature = "skills")]
 use skills_runtime as runtime_impl;
 #[cfg(feature = "skills")]
 use skills_schemas as schemas_impl;
-#[cfg(feature = "mcp")]
-use skills_mcp as mcp_impl;
 #[cfg(not(feature = "mcp"))]
 use skills_stub::mcp as mcp_impl;
 #[cfg(not(feature = "skills"))]

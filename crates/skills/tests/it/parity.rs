@@ -34,8 +34,10 @@ const _: fn(&Path, &[u8], &Options) -> Result<Report, Error> = skills::validate:
 const _: fn(&Path, &Options) -> Result<Vec<Result<Report, Error>>, Error> =
     skills::validate::validate_tree;
 
-const _: fn(std::sync::Arc<dyn skills::rpc::SkillsService>, &skills::mcp::Options) -> Result<(), Error> =
-    skills::mcp::serve_stdio;
+const _: fn(
+    std::sync::Arc<dyn skills::rpc::SkillsService>,
+    &skills::mcp::Options,
+) -> Result<(), Error> = skills::mcp::serve_stdio;
 
 const _: fn(&skills::publish::Request) -> Result<skills::publish::Outcome, Error> =
     skills::publish::publish;

@@ -1,0 +1,373 @@
+//! `skills mcp` through the built binary, driven by the official Rust SDK's own client over
+//! the child's stdio (08 §`skills mcp`, issue 15's acceptance list): the catalog in the
+//! instructions, every built-in tool and a declared one, resources paged through a large
+//! generated tree, reads through the safe reader (traversal refused with its `kind`), and a
+//! prompt whose typed argument is parsed from the string MCP carries.
+
+use std::future::Future;
+use std::process::Stdio;
+
+use rmcp::ServiceExt;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResult, GetPromptRequestParams, JsonObject,
+    PaginatedRequestParams, ReadResourceRequestParams, ResourceContents,
+};
+use rmcp::service::{RoleClient, RunningService, ServiceError};
+use rmcp::transport::TokioChildProcess;
+use serde_json::{Value, json};
+
+use crate::discovery::{Place, Tree};
+use crate::runtime::add_skill;
+
+/// A declared tool that greets whom it is told to (the arguments come as JSON on stdin).
+const GREET: &str = "import json, sys\nwho = json.load(sys.stdin)['who']\nprint(json.dumps({'greeting': 'hello, ' + who}))\n";
+
+/// The `demo` skill's sidecar: one tool and two typed inputs.
+const SIDECAR: &str = r#"
+[[tools]]
+name = "greet"
+description = "Greets whom it is told to."
+script = "scripts/greet.py"
+parameters = { type = "object", properties = { who = { type = "string" } }, required = ["who"] }
+
+[[inputs]]
+name = "count"
+description = "How many."
+type = "number"
+required = true
+
+[[inputs]]
+name = "title"
+description = "What to call it."
+"#;
+
+/// A tree with `demo` (a tool, inputs, a reference file) and `weather`.
+fn tree() -> Tree {
+    let tree = Tree::new();
+    let dir = add_skill(
+        &tree,
+        Place::UserOpenhuman,
+        "demo",
+        &[("scripts/greet.py", GREET)],
+        Some(SIDECAR),
+    );
+    tree.write(&dir.join("references/guide.md"), "# Guide\n\nStep one.\n");
+    tree.skill(
+        Place::UserOpenhuman,
+        "weather",
+        "weather",
+        "Forecasts for any city.",
+    );
+    tree
+}
+
+type Client = RunningService<RoleClient, ()>;
+
+/// Runs `conversation` against `skills mcp EXTRA...` on `tree`, then closes the session.
+fn converse<F, Fut>(tree: &Tree, extra: &[&str], conversation: F)
+where
+    F: FnOnce(Client) -> Fut,
+    Fut: Future<Output = Client>,
+{
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let mut command = tokio::process::Command::new(skills_tests::skills_binary());
+        command
+            .current_dir(&tree.base)
+            .arg("--workspace")
+            .arg(&tree.workspace)
+            .arg("--home")
+            .arg(&tree.home)
+            .arg("mcp")
+            .args(extra)
+            .env_remove("COLUMNS");
+        for (key, _) in std::env::vars_os() {
+            if key.to_string_lossy().starts_with("SKILLS_") {
+                command.env_remove(key);
+            }
+        }
+        let (transport, _stderr) = TokioChildProcess::builder(command)
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let client = ().serve(transport).await.unwrap();
+        let client = conversation(client).await;
+        client.cancel().await.unwrap();
+    });
+}
+
+fn arguments(value: Value) -> JsonObject {
+    match value {
+        Value::Object(map) => map,
+        other => panic!("arguments are an object, not {other}"),
+    }
+}
+
+async fn call(client: &Client, name: &str, args: Value) -> Result<CallToolResult, ServiceError> {
+    client
+        .call_tool(CallToolRequestParams::new(name.to_owned()).with_arguments(arguments(args)))
+        .await
+}
+
+fn text_of(result: &CallToolResult) -> String {
+    result
+        .content
+        .iter()
+        .filter_map(|block| block.as_text().map(|text| text.text.clone()))
+        .collect()
+}
+
+/// The stable `kind` an MCP error carries in its data.
+fn kind_of(error: &ServiceError) -> String {
+    match error {
+        ServiceError::McpError(data) => data
+            .data
+            .as_ref()
+            .and_then(|data| data["kind"].as_str())
+            .unwrap_or_default()
+            .to_owned(),
+        other => panic!("an MCP error was expected, not {other}"),
+    }
+}
+
+#[test]
+fn a_host_sees_the_catalog_and_calls_every_tool() {
+    let tree = tree();
+    converse(&tree, &[], |client| async move {
+        let info = client.peer_info().unwrap();
+        let instructions = info.instructions.clone().unwrap_or_default();
+        assert!(
+            instructions.contains("<available_skills>"),
+            "{instructions}"
+        );
+        assert!(
+            instructions.contains("demo") && instructions.contains("Forecasts for any city."),
+            "{instructions}"
+        );
+
+        let tools = client.list_tools(None).await.unwrap().tools;
+        let names: Vec<&str> = tools.iter().map(|tool| tool.name.as_ref()).collect();
+        assert_eq!(
+            names,
+            [
+                "load_skill",
+                "read_skill_resource",
+                "search_skills",
+                "run_skill_script",
+                "demo__greet"
+            ]
+        );
+        let greet = &tools[4];
+        assert_eq!(greet.input_schema["required"], json!(["who"]));
+
+        let loaded = call(&client, "load_skill", json!({ "name": "demo" }))
+            .await
+            .unwrap();
+        let text = text_of(&loaded);
+        assert!(text.contains("Body of demo."), "{text}");
+        assert!(text.contains("Base directory: "), "{text}");
+        assert_eq!(loaded.structured_content.as_ref().unwrap()["name"], "demo");
+
+        let read = call(
+            &client,
+            "read_skill_resource",
+            json!({ "name": "demo", "path": "references/guide.md" }),
+        )
+        .await
+        .unwrap();
+        assert_eq!(text_of(&read), "# Guide\n\nStep one.\n");
+        let refused = call(
+            &client,
+            "read_skill_resource",
+            json!({ "name": "demo", "path": "../../../etc/passwd" }),
+        )
+        .await
+        .unwrap_err();
+        assert_eq!(kind_of(&refused), "refused_path", "{refused}");
+        let missing = call(&client, "load_skill", json!({ "name": "nope" }))
+            .await
+            .unwrap_err();
+        assert_eq!(kind_of(&missing), "not_found", "{missing}");
+
+        let found = call(
+            &client,
+            "search_skills",
+            json!({ "query": "city forecasts" }),
+        )
+        .await
+        .unwrap();
+        let results = &found.structured_content.as_ref().unwrap()["results"];
+        assert_eq!(results[0]["name"], "weather", "{results}");
+        assert_eq!(results.as_array().unwrap().len(), 1, "{results}");
+
+        let greeted = call(&client, "demo__greet", json!({ "who": "mcp" }))
+            .await
+            .unwrap();
+        assert_eq!(greeted.is_error, Some(false), "{greeted:?}");
+        assert_eq!(
+            greeted.structured_content,
+            Some(json!({ "greeting": "hello, mcp" })),
+            "{greeted:?}"
+        );
+        let ran = call(
+            &client,
+            "run_skill_script",
+            json!({ "name": "demo", "script": "scripts/greet.py", "inputs": { "count": 1 } }),
+        )
+        .await
+        .unwrap();
+        // No stdin: the script fails reading JSON, and that is a tool error, not a protocol one.
+        assert_eq!(ran.is_error, Some(true), "{ran:?}");
+        assert_eq!(ran.structured_content.as_ref().unwrap()["status"], "failed");
+        client
+    });
+}
+
+#[test]
+fn no_scripts_serves_read_only() {
+    let tree = tree();
+    converse(&tree, &["--no-scripts"], |client| async move {
+        let tools = client.list_tools(None).await.unwrap().tools;
+        let names: Vec<&str> = tools.iter().map(|tool| tool.name.as_ref()).collect();
+        assert_eq!(
+            names,
+            ["load_skill", "read_skill_resource", "search_skills"]
+        );
+        let refused = call(&client, "demo__greet", json!({ "who": "mcp" }))
+            .await
+            .unwrap_err();
+        assert_eq!(kind_of(&refused), "tool_not_found", "{refused}");
+        client
+    });
+}
+
+#[test]
+fn resources_read_through_the_safe_reader_and_prompts_parse_typed_arguments() {
+    let tree = tree();
+    converse(&tree, &[], |client| async move {
+        let read = client
+            .read_resource(ReadResourceRequestParams::new("skill://demo/SKILL.md"))
+            .await
+            .unwrap();
+        match &read.contents[..] {
+            [
+                ResourceContents::TextResourceContents {
+                    text, mime_type, ..
+                },
+            ] => {
+                assert!(text.contains("Body of demo."), "{text}");
+                assert_eq!(mime_type.as_deref(), Some("text/markdown"));
+            }
+            other => panic!("one text content was expected: {other:?}"),
+        }
+        let guide = client
+            .read_resource(ReadResourceRequestParams::new(
+                "skill://demo/references/guide.md",
+            ))
+            .await
+            .unwrap();
+        assert_eq!(guide.contents.len(), 1);
+        for uri in [
+            "skill://demo/../../etc/passwd",
+            "skill://demo/../weather/SKILL.md",
+        ] {
+            let refused = client
+                .read_resource(ReadResourceRequestParams::new(uri))
+                .await
+                .unwrap_err();
+            assert_eq!(kind_of(&refused), "refused_path", "{uri}: {refused}");
+        }
+        let foreign = client
+            .read_resource(ReadResourceRequestParams::new("file:///etc/passwd"))
+            .await
+            .unwrap_err();
+        assert_eq!(kind_of(&foreign), "invalid_input", "{foreign}");
+
+        let prompts = client.list_prompts(None).await.unwrap().prompts;
+        let demo = prompts.iter().find(|prompt| prompt.name == "demo").unwrap();
+        let declared: Vec<(&str, Option<bool>)> = demo
+            .arguments
+            .iter()
+            .flatten()
+            .map(|argument| (argument.name.as_str(), argument.required))
+            .collect();
+        assert_eq!(declared, [("count", Some(true)), ("title", Some(false))]);
+        let prompt = client
+            .get_prompt(
+                GetPromptRequestParams::new("demo")
+                    .with_arguments(arguments(json!({ "count": "2", "title": "Report" }))),
+            )
+            .await
+            .unwrap();
+        let message = serde_json::to_value(&prompt.messages).unwrap();
+        let text = message[0]["content"]["text"].as_str().unwrap_or_default();
+        assert!(
+            text.contains("Body of demo.") && text.contains("Report"),
+            "{message}"
+        );
+        let mistyped = client
+            .get_prompt(
+                GetPromptRequestParams::new("demo")
+                    .with_arguments(arguments(json!({ "count": "two" }))),
+            )
+            .await
+            .unwrap_err();
+        assert_eq!(kind_of(&mistyped), "invalid_input", "{mistyped}");
+        client
+    });
+}
+
+/// How many skills the paging test generates.
+const MANY: usize = 10_000;
+
+#[test]
+fn resources_page_through_a_large_catalog() {
+    let tree = Tree::new();
+    let root = tree.root(Place::UserOpenhuman);
+    for index in 0..MANY {
+        let name = format!("skill-{index:05}");
+        tree.write(
+            &root.join(&name).join("SKILL.md"),
+            format!("---\nname: {name}\ndescription: Generated skill {index}.\n---\nBody.\n"),
+        );
+    }
+    converse(&tree, &["--no-scripts"], |client| async move {
+        let mut seen = Vec::new();
+        let mut cursor = None;
+        let mut pages = 0;
+        loop {
+            let page = client
+                .list_resources(Some(PaginatedRequestParams::default().with_cursor(cursor)))
+                .await
+                .unwrap();
+            pages += 1;
+            assert!(page.resources.len() <= 500, "a page holds at most 500");
+            seen.extend(page.resources.into_iter().map(|resource| resource.uri));
+            match page.next_cursor {
+                Some(next) => cursor = Some(next),
+                None => break,
+            }
+        }
+        assert_eq!(pages, MANY.div_ceil(500));
+        assert_eq!(seen.len(), MANY);
+        assert_eq!(seen[0], "skill://skill-00000/SKILL.md");
+        assert_eq!(
+            seen[MANY - 1],
+            format!("skill://skill-{:05}/SKILL.md", MANY - 1)
+        );
+        let unique: std::collections::BTreeSet<&String> = seen.iter().collect();
+        assert_eq!(unique.len(), MANY, "no resource is listed twice");
+        let bad = client
+            .list_resources(Some(
+                PaginatedRequestParams::default().with_cursor(Some("not-ours".to_owned())),
+            ))
+            .await
+            .unwrap_err();
+        assert_eq!(kind_of(&bad), "invalid_input", "{bad}");
+        client
+    });
+}
