@@ -28,6 +28,10 @@ pub(crate) const DEFAULT_INSTRUCTIONS_BUDGET_CHARS: usize = 24_000;
 pub struct SkillsServer {
     service: Arc<dyn SkillsService>,
     options: Options,
+    /// Rendered once, when the server is made: the SDK asks `get_info` on several paths
+    /// (initialize, discover, capability checks) and wants it cheap, and rendering means a
+    /// discovery. Keeping it current belongs with the change notifications.
+    instructions: Arc<str>,
 }
 
 impl std::fmt::Debug for SkillsServer {
@@ -41,30 +45,35 @@ impl std::fmt::Debug for SkillsServer {
 }
 
 impl SkillsServer {
-    /// A server answering from `service`.
+    /// A server answering from `service`. Renders the catalog, so it blocks: call it off an async runtime's worker threads.
     pub fn new(service: Arc<dyn SkillsService>, options: Options) -> Self {
-        Self { service, options }
-    }
-
-    /// The budgeted catalog text; a catalog that cannot be rendered becomes a sentence saying
-    /// so, because a server without instructions is still useful through its tools.
-    fn instructions(&self) -> String {
-        let mut options = RenderOptions::new(Format::Xml);
-        options.budget_chars = Some(
-            self.service
-                .config()
-                .budget_chars
-                .unwrap_or(DEFAULT_INSTRUCTIONS_BUDGET_CHARS),
-        );
-        match self.service.render_catalog(&options) {
-            Ok(rendered) => format!(
-                "{}\n\nThese are the Agent Skills available here. Call `load_skill` with a \
-                 skill's name to read its instructions before following them, and \
-                 `read_skill_resource` for the files they mention.",
-                rendered.text
-            ),
-            Err(error) => format!("The skills catalog could not be read: {error}"),
+        let instructions = instructions(service.as_ref()).into();
+        Self {
+            service,
+            options,
+            instructions,
         }
+    }
+}
+
+/// The budgeted catalog text; a catalog that cannot be rendered becomes a sentence saying so,
+/// because a server without instructions is still useful through its tools.
+fn instructions(service: &dyn SkillsService) -> String {
+    let mut options = RenderOptions::new(Format::Xml);
+    options.budget_chars = Some(
+        service
+            .config()
+            .budget_chars
+            .unwrap_or(DEFAULT_INSTRUCTIONS_BUDGET_CHARS),
+    );
+    match service.render_catalog(&options) {
+        Ok(rendered) => format!(
+            "{}\n\nThese are the Agent Skills available here. Call `load_skill` with a \
+             skill's name to read its instructions before following them, and \
+             `read_skill_resource` for the files they mention.",
+            rendered.text
+        ),
+        Err(error) => format!("The skills catalog could not be read: {error}"),
     }
 }
 
@@ -88,7 +97,7 @@ impl ServerHandler for SkillsServer {
             .build();
         ServerConfig::new(capabilities)
             .with_server_info(Implementation::new("skills", env!("CARGO_PKG_VERSION")))
-            .with_instructions(self.instructions())
+            .with_instructions(self.instructions.as_ref())
     }
 
     async fn list_tools(
