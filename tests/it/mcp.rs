@@ -371,3 +371,38 @@ fn resources_page_through_a_large_catalog() {
         client
     });
 }
+
+#[test]
+fn an_ask_skill_is_refused_until_the_host_confirms_and_nothing_runs() {
+    let tree = tree();
+    tree.user_config("[permissions]\n\"demo\" = \"ask\"\n");
+    converse(&tree, &[], |client| async move {
+        let asked = call(&client, "demo__greet", json!({ "who": "mcp" }))
+            .await
+            .unwrap();
+        assert_eq!(asked.is_error, Some(true), "{asked:?}");
+        assert_eq!(
+            asked.structured_content,
+            Some(json!({ "kind": "needs_confirmation" })),
+            "{asked:?}"
+        );
+        assert!(text_of(&asked).contains("confirm"), "{asked:?}");
+        let ran = call(
+            &client,
+            "run_skill_script",
+            json!({ "name": "demo", "script": "scripts/greet.py", "inputs": { "count": 1 } }),
+        )
+        .await
+        .unwrap();
+        assert_eq!(
+            ran.structured_content,
+            Some(json!({ "kind": "needs_confirmation" })),
+            "{ran:?}"
+        );
+        client
+    });
+    assert!(
+        crate::runtime::log_files(&tree).is_empty(),
+        "a refused run leaves no log"
+    );
+}
