@@ -3,9 +3,10 @@
 //! [`serve_stdio`] serves any [`SkillsService`] — the facade's `Skills` handle, so the same
 //! configuration, trust, permissions and safe reader as the CLI and `skills serve` — over
 //! stdin and stdout with the official Rust SDK (`rmcp`); the protocol, its revisions and their
-//! negotiation are the SDK's, never ours. What the server offers lives in [`server`]: the
-//! catalog as instructions, the tools ([`tools`]), one resource per skill ([`resources`]) and
-//! one prompt per skill ([`prompts`]). Stdout is the protocol: nothing here prints.
+//! negotiation are the SDK's, never ours. What the server offers lives in [`SkillsServer`]
+//! (`server.rs`): the catalog as instructions, the tools (`tools.rs`), one resource per skill
+//! (`resources.rs`) and one prompt per skill (`prompts.rs`). Stdout is the protocol: nothing
+//! here prints.
 
 use std::sync::Arc;
 

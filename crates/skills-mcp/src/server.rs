@@ -1,6 +1,6 @@
 //! [`SkillsServer`]: the `rmcp` server handler over a [`SkillsService`]. Each request runs the
 //! service's blocking call on a blocking thread and maps its answer; what each tool, resource
-//! and prompt is lives in [`crate::tools`], [`crate::resources`] and [`crate::prompts`].
+//! and prompt is lives in `tools.rs`, `resources.rs` and `prompts.rs`.
 
 use std::sync::Arc;
 
