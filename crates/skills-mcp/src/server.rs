@@ -45,7 +45,8 @@ impl std::fmt::Debug for SkillsServer {
 }
 
 impl SkillsServer {
-    /// A server answering from `service`. Renders the catalog, so it blocks: call it off an async runtime's worker threads.
+    /// A server answering from `service`. Renders the catalog, so it blocks: call it off an
+    /// async runtime's worker threads.
     pub fn new(service: Arc<dyn SkillsService>, options: Options) -> Self {
         let instructions = instructions(service.as_ref()).into();
         Self {
