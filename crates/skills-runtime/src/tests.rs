@@ -14,14 +14,17 @@ use skills_types::run::{
 
 use super::Runtime;
 
-struct Fixture {
-    home: tempfile::TempDir,
-    workspace: tempfile::TempDir,
-    config: SkillsConfig,
-    runtime: Runtime,
+/// A home, a workspace, a configuration over them (no cache, no sandbox, `PATH` and `HOME`
+/// inherited plus a secret that must never reach a child) and a runtime: shared with the
+/// tools' tests.
+pub(crate) struct Fixture {
+    pub(crate) home: tempfile::TempDir,
+    pub(crate) workspace: tempfile::TempDir,
+    pub(crate) config: SkillsConfig,
+    pub(crate) runtime: Runtime,
 }
 
-fn fixture() -> Fixture {
+pub(crate) fn fixture() -> Fixture {
     let home = tempfile::tempdir().unwrap();
     let workspace = tempfile::tempdir().unwrap();
     let mut config = SkillsConfig::new(workspace.path(), home.path());
@@ -44,7 +47,7 @@ fn fixture() -> Fixture {
 
 impl Fixture {
     /// A user skill `name` with `files` (relative path, text).
-    fn skill(&self, name: &str, files: &[(&str, &str)]) -> PathBuf {
+    pub(crate) fn skill(&self, name: &str, files: &[(&str, &str)]) -> PathBuf {
         let dir = self.home.path().join(".openhuman/skills").join(name);
         write_skill(&dir, name, files);
         dir
@@ -55,7 +58,7 @@ impl Fixture {
     }
 
     /// The files of the runs folder.
-    fn run_files(&self) -> Vec<PathBuf> {
+    pub(crate) fn run_files(&self) -> Vec<PathBuf> {
         std::fs::read_dir(self.runs_dir())
             .map(|entries| entries.map(|entry| entry.unwrap().path()).collect())
             .unwrap_or_default()

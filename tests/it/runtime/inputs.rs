@@ -186,33 +186,22 @@ fn inputs_at_the_bounds_start_the_script_and_over_them_are_refused() {
     let (tree, _) = lab(&[("scripts/sizes.py", SIZES)], Some(WIDE));
     let a = format!("a={}", "x".repeat(60 * 1024));
     let b = format!("b={}", "y".repeat(58 * 1024));
-    let ran = tree.run(&[
-        "run",
-        SKILL,
-        "scripts/sizes.py",
-        "--input",
-        &a,
-        "--input",
-        &b,
-    ]);
-    let printed = ran.ok();
+    let c = format!("c={}", "z".repeat(4 * 1024));
+    let run = |values: &[&String]| {
+        let mut args = vec!["--json", "run", SKILL, "scripts/sizes.py"];
+        for value in values {
+            args.extend(["--input", value.as_str()]);
+        }
+        tree.run(&args)
+    };
+    let ran = run(&[&a, &b]);
+    let outcome: Value = serde_json::from_str(&ran.stdout).unwrap();
+    let printed = outcome["stdout"].as_str().unwrap();
     let mut sizes = printed.split_whitespace();
     assert_eq!(sizes.next(), Some("61440"), "{printed}");
     assert!(sizes.next().unwrap().parse::<usize>().unwrap() > 118 * 1024);
 
-    let c = format!("c={}", "z".repeat(4 * 1024));
-    let refused = tree.run(&[
-        "--json",
-        "run",
-        SKILL,
-        "scripts/sizes.py",
-        "--input",
-        &a,
-        "--input",
-        &b,
-        "--input",
-        &c,
-    ]);
+    let refused = run(&[&a, &b, &c]);
     assert_eq!(error_kind(&refused), "invalid_input", "{refused:?}");
     assert!(refused.stderr.contains("SKILL_INPUTS"), "{refused:?}");
     assert_eq!(log_files(&tree).len(), 1, "only the first run was logged");

@@ -7,39 +7,12 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
-use skills_types::SkillsConfig;
 use skills_types::config::{Permission, PermissionRule};
 use skills_types::event::{DomainEvent, EventSink};
 use skills_types::run::RunHooks;
-use skills_types::runtime::SandboxMode;
 use skills_types::tool::{ToolCall, ToolContent};
 
-use crate::Runtime;
-
-struct Fixture {
-    home: tempfile::TempDir,
-    _workspace: tempfile::TempDir,
-    config: SkillsConfig,
-    runtime: Runtime,
-}
-
-fn fixture() -> Fixture {
-    let home = tempfile::tempdir().unwrap();
-    let workspace = tempfile::tempdir().unwrap();
-    let mut config = SkillsConfig::new(workspace.path(), home.path());
-    config.cache = false;
-    // These tests are about tools, not the sandbox (which has its own tests).
-    config.runtime.sandbox = SandboxMode::Off;
-    config.runtime.inherited_env = std::env::vars()
-        .filter(|(name, _)| name == "PATH" || name == "HOME")
-        .collect();
-    Fixture {
-        home,
-        _workspace: workspace,
-        config,
-        runtime: Runtime::new(),
-    }
-}
+use crate::tests::{Fixture, fixture};
 
 /// A tool that echoes what it got: stdin, `SKILL_TOOL_ARGS`, its name and the Markdown flag.
 const ECHO: &str = r#"import json, os, sys
@@ -73,23 +46,6 @@ script = "scripts/fail.sh"
 "#;
 
 impl Fixture {
-    /// A user skill `name` with `files` (relative path, text).
-    fn skill(&self, name: &str, files: &[(&str, &str)]) -> PathBuf {
-        let dir = self.home.path().join(".openhuman/skills").join(name);
-        std::fs::create_dir_all(&dir).unwrap();
-        std::fs::write(
-            dir.join("SKILL.md"),
-            format!("---\nname: {name}\ndescription: A test skill.\n---\nUse its tools.\n"),
-        )
-        .unwrap();
-        for (path, text) in files {
-            let file = dir.join(path);
-            std::fs::create_dir_all(file.parent().unwrap()).unwrap();
-            std::fs::write(file, text).unwrap();
-        }
-        dir
-    }
-
     /// The skill `demo` with the tools of [`SIDECAR`].
     fn demo(&self) -> PathBuf {
         self.skill(
@@ -100,12 +56,6 @@ impl Fixture {
                 ("scripts/fail.sh", "echo partial\necho broken >&2\nexit 3\n"),
             ],
         )
-    }
-
-    fn runs(&self) -> Vec<PathBuf> {
-        std::fs::read_dir(self.home.path().join(".openhuman/runs"))
-            .map(|entries| entries.map(|entry| entry.unwrap().path()).collect())
-            .unwrap_or_default()
     }
 
     fn call(
@@ -188,7 +138,7 @@ fn denied_and_disabled_skills_offer_no_tools() {
         .call(&ToolCall::new("demo__echo", json!({"text": "x"})))
         .unwrap_err();
     assert_eq!(error.kind(), "denied", "{error}");
-    assert!(fx.runs().is_empty());
+    assert!(fx.run_files().is_empty());
 }
 
 #[test]
@@ -227,7 +177,7 @@ fn a_call_gets_its_arguments_on_stdin_and_in_the_environment() {
     assert_eq!(result.markdown_formatted, None);
 
     // The run is an ordinary run, logged under its id and named as the tool.
-    assert_eq!(fx.runs().len(), 1);
+    assert_eq!(fx.run_files().len(), 1);
     let runs = fx.runtime.recent_runs(&fx.config, 5).unwrap();
     assert_eq!(runs[0].run_id, execution.run_id);
     assert_eq!(runs[0].target, "tool demo__echo: script scripts/echo.py");
@@ -332,7 +282,7 @@ fn arguments_that_break_the_schema_are_refused_before_anything_runs() {
         .call(&ToolCall::new("demo__echo", json!(["not", "an", "object"])))
         .unwrap_err();
     assert!(error.to_string().contains("the arguments:"), "{error}");
-    assert!(fx.runs().is_empty(), "nothing was logged");
+    assert!(fx.run_files().is_empty(), "nothing was logged");
 }
 
 #[test]
@@ -364,7 +314,7 @@ fn arguments_up_to_the_bound_run_and_over_it_are_refused() {
     let error = fx.call(&ToolCall::new("big__t", over)).unwrap_err();
     assert_eq!(error.kind(), "invalid_input");
     assert!(error.to_string().contains("127 KiB"), "{error}");
-    assert_eq!(fx.runs().len(), 1, "only the call that fits ran");
+    assert_eq!(fx.run_files().len(), 1, "only the call that fits ran");
 }
 
 #[test]
@@ -413,7 +363,7 @@ fn a_schema_that_cannot_be_compiled_is_a_clear_error() {
     let message = error.to_string();
     assert!(message.contains("cannot be used"), "{message}");
     assert!(message.contains("skill.toml"), "{message}");
-    assert!(fx.runs().is_empty());
+    assert!(fx.run_files().is_empty());
 }
 
 /// A `$ref` naming a URL must never be fetched: the listener the test opened sees no
@@ -441,7 +391,7 @@ fn a_remote_reference_is_refused_and_never_fetched() {
         Err(error) if error.kind() == ErrorKind::WouldBlock => {}
         other => panic!("the schema's $ref reached the listener: {other:?}"),
     }
-    assert!(fx.runs().is_empty());
+    assert!(fx.run_files().is_empty());
 }
 
 #[test]
@@ -533,7 +483,7 @@ fn two_declarations_under_one_name_are_neither_offered_nor_called() {
     let error = fx.call(&ToolCall::new("dup__a__x", json!({}))).unwrap_err();
     assert_eq!(error.kind(), "invalid_input");
     assert!(error.to_string().contains("more than one"), "{error}");
-    assert!(fx.runs().is_empty());
+    assert!(fx.run_files().is_empty());
 }
 
 #[test]
