@@ -282,71 +282,63 @@ fn test_disabled(root: &Path) -> Result<(), Failure> {
 }
 
 fn absence(root: &Path) -> Result<(), Failure> {
-    slim_absence(root)?;
-    mcp_absence(root)
-}
-
-/// The facade's default build (`mcp` off) names no crate of [`MCP_ONLY_CRATES`].
-fn mcp_absence(root: &Path) -> Result<(), Failure> {
-    let tree = process::output(cargo(root).args(["tree", "-p", "skills", "-e", "normal"]))
-        .map_err(|message| Failure::new(message, "make `cargo tree -p skills` work again"))?;
-    let offending: Vec<&str> = tree
-        .lines()
-        .filter(|line| MCP_ONLY_CRATES.iter().any(|name| line.contains(name)))
-        .collect();
-    if offending.is_empty() {
-        println!(
-            "none of {} in the default dependency tree",
-            MCP_ONLY_CRATES.join(", ")
-        );
-        return Ok(());
-    }
-    for line in &offending {
-        eprintln!("{line}");
-    }
-    Err(Failure::new(
-        format!(
-            "`skills` with its default features depends on an MCP-only crate ({} line(s) above)",
-            offending.len()
-        ),
-        "enable `skills-mcp` (and so `rmcp`) only from the `mcp` feature in crates/skills/Cargo.toml",
-    ))
-}
-
-fn slim_absence(root: &Path) -> Result<(), Failure> {
-    let tree = process::output(cargo(root).args([
-        "tree",
-        "-p",
-        "skills",
-        "--no-default-features",
-        "-e",
-        "normal",
-    ]))
-    .map_err(|message| Failure::new(message, "make `cargo tree -p skills` work again"))?;
-    let offending = offending_lines(&tree);
-    if offending.is_empty() {
-        println!(
-            "none of {} in the dependency tree",
-            FEATURE_ONLY_CRATES.join(", ")
-        );
-        return Ok(());
-    }
-    for line in &offending {
-        eprintln!("{line}");
-    }
-    Err(Failure::new(
-        format!(
-            "`skills` without default features still depends on a feature-only crate ({} line(s) above)",
-            offending.len()
-        ),
+    // Slim: no subsystem crate at all without default features.
+    absent_from(
+        root,
+        &["--no-default-features"],
+        &FEATURE_ONLY_CRATES,
+        "`skills` without default features still depends on a feature-only crate",
         "make that dependency optional and enable it only from the `skills` feature in crates/skills/Cargo.toml (and keep it out of skills-stub and skills-types)",
+    )?;
+    // Default: the MCP server and its SDK only with the `mcp` feature.
+    absent_from(
+        root,
+        &[],
+        &MCP_ONLY_CRATES,
+        "`skills` with its default features depends on an MCP-only crate",
+        "enable `skills-mcp` (and so `rmcp`) only from the `mcp` feature in crates/skills/Cargo.toml",
+    )
+}
+
+/// The facade's dependency tree built with `features` names none of `crates`.
+fn absent_from(
+    root: &Path,
+    features: &[&str],
+    crates: &[&str],
+    problem: &str,
+    hint: &str,
+) -> Result<(), Failure> {
+    let tree = process::output(
+        cargo(root)
+            .args(["tree", "-p", "skills", "-e", "normal"])
+            .args(features),
+    )
+    .map_err(|message| Failure::new(message, "make `cargo tree -p skills` work again"))?;
+    let offending = offending_lines(&tree, crates);
+    if offending.is_empty() {
+        println!(
+            "none of {} in the dependency tree{}",
+            crates.join(", "),
+            if features.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", features.join(" "))
+            }
+        );
+        return Ok(());
+    }
+    for line in &offending {
+        eprintln!("{line}");
+    }
+    Err(Failure::new(
+        format!("{problem} ({} line(s) above)", offending.len()),
+        hint,
     ))
 }
 
-/// The lines of `cargo tree` output that name a crate of [`FEATURE_ONLY_CRATES`].
-fn offending_lines(tree: &str) -> Vec<&str> {
+fn offending_lines<'a>(tree: &'a str, crates: &[&str]) -> Vec<&'a str> {
     tree.lines()
-        .filter(|line| FEATURE_ONLY_CRATES.iter().any(|name| line.contains(name)))
+        .filter(|line| crates.iter().any(|name| line.contains(name)))
         .collect()
 }
 
@@ -371,10 +363,11 @@ mod tests {
     #[test]
     fn absence_check_flags_feature_only_crates() {
         let clean = "skills v0.1.0 (/r/crates/skills)\n├── skills-stub v0.1.0 (/r/crates/skills-stub)\n└── skills-types v0.1.0 (/r/crates/skills-types)\n";
-        assert!(offending_lines(clean).is_empty());
+        assert!(offending_lines(clean, &FEATURE_ONLY_CRATES).is_empty());
         let dirty = format!("{clean}└── skills-ops v0.1.0 (/r/crates/skills-ops)\n");
+        assert!(offending_lines(&dirty, &MCP_ONLY_CRATES).is_empty());
         assert_eq!(
-            offending_lines(&dirty),
+            offending_lines(&dirty, &FEATURE_ONLY_CRATES),
             ["└── skills-ops v0.1.0 (/r/crates/skills-ops)"]
         );
     }
