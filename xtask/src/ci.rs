@@ -174,49 +174,31 @@ fn fmt(root: &Path) -> Result<(), Failure> {
 }
 
 fn clippy(root: &Path) -> Result<(), Failure> {
-    let hint =
-        "fix the warnings above; where a lint is wrong, use `#[expect(lint, reason = \"...\")]`";
-    process::run(cargo(root).args([
-        "clippy",
-        "--workspace",
-        "--all-targets",
-        "--all-features",
-        "--",
-        "-D",
-        "warnings",
-    ]))
-    .map_err(|message| Failure::new(message, hint))?;
-    process::run(cargo(root).args([
-        "clippy",
-        "-p",
-        "skills",
-        "--no-default-features",
-        "--all-targets",
-        "--",
-        "-D",
-        "warnings",
-    ]))
-    .map_err(|message| {
-        Failure::new(
-            message,
+    // Every feature direction an agent core can build, each with what a failure there means.
+    let directions: [(&[&str], &str); 3] = [
+        (
+            &["--workspace", "--all-features"],
+            "fix the warnings above; where a lint is wrong, use `#[expect(lint, reason = \"...\")]`",
+        ),
+        (
+            &["-p", "skills", "--no-default-features"],
             "this is the slim build (feature `skills` off): a type error means a twin in crates/skills-stub no longer matches its real signature (crates/skills/tests/it/parity.rs pins both); otherwise fix the warnings above",
-        )
-    })?;
-    process::run(cargo(root).args([
-        "clippy",
-        "-p",
-        "skills",
-        "--all-targets",
-        "--",
-        "-D",
-        "warnings",
-    ]))
-    .map_err(|message| {
-        Failure::new(
-            message,
+        ),
+        (
+            &["-p", "skills"],
             "this is the default build (feature `mcp` off): a type error means crates/skills-stub/src/mcp.rs no longer matches crates/skills-mcp (crates/skills/tests/it/parity.rs pins both); otherwise fix the warnings above",
-        )
-    })
+        ),
+    ];
+    for (features, hint) in directions {
+        process::run(cargo(root).arg("clippy").args(features).args([
+            "--all-targets",
+            "--",
+            "-D",
+            "warnings",
+        ]))
+        .map_err(|message| Failure::new(message, hint))?;
+    }
+    Ok(())
 }
 
 fn test_enabled(root: &Path) -> Result<(), Failure> {

@@ -93,27 +93,27 @@ pub fn read_skill_manifest(
     skill_dir: &Path,
 ) -> (skills_types::run::SkillManifest, Vec<Diagnostic>) {
     let mut diagnostics = Vec::new();
-    // As discovery probes them: the first that is a regular file (a link is not followed).
-    let present = SIDECARS
-        .iter()
-        .map(|name| skill_dir.join(name))
-        .find(|path| std::fs::symlink_metadata(path).is_ok_and(|metadata| metadata.is_file()));
-    let manifest = match present {
+    let manifest = match sidecar_file(skill_dir) {
         Some(path) => sidecar::read_sidecar(&path, &mut diagnostics),
         None => skills_types::run::SkillManifest::default(),
     };
     (manifest, diagnostics)
 }
 
+/// The sidecar a skill folder has, as discovery probes them: `skill.toml`, then
+/// `workflow.toml`, the first that is a regular file (a link is not followed).
+pub(crate) fn sidecar_file(skill_dir: &Path) -> Option<PathBuf> {
+    SIDECARS
+        .iter()
+        .map(|name| skill_dir.join(name))
+        .find(|path| std::fs::symlink_metadata(path).is_ok_and(|metadata| metadata.is_file()))
+}
+
 /// What is wrong with a skill folder's sidecar, for validation: its diagnostics, and one for
 /// each declared tool whose offered name (`<skill>__<tool>`) a model API would refuse.
 pub(crate) fn sidecar_diagnostics(skill_dir: &Path, skill: &str) -> Vec<Diagnostic> {
     let (manifest, mut diagnostics) = read_skill_manifest(skill_dir);
-    let path = SIDECARS
-        .iter()
-        .map(|name| skill_dir.join(name))
-        .find(|path| path.is_file())
-        .unwrap_or_else(|| skill_dir.join(SKILL_TOML));
+    let path = sidecar_file(skill_dir).unwrap_or_else(|| skill_dir.join(SKILL_TOML));
     diagnostics.extend(sidecar::tool_name_diagnostics(skill, &manifest, &path));
     diagnostics
 }

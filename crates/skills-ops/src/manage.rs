@@ -196,7 +196,9 @@ pub fn update(config: &SkillsConfig, id: &str, changes: &UpdateSkill) -> Result<
             .map_err(|source| Error::io("remove", &skill.location, source))?;
     }
     if changes.when_to_use.is_some() || changes.inputs.is_some() {
-        let path = sidecar_path(&skill.dir);
+        // The sidecar the skill has, or a new `skill.toml`.
+        let path =
+            crate::discover::sidecar_file(&skill.dir).unwrap_or_else(|| skill.dir.join(SKILL_TOML));
         let existing = match std::fs::read_to_string(&path) {
             Ok(text) => Some(text),
             Err(error) if error.kind() == std::io::ErrorKind::NotFound => None,
@@ -711,16 +713,6 @@ fn render_sidecar(sidecar: &Sidecar<'_>) -> Result<Option<String>, Error> {
     toml::to_string(sidecar)
         .map(Some)
         .map_err(|error| Error::InvalidInput(format!("the sidecar cannot be written: {error}")))
-}
-
-/// The sidecar an update writes to: the one the skill has (`skill.toml`, else
-/// `workflow.toml`), or a new `skill.toml`.
-fn sidecar_path(dir: &Path) -> PathBuf {
-    [SKILL_TOML, skills_types::files::WORKFLOW_TOML]
-        .iter()
-        .map(|name| dir.join(name))
-        .find(|path| std::fs::symlink_metadata(path).is_ok_and(|metadata| metadata.is_file()))
-        .unwrap_or_else(|| dir.join(SKILL_TOML))
 }
 
 /// `existing` with `when_to_use` and `inputs` replaced and every other key, comment and
