@@ -41,6 +41,12 @@ name = "title"
 description = "What to call it."
 "#;
 
+/// Bytes that are not UTF-8 (a PNG signature and then some), served as a base64 blob.
+const LOGO: &[u8] = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\xff\xfe";
+
+/// A bundled text file over the 128 KiB a read returns.
+const BIG: usize = 200 * 1024;
+
 /// A tree with `demo` (a tool, inputs, a reference file) and `weather`.
 fn tree() -> Tree {
     let tree = Tree::new();
@@ -52,6 +58,8 @@ fn tree() -> Tree {
         Some(SIDECAR),
     );
     tree.write(&dir.join("references/guide.md"), "# Guide\n\nStep one.\n");
+    tree.write(&dir.join("assets/logo.png"), LOGO);
+    tree.write(&dir.join("assets/big file.txt"), "x".repeat(BIG));
     tree.skill(
         Place::UserOpenhuman,
         "weather",
@@ -321,6 +329,123 @@ fn resources_read_through_the_safe_reader_and_prompts_parse_typed_arguments() {
     });
 }
 
+#[test]
+fn bundled_files_are_listed_and_binary_ones_come_back_as_base64() {
+    use base64::Engine as _;
+
+    let tree = tree();
+    let definition_size = std::fs::metadata(tree.root(Place::UserOpenhuman).join("demo/SKILL.md"))
+        .unwrap()
+        .len();
+    converse(&tree, &["--no-scripts"], |client| async move {
+        let listed = client.list_resources(None).await.unwrap().resources;
+        let demo: Vec<(&str, Option<&str>, Option<u64>)> = listed
+            .iter()
+            .filter(|resource| resource.uri.starts_with("skill://demo/"))
+            .map(|resource| {
+                (
+                    resource.uri.as_str(),
+                    resource.mime_type.as_deref(),
+                    resource.size,
+                )
+            })
+            .collect();
+        assert_eq!(
+            demo,
+            [
+                (
+                    "skill://demo/SKILL.md",
+                    Some("text/markdown"),
+                    Some(definition_size)
+                ),
+                (
+                    "skill://demo/assets/big%20file.txt",
+                    Some("text/plain"),
+                    Some(BIG as u64)
+                ),
+                (
+                    "skill://demo/assets/logo.png",
+                    Some("image/png"),
+                    Some(LOGO.len() as u64)
+                ),
+                (
+                    "skill://demo/references/guide.md",
+                    Some("text/markdown"),
+                    Some("# Guide\n\nStep one.\n".len() as u64)
+                ),
+                (
+                    "skill://demo/scripts/greet.py",
+                    Some("text/x-python"),
+                    Some(GREET.len() as u64)
+                ),
+            ],
+            "the sidecar is part of the skill, not a bundled file"
+        );
+        let big = listed
+            .iter()
+            .find(|resource| resource.uri.ends_with("big%20file.txt"))
+            .unwrap();
+        assert!(
+            big.description
+                .as_deref()
+                .unwrap_or_default()
+                .contains("not served"),
+            "{big:?}"
+        );
+
+        let logo = client
+            .read_resource(ReadResourceRequestParams::new(
+                "skill://demo/assets/logo.png",
+            ))
+            .await
+            .unwrap();
+        match &logo.contents[..] {
+            [
+                ResourceContents::BlobResourceContents {
+                    blob, mime_type, ..
+                },
+            ] => {
+                assert_eq!(mime_type.as_deref(), Some("image/png"));
+                let decoded = base64::engine::general_purpose::STANDARD
+                    .decode(blob)
+                    .unwrap();
+                assert_eq!(decoded, LOGO, "the bytes round-trip exactly");
+            }
+            other => panic!("one blob was expected: {other:?}"),
+        }
+        let as_text = call(
+            &client,
+            "read_skill_resource",
+            json!({ "name": "demo", "path": "assets/logo.png" }),
+        )
+        .await
+        .unwrap_err();
+        assert!(
+            as_text.to_string().contains("skill://demo/assets/logo.png"),
+            "the text tool points at the resource: {as_text}"
+        );
+
+        let too_large = client
+            .read_resource(ReadResourceRequestParams::new(&big.uri))
+            .await
+            .unwrap_err();
+        assert_eq!(kind_of(&too_large), "refused_path", "{too_large}");
+        assert!(too_large.to_string().contains("131072"), "{too_large}");
+        let encoded_traversal = client
+            .read_resource(ReadResourceRequestParams::new(
+                "skill://demo/%2e%2e/%2e%2e/etc/passwd",
+            ))
+            .await
+            .unwrap_err();
+        assert_eq!(
+            kind_of(&encoded_traversal),
+            "refused_path",
+            "{encoded_traversal}"
+        );
+        client
+    });
+}
+
 /// How many skills the paging test generates.
 const MANY: usize = 10_000;
 
@@ -334,6 +459,9 @@ fn resources_page_through_a_large_catalog() {
             &root.join(&name).join("SKILL.md"),
             format!("---\nname: {name}\ndescription: Generated skill {index}.\n---\nBody.\n"),
         );
+        if index % 1000 == 999 {
+            tree.write(&root.join(&name).join("references/notes.md"), "Notes.\n");
+        }
     }
     converse(&tree, &["--no-scripts"], |client| async move {
         let mut seen = Vec::new();
@@ -345,7 +473,12 @@ fn resources_page_through_a_large_catalog() {
                 .await
                 .unwrap();
             pages += 1;
-            assert!(page.resources.len() <= 500, "a page holds at most 500");
+            let skills = page
+                .resources
+                .iter()
+                .filter(|resource| resource.uri.ends_with("/SKILL.md"))
+                .count();
+            assert!(skills <= 500, "a page holds at most 500 skills");
             seen.extend(page.resources.into_iter().map(|resource| resource.uri));
             match page.next_cursor {
                 Some(next) => cursor = Some(next),
@@ -353,14 +486,21 @@ fn resources_page_through_a_large_catalog() {
             }
         }
         assert_eq!(pages, MANY.div_ceil(500));
-        assert_eq!(seen.len(), MANY);
+        let bundled = MANY / 1000;
+        assert_eq!(seen.len(), MANY + bundled);
         assert_eq!(seen[0], "skill://skill-00000/SKILL.md");
         assert_eq!(
-            seen[MANY - 1],
-            format!("skill://skill-{:05}/SKILL.md", MANY - 1)
+            seen[seen.len() - 2..],
+            [
+                format!("skill://skill-{:05}/SKILL.md", MANY - 1),
+                format!("skill://skill-{:05}/references/notes.md", MANY - 1)
+            ],
+            "a skill's files follow its definition"
         );
+        let definitions = seen.iter().filter(|uri| uri.ends_with("/SKILL.md")).count();
+        assert_eq!(definitions, MANY);
         let unique: std::collections::BTreeSet<&String> = seen.iter().collect();
-        assert_eq!(unique.len(), MANY, "no resource is listed twice");
+        assert_eq!(unique.len(), seen.len(), "no resource is listed twice");
         let bad = client
             .list_resources(Some(
                 PaginatedRequestParams::default().with_cursor(Some("not-ours".to_owned())),

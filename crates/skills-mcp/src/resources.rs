@@ -1,64 +1,159 @@
-//! The resources: `skill://NAME/SKILL.md` for every skill, listed a page at a time so that a
-//! catalog of 10,000 skills stays one cheap request per page, and `skill://NAME/PATH` for the
-//! files a skill bundles (the `skill://{name}/{path}` template). Every read goes through the
-//! subsystem's safe reader, so `skill://x/../../etc/passwd` is refused there, by the same rule
-//! as `read_skill_resource` and `skills read`.
+//! The resources: `skill://NAME/SKILL.md` for every skill and `skill://NAME/PATH` for every
+//! file it bundles, listed a page at a time so that a catalog of 10,000 skills stays one cheap
+//! request per page. Every read goes through the subsystem's safe reader, so
+//! `skill://x/../../etc/passwd` is refused there, by the same rule as `read_skill_resource`
+//! and `skills read`. Text comes back as text; an image, an archive or any file that is not
+//! UTF-8 comes back as a base64 blob; a file over the read limit is listed with its size and
+//! refused on read.
 
+use base64::Engine as _;
+use percent_encoding::{AsciiSet, CONTROLS, percent_decode_str, utf8_percent_encode};
 use rmcp::ErrorData;
 use rmcp::model::{
     ListResourcesResult, ReadResourceResult, Resource, ResourceContents, ResourceTemplate,
 };
+use skills_types::Error;
 use skills_types::catalog::ListOptions;
+use skills_types::limits::MAX_RESOURCE_BYTES;
 use skills_types::service::SkillsService;
+use skills_types::skill::SkillSummary;
 
 use crate::errors::{self, to_mcp};
 
 /// The scheme of every resource.
 const SCHEME: &str = "skill://";
 
-/// The definition file's name in a URI.
+/// The definition file's name in a URI, whatever case the file on disk has.
 const DEFINITION: &str = "SKILL.md";
 
 /// Skills per `resources/list` (and `prompts/list`) page.
 pub(crate) const PAGE_SIZE: usize = 500;
 
-/// The MIME type of a bundled file, by extension; anything else is `text/plain`, which is
-/// what the safe reader returns (UTF-8 text).
-const MIME_TYPES: &[(&str, &str)] = &[
-    ("md", "text/markdown"),
-    ("markdown", "text/markdown"),
-    ("txt", "text/plain"),
-    ("py", "text/x-python"),
-    ("sh", "text/x-shellscript"),
-    ("js", "text/javascript"),
-    ("mjs", "text/javascript"),
-    ("ts", "text/x-typescript"),
-    ("json", "application/json"),
-    ("yaml", "application/yaml"),
-    ("yml", "application/yaml"),
-    ("toml", "application/toml"),
-    ("html", "text/html"),
-    ("css", "text/css"),
-    ("csv", "text/csv"),
-    ("xml", "application/xml"),
-    ("svg", "image/svg+xml"),
-];
+/// Roughly the most entries one `resources/list` page holds: a page ends after the skill that
+/// reaches it (a skill is never split across pages), so skills bundling many files make
+/// shorter pages rather than one enormous answer.
+const PAGE_ENTRIES: usize = 5_000;
 
-/// The MIME type of `path`.
-pub(crate) fn mime_type(path: &str) -> &'static str {
-    let extension = path
-        .rsplit_once('.')
-        .map(|(_, extension)| extension.to_ascii_lowercase())
-        .unwrap_or_default();
-    MIME_TYPES
-        .iter()
-        .find(|(known, _)| *known == extension)
-        .map_or("text/plain", |(_, mime)| mime)
+/// What a path segment keeps literal in a URI: everything but controls, space, and the
+/// characters a URI reserves for its own syntax (`%` included, so decoding is exact).
+const SEGMENT: &AsciiSet = &CONTROLS
+    .add(b' ')
+    .add(b'"')
+    .add(b'#')
+    .add(b'%')
+    .add(b'<')
+    .add(b'>')
+    .add(b'?')
+    .add(b'[')
+    .add(b']')
+    .add(b'\\')
+    .add(b'^')
+    .add(b'`')
+    .add(b'{')
+    .add(b'|')
+    .add(b'}');
+
+/// A MIME type by extension, and whether files of that type are text (served as text when
+/// they are UTF-8) rather than bytes (always served as base64).
+struct Mime {
+    extension: &'static str,
+    mime: &'static str,
+    text: bool,
 }
 
-/// The URI of a skill's file.
-fn uri(skill: &str, path: &str) -> String {
-    format!("{SCHEME}{skill}/{path}")
+const fn text(extension: &'static str, mime: &'static str) -> Mime {
+    Mime {
+        extension,
+        mime,
+        text: true,
+    }
+}
+
+const fn bytes(extension: &'static str, mime: &'static str) -> Mime {
+    Mime {
+        extension,
+        mime,
+        text: false,
+    }
+}
+
+/// The types a skill folder commonly holds. A file of any other extension has no declared
+/// type: it is served as `text/plain` when it is UTF-8 and `application/octet-stream` when not.
+const MIME_TYPES: &[Mime] = &[
+    text("md", "text/markdown"),
+    text("markdown", "text/markdown"),
+    text("txt", "text/plain"),
+    text("py", "text/x-python"),
+    text("sh", "text/x-shellscript"),
+    text("js", "text/javascript"),
+    text("mjs", "text/javascript"),
+    text("ts", "text/x-typescript"),
+    text("json", "application/json"),
+    text("yaml", "application/yaml"),
+    text("yml", "application/yaml"),
+    text("toml", "application/toml"),
+    text("html", "text/html"),
+    text("css", "text/css"),
+    text("csv", "text/csv"),
+    text("xml", "application/xml"),
+    text("svg", "image/svg+xml"),
+    bytes("png", "image/png"),
+    bytes("jpg", "image/jpeg"),
+    bytes("jpeg", "image/jpeg"),
+    bytes("gif", "image/gif"),
+    bytes("webp", "image/webp"),
+    bytes("bmp", "image/bmp"),
+    bytes("ico", "image/vnd.microsoft.icon"),
+    bytes("pdf", "application/pdf"),
+    bytes("zip", "application/zip"),
+    bytes("gz", "application/gzip"),
+    bytes("tgz", "application/gzip"),
+    bytes("tar", "application/x-tar"),
+    bytes("wasm", "application/wasm"),
+    bytes("woff", "font/woff"),
+    bytes("woff2", "font/woff2"),
+    bytes("ttf", "font/ttf"),
+    bytes("otf", "font/otf"),
+    bytes("mp3", "audio/mpeg"),
+    bytes("wav", "audio/wav"),
+    bytes("ogg", "audio/ogg"),
+    bytes("mp4", "video/mp4"),
+    bytes("webm", "video/webm"),
+    bytes(
+        "docx",
+        "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+    ),
+    bytes(
+        "xlsx",
+        "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+    ),
+    bytes(
+        "pptx",
+        "application/vnd.openxmlformats-officedocument.presentationml.presentation",
+    ),
+];
+
+/// The declared type of `path`, by its extension.
+fn declared_type(path: &str) -> Option<&'static Mime> {
+    let file = path.rsplit('/').next().unwrap_or(path);
+    let (_, extension) = file.rsplit_once('.')?;
+    MIME_TYPES
+        .iter()
+        .find(|known| known.extension.eq_ignore_ascii_case(extension))
+}
+
+/// The MIME type `resources/list` gives `path`, when its extension declares one.
+pub(crate) fn mime_type(path: &str) -> Option<&'static str> {
+    declared_type(path).map(|known| known.mime)
+}
+
+/// The URI of a skill's file, each segment of its path percent-encoded.
+pub(crate) fn uri(skill: &str, path: &str) -> String {
+    let encoded: Vec<String> = path
+        .split('/')
+        .map(|segment| utf8_percent_encode(segment, SEGMENT).to_string())
+        .collect();
+    format!("{SCHEME}{skill}/{}", encoded.join("/"))
 }
 
 /// An opaque page cursor: the offset of the page's first skill, tagged so that a cursor from
@@ -80,7 +175,8 @@ pub(crate) fn offset(cursor: Option<&str>) -> Result<usize, ErrorData> {
         })
 }
 
-/// One page of `SKILL.md` resources.
+/// One page of resources: for each skill of the page, its `SKILL.md` and then its bundled
+/// files in path order.
 pub(crate) fn list(
     service: &dyn SkillsService,
     cursor: Option<&str>,
@@ -89,18 +185,33 @@ pub(crate) fn list(
     let listing = service
         .list(&ListOptions::default())
         .map_err(|error| to_mcp(&error))?;
-    let page: Vec<Resource> = listing
-        .skills
-        .iter()
-        .skip(start)
-        .take(PAGE_SIZE)
-        .map(|skill| {
-            Resource::new(uri(&skill.name, DEFINITION), skill.name.clone())
-                .with_description(skill.description.clone())
-                .with_mime_type(mime_type(DEFINITION))
-        })
-        .collect();
-    let end = start + page.len();
+    let candidates: Vec<&SkillSummary> =
+        listing.skills.iter().skip(start).take(PAGE_SIZE).collect();
+    let names: Vec<&str> = candidates.iter().map(|skill| skill.name.as_str()).collect();
+    let inventories = service
+        .inventories(&names)
+        .map_err(|error| to_mcp(&error))?;
+    let mut page = Vec::new();
+    let mut taken = 0;
+    for (skill, files) in candidates.iter().zip(&inventories) {
+        if taken > 0 && page.len() >= PAGE_ENTRIES {
+            break;
+        }
+        taken += 1;
+        let mut definition = Resource::new(uri(&skill.name, DEFINITION), skill.name.clone())
+            .with_description(skill.description.clone())
+            .with_mime_type("text/markdown");
+        if let Ok(metadata) = std::fs::metadata(&skill.location) {
+            definition = definition.with_size(metadata.len());
+        }
+        page.push(definition);
+        page.extend(
+            files
+                .iter()
+                .map(|file| bundled(&skill.name, &file.path, file.size)),
+        );
+    }
+    let end = start + taken;
     let mut result = ListResourcesResult::with_all_items(page);
     if end < listing.skills.len() {
         result.next_cursor = Some(self::cursor(end));
@@ -108,14 +219,49 @@ pub(crate) fn list(
     Ok(result)
 }
 
+/// The entry of one bundled file.
+fn bundled(skill: &str, path: &str, size: u64) -> Resource {
+    let mut resource = Resource::new(uri(skill, path), format!("{skill}/{path}")).with_size(size);
+    if let Some(mime) = mime_type(path) {
+        resource = resource.with_mime_type(mime);
+    }
+    if size > MAX_RESOURCE_BYTES {
+        resource = resource.with_description(format!(
+            "{size} bytes: larger than the {} KiB a read returns, so it is listed but not \
+             served; open it from the skill's folder instead.",
+            MAX_RESOURCE_BYTES / 1024
+        ));
+    }
+    resource
+}
+
 /// The template of every bundled file.
 pub(crate) fn templates() -> Vec<ResourceTemplate> {
     vec![
-        ResourceTemplate::new(format!("{SCHEME}{{name}}/{{path}}"), "skill-file").with_description(
-            "A file bundled with a skill (references/..., assets/..., scripts/...), read \
-                 through the safe reader.",
-        ),
+        ResourceTemplate::new(format!("{SCHEME}{{name}}/{{+path}}"), "skill-file")
+            .with_description(
+                "A file bundled with a skill (references/..., assets/..., scripts/...), read \
+                 through the safe reader: text as text, anything else as base64.",
+            ),
     ]
+}
+
+/// The skill and the decoded path a `skill://` URI names.
+fn parse(uri: &str) -> Result<(&str, String), ErrorData> {
+    let not_ours = || {
+        errors::invalid(format!(
+            "'{uri}' is not a skill resource: they read skill://NAME/SKILL.md or skill://NAME/PATH"
+        ))
+    };
+    let (skill, path) = uri
+        .strip_prefix(SCHEME)
+        .and_then(|rest| rest.split_once('/'))
+        .filter(|(skill, path)| !skill.is_empty() && !path.is_empty())
+        .ok_or_else(not_ours)?;
+    let path = percent_decode_str(path)
+        .decode_utf8()
+        .map_err(|_| errors::invalid(format!("the path of '{uri}' is not UTF-8 once decoded")))?;
+    Ok((skill, path.into_owned()))
 }
 
 /// Reads `skill://NAME/PATH`.
@@ -123,21 +269,44 @@ pub(crate) fn read(
     service: &dyn SkillsService,
     uri: &str,
 ) -> Result<ReadResourceResult, ErrorData> {
-    let (skill, path) = uri
-        .strip_prefix(SCHEME)
-        .and_then(|rest| rest.split_once('/'))
-        .filter(|(skill, path)| !skill.is_empty() && !path.is_empty())
-        .ok_or_else(|| {
-            errors::invalid(format!(
-                "'{uri}' is not a skill resource: they read skill://NAME/SKILL.md or skill://NAME/PATH"
-            ))
-        })?;
-    let read = service
-        .read_resource(skill, path)
-        .map_err(|error| to_mcp(&error))?;
-    let contents =
-        ResourceContents::text(read.content, uri.to_owned()).with_mime_type(mime_type(path));
+    let (skill, path) = parse(uri)?;
+    let data = match service.read_resource_bytes(skill, &path) {
+        Ok(read) => read.data,
+        // A definition file may be spelled in another case on disk (`skill.md`); its URI
+        // is always `SKILL.md`.
+        Err(Error::PathRefused {
+            refusal: "not_found",
+            ..
+        }) if path == DEFINITION => {
+            let found = service.get(skill).map_err(|error| to_mcp(&error))?;
+            let file = found
+                .location
+                .file_name()
+                .and_then(|name| name.to_str())
+                .unwrap_or(DEFINITION)
+                .to_owned();
+            service
+                .read_resource_bytes(skill, &file)
+                .map_err(|error| to_mcp(&error))?
+                .data
+        }
+        Err(error) => return Err(to_mcp(&error)),
+    };
+    let declared = declared_type(&path);
+    let contents = match String::from_utf8(data) {
+        Ok(text) if declared.is_none_or(|known| known.text) => ResourceContents::text(text, uri)
+            .with_mime_type(declared.map_or("text/plain", |known| known.mime)),
+        Ok(text) => blob(text.as_bytes(), uri, declared),
+        Err(not_text) => blob(not_text.as_bytes(), uri, declared),
+    };
     Ok(ReadResourceResult::new(vec![contents]))
+}
+
+/// Bytes as a base64 blob of their declared type.
+fn blob(data: &[u8], uri: &str, declared: Option<&Mime>) -> ResourceContents {
+    let encoded = base64::engine::general_purpose::STANDARD.encode(data);
+    ResourceContents::blob(encoded, uri)
+        .with_mime_type(declared.map_or("application/octet-stream", |known| known.mime))
 }
 
 #[cfg(test)]
@@ -157,10 +326,53 @@ mod tests {
     }
 
     #[test]
-    fn mime_types_follow_the_extension() {
-        assert_eq!(mime_type("SKILL.md"), "text/markdown");
-        assert_eq!(mime_type("scripts/run.PY"), "text/x-python");
-        assert_eq!(mime_type("data/table.csv"), "text/csv");
-        assert_eq!(mime_type("LICENSE"), "text/plain");
+    fn types_follow_the_extension_and_say_whether_they_are_text() {
+        assert_eq!(mime_type("SKILL.md"), Some("text/markdown"));
+        assert_eq!(mime_type("scripts/run.PY"), Some("text/x-python"));
+        assert_eq!(mime_type("assets/logo.png"), Some("image/png"));
+        assert_eq!(mime_type("LICENSE"), None);
+        assert_eq!(
+            mime_type("dir.png/LICENSE"),
+            None,
+            "only the file name counts"
+        );
+        assert!(declared_type("a.csv").is_some_and(|known| known.text));
+        assert!(declared_type("a.pdf").is_some_and(|known| !known.text));
+    }
+
+    #[test]
+    fn uris_encode_each_segment_and_parse_back_exactly() {
+        for path in [
+            "references/guide.md",
+            "assets/my logo #1.png",
+            "données/100%.txt",
+            "a?b/c[d].md",
+        ] {
+            let uri = uri("demo", path);
+            assert!(!uri.contains(' ') && !uri.contains('#'), "{uri}");
+            let (skill, decoded) = parse(&uri).unwrap();
+            assert_eq!((skill, decoded.as_str()), ("demo", path), "{uri}");
+        }
+        assert_eq!(
+            uri("demo", "references/guide.md"),
+            "skill://demo/references/guide.md"
+        );
+        for foreign in [
+            "file:///etc/passwd",
+            "skill://demo",
+            "skill:///SKILL.md",
+            "skill://demo/",
+        ] {
+            assert!(parse(foreign).is_err(), "{foreign}");
+        }
+        assert!(
+            parse("skill://demo/%FF.md").is_err(),
+            "not UTF-8 once decoded"
+        );
+        // A traversal spelled in percent-escapes reaches the safe reader as what it is.
+        assert_eq!(
+            parse("skill://x/%2e%2e/%2e%2e/etc/passwd").unwrap().1,
+            "../../etc/passwd"
+        );
     }
 }

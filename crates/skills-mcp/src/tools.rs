@@ -126,7 +126,7 @@ pub(crate) fn call(
             let path = text_argument(&arguments, "path")?;
             let read = service
                 .read_resource(skill, path)
-                .map_err(|error| to_mcp(&error))?;
+                .map_err(|error| not_text_hint(&error, skill, path))?;
             let structured = serde_json::to_value(&read).unwrap_or_default();
             Ok(success(read.content, structured))
         }
@@ -263,6 +263,25 @@ fn from_tool_result(result: &ToolResult) -> CallToolResult {
         CallToolResult::success(content)
     };
     mapped.structured_content = result.structured().cloned();
+    mapped
+}
+
+/// A refused `read_skill_resource`; a file that is not text says where its bytes are served.
+fn not_text_hint(error: &Error, skill: &str, path: &str) -> ErrorData {
+    let mut mapped = to_mcp(error);
+    if let Error::PathRefused {
+        refusal: "not_utf8",
+        ..
+    } = error
+    {
+        mapped.message = format!(
+            "{}; this tool returns text, so read the resource {} instead, which serves \
+             binary files as base64",
+            mapped.message,
+            crate::resources::uri(skill, path)
+        )
+        .into();
+    }
     mapped
 }
 

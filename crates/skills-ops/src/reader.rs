@@ -17,7 +17,8 @@
 //!    refused, so it cannot hang the reader), no larger than the cap, and with one link (a hard
 //!    link to a file outside the skill is refused);
 //! 5. at most cap + 1 bytes are read (the file may grow after `fstat`), and the text must be
-//!    UTF-8.
+//!    UTF-8 ([`read_beneath`]); [`read_bytes_beneath`] stops before that last check, for the
+//!    callers that serve files as bytes.
 
 use std::fmt;
 use std::path::Path;
@@ -33,6 +34,16 @@ pub struct Read {
     pub content: String,
     /// Its size in bytes.
     pub bytes: u64,
+}
+
+/// What a successful read of any file returns ([`read_bytes_beneath`]): its bytes as they
+/// are, text or not.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReadBytes {
+    /// The path as checked, with `/` separators.
+    pub relative_path: String,
+    /// The file's bytes.
+    pub data: Vec<u8>,
 }
 
 /// Why a read was refused.
@@ -128,17 +139,28 @@ impl std::error::Error for Refusal {}
 /// UTF-8 file of at most `cap` bytes inside it. Leading `./` prefixes are dropped before the
 /// check ([`path::strip_current_dir_prefix`]); the path returned is the checked one.
 pub fn read_beneath(dir: &Path, relative: &str, cap: u64) -> Result<Read, Refusal> {
-    let relative = path::strip_current_dir_prefix(relative);
-    let components = check_relative(relative).map_err(Refusal::Path)?;
-    let bytes = imp::read(dir, &components, cap)?;
-    let size = bytes.len() as u64;
-    let content = String::from_utf8(bytes).map_err(|error| Refusal::NotUtf8 {
+    let read = read_bytes_beneath(dir, relative, cap)?;
+    let size = read.data.len() as u64;
+    let content = String::from_utf8(read.data).map_err(|error| Refusal::NotUtf8 {
         offset: error.utf8_error().valid_up_to(),
     })?;
     Ok(Read {
-        relative_path: components.join("/"),
+        relative_path: read.relative_path,
         content,
         bytes: size,
+    })
+}
+
+/// Reads `relative` beneath the folder `dir` by every rule of [`read_beneath`] but the last:
+/// the bytes come back as they are, so an image or an archive a skill bundles can be served
+/// (as base64, by the MCP server) without being mistaken for text.
+pub fn read_bytes_beneath(dir: &Path, relative: &str, cap: u64) -> Result<ReadBytes, Refusal> {
+    let relative = path::strip_current_dir_prefix(relative);
+    let components = check_relative(relative).map_err(Refusal::Path)?;
+    let data = imp::read(dir, &components, cap)?;
+    Ok(ReadBytes {
+        relative_path: components.join("/"),
+        data,
     })
 }
 

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use skills_types::files::{SKILL_FILES, match_definition};
 use skills_types::limits::{MAX_RELATIVE_PATH_COMPONENTS, MAX_RESOURCE_BYTES};
-use skills_types::skill::{Resource, ResourceContent, ResourceKind};
+use skills_types::skill::{Resource, ResourceBytes, ResourceContent, ResourceKind};
 use skills_types::{Error, Skill, SkillsConfig};
 
 use crate::catalog::resolve;
@@ -78,30 +78,69 @@ pub fn describe(config: &SkillsConfig, name: &str) -> Result<Skill, Error> {
     Ok(skill)
 }
 
+/// The bundled files of each of `names`, in the order asked, from one discovery: what a
+/// server listing every file of a page of skills needs without discovering once per skill.
+pub fn inventories(config: &SkillsConfig, names: &[&str]) -> Result<Vec<Vec<Resource>>, Error> {
+    let catalog = discover(config)?;
+    names
+        .iter()
+        .map(|name| Ok(inventory(&real_dir(resolve(&catalog, name)?)?)))
+        .collect()
+}
+
 /// One bundled file of the skill `id_or_name`, through the safe reader (03 §Reading files
-/// safely), at most [`MAX_RESOURCE_BYTES`].
+/// safely), at most [`MAX_RESOURCE_BYTES`] of UTF-8 text.
 pub fn read_resource(
     config: &SkillsConfig,
     id_or_name: &str,
     relative_path: &str,
 ) -> Result<ResourceContent, Error> {
-    let catalog = discover(config)?;
-    let skill = resolve(&catalog, id_or_name)?;
-    let dir = real_dir(skill)?;
-    let read =
-        reader::read_beneath(&dir, relative_path, MAX_RESOURCE_BYTES).map_err(|refusal| {
-            Error::PathRefused {
-                path: relative_path.to_owned(),
-                reason: refusal.to_string(),
-                refusal: refusal.kind(),
-            }
-        })?;
+    let (id, read) = read_with(config, id_or_name, relative_path, reader::read_beneath)?;
     Ok(ResourceContent {
-        id: skill.id.clone(),
+        id,
         relative_path: read.relative_path,
         content: read.content,
         bytes: read.bytes,
     })
+}
+
+/// One bundled file's bytes, by every rule of [`read_resource`] but the text check.
+pub fn read_resource_bytes(
+    config: &SkillsConfig,
+    id_or_name: &str,
+    relative_path: &str,
+) -> Result<ResourceBytes, Error> {
+    let (id, read) = read_with(
+        config,
+        id_or_name,
+        relative_path,
+        reader::read_bytes_beneath,
+    )?;
+    Ok(ResourceBytes {
+        id,
+        relative_path: read.relative_path,
+        data: read.data,
+    })
+}
+
+/// Resolves the skill and reads `relative_path` in its folder with `read`, a refusal becoming
+/// the error every caller reports; returns the skill's id with what was read.
+fn read_with<T>(
+    config: &SkillsConfig,
+    id_or_name: &str,
+    relative_path: &str,
+    read: impl FnOnce(&Path, &str, u64) -> Result<T, reader::Refusal>,
+) -> Result<(String, T), Error> {
+    let catalog = discover(config)?;
+    let skill = resolve(&catalog, id_or_name)?;
+    let dir = real_dir(skill)?;
+    let read =
+        read(&dir, relative_path, MAX_RESOURCE_BYTES).map_err(|refusal| Error::PathRefused {
+            path: relative_path.to_owned(),
+            reason: refusal.to_string(),
+            refusal: refusal.kind(),
+        })?;
+    Ok((skill.id.clone(), read))
 }
 
 /// The folder resources are read from. A skill reached through a symlinked folder (allowed by

@@ -148,7 +148,7 @@ pub mod trust {
 pub mod resources {
     //! The twin of `skills_ops::resources`: no skill, so no bundled file.
 
-    use skills_types::skill::ResourceContent;
+    use skills_types::skill::{Resource, ResourceBytes, ResourceContent};
     use skills_types::{Error, Skill, SkillsConfig};
 
     /// Disabled: always `Err(Error::Disabled)`.
@@ -162,6 +162,23 @@ pub mod resources {
         _id_or_name: &str,
         _relative_path: &str,
     ) -> Result<ResourceContent, Error> {
+        Err(Error::Disabled)
+    }
+
+    /// Disabled: always `Err(Error::Disabled)`.
+    pub fn read_resource_bytes(
+        _config: &SkillsConfig,
+        _id_or_name: &str,
+        _relative_path: &str,
+    ) -> Result<ResourceBytes, Error> {
+        Err(Error::Disabled)
+    }
+
+    /// Disabled: always `Err(Error::Disabled)`.
+    pub fn inventories(
+        _config: &SkillsConfig,
+        _names: &[&str],
+    ) -> Result<Vec<Vec<Resource>>, Error> {
         Err(Error::Disabled)
     }
 }

@@ -14,7 +14,7 @@ use crate::manage::{CreateSkill, Uninstalled, UpdateSkill, Written};
 use crate::registry;
 use crate::render::{RenderOptions, Rendered};
 use crate::run::{RunLogChunk, RunRequest, RunSummary, RuntimeInfo, RuntimeKind, StartedRun, Task};
-use crate::skill::ResourceContent;
+use crate::skill::{Resource, ResourceBytes, ResourceContent};
 use crate::validate::{Options, Report};
 use crate::{Error, Skill, SkillScope, SkillsConfig};
 
@@ -34,6 +34,10 @@ pub trait SkillsService: Send + Sync {
     fn read(&self, ids: &[&str]) -> Result<Vec<SkillBody>, Error>;
     /// One bundled file, through the safe reader.
     fn read_resource(&self, id: &str, relative_path: &str) -> Result<ResourceContent, Error>;
+    /// One bundled file's bytes, through the safe reader, text or not.
+    fn read_resource_bytes(&self, id: &str, relative_path: &str) -> Result<ResourceBytes, Error>;
+    /// The bundled files of each named skill, in the order asked, from one discovery.
+    fn inventories(&self, ids: &[&str]) -> Result<Vec<Vec<Resource>>, Error>;
     /// Every copy of a name and why the winner won.
     fn explain(&self, name: &str) -> Result<Explanation, Error>;
     /// Lints a skill folder or definition file.

@@ -122,6 +122,18 @@ pub struct ResourceContent {
     pub bytes: u64,
 }
 
+/// A bundled file's bytes, read through the safe reader without the text check: what a
+/// server needs to hand out an image or an archive a skill bundles.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ResourceBytes {
+    /// The skill's id.
+    pub id: String,
+    /// The path as checked, `/`-separated.
+    pub relative_path: String,
+    /// The file's bytes.
+    pub data: Vec<u8>,
+}
+
 /// A copy of a skill that lost a name collision to the skill recording it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Shadowed {

@@ -18,7 +18,7 @@ use skills_types::run::{
     RuntimeKind, StartedRun, Task, TestOutcome, TestRequest,
 };
 use skills_types::service::{BoxFuture, SkillsService};
-use skills_types::skill::ResourceContent;
+use skills_types::skill::{Resource, ResourceBytes, ResourceContent};
 use skills_types::tool::{ToolCall, ToolExecution, ToolInfo};
 use skills_types::trust::{TrustChange, TrustedWorkspace};
 use skills_types::validate::{Options, Report};
@@ -158,6 +158,21 @@ impl Skills {
         relative_path: &str,
     ) -> Result<ResourceContent, Error> {
         ops::resources::read_resource(self.checked()?, id_or_name, relative_path)
+    }
+
+    /// One bundled file's bytes, by every rule of [`Skills::read_resource`] but the text
+    /// check: for a server that hands out the images and archives a skill bundles.
+    pub fn read_resource_bytes(
+        &self,
+        id_or_name: &str,
+        relative_path: &str,
+    ) -> Result<ResourceBytes, Error> {
+        ops::resources::read_resource_bytes(self.checked()?, id_or_name, relative_path)
+    }
+
+    /// The bundled files of each of `names`, in the order asked, from one discovery.
+    pub fn inventories(&self, names: &[&str]) -> Result<Vec<Vec<Resource>>, Error> {
+        ops::resources::inventories(self.checked()?, names)
     }
 
     /// Creates a skill in the first root of its scope, atomically; refuses to overwrite.
@@ -570,6 +585,14 @@ impl SkillsService for Skills {
 
     fn read_resource(&self, id: &str, relative_path: &str) -> Result<ResourceContent, Error> {
         Skills::read_resource(self, id, relative_path)
+    }
+
+    fn read_resource_bytes(&self, id: &str, relative_path: &str) -> Result<ResourceBytes, Error> {
+        Skills::read_resource_bytes(self, id, relative_path)
+    }
+
+    fn inventories(&self, ids: &[&str]) -> Result<Vec<Vec<Resource>>, Error> {
+        Skills::inventories(self, ids)
     }
 
     fn explain(&self, name: &str) -> Result<Explanation, Error> {

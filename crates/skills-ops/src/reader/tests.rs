@@ -639,6 +639,30 @@ fn hostile_paths_and_trees_are_refused_with_their_reason() {
                 }
             }
         }
+        // The bytes mode refuses everything the text mode does but text that is not UTF-8,
+        // which it returns exactly as stored.
+        let bytes = read_bytes_beneath(&dir, &case.path, CAP);
+        match (&case.refusal, bytes) {
+            (Refusal::NotUtf8 { .. }, Ok(read)) => {
+                if fs::read(dir.join(&case.path)).ok() != Some(read.data) {
+                    failures.push(format!("{}: the bytes mode changed the bytes", case.name));
+                }
+            }
+            (Refusal::NotUtf8 { .. }, Err(refusal)) => failures.push(format!(
+                "{}: the bytes mode refused bytes it should return ({refusal:?})",
+                case.name
+            )),
+            (expected, Ok(read)) => failures.push(format!(
+                "{}: the bytes mode read {} bytes, expected {expected:?}",
+                case.name,
+                read.data.len()
+            )),
+            (expected, Err(refusal)) if &refusal != expected => failures.push(format!(
+                "{}: the bytes mode refused as {refusal:?}, expected {expected:?}",
+                case.name
+            )),
+            (_, Err(_)) => {}
+        }
     }
     if !skipped.is_empty() {
         eprintln!("!!! hostile cases NOT run on this machine: {skipped:?}");
