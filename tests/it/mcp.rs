@@ -7,12 +7,16 @@
 use std::future::Future;
 use std::process::Stdio;
 
-use rmcp::ServiceExt;
+use rmcp::ClientHandler;
 use rmcp::model::{
     CallToolRequestParams, CallToolResult, GetPromptRequestParams, JsonObject,
     PaginatedRequestParams, ReadResourceRequestParams, ResourceContents,
 };
-use rmcp::service::{RoleClient, RunningService, ServiceError};
+use rmcp::model::{ResourceUpdatedNotificationParam, SubscribeRequestParams};
+use rmcp::service::{
+    ClientLifecycleMode, ClientServiceExt as _, NotificationContext, RoleClient, RunningService,
+    ServiceError,
+};
 use rmcp::transport::TokioChildProcess;
 use serde_json::{Value, json};
 
@@ -42,13 +46,13 @@ description = "What to call it."
 "#;
 
 /// Bytes that are not UTF-8 (a PNG signature and then some), served as a base64 blob.
-const LOGO: &[u8] = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\xff\xfe";
+pub(crate) const LOGO: &[u8] = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\xff\xfe";
 
 /// A bundled text file over the 128 KiB a read returns.
 const BIG: usize = 200 * 1024;
 
 /// A tree with `demo` (a tool, inputs, a reference file) and `weather`.
-fn tree() -> Tree {
+pub(crate) fn tree() -> Tree {
     let tree = Tree::new();
     let dir = add_skill(
         &tree,
@@ -77,6 +81,28 @@ where
     F: FnOnce(Client) -> Fut,
     Fut: Future<Output = Client>,
 {
+    converse_with(
+        tree,
+        extra,
+        (),
+        ClientLifecycleMode::Initialize,
+        conversation,
+    );
+}
+
+/// [`converse`] with a client `handler` of the test's own (one that records notifications)
+/// and a `lifecycle`: the 2025 revisions' `initialize` handshake, or the 2026 `server/discover`.
+fn converse_with<H, F, Fut>(
+    tree: &Tree,
+    extra: &[&str],
+    handler: H,
+    lifecycle: ClientLifecycleMode,
+    conversation: F,
+) where
+    H: ClientHandler,
+    F: FnOnce(RunningService<RoleClient, H>) -> Fut,
+    Fut: Future<Output = RunningService<RoleClient, H>>,
+{
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -102,7 +128,10 @@ where
             .stderr(Stdio::null())
             .spawn()
             .unwrap();
-        let client = ().serve(transport).await.unwrap();
+        let client = handler
+            .serve_with_lifecycle(transport, lifecycle)
+            .await
+            .unwrap();
         let client = conversation(client).await;
         client.cancel().await.unwrap();
     });
@@ -545,4 +574,219 @@ fn an_ask_skill_is_refused_until_the_host_confirms_and_nothing_runs() {
         crate::runtime::log_files(&tree).is_empty(),
         "a refused run leaves no log"
     );
+}
+
+/// A client that records each notification it receives as one line.
+struct Recorder(tokio::sync::mpsc::UnboundedSender<String>);
+
+impl Recorder {
+    fn record(&self, line: String) {
+        // The receiver is gone only once the test is over.
+        let _ = self.0.send(line);
+    }
+}
+
+impl ClientHandler for Recorder {
+    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.record("tools".to_owned());
+    }
+
+    async fn on_resource_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.record("resources".to_owned());
+    }
+
+    async fn on_prompt_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.record("prompts".to_owned());
+    }
+
+    async fn on_resource_updated(
+        &self,
+        params: ResourceUpdatedNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        self.record(format!("updated {}", params.uri));
+    }
+
+    #[allow(deprecated, reason = "the 2025 revisions log this way")]
+    async fn on_logging_message(
+        &self,
+        params: rmcp::model::LoggingMessageNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        self.record(format!("log {:?} {}", params.level, params.data));
+    }
+}
+
+/// Waits (at most 20 seconds: the server looks every 2) for a line matching `wanted`, and
+/// returns every line received until then.
+async fn wait_for(
+    received: &mut tokio::sync::mpsc::UnboundedReceiver<String>,
+    what: &str,
+    wanted: impl Fn(&str) -> bool,
+) -> Vec<String> {
+    let mut lines = Vec::new();
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(20);
+    loop {
+        match tokio::time::timeout_at(deadline, received.recv()).await {
+            Ok(Some(line)) => {
+                let found = wanted(&line);
+                lines.push(line);
+                if found {
+                    return lines;
+                }
+            }
+            Ok(None) => panic!("the client stopped before {what}; it received {lines:?}"),
+            Err(_) => panic!("no {what} within 20 seconds; the client received {lines:?}"),
+        }
+    }
+}
+
+#[test]
+#[allow(
+    deprecated,
+    reason = "resources/subscribe is how the 2025 revisions subscribe"
+)]
+fn a_host_is_told_when_skills_are_added_changed_and_broken() {
+    let tree = tree();
+    let root = tree.root(Place::UserOpenhuman);
+    let write = |path: &str, text: &str| {
+        let file = root.join(path);
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(file, text).unwrap();
+    };
+    let (sender, mut received) = tokio::sync::mpsc::unbounded_channel();
+    converse_with(
+        &tree,
+        &["--no-scripts"],
+        Recorder(sender),
+        ClientLifecycleMode::Initialize,
+        |client| async move {
+            client
+                .subscribe(SubscribeRequestParams::new("skill://weather/SKILL.md"))
+                .await
+                .unwrap();
+            let foreign = client
+                .subscribe(SubscribeRequestParams::new("file:///etc/passwd"))
+                .await
+                .unwrap_err();
+            assert_eq!(kind_of(&foreign), "invalid_input", "{foreign}");
+
+            write(
+                "fresh/SKILL.md",
+                "---\nname: fresh\ndescription: Added while the server runs.\n---\nFresh body.\n",
+            );
+            let mut lines = Vec::new();
+            for list in ["tools", "resources", "prompts"] {
+                lines.extend(
+                    wait_for(&mut received, &format!("{list} list-changed"), |line| {
+                        line == list
+                    })
+                    .await,
+                );
+            }
+            let prompts = client.list_prompts(None).await.unwrap().prompts;
+            assert!(
+                prompts.iter().any(|prompt| prompt.name == "fresh"),
+                "the answers follow the files: {prompts:?}"
+            );
+
+            write(
+                "weather/SKILL.md",
+                "---\nname: weather\ndescription: Forecasts for any city.\n---\nA new body.\n",
+            );
+            write("demo/references/guide.md", "# Guide\n\nStep two.\n");
+            lines.extend(
+                wait_for(&mut received, "the subscribed skill's update", |line| {
+                    line == "updated skill://weather/SKILL.md"
+                })
+                .await,
+            );
+
+            write("broken/SKILL.md", "---\nname: [broken\n---\nBody.\n");
+            lines.extend(
+                wait_for(
+                    &mut received,
+                    "a log message about the broken skill",
+                    |line| line.starts_with("log ") && line.contains("broken"),
+                )
+                .await,
+            );
+            assert!(
+                !lines
+                    .iter()
+                    .any(|line| line.starts_with("updated skill://demo")),
+                "no update for a skill nobody subscribed to: {lines:?}"
+            );
+            client
+        },
+    );
+}
+
+#[test]
+fn a_listen_subscription_gets_only_what_it_asked_for() {
+    use rmcp::model::{ProtocolVersion, ServerNotification, SubscriptionFilter};
+
+    let tree = tree();
+    let root = tree.root(Place::UserOpenhuman);
+    let lifecycle = ClientLifecycleMode::Discover {
+        preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+    };
+    converse_with(
+        &tree,
+        &["--no-scripts"],
+        (),
+        lifecycle,
+        |client| async move {
+            // subscriptions/listen exists on the 2026 revision only: a session that fell back to
+            // the older ones would have it refused as an unknown method.
+            let filter = SubscriptionFilter::builder()
+                .resources_list_changed()
+                .resource_subscriptions(["skill://weather/SKILL.md".to_owned()])
+                .build();
+            let mut subscription = client.listen(filter).await.unwrap();
+            assert_eq!(
+                subscription.acknowledged().tools_list_changed,
+                None,
+                "not asked for, so not acknowledged"
+            );
+            std::fs::create_dir_all(root.join("fresh")).unwrap();
+            std::fs::write(
+                root.join("fresh/SKILL.md"),
+                "---\nname: fresh\ndescription: Added while listening.\n---\nBody.\n",
+            )
+            .unwrap();
+            let first = next_notification(&mut subscription).await;
+            assert!(
+                matches!(
+                    first,
+                    ServerNotification::ResourceListChangedNotification(_)
+                ),
+                "only the resource list was asked for: {first:?}"
+            );
+            std::fs::write(
+                root.join("weather/SKILL.md"),
+                "---\nname: weather\ndescription: Forecasts for any city.\n---\nChanged.\n",
+            )
+            .unwrap();
+            match next_notification(&mut subscription).await {
+                ServerNotification::ResourceUpdatedNotification(updated) => {
+                    assert_eq!(updated.params.uri, "skill://weather/SKILL.md");
+                }
+                other => panic!("the subscribed resource's update was expected: {other:?}"),
+            }
+            drop(subscription);
+            client
+        },
+    );
+}
+
+/// The next notification of a `subscriptions/listen` stream, within 20 seconds.
+async fn next_notification(
+    subscription: &mut rmcp::service::Subscription,
+) -> rmcp::model::ServerNotification {
+    tokio::time::timeout(std::time::Duration::from_secs(20), subscription.next())
+        .await
+        .expect("a notification within 20 seconds")
+        .unwrap()
+        .expect("the subscription is open")
 }

@@ -16,6 +16,7 @@ use skills_types::service::SkillsService;
 
 pub use skills_types::mcp::Options;
 
+mod changes;
 mod errors;
 mod prompts;
 mod resources;

@@ -264,6 +264,16 @@ fn parse(uri: &str) -> Result<(&str, String), ErrorData> {
     Ok((skill, path.into_owned()))
 }
 
+/// The skill a `skill://` URI names, if it is one.
+pub(crate) fn skill_of(uri: &str) -> Option<&str> {
+    parse(uri).ok().map(|(skill, _)| skill)
+}
+
+/// Refuses a URI that is not a `skill://` one (a subscription to it could never fire).
+pub(crate) fn check_uri(uri: &str) -> Result<(), ErrorData> {
+    parse(uri).map(|_| ())
+}
+
 /// Reads `skill://NAME/PATH`.
 pub(crate) fn read(
     service: &dyn SkillsService,
