@@ -784,9 +784,10 @@ fn a_listen_subscription_gets_only_what_it_asked_for() {
 async fn next_notification(
     subscription: &mut rmcp::service::Subscription,
 ) -> rmcp::model::ServerNotification {
-    tokio::time::timeout(std::time::Duration::from_secs(20), subscription.next())
-        .await
-        .expect("a notification within 20 seconds")
-        .unwrap()
-        .expect("the subscription is open")
+    match tokio::time::timeout(std::time::Duration::from_secs(20), subscription.next()).await {
+        Ok(Ok(Some(notification))) => notification,
+        Ok(Ok(None)) => panic!("the subscription ended"),
+        Ok(Err(error)) => panic!("the subscription failed: {error}"),
+        Err(_) => panic!("no notification within 20 seconds"),
+    }
 }
