@@ -12,6 +12,7 @@ mod hubs;
 mod install;
 mod manage;
 mod mcp;
+mod mcp_http;
 mod mcp_python;
 mod network;
 #[cfg(unix)]

@@ -325,6 +325,12 @@ pub(crate) struct McpArgs {
     /// Serve read-only: no `run_skill_script` and no declared tools, so nothing runs.
     #[arg(long)]
     pub(crate) no_scripts: bool,
+    /// Serve streamable HTTP at ADDR (`PORT`, `127.0.0.1:PORT`, `[::1]:PORT`, `localhost:PORT`;
+    /// loopback only) instead of stdio, on the path /mcp. Every request needs
+    /// `Authorization: Bearer TOKEN`: the token in SKILLS_MCP_TOKEN (at least 16 characters),
+    /// or one made at start and printed on stderr.
+    #[arg(long, value_name = "ADDR")]
+    pub(crate) http: Option<String>,
     #[command(flatten)]
     pub(crate) discovery: Discovery,
 }

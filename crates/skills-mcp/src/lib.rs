@@ -6,7 +6,8 @@
 //! negotiation are the SDK's, never ours. What the server offers lives in [`SkillsServer`]
 //! (`server.rs`): the catalog as instructions, the tools (`tools.rs`), one resource per skill
 //! (`resources.rs`) and one prompt per skill (`prompts.rs`). Stdout is the protocol: nothing
-//! here prints.
+//! here prints. [`serve_http`] (`http.rs`) serves the same over streamable HTTP, behind a
+//! bearer token.
 
 use std::sync::Arc;
 
@@ -18,22 +19,20 @@ pub use skills_types::mcp::Options;
 
 mod changes;
 mod errors;
+mod http;
 mod prompts;
 mod resources;
 mod search;
 mod server;
 mod tools;
 
+pub use http::{PATH as HTTP_PATH, serve_http};
 pub use server::SkillsServer;
 
 /// Serves `service` over stdin and stdout until the client closes stdin. Blocks: it runs its
 /// own async runtime, so a `main` calls it as it is.
 pub fn serve_stdio(service: Arc<dyn SkillsService>, options: &Options) -> Result<(), Error> {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .map_err(|source| io_error("start the async runtime of", source))?;
+    let runtime = runtime()?;
     let server = SkillsServer::new(service, options.clone());
     runtime.block_on(async move {
         let running = server
@@ -42,12 +41,14 @@ pub fn serve_stdio(service: Arc<dyn SkillsService>, options: &Options) -> Result
             .map_err(|error| {
                 io_error(
                     "start the MCP session on",
+                    STDIO,
                     std::io::Error::other(error.to_string()),
                 )
             })?;
         running.waiting().await.map_err(|error| {
             io_error(
                 "serve the MCP session on",
+                STDIO,
                 std::io::Error::other(error.to_string()),
             )
         })?;
@@ -55,11 +56,23 @@ pub fn serve_stdio(service: Arc<dyn SkillsService>, options: &Options) -> Result
     })
 }
 
-/// An operating-system failure of the server itself, on its standard streams.
-fn io_error(action: &'static str, source: std::io::Error) -> Error {
+/// The async runtime a server runs on.
+fn runtime() -> Result<tokio::runtime::Runtime, Error> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|source| io_error("start the async runtime of", "the MCP server", source))
+}
+
+/// An operating-system failure of the server itself, on its standard streams or socket.
+fn io_error(action: &'static str, place: &str, source: std::io::Error) -> Error {
     Error::Io {
         action,
-        path: "standard input and output".into(),
+        path: place.into(),
         source,
     }
 }
+
+/// Where the stdio server talks.
+const STDIO: &str = "standard input and output";

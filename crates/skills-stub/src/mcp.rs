@@ -11,3 +11,16 @@ use skills_types::service::SkillsService;
 pub fn serve_stdio(_service: Arc<dyn SkillsService>, _options: &Options) -> Result<(), Error> {
     Err(Error::Disabled)
 }
+
+/// The path the HTTP server would answer.
+pub const HTTP_PATH: &str = "/mcp";
+
+/// Serves nothing: `Err(Error::Disabled)`.
+pub fn serve_http(
+    _service: Arc<dyn SkillsService>,
+    _options: &Options,
+    _listener: std::net::TcpListener,
+    _token: &str,
+) -> Result<(), Error> {
+    Err(Error::Disabled)
+}

@@ -104,7 +104,7 @@ pub mod mcp {
     //! # Ok::<(), skills::Error>(())
     //! ```
 
-    pub use crate::mcp_impl::serve_stdio;
+    pub use crate::mcp_impl::{HTTP_PATH, serve_http, serve_stdio};
     pub use skills_types::mcp::Options;
 
     /// `true` when the server is compiled in (the `mcp` feature).
