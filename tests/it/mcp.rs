@@ -144,7 +144,11 @@ fn arguments(value: Value) -> JsonObject {
     }
 }
 
-async fn call(client: &Client, name: &str, args: Value) -> Result<CallToolResult, ServiceError> {
+async fn call<H: ClientHandler>(
+    client: &RunningService<RoleClient, H>,
+    name: &str,
+    args: Value,
+) -> Result<CallToolResult, ServiceError> {
     client
         .call_tool(CallToolRequestParams::new(name.to_owned()).with_arguments(arguments(args)))
         .await
@@ -551,8 +555,8 @@ fn an_ask_skill_is_refused_until_the_host_confirms_and_nothing_runs() {
             .unwrap();
         assert_eq!(asked.is_error, Some(true), "{asked:?}");
         assert_eq!(
-            asked.structured_content,
-            Some(json!({ "kind": "needs_confirmation" })),
+            asked.structured_content.as_ref().unwrap()["kind"],
+            "needs_confirmation",
             "{asked:?}"
         );
         assert!(text_of(&asked).contains("confirm"), "{asked:?}");
@@ -564,8 +568,8 @@ fn an_ask_skill_is_refused_until_the_host_confirms_and_nothing_runs() {
         .await
         .unwrap();
         assert_eq!(
-            ran.structured_content,
-            Some(json!({ "kind": "needs_confirmation" })),
+            ran.structured_content.as_ref().unwrap()["kind"],
+            "needs_confirmation",
             "{ran:?}"
         );
         client
@@ -790,4 +794,86 @@ async fn next_notification(
         Ok(Err(error)) => panic!("the subscription failed: {error}"),
         Err(_) => panic!("no notification within 20 seconds"),
     }
+}
+
+/// A host that shows the user a form when the server asks, and answers it as told.
+struct Host {
+    action: rmcp::model::ElicitationAction,
+    run: bool,
+    asked: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+}
+
+impl ClientHandler for Host {
+    fn get_info(&self) -> rmcp::model::ClientConfig {
+        let mut capabilities = rmcp::model::ClientCapabilities::default();
+        capabilities.elicitation = Some(rmcp::model::ElicitationCapability::default());
+        rmcp::model::ClientConfig::new(capabilities, rmcp::model::Implementation::new("host", "0"))
+    }
+
+    async fn create_elicitation(
+        &self,
+        request: rmcp::model::ElicitRequestParams,
+        _context: rmcp::service::RequestContext<RoleClient>,
+    ) -> Result<rmcp::model::ElicitResult, rmcp::ErrorData> {
+        let shown = serde_json::to_value(&request).unwrap();
+        self.asked.lock().unwrap().push(shown.to_string());
+        let mut result = rmcp::model::ElicitResult::new(self.action.clone());
+        if self.action == rmcp::model::ElicitationAction::Accept {
+            result = result.with_content(json!({ "run": self.run }));
+        }
+        Ok(result)
+    }
+}
+
+#[test]
+fn an_ask_skill_runs_once_the_user_confirms_in_the_host_and_not_when_they_decline() {
+    use rmcp::model::ElicitationAction;
+
+    let tree = tree();
+    tree.user_config("[permissions]\n\"demo\" = \"ask\"\n");
+    for (action, run, ran) in [
+        (ElicitationAction::Accept, true, true),
+        (ElicitationAction::Accept, false, false),
+        (ElicitationAction::Decline, false, false),
+        (ElicitationAction::Cancel, false, false),
+    ] {
+        let asked = std::sync::Arc::default();
+        let host = Host {
+            action: action.clone(),
+            run,
+            asked: std::sync::Arc::clone(&asked),
+        };
+        converse_with(
+            &tree,
+            &[],
+            host,
+            ClientLifecycleMode::Initialize,
+            |client| async move {
+                let result = call(&client, "demo__greet", json!({ "who": "user" }))
+                    .await
+                    .unwrap();
+                let structured = result.structured_content.clone().unwrap_or_default();
+                if ran {
+                    assert_eq!(result.is_error, Some(false), "{result:?}");
+                    assert_eq!(structured, json!({ "greeting": "hello, user" }));
+                } else {
+                    assert_eq!(result.is_error, Some(true), "{action:?}: {result:?}");
+                    assert_eq!(structured["kind"], "declined", "{action:?}: {result:?}");
+                }
+                client
+            },
+        );
+        let asked = asked.lock().unwrap();
+        assert_eq!(asked.len(), 1, "the host was asked once: {asked:?}");
+        assert!(
+            asked[0].contains("demo__greet") && asked[0].contains("\"run\""),
+            "the form names the tool and asks for `run`: {}",
+            asked[0]
+        );
+    }
+    assert_eq!(
+        crate::runtime::log_files(&tree).len(),
+        1,
+        "only the confirmed run ran"
+    );
 }

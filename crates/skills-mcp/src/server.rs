@@ -17,8 +17,8 @@ use rmcp::model::{
 #[allow(deprecated)]
 use rmcp::model::{LoggingLevel, LoggingMessageNotificationParam, SetLevelRequestParams};
 use rmcp::service::{
-    NotificationContext, Peer, RequestContext, ServiceError, SubscriptionContext,
-    SubscriptionSendError,
+    ElicitationError, ElicitationMode, NotificationContext, Peer, RequestContext, ServiceError,
+    SubscriptionContext, SubscriptionSendError,
 };
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use skills_types::Severity;
@@ -49,6 +49,15 @@ pub struct SkillsServer {
     live: Arc<Live>,
     session: Arc<Session>,
 }
+
+/// What the user answers when the host asks whether a run may go ahead.
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+struct Confirmation {
+    /// Run it now.
+    run: bool,
+}
+
+rmcp::elicit_safe!(Confirmation);
 
 /// What one session asked for.
 #[derive(Debug)]
@@ -336,16 +345,39 @@ impl ServerHandler for SkillsServer {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let scripts = self.options.scripts;
         let name = request.name.into_owned();
         let arguments = request.arguments.unwrap_or_default();
-        let result = blocking(&self.service, move |service| {
-            tools::call(service, scripts, &name, arguments)
-        })
-        .await?;
-        Ok(result.into())
+        let call = |confirmed: bool| {
+            let (name, arguments) = (name.clone(), arguments.clone());
+            blocking(&self.service, move |service| {
+                tools::call(service, scripts, &name, arguments, confirmed)
+            })
+        };
+        let first = call(false).await?;
+        let Some(reason) = tools::confirmation_needed(&first) else {
+            return Ok(first.into());
+        };
+        // The user, not the model, confirms: through the host's form where it has one.
+        if !context
+            .peer
+            .supported_elicitation_modes()
+            .contains(&ElicitationMode::Form)
+        {
+            return Ok(first.into());
+        }
+        let question = format!("An agent wants to run the tool '{name}': {reason}. Run it now?");
+        match context.peer.elicit::<Confirmation>(question).await {
+            Ok(Some(Confirmation { run: true })) => Ok(call(true).await?.into()),
+            Ok(_) | Err(ElicitationError::UserDeclined | ElicitationError::UserCancelled) => {
+                Ok(tools::declined(&name).into())
+            }
+            // The host could not ask (the 2026 revision has no server-to-client requests, or
+            // the request failed): the refusal stands, and says how to confirm.
+            Err(_) => Ok(first.into()),
+        }
     }
 
     async fn list_resources(

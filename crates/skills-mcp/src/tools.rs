@@ -108,11 +108,13 @@ fn tool(name: &'static str, description: &'static str, schema: Value) -> Tool {
 }
 
 /// Answers one `tools/call`.
+/// `confirmed` says the user agreed to the run in the host (an elicitation answered yes).
 pub(crate) fn call(
     service: &dyn SkillsService,
     scripts: bool,
     name: &str,
     arguments: JsonObject,
+    confirmed: bool,
 ) -> Result<CallToolResult, ErrorData> {
     match name {
         LOAD_SKILL => {
@@ -159,9 +161,10 @@ pub(crate) fn call(
             };
             Ok(success(text, json!({ "results": hits })))
         }
-        RUN_SKILL_SCRIPT if scripts => run_script(service, &arguments),
+        RUN_SKILL_SCRIPT if scripts => run_script(service, &arguments, confirmed),
         declared if scripts && declared.contains("__") => {
-            let call = ToolCall::new(declared, Value::Object(arguments));
+            let mut call = ToolCall::new(declared, Value::Object(arguments));
+            call.confirmed = confirmed;
             match service.execute_tool(&call) {
                 Ok(execution) => Ok(from_tool_result(&execution.result)),
                 Err(error) => refusal(&error),
@@ -185,6 +188,7 @@ pub(crate) fn call(
 fn run_script(
     service: &dyn SkillsService,
     arguments: &JsonObject,
+    confirmed: bool,
 ) -> Result<CallToolResult, ErrorData> {
     let skill = text_argument(arguments, "name")?;
     let script = text_argument(arguments, "script")?;
@@ -193,7 +197,8 @@ fn run_script(
         RunTarget::Script {
             path: script.to_owned(),
         },
-    );
+    )
+    .confirmed(confirmed);
     if let Some(args) = arguments.get("args") {
         request.args = serde_json::from_value(args.clone())
             .map_err(|_| errors::invalid("`args` must be an array of strings"))?;
@@ -230,20 +235,38 @@ fn run_script(
     Ok(result)
 }
 
-/// A run the subsystem refused before anything started. A confirmation the host must ask
-/// for is a tool result the model reads (MCP elicitation is not asked for yet); every other
-/// refusal is an MCP error with its `kind`.
+/// A run the subsystem refused before anything started. A confirmation the user must give
+/// is a tool result the model reads (the server asks the host first where it can:
+/// `server.rs`); every other refusal is an MCP error with its `kind`.
 fn refusal(error: &Error) -> Result<CallToolResult, ErrorData> {
     if let Error::NeedsConfirmation { .. } = error {
         let message = format!(
-            "{error}. This server cannot ask the user yet: confirm in the host, or run it with \
+            "{error}. The host did not ask the user: confirm it there, or run it with \
              `skills run` after reading what it does."
         );
         let mut result = CallToolResult::error(vec![ContentBlock::text(message)]);
-        result.structured_content = Some(json!({ "kind": error.kind() }));
+        result.structured_content =
+            Some(json!({ "kind": error.kind(), "reason": error.to_string() }));
         return Ok(result);
     }
     Err(to_mcp(error))
+}
+
+/// What the user is asked when `result` is a run refused for want of confirmation.
+pub(crate) fn confirmation_needed(result: &CallToolResult) -> Option<String> {
+    let structured = result.structured_content.as_ref()?;
+    (structured["kind"] == "needs_confirmation")
+        .then(|| structured["reason"].as_str().unwrap_or_default().to_owned())
+}
+
+/// The answer when the user said no: nothing ran.
+pub(crate) fn declined(tool: &str) -> CallToolResult {
+    let mut result = CallToolResult::error(vec![ContentBlock::text(format!(
+        "The user declined running '{tool}'; nothing was started. Do not retry it unless \
+         the user asks."
+    ))]);
+    result.structured_content = Some(json!({ "kind": "declined" }));
+    result
 }
 
 /// A declared tool's result: its text and JSON parts as content, its JSON as structured
