@@ -245,6 +245,28 @@ fn a_host_sees_the_catalog_and_calls_every_tool() {
         assert_eq!(results[0]["name"], "weather", "{results}");
         assert_eq!(results.as_array().unwrap().len(), 1, "{results}");
 
+        for (tool, result) in [
+            ("load_skill", &loaded),
+            ("read_skill_resource", &read),
+            ("search_skills", &found),
+        ] {
+            let declared = tools
+                .iter()
+                .find(|listed| listed.name == tool)
+                .and_then(|listed| listed.output_schema.clone())
+                .unwrap_or_else(|| panic!("{tool} declares an output schema"));
+            let schema = Value::Object(declared.as_ref().clone());
+            assert_eq!(schema["type"], "object", "{tool}: {schema}");
+            assert!(schema["properties"].is_object(), "{tool}: {schema}");
+            let validator = jsonschema::validator_for(&schema).unwrap();
+            let structured = result.structured_content.clone().unwrap_or_default();
+            let errors: Vec<String> = validator
+                .iter_errors(&structured)
+                .map(|error| error.to_string())
+                .collect();
+            assert!(errors.is_empty(), "{tool}: {errors:?} in {structured}");
+        }
+
         let greeted = call(&client, "demo__greet", json!({ "who": "mcp" }))
             .await
             .unwrap();

@@ -59,6 +59,29 @@ pub(crate) fn rank(skills: &[SkillSummary], query: &str, limit: usize) -> Vec<Va
         .collect()
 }
 
+/// The schema of `search_skills`' structured content: `{ "results": [hit, ...] }`.
+pub(crate) fn output_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "results": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "name": { "type": "string" },
+                        "description": { "type": "string" },
+                        "score": { "type": "number" },
+                        "matched": { "type": "array", "items": { "type": "string" } },
+                    },
+                    "required": ["name", "description", "score", "matched"],
+                },
+            },
+        },
+        "required": ["results"],
+    })
+}
+
 fn push_once(fields: &mut Vec<&'static str>, field: &'static str) {
     if !fields.contains(&field) {
         fields.push(field);

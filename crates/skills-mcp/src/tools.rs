@@ -13,10 +13,11 @@ use rmcp::ErrorData;
 use rmcp::model::{CallToolResult, ContentBlock, JsonObject, Tool};
 use serde_json::{Map, Value, json};
 use skills_types::Error;
-use skills_types::catalog::ListOptions;
+use skills_types::catalog::{ListOptions, SkillBody};
 use skills_types::render::read_text;
-use skills_types::run::{RunRequest, RunStatus, RunTarget};
+use skills_types::run::{RunOutcome, RunRequest, RunStatus, RunTarget};
 use skills_types::service::SkillsService;
+use skills_types::skill::ResourceContent;
 use skills_types::tool::{ToolCall, ToolContent, ToolResult};
 
 use crate::errors::{self, to_mcp};
@@ -67,10 +68,13 @@ pub(crate) fn list(service: &dyn SkillsService, scripts: bool) -> Result<Vec<Too
             }),
         ),
     ];
+    tools[0].output_schema = Some(schema_of::<SkillBody>());
+    tools[1].output_schema = Some(schema_of::<ResourceContent>());
+    tools[2].output_schema = Some(object(search::output_schema()));
     if !scripts {
         return Ok(tools);
     }
-    tools.push(tool(
+    let mut run = tool(
         RUN_SKILL_SCRIPT,
         "Run a script bundled with a skill (under the skill's process policy and sandbox) and \
          return its exit status and output.",
@@ -85,7 +89,9 @@ pub(crate) fn list(service: &dyn SkillsService, scripts: bool) -> Result<Vec<Too
             },
             "required": ["name", "script"],
         }),
-    ));
+    );
+    run.output_schema = Some(schema_of::<RunOutcome>());
+    tools.push(run);
     for declared in service.list_tools().map_err(|error| to_mcp(&error))? {
         let schema = match declared.parameters {
             Value::Object(schema) => schema,
@@ -100,11 +106,21 @@ pub(crate) fn list(service: &dyn SkillsService, scripts: bool) -> Result<Vec<Too
 }
 
 fn tool(name: &'static str, description: &'static str, schema: Value) -> Tool {
-    let schema = match schema {
+    Tool::new(name, description, object(schema))
+}
+
+/// A schema as the object MCP carries (anything else, which none of ours is, as `{}`).
+fn object(schema: Value) -> Arc<JsonObject> {
+    Arc::new(match schema {
         Value::Object(schema) => schema,
         _ => JsonObject::new(),
-    };
-    Tool::new(name, description, Arc::new(schema))
+    })
+}
+
+/// The output schema of a tool whose structured content is a `T`, from the type itself, so
+/// the two cannot drift apart.
+fn schema_of<T: schemars::JsonSchema>() -> Arc<JsonObject> {
+    object(schemars::schema_for!(T).to_value())
 }
 
 /// Answers one `tools/call`.
