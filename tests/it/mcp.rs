@@ -702,13 +702,16 @@ fn a_host_is_told_when_skills_are_added_changed_and_broken() {
                 "---\nname: fresh\ndescription: Added while the server runs.\n---\nFresh body.\n",
             );
             let mut lines = Vec::new();
+            // The client may hand the three notifications to its handler in any order.
             for list in ["tools", "resources", "prompts"] {
-                lines.extend(
-                    wait_for(&mut received, &format!("{list} list-changed"), |line| {
-                        line == list
-                    })
-                    .await,
-                );
+                if !lines.iter().any(|line| line == list) {
+                    lines.extend(
+                        wait_for(&mut received, &format!("{list} list-changed"), |line| {
+                            line == list
+                        })
+                        .await,
+                    );
+                }
             }
             let prompts = client.list_prompts(None).await.unwrap().prompts;
             assert!(

@@ -23,10 +23,13 @@ mod tree;
 mod walk;
 
 use std::fs;
-use std::io::{self, Read};
+use std::io::{self, BufRead as _, Read, Write as _};
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitStatus, Stdio};
+use std::process::{ChildStdin, Command, ExitStatus, Stdio};
+use std::sync::mpsc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use serde_json::{Value, json};
 
 use crate::Failure;
 use crate::process::{self, cargo};
@@ -206,6 +209,7 @@ pub(crate) enum Contender {
     Startup,
     ListWarm,
     ListCold,
+    Mcp,
     DiscoverWarm,
     DiscoverNoCache,
     Prompt,
@@ -218,12 +222,13 @@ pub(crate) enum Contender {
 
 impl Contender {
     /// This program's contenders and the floors, measured on every tree.
-    pub(crate) const PRODUCT: [Self; 10] = [
+    pub(crate) const PRODUCT: [Self; 11] = [
         Self::Floor,
         Self::FullRead,
         Self::Startup,
         Self::ListWarm,
         Self::ListCold,
+        Self::Mcp,
         Self::DiscoverWarm,
         Self::DiscoverNoCache,
         Self::Prompt,
@@ -255,6 +260,7 @@ impl Contender {
             Self::Startup => "process_start",
             Self::ListWarm => "list_json_warm_cache",
             Self::ListCold => "list_json_cold_cache",
+            Self::Mcp => "mcp_initialize_tools_first_resources_page_warm_cache",
             Self::DiscoverWarm => "discover_in_process_warm_cache",
             Self::DiscoverNoCache => "discover_in_process_no_cache",
             Self::Prompt => "prompt_xml",
@@ -274,6 +280,7 @@ impl Contender {
             Self::Startup => "skills --version (process start)",
             Self::ListWarm => "skills list --json (warm cache)",
             Self::ListCold => "skills list --json (cold cache)",
+            Self::Mcp => "skills mcp: init, tools, resources p1",
             Self::DiscoverWarm => "discover in-process (warm cache)",
             Self::DiscoverNoCache => "discover in-process (no cache)",
             Self::Prompt => "skills prompt --format xml",
@@ -502,12 +509,7 @@ fn scratch(hint: &'static str) -> Result<Scratch, Failure> {
 }
 
 /// Prints a group's table and writes its JSON report to `relative` under `root`.
-fn write_report(
-    root: &Path,
-    relative: &str,
-    table: &str,
-    json: &serde_json::Value,
-) -> Result<(), Failure> {
+fn write_report(root: &Path, relative: &str, table: &str, json: &Value) -> Result<(), Failure> {
     println!("\n{table}");
     let path = root.join(relative);
     let written = path
@@ -830,6 +832,7 @@ fn sample(
                 )),
             }
         }
+        Contender::Mcp => sample_mcp(tools, tree, check),
         Contender::Floor | Contender::FullRead => {
             let portion = if contender == Contender::Floor {
                 "head"
@@ -907,6 +910,10 @@ fn invocation(contender: Contender, tools: &Tools, tree: &tree::Tree) -> (Comman
             command.arg("read").arg(&tree.read_name);
             true
         }
+        Contender::Mcp => {
+            command.args(["mcp", "--no-scripts"]);
+            true
+        }
         Contender::Validate => {
             command.args(["validate", "--recursive"]).args(&tree.roots);
             // Exit status 1 says some skill is invalid: the malformed files are.
@@ -973,6 +980,340 @@ fn sample_peer(
             None
         },
         stdout_bytes: Some(stdout_bytes),
+    })
+}
+
+/// The protocol revision the bench's client asks for: the newest the pinned SDK speaks.
+const MCP_PROTOCOL: &str = "2025-11-25";
+
+/// How long one MCP session may take, spawn to exit, before its row fails: a server that hangs
+/// must fail the bench, not hang it. A 10,000-skill session takes a fraction of a second here.
+const MCP_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// One session of `skills mcp` as a host opens one (08 §`skills mcp`): `initialize`, its
+/// answer, `notifications/initialized`, `tools/list` and the first `resources/list` page,
+/// written as JSON Lines to its standard input, which is then closed.
+///
+/// Timed from spawn to exit, the server's shutdown at the end of its input included, because
+/// the `list` row it is compared with is a whole process too; stopping the clock at the last
+/// answer and killing the server would leave out a cost that `list` pays (tearing down).
+fn sample_mcp(tools: &Tools, tree: &tree::Tree, check: bool) -> Result<Sample, Failure> {
+    let (mut command, _) = invocation(Contender::Mcp, tools, tree);
+    let described = process::describe(&command);
+    if check {
+        println!("$ {described}  (initialize, tools/list, resources/list on its standard input)");
+    }
+    command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(if check { Stdio::piped() } else { Stdio::null() });
+    let started = Instant::now();
+    let deadline = started + MCP_TIMEOUT;
+    let mut child = command.spawn().map_err(|error| {
+        Failure::new(
+            format!("could not start `{described}`: {error}"),
+            "check that the build above produced it",
+        )
+    })?;
+    let errors = child.stderr.take().map(|mut stderr| {
+        std::thread::spawn(move || {
+            let mut errors = Vec::new();
+            let _ = stderr.read_to_end(&mut errors);
+            errors
+        })
+    });
+    // The answers come through a channel, so that every wait for one has a deadline.
+    let (sender, lines) = mpsc::channel();
+    if let Some(stdout) = child.stdout.take() {
+        std::thread::spawn(move || {
+            for line in io::BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if sender.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+    }
+    let session = match child.stdin.take() {
+        Some(stdin) => converse(stdin, &lines, deadline),
+        None => Err("its standard input was not piped".to_owned()),
+    };
+    if session.is_err() {
+        let _ = child.kill();
+    }
+    let status = child.wait();
+    let elapsed = started.elapsed();
+    let errors = errors
+        .and_then(|reader| reader.join().ok())
+        .unwrap_or_default();
+    let errors = String::from_utf8_lossy(&errors);
+    let failed = |message: String| {
+        Failure::new(
+            format!(
+                "`{described}`: {message}; its standard error: {}",
+                errors.trim()
+            ),
+            "run the command above by hand and type the requests into it (JSON Lines); the bench needs the MCP session to work on the tree",
+        )
+    };
+    let session = session.map_err(failed)?;
+    match status {
+        Ok(status) if exited_with(status, &[0]) => {}
+        Ok(status) => return Err(failed(format!("it exited with {status}"))),
+        Err(error) => return Err(failed(format!("it vanished: {error}"))),
+    }
+    // Checked whole once the clock has stopped (see `answered_request`).
+    let page = session
+        .check(tree.names() - tree.malformed)
+        .map_err(failed)?;
+    if check {
+        println!(
+            "  first resources/list page: {} resources of {} skills, and a cursor to the next",
+            page.resources, page.skills
+        );
+    }
+    Ok(Sample {
+        times: vec![elapsed],
+        found: None,
+        stdout_bytes: Some(session.bytes),
+    })
+}
+
+/// What the server wrote in one session: its answers to `initialize`, `tools/list` and
+/// `resources/list`, as lines, and every byte of its output.
+struct McpSession {
+    answers: [String; 3],
+    bytes: usize,
+}
+
+impl McpSession {
+    /// Checks every answer: each a result, the tools a list, the first resources page as
+    /// [`first_resources_page`] wants it for a catalog of at least `least_skills` skills.
+    fn check(&self, least_skills: usize) -> Result<ResourcesPage, String> {
+        let mut results = Vec::new();
+        for (id, line) in (1..).zip(&self.answers) {
+            match mcp_answer(line)? {
+                Some((answered, result)) if answered == id => results.push(result),
+                _ => {
+                    return Err(format!(
+                        "its answer to request {id} is not one: {}",
+                        quoted(line)
+                    ));
+                }
+            }
+        }
+        let [initialize, tools, resources] = &results[..] else {
+            return Err("it gave fewer answers than requests".to_owned());
+        };
+        if initialize
+            .get("protocolVersion")
+            .and_then(Value::as_str)
+            .is_none()
+        {
+            return Err("its `initialize` answer names no protocol version".to_owned());
+        }
+        if !tools.get("tools").is_some_and(Value::is_array) {
+            return Err("its `tools/list` answer holds no `tools` array".to_owned());
+        }
+        first_resources_page(resources, least_skills)
+    }
+}
+
+/// The client's side of one MCP session, until the server has closed its standard output.
+fn converse(
+    mut stdin: ChildStdin,
+    lines: &mpsc::Receiver<String>,
+    deadline: Instant,
+) -> Result<McpSession, String> {
+    let mut bytes = 0;
+    let mut next_line = |waiting_for: &str| {
+        let line = lines
+            .recv_timeout(deadline.saturating_duration_since(Instant::now()))
+            .map_err(|error| match error {
+                mpsc::RecvTimeoutError::Timeout => {
+                    format!("no {waiting_for} within {} s", MCP_TIMEOUT.as_secs())
+                }
+                mpsc::RecvTimeoutError::Disconnected => {
+                    format!("it closed its standard output before {waiting_for}")
+                }
+            });
+        if let Ok(line) = &line {
+            bytes += line.len() + 1;
+        }
+        line
+    };
+    let mut answers: [Option<String>; 3] = Default::default();
+    let initialize = json!({
+        "protocolVersion": MCP_PROTOCOL,
+        "capabilities": {},
+        "clientInfo": {"name": "xtask-bench", "version": env!("CARGO_PKG_VERSION")},
+    });
+    send(
+        &mut stdin,
+        &mcp_message(Some(1), "initialize", Some(initialize)),
+    )?;
+    while answers[0].is_none() {
+        let line = next_line("answer to `initialize`")?;
+        if answered_request(&line)? == Some(1) {
+            answers[0] = Some(line);
+        }
+    }
+    send(
+        &mut stdin,
+        &mcp_message(None, "notifications/initialized", None),
+    )?;
+    send(&mut stdin, &mcp_message(Some(2), "tools/list", None))?;
+    send(&mut stdin, &mcp_message(Some(3), "resources/list", None))?;
+    while answers[1].is_none() || answers[2].is_none() {
+        let line = next_line("answer to `tools/list` and `resources/list`")?;
+        let slot = match answered_request(&line)? {
+            Some(2) => &mut answers[1],
+            Some(3) => &mut answers[2],
+            _ => continue,
+        };
+        *slot = Some(line);
+    }
+    // The end of its input ends the session: the server must exit, which closes its output.
+    drop(stdin);
+    loop {
+        match next_line("exiting once its standard input closed") {
+            Ok(_) => {}
+            Err(message) if message.starts_with("it closed") => break,
+            Err(message) => return Err(message),
+        }
+    }
+    let [Some(initialize), Some(tools), Some(resources)] = answers else {
+        return Err("it gave fewer answers than requests".to_owned());
+    };
+    Ok(McpSession {
+        answers: [initialize, tools, resources],
+        bytes,
+    })
+}
+
+fn send(stdin: &mut ChildStdin, message: &str) -> Result<(), String> {
+    writeln!(stdin, "{message}")
+        .and_then(|()| stdin.flush())
+        .map_err(|error| format!("could not write to its standard input: {error}"))
+}
+
+/// The request a line of the server's output answers, or `None` for a message of its own (a
+/// notification, a log record). rmcp writes `{"jsonrpc":"2.0","id":N,...` and
+/// `{"jsonrpc":"2.0","method":...`, told apart by their first bytes, so that a page of
+/// thousands of resources is not parsed (by xtask's debug build of serde_json) while the clock
+/// runs; any other line is parsed whole here, and answers are checked whole once the clock has
+/// stopped ([`McpSession::check`]).
+fn answered_request(line: &str) -> Result<Option<u64>, String> {
+    const ANSWER: &str = r#"{"jsonrpc":"2.0","id":"#;
+    const NOTIFICATION: &str = r#"{"jsonrpc":"2.0","method":"#;
+    if let Some(rest) = line.strip_prefix(ANSWER) {
+        let end = rest
+            .bytes()
+            .position(|byte| !byte.is_ascii_digit())
+            .unwrap_or(rest.len());
+        if let Some(id) = rest.get(..end).and_then(|digits| digits.parse().ok()) {
+            return Ok(Some(id));
+        }
+    }
+    if line.starts_with(NOTIFICATION) {
+        return Ok(None);
+    }
+    mcp_answer(line).map(|answer| answer.map(|(id, _)| id))
+}
+
+/// The head of a line, for a message.
+fn quoted(line: &str) -> String {
+    line.chars().take(200).collect()
+}
+
+/// One JSON-RPC message on one line: a request with an `id`, a notification without.
+fn mcp_message(id: Option<u64>, method: &str, params: Option<Value>) -> String {
+    let mut message = json!({"jsonrpc": "2.0", "method": method});
+    if let Some(id) = id {
+        message["id"] = json!(id);
+    }
+    if let Some(params) = params {
+        message["params"] = params;
+    }
+    message.to_string()
+}
+
+/// What one line of the server's output says to a client waiting for answers: the request it
+/// answers and its result, or `None` for a message of the server's own (a notification, a log
+/// record). An error answer, and a line that is not JSON-RPC (the protocol owns standard
+/// output from its first byte), are errors.
+fn mcp_answer(line: &str) -> Result<Option<(u64, Value)>, String> {
+    let mut message: Value = serde_json::from_str(line).map_err(|error| {
+        format!(
+            "it wrote a line that is not JSON ({error}): {}",
+            quoted(line)
+        )
+    })?;
+    if message.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+        return Err(format!(
+            "it wrote a line that is not JSON-RPC 2.0: {}",
+            quoted(line)
+        ));
+    }
+    if message.get("method").is_some() {
+        return Ok(None);
+    }
+    let Some(id) = message.get("id").and_then(Value::as_u64) else {
+        return Err(format!(
+            "it answered no request the bench made: {}",
+            quoted(line)
+        ));
+    };
+    if let Some(error) = message.get("error") {
+        return Err(format!("it answered request {id} with an error: {error}"));
+    }
+    match message.get_mut("result") {
+        Some(result) => Ok(Some((id, result.take()))),
+        None => Err(format!(
+            "its answer to request {id} has neither `result` nor `error`: {}",
+            quoted(line)
+        )),
+    }
+}
+
+/// The first `resources/list` page, as counted by [`first_resources_page`].
+#[derive(Debug, PartialEq, Eq)]
+struct ResourcesPage {
+    resources: usize,
+    /// Skills on the page: their `skill://NAME/SKILL.md` entries.
+    skills: usize,
+}
+
+/// Checks the first `resources/list` page of a catalog of at least `least_skills` skills: it
+/// lists something, and when it does not hold every skill it carries a `nextCursor` to the
+/// rest (at 10,000 skills there are always several pages, so the row times one page of many).
+fn first_resources_page(result: &Value, least_skills: usize) -> Result<ResourcesPage, String> {
+    let Some(resources) = result.get("resources").and_then(Value::as_array) else {
+        return Err("its `resources/list` answer holds no `resources` array".to_owned());
+    };
+    if resources.is_empty() {
+        return Err(
+            "its first `resources/list` page is empty: no skill of the tree is served".to_owned(),
+        );
+    }
+    let skills = resources
+        .iter()
+        .filter_map(|resource| resource.get("uri").and_then(Value::as_str))
+        .filter_map(|uri| uri.strip_prefix("skill://"))
+        .filter(|rest| rest.split('/').count() == 2 && rest.ends_with("/SKILL.md"))
+        .count();
+    let cursor = result
+        .get("nextCursor")
+        .and_then(Value::as_str)
+        .is_some_and(|cursor| !cursor.is_empty());
+    if !cursor && skills < least_skills {
+        return Err(format!(
+            "its first `resources/list` page lists {skills} skills of at least {least_skills} and has no `nextCursor`, so the rest cannot be reached"
+        ));
+    }
+    Ok(ResourcesPage {
+        resources: resources.len(),
+        skills,
     })
 }
 
@@ -1338,6 +1679,116 @@ mod tests {
         assert_eq!(count_listed(object), Some(3));
         assert_eq!(count_listed(br#"{"skills":[]}"#), Some(0));
         assert_eq!(count_listed(br#"{"other":[]}"#), None);
+    }
+
+    #[test]
+    fn writes_mcp_messages() {
+        let request = mcp_message(Some(3), "resources/list", None);
+        let parsed: Value = serde_json::from_str(&request).unwrap();
+        assert_eq!(
+            parsed,
+            json!({"jsonrpc": "2.0", "id": 3, "method": "resources/list"})
+        );
+        let notification = mcp_message(None, "notifications/initialized", None);
+        assert!(!notification.contains("\"id\"") && !notification.contains('\n'));
+        let with_params = mcp_message(Some(1), "initialize", Some(json!({"capabilities": {}})));
+        assert!(with_params.contains(r#""params":{"capabilities":{}}"#));
+    }
+
+    #[test]
+    fn tells_answers_from_notifications() {
+        let answer = r#"{"jsonrpc":"2.0","id":3,"result":{"resources":[]}}"#;
+        assert_eq!(answered_request(answer), Ok(Some(3)));
+        let error = r#"{"jsonrpc":"2.0","id":2,"error":{"code":-32601,"message":"no"}}"#;
+        assert_eq!(answered_request(error), Ok(Some(2)));
+        let log = r#"{"jsonrpc":"2.0","method":"notifications/message","params":{"id":7}}"#;
+        assert_eq!(answered_request(log), Ok(None));
+        // Another writer's key order, or spaces, are parsed whole.
+        let reordered = r#"{ "result": {}, "id": 12, "jsonrpc": "2.0" }"#;
+        assert_eq!(answered_request(reordered), Ok(Some(12)));
+        let failed = r#"{"error":{"code":-32602,"message":"bad cursor"},"id":3,"jsonrpc":"2.0"}"#;
+        assert!(answered_request(failed).is_err_and(|message| message.contains("bad cursor")));
+        assert!(answered_request("server starting...").is_err());
+        assert!(answered_request(r#"{"id":1,"result":{}}"#).is_err());
+    }
+
+    #[test]
+    fn reads_mcp_answers() {
+        assert_eq!(
+            mcp_answer(r#"{"jsonrpc":"2.0","id":2,"result":{"tools":[]}}"#),
+            Ok(Some((2, json!({"tools": []}))))
+        );
+        assert_eq!(
+            mcp_answer(r#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}"#),
+            Ok(None)
+        );
+        assert!(mcp_answer(r#"{"jsonrpc":"2.0","id":2}"#).is_err());
+        assert!(mcp_answer(r#"{"jsonrpc":"2.0","id":"a","result":{}}"#).is_err());
+        assert!(
+            mcp_answer(r#"{"jsonrpc":"2.0","id":1,"error":{"message":"untrusted"}}"#).is_err_and(
+                |message| message.contains("request 1") && message.contains("untrusted")
+            )
+        );
+    }
+
+    #[test]
+    fn checks_the_first_resources_page() {
+        let resources = json!([
+            {"uri": "skill://a/SKILL.md", "name": "a"},
+            {"uri": "skill://a/scripts/run.py", "name": "a/scripts/run.py"},
+            {"uri": "skill://a/references/SKILL.md", "name": "a/references/SKILL.md"},
+            {"uri": "skill://b/SKILL.md", "name": "b"},
+        ]);
+        let page = json!({"resources": resources, "nextCursor": "skills-2"});
+        assert_eq!(
+            first_resources_page(&page, 9_775),
+            Ok(ResourcesPage {
+                resources: 4,
+                skills: 2
+            })
+        );
+        let last = json!({"resources": resources});
+        assert!(
+            first_resources_page(&last, 9_775).is_err_and(|message| message.contains("nextCursor"))
+        );
+        assert!(
+            first_resources_page(&json!({"resources": resources, "nextCursor": ""}), 3).is_err()
+        );
+        // A catalog that fits on one page needs no cursor.
+        assert_eq!(
+            first_resources_page(&last, 2).map(|page| page.skills),
+            Ok(2)
+        );
+        assert!(
+            first_resources_page(&json!({"resources": [], "nextCursor": "skills-0"}), 1)
+                .is_err_and(|message| message.contains("empty"))
+        );
+        assert!(first_resources_page(&json!({"contents": []}), 1).is_err());
+    }
+
+    #[test]
+    fn checks_a_whole_mcp_session() {
+        let session = |answers: [&str; 3]| McpSession {
+            answers: answers.map(str::to_owned),
+            bytes: 0,
+        };
+        let initialize = r#"{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25"}}"#;
+        let tools = r#"{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"load_skill"}]}}"#;
+        let resources = r#"{"jsonrpc":"2.0","id":3,"result":{"resources":[{"uri":"skill://a/SKILL.md"}],"nextCursor":"skills-1"}}"#;
+        assert_eq!(
+            session([initialize, tools, resources]).check(10),
+            Ok(ResourcesPage {
+                resources: 1,
+                skills: 1
+            })
+        );
+        assert!(session([initialize, resources, tools]).check(10).is_err());
+        let no_tools = r#"{"jsonrpc":"2.0","id":2,"result":{}}"#;
+        assert!(
+            session([initialize, no_tools, resources])
+                .check(10)
+                .is_err_and(|message| message.contains("tools"))
+        );
     }
 
     #[test]

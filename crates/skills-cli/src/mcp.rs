@@ -4,7 +4,7 @@
 //! address, the token, logs and failures go to stderr.
 
 use std::io::Read as _;
-use std::net::{IpAddr, Ipv4Addr, SocketAddr, TcpListener};
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::sync::Arc;
 
 use anstream::eprintln;
@@ -39,30 +39,18 @@ pub(crate) fn run(global: &Global, args: &McpArgs) -> Exit {
                 Ok(token) => token,
                 Err(message) => return output::usage(global, &message),
             };
-            let listener = match TcpListener::bind(address) {
-                Ok(listener) => listener,
-                Err(source) => {
-                    return output::fail(
-                        global,
-                        &Error::Io {
-                            action: "listen on",
-                            path: address.to_string().into(),
-                            source,
-                        },
-                    );
+            let announce = |bound: SocketAddr| {
+                eprintln!(
+                    "skills mcp: serving http://{bound}{}",
+                    skills::mcp::HTTP_PATH
+                );
+                if made {
+                    eprintln!("skills mcp: bearer token {token}");
+                } else {
+                    eprintln!("skills mcp: bearer token from {TOKEN_VARIABLE}");
                 }
             };
-            let bound = listener.local_addr().unwrap_or(address);
-            eprintln!(
-                "skills mcp: serving http://{bound}{}",
-                skills::mcp::HTTP_PATH
-            );
-            if made {
-                eprintln!("skills mcp: bearer token {token}");
-            } else {
-                eprintln!("skills mcp: bearer token from {TOKEN_VARIABLE}");
-            }
-            skills::mcp::serve_http(Arc::new(skills), &options, listener, &token)
+            skills::mcp::serve_http(Arc::new(skills), &options, address, &token, announce)
         }
     };
     match served {

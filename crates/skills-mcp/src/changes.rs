@@ -15,12 +15,13 @@ use std::path::Path;
 use std::sync::{Arc, Mutex, Once, PoisonError, RwLock, Weak};
 use std::time::Duration;
 
+use skills_types::Error;
 use skills_types::catalog::{ListOptions, Listing};
 use skills_types::diagnostic::Severity;
 use skills_types::service::SkillsService;
 use tokio::sync::broadcast;
 
-use crate::server::instructions;
+use crate::server::{instructions, instructions_from, render_options};
 
 /// How often the catalog is compared with the last look.
 pub(crate) const POLL_INTERVAL: Duration = Duration::from_secs(2);
@@ -69,7 +70,9 @@ struct Fingerprint {
 /// One look at the catalog.
 #[derive(Debug, Default)]
 struct Snapshot {
-    skills: BTreeMap<String, Fingerprint>,
+    /// None until fingerprinted: that stats two paths per skill, so a server takes it off
+    /// the path of its first answers, on the poller's first turn.
+    skills: Option<BTreeMap<String, Fingerprint>>,
     logs: BTreeSet<Log>,
 }
 
@@ -78,6 +81,8 @@ pub(crate) struct Live {
     service: Arc<dyn SkillsService>,
     sender: broadcast::Sender<Change>,
     instructions: RwLock<Arc<str>>,
+    /// The listing of the last look, which the lists page through (none: it failed).
+    listing: RwLock<Option<Arc<Listing>>>,
     last: Mutex<Snapshot>,
     polling: Once,
 }
@@ -89,17 +94,48 @@ impl std::fmt::Debug for Live {
 }
 
 impl Live {
-    /// The catalog as it is now. Lists and renders, so it blocks.
+    /// The catalog as it is now, listed and rendered from one discovery. Blocks.
     pub(crate) fn new(service: Arc<dyn SkillsService>) -> Self {
         let (sender, _) = broadcast::channel(BACKLOG);
-        let instructions = instructions(service.as_ref()).into();
-        let last = snapshot(service.as_ref());
+        let options = render_options(service.as_ref());
+        let (instructions, (last, listing)) =
+            match service.overview(&ListOptions::default(), &options) {
+                Ok((listing, rendered)) => {
+                    let cheap = Snapshot {
+                        skills: None,
+                        logs: logs_of(&listing),
+                    };
+                    (
+                        instructions_from(Ok(rendered)),
+                        (cheap, Some(Arc::new(listing))),
+                    )
+                }
+                Err(error) => {
+                    let instructions = format!("The skills catalog could not be read: {error}");
+                    (instructions, from_result(Err(error)))
+                }
+            };
         Self {
             service,
             sender,
-            instructions: RwLock::new(instructions),
+            instructions: RwLock::new(instructions.into()),
+            listing: RwLock::new(listing),
             last: Mutex::new(last),
             polling: Once::new(),
+        }
+    }
+
+    /// The listing of the last look (at most [`POLL_INTERVAL`] old, and current before any
+    /// change is told), or a fresh one when that look failed.
+    pub(crate) fn listing(&self) -> Result<Arc<Listing>, Error> {
+        let last = self
+            .listing
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        match last {
+            Some(listing) => Ok(listing),
+            None => self.service.list(&ListOptions::default()).map(Arc::new),
         }
     }
 
@@ -124,13 +160,27 @@ impl Live {
         self.sender.subscribe()
     }
 
+    /// Fingerprints the skills of the last listing, if that is still to do. Blocks.
+    fn fingerprint(&self) {
+        let listing = self
+            .listing
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        let mut last = self.last.lock().unwrap_or_else(PoisonError::into_inner);
+        if last.skills.is_none() {
+            last.skills = Some(listing.as_deref().map(fingerprints).unwrap_or_default());
+        }
+    }
+
     /// Looks at the catalog again and broadcasts what changed, if anything. Blocks.
     pub(crate) fn poll(&self) {
-        let now = snapshot(self.service.as_ref());
+        let (now, listing) = look(self.service.as_ref());
         let mut last = self.last.lock().unwrap_or_else(PoisonError::into_inner);
         let change = compare(&last, &now);
         *last = now;
         drop(last);
+        *self.listing.write().unwrap_or_else(PoisonError::into_inner) = listing;
         if change.lists || !change.updated.is_empty() {
             let rendered = instructions(self.service.as_ref());
             *self
@@ -155,8 +205,15 @@ impl Live {
         tokio::spawn(async move {
             let mut ticker = tokio::time::interval(POLL_INTERVAL);
             ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-            // The first tick is immediate, and `new` has just looked.
+            // The first tick is immediate: it fingerprints what `new` listed.
             ticker.tick().await;
+            if let Some(first) = live.upgrade()
+                && tokio::task::spawn_blocking(move || first.fingerprint())
+                    .await
+                    .is_err()
+            {
+                return;
+            }
             loop {
                 ticker.tick().await;
                 let Some(live) = live.upgrade() else { return };
@@ -171,21 +228,37 @@ impl Live {
     }
 }
 
-/// Looks at the catalog once; a catalog that cannot be read is one error line and no skill.
-fn snapshot(service: &dyn SkillsService) -> Snapshot {
-    match service.list(&ListOptions::default()) {
-        Ok(listing) => from_listing(&listing),
-        Err(error) => Snapshot {
-            skills: BTreeMap::new(),
-            logs: BTreeSet::from([Log {
-                severity: Severity::Error,
-                text: format!("the skills catalog could not be read: {error}"),
-            }]),
-        },
+/// Looks at the catalog once.
+fn look(service: &dyn SkillsService) -> (Snapshot, Option<Arc<Listing>>) {
+    from_result(service.list(&ListOptions::default()))
+}
+
+/// One look: a catalog that cannot be read is one error line, no skill and no listing.
+fn from_result(listed: Result<Listing, Error>) -> (Snapshot, Option<Arc<Listing>>) {
+    match listed {
+        Ok(listing) => (from_listing(&listing), Some(Arc::new(listing))),
+        Err(error) => {
+            let failed = Snapshot {
+                skills: Some(BTreeMap::new()),
+                logs: BTreeSet::from([Log {
+                    severity: Severity::Error,
+                    text: format!("the skills catalog could not be read: {error}"),
+                }]),
+            };
+            (failed, None)
+        }
     }
 }
 
 fn from_listing(listing: &Listing) -> Snapshot {
+    Snapshot {
+        skills: Some(fingerprints(listing)),
+        logs: logs_of(listing),
+    }
+}
+
+/// The log lines a listing's diagnostics make.
+fn logs_of(listing: &Listing) -> BTreeSet<Log> {
     let mut logs = BTreeSet::new();
     for diagnostic in &listing.diagnostics {
         let place = diagnostic
@@ -198,7 +271,6 @@ fn from_listing(listing: &Listing) -> Snapshot {
             text: format!("{place}{}", diagnostic.message),
         });
     }
-    let mut skills = BTreeMap::new();
     for skill in &listing.skills {
         for diagnostic in &skill.diagnostics {
             logs.insert(Log {
@@ -206,6 +278,13 @@ fn from_listing(listing: &Listing) -> Snapshot {
                 text: format!("skill '{}': {}", skill.name, diagnostic.message),
             });
         }
+    }
+    logs
+}
+
+fn fingerprints(listing: &Listing) -> BTreeMap<String, Fingerprint> {
+    let mut skills = BTreeMap::new();
+    for skill in &listing.skills {
         let mut listed = DefaultHasher::new();
         serde_json::to_string(skill)
             .unwrap_or_default()
@@ -223,7 +302,7 @@ fn from_listing(listing: &Listing) -> Snapshot {
             },
         );
     }
-    Snapshot { skills, logs }
+    skills
 }
 
 /// Feeds what `path`'s metadata says of its content (size and modification time) to `hasher`;
@@ -239,9 +318,16 @@ fn stamp(path: &Path, hasher: &mut DefaultHasher) {
 }
 
 fn compare(before: &Snapshot, after: &Snapshot) -> Change {
-    let mut change = Change::default();
-    for (name, now) in &after.skills {
-        match before.skills.get(name) {
+    let mut change = Change {
+        logs: after.logs.difference(&before.logs).cloned().collect(),
+        ..Change::default()
+    };
+    // Before the first fingerprints there is nothing to compare the skills with.
+    let (Some(before_skills), Some(after_skills)) = (&before.skills, &after.skills) else {
+        return change;
+    };
+    for (name, now) in after_skills {
+        match before_skills.get(name) {
             None => change.lists = true,
             Some(then) => {
                 if then.listed != now.listed {
@@ -253,14 +339,12 @@ fn compare(before: &Snapshot, after: &Snapshot) -> Change {
             }
         }
     }
-    if before
-        .skills
+    if before_skills
         .keys()
-        .any(|name| !after.skills.contains_key(name))
+        .any(|name| !after_skills.contains_key(name))
     {
         change.lists = true;
     }
-    change.logs = after.logs.difference(&before.logs).cloned().collect();
     change
 }
 
@@ -270,18 +354,20 @@ mod tests {
 
     fn snapshot(skills: &[(&str, u64, u64)], logs: &[&str]) -> Snapshot {
         Snapshot {
-            skills: skills
-                .iter()
-                .map(|(name, listed, files)| {
-                    (
-                        (*name).to_owned(),
-                        Fingerprint {
-                            listed: *listed,
-                            files: *files,
-                        },
-                    )
-                })
-                .collect(),
+            skills: Some(
+                skills
+                    .iter()
+                    .map(|(name, listed, files)| {
+                        (
+                            (*name).to_owned(),
+                            Fingerprint {
+                                listed: *listed,
+                                files: *files,
+                            },
+                        )
+                    })
+                    .collect(),
+            ),
             logs: logs
                 .iter()
                 .map(|text| Log {
@@ -316,5 +402,16 @@ mod tests {
         assert!(removed.lists);
         assert_eq!(removed.logs.len(), 1, "only the new line is logged");
         assert_eq!(removed.logs[0].text, "new");
+
+        let unfingerprinted = Snapshot {
+            skills: None,
+            logs: BTreeSet::new(),
+        };
+        let first = compare(&unfingerprinted, &before);
+        assert!(
+            !first.lists && first.updated.is_empty(),
+            "nothing to compare with yet"
+        );
+        assert_eq!(first.logs.len(), 1);
     }
 }

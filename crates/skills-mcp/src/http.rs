@@ -7,10 +7,10 @@
 //! the server). In front of it, every request must carry `Authorization: Bearer TOKEN`, where
 //! the token comes from the user (`SKILLS_MCP_TOKEN`) or is made fresh at start; the server
 //! answers `/mcp` only. Binding to loopback is the command line's rule (it refuses any other
-//! address); this module serves whatever listener it is given.
+//! address); this module binds whatever address it is given.
 
 use std::convert::Infallible;
-use std::net::TcpListener;
+use std::net::{SocketAddr, TcpListener};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -40,19 +40,26 @@ const LISTENER: &str = "the MCP server's HTTP socket";
 
 type Body = BoxBody<Bytes, Infallible>;
 
-/// Serves `service` over streamable HTTP on `listener` until the process ends; every request
-/// must carry `token` as a bearer token. Blocks: it runs its own async runtime.
+/// Serves `service` over streamable HTTP at `address` until the process ends; every request
+/// must carry `token` as a bearer token. `listening` is told the bound address (port `0`
+/// picks one) before the first request is taken. Blocks: it runs its own async runtime.
 pub fn serve_http(
     service: Arc<dyn SkillsService>,
     options: &Options,
-    listener: TcpListener,
+    address: SocketAddr,
     token: &str,
+    listening: impl FnOnce(SocketAddr),
 ) -> Result<(), Error> {
     if token.trim().is_empty() {
         return Err(Error::InvalidInput(
             "the MCP server's bearer token is empty".to_owned(),
         ));
     }
+    let listener = TcpListener::bind(address).map_err(|source| Error::Io {
+        action: "listen on",
+        path: address.to_string().into(),
+        source,
+    })?;
     let address = listener
         .local_addr()
         .map_err(|source| crate::io_error("read the address of", LISTENER, source))?;
@@ -73,6 +80,7 @@ pub fn serve_http(
     runtime.block_on(async move {
         let listener = tokio::net::TcpListener::from_std(listener)
             .map_err(|source| crate::io_error("listen on", LISTENER, source))?;
+        listening(address);
         let http = Arc::new(StreamableHttpService::new(
             move || Ok(server.for_new_session()),
             Arc::new(LocalSessionManager::default()),

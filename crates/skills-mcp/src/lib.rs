@@ -34,7 +34,7 @@ pub use server::SkillsServer;
 pub fn serve_stdio(service: Arc<dyn SkillsService>, options: &Options) -> Result<(), Error> {
     let runtime = runtime()?;
     let server = SkillsServer::new(service, options.clone());
-    runtime.block_on(async move {
+    let served = runtime.block_on(async move {
         let running = server
             .serve(rmcp::transport::stdio())
             .await
@@ -53,7 +53,11 @@ pub fn serve_stdio(service: Arc<dyn SkillsService>, options: &Options) -> Result
             )
         })?;
         Ok(())
-    })
+    });
+    // The session is over: a poll still looking at the catalog has no one to tell, so the
+    // process does not wait for it.
+    runtime.shutdown_background();
+    served
 }
 
 /// The async runtime a server runs on.

@@ -8,7 +8,7 @@ use rmcp::model::{
     GetPromptResult, ListPromptsResult, Prompt, PromptArgument, PromptMessage, Role,
 };
 use serde_json::{Map, Value};
-use skills_types::catalog::ListOptions;
+use skills_types::catalog::Listing;
 use skills_types::run::parse_input_text;
 use skills_types::service::SkillsService;
 
@@ -18,12 +18,10 @@ use crate::resources::{PAGE_SIZE, cursor, offset};
 /// One page of prompts: the page's skills are read in one call, for their inputs.
 pub(crate) fn list(
     service: &dyn SkillsService,
+    listing: &Listing,
     cursor_text: Option<&str>,
 ) -> Result<ListPromptsResult, ErrorData> {
     let start = offset(cursor_text)?;
-    let listing = service
-        .list(&ListOptions::default())
-        .map_err(|error| to_mcp(&error))?;
     let names: Vec<&str> = listing
         .skills
         .iter()

@@ -6,6 +6,8 @@
 //! UTF-8 comes back as a base64 blob; a file over the read limit is listed with its size and
 //! refused on read.
 
+use std::path::Path;
+
 use base64::Engine as _;
 use percent_encoding::{AsciiSet, CONTROLS, percent_decode_str, utf8_percent_encode};
 use rmcp::ErrorData;
@@ -13,7 +15,7 @@ use rmcp::model::{
     ListResourcesResult, ReadResourceResult, Resource, ResourceContents, ResourceTemplate,
 };
 use skills_types::Error;
-use skills_types::catalog::ListOptions;
+use skills_types::catalog::Listing;
 use skills_types::limits::MAX_RESOURCE_BYTES;
 use skills_types::service::SkillsService;
 use skills_types::skill::SkillSummary;
@@ -179,18 +181,17 @@ pub(crate) fn offset(cursor: Option<&str>) -> Result<usize, ErrorData> {
 /// files in path order.
 pub(crate) fn list(
     service: &dyn SkillsService,
+    listing: &Listing,
     cursor: Option<&str>,
 ) -> Result<ListResourcesResult, ErrorData> {
     let start = offset(cursor)?;
-    let listing = service
-        .list(&ListOptions::default())
-        .map_err(|error| to_mcp(&error))?;
     let candidates: Vec<&SkillSummary> =
         listing.skills.iter().skip(start).take(PAGE_SIZE).collect();
-    let names: Vec<&str> = candidates.iter().map(|skill| skill.name.as_str()).collect();
-    let inventories = service
-        .inventories(&names)
-        .map_err(|error| to_mcp(&error))?;
+    let folders: Vec<&Path> = candidates
+        .iter()
+        .map(|skill| skill.location.parent().unwrap_or(&skill.location))
+        .collect();
+    let inventories = service.inventories(&folders);
     let mut page = Vec::new();
     let mut taken = 0;
     for (skill, files) in candidates.iter().zip(&inventories) {

@@ -21,10 +21,10 @@ use rmcp::service::{
     SubscriptionContext, SubscriptionSendError,
 };
 use rmcp::{ErrorData, RoleServer, ServerHandler};
-use skills_types::Severity;
 use skills_types::mcp::Options;
-use skills_types::render::{Format, RenderOptions};
+use skills_types::render::{Format, RenderOptions, Rendered};
 use skills_types::service::SkillsService;
+use skills_types::{Error, Severity};
 use tokio::sync::broadcast::error::RecvError;
 
 use crate::changes::{Change, Live, Log};
@@ -152,9 +152,8 @@ impl SkillsServer {
     }
 }
 
-/// The budgeted catalog text; a catalog that cannot be rendered becomes a sentence saying so,
-/// because a server without instructions is still useful through its tools.
-pub(crate) fn instructions(service: &dyn SkillsService) -> String {
+/// How the instructions' catalog is rendered: the configuration's budget, or ours.
+pub(crate) fn render_options(service: &dyn SkillsService) -> RenderOptions {
     let mut options = RenderOptions::new(Format::Xml);
     options.budget_chars = Some(
         service
@@ -162,7 +161,18 @@ pub(crate) fn instructions(service: &dyn SkillsService) -> String {
             .budget_chars
             .unwrap_or(DEFAULT_INSTRUCTIONS_BUDGET_CHARS),
     );
-    match service.render_catalog(&options) {
+    options
+}
+
+/// The budgeted catalog text; a catalog that cannot be rendered becomes a sentence saying so,
+/// because a server without instructions is still useful through its tools.
+pub(crate) fn instructions(service: &dyn SkillsService) -> String {
+    instructions_from(service.render_catalog(&render_options(service)))
+}
+
+/// The instructions around a rendering of the catalog.
+pub(crate) fn instructions_from(rendered: Result<Rendered, Error>) -> String {
+    match rendered {
         Ok(rendered) => format!(
             "{}\n\nThese are the Agent Skills available here. Call `load_skill` with a \
              skill's name to read its instructions before following them, and \
@@ -386,8 +396,10 @@ impl ServerHandler for SkillsServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
         let cursor = request.and_then(|request| request.cursor);
+        let live = Arc::clone(&self.live);
         blocking(&self.service, move |service| {
-            resources::list(service, cursor.as_deref())
+            let listing = live.listing().map_err(|error| errors::to_mcp(&error))?;
+            resources::list(service, &listing, cursor.as_deref())
         })
         .await
     }
@@ -418,8 +430,10 @@ impl ServerHandler for SkillsServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
         let cursor = request.and_then(|request| request.cursor);
+        let live = Arc::clone(&self.live);
         blocking(&self.service, move |service| {
-            prompts::list(service, cursor.as_deref())
+            let listing = live.listing().map_err(|error| errors::to_mcp(&error))?;
+            prompts::list(service, &listing, cursor.as_deref())
         })
         .await
     }

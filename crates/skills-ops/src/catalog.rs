@@ -14,7 +14,22 @@ use crate::load;
 
 /// The catalog as summaries, optionally with the shadowed copies and one scope only.
 pub fn list(config: &SkillsConfig, options: &ListOptions) -> Result<Listing, Error> {
-    let mut catalog = discover(config)?;
+    Ok(list_from(discover(config)?, options))
+}
+
+/// The listing and the rendered catalog from one discovery: what a server that shows both
+/// (the MCP server's instructions and its lists) needs at start, for the price of one.
+pub fn overview(
+    config: &SkillsConfig,
+    list: &ListOptions,
+    render: &RenderOptions,
+) -> Result<(Listing, Rendered), Error> {
+    let catalog = discover(config)?;
+    let rendered = render_from(&catalog, render)?;
+    Ok((list_from(catalog, list), rendered))
+}
+
+fn list_from(mut catalog: Catalog, options: &ListOptions) -> Listing {
     // A summary keeps a few of a record's fields; the rest (frontmatter, paths, maps) is ten
     // thousand small frees for ten thousand skills. The summaries take their fields, and what
     // is left of the records is freed on the thread pool while the caller uses the listing.
@@ -25,7 +40,7 @@ pub fn list(config: &SkillsConfig, options: &ListOptions) -> Result<Listing, Err
     listing.shadowed = listed_shadowed(&records, &mut shadowed, options);
     listing.skills = summaries(&mut records, options);
     rayon::spawn(move || drop((records, shadowed)));
-    Ok(listing)
+    listing
 }
 
 /// Summaries of the records of the asked scope, their fields taken.
@@ -66,12 +81,15 @@ pub fn read(config: &SkillsConfig, names: &[&str]) -> Result<Vec<SkillBody>, Err
 /// a pin that picks none is an [`Error::InvalidInput`] naming each such pin, so a typo in a
 /// pin fails instead of leaving the skill it meant to protect to the budget unannounced.
 pub fn render_catalog(config: &SkillsConfig, options: &RenderOptions) -> Result<Rendered, Error> {
-    let catalog = discover(config)?;
+    render_from(&discover(config)?, options)
+}
+
+fn render_from(catalog: &Catalog, options: &RenderOptions) -> Result<Rendered, Error> {
     let mut options = options.clone();
     if options.budget_chars.is_none() {
         options.budget_chars = catalog.budget_chars;
     }
-    options.pinned = resolve_pins(&catalog, &options.pinned)?;
+    options.pinned = resolve_pins(catalog, &options.pinned)?;
     let mut rendered = crate::render::render(&catalog.skills, &options);
     rendered.shadows_user = catalog.user_shadows();
     Ok(rendered)

@@ -78,13 +78,17 @@ pub fn describe(config: &SkillsConfig, name: &str) -> Result<Skill, Error> {
     Ok(skill)
 }
 
-/// The bundled files of each of `names`, in the order asked, from one discovery: what a
-/// server listing every file of a page of skills needs without discovering once per skill.
-pub fn inventories(config: &SkillsConfig, names: &[&str]) -> Result<Vec<Vec<Resource>>, Error> {
-    let catalog = discover(config)?;
-    names
-        .iter()
-        .map(|name| Ok(inventory(&real_dir(resolve(&catalog, name)?)?)))
+/// The bundled files of each skill folder of `folders`, in the order given, walked in
+/// parallel and without a discovery: for a server listing every file of a page of skills it
+/// has just listed (the folders come from that listing, never from a request). A folder
+/// reached through a symlink is walked at its target, as [`describe`] does; a folder that is
+/// gone has no files.
+pub fn inventories(folders: &[&Path]) -> Vec<Vec<Resource>> {
+    use rayon::prelude::*;
+
+    folders
+        .par_iter()
+        .map(|folder| real_folder(folder).map_or_else(|_| Vec::new(), |dir| inventory(&dir)))
         .collect()
 }
 
@@ -147,12 +151,16 @@ fn read_with<T>(
 /// the symlink policy, its target inside a root) is read from its target: the reader refuses a
 /// symlinked root, and discovery has already vetted this one.
 fn real_dir(skill: &Skill) -> Result<std::path::PathBuf, Error> {
-    let metadata = std::fs::symlink_metadata(&skill.dir)
-        .map_err(|source| Error::io("inspect", &skill.dir, source))?;
+    real_folder(&skill.dir)
+}
+
+fn real_folder(dir: &Path) -> Result<std::path::PathBuf, Error> {
+    let metadata =
+        std::fs::symlink_metadata(dir).map_err(|source| Error::io("inspect", dir, source))?;
     if metadata.is_symlink() {
-        std::fs::canonicalize(&skill.dir).map_err(|source| Error::io("resolve", &skill.dir, source))
+        std::fs::canonicalize(dir).map_err(|source| Error::io("resolve", dir, source))
     } else {
-        Ok(skill.dir.clone())
+        Ok(dir.to_path_buf())
     }
 }
 

@@ -15,12 +15,13 @@ pub fn serve_stdio(_service: Arc<dyn SkillsService>, _options: &Options) -> Resu
 /// The path the HTTP server would answer.
 pub const HTTP_PATH: &str = "/mcp";
 
-/// Serves nothing: `Err(Error::Disabled)`.
+/// Serves nothing: `Err(Error::Disabled)`, without binding or telling `listening` anything.
 pub fn serve_http(
     _service: Arc<dyn SkillsService>,
     _options: &Options,
-    _listener: std::net::TcpListener,
+    _address: core::net::SocketAddr,
     _token: &str,
+    _listening: impl FnOnce(core::net::SocketAddr),
 ) -> Result<(), Error> {
     Err(Error::Disabled)
 }

@@ -95,6 +95,15 @@ pub mod catalog {
         Err(Error::Disabled)
     }
 
+    /// Disabled: an empty listing and the rendering of an empty catalog.
+    pub fn overview(
+        _config: &SkillsConfig,
+        _list: &ListOptions,
+        _render: &RenderOptions,
+    ) -> Result<(Listing, Rendered), Error> {
+        Ok((Listing::default(), Rendered::default()))
+    }
+
     /// Disabled: the rendering of an empty catalog, which is empty text.
     pub fn render_catalog(
         _config: &SkillsConfig,
@@ -148,6 +157,8 @@ pub mod trust {
 pub mod resources {
     //! The twin of `skills_ops::resources`: no skill, so no bundled file.
 
+    use std::path::Path;
+
     use skills_types::skill::{Resource, ResourceBytes, ResourceContent};
     use skills_types::{Error, Skill, SkillsConfig};
 
@@ -174,12 +185,9 @@ pub mod resources {
         Err(Error::Disabled)
     }
 
-    /// Disabled: always `Err(Error::Disabled)`.
-    pub fn inventories(
-        _config: &SkillsConfig,
-        _names: &[&str],
-    ) -> Result<Vec<Vec<Resource>>, Error> {
-        Err(Error::Disabled)
+    /// Disabled: no skill, so no file; one empty inventory per folder asked.
+    pub fn inventories(folders: &[&Path]) -> Vec<Vec<Resource>> {
+        vec![Vec::new(); folders.len()]
     }
 }
 

@@ -36,8 +36,18 @@ pub trait SkillsService: Send + Sync {
     fn read_resource(&self, id: &str, relative_path: &str) -> Result<ResourceContent, Error>;
     /// One bundled file's bytes, through the safe reader, text or not.
     fn read_resource_bytes(&self, id: &str, relative_path: &str) -> Result<ResourceBytes, Error>;
-    /// The bundled files of each named skill, in the order asked, from one discovery.
-    fn inventories(&self, ids: &[&str]) -> Result<Vec<Vec<Resource>>, Error>;
+    /// The bundled files of each skill folder (as a listing just gave them), in the order
+    /// given, without a discovery.
+    fn inventories(&self, folders: &[&Path]) -> Vec<Vec<Resource>>;
+    /// The listing and the rendered catalog together: one discovery where the implementation
+    /// can share it (the default asks twice).
+    fn overview(
+        &self,
+        list: &ListOptions,
+        render: &RenderOptions,
+    ) -> Result<(Listing, Rendered), Error> {
+        Ok((self.list(list)?, self.render_catalog(render)?))
+    }
     /// Every copy of a name and why the winner won.
     fn explain(&self, name: &str) -> Result<Explanation, Error>;
     /// Lints a skill folder or definition file.

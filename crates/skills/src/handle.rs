@@ -170,9 +170,19 @@ impl Skills {
         ops::resources::read_resource_bytes(self.checked()?, id_or_name, relative_path)
     }
 
-    /// The bundled files of each of `names`, in the order asked, from one discovery.
-    pub fn inventories(&self, names: &[&str]) -> Result<Vec<Vec<Resource>>, Error> {
-        ops::resources::inventories(self.checked()?, names)
+    /// The bundled files of each skill folder of `folders` (as a listing just gave them), in
+    /// the order given, without a discovery.
+    pub fn inventories(&self, folders: &[&Path]) -> Vec<Vec<Resource>> {
+        ops::resources::inventories(folders)
+    }
+
+    /// The listing and the rendered catalog from one discovery.
+    pub fn overview(
+        &self,
+        list: &ListOptions,
+        render: &RenderOptions,
+    ) -> Result<(Listing, Rendered), Error> {
+        ops::catalog::overview(self.checked()?, list, render)
     }
 
     /// Creates a skill in the first root of its scope, atomically; refuses to overwrite.
@@ -591,8 +601,16 @@ impl SkillsService for Skills {
         Skills::read_resource_bytes(self, id, relative_path)
     }
 
-    fn inventories(&self, ids: &[&str]) -> Result<Vec<Vec<Resource>>, Error> {
-        Skills::inventories(self, ids)
+    fn inventories(&self, folders: &[&Path]) -> Vec<Vec<Resource>> {
+        Skills::inventories(self, folders)
+    }
+
+    fn overview(
+        &self,
+        list: &ListOptions,
+        render: &RenderOptions,
+    ) -> Result<(Listing, Rendered), Error> {
+        Skills::overview(self, list, render)
     }
 
     fn explain(&self, name: &str) -> Result<Explanation, Error> {
