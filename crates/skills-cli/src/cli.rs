@@ -194,7 +194,8 @@ pub(crate) enum Command {
     /// Print every RPC method with the JSON Schemas of its params and result.
     Schemas,
     /// Serve the catalog to any Model Context Protocol host (Claude Desktop, Cursor, VS Code,
-    /// Zed) over stdin and stdout: tools, one resource and one prompt per skill.
+    /// Zed) over stdin and stdout, or loopback HTTP: tools, a resource per file, a prompt per
+    /// skill.
     Mcp(McpArgs),
     /// Print a completion script for a shell (`skills completions bash > ~/.local/share/...`).
     Completions(CompletionsArgs),
