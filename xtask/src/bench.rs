@@ -1009,19 +1009,7 @@ fn sample_mcp(tools: &Tools, tree: &tree::Tree, check: bool) -> Result<Sample, F
         .stderr(if check { Stdio::piped() } else { Stdio::null() });
     let started = Instant::now();
     let deadline = started + MCP_TIMEOUT;
-    let mut child = command.spawn().map_err(|error| {
-        Failure::new(
-            format!("could not start `{described}`: {error}"),
-            "check that the build above produced it",
-        )
-    })?;
-    let errors = child.stderr.take().map(|mut stderr| {
-        std::thread::spawn(move || {
-            let mut errors = Vec::new();
-            let _ = stderr.read_to_end(&mut errors);
-            errors
-        })
-    });
+    let (mut child, errors) = start_draining(&mut command)?;
     // The answers come through a channel, so that every wait for one has a deadline.
     let (sender, lines) = mpsc::channel();
     if let Some(stdout) = child.stdout.take() {
@@ -1368,6 +1356,28 @@ fn remove_cache(home: &Path) -> Result<(), Failure> {
     }
 }
 
+/// The thread reading a child's standard error to its end, when it was piped.
+type Drain = Option<std::thread::JoinHandle<Vec<u8>>>;
+
+/// Starts `command`; a piped standard error (piped only in the warm-up) drains on its own
+/// thread, so a child that fills one pipe while we read the other cannot deadlock the bench.
+fn start_draining(command: &mut Command) -> Result<(std::process::Child, Drain), Failure> {
+    let mut child = command.spawn().map_err(|error| {
+        Failure::new(
+            format!("could not start `{}`: {error}", process::describe(command)),
+            "check that the build above produced it",
+        )
+    })?;
+    let errors = child.stderr.take().map(|mut stderr| {
+        std::thread::spawn(move || {
+            let mut errors = Vec::new();
+            let _ = stderr.read_to_end(&mut errors);
+            errors
+        })
+    });
+    Ok((child, errors))
+}
+
 /// Runs `command` with its standard output drained from a pipe, as an agent core reading it
 /// would; returns the wall time from spawn to exit and the output. With `check`, the command
 /// is echoed and its standard error kept for the failure message; otherwise standard error is
@@ -1380,21 +1390,7 @@ fn spawn(command: &mut Command, check: bool, ok: &[i32]) -> Result<(Duration, Ve
         .stdout(Stdio::piped())
         .stderr(if check { Stdio::piped() } else { Stdio::null() });
     let started = Instant::now();
-    let mut child = command.spawn().map_err(|error| {
-        Failure::new(
-            format!("could not start `{}`: {error}", process::describe(command)),
-            "check that the build above produced it",
-        )
-    })?;
-    // Standard error (piped only in the warm-up) drains on its own thread, so a child that
-    // fills one pipe while we read the other cannot deadlock the bench.
-    let errors = child.stderr.take().map(|mut stderr| {
-        std::thread::spawn(move || {
-            let mut errors = Vec::new();
-            let _ = stderr.read_to_end(&mut errors);
-            errors
-        })
-    });
+    let (mut child, errors) = start_draining(command)?;
     let mut output = Vec::new();
     if let Some(mut stdout) = child.stdout.take() {
         let _ = stdout.read_to_end(&mut output);
