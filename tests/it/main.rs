@@ -25,6 +25,7 @@ mod remote;
 mod runtime;
 #[cfg(unix)]
 mod runtime_rpc;
+mod search;
 mod serve;
 mod triggers;
 mod update;

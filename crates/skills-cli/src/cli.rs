@@ -186,6 +186,10 @@ pub(crate) enum Command {
     Task(TaskArgs),
     /// The tools skills declare (`[[tools]]` in skill.toml), as agents are offered them.
     Tools(ToolsArgs),
+    /// The skills that best match a task, ranked (BM25 over name, description, when_to_use,
+    /// tags and headings; the index is kept in the cache folder): `skills search pull the
+    /// tables out of a scanned invoice`.
+    Search(SearchArgs),
     /// Run a skill's self-tests (`[[tests]]` in skill.toml), or every skill's with --all;
     /// exits 1 when any fails.
     Test(TestArgs),
@@ -332,6 +336,18 @@ pub(crate) struct McpArgs {
     /// or one made at start and printed on stderr.
     #[arg(long, value_name = "ADDR")]
     pub(crate) http: Option<String>,
+    #[command(flatten)]
+    pub(crate) discovery: Discovery,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct SearchArgs {
+    /// The task, in your own words (several words are one query).
+    #[arg(required = true, num_args = 1.., value_name = "QUERY")]
+    pub(crate) query: Vec<String>,
+    /// The most skills shown (1 to 50).
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u16).range(1..=50))]
+    pub(crate) limit: u16,
     #[command(flatten)]
     pub(crate) discovery: Discovery,
 }

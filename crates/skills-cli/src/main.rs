@@ -17,6 +17,7 @@ mod registry;
 mod run;
 mod runs;
 mod runtimes;
+mod search;
 mod serve;
 mod show;
 mod task;
@@ -90,6 +91,7 @@ fn main() -> ExitCode {
         cli::Command::Serve => serve::serve(global),
         cli::Command::Schemas => serve::schemas(),
         cli::Command::Mcp(args) => mcp::run(global, args),
+        cli::Command::Search(args) => search::run(global, args),
         cli::Command::Completions(args) => {
             let mut command = <cli::Cli as clap::CommandFactory>::command();
             clap_complete::generate(args.shell, &mut command, "skills", &mut std::io::stdout());

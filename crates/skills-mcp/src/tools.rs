@@ -13,9 +13,10 @@ use rmcp::ErrorData;
 use rmcp::model::{CallToolResult, ContentBlock, JsonObject, Tool};
 use serde_json::{Map, Value, json};
 use skills_types::Error;
-use skills_types::catalog::{ListOptions, SkillBody};
+use skills_types::catalog::SkillBody;
 use skills_types::render::read_text;
 use skills_types::run::{RunOutcome, RunRequest, RunStatus, RunTarget};
+use skills_types::sanitize;
 use skills_types::service::SkillsService;
 use skills_types::skill::ResourceContent;
 use skills_types::tool::{ToolCall, ToolContent, ToolResult};
@@ -57,7 +58,9 @@ pub(crate) fn list(service: &dyn SkillsService, scripts: bool) -> Result<Vec<Too
         ),
         tool(
             SEARCH_SKILLS,
-            "Find the skills whose name or description match the words of a query, best first.",
+            "Find the skills that best fit a task, ranked (BM25 over each skill's name, \
+             description, when_to_use, tags and headings), with scores and the fields that \
+             matched.",
             json!({
                 "type": "object",
                 "properties": {
@@ -157,19 +160,18 @@ pub(crate) fn call(
                     .and_then(|limit| usize::try_from(limit).ok())
                     .ok_or_else(|| errors::invalid("`limit` must be a positive whole number"))?,
             };
-            let listing = service
-                .list(&ListOptions::default())
+            let hits = service
+                .search(query, limit.clamp(1, search::MAX_LIMIT))
                 .map_err(|error| to_mcp(&error))?;
-            let hits = search::rank(&listing.skills, query, limit);
             let text = if hits.is_empty() {
-                format!("No skill matches '{query}'.")
+                format!("No skill matches '{}'.", sanitize::line(query))
             } else {
                 hits.iter()
                     .map(|hit| {
                         format!(
                             "{}: {}",
-                            hit["name"].as_str().unwrap_or_default(),
-                            hit["description"].as_str().unwrap_or_default()
+                            sanitize::line(&hit.name),
+                            sanitize::description(&hit.description)
                         )
                     })
                     .collect::<Vec<_>>()

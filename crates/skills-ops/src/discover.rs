@@ -10,6 +10,8 @@
 //! run to run on the same tree.
 
 mod cache;
+
+pub(crate) use cache::{CACHE_DIR, roots_digest};
 mod permission;
 mod probe;
 pub mod remote;

@@ -18,6 +18,7 @@ pub mod path;
 pub mod reader;
 pub mod render;
 pub mod resources;
+pub mod search;
 pub mod trust;
 pub mod validate;
 

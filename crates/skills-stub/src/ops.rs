@@ -191,6 +191,25 @@ pub mod resources {
     }
 }
 
+pub mod search {
+    //! The twin of `skills_ops::search`: no skill, so no hit.
+
+    use skills_types::search::SearchHit;
+    use skills_types::{Error, SkillsConfig};
+
+    /// The most hits one search returns.
+    pub const MAX_LIMIT: usize = 50;
+
+    /// Disabled: nothing matches.
+    pub fn search(
+        _config: &SkillsConfig,
+        _query: &str,
+        _limit: usize,
+    ) -> Result<Vec<SearchHit>, Error> {
+        Ok(Vec::new())
+    }
+}
+
 pub mod manage {
     //! The twin of `skills_ops::manage`: every call is a mutation.
 

@@ -30,6 +30,7 @@ pub mod run;
 pub mod runtime;
 pub mod sanitize;
 pub mod scope;
+pub mod search;
 pub mod service;
 pub mod skill;
 pub mod tool;

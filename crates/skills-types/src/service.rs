@@ -48,6 +48,8 @@ pub trait SkillsService: Send + Sync {
     ) -> Result<(Listing, Rendered), Error> {
         Ok((self.list(list)?, self.render_catalog(render)?))
     }
+    /// The skills that best match a task phrasing, best first (BM25 over the weighted fields).
+    fn search(&self, query: &str, limit: usize) -> Result<Vec<crate::search::SearchHit>, Error>;
     /// Every copy of a name and why the winner won.
     fn explain(&self, name: &str) -> Result<Explanation, Error>;
     /// Lints a skill folder or definition file.

@@ -17,6 +17,7 @@ use skills_types::run::{
     RunHooks, RunLogChunk, RunNotice, RunOutcome, RunRequest, RunSink, RunSummary, RuntimeInfo,
     RuntimeKind, StartedRun, Task, TestOutcome, TestRequest,
 };
+use skills_types::search::SearchHit;
 use skills_types::service::{BoxFuture, SkillsService};
 use skills_types::skill::{Resource, ResourceBytes, ResourceContent};
 use skills_types::tool::{ToolCall, ToolExecution, ToolInfo};
@@ -174,6 +175,13 @@ impl Skills {
     /// the order given, without a discovery.
     pub fn inventories(&self, folders: &[&Path]) -> Vec<Vec<Resource>> {
         ops::resources::inventories(folders)
+    }
+
+    /// The skills that best match `query` (a task as a user phrases it), at most `limit`
+    /// (1 to 50), best first, each with its score and the fields it matched; the index is
+    /// kept in the cache folder and follows the files.
+    pub fn search(&self, query: &str, limit: usize) -> Result<Vec<SearchHit>, Error> {
+        ops::search::search(self.checked()?, query, limit)
     }
 
     /// The listing and the rendered catalog from one discovery.
@@ -611,6 +619,10 @@ impl SkillsService for Skills {
         render: &RenderOptions,
     ) -> Result<(Listing, Rendered), Error> {
         Skills::overview(self, list, render)
+    }
+
+    fn search(&self, query: &str, limit: usize) -> Result<Vec<SearchHit>, Error> {
+        Skills::search(self, query, limit)
     }
 
     fn explain(&self, name: &str) -> Result<Explanation, Error> {

@@ -82,6 +82,12 @@ pub mod catalog {
     pub use skills_types::skill::*;
 }
 
+pub mod search {
+    //! Ranked search over the catalog (08 §Relevance): see [`crate::Skills::search`].
+
+    pub use skills_types::search::*;
+}
+
 pub mod install {
     //! Installing skills from the network (03): see [`crate::Skills::install`].
 

@@ -368,16 +368,21 @@ pub(crate) struct Cache {
     by_path: OnceLock<Vec<usize>>,
 }
 
+/// The hex digest of a set of roots, which names the caches kept for it.
+pub(crate) fn roots_digest(roots: &[Root]) -> String {
+    let mut digest = Sha256::new();
+    for root in roots {
+        digest.update(root.path.to_string_lossy().as_bytes());
+        digest.update([0]);
+    }
+    format!("{:x}", digest.finalize())
+}
+
 impl Cache {
     /// The cache for these roots; empty when there is none or it cannot be used. Opening
     /// decodes the whole file (on every core), so that taking the hits later only moves them.
     pub(crate) fn open(config: &SkillsConfig, roots: &[Root]) -> Self {
-        let mut digest = Sha256::new();
-        for root in roots {
-            digest.update(root.path.to_string_lossy().as_bytes());
-            digest.update([0]);
-        }
-        let hex = format!("{:x}", digest.finalize());
+        let hex = roots_digest(roots);
         let path = config
             .home
             .join(&config.app_dir)

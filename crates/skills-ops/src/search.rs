@@ -1,0 +1,558 @@
+//! Ranked search (08 §Relevance): a BM25 index (tantivy, chosen by measuring: docs/search.md)
+//! over each skill's name, description, `when_to_use`, tags and the headings of its body.
+//!
+//! The index lives in `~/<app_dir>/cache/search-<roots digest>/`, beside the catalog cache,
+//! with a stamp per skill (its listing fields and its definition file's size and modification
+//! time). A search discovers the catalog, re-indexes only the skills whose stamp changed,
+//! deletes the ones that are gone, and queries. An index that is missing, unreadable or from
+//! another format is rebuilt; one that another process is updating (tantivy's writer lock) is
+//! left to it, and this search answers from a fresh index in memory instead, so the answer is
+//! never stale. Nothing leaves the machine.
+//!
+//! The query is never parsed as query syntax: a task phrasing ("what's the +best way to OCR
+//! a PDF?") is cut into words by the index's own analyzer (lowercased, English stop words
+//! dropped, stemmed), and any word may match any field, each field weighted.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::hash::{DefaultHasher, Hash, Hasher};
+use std::path::{Path, PathBuf};
+
+use skills_types::search::SearchHit;
+use skills_types::{Catalog, Error, Skill, SkillsConfig};
+use tantivy::collector::TopDocs;
+use tantivy::query::{BooleanQuery, BoostQuery, EnableScoring, Occur, Query, TermQuery};
+use tantivy::schema::{
+    Field, IndexRecordOption, STORED, STRING, Schema, TextFieldIndexing, TextOptions, Value,
+};
+use tantivy::tokenizer::{
+    Language, LowerCaser, RemoveLongFilter, SimpleTokenizer, Stemmer, StopWordFilter, TextAnalyzer,
+};
+use tantivy::{Index, IndexWriter, ReloadPolicy, TantivyDocument, Term};
+
+use crate::discover::{CACHE_DIR, discover, roots_digest};
+
+/// The most hits one search returns.
+pub const MAX_LIMIT: usize = 50;
+
+/// The index's layout; a different one on disk is rebuilt.
+const FORMAT: u32 = 1;
+
+/// The analyzer's name in the index.
+const ANALYZER: &str = "skills_en";
+
+/// The indexed fields and their weights: a word in the name says most about a skill.
+const FIELDS: [(&str, f32); 5] = [
+    ("name", 3.0),
+    ("description", 2.0),
+    ("when_to_use", 1.5),
+    ("tags", 2.0),
+    ("headings", 1.0),
+];
+
+/// The stamps file: which version of each skill the index holds.
+const STAMPS: &str = "stamps.json";
+
+/// The writer's memory budget (tantivy's minimum is 15 MB).
+const WRITER_BYTES: usize = 20_000_000;
+
+/// The most of a definition file read for its headings.
+const MAX_BODY_BYTES: u64 = 1024 * 1024;
+
+/// The skills that best match `query`, at most `limit` (1 to [`MAX_LIMIT`]), best first.
+pub fn search(config: &SkillsConfig, query: &str, limit: usize) -> Result<Vec<SearchHit>, Error> {
+    let catalog = discover(config)?;
+    // With the caches off (`cache = false`), nothing is kept between runs.
+    let kept = config
+        .cache
+        .then(|| Searchable::on_disk(&index_dir(config, &catalog), &catalog))
+        .flatten();
+    let index = match kept {
+        Some(index) => index,
+        None => Searchable::in_memory(&catalog)?,
+    };
+    index.query(&catalog, query, limit.clamp(1, MAX_LIMIT))
+}
+
+fn index_dir(config: &SkillsConfig, catalog: &Catalog) -> PathBuf {
+    let digest = roots_digest(&catalog.roots);
+    config
+        .home
+        .join(&config.app_dir)
+        .join(CACHE_DIR)
+        .join(format!("search-{}", &digest[..16]))
+}
+
+/// An index brought up to date with the catalog.
+struct Searchable {
+    index: Index,
+    name: Field,
+    fields: Vec<(Field, f32, &'static str)>,
+}
+
+/// What the stamps file holds.
+#[derive(serde::Serialize, serde::Deserialize, Default)]
+struct Stamps {
+    format: u32,
+    skills: BTreeMap<String, u64>,
+}
+
+impl Searchable {
+    /// The index in `dir`, updated; none when it cannot be used there (another process is
+    /// writing it, or the cache folder cannot be written).
+    fn on_disk(dir: &Path, catalog: &Catalog) -> Option<Self> {
+        let stamps = read_stamps(dir);
+        let opened = match &stamps {
+            Some(_) => Index::open_in_dir(dir).ok(),
+            None => None,
+        };
+        let (index, stamps) = match (opened, stamps) {
+            (Some(index), Some(stamps)) if index.schema() == schema() => (index, stamps),
+            // Missing, corrupt or foreign: start again.
+            _ => {
+                let _ = std::fs::remove_dir_all(dir);
+                std::fs::create_dir_all(dir).ok()?;
+                (Index::create_in_dir(dir, schema()).ok()?, Stamps::default())
+            }
+        };
+        let searchable = Self::around(index);
+        let now = current_stamps(catalog);
+        if now != stamps.skills {
+            let mut writer: IndexWriter = searchable.index.writer(WRITER_BYTES).ok()?;
+            searchable
+                .sync(&mut writer, catalog, &stamps.skills, &now)
+                .ok()?;
+            writer.commit().ok()?;
+            // No merge may outlive the search: its files are mapped.
+            writer.wait_merging_threads().ok()?;
+            let written = Stamps {
+                format: FORMAT,
+                skills: now,
+            };
+            write_stamps(dir, &written);
+        }
+        Some(searchable)
+    }
+
+    /// A fresh index of the whole catalog, in memory.
+    fn in_memory(catalog: &Catalog) -> Result<Self, Error> {
+        let searchable = Self::around(Index::create_in_ram(schema()));
+        let mut writer: IndexWriter = searchable
+            .index
+            .writer(WRITER_BYTES)
+            .map_err(|error| index_error(&error))?;
+        searchable
+            .sync(
+                &mut writer,
+                catalog,
+                &BTreeMap::new(),
+                &current_stamps(catalog),
+            )
+            .map_err(|error| index_error(&error))?;
+        writer.commit().map_err(|error| index_error(&error))?;
+        writer
+            .wait_merging_threads()
+            .map_err(|error| index_error(&error))?;
+        Ok(searchable)
+    }
+
+    fn around(index: Index) -> Self {
+        index.tokenizers().register(ANALYZER, analyzer());
+        let schema = index.schema();
+        let field = |name: &str| schema.get_field(name).unwrap_or(Field::from_field_id(0));
+        let fields = FIELDS
+            .iter()
+            .map(|(name, weight)| (field(name), *weight, *name))
+            .collect();
+        Self {
+            name: field("key"),
+            fields,
+            index,
+        }
+    }
+
+    /// Deletes what changed or went, adds what changed or came.
+    fn sync(
+        &self,
+        writer: &mut IndexWriter,
+        catalog: &Catalog,
+        before: &BTreeMap<String, u64>,
+        now: &BTreeMap<String, u64>,
+    ) -> tantivy::Result<()> {
+        for (name, stamp) in before {
+            if now.get(name) != Some(stamp) {
+                writer.delete_term(Term::from_field_text(self.name, name));
+            }
+        }
+        for skill in &catalog.skills {
+            if before.get(&skill.name) == now.get(&skill.name) {
+                continue;
+            }
+            writer.add_document(self.document(skill))?;
+        }
+        Ok(())
+    }
+
+    fn document(&self, skill: &Skill) -> TantivyDocument {
+        let mut document = TantivyDocument::default();
+        document.add_text(self.name, &skill.name);
+        let texts: [Vec<String>; 5] = [
+            vec![skill.name.replace(['-', '_'], " ")],
+            vec![skill.description.clone()],
+            skill.when_to_use.iter().cloned().collect(),
+            skill.frontmatter.tags(),
+            headings(&skill.location),
+        ];
+        for ((field, _, _), values) in self.fields.iter().zip(texts) {
+            for value in values {
+                document.add_text(*field, &value);
+            }
+        }
+        document
+    }
+
+    fn query(&self, catalog: &Catalog, text: &str, limit: usize) -> Result<Vec<SearchHit>, Error> {
+        let words = words(text);
+        if words.is_empty() {
+            return Ok(Vec::new());
+        }
+        // Read once, watch nothing: a search is one question.
+        let reader = self
+            .index
+            .reader_builder()
+            .reload_policy(ReloadPolicy::Manual)
+            .try_into()
+            .map_err(|error| index_error(&error))?;
+        let searcher = reader.searcher();
+        let per_field: Vec<(Box<dyn Query>, &'static str)> = self
+            .fields
+            .iter()
+            .map(|(field, weight, name)| (field_query(*field, *weight, &words), *name))
+            .collect();
+        let all = BooleanQuery::new(
+            per_field
+                .iter()
+                .map(|(query, _)| (Occur::Should, query.box_clone()))
+                .collect(),
+        );
+        let top = searcher
+            .search(&all, &TopDocs::with_limit(limit).order_by_score())
+            .map_err(|error| index_error(&error))?;
+        // Which fields matched: each word of each field explained on its own (a term's
+        // explanation is exact and cheap; a whole field's Boolean one is not always sound).
+        let scoring = EnableScoring::enabled_from_searcher(&searcher);
+        let weights: Vec<_> = self
+            .fields
+            .iter()
+            .flat_map(|(field, weight, name)| {
+                words.iter().filter_map(move |word| {
+                    let term = TermQuery::new(
+                        Term::from_field_text(*field, word),
+                        IndexRecordOption::WithFreqs,
+                    );
+                    BoostQuery::new(Box::new(term), *weight)
+                        .weight(scoring)
+                        .ok()
+                        .map(|weight| (weight, *name))
+                })
+            })
+            .collect();
+        let by_name: BTreeMap<&str, &Skill> = catalog
+            .skills
+            .iter()
+            .map(|skill| (skill.name.as_str(), skill))
+            .collect();
+        let mut hits = Vec::new();
+        for (score, address) in top {
+            let Ok(document) = searcher.doc::<TantivyDocument>(address) else {
+                continue;
+            };
+            let Some(name) = document
+                .get_first(self.name)
+                .and_then(|value| value.as_str())
+            else {
+                continue;
+            };
+            let Some(skill) = by_name.get(name) else {
+                continue;
+            };
+            let segment = searcher.segment_reader(address.segment_ord);
+            let mut contributions: BTreeMap<&str, f32> = BTreeMap::new();
+            for (weight, field) in &weights {
+                if let Ok(explained) = weight.explain(segment, address.doc_id)
+                    && explained.value() > 0.0
+                {
+                    *contributions.entry(field).or_default() += explained.value();
+                }
+            }
+            let mut matched: Vec<(f32, &str)> = contributions
+                .into_iter()
+                .map(|(field, value)| (value, field))
+                .collect();
+            matched.sort_by(|a, b| b.0.total_cmp(&a.0));
+            hits.push(SearchHit {
+                name: skill.name.clone(),
+                description: skill.description.clone(),
+                score,
+                matched: matched
+                    .into_iter()
+                    .map(|(_, field)| field.to_owned())
+                    .collect(),
+            });
+        }
+        Ok(hits)
+    }
+}
+
+/// One field's part of the query: any of the words, weighted.
+fn field_query(field: Field, weight: f32, words: &BTreeSet<String>) -> Box<dyn Query> {
+    let terms: Vec<(Occur, Box<dyn Query>)> = words
+        .iter()
+        .map(|word| {
+            let term = TermQuery::new(
+                Term::from_field_text(field, word),
+                IndexRecordOption::WithFreqs,
+            );
+            (Occur::Should, Box::new(term) as Box<dyn Query>)
+        })
+        .collect();
+    Box::new(BoostQuery::new(Box::new(BooleanQuery::new(terms)), weight))
+}
+
+/// The words of a query as the index holds them.
+fn words(text: &str) -> BTreeSet<String> {
+    let mut analyzer = analyzer();
+    let mut stream = analyzer.token_stream(text);
+    let mut words = BTreeSet::new();
+    while stream.advance() {
+        words.insert(stream.token().text.clone());
+    }
+    words
+}
+
+fn analyzer() -> TextAnalyzer {
+    let builder = TextAnalyzer::builder(SimpleTokenizer::default())
+        .filter(RemoveLongFilter::limit(40))
+        .filter(LowerCaser);
+    match StopWordFilter::new(Language::English) {
+        Some(stop_words) => builder
+            .filter(stop_words)
+            .filter(Stemmer::new(Language::English))
+            .build(),
+        None => builder.filter(Stemmer::new(Language::English)).build(),
+    }
+}
+
+fn schema() -> Schema {
+    let mut builder = Schema::builder();
+    builder.add_text_field("key", STRING | STORED);
+    let text = TextOptions::default().set_indexing_options(
+        TextFieldIndexing::default()
+            .set_tokenizer(ANALYZER)
+            .set_index_option(IndexRecordOption::WithFreqs),
+    );
+    for (name, _) in FIELDS {
+        builder.add_text_field(name, text.clone());
+    }
+    builder.build()
+}
+
+/// Which version of each skill the index should hold: its indexed listing fields and its
+/// definition file's size and modification time (the headings come from the file).
+fn current_stamps(catalog: &Catalog) -> BTreeMap<String, u64> {
+    catalog
+        .skills
+        .iter()
+        .map(|skill| {
+            let mut hasher = DefaultHasher::new();
+            FORMAT.hash(&mut hasher);
+            skill.description.hash(&mut hasher);
+            skill.when_to_use.hash(&mut hasher);
+            skill.frontmatter.tags().hash(&mut hasher);
+            skill.location.hash(&mut hasher);
+            if let Ok(metadata) = std::fs::metadata(&skill.location) {
+                metadata.len().hash(&mut hasher);
+                metadata.modified().ok().hash(&mut hasher);
+            }
+            (skill.name.clone(), hasher.finish())
+        })
+        .collect()
+}
+
+fn read_stamps(dir: &Path) -> Option<Stamps> {
+    let text = std::fs::read(dir.join(STAMPS)).ok()?;
+    let stamps: Stamps = serde_json::from_slice(&text).ok()?;
+    (stamps.format == FORMAT).then_some(stamps)
+}
+
+/// Writes the stamps atomically; a failure only costs a re-index next time.
+fn write_stamps(dir: &Path, stamps: &Stamps) {
+    let Ok(text) = serde_json::to_vec(stamps) else {
+        return;
+    };
+    let temporary = dir.join(format!("{STAMPS}.{}.tmp", std::process::id()));
+    if std::fs::write(&temporary, text).is_ok()
+        && std::fs::rename(&temporary, dir.join(STAMPS)).is_err()
+    {
+        let _ = std::fs::remove_file(&temporary);
+    }
+}
+
+/// The Markdown headings of a definition file's body (outside code fences).
+fn headings(location: &Path) -> Vec<String> {
+    use std::io::Read as _;
+
+    let mut text = String::new();
+    let Ok(file) = std::fs::File::open(location) else {
+        return Vec::new();
+    };
+    if file.take(MAX_BODY_BYTES).read_to_string(&mut text).is_err() {
+        return Vec::new();
+    }
+    let mut fenced = false;
+    let mut found = Vec::new();
+    for line in text.lines() {
+        let trimmed = line.trim_start();
+        if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
+            fenced = !fenced;
+            continue;
+        }
+        if !fenced && let Some(heading) = trimmed.strip_prefix('#') {
+            let heading = heading.trim_start_matches('#');
+            if heading.starts_with(' ') {
+                found.push(heading.trim().to_owned());
+            }
+        }
+    }
+    found
+}
+
+fn index_error(error: &tantivy::TantivyError) -> Error {
+    Error::Io {
+        action: "use the search index",
+        path: PathBuf::from(CACHE_DIR),
+        source: std::io::Error::other(error.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::Tree;
+
+    fn add(tree: &Tree, name: &str, description: &str, body: &str) {
+        let dir = tree.home.join(".openhuman/skills").join(name);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(
+            dir.join("SKILL.md"),
+            format!("---\nname: {name}\ndescription: {description}\n---\n{body}"),
+        )
+        .unwrap();
+    }
+
+    fn names(hits: &[SearchHit]) -> Vec<&str> {
+        hits.iter().map(|hit| hit.name.as_str()).collect()
+    }
+
+    #[test]
+    fn the_index_ranks_follows_edits_and_rebuilds_when_broken() {
+        let tree = Tree::new();
+        add(
+            &tree,
+            "pdf-extract",
+            "Pulls text and tables out of PDF files.",
+            "# Scanned pages\n",
+        );
+        add(&tree, "weather", "Forecasts for any city.", "# Forecast\n");
+        add(
+            &tree,
+            "csv-profile",
+            "Profiles a CSV file before analysis.",
+            "# Columns\n",
+        );
+        let mut config = tree.config();
+        config.cache = true;
+
+        let hits = search(&config, "get the tables from a scanned invoice", 5).unwrap();
+        assert_eq!(names(&hits), ["pdf-extract"], "{hits:?}");
+        assert_eq!(hits[0].matched, ["description", "headings"], "{hits:?}");
+        let catalog = discover(&config).unwrap();
+        let dir = index_dir(&config, &catalog);
+        let stamps = std::fs::read(dir.join(STAMPS)).unwrap();
+
+        // Nothing changed: the index is reused as it is.
+        search(&config, "forecast", 5).unwrap();
+        assert_eq!(std::fs::read(dir.join(STAMPS)).unwrap(), stamps);
+
+        // An edit is re-indexed, a removal forgotten.
+        add(&tree, "weather", "Tomorrow's rain and wind.", "# Rain\n");
+        std::fs::remove_dir_all(tree.home.join(".openhuman/skills/csv-profile")).unwrap();
+        assert_eq!(
+            names(&search(&config, "will it rain", 5).unwrap()),
+            ["weather"]
+        );
+        assert!(search(&config, "forecast city", 5).unwrap().is_empty());
+        assert!(search(&config, "csv columns", 5).unwrap().is_empty());
+
+        // A broken index is rebuilt, and answers the same.
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            std::fs::write(entry.unwrap().path(), b"garbage").unwrap();
+        }
+        assert_eq!(
+            names(&search(&config, "will it rain", 5).unwrap()),
+            ["weather"]
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(
+            names(&search(&config, "scanned tables", 5).unwrap()),
+            ["pdf-extract"]
+        );
+    }
+
+    #[test]
+    fn without_the_cache_nothing_is_kept_and_the_answer_is_the_same() {
+        let tree = Tree::new();
+        add(
+            &tree,
+            "pdf-extract",
+            "Pulls text and tables out of PDF files.",
+            "",
+        );
+        let config = tree.config();
+        assert_eq!(
+            names(&search(&config, "pdf tables", 3).unwrap()),
+            ["pdf-extract"]
+        );
+        assert!(!tree.home.join(".openhuman").join(CACHE_DIR).exists());
+        assert!(search(&config, "", 3).unwrap().is_empty());
+    }
+
+    #[test]
+    fn query_words_are_stemmed_and_never_syntax() {
+        let found = words("What's the +best way to OCR scanned tables? title:AND -x");
+        assert!(
+            found.contains("scan") && found.contains("tabl"),
+            "{found:?}"
+        );
+        assert!(
+            !found
+                .iter()
+                .any(|word| word.contains('+') || word.contains(':'))
+        );
+        assert!(
+            words("the and of").is_empty(),
+            "stop words alone find nothing"
+        );
+    }
+
+    #[test]
+    fn headings_skip_code_fences() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("SKILL.md");
+        std::fs::write(
+            &file,
+            "---\nname: x\n---\n# Title\ntext\n```sh\n# not a heading\n```\n## Step two\n#nospace\n",
+        )
+        .unwrap();
+        assert_eq!(headings(&file), ["Title", "Step two"]);
+    }
+}
