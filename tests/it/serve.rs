@@ -580,3 +580,37 @@ fn serve_refreshes_remote_packs_in_the_background() {
     assert_eq!(ids(&listed), ["team-style"], "{listed}");
     assert_eq!(listed["skills"][0]["scope"], "remote", "{listed}");
 }
+
+#[test]
+fn search_answers_from_the_files_as_they_change_without_a_restart() {
+    let tree = Tree::new();
+    tree.skill(
+        crate::discovery::Place::UserOpenhuman,
+        "pdf-extract",
+        "pdf-extract",
+        "Pulls the text and tables out of PDF files.",
+    );
+    let mut server = Connection::open(&tree);
+    let found = server.result(
+        "skills.search",
+        json!({ "query": "get the tables out of this pdf", "limit": 3 }),
+    );
+    assert_eq!(found["query"], "get the tables out of this pdf");
+    assert_eq!(found["results"][0]["name"], "pdf-extract", "{found}");
+    assert!(
+        found["results"][0]["matched"]
+            .as_array()
+            .is_some_and(|m| !m.is_empty())
+    );
+
+    tree.skill(
+        crate::discovery::Place::UserOpenhuman,
+        "weather",
+        "weather",
+        "Forecasts rain and wind for any city.",
+    );
+    let added = server.result("skills.search", json!({ "query": "will it rain" }));
+    assert_eq!(added["results"][0]["name"], "weather", "{added}");
+    let refused = server.error("skills.search", json!({ "text": "x" }), -32602);
+    assert!(refused.to_string().contains("query"), "{refused}");
+}

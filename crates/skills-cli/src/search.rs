@@ -4,7 +4,7 @@
 //! folders, so they are sanitised like every other skill text a terminal shows.
 
 use anstream::{eprintln, println};
-use skills::search::SearchHit;
+use skills::search::{SearchHit, SearchResults};
 
 use crate::Exit;
 use crate::cli::{Global, SearchArgs};
@@ -22,7 +22,10 @@ pub(crate) fn run(global: &Global, args: &SearchArgs) -> Exit {
         Err(error) => return output::fail(global, &error),
     };
     if global.json {
-        output::print_json(&serde_json::json!({ "query": query, "results": hits }));
+        output::print_json(&SearchResults {
+            query,
+            results: hits,
+        });
     } else if hits.is_empty() {
         if !global.quiet {
             eprintln!("no skill matches '{}'", output::shown(&query));

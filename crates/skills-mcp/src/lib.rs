@@ -22,7 +22,6 @@ mod errors;
 mod http;
 mod prompts;
 mod resources;
-mod search;
 mod server;
 mod tools;
 

@@ -17,12 +17,12 @@ use skills_types::catalog::SkillBody;
 use skills_types::render::read_text;
 use skills_types::run::{RunOutcome, RunRequest, RunStatus, RunTarget};
 use skills_types::sanitize;
+use skills_types::search::{DEFAULT_LIMIT, MAX_LIMIT, SearchResults};
 use skills_types::service::SkillsService;
 use skills_types::skill::ResourceContent;
 use skills_types::tool::{ToolCall, ToolContent, ToolResult};
 
 use crate::errors::{self, to_mcp};
-use crate::search;
 
 /// The built-in tools' names; a declared tool's name always holds `__`, so none collides.
 const LOAD_SKILL: &str = "load_skill";
@@ -65,7 +65,7 @@ pub(crate) fn list(service: &dyn SkillsService, scripts: bool) -> Result<Vec<Too
                 "type": "object",
                 "properties": {
                     "query": { "type": "string", "description": "What the task is about, in a few words." },
-                    "limit": { "type": "integer", "minimum": 1, "maximum": search::MAX_LIMIT, "description": "The most results (default 10)." },
+                    "limit": { "type": "integer", "minimum": 1, "maximum": MAX_LIMIT, "description": "The most results (default 10)." },
                 },
                 "required": ["query"],
             }),
@@ -73,7 +73,7 @@ pub(crate) fn list(service: &dyn SkillsService, scripts: bool) -> Result<Vec<Too
     ];
     tools[0].output_schema = Some(schema_of::<SkillBody>());
     tools[1].output_schema = Some(schema_of::<ResourceContent>());
-    tools[2].output_schema = Some(object(search::output_schema()));
+    tools[2].output_schema = Some(schema_of::<SearchResults>());
     if !scripts {
         return Ok(tools);
     }
@@ -154,14 +154,14 @@ pub(crate) fn call(
         SEARCH_SKILLS => {
             let query = text_argument(&arguments, "query")?;
             let limit = match arguments.get("limit") {
-                None | Some(Value::Null) => search::DEFAULT_LIMIT,
+                None | Some(Value::Null) => DEFAULT_LIMIT,
                 Some(limit) => limit
                     .as_u64()
                     .and_then(|limit| usize::try_from(limit).ok())
                     .ok_or_else(|| errors::invalid("`limit` must be a positive whole number"))?,
             };
             let hits = service
-                .search(query, limit.clamp(1, search::MAX_LIMIT))
+                .search(query, limit.clamp(1, MAX_LIMIT))
                 .map_err(|error| to_mcp(&error))?;
             let text = if hits.is_empty() {
                 format!("No skill matches '{}'.", sanitize::line(query))
@@ -177,7 +177,14 @@ pub(crate) fn call(
                     .collect::<Vec<_>>()
                     .join("\n")
             };
-            Ok(success(text, json!({ "results": hits })))
+            let results = SearchResults {
+                query: query.to_owned(),
+                results: hits,
+            };
+            Ok(success(
+                text,
+                serde_json::to_value(&results).unwrap_or_default(),
+            ))
         }
         RUN_SKILL_SCRIPT if scripts => run_script(service, &arguments, confirmed),
         declared if scripts && declared.contains("__") => {

@@ -17,7 +17,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::path::{Path, PathBuf};
 
-use skills_types::search::SearchHit;
+use skills_types::search::{MAX_LIMIT, SearchHit};
 use skills_types::{Catalog, Error, Skill, SkillsConfig};
 use tantivy::collector::TopDocs;
 use tantivy::query::{BooleanQuery, BoostQuery, EnableScoring, Occur, Query, TermQuery};
@@ -30,9 +30,6 @@ use tantivy::tokenizer::{
 use tantivy::{Index, IndexWriter, ReloadPolicy, TantivyDocument, Term};
 
 use crate::discover::{CACHE_DIR, discover, roots_digest};
-
-/// The most hits one search returns.
-pub const MAX_LIMIT: usize = 50;
 
 /// The index's layout; a different one on disk is rebuilt.
 const FORMAT: u32 = 1;

@@ -18,13 +18,14 @@ use skills_types::rpc::methods::{
     BrowseParams, CancelParams, CancelResult, DescribeParams, ExplainParams, InstallResult,
     ListToolsResult, NoParams, ReadParams, ReadResourceParams, ReadResult, ReadRunLogParams,
     RecentRunsParams, RecentRunsResult, RenderTaskParams, ResolveRuntimesParams,
-    ResolveRuntimesResult, RunParams, RunResult, RunStarted, SubscribeResult, UninstallParams,
-    UpdateParams, ValidateParams,
+    ResolveRuntimesResult, RunParams, RunResult, RunStarted, SearchParams, SubscribeResult,
+    UninstallParams, UpdateParams, ValidateParams,
 };
 use skills_types::rpc::{
     ControllerSchema, Handler, HandlerFuture, Presenter, RpcError, params, result,
 };
 use skills_types::run::{MAX_LOG_READ_BYTES, RunLogChunk, Task};
+use skills_types::search::{DEFAULT_LIMIT, SearchResults};
 use skills_types::service::{BoxFuture, SkillsService};
 use skills_types::skill::ResourceContent;
 use skills_types::tool::{ToolCall, ToolExecution};
@@ -103,6 +104,24 @@ pub(crate) fn all() -> Vec<Method> {
             },
             None,
             |service, params| service.explain(&params.name),
+        ),
+        blocking::<SearchParams, SearchResults>(
+            Spec {
+                method: "skills.search",
+                aliases: &[],
+                description: "The skills that best fit a task, ranked (BM25 over name, description, when_to_use, tags and headings; the index is kept in the cache folder), each with its score and the fields it matched. The query is plain words, never query syntax.",
+                example: json!({ "query": "pull the tables out of a scanned invoice", "limit": 5 }),
+            },
+            None,
+            |service, params| {
+                let limit = params.limit.unwrap_or(DEFAULT_LIMIT);
+                service
+                    .search(&params.query, limit)
+                    .map(|results| SearchResults {
+                        query: params.query,
+                        results,
+                    })
+            },
         ),
         blocking::<ValidateParams, Report>(
             Spec {

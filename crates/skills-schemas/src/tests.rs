@@ -17,6 +17,7 @@ fn every_method_of_04_is_listed_once_with_its_aliases() {
         "skills.read",
         "skills.read_resource",
         "skills.explain",
+        "skills.search",
         "skills.validate",
         "skills.render_catalog",
         "skills.create",

@@ -197,9 +197,6 @@ pub mod search {
     use skills_types::search::SearchHit;
     use skills_types::{Error, SkillsConfig};
 
-    /// The most hits one search returns.
-    pub const MAX_LIMIT: usize = 50;
-
     /// Disabled: nothing matches.
     pub fn search(
         _config: &SkillsConfig,

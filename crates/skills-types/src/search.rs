@@ -16,3 +16,19 @@ pub struct SearchHit {
     /// `headings`), best contribution first.
     pub matched: Vec<String>,
 }
+
+/// A search's answer: the query as asked and the hits, best first (`skills search --json`,
+/// `skills.search`, the `search_skills` MCP tool).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct SearchResults {
+    /// The query.
+    pub query: String,
+    /// The hits, best first.
+    pub results: Vec<SearchHit>,
+}
+
+/// The results when the caller names no limit.
+pub const DEFAULT_LIMIT: usize = 10;
+
+/// The most results one search returns, whatever the caller asks.
+pub const MAX_LIMIT: usize = 50;

@@ -55,6 +55,17 @@ pub struct ExplainParams {
     pub name: String,
 }
 
+/// `skills.search`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SearchParams {
+    /// The task, in the user's words; never parsed as query syntax.
+    pub query: String,
+    /// The most results, 1 to 50 (default 10).
+    #[serde(default)]
+    pub limit: Option<usize>,
+}
+
 /// `skills.validate`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
