@@ -16,6 +16,7 @@
 
 mod catalog;
 mod peers;
+mod relevance;
 mod report;
 mod rss;
 mod runtime;
@@ -99,6 +100,9 @@ const CATALOG_REPORT_PATH: &str = "target/bench/catalog.json";
 /// Where the runtime row goes, relative to the repository root.
 const RUNTIME_REPORT_PATH: &str = "target/bench/runtime.json";
 
+/// Where the relevance rows go, relative to the repository root.
+const RELEVANCE_REPORT_PATH: &str = "target/bench/relevance.json";
+
 /// The application directory the trees use, and the catalog cache below it in the home.
 const CACHE_DIR: &str = ".openhuman/cache";
 
@@ -128,6 +132,7 @@ impl Args {
         let mut runtime = true;
         let mut catalog_only = false;
         let mut runtime_only = false;
+        let mut relevance_only = false;
         let mut runs = DEFAULT_RUNS;
         let mut args = args.iter();
         while let Some(arg) = args.next() {
@@ -148,6 +153,7 @@ impl Args {
                 "--catalog-only" => catalog_only = true,
                 "--no-runtime" => runtime = false,
                 "--runtime-only" => runtime_only = true,
+                "--relevance-only" => relevance_only = true,
                 "--shape" => {
                     let text = args.next().ok_or("`--shape` needs a value")?;
                     shapes.push(tree::Shape::parse(text).ok_or_else(|| {
@@ -188,6 +194,12 @@ impl Args {
                 return Err("`--runtime-only` and `--no-runtime` cannot be combined".to_owned());
             }
             (trees, catalog) = (false, false);
+        }
+        if relevance_only {
+            if catalog_only || runtime_only {
+                return Err("`--relevance-only` takes no other `--...-only`".to_owned());
+            }
+            (trees, catalog, runtime) = (false, false, false);
         }
         Ok(Self {
             sizes,
@@ -370,7 +382,7 @@ pub(crate) fn run(root: &Path, args: &Args) -> Result<(), Failure> {
         if args.runtime {
             run_runtime(root, &skills)?;
         }
-        return Ok(());
+        return run_relevance(root, &skills);
     }
     let started = Instant::now();
     let load_before = report::load_average();
@@ -465,7 +477,21 @@ pub(crate) fn run(root: &Path, args: &Args) -> Result<(), Failure> {
     if args.runtime {
         run_runtime(root, &tools.skills)?;
     }
-    Ok(())
+    run_relevance(root, &tools.skills)
+}
+
+/// The relevance rows ([`relevance`]): measured, printed and written to
+/// [`RELEVANCE_REPORT_PATH`].
+fn run_relevance(root: &Path, skills: &Path) -> Result<(), Failure> {
+    let scratch = scratch("set TMPDIR to a writable directory")?;
+    let measured = relevance::measure(root, &scratch.0, skills)?;
+    drop(scratch);
+    write_report(
+        root,
+        RELEVANCE_REPORT_PATH,
+        &measured.table(),
+        &measured.json(),
+    )
 }
 
 /// The runtime row ([`runtime`]): measured, printed and written to [`RUNTIME_REPORT_PATH`].
@@ -1640,6 +1666,8 @@ mod tests {
         let only = |flag: &str| parse(&[flag]).map(|args| (args.trees, args.catalog, args.runtime));
         assert_eq!(only("--runtime-only"), Ok((false, false, true)));
         assert_eq!(only("--catalog-only"), Ok((false, true, false)));
+        assert_eq!(only("--relevance-only"), Ok((false, false, false)));
+        assert!(parse(&["--relevance-only", "--runtime-only"]).is_err());
         assert_eq!(only("--no-runtime"), Ok((true, true, false)));
         assert!(parse(&["--runtime-only", "--catalog-only"]).is_err());
         assert!(parse(&["--runtime-only", "--no-runtime"]).is_err());
