@@ -6,7 +6,7 @@
 
 use std::io::{BufRead as _, BufReader, Read as _, Write as _};
 use std::net::TcpStream;
-use std::process::{Child, ChildStderr, Command, Stdio};
+use std::process::{Child, ChildStderr, Stdio};
 
 use rmcp::ServiceExt;
 use rmcp::model::{CallToolRequestParams, GetPromptRequestParams, ReadResourceRequestParams};
@@ -38,7 +38,8 @@ impl Drop for Server {
 
 impl Server {
     fn start(tree: &Tree, token: Option<&str>) -> Self {
-        let mut command = Command::new(skills_tests::skills_binary());
+        // `skills()` already leaves the caller's SKILLS_ variables out.
+        let mut command = skills_tests::skills();
         command
             .current_dir(&tree.base)
             .arg("--workspace")
@@ -49,11 +50,6 @@ impl Server {
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped());
-        for (key, _) in std::env::vars_os() {
-            if key.to_string_lossy().starts_with("SKILLS_") {
-                command.env_remove(key);
-            }
-        }
         if let Some(token) = token {
             command.env("SKILLS_MCP_TOKEN", token);
         }
@@ -287,14 +283,13 @@ fn a_token_the_server_made_is_the_one_it_printed() {
 fn a_non_loopback_address_or_a_short_token_is_refused_before_anything_listens() {
     let tree = tree();
     for (address, token) in [("0.0.0.0:0", None), ("127.0.0.1:0", Some("short"))] {
-        let mut command = Command::new(skills_tests::skills_binary());
+        let mut command = skills_tests::skills();
         command
             .arg("--workspace")
             .arg(&tree.workspace)
             .arg("--home")
             .arg(&tree.home)
-            .args(["mcp", "--http", address])
-            .env_remove("SKILLS_MCP_TOKEN");
+            .args(["mcp", "--http", address]);
         if let Some(token) = token {
             command.env("SKILLS_MCP_TOKEN", token);
         }

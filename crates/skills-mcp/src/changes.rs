@@ -111,7 +111,7 @@ impl Live {
                     )
                 }
                 Err(error) => {
-                    let instructions = format!("The skills catalog could not be read: {error}");
+                    let instructions = instructions_from(Err(&error));
                     (instructions, from_result(Err(error)))
                 }
             };

@@ -167,11 +167,14 @@ pub(crate) fn render_options(service: &dyn SkillsService) -> RenderOptions {
 /// The budgeted catalog text; a catalog that cannot be rendered becomes a sentence saying so,
 /// because a server without instructions is still useful through its tools.
 pub(crate) fn instructions(service: &dyn SkillsService) -> String {
-    instructions_from(service.render_catalog(&render_options(service)))
+    match service.render_catalog(&render_options(service)) {
+        Ok(rendered) => instructions_from(Ok(rendered)),
+        Err(error) => instructions_from(Err(&error)),
+    }
 }
 
 /// The instructions around a rendering of the catalog.
-pub(crate) fn instructions_from(rendered: Result<Rendered, Error>) -> String {
+pub(crate) fn instructions_from(rendered: Result<Rendered, &Error>) -> String {
     match rendered {
         Ok(rendered) => format!(
             "{}\n\nThese are the Agent Skills available here. Call `load_skill` with a \
