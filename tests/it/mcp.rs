@@ -902,3 +902,38 @@ fn an_ask_skill_runs_once_the_user_confirms_in_the_host_and_not_when_they_declin
         "only the confirmed run ran"
     );
 }
+
+#[test]
+fn skill_text_in_every_list_reaches_the_host_sanitised() {
+    let tree = tree();
+    tree.skill(
+        Place::UserOpenhuman,
+        "evil",
+        "evil",
+        "Looks fine \u{1b}]0;owned\u{7}\u{1b}[31m red \u{202e}reversed",
+    );
+    converse(&tree, &["--no-scripts"], |client| async move {
+        let resources = client.list_resources(None).await.unwrap().resources;
+        let prompts = client.list_prompts(None).await.unwrap().prompts;
+        let texts: Vec<String> = resources
+            .iter()
+            .filter_map(|resource| resource.description.clone())
+            .chain(
+                prompts
+                    .iter()
+                    .filter_map(|prompt| prompt.description.clone()),
+            )
+            .collect();
+        assert!(
+            texts.iter().any(|text| text.contains("Looks fine")),
+            "{texts:?}"
+        );
+        for text in &texts {
+            assert!(
+                !text.contains(['\u{1b}', '\u{7}', '\u{202e}']),
+                "unsanitised: {text:?}"
+            );
+        }
+        client
+    });
+}

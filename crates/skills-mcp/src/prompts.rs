@@ -10,6 +10,7 @@ use rmcp::model::{
 use serde_json::{Map, Value};
 use skills_types::catalog::Listing;
 use skills_types::run::parse_input_text;
+use skills_types::sanitize;
 use skills_types::service::SkillsService;
 
 use crate::errors::{self, to_mcp};
@@ -45,13 +46,13 @@ pub(crate) fn list(
                 .iter()
                 .map(|input| {
                     PromptArgument::new(input.name.clone())
-                        .with_description(input.description.clone())
+                        .with_description(sanitize::description(&input.description))
                         .with_required(input.required && input.default.is_none())
                 })
                 .collect::<Vec<_>>();
             Prompt::new(
                 summary.name.clone(),
-                Some(summary.description.clone()),
+                Some(sanitize::description(&summary.description).into_owned()),
                 (!arguments.is_empty()).then_some(arguments),
             )
         })
@@ -90,6 +91,6 @@ pub(crate) fn get(
         .map_err(|error| to_mcp(&error))?;
     Ok(
         GetPromptResult::new(vec![PromptMessage::new_text(Role::User, task.prompt)])
-            .with_description(format!("Follow the skill '{}'", body.name)),
+            .with_description(format!("Follow the skill '{}'", sanitize::line(&body.name))),
     )
 }

@@ -17,6 +17,7 @@ use rmcp::model::{
 use skills_types::Error;
 use skills_types::catalog::Listing;
 use skills_types::limits::MAX_RESOURCE_BYTES;
+use skills_types::sanitize;
 use skills_types::service::SkillsService;
 use skills_types::skill::SkillSummary;
 
@@ -200,7 +201,7 @@ pub(crate) fn list(
         }
         taken += 1;
         let mut definition = Resource::new(uri(&skill.name, DEFINITION), skill.name.clone())
-            .with_description(skill.description.clone())
+            .with_description(sanitize::description(&skill.description))
             .with_mime_type("text/markdown");
         if let Ok(metadata) = std::fs::metadata(&skill.location) {
             definition = definition.with_size(metadata.len());

@@ -101,8 +101,14 @@ pub(crate) fn list(service: &dyn SkillsService, scripts: bool) -> Result<Vec<Too
             // A tool without an object schema takes no arguments; MCP requires an object.
             _ => Map::from_iter([("type".to_owned(), json!("object"))]),
         };
-        let mut listed = Tool::new(declared.name, declared.description, Arc::new(schema));
-        listed.title = Some(format!("{} (skill {})", declared.tool, declared.skill));
+        // A declared tool's words come from a skill folder: sanitised like every skill text.
+        let description = sanitize::description(&declared.description).into_owned();
+        let mut listed = Tool::new(declared.name, description, Arc::new(schema));
+        listed.title = Some(format!(
+            "{} (skill {})",
+            sanitize::line(&declared.tool),
+            sanitize::line(&declared.skill)
+        ));
         tools.push(listed);
     }
     Ok(tools)
