@@ -10,6 +10,7 @@
 //! run to run on the same tree.
 
 mod cache;
+mod last_good;
 
 pub(crate) use cache::{CACHE_DIR, roots_digest};
 mod permission;
@@ -159,7 +160,8 @@ pub fn discover(config: &SkillsConfig) -> Result<Catalog, Error> {
     );
     tracing::debug!(found = scanned.found.len(), elapsed = ?started.elapsed(), "walk done");
     diagnostics.extend(scanned.diagnostics);
-    let built = load_all(cache, &plan.roots, scanned.found);
+    let mut built = load_all(cache, &plan.roots, scanned.found);
+    diagnostics.extend(last_good::keep(&config.last_good, &mut built));
     let mut catalog = assemble(&config, built, &mut diagnostics);
     catalog.diagnostics = diagnostics;
     catalog.trusted = trusted;

@@ -139,6 +139,11 @@ pub struct SkillsConfig {
     /// root`): a workspace must not choose where the user's skills are written.
     #[serde(default)]
     pub install_root: Option<crate::install::AgentTarget>,
+    /// The last valid version of each skill, kept while its file is broken once a watch has
+    /// started ([`crate::watch::LastGood`]): process state shared by clones, not settings.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub last_good: crate::watch::LastGood,
 }
 
 impl SkillsConfig {
@@ -167,6 +172,7 @@ impl SkillsConfig {
             read_only: false,
             read_command: None,
             install_root: None,
+            last_good: crate::watch::LastGood::default(),
         }
     }
 }

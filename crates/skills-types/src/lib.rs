@@ -38,6 +38,7 @@ pub mod trigger;
 pub mod trust;
 pub mod update;
 pub mod validate;
+pub mod watch;
 
 pub use catalog::Catalog;
 pub use config::SkillsConfig;

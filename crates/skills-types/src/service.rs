@@ -141,6 +141,12 @@ pub trait SkillsService: Send + Sync {
     fn list_tools(&self) -> Result<Vec<crate::tool::ToolInfo>, Error> {
         Ok(Vec::new())
     }
+    /// Watches the catalog's roots (08 §The live catalog): the stream of changes, and from
+    /// then on the service keeps a skill's last valid version while its file is broken.
+    fn watch(&self, options: &crate::watch::WatchOptions) -> Result<crate::watch::Watch, Error> {
+        let _ = options;
+        Err(Error::Disabled)
+    }
     /// Calls a declared tool.
     fn execute_tool(
         &self,
