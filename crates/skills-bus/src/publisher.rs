@@ -5,26 +5,37 @@
 //! the publisher saw last (with the added, changed and removed ids), and `load_error` for each
 //! file that fails to load and did not fail last time. The first catalog a publisher sees is
 //! its baseline and publishes nothing: there is nothing to compare it with.
+//!
+//! A publisher may have several sinks (the handle's bus, and the stream of each running watch),
+//! shared by its clones: each sees the same events, computed once.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::hash::{DefaultHasher, Hash, Hasher};
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use serde_json::json;
 use skills_types::event::{DomainEvent, SharedSink, SkillsEvent};
-use skills_types::{Catalog, Severity};
+use skills_types::{Catalog, DiagnosticCode, Severity};
 
-/// Publishes the events of the skills domain into a sink; without a sink it does nothing.
+/// Publishes the events of the skills domain into its sinks; without a sink it does nothing.
 #[derive(Clone, Default)]
 pub struct Publisher {
-    sink: Option<SharedSink>,
+    sinks: Arc<Mutex<Sinks>>,
     last: Arc<Mutex<Option<Snapshot>>>,
+}
+
+/// The sinks, each under the number [`Publisher::add_sink`] gave it.
+#[derive(Default)]
+struct Sinks {
+    next: u64,
+    list: Vec<(u64, SharedSink)>,
 }
 
 impl std::fmt::Debug for Publisher {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Publisher")
-            .field("sink", &self.sink.is_some())
+            .field("sinks", &self.sinks().len())
             .finish_non_exhaustive()
     }
 }
@@ -44,6 +55,10 @@ impl Snapshot {
             // only on demand); serde_json gives a stable text to hash.
             let mut seen = skill.clone();
             seen.resources = None;
+            // A kept last good version is the same skill as before: its flag is reported as a
+            // `load_error`, not as a change.
+            seen.diagnostics
+                .retain(|diagnostic| diagnostic.code != DiagnosticCode::LastGoodKept);
             let text = serde_json::to_string(&seen).unwrap_or_default();
             text.hash(skills.entry(skill.id.clone()).or_default());
         }
@@ -79,22 +94,38 @@ fn load_errors(catalog: &Catalog) -> impl Iterator<Item = (String, &skills_types
 impl Publisher {
     /// A publisher into `sink`.
     pub fn new(sink: SharedSink) -> Self {
-        Self {
-            sink: Some(sink),
-            last: Arc::default(),
-        }
+        let publisher = Self::default();
+        publisher.add_sink(sink);
+        publisher
+    }
+
+    /// Also publishes into `sink` (for this publisher and its clones), until
+    /// [`Publisher::remove_sink`] is called with the number returned.
+    pub fn add_sink(&self, sink: SharedSink) -> u64 {
+        let mut sinks = self.sinks.lock().unwrap_or_else(PoisonError::into_inner);
+        let id = sinks.next;
+        sinks.next += 1;
+        sinks.list.push((id, sink));
+        id
+    }
+
+    /// Stops publishing into the sink [`Publisher::add_sink`] numbered `id`.
+    pub fn remove_sink(&self, id: u64) {
+        self.sinks
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .list
+            .retain(|(each, _)| *each != id);
     }
 
     /// Whether events go anywhere.
     pub fn is_active(&self) -> bool {
-        self.sink.is_some()
+        !self.sinks().is_empty()
     }
 
     /// Publishes one event of the skills domain.
     pub fn publish(&self, kind: SkillsEvent, payload: serde_json::Value) {
-        if let Some(sink) = &self.sink {
-            sink.publish(DomainEvent::skills(kind, payload));
-        }
+        send(&self.sinks(), &DomainEvent::skills(kind, payload));
     }
 
     /// Whether a baseline catalog has been seen.
@@ -104,18 +135,38 @@ impl Publisher {
 
     /// Compares `catalog` with the last one seen, publishes what changed, and remembers it.
     pub fn observe(&self, catalog: &Catalog) {
-        let Some(sink) = &self.sink else { return };
+        self.observe_touched(catalog, &BTreeSet::new());
+    }
+
+    /// [`Publisher::observe`] after file events naming `touched`: a skill present before and
+    /// after also counts as changed when a touched path lies in its folder (a bundled file
+    /// edited, which leaves the record alone).
+    pub fn observe_touched(&self, catalog: &Catalog, touched: &BTreeSet<PathBuf>) {
+        let sinks = self.sinks();
+        if sinks.is_empty() {
+            return;
+        }
         let next = Snapshot::of(catalog);
         let previous = self.lock().replace(next.clone());
         let Some(previous) = previous else { return };
         for (key, diagnostic) in load_errors(catalog) {
             if !previous.load_errors.contains(&key) {
-                sink.publish(DomainEvent::skills(
-                    SkillsEvent::LoadError,
-                    json!({ "path": diagnostic.path, "diagnostic": diagnostic }),
-                ));
+                let kept = catalog
+                    .skills
+                    .iter()
+                    .chain(&catalog.shadowed)
+                    .find(|skill| diagnostic.path.as_ref() == Some(&skill.location))
+                    .map(|skill| skill.id.as_str());
+                send(
+                    &sinks,
+                    &DomainEvent::skills(
+                        SkillsEvent::LoadError,
+                        json!({ "path": diagnostic.path, "kept": kept, "diagnostic": diagnostic }),
+                    ),
+                );
             }
         }
+        let in_touched_folder = touched_skills(catalog, touched);
         let added: Vec<&String> = next
             .skills
             .keys()
@@ -130,24 +181,69 @@ impl Publisher {
             .skills
             .iter()
             .filter(|(id, fingerprint)| {
-                previous
-                    .skills
-                    .get(*id)
-                    .is_some_and(|before| before != *fingerprint)
+                previous.skills.get(*id).is_some_and(|before| {
+                    before != *fingerprint || in_touched_folder.contains(id.as_str())
+                })
             })
             .map(|(id, _)| id)
             .collect();
         if !(added.is_empty() && removed.is_empty() && changed.is_empty()) {
-            sink.publish(DomainEvent::skills(
-                SkillsEvent::CatalogChanged,
-                json!({ "added": added, "changed": changed, "removed": removed }),
-            ));
+            send(
+                &sinks,
+                &DomainEvent::skills(
+                    SkillsEvent::CatalogChanged,
+                    json!({ "added": added, "changed": changed, "removed": removed }),
+                ),
+            );
         }
+    }
+
+    fn sinks(&self) -> Vec<SharedSink> {
+        self.sinks
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .list
+            .iter()
+            .map(|(_, sink)| sink.clone())
+            .collect()
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Option<Snapshot>> {
         self.last.lock().unwrap_or_else(PoisonError::into_inner)
     }
+}
+
+fn send(sinks: &[SharedSink], event: &DomainEvent) {
+    for sink in sinks {
+        sink.publish(event.clone());
+    }
+}
+
+/// The ids of the catalog's skills whose folder holds one of the `touched` paths. A skill kept
+/// at its last good version is left out: what was touched is the broken file, and what an
+/// agent sees of it did not change.
+fn touched_skills<'a>(catalog: &'a Catalog, touched: &BTreeSet<PathBuf>) -> BTreeSet<&'a str> {
+    if touched.is_empty() {
+        return BTreeSet::new();
+    }
+    let folders: BTreeMap<&Path, &str> = catalog
+        .skills
+        .iter()
+        .filter(|skill| {
+            !skill
+                .diagnostics
+                .iter()
+                .any(|diagnostic| diagnostic.code == DiagnosticCode::LastGoodKept)
+        })
+        .map(|skill| (skill.dir.as_path(), skill.id.as_str()))
+        .collect();
+    touched
+        .iter()
+        .filter_map(|path| {
+            path.ancestors()
+                .find_map(|ancestor| folders.get(ancestor).copied())
+        })
+        .collect()
 }
 
 #[cfg(test)]

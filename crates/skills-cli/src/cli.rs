@@ -190,6 +190,10 @@ pub(crate) enum Command {
     /// tags and headings; the index is kept in the cache folder): `skills search pull the
     /// tables out of a scanned invoice`.
     Search(SearchArgs),
+    /// Watch the catalog's roots and print each change as it happens (skills added, changed,
+    /// removed; a broken file, whose skill keeps its last valid version) until interrupted;
+    /// --json prints one JSON object per line.
+    Watch(WatchArgs),
     /// Run a skill's self-tests (`[[tests]]` in skill.toml), or every skill's with --all;
     /// exits 1 when any fails.
     Test(TestArgs),
@@ -353,6 +357,20 @@ pub(crate) struct SearchArgs {
 }
 
 #[derive(Debug, Args)]
+pub(crate) struct WatchArgs {
+    /// How long a burst of file events must be quiet before the catalog is looked at again,
+    /// in milliseconds.
+    #[arg(long, value_name = "MS", default_value_t = 300, value_parser = clap::value_parser!(u64).range(10..=60_000))]
+    pub(crate) debounce_ms: u64,
+    /// How often a path the kernel will not watch (the inotify limit) is scanned instead, in
+    /// milliseconds.
+    #[arg(long, value_name = "MS", default_value_t = 2_000, value_parser = clap::value_parser!(u64).range(100..=600_000))]
+    pub(crate) poll_ms: u64,
+    #[command(flatten)]
+    pub(crate) discovery: Discovery,
+}
+
+#[derive(Debug, Args)]
 pub(crate) struct ToolsArgs {
     #[command(flatten)]
     pub(crate) discovery: Discovery,
@@ -452,6 +470,10 @@ pub(crate) struct PromptArgs {
     /// A skill never shortened or dropped (repeatable).
     #[arg(long, value_name = "NAME")]
     pub(crate) pin: Vec<String>,
+    /// Rank for a task: the pinned skills first, then the ones the task matches (best first),
+    /// then the rest; a budget leaves out the least relevant first.
+    #[arg(long, value_name = "TASK")]
+    pub(crate) query: Option<String>,
     #[command(flatten)]
     pub(crate) discovery: Discovery,
 }

@@ -26,6 +26,7 @@ mod tools;
 mod trust;
 mod update;
 mod validate;
+mod watch;
 
 use std::process::ExitCode;
 
@@ -92,6 +93,7 @@ fn main() -> ExitCode {
         cli::Command::Schemas => serve::schemas(),
         cli::Command::Mcp(args) => mcp::run(global, args),
         cli::Command::Search(args) => search::run(global, args),
+        cli::Command::Watch(args) => watch::run(global, args),
         cli::Command::Completions(args) => {
             let mut command = <cli::Cli as clap::CommandFactory>::command();
             clap_complete::generate(args.shell, &mut command, "skills", &mut std::io::stdout());

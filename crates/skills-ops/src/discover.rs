@@ -121,6 +121,18 @@ pub(crate) fn sidecar_diagnostics(skill_dir: &Path, skill: &str) -> Vec<Diagnost
     diagnostics
 }
 
+/// Every root a discovery of `config` scans, in precedence order, as the trust record and the
+/// configuration files stand now (what a watch keeps an eye on).
+pub(crate) fn planned_roots(config: &SkillsConfig) -> Vec<PathBuf> {
+    let trusted = trust::standing(config).trusted;
+    let (config, _) = settings::effective(config, trusted);
+    roots::plan(&config, trusted)
+        .roots
+        .into_iter()
+        .map(|root| root.path)
+        .collect()
+}
+
 /// Discovers every skill the configuration reaches.
 pub fn discover(config: &SkillsConfig) -> Result<Catalog, Error> {
     let started = std::time::Instant::now();

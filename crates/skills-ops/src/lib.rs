@@ -21,6 +21,7 @@ pub mod resources;
 pub mod search;
 pub mod trust;
 pub mod validate;
+pub mod watch;
 
 mod compliance;
 pub mod fs;

@@ -75,6 +75,14 @@ impl Publisher {
         Self::default()
     }
 
+    /// Ignores `sink`; the number means nothing.
+    pub fn add_sink(&self, _sink: SharedSink) -> u64 {
+        0
+    }
+
+    /// Does nothing.
+    pub fn remove_sink(&self, _id: u64) {}
+
     /// Always `false`.
     pub fn is_active(&self) -> bool {
         false
@@ -90,6 +98,14 @@ impl Publisher {
 
     /// Does nothing.
     pub fn observe(&self, _catalog: &Catalog) {}
+
+    /// Does nothing.
+    pub fn observe_touched(
+        &self,
+        _catalog: &Catalog,
+        _touched: &std::collections::BTreeSet<std::path::PathBuf>,
+    ) {
+    }
 }
 
 /// An index that matches nothing.

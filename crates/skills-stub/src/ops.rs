@@ -195,7 +195,7 @@ pub mod search {
     //! The twin of `skills_ops::search`: no skill, so no hit.
 
     use skills_types::search::SearchHit;
-    use skills_types::{Error, SkillsConfig};
+    use skills_types::{Catalog, Error, SkillsConfig};
 
     /// Disabled: nothing matches.
     pub fn search(
@@ -204,6 +204,26 @@ pub mod search {
         _limit: usize,
     ) -> Result<Vec<SearchHit>, Error> {
         Ok(Vec::new())
+    }
+
+    /// An index that holds nothing.
+    #[derive(Clone, Debug, Default)]
+    pub struct OpenIndex {
+        _empty: (),
+    }
+
+    impl OpenIndex {
+        /// Disabled: nothing matches.
+        pub fn search(
+            &self,
+            _config: &SkillsConfig,
+            _catalog: &Catalog,
+            _generation: u64,
+            _query: &str,
+            _limit: usize,
+        ) -> Result<Vec<SearchHit>, Error> {
+            Ok(Vec::new())
+        }
     }
 }
 
@@ -233,6 +253,47 @@ pub mod manage {
         _name: &str,
         _scope: Option<SkillScope>,
     ) -> Result<Uninstalled, Error> {
+        Err(Error::Disabled)
+    }
+}
+
+pub mod watch {
+    //! The twin of `skills_ops::watch`: nothing is watched.
+
+    use std::collections::BTreeSet;
+    use std::path::{Path, PathBuf};
+
+    use skills_types::watch::{WatchMode, WatchOptions};
+    use skills_types::{Diagnostic, Error, SkillsConfig};
+
+    /// What a watch would tell whoever started it; never called here.
+    pub trait Listener: Send + 'static {
+        /// A burst changed what the catalog is made of.
+        fn changed(&mut self, touched: &BTreeSet<PathBuf>);
+
+        /// `path` is watched another way from now on.
+        fn watching(&mut self, path: &Path, mode: WatchMode, diagnostic: Diagnostic);
+    }
+
+    /// A watch that never runs.
+    #[derive(Debug)]
+    pub struct Watcher {
+        _inert: (),
+    }
+
+    impl Watcher {
+        /// Nothing is watched.
+        pub fn watching(&self) -> &[PathBuf] {
+            &[]
+        }
+    }
+
+    /// Disabled.
+    pub fn start(
+        _config: &SkillsConfig,
+        _options: &WatchOptions,
+        _listener: impl Listener,
+    ) -> Result<Watcher, Error> {
         Err(Error::Disabled)
     }
 }

@@ -80,6 +80,7 @@ diagnostic_codes! {
     DepthLimit = "depth-limit": "A folder lies deeper below its root than the depth limit and was not scanned.",
     DirectoryLimit = "directory-limit": "A root holds more folders than the scan limit; the rest were not scanned.",
     LastGoodKept = "last-good-kept": "The definition file no longer loads; a running watch keeps the skill's last valid version until the file is fixed or removed.",
+    WatchPolling = "watch-polling": "A running watch could not have the kernel report changes under a path (the inotify watch limit, or another refusal), so it looks at that path every poll interval instead.",
     Unreadable = "unreadable": "A file or folder could not be read (permission denied, vanished during the scan, or a name that is not UTF-8).",
     InvalidConfig = "invalid-config": "A `skills.toml` configuration file could not be read or has a malformed key; the key was ignored.",
     InvalidSidecar = "invalid-sidecar": "A `skill.toml`, `workflow.toml` or `skill.json` beside the definition file could not be read or is malformed.",

@@ -75,6 +75,12 @@ pub struct RenderOptions {
     /// Names never shortened or dropped.
     #[serde(default)]
     pub pinned: Vec<String>,
+    /// A task to rank the catalog for (08 §Relevance), as a user phrases it: the pinned skills
+    /// come first, then the skills the task matches in the search index, best first, then the
+    /// rest in the catalog's order; a budget shortens and drops the least relevant first.
+    /// `None`, or a blank task, keeps the catalog's order.
+    #[serde(default)]
+    pub query: Option<String>,
 }
 
 impl RenderOptions {
@@ -92,6 +98,13 @@ impl RenderOptions {
         self.budget_chars = Some(budget_chars);
         self
     }
+
+    /// The same options ranked for a task.
+    #[must_use]
+    pub fn query(mut self, task: impl Into<String>) -> Self {
+        self.query = Some(task.into());
+        self
+    }
 }
 
 /// A rendered catalog.
@@ -105,6 +118,11 @@ pub struct Rendered {
     /// Names of user skills a workspace skill of the same name shadows.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub shadows_user: Vec<String>,
+    /// With a query: the skills it matched, best first (at most the search's
+    /// [`MAX_LIMIT`](crate::search::MAX_LIMIT)), pinned ones included, whether or not a budget
+    /// left them out.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub matched: Vec<String>,
 }
 
 /// What fitting the catalog into its budget took.
@@ -116,9 +134,12 @@ pub struct BudgetReport {
     pub used_chars: usize,
     /// Whether the text fits (it may not when the pinned skills alone exceed the budget).
     pub fits: bool,
-    /// Names whose descriptions were shortened, in catalog order.
+    /// Names whose descriptions were shortened, in the order rendered (the catalog's, without
+    /// a query).
     pub shortened: Vec<String>,
-    /// Names left out, in the order they were dropped (lowest precedence first).
+    /// Names left out, in the order they were dropped: the least relevant first (with a query,
+    /// the skills it did not match, then those it matched from the worst up), and among equals
+    /// the lowest precedence first.
     pub dropped: Vec<String>,
 }
 

@@ -43,6 +43,9 @@ pub enum WatchMode {
     Events,
     /// It is scanned every poll interval: the kernel would not watch it.
     Polling,
+    /// Neither the kernel nor polling could watch it: a change there is seen with the next
+    /// change elsewhere.
+    Unwatched,
 }
 
 /// One thing a watch reports, in the order it happened. On the wire (`skills watch --json`)
@@ -86,8 +89,8 @@ pub enum WatchEvent {
         path: PathBuf,
         /// How it is watched now.
         mode: WatchMode,
-        /// Why.
-        reason: String,
+        /// Why (a `watch-polling` warning naming the path and the kernel's refusal).
+        diagnostic: Diagnostic,
     },
 }
 
@@ -95,6 +98,35 @@ pub enum WatchEvent {
 pub trait WatchGuard: Send {}
 
 impl<T: Send> WatchGuard for T {}
+
+/// The sending half of a watch's stream: what the watch reports through, from any thread.
+#[derive(Clone, Debug)]
+pub struct WatchSender {
+    events: tokio::sync::mpsc::UnboundedSender<WatchEvent>,
+}
+
+impl WatchSender {
+    /// Sends `event`; `false` when the [`Watch`] is gone (nobody reads any more).
+    pub fn send(&self, event: WatchEvent) -> bool {
+        self.events.send(event).is_ok()
+    }
+}
+
+/// The receiving half of a watch's stream, before it becomes a [`Watch`].
+#[derive(Debug)]
+pub struct WatchReceiver {
+    events: tokio::sync::mpsc::UnboundedReceiver<WatchEvent>,
+}
+
+/// A new stream of watch events: unbounded, because the watch's thread must never wait for
+/// its reader (events are few: one per burst).
+pub fn channel() -> (WatchSender, WatchReceiver) {
+    let (sender, receiver) = tokio::sync::mpsc::unbounded_channel();
+    (
+        WatchSender { events: sender },
+        WatchReceiver { events: receiver },
+    )
+}
 
 /// A running watch: a stream of [`WatchEvent`]s. Dropping it stops the watch.
 pub struct Watch {
@@ -110,12 +142,9 @@ impl std::fmt::Debug for Watch {
 
 impl Watch {
     /// A watch reading `events`, running as long as `guard` lives.
-    pub fn new(
-        events: tokio::sync::mpsc::UnboundedReceiver<WatchEvent>,
-        guard: impl WatchGuard + 'static,
-    ) -> Self {
+    pub fn new(events: WatchReceiver, guard: impl WatchGuard + 'static) -> Self {
         Self {
-            events,
+            events: events.events,
             _guard: Box::new(guard),
         }
     }
@@ -128,6 +157,11 @@ impl Watch {
     /// The next event, blocking the thread (not from inside an async runtime).
     pub fn blocking_next(&mut self) -> Option<WatchEvent> {
         self.events.blocking_recv()
+    }
+
+    /// The next event if one is waiting.
+    pub fn try_next(&mut self) -> Option<WatchEvent> {
+        self.events.try_recv().ok()
     }
 }
 

@@ -23,6 +23,7 @@ use skills_types::skill::{Resource, ResourceBytes, ResourceContent};
 use skills_types::tool::{ToolCall, ToolExecution, ToolInfo};
 use skills_types::trust::{TrustChange, TrustedWorkspace};
 use skills_types::validate::{Options, Report};
+use skills_types::watch::{Watch, WatchEvent, WatchOptions};
 use skills_types::{Catalog, Error, Skill, SkillScope, SkillsConfig};
 
 use crate::bus::{Activations, CatalogSource, EventBus, TriggeredSkillSubscriber};
@@ -182,6 +183,49 @@ impl Skills {
     /// kept in the cache folder and follows the files.
     pub fn search(&self, query: &str, limit: usize) -> Result<Vec<SearchHit>, Error> {
         ops::search::search(self.checked()?, query, limit)
+    }
+
+    /// Watches every root of the catalog, the trust record and the configuration files
+    /// (08 §The live catalog) until the returned stream is dropped. It starts with
+    /// [`WatchEvent::Ready`]; after each burst of file events (quiet for `options.debounce`)
+    /// the catalog is discovered again and compared with the last one, and the difference is
+    /// one [`WatchEvent::CatalogChanged`] (also published on the handle's bus, so the trigger
+    /// index and any server on it follow). From the first watch on, a skill whose definition
+    /// file stops loading keeps its last valid version in every answer of this handle and its
+    /// clones ([`WatchEvent::LoadError`] names it) until the file loads again or is removed. A
+    /// path the kernel will not watch is polled instead ([`WatchEvent::Watching`]).
+    pub fn watch(&self, options: &WatchOptions) -> Result<Watch, Error> {
+        let config = self.checked()?;
+        let (sender, receiver) = skills_types::watch::channel();
+        config.last_good.enable();
+        let sink = self
+            .publisher
+            .add_sink(Arc::new(crate::live::StreamSink(sender.clone())));
+        let relay = crate::live::Relay {
+            handle: self.clone(),
+            events: sender.clone(),
+        };
+        let watcher = match ops::watch::start(config, options, relay) {
+            Ok(watcher) => watcher,
+            Err(error) => {
+                self.publisher.remove_sink(sink);
+                return Err(error);
+            }
+        };
+        let watching = watcher.watching().to_vec();
+        let guard = crate::live::Guard {
+            _watcher: watcher,
+            handle: self.clone(),
+            sink,
+        };
+        // The baseline comes after the watches are in place: a change made in between is
+        // either in it or reported by the first burst.
+        let catalog = self.observed_discovery(&self.ordered())?;
+        sender.send(WatchEvent::Ready {
+            skills: catalog.skills.len(),
+            watching,
+        });
+        Ok(Watch::new(receiver, guard))
     }
 
     /// The listing and the rendered catalog from one discovery.
@@ -554,6 +598,23 @@ impl Skills {
             .then(|| self.order.lock().unwrap_or_else(PoisonError::into_inner))
     }
 
+    /// After a burst of file events naming `touched`: a discovery the publisher compares with
+    /// the last one (a skill whose folder holds a touched path counts as changed).
+    pub(crate) fn rediscover(&self, touched: &std::collections::BTreeSet<std::path::PathBuf>) {
+        let _order = self.ordered();
+        match self.checked().and_then(ops::discover::discover) {
+            Ok(catalog) => self.publisher.observe_touched(&catalog, touched),
+            // The same failure reaches the next caller of the handle; the watch goes on and
+            // the next burst tries again.
+            Err(_) => {}
+        }
+    }
+
+    /// The handle's publisher (a watch adds its stream to it).
+    pub(crate) fn publisher(&self) -> &bus_impl::Publisher {
+        &self.publisher
+    }
+
     /// A discovery the publisher compares with the last one, under the event-order lock.
     fn observed_discovery(&self, _order: &Ordered<'_>) -> Result<Catalog, Error> {
         let catalog = ops::discover::discover(self.checked()?)?;
@@ -623,6 +684,10 @@ impl SkillsService for Skills {
 
     fn search(&self, query: &str, limit: usize) -> Result<Vec<SearchHit>, Error> {
         Skills::search(self, query, limit)
+    }
+
+    fn watch(&self, options: &WatchOptions) -> Result<Watch, Error> {
+        Skills::watch(self, options)
     }
 
     fn explain(&self, name: &str) -> Result<Explanation, Error> {

@@ -21,6 +21,7 @@
 #![warn(missing_docs)]
 
 mod handle;
+mod live;
 
 pub use handle::Skills;
 pub use skills_types as types;
@@ -86,6 +87,12 @@ pub mod search {
     //! Ranked search over the catalog (08 §Relevance): see [`crate::Skills::search`].
 
     pub use skills_types::search::*;
+}
+
+pub mod watch {
+    //! The live catalog (08 §The live catalog): see [`crate::Skills::watch`].
+
+    pub use skills_types::watch::*;
 }
 
 pub mod install {

@@ -1,7 +1,12 @@
 //! The last good version (08 §The live catalog): while a watch runs, a definition file that
 //! stops loading (an editor mid-save, a half-written file) keeps its last valid record in the
 //! catalog, flagged, until it loads again or is removed. A file that never loaded is reported
-//! and absent, as in any discovery.
+//! and absent.
+//!
+//! While remembering is on, "loads" is strict: a record the lenient loader could only make by
+//! falling back (its frontmatter did not parse, so the name and description were guessed,
+//! an error-level finding) does not count as valid. Outside a watch the lenient loader's
+//! record stands, as it always has.
 
 use std::collections::HashSet;
 use std::path::Path;
@@ -9,9 +14,9 @@ use std::path::Path;
 use skills_types::watch::LastGood;
 use skills_types::{Diagnostic, DiagnosticCode, Severity, Skill};
 
-/// Remembers every record that loaded, forgets the files no longer found, and puts the last
-/// valid record in place of each failure it remembers. Returns the failures whose record was
-/// kept: they stay findings of the catalog (a `load_error`), though the skill is listed.
+/// Remembers every valid record, forgets the files no longer found, and puts the last valid
+/// record in place of each failure it remembers. Returns the failures whose record was kept:
+/// they stay findings of the catalog (a `load_error`), though the skill is listed.
 pub(super) fn keep(memory: &LastGood, built: &mut [Result<Skill, Diagnostic>]) -> Vec<Diagnostic> {
     memory
         .with(|records| {
@@ -25,37 +30,52 @@ pub(super) fn keep(memory: &LastGood, built: &mut [Result<Skill, Diagnostic>]) -
             records.retain(|path, _| found.contains(path.as_path()));
             let mut failures = Vec::new();
             for outcome in built.iter_mut() {
-                match outcome {
-                    Ok(skill) => {
-                        if records.get(&skill.location) != Some(skill) {
-                            records.insert(skill.location.clone(), skill.clone());
-                        }
-                    }
-                    Err(diagnostic) => {
-                        let Some(last) = diagnostic.path.as_ref().and_then(|path| records.get(path))
-                        else {
+                if let Ok(skill) = outcome {
+                    match first_error(skill) {
+                        None => {
+                            if records.get(&skill.location) != Some(skill) {
+                                records.insert(skill.location.clone(), skill.clone());
+                            }
                             continue;
-                        };
-                        let mut kept = last.clone();
-                        let flag = Diagnostic::new(
-                            DiagnosticCode::LastGoodKept,
-                            Severity::Warning,
-                            format!(
-                                "{} no longer loads ({}); its last valid version is kept until \
-                                 the file is fixed or removed",
-                                kept.location.display(),
-                                diagnostic.message
-                            ),
-                        )
-                        .with_path(&kept.location);
-                        kept.diagnostics.push(flag);
-                        if let Err(failure) = std::mem::replace(outcome, Ok(kept)) {
-                            failures.push(failure);
                         }
+                        Some(error) => *outcome = Err(error),
                     }
+                }
+                let Err(diagnostic) = outcome else { continue };
+                let Some(last) = diagnostic.path.as_ref().and_then(|path| records.get(path)) else {
+                    // Never valid while remembered: reported, and absent.
+                    continue;
+                };
+                let mut kept = last.clone();
+                let flag = Diagnostic::new(
+                    DiagnosticCode::LastGoodKept,
+                    Severity::Warning,
+                    format!(
+                        "{} no longer loads ({}); its last valid version is kept until the file \
+                         is fixed or removed",
+                        kept.location.display(),
+                        diagnostic.message
+                    ),
+                )
+                .with_path(&kept.location);
+                kept.diagnostics.push(flag);
+                if let Err(failure) = std::mem::replace(outcome, Ok(kept)) {
+                    failures.push(failure);
                 }
             }
             failures
         })
         .unwrap_or_default()
+}
+
+/// The first error-level finding of a record the loader made anyway (by falling back), as a
+/// failure of its definition file.
+fn first_error(skill: &Skill) -> Option<Diagnostic> {
+    let error = skill
+        .diagnostics
+        .iter()
+        .find(|diagnostic| diagnostic.severity == Severity::Error)?;
+    let mut failure = error.clone();
+    failure.path = Some(skill.location.clone());
+    Some(failure)
 }

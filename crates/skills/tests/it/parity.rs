@@ -75,6 +75,9 @@ const _: fn(&Skills, Option<RuntimeKind>) -> Vec<RuntimeInfo> = Skills::resolve_
 type Inputs = serde_json::Map<String, serde_json::Value>;
 const _: fn(&Skills, &str, &Inputs) -> Result<Task, Error> = Skills::render_task;
 const _: fn(&Skills) -> Result<Vec<ToolInfo>, Error> = Skills::list_tools;
+const _: fn(&Skills, &skills::watch::WatchOptions) -> Result<skills::watch::Watch, Error> =
+    Skills::watch;
+const _: fn(&Skills, &str, usize) -> Result<Vec<skills::search::SearchHit>, Error> = Skills::search;
 const _: fn(&Skills, &ToolCall) -> Result<ToolExecution, Error> = Skills::execute_tool;
 /// What `run_tests` answers.
 type TestOutcomes = Result<Vec<TestOutcome>, Error>;
@@ -507,5 +510,25 @@ fn the_runtime_behaves_as_documented_on_each_side() {
             !home.path().join(".openhuman/runs").exists(),
             "the stub writes nothing"
         );
+    }
+}
+
+#[test]
+fn a_watch_behaves_as_documented_on_each_side() {
+    let home = tempfile::tempdir().unwrap();
+    let workspace = tempfile::tempdir().unwrap();
+    let skills = Skills::new(SkillsConfig::new(workspace.path(), home.path()));
+    let watched = skills.watch(&skills::watch::WatchOptions::default());
+    if skills::ENABLED {
+        let mut watch = watched.unwrap();
+        match watch.blocking_next() {
+            Some(skills::watch::WatchEvent::Ready { skills, watching }) => {
+                assert_eq!(skills, 0);
+                assert!(!watching.is_empty(), "the nearest folders above the roots");
+            }
+            other => panic!("a watch starts with `ready`, not {other:?}"),
+        }
+    } else {
+        assert_eq!(watched.unwrap_err().kind(), "disabled");
     }
 }

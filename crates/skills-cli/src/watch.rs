@@ -1,0 +1,112 @@
+//! `skills watch`: follows the catalog's roots, the trust record and the configuration files,
+//! and prints each change as it happens until interrupted (08 §The live catalog). One line per
+//! event; `--json` makes each line one JSON object (`{"kind": "catalog_changed", ...}`), the
+//! [`WatchEvent`] as the library gives it. Ids, paths and messages come from skill folders and
+//! are sanitised for the terminal.
+
+use std::io::Write;
+use std::time::Duration;
+
+use skills::watch::{WatchEvent, WatchMode, WatchOptions};
+
+use crate::Exit;
+use crate::cli::{Global, WatchArgs};
+use crate::context;
+use crate::output;
+
+pub(crate) fn run(global: &Global, args: &WatchArgs) -> Exit {
+    let skills = match context::skills(global, Some(&args.discovery)) {
+        Ok(skills) => skills,
+        Err(message) => return output::usage(global, &message),
+    };
+    let mut options = WatchOptions::default();
+    options.debounce = Duration::from_millis(args.debounce_ms);
+    options.poll_interval = Duration::from_millis(args.poll_ms);
+    let mut watch = match skills.watch(&options) {
+        Ok(watch) => watch,
+        Err(error) => return output::fail(global, &error),
+    };
+    while let Some(event) = watch.blocking_next() {
+        let line = if global.json {
+            serde_json::to_string(&event).unwrap_or_default()
+        } else {
+            match described(&event) {
+                Some(line) => line,
+                None => continue,
+            }
+        };
+        let mut stdout = std::io::stdout().lock();
+        // A closed pipe (`skills watch | head -3`) ends the watch quietly.
+        if writeln!(stdout, "{line}")
+            .and_then(|()| stdout.flush())
+            .is_err()
+        {
+            return Exit::Success;
+        }
+    }
+    Exit::Success
+}
+
+/// One event as a line for a person; `None` for an empty change.
+fn described(event: &WatchEvent) -> Option<String> {
+    let ids = |ids: &[String]| {
+        ids.iter()
+            .map(|id| output::shown(id).into_owned())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    Some(match event {
+        WatchEvent::Ready { skills, watching } => format!(
+            "watching {} path(s); the catalog holds {skills} skill(s) (Ctrl-C stops)",
+            watching.len()
+        ),
+        WatchEvent::CatalogChanged {
+            added,
+            changed,
+            removed,
+        } => {
+            let parts: Vec<String> = [("added", added), ("changed", changed), ("removed", removed)]
+                .into_iter()
+                .filter(|(_, ids_of)| !ids_of.is_empty())
+                .map(|(label, ids_of)| format!("{label}: {}", ids(ids_of)))
+                .collect();
+            if parts.is_empty() {
+                return None;
+            }
+            parts.join("; ")
+        }
+        WatchEvent::LoadError {
+            path,
+            kept,
+            diagnostic,
+        } => {
+            let path = path.as_deref().map(output::shown_path).unwrap_or_default();
+            let message = output::shown(&diagnostic.message);
+            match kept {
+                Some(id) => format!(
+                    "load error: {path}: {message} (the last valid version of {} is kept)",
+                    output::shown(id)
+                ),
+                None => format!("load error: {path}: {message}"),
+            }
+        }
+        WatchEvent::Watching {
+            path,
+            mode,
+            diagnostic,
+        } => {
+            let how = match mode {
+                WatchMode::Events => "events",
+                WatchMode::Polling => "polling",
+                WatchMode::Unwatched => "not watched",
+            };
+            format!(
+                "{how}: {}: {}",
+                output::shown_path(path),
+                output::shown(&diagnostic.message)
+            )
+        }
+        // A kind added later: its JSON says what it is.
+        _ => serde_json::to_string(event).ok()?,
+    })
+}

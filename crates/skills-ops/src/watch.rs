@@ -1,0 +1,461 @@
+//! The live catalog's watcher (08 §The live catalog): the kernel's file events (inotify,
+//! FSEvents or ReadDirectoryChangesW, through `notify`) over every root a discovery of the
+//! configuration scans, the trust record and the configuration files, debounced into bursts by
+//! `notify-debouncer-full`.
+//!
+//! After each burst that touched any of them, the paths to watch are planned again (a root
+//! created or deleted, trust granted or revoked, a configuration file naming another root),
+//! then the [`Listener`] is told which paths the burst named; it re-discovers, and the catalog
+//! cache re-reads only the definition files that changed. A root that does not exist yet is
+//! waited for by watching the nearest folder above it that does.
+//!
+//! A path the kernel will not watch (the inotify watch limit, or another refusal, now or when
+//! a folder appears later) is polled instead, and the listener is told why: the watcher never
+//! stops silently. The watch runs on its own thread until the [`Watcher`] is dropped.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Component, Path, PathBuf};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use notify::{EventKind, PollWatcher, RecommendedWatcher, RecursiveMode};
+use notify_debouncer_full::{
+    DebounceEventResult, Debouncer, NoCache, RecommendedCache, new_debouncer, new_debouncer_opt,
+};
+use skills_types::files::is_excluded_dir_name;
+use skills_types::watch::{WatchMode, WatchOptions};
+use skills_types::{Diagnostic, DiagnosticCode, Error, Severity, SkillsConfig};
+
+use crate::discover::{CONFIG_FILE, planned_roots};
+use crate::trust;
+
+/// The shortest quiet time and poll interval accepted: below them a watch would spin.
+const MIN_DEBOUNCE: Duration = Duration::from_millis(10);
+const MIN_POLL_INTERVAL: Duration = Duration::from_millis(100);
+
+/// How often the debouncer looks for bursts that have gone quiet, at most: an event is
+/// reported within the debounce time plus this.
+const MAX_TICK: Duration = Duration::from_millis(50);
+
+/// What a watch tells whoever started it, on the watch's own thread.
+pub trait Listener: Send + 'static {
+    /// A burst changed what the catalog is made of. `touched` are the paths its events named:
+    /// files and folders below a root (hidden names and excluded folders left out), and the
+    /// trust record or a configuration file when one of those changed.
+    fn changed(&mut self, touched: &BTreeSet<PathBuf>);
+
+    /// `path` is watched another way from now on; `diagnostic` says why.
+    fn watching(&mut self, path: &Path, mode: WatchMode, diagnostic: Diagnostic);
+}
+
+/// A running watch; dropping it stops the watch (its thread ends at its next wake-up).
+pub struct Watcher {
+    stop: mpsc::Sender<Message>,
+    watching: Vec<PathBuf>,
+}
+
+impl std::fmt::Debug for Watcher {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter
+            .debug_struct("Watcher")
+            .field("watching", &self.watching)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Watcher {
+    /// The paths watched when the watch started: the roots that exist, the folders of the
+    /// trust record and configuration files, and the nearest existing folder above a root
+    /// that does not exist yet.
+    pub fn watching(&self) -> &[PathBuf] {
+        &self.watching
+    }
+}
+
+impl Drop for Watcher {
+    fn drop(&mut self) {
+        // The thread may already have ended; then there is nothing to stop.
+        let _ = self.stop.send(Message::Stop);
+    }
+}
+
+/// Starts watching what a discovery of `config` depends on. Every watch is in place when this
+/// returns, so a discovery made after it misses no change that the listener is not told of.
+pub fn start(
+    config: &SkillsConfig,
+    options: &WatchOptions,
+    listener: impl Listener,
+) -> Result<Watcher, Error> {
+    let debounce = options.debounce.max(MIN_DEBOUNCE);
+    let (sender, receiver) = mpsc::channel();
+    let events = sender.clone();
+    let (kernel, kernel_refusal) = match new_debouncer(
+        debounce,
+        Some(tick(debounce)),
+        move |result: DebounceEventResult| {
+            let _ = events.send(Message::Events(result));
+        },
+    ) {
+        Ok(debouncer) => (Some(debouncer), None),
+        Err(error) => (None, Some(error.to_string())),
+    };
+    let mut state = State {
+        config: config.clone(),
+        debounce,
+        poll_interval: options.poll_interval.max(MIN_POLL_INTERVAL),
+        sender: sender.clone(),
+        kernel,
+        kernel_refusal,
+        poller: None,
+        current: BTreeMap::new(),
+        polled: BTreeSet::new(),
+        targets: Targets::default(),
+        listener: Box::new(listener),
+    };
+    state.replan();
+    let watching = state.current.keys().cloned().collect();
+    std::thread::Builder::new()
+        .name("skills-watch".to_owned())
+        .spawn(move || run(state, &receiver))
+        .map_err(|source| Error::io("start the watch thread", &config.home, source))?;
+    Ok(Watcher {
+        stop: sender,
+        watching,
+    })
+}
+
+/// The debouncer's tick for a quiet time: often enough that the report comes soon after
+/// the burst ends, rarely enough to cost nothing.
+fn tick(debounce: Duration) -> Duration {
+    (debounce / 6).clamp(Duration::from_millis(5), MAX_TICK)
+}
+
+enum Message {
+    Events(DebounceEventResult),
+    Stop,
+}
+
+/// What to watch for one configuration, planned from the files as they are now.
+#[derive(Debug, Default, PartialEq)]
+struct Targets {
+    /// Roots that exist: watched with everything below them.
+    trees: BTreeSet<PathBuf>,
+    /// Folders watched for their own entries: those holding the trust record and the
+    /// configuration files, and the nearest existing folder above anything missing.
+    folders: BTreeSet<PathBuf>,
+    /// Every root and file of interest, also those that do not exist: a change to one of
+    /// them, or to a folder on the way to one, matters.
+    wanted: Vec<PathBuf>,
+}
+
+impl Targets {
+    fn plan(config: &SkillsConfig) -> Self {
+        let roots = planned_roots(config);
+        let files = [
+            trust::record_path(config),
+            config.home.join(&config.app_dir).join(CONFIG_FILE),
+            config.workspace.join(&config.app_dir).join(CONFIG_FILE),
+        ]
+        .map(|file| std::path::absolute(&file).unwrap_or(file));
+        let mut targets = Self::default();
+        for root in &roots {
+            if root.is_dir() {
+                targets.trees.insert(root.clone());
+            } else {
+                targets.folders.insert(nearest_folder(root));
+            }
+        }
+        for file in &files {
+            let folder = file.parent().map(nearest_folder);
+            targets.folders.extend(folder);
+        }
+        // A folder inside a watched tree is already watched by it.
+        targets
+            .folders
+            .retain(|folder| !targets.trees.iter().any(|tree| folder.starts_with(tree)));
+        targets.wanted = roots.into_iter().chain(files).collect();
+        targets
+    }
+
+    /// Whether an event at `path` can change the catalog: it lies below a root and is
+    /// visible to discovery, or it is a root, the trust record, a configuration file, or a
+    /// folder on the way to one.
+    fn matters(&self, path: &Path) -> bool {
+        match self.trees.iter().find_map(|tree| path.strip_prefix(tree).ok()) {
+            Some(below) => is_visible(below),
+            None => self.wanted.iter().any(|wanted| wanted.starts_with(path)),
+        }
+    }
+}
+
+/// Whether a path below a root is one discovery would look at: no hidden name (editors' swap
+/// and temporary files, `.git`) and no excluded folder (`node_modules`, ...) on the way.
+fn is_visible(below: &Path) -> bool {
+    let names: Vec<&str> = below
+        .components()
+        .filter_map(|component| match component {
+            Component::Normal(name) => Some(name.to_str().unwrap_or(".")),
+            _ => None,
+        })
+        .collect();
+    match names.split_last() {
+        None => true,
+        Some((last, folders)) => {
+            !last.starts_with('.') && !folders.iter().any(|name| is_excluded_dir_name(name))
+        }
+    }
+}
+
+/// `path` when it is a folder, else the nearest folder above it (the file system root at
+/// worst).
+fn nearest_folder(path: &Path) -> PathBuf {
+    path.ancestors()
+        .find(|ancestor| ancestor.is_dir())
+        .unwrap_or(path)
+        .to_path_buf()
+}
+
+/// How one path is watched now.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Watched {
+    recursive: bool,
+    polled: bool,
+}
+
+struct State {
+    config: SkillsConfig,
+    debounce: Duration,
+    poll_interval: Duration,
+    sender: mpsc::Sender<Message>,
+    kernel: Option<Debouncer<RecommendedWatcher, RecommendedCache>>,
+    /// Why there is no kernel watcher, when there is none.
+    kernel_refusal: Option<String>,
+    poller: Option<Debouncer<PollWatcher, NoCache>>,
+    current: BTreeMap<PathBuf, Watched>,
+    /// Paths the kernel refused once: polled for as long as the watch runs.
+    polled: BTreeSet<PathBuf>,
+    targets: Targets,
+    listener: Box<dyn Listener>,
+}
+
+fn run(mut state: State, receiver: &mpsc::Receiver<Message>) {
+    while let Ok(first) = receiver.recv() {
+        let mut touched = BTreeSet::new();
+        let mut relevant = false;
+        let mut refusals = Vec::new();
+        // Everything already queued joins this burst: one rediscovery, one report.
+        let mut next = Some(first);
+        while let Some(message) = next.take() {
+            match message {
+                Message::Stop => return,
+                Message::Events(Ok(events)) => {
+                    for event in events {
+                        if matches!(event.kind, EventKind::Access(_)) {
+                            continue;
+                        }
+                        // A rescan (the kernel's queue overflowed) names no path worth
+                        // trusting: everything is looked at again.
+                        relevant |= event.need_rescan();
+                        for path in &event.paths {
+                            if state.targets.matters(path) {
+                                relevant = true;
+                                touched.insert(path.clone());
+                            }
+                        }
+                    }
+                }
+                Message::Events(Err(errors)) => refusals.extend(errors),
+            }
+            next = receiver.try_recv().ok();
+        }
+        for refusal in refusals {
+            relevant |= state.refused(&refusal);
+        }
+        if relevant {
+            state.replan();
+            state.listener.changed(&touched);
+        }
+    }
+}
+
+impl State {
+    /// Plans the targets from the files as they are now and brings the watches in line.
+    fn replan(&mut self) {
+        let targets = Targets::plan(&self.config);
+        let mut wanted: BTreeMap<PathBuf, bool> = BTreeMap::new();
+        for tree in &targets.trees {
+            wanted.insert(tree.clone(), true);
+        }
+        for folder in &targets.folders {
+            wanted.entry(folder.clone()).or_insert(false);
+        }
+        let stale: Vec<(PathBuf, Watched)> = self
+            .current
+            .iter()
+            .filter(|(path, watched)| wanted.get(*path) != Some(&watched.recursive))
+            .map(|(path, watched)| (path.clone(), *watched))
+            .collect();
+        for (path, watched) in stale {
+            self.unwatch(&path, watched);
+        }
+        self.targets = targets;
+        for (path, recursive) in wanted {
+            if !self.current.contains_key(&path) {
+                self.watch(&path, recursive);
+            }
+        }
+    }
+
+    fn unwatch(&mut self, path: &Path, watched: Watched) {
+        // A watch on a folder that was deleted is already gone; nothing to undo then.
+        let _ = if watched.polled {
+            self.poller.as_mut().map(|poller| poller.unwatch(path))
+        } else {
+            self.kernel.as_mut().map(|kernel| kernel.unwatch(path))
+        };
+        self.current.remove(path);
+    }
+
+    fn watch(&mut self, path: &Path, recursive: bool) {
+        let mode = if recursive {
+            RecursiveMode::Recursive
+        } else {
+            RecursiveMode::NonRecursive
+        };
+        let refusal = if self.polled.contains(path) {
+            None
+        } else {
+            match self.kernel.as_mut() {
+                Some(kernel) => match kernel.watch(path, mode) {
+                    Ok(()) => {
+                        self.current.insert(
+                            path.to_path_buf(),
+                            Watched {
+                                recursive,
+                                polled: false,
+                            },
+                        );
+                        return;
+                    }
+                    // Removed since it was planned: its removal is an event of the folder
+                    // above, which brings the next plan.
+                    Err(error) if matches!(error.kind, notify::ErrorKind::PathNotFound) => {
+                        return;
+                    }
+                    Err(error) => {
+                        // A recursive watch that hit the limit half-way keeps what it added.
+                        let _ = kernel.unwatch(path);
+                        Some(refusal_text(&error))
+                    }
+                },
+                None => self.kernel_refusal.clone(),
+            }
+        };
+        self.poll(path, recursive, refusal);
+    }
+
+    /// Watches `path` by polling; `refusal` is the kernel's reason, said once per path.
+    fn poll(&mut self, path: &Path, recursive: bool, refusal: Option<String>) {
+        let mode = if recursive {
+            RecursiveMode::Recursive
+        } else {
+            RecursiveMode::NonRecursive
+        };
+        self.polled.insert(path.to_path_buf());
+        let poller = match self.poller.take() {
+            Some(poller) => Ok(poller),
+            None => {
+                let events = self.sender.clone();
+                new_debouncer_opt::<_, PollWatcher, NoCache>(
+                    self.debounce,
+                    Some(tick(self.debounce)),
+                    move |result: DebounceEventResult| {
+                        let _ = events.send(Message::Events(result));
+                    },
+                    NoCache,
+                    notify::Config::default().with_poll_interval(self.poll_interval),
+                )
+            }
+        };
+        let outcome = poller.map(|mut poller| {
+            let watched = poller.watch(path, mode);
+            self.poller = Some(poller);
+            watched
+        });
+        let (mode, message) = match outcome.and_then(|watched| watched) {
+            Ok(()) => {
+                self.current.insert(
+                    path.to_path_buf(),
+                    Watched {
+                        recursive,
+                        polled: true,
+                    },
+                );
+                let Some(refusal) = refusal else { return };
+                (
+                    WatchMode::Polling,
+                    format!(
+                        "the kernel would not watch {} ({refusal}); it is looked at every {} ms instead",
+                        path.display(),
+                        self.poll_interval.as_millis()
+                    ),
+                )
+            }
+            Err(error) => (
+                WatchMode::Unwatched,
+                format!(
+                    "{} cannot be watched ({}), not even by polling; changes there are seen only with a change elsewhere",
+                    path.display(),
+                    refusal.unwrap_or_else(|| refusal_text(&error))
+                ),
+            ),
+        };
+        tracing::warn!(path = %path.display(), "{message}");
+        let diagnostic =
+            Diagnostic::new(DiagnosticCode::WatchPolling, Severity::Warning, message).with_path(path);
+        self.listener.watching(path, mode, diagnostic);
+    }
+
+    /// A refusal reported after the watch began (a folder created below a root that the
+    /// kernel's limit would not let it watch): that root is polled from now on. Returns
+    /// whether the catalog must be looked at again (the change may have been missed).
+    fn refused(&mut self, error: &notify::Error) -> bool {
+        if !matches!(error.kind, notify::ErrorKind::MaxFilesWatch) {
+            tracing::warn!("the watch reported an error: {error}");
+            return false;
+        }
+        let trees: Vec<PathBuf> = self
+            .current
+            .iter()
+            .filter(|(path, watched)| {
+                watched.recursive
+                    && !watched.polled
+                    && (error.paths.is_empty()
+                        || error.paths.iter().any(|failed| failed.starts_with(path)))
+            })
+            .map(|(path, _)| path.clone())
+            .collect();
+        let refusal = refusal_text(error);
+        for tree in &trees {
+            if let Some(kernel) = self.kernel.as_mut() {
+                let _ = kernel.unwatch(tree);
+            }
+            self.current.remove(tree);
+            self.poll(tree, true, Some(refusal.clone()));
+        }
+        !trees.is_empty()
+    }
+}
+
+/// The kernel's refusal in words (notify's text for the limit says which limit).
+fn refusal_text(error: &notify::Error) -> String {
+    match error.kind {
+        notify::ErrorKind::MaxFilesWatch => {
+            "the inotify watch limit is reached: raise fs.inotify.max_user_watches".to_owned()
+        }
+        _ => error.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests;
