@@ -324,6 +324,18 @@ fn a_session_creates_reads_validates_and_uninstalls_a_skill_with_events() {
 
     std::fs::create_dir_all(dir.join("references")).unwrap();
     std::fs::write(dir.join("references/guide.md"), GUIDE).unwrap();
+    // The server watches the files: a bundled file written behind its back changes the
+    // skill (its record is the same, its files are not), and nothing else is reported: the
+    // create's own file events were no news.
+    let events = server.events_through_catalog_changed();
+    assert_eq!(
+        events,
+        [(
+            "catalog_changed".to_owned(),
+            json!({ "added": [], "changed": [NAME], "removed": [] })
+        )],
+        "{events:?}"
+    );
 
     let skill = server.result("skills.describe", json!({ "id": NAME }));
     assert_eq!(skill["id"], NAME, "{skill}");

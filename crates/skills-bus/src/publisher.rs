@@ -11,7 +11,6 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::hash::{DefaultHasher, Hash, Hasher};
-use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use serde_json::json;
@@ -138,10 +137,9 @@ impl Publisher {
         self.observe_touched(catalog, &BTreeSet::new());
     }
 
-    /// [`Publisher::observe`] after file events naming `touched`: a skill present before and
-    /// after also counts as changed when a touched path lies in its folder (a bundled file
-    /// edited, which leaves the record alone).
-    pub fn observe_touched(&self, catalog: &Catalog, touched: &BTreeSet<PathBuf>) {
+    /// [`Publisher::observe`] after file events: the skills of `files_changed` (ids) present
+    /// before and after also count as changed (a bundled file edited leaves the record alone).
+    pub fn observe_touched(&self, catalog: &Catalog, files_changed: &BTreeSet<String>) {
         let sinks = self.sinks();
         if sinks.is_empty() {
             return;
@@ -166,7 +164,6 @@ impl Publisher {
                 );
             }
         }
-        let in_touched_folder = touched_skills(catalog, touched);
         let added: Vec<&String> = next
             .skills
             .keys()
@@ -181,9 +178,10 @@ impl Publisher {
             .skills
             .iter()
             .filter(|(id, fingerprint)| {
-                previous.skills.get(*id).is_some_and(|before| {
-                    before != *fingerprint || in_touched_folder.contains(id.as_str())
-                })
+                previous
+                    .skills
+                    .get(*id)
+                    .is_some_and(|before| before != *fingerprint || files_changed.contains(*id))
             })
             .map(|(id, _)| id)
             .collect();
@@ -217,33 +215,6 @@ fn send(sinks: &[SharedSink], event: &DomainEvent) {
     for sink in sinks {
         sink.publish(event.clone());
     }
-}
-
-/// The ids of the catalog's skills whose folder holds one of the `touched` paths. A skill kept
-/// at its last good version is left out: what was touched is the broken file, and what an
-/// agent sees of it did not change.
-fn touched_skills<'a>(catalog: &'a Catalog, touched: &BTreeSet<PathBuf>) -> BTreeSet<&'a str> {
-    if touched.is_empty() {
-        return BTreeSet::new();
-    }
-    let folders: BTreeMap<&Path, &str> = catalog
-        .skills
-        .iter()
-        .filter(|skill| {
-            !skill
-                .diagnostics
-                .iter()
-                .any(|diagnostic| diagnostic.code == DiagnosticCode::LastGoodKept)
-        })
-        .map(|skill| (skill.dir.as_path(), skill.id.as_str()))
-        .collect();
-    touched
-        .iter()
-        .filter_map(|path| {
-            path.ancestors()
-                .find_map(|ancestor| folders.get(ancestor).copied())
-        })
-        .collect()
 }
 
 #[cfg(test)]

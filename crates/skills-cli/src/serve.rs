@@ -90,6 +90,11 @@ pub(crate) fn serve(global: &Global) -> Exit {
             .with_run_notices(notice_sink(outbox.clone(), runs.clone())),
     );
     runtime.spawn(refresh_remotes(skills.clone()));
+    // Before the first request: from its answer on, the answers follow the files.
+    match skills.watch(&skills::watch::WatchOptions::default()) {
+        Ok(watch) => drop(runtime.spawn(follow_files(watch))),
+        Err(error) => tracing::debug!(%error, "the catalog is not watched"),
+    }
     let dispatcher = Arc::new(Dispatcher::new(all_skills_registered_controllers(skills)));
     let connection = Connection {
         dispatcher,
@@ -119,6 +124,21 @@ async fn refresh_remotes(skills: Arc<skills::Skills>) {
             tracing::debug!(%error, "remote packs were not refreshed");
         }
         tokio::time::sleep(every).await;
+    }
+}
+
+/// Keeps the catalog live while the server runs (08 §The live catalog): a watch of the roots,
+/// whose changes the handle publishes on its bus (so they reach the client as `skills.event`
+/// notifications and the answers follow the files), and whose skills keep their last valid
+/// version while their file is broken. A watch that cannot start (the subsystem compiled out)
+/// leaves the server as it was.
+async fn follow_files(mut watch: skills::watch::Watch) {
+    while let Some(event) = watch.next().await {
+        // The catalog's changes travel on the bus; a path polled instead is the operator's
+        // business, on stderr (stdout carries protocol messages only).
+        if let skills::watch::WatchEvent::Watching { diagnostic, .. } = event {
+            tracing::warn!("{}", diagnostic.message);
+        }
     }
 }
 

@@ -13,9 +13,10 @@
 //! a folder appears later) is polled instead, and the listener is told why: the watcher never
 //! stops silently. The watch runs on its own thread until the [`Watcher`] is dropped.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::hash::{DefaultHasher, Hash, Hasher};
 use std::path::{Component, Path, PathBuf};
-use std::sync::mpsc;
+use std::sync::{Arc, Mutex, PoisonError, mpsc};
 use std::time::Duration;
 
 use notify::{EventKind, PollWatcher, RecommendedWatcher, RecursiveMode};
@@ -24,7 +25,7 @@ use notify_debouncer_full::{
 };
 use skills_types::files::is_excluded_dir_name;
 use skills_types::watch::{WatchMode, WatchOptions};
-use skills_types::{Diagnostic, DiagnosticCode, Error, Severity, SkillsConfig};
+use skills_types::{Catalog, Diagnostic, DiagnosticCode, Error, Severity, SkillsConfig};
 
 use crate::discover::{CONFIG_FILE, planned_roots};
 use crate::trust;
@@ -112,7 +113,7 @@ pub fn start(
         targets: Targets::default(),
         listener: Box::new(listener),
     };
-    state.replan();
+    drop(state.replan());
     let watching = state.current.keys().cloned().collect();
     std::thread::Builder::new()
         .name("skills-watch".to_owned())
@@ -181,7 +182,11 @@ impl Targets {
     /// visible to discovery, or it is a root, the trust record, a configuration file, or a
     /// folder on the way to one.
     fn matters(&self, path: &Path) -> bool {
-        match self.trees.iter().find_map(|tree| path.strip_prefix(tree).ok()) {
+        match self
+            .trees
+            .iter()
+            .find_map(|tree| path.strip_prefix(tree).ok())
+        {
             Some(below) => is_visible(below),
             None => self.wanted.iter().any(|wanted| wanted.starts_with(path)),
         }
@@ -272,7 +277,8 @@ fn run(mut state: State, receiver: &mpsc::Receiver<Message>) {
             relevant |= state.refused(&refusal);
         }
         if relevant {
-            state.replan();
+            // A root watched from now on had no watch while it filled: all of it is news.
+            touched.extend(state.replan());
             state.listener.changed(&touched);
         }
     }
@@ -280,7 +286,8 @@ fn run(mut state: State, receiver: &mpsc::Receiver<Message>) {
 
 impl State {
     /// Plans the targets from the files as they are now and brings the watches in line.
-    fn replan(&mut self) {
+    /// Returns the roots watched from now on.
+    fn replan(&mut self) -> Vec<PathBuf> {
         let targets = Targets::plan(&self.config);
         let mut wanted: BTreeMap<PathBuf, bool> = BTreeMap::new();
         for tree in &targets.trees {
@@ -299,11 +306,16 @@ impl State {
             self.unwatch(&path, watched);
         }
         self.targets = targets;
+        let mut new_trees = Vec::new();
         for (path, recursive) in wanted {
             if !self.current.contains_key(&path) {
                 self.watch(&path, recursive);
+                if recursive {
+                    new_trees.push(path);
+                }
             }
         }
+        new_trees
     }
 
     fn unwatch(&mut self, path: &Path, watched: Watched) {
@@ -411,8 +423,8 @@ impl State {
             ),
         };
         tracing::warn!(path = %path.display(), "{message}");
-        let diagnostic =
-            Diagnostic::new(DiagnosticCode::WatchPolling, Severity::Warning, message).with_path(path);
+        let diagnostic = Diagnostic::new(DiagnosticCode::WatchPolling, Severity::Warning, message)
+            .with_path(path);
         self.listener.watching(path, mode, diagnostic);
     }
 
@@ -445,6 +457,132 @@ impl State {
         }
         !trees.is_empty()
     }
+}
+
+/// The most entries of one skill folder a stamp looks at: a folder larger than this (a
+/// vendored dependency tree) is stamped by its first entries.
+const MAX_STAMPED_ENTRIES: usize = 10_000;
+
+/// What the files of each skill folder looked like (names, sizes, modification times), kept
+/// by a watching handle and its clones: a burst that touched a skill's folder changed the skill
+/// only when its stamp moved. So a bundled file edited is a change even though the skill's
+/// record is the same, and the handle's own write (a `create`, already reported) is not
+/// reported again when its file events arrive. Off until a watch turns it on.
+#[derive(Clone, Default)]
+pub struct FolderStamps {
+    stamps: Arc<Mutex<Option<HashMap<PathBuf, u64>>>>,
+}
+
+impl std::fmt::Debug for FolderStamps {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter
+            .debug_struct("FolderStamps")
+            .finish_non_exhaustive()
+    }
+}
+
+impl FolderStamps {
+    /// Starts keeping stamps (the folders are stamped at the next [`FolderStamps::follow`]).
+    pub fn enable(&self) {
+        self.lock().get_or_insert_with(HashMap::new);
+    }
+
+    /// Brings the stamps in line with `catalog`: a new skill is stamped, a skill gone is
+    /// forgotten, and a skill whose folder holds a `touched` path, or lies below one, is
+    /// stamped again. Returns
+    /// the ids of the skills whose stamp moved. A skill kept at its last good version is
+    /// left alone: its broken file is a `load_error`, not a change.
+    pub fn follow(&self, catalog: &Catalog, touched: &BTreeSet<PathBuf>) -> BTreeSet<String> {
+        use rayon::prelude::*;
+
+        let mut guard = self.lock();
+        let Some(stamps) = guard.as_mut() else {
+            return BTreeSet::new();
+        };
+        let skills: Vec<&skills_types::Skill> = catalog
+            .skills
+            .iter()
+            .filter(|skill| {
+                !skill
+                    .diagnostics
+                    .iter()
+                    .any(|diagnostic| diagnostic.code == DiagnosticCode::LastGoodKept)
+            })
+            .collect();
+        let present: std::collections::HashSet<&Path> = catalog
+            .skills
+            .iter()
+            .map(|skill| skill.dir.as_path())
+            .collect();
+        stamps.retain(|dir, _| present.contains(dir.as_path()));
+        let due: Vec<&skills_types::Skill> = skills
+            .into_iter()
+            .filter(|skill| {
+                // A path in the folder, or a folder above it (a root that was not watched
+                // while it filled).
+                !stamps.contains_key(&skill.dir)
+                    || touched
+                        .iter()
+                        .any(|path| path.starts_with(&skill.dir) || skill.dir.starts_with(path))
+            })
+            .collect();
+        let fresh: Vec<(&skills_types::Skill, u64)> = due
+            .par_iter()
+            .map(|skill| (*skill, stamp(&skill.dir)))
+            .collect();
+        let mut moved = BTreeSet::new();
+        for (skill, stamp) in fresh {
+            if let Some(before) = stamps.insert(skill.dir.clone(), stamp)
+                && before != stamp
+            {
+                moved.insert(skill.id.clone());
+            }
+        }
+        moved
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Option<HashMap<PathBuf, u64>>> {
+        self.stamps.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// A folder's stamp: a hash of the relative path, size and modification time of every entry
+/// discovery and the inventory would look at (no hidden names, no excluded folders, links
+/// not followed), in a fixed order.
+fn stamp(dir: &Path) -> u64 {
+    let mut hasher = DefaultHasher::new();
+    let mut pending = vec![dir.to_path_buf()];
+    let mut seen = 0_usize;
+    while let Some(folder) = pending.pop() {
+        let Ok(entries) = std::fs::read_dir(&folder) else {
+            continue;
+        };
+        let mut entries: Vec<std::fs::DirEntry> = entries.filter_map(Result::ok).collect();
+        entries.sort_by_key(std::fs::DirEntry::file_name);
+        for entry in entries {
+            seen += 1;
+            if seen > MAX_STAMPED_ENTRIES {
+                return hasher.finish();
+            }
+            let name = entry.file_name();
+            let Ok(metadata) = entry.metadata() else {
+                continue;
+            };
+            if metadata.is_dir() {
+                if !name.to_str().is_some_and(is_excluded_dir_name) {
+                    pending.push(entry.path());
+                }
+                continue;
+            }
+            if name.to_string_lossy().starts_with('.') {
+                continue;
+            }
+            entry.path().hash(&mut hasher);
+            metadata.len().hash(&mut hasher);
+            metadata.modified().ok().hash(&mut hasher);
+        }
+    }
+    hasher.finish()
 }
 
 /// The kernel's refusal in words (notify's text for the limit says which limit).

@@ -103,7 +103,7 @@ impl Publisher {
     pub fn observe_touched(
         &self,
         _catalog: &Catalog,
-        _touched: &std::collections::BTreeSet<std::path::PathBuf>,
+        _files_changed: &std::collections::BTreeSet<String>,
     ) {
     }
 }

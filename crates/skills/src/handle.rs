@@ -39,6 +39,8 @@ pub struct Skills {
     runtime: runtime_impl::Runtime,
     /// The handle's own notice sink (`with_run_notices`); its bus is added per run.
     run_hooks: RunHooks,
+    /// What each skill folder's files looked like, once a watch runs (shared by clones).
+    stamps: ops::watch::FolderStamps,
     /// Held across "mutate, publish the mutation's event, discover, observe", and around
     /// every other observed discovery, so that no discovery on another thread can report a
     /// mutation's change before the mutation's own event.
@@ -58,6 +60,7 @@ impl Skills {
             publisher: bus_impl::Publisher::default(),
             runtime: runtime_impl::Runtime::new(),
             run_hooks: RunHooks::default(),
+            stamps: ops::watch::FolderStamps::default(),
             order: Arc::default(),
         }
     }
@@ -198,6 +201,7 @@ impl Skills {
         let config = self.checked()?;
         let (sender, receiver) = skills_types::watch::channel();
         config.last_good.enable();
+        self.stamps.enable();
         let sink = self
             .publisher
             .add_sink(Arc::new(crate::live::StreamSink(sender.clone())));
@@ -603,7 +607,10 @@ impl Skills {
     pub(crate) fn rediscover(&self, touched: &std::collections::BTreeSet<std::path::PathBuf>) {
         let _order = self.ordered();
         match self.checked().and_then(ops::discover::discover) {
-            Ok(catalog) => self.publisher.observe_touched(&catalog, touched),
+            Ok(catalog) => {
+                let files_changed = self.stamps.follow(&catalog, touched);
+                self.publisher.observe_touched(&catalog, &files_changed);
+            }
             // The same failure reaches the next caller of the handle; the watch goes on and
             // the next burst tries again.
             Err(_) => {}
@@ -618,6 +625,9 @@ impl Skills {
     /// A discovery the publisher compares with the last one, under the event-order lock.
     fn observed_discovery(&self, _order: &Ordered<'_>) -> Result<Catalog, Error> {
         let catalog = ops::discover::discover(self.checked()?)?;
+        // A skill this handle just wrote is stamped now, so its file events are no news.
+        self.stamps
+            .follow(&catalog, &std::collections::BTreeSet::new());
         self.publisher.observe(&catalog);
         Ok(catalog)
     }
