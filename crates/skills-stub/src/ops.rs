@@ -288,6 +288,26 @@ pub mod watch {
         }
     }
 
+    /// Stamps that are never kept.
+    #[derive(Clone, Debug, Default)]
+    pub struct FolderStamps {
+        _inert: (),
+    }
+
+    impl FolderStamps {
+        /// Does nothing.
+        pub fn enable(&self) {}
+
+        /// Nothing moved.
+        pub fn follow(
+            &self,
+            _catalog: &skills_types::Catalog,
+            _touched: &BTreeSet<PathBuf>,
+        ) -> BTreeSet<String> {
+            BTreeSet::new()
+        }
+    }
+
     /// Disabled.
     pub fn start(
         _config: &SkillsConfig,
