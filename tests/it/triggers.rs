@@ -182,3 +182,69 @@ async fn installed_skills_are_activated_by_their_triggers_until_uninstalled() {
         "the index holds the valid patterns of the two skills left"
     );
 }
+
+/// The trigger index follows the files when the handle watches them (08 §The live catalog):
+/// a skill written into a root by something else (an editor, `git pull`) is activated by its
+/// trigger once the watch has reported it, and falls silent once its folder is removed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_watching_handle_activates_skills_written_behind_its_back() {
+    let tree = Tree::new();
+    let bus = EventBus::default();
+    let skills = Skills::new(tree.config()).with_events(bus.clone());
+    let (_subscriber, mut activations) = skills.start_triggers().await.unwrap();
+    let mut watch = skills
+        .watch(&skills::watch::WatchOptions::default())
+        .unwrap();
+    assert!(matches!(
+        watch.next().await,
+        Some(skills::watch::WatchEvent::Ready { skills: 0, .. })
+    ));
+
+    let root = tree.home.join(".openhuman/skills");
+    tree.write(
+        &root.join("inbox-responder/SKILL.md"),
+        skill_md("inbox-responder", "[channel/inbound_message]"),
+    );
+    tree.write(
+        &root.join("nightly/SKILL.md"),
+        skill_md("nightly", "[cron]"),
+    );
+    // Both are reported (perhaps in two bursts) before any event is published: the
+    // subscriber rebuilds its index on that `catalog_changed`, in bus order.
+    let mut added = Vec::new();
+    while added.len() < 2 {
+        match tokio::time::timeout(PATIENCE, watch.next()).await {
+            Ok(Some(skills::watch::WatchEvent::CatalogChanged { added: more, .. })) => {
+                added.extend(more);
+            }
+            Ok(Some(_)) => {}
+            Ok(None) => panic!("the watch stopped"),
+            Err(_) => panic!("no change within {PATIENCE:?}; added so far: {added:?}"),
+        }
+    }
+    added.sort();
+    assert_eq!(added, ["inbox-responder", "nightly"]);
+
+    bus.publish(DomainEvent::new("channel", "inbound_message", json!({})));
+    let activation = next(&mut activations, "the inbox skill").await;
+    assert_activation(&activation, "inbox-responder", "channel", "inbound_message");
+
+    std::fs::remove_dir_all(root.join("inbox-responder")).unwrap();
+    loop {
+        match tokio::time::timeout(PATIENCE, watch.next()).await {
+            Ok(Some(skills::watch::WatchEvent::CatalogChanged { removed, .. }))
+                if removed == ["inbox-responder"] =>
+            {
+                break;
+            }
+            Ok(Some(_)) => {}
+            Ok(None) => panic!("the watch stopped"),
+            Err(_) => panic!("the removal was not reported within {PATIENCE:?}"),
+        }
+    }
+    // The removed skill is silent: the next activation is the nightly one's.
+    bus.publish(DomainEvent::new("channel", "inbound_message", json!({})));
+    bus.publish(DomainEvent::new("cron", "tick", json!({})));
+    let activation = next(&mut activations, "the nightly skill").await;
+    assert_activation(&activation, "nightly", "cron", "tick");
+}
