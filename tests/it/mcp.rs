@@ -643,8 +643,8 @@ impl ClientHandler for Recorder {
     }
 }
 
-/// Waits (at most 20 seconds: the server looks every 2) for a line matching `wanted`, and
-/// returns every line received until then.
+/// Waits (at most 20 seconds; the server's watch tells a change 300 ms after the files go
+/// quiet) for a line matching `wanted`, and returns every line received until then.
 async fn wait_for(
     received: &mut tokio::sync::mpsc::UnboundedReceiver<String>,
     what: &str,
@@ -751,6 +751,165 @@ fn a_host_is_told_when_skills_are_added_changed_and_broken() {
     );
 }
 
+/// Writes `text` to `path` below `root`, making its folders.
+fn write_below(root: &std::path::Path, path: &str, text: &str) {
+    let file = root.join(path);
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    std::fs::write(file, text).unwrap();
+}
+
+/// Returns once the server's watch runs. It starts with the first session, so an edit made
+/// right after `initialize` may come before the kernel watches anything; a skill added then is
+/// still told (the server compares its first listing with the watch's), and whichever way the
+/// list-changed notification comes, the watch is running by then.
+async fn until_watched(
+    received: &mut tokio::sync::mpsc::UnboundedReceiver<String>,
+    root: &std::path::Path,
+) {
+    write_below(
+        root,
+        "first/SKILL.md",
+        "---\nname: first\ndescription: Tells that the watch runs.\n---\nBody.\n",
+    );
+    wait_for(received, "the resources list-changed", |line| {
+        line == "resources"
+    })
+    .await;
+}
+
+#[test]
+#[allow(
+    deprecated,
+    reason = "resources/subscribe is how the 2025 revisions subscribe"
+)]
+fn editing_a_bundled_file_tells_the_subscribers_of_its_skill() {
+    let tree = tree();
+    let root = tree.root(Place::UserOpenhuman);
+    let (sender, mut received) = tokio::sync::mpsc::unbounded_channel();
+    converse_with(
+        &tree,
+        &["--no-scripts"],
+        Recorder(sender),
+        ClientLifecycleMode::Initialize,
+        |client| async move {
+            for uri in [
+                "skill://demo/SKILL.md",
+                "skill://demo/references/guide.md",
+                "skill://weather/SKILL.md",
+            ] {
+                client
+                    .subscribe(SubscribeRequestParams::new(uri))
+                    .await
+                    .unwrap();
+            }
+            until_watched(&mut received, &root).await;
+
+            // Deep in the folder: neither the definition file nor the folder itself moves.
+            write_below(
+                &root,
+                "demo/references/guide.md",
+                "# Guide\n\nStep three.\n",
+            );
+            let mut lines = Vec::new();
+            for uri in ["skill://demo/SKILL.md", "skill://demo/references/guide.md"] {
+                let wanted = format!("updated {uri}");
+                if !lines.contains(&wanted) {
+                    lines.extend(
+                        wait_for(&mut received, &format!("the update of {uri}"), |line| {
+                            line == wanted
+                        })
+                        .await,
+                    );
+                }
+            }
+            assert!(
+                !lines
+                    .iter()
+                    .any(|line| line == "updated skill://weather/SKILL.md"),
+                "only the edited skill's URIs are updated: {lines:?}"
+            );
+            let read = client
+                .read_resource(ReadResourceRequestParams::new(
+                    "skill://demo/references/guide.md",
+                ))
+                .await
+                .unwrap();
+            let text = match &read.contents[0] {
+                ResourceContents::TextResourceContents { text, .. } => text.clone(),
+                other => panic!("a text file comes back as text: {other:?}"),
+            };
+            assert!(text.contains("Step three."), "{text}");
+            client
+        },
+    );
+}
+
+#[test]
+#[allow(
+    deprecated,
+    reason = "resources/subscribe is how the 2025 revisions subscribe"
+)]
+fn a_definition_broken_mid_edit_is_logged_and_its_last_good_version_stays_listed() {
+    let tree = tree();
+    let root = tree.root(Place::UserOpenhuman);
+    // The folder and the file: the root's own path may be spelled another way (canonical).
+    let definition = std::path::Path::new("weather").join("SKILL.md");
+    let (sender, mut received) = tokio::sync::mpsc::unbounded_channel();
+    converse_with(
+        &tree,
+        &["--no-scripts"],
+        Recorder(sender),
+        ClientLifecycleMode::Initialize,
+        |client| async move {
+            client
+                .subscribe(SubscribeRequestParams::new("skill://demo/SKILL.md"))
+                .await
+                .unwrap();
+            until_watched(&mut received, &root).await;
+
+            // An editor's half-written save: the frontmatter is not YAML.
+            write_below(
+                &root,
+                "weather/SKILL.md",
+                "---\nname: [weather\ndescription: Forecasts\n---\nA body mid-",
+            );
+            let named = definition.display().to_string();
+            let lines = wait_for(&mut received, "a log message naming the file", |line| {
+                line.starts_with("log ") && line.contains(&named)
+            })
+            .await;
+            let logged = lines.last().unwrap();
+            assert!(logged.starts_with("log Warning"), "{logged}");
+
+            // A later burst re-lists the catalog; once its update is told, the lists come from
+            // a discovery made after the file broke.
+            write_below(&root, "demo/references/guide.md", "# Guide\n\nStep four.\n");
+            wait_for(&mut received, "the update of demo", |line| {
+                line == "updated skill://demo/SKILL.md"
+            })
+            .await;
+            let resources = client.list_resources(None).await.unwrap().resources;
+            assert!(
+                resources
+                    .iter()
+                    .any(|resource| resource.uri == "skill://weather/SKILL.md"),
+                "the last good version stays listed: {resources:?}"
+            );
+            let prompts = client.list_prompts(None).await.unwrap().prompts;
+            let weather = prompts
+                .iter()
+                .find(|prompt| prompt.name == "weather")
+                .unwrap_or_else(|| panic!("the last good version keeps its prompt: {prompts:?}"));
+            assert_eq!(
+                weather.description.as_deref(),
+                Some("Forecasts for any city."),
+                "as it was before the file broke"
+            );
+            client
+        },
+    );
+}
+
 #[test]
 fn a_listen_subscription_gets_only_what_it_asked_for() {
     use rmcp::model::{ProtocolVersion, ServerNotification, SubscriptionFilter};
@@ -797,11 +956,19 @@ fn a_listen_subscription_gets_only_what_it_asked_for() {
                 "---\nname: weather\ndescription: Forecasts for any city.\n---\nChanged.\n",
             )
             .unwrap();
-            match next_notification(&mut subscription).await {
-                ServerNotification::ResourceUpdatedNotification(updated) => {
-                    assert_eq!(updated.params.uri, "skill://weather/SKILL.md");
+            // Any change also makes the lists stale (the resources list names each bundled
+            // file), and the first addition may be told twice (once when the server compares
+            // its listing with the watch's first, once by the watch), so list changes may come
+            // first.
+            loop {
+                match next_notification(&mut subscription).await {
+                    ServerNotification::ResourceUpdatedNotification(updated) => {
+                        assert_eq!(updated.params.uri, "skill://weather/SKILL.md");
+                        break;
+                    }
+                    ServerNotification::ResourceListChangedNotification(_) => {}
+                    other => panic!("the subscribed resource's update was expected: {other:?}"),
                 }
-                other => panic!("the subscribed resource's update was expected: {other:?}"),
             }
             drop(subscription);
             client

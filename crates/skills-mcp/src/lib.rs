@@ -53,8 +53,9 @@ pub fn serve_stdio(service: Arc<dyn SkillsService>, options: &Options) -> Result
         })?;
         Ok(())
     });
-    // The session is over: a poll still looking at the catalog has no one to tell, so the
-    // process does not wait for it.
+    // The session is over: the task following the catalog has ended with the server (or ends
+    // with the runtime's tasks, dropping the watch), and a look at the catalog still running
+    // on a blocking thread has no one to tell, so the process does not wait for it.
     runtime.shutdown_background();
     served
 }

@@ -219,7 +219,7 @@ impl ServerHandler for SkillsServer {
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
-        Live::start_polling(&self.live);
+        Live::start(&self.live);
         let peer = context.peer;
         let session = Arc::clone(&self.session);
         let mut changes = self.live.subscribe();
@@ -304,7 +304,7 @@ impl ServerHandler for SkillsServer {
     }
 
     async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
-        Live::start_polling(&self.live);
+        Live::start(&self.live);
         let mut changes = self.live.subscribe();
         let sink = context.sink().clone();
         let uris = context
@@ -398,6 +398,9 @@ impl ServerHandler for SkillsServer {
         request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
+        // A client of the stateless 2026 requests may never send `initialized`: the lists
+        // it pages through follow the catalog all the same.
+        Live::start(&self.live);
         let cursor = request.and_then(|request| request.cursor);
         let live = Arc::clone(&self.live);
         blocking(&self.service, move |service| {
@@ -432,6 +435,9 @@ impl ServerHandler for SkillsServer {
         request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
+        // A client of the stateless 2026 requests may never send `initialized`: the lists
+        // it pages through follow the catalog all the same.
+        Live::start(&self.live);
         let cursor = request.and_then(|request| request.cursor);
         let live = Arc::clone(&self.live);
         blocking(&self.service, move |service| {
