@@ -1,5 +1,5 @@
-//! `skills prompt` (the catalog as an agent sees it) and `skills sync` (the same catalog as
-//! the skills block of `AGENTS.md`).
+//! `skills prompt` (the catalog as an agent sees it, ranked for a task with `--query`) and
+//! `skills sync` (the same catalog as the skills block of `AGENTS.md`).
 //!
 //! `sync` also checks the command the block tells the agent to run: another tool's binary is
 //! called `skills` too (the vercel `skills` package), and an agent that runs `skills read X`
@@ -8,7 +8,7 @@
 use std::path::{Path, PathBuf};
 
 use anstream::eprintln;
-use skills::render::{RenderOptions, SyncOptions};
+use skills::render::{RenderOptions, Rendered, SyncOptions};
 
 use crate::Exit;
 use crate::cli::{Global, PromptArgs, SyncArgs};
@@ -23,6 +23,8 @@ pub(crate) fn prompt(global: &Global, args: &PromptArgs) -> Exit {
     let mut options = RenderOptions::new(args.format.into());
     options.budget_chars = args.budget;
     options.pinned = args.pin.clone();
+    // A blank task ranks nothing: it is no query, and nothing is said about it.
+    options.query = args.query.clone().filter(|task| !task.trim().is_empty());
     let rendered = match skills.render_catalog(&options) {
         Ok(rendered) => rendered,
         Err(error) => return output::fail(global, &error),
@@ -33,6 +35,9 @@ pub(crate) fn prompt(global: &Global, args: &PromptArgs) -> Exit {
     }
     output::raw(&rendered.text);
     shadow_note(global, &rendered.shadows_user);
+    if options.query.is_some() {
+        query_note(global, &rendered);
+    }
     let report = rendered.budget.as_ref().filter(|report| {
         !global.quiet
             && (!report.shortened.is_empty() || !report.dropped.is_empty() || !report.fits)
@@ -50,8 +55,67 @@ pub(crate) fn prompt(global: &Global, args: &PromptArgs) -> Exit {
                 "; the pinned skills alone exceed the budget"
             }
         );
+        if options.query.is_some() {
+            left_out_note(&report.dropped);
+        }
     }
     Exit::Success
+}
+
+/// The most names the left-out line of a ranked prompt shows; `--json` has them all.
+const LEFT_OUT_SHOWN: usize = 10;
+
+/// One line on stderr saying how many skills the query matched (they are listed first) and
+/// how many of those the budget left out.
+fn query_note(global: &Global, rendered: &Rendered) {
+    if global.quiet {
+        return;
+    }
+    if rendered.matched.is_empty() {
+        eprintln!("{DIM}query{DIM:#}: no skill matches; the catalog's order");
+        return;
+    }
+    let left_out = rendered.budget.as_ref().map_or(0, |report| {
+        rendered
+            .matched
+            .iter()
+            .filter(|name| report.dropped.contains(name))
+            .count()
+    });
+    eprintln!(
+        "{DIM}query{DIM:#}: {} skill(s) match, listed first{}",
+        rendered.matched.len(),
+        if left_out == 0 {
+            String::new()
+        } else {
+            format!("; {left_out} of them left out by the budget")
+        }
+    );
+}
+
+/// Names what a ranked prompt left out, most relevant first (the reverse of the drop order),
+/// at most [`LEFT_OUT_SHOWN`] of them.
+fn left_out_note(dropped: &[String]) {
+    if dropped.is_empty() {
+        return;
+    }
+    // A name came from a file in the workspace: it goes through the sanitiser.
+    let shown: Vec<String> = dropped
+        .iter()
+        .rev()
+        .take(LEFT_OUT_SHOWN)
+        .map(|name| output::shown(name).into_owned())
+        .collect();
+    let more = dropped.len().saturating_sub(LEFT_OUT_SHOWN);
+    eprintln!(
+        "{DIM}left out{DIM:#}, most relevant first: {}{}",
+        shown.join(", "),
+        if more == 0 {
+            String::new()
+        } else {
+            format!(" and {more} more (--json lists them all)")
+        }
+    );
 }
 
 pub(crate) fn sync(global: &Global, args: &SyncArgs) -> Exit {

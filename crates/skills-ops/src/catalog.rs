@@ -7,6 +7,7 @@ use skills_types::catalog::{
     listed_shadowed,
 };
 use skills_types::render::{RenderOptions, Rendered};
+use skills_types::search::MAX_LIMIT;
 use skills_types::{Catalog, Error, Skill, SkillSummary, SkillsConfig};
 
 use crate::discover::{collision_reason, discover};
@@ -25,7 +26,7 @@ pub fn overview(
     render: &RenderOptions,
 ) -> Result<(Listing, Rendered), Error> {
     let catalog = discover(config)?;
-    let rendered = render_from(&catalog, render)?;
+    let rendered = render_from(config, &catalog, render)?;
     Ok((list_from(catalog, list), rendered))
 }
 
@@ -77,20 +78,40 @@ pub fn read(config: &SkillsConfig, names: &[&str]) -> Result<Vec<SkillBody>, Err
 /// The catalog rendered for an agent; without a budget in `options`, the configured
 /// `budget_chars` (from `SkillsConfig` or a `skills.toml`) applies.
 ///
+/// With a query, the catalog is ranked for it by the search index (08 §Relevance): the pinned
+/// skills first, then the skills it matched (the search's best [`MAX_LIMIT`]), best first,
+/// then the rest, and the budget leaves out the least relevant first
+/// ([`crate::render::render_ranked`]).
+///
 /// Every pinned name must pick a skill of the catalog (by name or id, as `show` looks it up):
 /// a pin that picks none is an [`Error::InvalidInput`] naming each such pin, so a typo in a
 /// pin fails instead of leaving the skill it meant to protect to the budget unannounced.
 pub fn render_catalog(config: &SkillsConfig, options: &RenderOptions) -> Result<Rendered, Error> {
-    render_from(&discover(config)?, options)
+    render_from(config, &discover(config)?, options)
 }
 
-fn render_from(catalog: &Catalog, options: &RenderOptions) -> Result<Rendered, Error> {
+fn render_from(
+    config: &SkillsConfig,
+    catalog: &Catalog,
+    options: &RenderOptions,
+) -> Result<Rendered, Error> {
     let mut options = options.clone();
     if options.budget_chars.is_none() {
         options.budget_chars = catalog.budget_chars;
     }
     options.pinned = resolve_pins(catalog, &options.pinned)?;
-    let mut rendered = crate::render::render(&catalog.skills, &options);
+    let task = options.query.as_deref().map(str::trim);
+    let mut rendered = match task.filter(|task| !task.is_empty()) {
+        // The search answers from the same files: it discovers again, from the catalog cache.
+        Some(task) => {
+            let matched: Vec<String> = crate::search::search(config, task, MAX_LIMIT)?
+                .into_iter()
+                .map(|hit| hit.name)
+                .collect();
+            crate::render::render_ranked(&catalog.skills, &options, &matched)
+        }
+        None => crate::render::render(&catalog.skills, &options),
+    };
     rendered.shadows_user = catalog.user_shadows();
     Ok(rendered)
 }

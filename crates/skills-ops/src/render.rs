@@ -8,7 +8,7 @@
 
 use std::borrow::Cow;
 use std::cmp::Reverse;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use skills_types::render::{BudgetReport, Format, RenderOptions, Rendered};
 use skills_types::{Skill, SkillSummary, sanitize};
@@ -32,19 +32,41 @@ const JSON_SEPARATOR_CHARS: usize = 2;
 /// The catalog as text for an agent, fitted into `options.budget_chars` when there is one.
 ///
 /// Empty `skills` give empty text. The output lists skills in the order given (the catalog's
-/// order, by name), whatever the budget shortened or dropped.
+/// order, by name), whatever the budget shortened or dropped. `options.query` is not looked
+/// at: ranking needs the search index, and [`render_ranked`] takes what it found.
 pub fn render(skills: &[Skill], options: &RenderOptions) -> Rendered {
+    render_in(skills, options, None)
+}
+
+/// The catalog ranked for a task: the pinned skills first (in the catalog's order), then the
+/// skills named in `matched` (what the task matched, best first), then the rest in the
+/// catalog's order. Under a budget the least relevant go first: the descriptions of the
+/// unmatched skills are shortened before the matched ones', and skills are dropped unmatched
+/// first (lowest precedence first, as [`render`] drops), then matched from the worst up.
+///
+/// A name in `matched` that no skill has is ignored, as is a second mention of one.
+pub fn render_ranked(skills: &[Skill], options: &RenderOptions, matched: &[String]) -> Rendered {
+    render_in(skills, options, Some(matched))
+}
+
+fn render_in(skills: &[Skill], options: &RenderOptions, matched: Option<&[String]>) -> Rendered {
     let format = options.format;
     let pinned: HashSet<&str> = options.pinned.iter().map(String::as_str).collect();
-    let items: Vec<Item<'_>> = skills
+    let ranked = Ranked::new(skills, &pinned, matched);
+    let items: Vec<Item<'_>> = ranked
+        .order
         .iter()
-        .map(|skill| Item::new(format, skill, pinned.contains(skill.name.as_str())))
+        .map(|&(index, rank)| {
+            let skill = &skills[index];
+            Item::new(format, skill, pinned.contains(skill.name.as_str()), rank)
+        })
         .collect();
     let Some(budget_chars) = options.budget_chars else {
         return Rendered {
             text: write(format, &items, &Fit::everything(items.len())),
             budget: None,
             shadows_user: Vec::new(),
+            matched: ranked.matched,
         };
     };
     let fit = Fit::within(format, &items, budget_chars);
@@ -54,15 +76,14 @@ pub fn render(skills: &[Skill], options: &RenderOptions) -> Rendered {
         used_chars, fit.predicted,
         "the cost model disagrees with the rendering"
     );
-    let shortened = match fit.cap {
-        Some(cap) => items
-            .iter()
-            .zip(&fit.included)
-            .filter(|(item, included)| **included && !item.pinned && item.chars > cap)
-            .map(|(item, _)| item.skill.name.clone())
-            .collect(),
-        None => Vec::new(),
-    };
+    let shortened = items
+        .iter()
+        .zip(&fit.included)
+        .filter(|(item, included)| {
+            **included && !item.pinned && fit.cap_of(item).is_some_and(|cap| item.chars > cap)
+        })
+        .map(|(item, _)| item.skill.name.clone())
+        .collect();
     let dropped = fit
         .dropped
         .iter()
@@ -78,6 +99,65 @@ pub fn render(skills: &[Skill], options: &RenderOptions) -> Rendered {
             dropped,
         }),
         shadows_user: Vec::new(),
+        matched: ranked.matched,
+    }
+}
+
+/// The order skills are rendered in, and what a query matched.
+struct Ranked {
+    /// Indices into the catalog, in the order rendered, each with its rank among the skills
+    /// the query matched (0 the best) or `None`.
+    order: Vec<(usize, Option<usize>)>,
+    /// The names the query matched that the catalog has, best first.
+    matched: Vec<String>,
+}
+
+impl Ranked {
+    fn new(skills: &[Skill], pinned: &HashSet<&str>, matched: Option<&[String]>) -> Self {
+        let Some(matched) = matched else {
+            return Self {
+                order: (0..skills.len()).map(|index| (index, None)).collect(),
+                matched: Vec::new(),
+            };
+        };
+        let by_name: HashMap<&str, usize> = skills
+            .iter()
+            .enumerate()
+            .map(|(index, skill)| (skill.name.as_str(), index))
+            .collect();
+        let mut rank_of: Vec<Option<usize>> = vec![None; skills.len()];
+        let mut found = Vec::new();
+        for name in matched {
+            if let Some(&index) = by_name.get(name.as_str())
+                && rank_of[index].is_none()
+            {
+                rank_of[index] = Some(found.len());
+                found.push(index);
+            }
+        }
+        let is_pinned = |index: usize| pinned.contains(skills[index].name.as_str());
+        let mut order: Vec<(usize, Option<usize>)> = (0..skills.len())
+            .filter(|&index| is_pinned(index))
+            .map(|index| (index, rank_of[index]))
+            .collect();
+        order.extend(
+            found
+                .iter()
+                .filter(|&&index| !is_pinned(index))
+                .map(|&index| (index, rank_of[index])),
+        );
+        order.extend(
+            (0..skills.len())
+                .filter(|&index| !is_pinned(index) && rank_of[index].is_none())
+                .map(|index| (index, None)),
+        );
+        Self {
+            order,
+            matched: found
+                .into_iter()
+                .map(|index| skills[index].name.clone())
+                .collect(),
+        }
     }
 }
 
@@ -169,10 +249,12 @@ struct Item<'a> {
     /// Characters of the entry with an empty description.
     base: usize,
     pinned: bool,
+    /// Its place among the skills a query matched (0 the best); `None` when it matched none.
+    rank: Option<usize>,
 }
 
 impl<'a> Item<'a> {
-    fn new(format: Format, skill: &'a Skill, pinned: bool) -> Self {
+    fn new(format: Format, skill: &'a Skill, pinned: bool, rank: Option<usize>) -> Self {
         // Every format shows the sanitised description: one line, no control or format
         // character, at most the rendered cap (`sanitize::description`).
         let description = sanitize::description(&skill.description);
@@ -201,6 +283,7 @@ impl<'a> Item<'a> {
             uniform: chars == width,
             base,
             pinned,
+            rank,
         }
     }
 
@@ -257,8 +340,12 @@ fn frame(format: Format, count: usize) -> usize {
 /// Which skills to render and how far to shorten their descriptions.
 struct Fit {
     included: Vec<bool>,
-    /// The description cap of the non-pinned skills; `None` shortens nothing.
+    /// The description cap of the non-pinned skills a query did not match (all of them without
+    /// a query); `None` shortens nothing.
     cap: Option<usize>,
+    /// The description cap of the non-pinned skills a query matched: they are shortened only
+    /// once the others are as short as they may become.
+    matched_cap: Option<usize>,
     /// Indices of the skills left out, in the order they were dropped.
     dropped: Vec<usize>,
     /// Characters the cost model expects the text to hold.
@@ -270,34 +357,60 @@ impl Fit {
         Self {
             included: vec![true; count],
             cap: None,
+            matched_cap: None,
             dropped: Vec::new(),
             predicted: 0,
         }
     }
 
+    /// The cap that applies to `item`'s description.
+    fn cap_of(&self, item: &Item<'_>) -> Option<usize> {
+        match item.rank {
+            Some(_) => self.matched_cap,
+            None => self.cap,
+        }
+    }
+
+    /// Characters of the text under the caps given.
+    fn cost(
+        &self,
+        format: Format,
+        items: &[Item<'_>],
+        cap: Option<usize>,
+        matched_cap: Option<usize>,
+    ) -> usize {
+        let mut count = 0;
+        let mut entries = 0;
+        for (item, _) in items.iter().zip(&self.included).filter(|(_, kept)| **kept) {
+            count += 1;
+            entries += item.cost(
+                format,
+                if item.rank.is_some() {
+                    matched_cap
+                } else {
+                    cap
+                },
+            );
+        }
+        frame(format, count) + entries
+    }
+
     fn within(format: Format, items: &[Item<'_>], budget: usize) -> Self {
         let mut fit = Self::everything(items.len());
-        let cost = |fit: &Self, cap: Option<usize>| -> usize {
-            let count = fit.included.iter().filter(|included| **included).count();
-            let entries: usize = items
-                .iter()
-                .zip(&fit.included)
-                .filter(|(_, included)| **included)
-                .map(|(item, _)| item.cost(format, cap))
-                .sum();
-            frame(format, count) + entries
-        };
-        fit.predicted = cost(&fit, None);
+        fit.predicted = fit.cost(format, items, None, None);
         if fit.predicted <= budget {
             return fit;
         }
 
         // Descriptions are not cut below a useful length: while even that is too long, drop
-        // the lowest precedence first, and among equals the name that sorts last, so the result
-        // depends on nothing but the catalog.
+        // the least relevant first (the skills a query did not match, then the ones it matched
+        // from the worst up), and among equals the lowest precedence first and the name that
+        // sorts last, so the result depends on nothing but the catalog and the query.
         let mut order: Vec<usize> = (0..items.len()).filter(|&i| !items[i].pinned).collect();
         order.sort_by_key(|&i| {
             (
+                items[i].rank.is_some(),
+                Reverse(items[i].rank),
                 items[i].skill.scope,
                 Reverse(&items[i].skill.name),
                 Reverse(i),
@@ -322,32 +435,54 @@ impl Fit {
             return fit;
         }
 
-        // The largest cap that fits: cost grows with the cap, and the floor fits.
-        let longest = items
-            .iter()
-            .zip(&fit.included)
-            .filter(|(item, included)| **included && !item.pinned)
-            .map(|(item, _)| item.chars)
-            .max()
-            .unwrap_or(0);
-        let whole = cost(&fit, None);
+        let whole = fit.cost(format, items, None, None);
         if whole <= budget {
             fit.predicted = whole;
             return fit;
         }
-        let (mut fits, mut too_long) = (MIN_SHORTENED_CHARS, longest);
-        while too_long > fits + 1 {
-            let middle = fits + (too_long - fits) / 2;
-            if cost(&fit, Some(middle)) <= budget {
-                fits = middle;
-            } else {
-                too_long = middle;
-            }
+        // The largest caps that fit, the unmatched skills' first: cost grows with a cap, both
+        // at the floor fit, and neither shortening anything does not.
+        let longest = |matched: bool| {
+            items
+                .iter()
+                .zip(&fit.included)
+                .filter(|(item, included)| {
+                    **included && !item.pinned && item.rank.is_some() == matched
+                })
+                .map(|(item, _)| item.chars)
+                .max()
+                .unwrap_or(0)
+        };
+        if fit.cost(format, items, floor, None) <= budget {
+            let cap = largest_cap(longest(false), |cap| {
+                fit.cost(format, items, Some(cap), None) <= budget
+            });
+            fit.cap = Some(cap);
+        } else {
+            let cap = largest_cap(longest(true), |cap| {
+                fit.cost(format, items, floor, Some(cap)) <= budget
+            });
+            fit.cap = floor;
+            fit.matched_cap = Some(cap);
         }
-        fit.cap = Some(fits);
-        fit.predicted = cost(&fit, Some(fits));
+        fit.predicted = fit.cost(format, items, fit.cap, fit.matched_cap);
         fit
     }
+}
+
+/// The largest cap from [`MIN_SHORTENED_CHARS`] (which `fits`) below `too_long` (which does
+/// not) that `fits`, by binary search.
+fn largest_cap(too_long: usize, fits: impl Fn(usize) -> bool) -> usize {
+    let (mut fitting, mut too_long) = (MIN_SHORTENED_CHARS, too_long);
+    while too_long > fitting + 1 {
+        let middle = fitting + (too_long - fitting) / 2;
+        if fits(middle) {
+            fitting = middle;
+        } else {
+            too_long = middle;
+        }
+    }
+    fitting
 }
 
 /// A skill's summary as an agent reads it: the findings and the shadowed copies are for the
@@ -412,7 +547,7 @@ fn write(format: Format, items: &[Item<'_>], fit: &Fit) -> String {
         .iter()
         .zip(&fit.included)
         .filter(|(_, included)| **included)
-        .map(|(item, _)| (item.skill, item.shown(fit.cap)));
+        .map(|(item, _)| (item.skill, item.shown(fit.cap_of(item))));
     match format {
         Format::Json => {
             let summaries: Vec<SkillSummary> = shown
@@ -749,6 +884,201 @@ mod tests {
         }
     }
 
+    /// Renders for a query that matched `matched`, best first.
+    fn ranked(
+        skills: &[Skill],
+        format: Format,
+        budget: Option<usize>,
+        pinned: &[&str],
+        matched: &[&str],
+    ) -> Rendered {
+        let mut options = RenderOptions::new(format).query("a task");
+        options.budget_chars = budget;
+        options.pinned = pinned.iter().map(|name| (*name).to_owned()).collect();
+        let matched: Vec<String> = matched.iter().map(|name| (*name).to_owned()).collect();
+        render_ranked(skills, &options, &matched)
+    }
+
+    /// The names an `xml` text lists, in order.
+    fn listed(xml: &str) -> Vec<&str> {
+        xml.split("<name>")
+            .skip(1)
+            .filter_map(|rest| rest.split("</name>").next())
+            .collect()
+    }
+
+    /// The description a `markdown` text shows for `name`.
+    fn shown_description<'t>(markdown: &'t str, name: &str) -> &'t str {
+        let prefix = format!("- **{name}**: ");
+        markdown
+            .lines()
+            .find_map(|line| line.strip_prefix(prefix.as_str()))
+            .unwrap_or_else(|| panic!("{name} is not listed: {markdown}"))
+    }
+
+    #[test]
+    fn a_query_lists_the_pinned_then_the_matched_best_first_then_the_rest() {
+        let skills = many(&[SkillScope::User; 6]);
+        // Unknown and repeated names are ignored; a pinned match stays with the pinned.
+        let result = ranked(
+            &skills,
+            Format::Xml,
+            None,
+            &["skill-05"],
+            &["skill-03", "nothing", "skill-00", "skill-05", "skill-03"],
+        );
+        assert_eq!(
+            listed(&result.text),
+            [
+                "skill-05", "skill-03", "skill-00", "skill-01", "skill-02", "skill-04"
+            ]
+        );
+        assert_eq!(result.matched, ["skill-03", "skill-00", "skill-05"]);
+        assert_eq!(result.budget, None);
+        // Whatever the format, the same order.
+        let markdown = ranked(
+            &skills,
+            Format::Markdown,
+            None,
+            &["skill-05"],
+            &["skill-03", "skill-00"],
+        )
+        .text;
+        let order: Vec<&str> = markdown
+            .lines()
+            .skip(2)
+            .filter_map(|line| line.strip_prefix("- **")?.split("**").next())
+            .collect();
+        assert_eq!(
+            order,
+            [
+                "skill-05", "skill-03", "skill-00", "skill-01", "skill-02", "skill-04"
+            ]
+        );
+    }
+
+    #[test]
+    fn without_a_query_or_a_match_the_order_is_the_catalogs() {
+        use SkillScope::{Legacy, Project, User};
+        let skills = many(&[User, Project, Legacy, User]);
+        let full = rendered(&skills, Format::Xml).chars().count();
+        for format in Format::ALL {
+            for budget in [None, Some(full - 60), Some(300), Some(0)] {
+                let mut plain = RenderOptions::new(format);
+                plain.budget_chars = budget;
+                let expected = render(&skills, &plain);
+                // `render` does not look at a query: it cannot search.
+                assert_eq!(render(&skills, &plain.clone().query("skill 2")), expected);
+                // A query that matched nothing, with nothing pinned, changes nothing.
+                assert_eq!(ranked(&skills, format, budget, &[], &[]), expected);
+                assert_eq!(ranked(&skills, format, budget, &[], &["gone"]), expected);
+            }
+        }
+    }
+
+    #[test]
+    fn a_tight_budget_shortens_the_unmatched_before_the_matched() {
+        let skills = many(&[SkillScope::User; 4]);
+        let matched = ["skill-02", "skill-00"];
+        let full = rendered(&skills, Format::Markdown).chars().count();
+        let length = skills[0].description.chars().count();
+
+        // A little less than everything: only the unmatched skills are shortened.
+        let result = ranked(&skills, Format::Markdown, Some(full - 30), &[], &matched);
+        let first = report(&result);
+        assert!(first.fits && first.dropped.is_empty(), "{first:?}");
+        assert_eq!(first.shortened, ["skill-01", "skill-03"]);
+        for (index, name) in [(2, "skill-02"), (0, "skill-00")] {
+            assert_eq!(
+                shown_description(&result.text, name),
+                skills[index].description
+            );
+        }
+        assert!(shown_description(&result.text, "skill-01").ends_with('…'));
+
+        // Less than the unmatched at their shortest allow: they stay at the floor, and the
+        // matched ones are shortened evenly.
+        let room = 2 * (length - MIN_SHORTENED_CHARS);
+        let result = ranked(
+            &skills,
+            Format::Markdown,
+            Some(full - room - 10),
+            &[],
+            &matched,
+        );
+        let report = report(&result);
+        assert!(report.fits && report.dropped.is_empty(), "{report:?}");
+        assert_eq!(
+            report.shortened,
+            ["skill-02", "skill-00", "skill-01", "skill-03"]
+        );
+        for name in ["skill-01", "skill-03"] {
+            let shown = shown_description(&result.text, name);
+            assert_eq!(shown.chars().count(), MIN_SHORTENED_CHARS, "{shown}");
+        }
+        let best = shown_description(&result.text, "skill-02").chars().count();
+        assert!(
+            (MIN_SHORTENED_CHARS..length).contains(&best),
+            "{}",
+            result.text
+        );
+        assert_eq!(
+            shown_description(&result.text, "skill-00").chars().count(),
+            best
+        );
+    }
+
+    #[test]
+    fn a_budget_drops_the_unmatched_first_then_the_matched_from_the_worst_up() {
+        use SkillScope::{Legacy, Profile, Project, User};
+        let skills = many(&[Project, User, Legacy, User, Profile, Legacy]);
+        // The best match is a legacy skill, which `render` would drop first.
+        let matched = ["skill-02", "skill-04", "skill-05"];
+        // Room for skill-01 (pinned) whole and the two best matches at the shortest useful
+        // description, and a little more.
+        let budget = {
+            let kept: Vec<Skill> = [1, 2, 4]
+                .into_iter()
+                .map(|index| Skill {
+                    description: if index == 1 {
+                        skills[index].description.clone()
+                    } else {
+                        skills[index]
+                            .description
+                            .chars()
+                            .take(MIN_SHORTENED_CHARS)
+                            .collect()
+                    },
+                    ..skills[index].clone()
+                })
+                .collect();
+            rendered(&kept, Format::Xml).chars().count() + 30
+        };
+        let result = ranked(&skills, Format::Xml, Some(budget), &["skill-01"], &matched);
+        let some = report(&result);
+        assert!(some.fits, "{some:?}");
+        // The unmatched (user before project), then the worst match.
+        assert_eq!(some.dropped, ["skill-03", "skill-00", "skill-05"]);
+        assert_eq!(some.shortened, ["skill-02", "skill-04"]);
+        assert_eq!(listed(&result.text), ["skill-01", "skill-02", "skill-04"]);
+        assert_eq!(result.matched, matched);
+        assert!(
+            result
+                .text
+                .contains(&skills[1].description.replace('&', "&amp;"))
+        );
+
+        // Nothing but the pinned skill fits: every other one is dropped, least relevant first.
+        let result = ranked(&skills, Format::Xml, Some(1), &["skill-01"], &matched);
+        let report = report(&result);
+        assert!(!report.fits);
+        assert_eq!(
+            report.dropped,
+            ["skill-03", "skill-00", "skill-05", "skill-04", "skill-02"]
+        );
+        assert_eq!(listed(&result.text), ["skill-01"]);
+    }
+
     #[test]
     fn read_text_snapshot() {
         let bodies = [
@@ -846,6 +1176,75 @@ mod tests {
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(200))]
 
+        /// Ranked for any query, the cost model agrees with the rendering (`render` asserts
+        /// it), the text fits unless the pinned skills alone do not, the unmatched skills are
+        /// dropped before any matched one and the matched from the worst up, and a matched
+        /// description is shortened only once every unmatched one is at the floor.
+        #[test]
+        fn ranked_budgets_leave_out_the_least_relevant_first(
+            descriptions in proptest::collection::vec(description_strategy(), 0..8),
+            order in Just((0..8).collect::<Vec<usize>>()).prop_shuffle(),
+            matches in 0usize..=8,
+            budget in 0usize..1200,
+            format_index in 0usize..3,
+            pin_first in any::<bool>(),
+        ) {
+            let format = Format::ALL[format_index];
+            let skills: Vec<Skill> = descriptions
+                .iter()
+                .enumerate()
+                .map(|(index, description)| {
+                    skill(&format!("s{index}"), description, SkillScope::ALL[index % 4])
+                })
+                .collect();
+            let matched: Vec<String> = order[..matches]
+                .iter()
+                .filter(|&&index| index < skills.len())
+                .map(|index| format!("s{index}"))
+                .collect();
+            let pinned: &[&str] = if pin_first { &["s0"] } else { &[] };
+            let mut options = RenderOptions::new(format).budget(budget).query("task");
+            options.pinned = pinned.iter().map(|name| (*name).to_owned()).collect();
+            let result = render_ranked(&skills, &options, &matched);
+            let report = report(&result);
+            prop_assert_eq!(report.used_chars, result.text.chars().count());
+            prop_assert_eq!(&result.matched, &matched);
+            let pinned_alone: Vec<Skill> = skills
+                .iter()
+                .filter(|skill| pinned.contains(&skill.name.as_str()))
+                .cloned()
+                .collect();
+            let pinned_chars = render(&pinned_alone, &RenderOptions::new(format)).text.chars().count();
+            prop_assert_eq!(report.fits, pinned_chars <= budget);
+
+            let rank = |name: &String| matched.iter().position(|m| m == name);
+            let ranks: Vec<Option<usize>> = report.dropped.iter().map(rank).collect();
+            let first_match = ranks.iter().position(Option::is_some).unwrap_or(ranks.len());
+            prop_assert!(ranks[first_match..].iter().all(Option::is_some), "{:?}", report);
+            prop_assert!(
+                ranks[first_match..].windows(2).all(|pair| pair[0] > pair[1]),
+                "{:?}",
+                report
+            );
+            prop_assert!(report.dropped.iter().all(|name| !pinned.contains(&name.as_str())));
+
+            if report.shortened.iter().any(|name| rank(name).is_some()) {
+                for skill in &skills {
+                    let unmatched_and_kept = rank(&skill.name).is_none()
+                        && !pinned.contains(&skill.name.as_str())
+                        && !report.dropped.contains(&skill.name);
+                    let long = sanitize::description(&skill.description).chars().count()
+                        > MIN_SHORTENED_CHARS;
+                    prop_assert!(
+                        !(unmatched_and_kept && long) || report.shortened.contains(&skill.name),
+                        "{} is not at the floor: {:?}",
+                        skill.name,
+                        report
+                    );
+                }
+            }
+        }
+
         /// The cost model agrees with the rendering (`render` asserts it), the result fits, and
         /// the chosen cap is the largest that does.
         #[test]
@@ -885,7 +1284,9 @@ mod tests {
                 let pinned_set: HashSet<&str> = pinned.iter().copied().collect();
                 let items: Vec<Item<'_>> = skills
                     .iter()
-                    .map(|skill| Item::new(format, skill, pinned_set.contains(skill.name.as_str())))
+                    .map(|skill| {
+                        Item::new(format, skill, pinned_set.contains(skill.name.as_str()), None)
+                    })
                     .collect();
                 let included: Vec<bool> = skills
                     .iter()
@@ -905,7 +1306,13 @@ mod tests {
                     })
                     .max()
                     .unwrap();
-                let fit = Fit { included, cap: Some(best), dropped: Vec::new(), predicted: 0 };
+                let fit = Fit {
+                    included,
+                    cap: Some(best),
+                    matched_cap: None,
+                    dropped: Vec::new(),
+                    predicted: 0,
+                };
                 prop_assert_eq!(write(format, &items, &fit), result.text);
             }
         }

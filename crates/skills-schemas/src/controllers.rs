@@ -137,8 +137,8 @@ pub(crate) fn all() -> Vec<Method> {
             Spec {
                 method: "skills.render_catalog",
                 aliases: &[],
-                description: "The catalog as an agent sees it (`xml`, `markdown` or `json`), fitted into a character budget, with a report of what the budget did.",
-                example: json!({ "format": "markdown", "budget_chars": 4000 }),
+                description: "The catalog as an agent sees it (`xml`, `markdown` or `json`), ranked for a task when `query` is given (pinned skills first, then the ones it matches, best first), fitted into a character budget, with a report of what the budget did.",
+                example: json!({ "format": "markdown", "budget_chars": 4000, "query": "fill in a PDF form" }),
             },
             Some(markdown::rendered),
             |service, options| service.render_catalog(&options),

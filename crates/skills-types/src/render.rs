@@ -75,10 +75,10 @@ pub struct RenderOptions {
     /// Names never shortened or dropped.
     #[serde(default)]
     pub pinned: Vec<String>,
-    /// A task to rank the catalog for (08 §Relevance), as a user phrases it: the pinned skills
-    /// come first, then the skills the task matches in the search index, best first, then the
-    /// rest in the catalog's order; a budget shortens and drops the least relevant first.
-    /// `None`, or a blank task, keeps the catalog's order.
+    /// A task to rank the catalog for, as a user phrases it (`fill in a PDF form`): the pinned
+    /// skills come first, then the skills the task matches in the search index, best first,
+    /// then the rest in the catalog's order, and a budget shortens and drops the least relevant
+    /// first. Without a task, or with a blank one, the order is the catalog's.
     #[serde(default)]
     pub query: Option<String>,
 }
@@ -118,9 +118,8 @@ pub struct Rendered {
     /// Names of user skills a workspace skill of the same name shadows.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub shadows_user: Vec<String>,
-    /// With a query: the skills it matched, best first (at most the search's
-    /// [`MAX_LIMIT`](crate::search::MAX_LIMIT)), pinned ones included, whether or not a budget
-    /// left them out.
+    /// With a query: the skills it matched, best first (at most as many as one search
+    /// returns), pinned ones included, whether or not a budget left them out.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub matched: Vec<String>,
 }

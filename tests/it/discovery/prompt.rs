@@ -2,7 +2,8 @@
 //! description holding `</available_skills>` or `<script>` cannot close or open a tag; a
 //! budget first shortens descriptions, then drops skills, lowest precedence first (pinned ones
 //! never), and says so on stderr and in the JSON `budget` report. The library renders the
-//! same bytes.
+//! same bytes. `--query` ranks the catalog for a task: pinned first, then the matches best
+//! first, and a budget leaves out the least relevant first.
 
 use serde_json::{Value, json};
 use skills::render::{Format, RenderOptions};
@@ -271,4 +272,238 @@ fn assert_listed_unless_dropped(text: &str, dropped: &[String]) {
             "{name}: {text}"
         );
     }
+}
+
+/// Twenty skills in a trusted workspace: three the query below matches (`pdf-extract` best:
+/// its description says it in other words), seventeen it does not.
+fn ranked_tree() -> Tree {
+    let tree = Tree::new();
+    tree.trust();
+    let skills = [
+        (
+            "pdf-extract",
+            "Pulls the text and tables out of PDF files, scanned pages included.",
+        ),
+        ("pdf-forms", "Fills PDF forms from a JSON object."),
+        ("csv-tables", "Joins and cleans tables from CSV files."),
+        (
+            "commit-message",
+            "Writes a commit message from the staged diff.",
+        ),
+        (
+            "code-review",
+            "Reviews a change for bugs, style and missing tests.",
+        ),
+        (
+            "deploy-preview",
+            "Deploys a branch to a preview environment.",
+        ),
+        ("explain-error", "Explains a compiler error in plain words."),
+        (
+            "flaky-test-triage",
+            "Finds why a test passes and fails at random.",
+        ),
+        (
+            "incident-notes",
+            "Keeps a timeline of an outage for the postmortem.",
+        ),
+        (
+            "onboarding-guide",
+            "Walks a new teammate through the repository.",
+        ),
+        (
+            "postgres-explain",
+            "Reads a query plan and suggests an index.",
+        ),
+        (
+            "release-checklist",
+            "Runs the steps before tagging a release.",
+        ),
+        (
+            "standup-summary",
+            "Summarises yesterday's commits for the standup.",
+        ),
+        ("weather", "Forecasts for any city."),
+        (
+            "translate-docs",
+            "Translates documentation into another language.",
+        ),
+        ("image-resize", "Resizes and compresses images for the web."),
+        ("calendar-sync", "Copies meetings between two calendars."),
+        ("email-draft", "Drafts a polite reply to an email."),
+        (
+            "unit-converter",
+            "Converts between metric and imperial units.",
+        ),
+        ("regex-helper", "Writes and explains regular expressions."),
+    ];
+    for (name, description) in skills {
+        tree.skill(Place::ProjectOpenhuman, name, name, description);
+    }
+    tree
+}
+
+const TASK: &str = "pull the tables out of a scanned PDF invoice";
+
+/// The names a `markdown` prompt lists, in order.
+fn listed(markdown: &str) -> Vec<&str> {
+    markdown
+        .lines()
+        .filter_map(|line| line.strip_prefix("- **")?.split("**").next())
+        .collect()
+}
+
+/// Runs `skills prompt --format markdown --query TASK` with the arguments, plain and with
+/// `--json`, checks they agree with each other and with the library, and returns the text,
+/// stderr and the JSON answer.
+fn ranked_prompt(tree: &Tree, budget: Option<usize>, pins: &[&str]) -> (String, String, Value) {
+    let budget_text = budget.map(|budget| budget.to_string());
+    let mut args = vec!["prompt", "--format", "markdown", "--query", TASK];
+    if let Some(budget) = &budget_text {
+        args.extend(["--budget", budget]);
+    }
+    for pin in pins {
+        args.extend(["--pin", pin]);
+    }
+    let plain = tree.run(&args);
+    args.push("--json");
+    let json = tree.run(&args).json();
+    assert_eq!(json["text"], plain.ok(), "{json:#}");
+
+    let mut options = RenderOptions::new(Format::Markdown).query(TASK);
+    options.budget_chars = budget;
+    options.pinned = pins.iter().map(|pin| (*pin).to_owned()).collect();
+    let rendered = tree.library(false).render_catalog(&options).unwrap();
+    assert_eq!(serde_json::to_value(&rendered).unwrap(), json);
+    (plain.stdout, plain.stderr, json)
+}
+
+/// 08 §Relevance: `--query` lists the pinned skills first, then the ones the task matches
+/// (best first), then the rest in the catalog's order; a budget leaves out the unmatched
+/// first and the matched from the worst up, and says what it left out.
+#[test]
+fn a_query_ranks_the_prompt_and_the_budget_leaves_out_the_least_relevant() {
+    let tree = ranked_tree();
+    let unranked = tree.run(&["prompt", "--format", "markdown"]);
+    let catalog_order = listed(unranked.ok());
+    assert_eq!(catalog_order.len(), 20);
+    assert_eq!(
+        catalog_order[0], "calendar-sync",
+        "by name: {catalog_order:?}"
+    );
+
+    // No budget: the best match first, every skill listed, the unmatched in the catalog's
+    // order.
+    let (text, stderr, json) = ranked_prompt(&tree, None, &[]);
+    let order = listed(&text);
+    assert_eq!(order[0], "pdf-extract", "{text}");
+    let matched = names(&json["matched"]);
+    assert_eq!(matched.len(), 3, "{json:#}");
+    assert_eq!(matched[0], "pdf-extract");
+    assert!(
+        matched.contains(&"pdf-forms".to_owned()) && matched.contains(&"csv-tables".to_owned()),
+        "{matched:?}"
+    );
+    assert_eq!(
+        order[..3],
+        matched.iter().map(String::as_str).collect::<Vec<_>>()
+    );
+    let rest: Vec<&str> = catalog_order
+        .iter()
+        .copied()
+        .filter(|name| !matched.iter().any(|m| m == name))
+        .collect();
+    assert_eq!(order[3..], rest);
+    assert_eq!(json.get("budget"), None, "{json:#}");
+    assert_eq!(stderr, "query: 3 skill(s) match, listed first\n");
+
+    // A budget with room for a pinned skill and the three matches whole, and not much more:
+    // the pinned one first, the matches next, and only unmatched skills left out.
+    let line = |name: &str| {
+        unranked
+            .stdout
+            .lines()
+            .find(|line| line.starts_with(&format!("- **{name}**")))
+            .unwrap()
+            .chars()
+            .count()
+            + 1
+    };
+    let heading = "## Installed Skills\n\n".len();
+    let kept = line("weather") + matched.iter().map(|name| line(name)).sum::<usize>();
+    let budget = heading + kept + 30;
+    let (text, stderr, json) = ranked_prompt(&tree, Some(budget), &["weather"]);
+    let order = listed(&text);
+    assert_eq!(
+        order[..4],
+        ["weather", "pdf-extract", matched[1].as_str(), matched[2].as_str()]
+    );
+    assert!(
+        text.contains("- **weather**: Forecasts for any city.\n"),
+        "{text}"
+    );
+    let dropped = names(&json["budget"]["dropped"]);
+    assert!(dropped.len() >= 15, "{json:#}");
+    assert!(
+        dropped
+            .iter()
+            .all(|name| !matched.contains(name) && name != "weather"),
+        "only unmatched skills are left out: {dropped:?}"
+    );
+    // Among the unmatched (all of one scope), the name sorting last goes first.
+    assert_eq!(dropped[0], "unit-converter", "{dropped:?}");
+    assert!(text.chars().count() <= budget);
+    let most_relevant_first: Vec<&str> =
+        dropped.iter().rev().take(10).map(String::as_str).collect();
+    let expected = format!(
+        "query: 3 skill(s) match, listed first\n\
+         budget: {} of {budget} characters; {} description(s) shortened, {} skill(s) dropped\n\
+         left out, most relevant first: {} and {} more (--json lists them all)\n",
+        json["budget"]["used_chars"],
+        json["budget"]["shortened"].as_array().unwrap().len(),
+        dropped.len(),
+        most_relevant_first.join(", "),
+        dropped.len() - 10,
+    );
+    assert_eq!(stderr, expected);
+
+    // Room for the pinned skill and the best match only: the other matches go last, the
+    // worse one first, and the report says so.
+    let budget = heading + line("weather") + line("pdf-extract") + 5;
+    let (text, stderr, json) = ranked_prompt(&tree, Some(budget), &["weather"]);
+    assert_eq!(listed(&text), ["weather", "pdf-extract"], "{text}");
+    let dropped = names(&json["budget"]["dropped"]);
+    assert_eq!(dropped.len(), 18, "{json:#}");
+    assert_eq!(dropped[16..], [matched[2].clone(), matched[1].clone()]);
+    assert!(
+        stderr.starts_with(
+            "query: 3 skill(s) match, listed first; 2 of them left out by the budget\n"
+        ),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(&format!(
+            "left out, most relevant first: {}, {}, ",
+            matched[1], matched[2]
+        )),
+        "{stderr}"
+    );
+
+    // A query nothing matches keeps the catalog's order, and says so; a blank one is no
+    // query at all; --quiet says nothing.
+    let run = tree.run(&[
+        "prompt",
+        "--format",
+        "markdown",
+        "--query",
+        "zebra xylophone",
+    ]);
+    assert_eq!(run.ok(), unranked.stdout);
+    assert_eq!(run.stderr, "query: no skill matches; the catalog's order\n");
+    let run = tree.run(&["prompt", "--format", "markdown", "--query", " "]);
+    assert_eq!(run.ok(), unranked.stdout);
+    assert_eq!(run.stderr, "");
+    let run = tree.run(&["-q", "prompt", "--query", TASK, "--budget", "100"]);
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert_eq!(run.stderr, "", "{run:?}");
 }
