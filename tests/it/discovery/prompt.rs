@@ -436,7 +436,12 @@ fn a_query_ranks_the_prompt_and_the_budget_leaves_out_the_least_relevant() {
     let order = listed(&text);
     assert_eq!(
         order[..4],
-        ["weather", "pdf-extract", matched[1].as_str(), matched[2].as_str()]
+        [
+            "weather",
+            "pdf-extract",
+            matched[1].as_str(),
+            matched[2].as_str()
+        ]
     );
     assert!(
         text.contains("- **weather**: Forecasts for any city.\n"),
