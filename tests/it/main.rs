@@ -30,3 +30,4 @@ mod serve;
 mod triggers;
 mod update;
 mod validate;
+mod watch;
