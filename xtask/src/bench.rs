@@ -35,6 +35,7 @@ use serde_json::{Value, json};
 use crate::Failure;
 use crate::process::{self, cargo};
 
+pub(crate) use relevance::tree_main as relevance_tree_main;
 pub(crate) use rss::main as rss_main;
 pub(crate) use walk::main as walk_main;
 
@@ -382,7 +383,7 @@ pub(crate) fn run(root: &Path, args: &Args) -> Result<(), Failure> {
         if args.runtime {
             run_runtime(root, &skills)?;
         }
-        return run_relevance(root, &skills);
+        return run_relevance(root, &skills, args.runs);
     }
     let started = Instant::now();
     let load_before = report::load_average();
@@ -477,21 +478,53 @@ pub(crate) fn run(root: &Path, args: &Args) -> Result<(), Failure> {
     if args.runtime {
         run_runtime(root, &tools.skills)?;
     }
-    run_relevance(root, &tools.skills)
+    run_relevance(root, &tools.skills, args.runs)
 }
 
-/// The relevance rows ([`relevance`]): measured, printed and written to
-/// [`RELEVANCE_REPORT_PATH`].
-fn run_relevance(root: &Path, skills: &Path) -> Result<(), Failure> {
-    let scratch = scratch("set TMPDIR to a writable directory")?;
-    let measured = relevance::measure(root, &scratch.0, skills)?;
-    drop(scratch);
-    write_report(
-        root,
-        RELEVANCE_REPORT_PATH,
-        &measured.table(),
-        &measured.json(),
-    )
+/// The relevance rows ([`relevance`]): the example skills through `skills` (the release
+/// binary), the synthetic tree through the `search` bench of skills-ops (built here), each
+/// query timed `runs` times; printed and written to [`RELEVANCE_REPORT_PATH`].
+fn run_relevance(root: &Path, skills: &Path, runs: usize) -> Result<(), Failure> {
+    let bench = build_search_bench(root)?;
+    let examples = {
+        let scratch = scratch("set TMPDIR to a writable directory")?;
+        relevance::measure(root, &scratch.0, skills)?
+    };
+    let synthetic = {
+        let scratch = scratch("set TMPDIR to a writable directory with 100 MiB free")?;
+        relevance::measure_synthetic(root, &scratch.0, &bench, runs)?
+    };
+    let report = relevance::Report {
+        examples,
+        synthetic,
+    };
+    write_report(root, RELEVANCE_REPORT_PATH, &report.table(), &report.json())
+}
+
+/// Builds the in-process search bench (`crates/skills-ops/benches/search.rs`) with cargo's
+/// release settings; returns its path.
+fn build_search_bench(root: &Path) -> Result<PathBuf, Failure> {
+    let messages = process::output(cargo(root).args([
+        "bench",
+        "-p",
+        "skills-ops",
+        "--bench",
+        "search",
+        "--no-run",
+        "--message-format=json-render-diagnostics",
+    ]))
+    .map_err(|message| {
+        Failure::new(
+            message,
+            "fix the build error above; `cargo bench -p skills-ops --bench search --no-run` reproduces it",
+        )
+    })?;
+    artifact(&messages, "bench", "search").ok_or_else(|| {
+        Failure::new(
+            "cargo built no `search` bench",
+            "check the [[bench]] entry in crates/skills-ops/Cargo.toml",
+        )
+    })
 }
 
 /// The runtime row ([`runtime`]): measured, printed and written to [`RUNTIME_REPORT_PATH`].

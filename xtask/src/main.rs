@@ -27,7 +27,7 @@ Commands:
                                      compare, fail when it is stale)
   fuzz --seconds N [--target NAME]   run each cargo-fuzz target (or NAME) for N seconds (nightly)
   bench [--quick] [--skills N]... [--shape S]... [--runs N] [--no-peers] [--no-catalog]
-        [--catalog-only] [--no-runtime] [--runtime-only]
+        [--catalog-only] [--no-runtime] [--runtime-only] [--relevance-only]
                                      time discovery against a floor on synthetic trees of 1,000
                                      and 10,000 skills, realistic and classic shapes, beside the
                                      Node peers (--quick: 1,000 only; --skills N: other sizes;
@@ -39,7 +39,11 @@ Commands:
                                      them; --catalog-only: only them); then the runtime row
                                      (skills run of a trivial Python script beside python3
                                      running it, and the binary's start), written to
-                                     target/bench/runtime.json (--no-runtime, --runtime-only)
+                                     target/bench/runtime.json (--no-runtime, --runtime-only);
+                                     then the relevance rows (recall@1 and recall@5 of ranked
+                                     search over the example skills and a synthetic 10,000-skill
+                                     tree, and the query's latency in process), written to
+                                     target/bench/relevance.json (--relevance-only: only them)
   help                               print this text
 ";
 
@@ -69,6 +73,9 @@ fn main() -> ExitCode {
         // Internal: writes one bench tree to keep (`xtask __tree SHAPE SKILLS DIR`), for
         // timing two builds on the same tree by hand.
         Some("__tree") => return bench::tree_main(&rest),
+        // Internal: writes the relevance rows' synthetic tree and queries to keep
+        // (`xtask __relevance-tree DIR`), for running the `search` bench by hand.
+        Some("__relevance-tree") => return bench::relevance_tree_main(&root, &rest),
         Some("help" | "--help" | "-h") => {
             print!("{USAGE}");
             return ExitCode::SUCCESS;

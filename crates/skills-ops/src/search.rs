@@ -4,7 +4,10 @@
 //! The index lives in `~/<app_dir>/cache/search-<roots digest>/`, beside the catalog cache,
 //! with a stamp per skill (its listing fields and its definition file's size and modification
 //! time). A search discovers the catalog, re-indexes only the skills whose stamp changed,
-//! deletes the ones that are gone, and queries. An index that is missing, unreadable or from
+//! deletes the ones that are gone, and queries. A long-lived process (an agent core holding a
+//! watching handle) keeps an [`OpenIndex`] instead: the same index, brought up to date the same
+//! way, but only when the catalog it is handed is a new one, so a query on an unchanged catalog
+//! reads nothing but the index's mapped files. An index that is missing, unreadable or from
 //! another format is rebuilt; one that another process is updating (tantivy's writer lock) is
 //! left to it, and this search answers from a fresh index in memory instead, so the answer is
 //! never stale. Nothing leaves the machine.
@@ -16,6 +19,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use skills_types::search::{MAX_LIMIT, SearchHit};
 use skills_types::{Catalog, Error, Skill, SkillsConfig};
@@ -27,7 +31,7 @@ use tantivy::schema::{
 use tantivy::tokenizer::{
     Language, LowerCaser, RemoveLongFilter, SimpleTokenizer, Stemmer, StopWordFilter, TextAnalyzer,
 };
-use tantivy::{Index, IndexWriter, ReloadPolicy, TantivyDocument, Term};
+use tantivy::{Index, IndexReader, IndexWriter, ReloadPolicy, TantivyDocument, Term};
 
 use crate::discover::{CACHE_DIR, discover, roots_digest};
 
@@ -58,16 +62,81 @@ const MAX_BODY_BYTES: u64 = 1024 * 1024;
 /// The skills that best match `query`, at most `limit` (1 to [`MAX_LIMIT`]), best first.
 pub fn search(config: &SkillsConfig, query: &str, limit: usize) -> Result<Vec<SearchHit>, Error> {
     let catalog = discover(config)?;
-    // With the caches off (`cache = false`), nothing is kept between runs.
-    let kept = config
-        .cache
-        .then(|| Searchable::on_disk(&index_dir(config, &catalog), &catalog))
-        .flatten();
-    let index = match kept {
-        Some(index) => index,
-        None => Searchable::in_memory(&catalog)?,
-    };
-    index.query(&catalog, query, limit.clamp(1, MAX_LIMIT))
+    Searchable::open(config, &catalog)?.query(&catalog, query, limit)
+}
+
+/// An index kept open by a long-lived process (an agent core holding a watching handle),
+/// brought up to date only when the catalog it is given is a new one. Clones share one index.
+///
+/// It is the index [`search`] keeps (the same folder, stamps and rebuild rules); what differs
+/// is when it is looked at. [`search`] checks every skill's stamp on every call, which at
+/// 10,000 skills costs more than the query; a process that is told when its catalog changes
+/// (a watch) checks them once per change, and a query in between reads only the index's own
+/// mapped files.
+#[derive(Clone, Default)]
+pub struct OpenIndex {
+    current: Arc<Mutex<Option<Arc<Generation>>>>,
+}
+
+// An agent core shares its handle, and so this index, across threads.
+const _: fn() = || {
+    fn shared<T: Send + Sync>() {}
+    shared::<OpenIndex>();
+};
+
+/// The index as of one catalog.
+struct Generation {
+    number: u64,
+    searchable: Searchable,
+}
+
+impl OpenIndex {
+    /// The skills of `catalog` that best match `query`, at most `limit` (1 to
+    /// [`MAX_LIMIT`]), best first.
+    ///
+    /// `generation` identifies the catalog: the caller gives a new number whenever its
+    /// catalog may have changed, and the same number means the same catalog, so the index is
+    /// not checked again (passing a different catalog under the same number answers from the
+    /// index of the old one). A new number brings the index up to date with `catalog` before
+    /// the query, as [`search`] does.
+    pub fn search(
+        &self,
+        config: &SkillsConfig,
+        catalog: &Catalog,
+        generation: u64,
+        query: &str,
+        limit: usize,
+    ) -> Result<Vec<SearchHit>, Error> {
+        let current = {
+            // A panic elsewhere leaves at worst an older generation here, which the next new
+            // number replaces: nothing to recover.
+            let mut current = self.current.lock().unwrap_or_else(PoisonError::into_inner);
+            match current.as_ref() {
+                Some(kept) if kept.number == generation => Arc::clone(kept),
+                // Updated while the lock is held, so two callers with the same new catalog
+                // update the index once.
+                _ => {
+                    let fresh = Arc::new(Generation {
+                        number: generation,
+                        searchable: Searchable::open(config, catalog)?,
+                    });
+                    *current = Some(Arc::clone(&fresh));
+                    fresh
+                }
+            }
+        };
+        current.searchable.query(catalog, query, limit)
+    }
+}
+
+impl std::fmt::Debug for OpenIndex {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let current = self.current.lock().unwrap_or_else(PoisonError::into_inner);
+        formatter
+            .debug_struct("OpenIndex")
+            .field("generation", &current.as_ref().map(|kept| kept.number))
+            .finish_non_exhaustive()
+    }
 }
 
 fn index_dir(config: &SkillsConfig, catalog: &Catalog) -> PathBuf {
@@ -79,10 +148,15 @@ fn index_dir(config: &SkillsConfig, catalog: &Catalog) -> PathBuf {
         .join(format!("search-{}", &digest[..16]))
 }
 
-/// An index brought up to date with the catalog.
+/// An index brought up to date with a catalog, and a reader over it.
 struct Searchable {
-    index: Index,
-    name: Field,
+    layout: Layout,
+    reader: IndexReader,
+}
+
+/// Where each indexed field is, in an index with the analyzer registered.
+struct Layout {
+    key: Field,
     fields: Vec<(Field, f32, &'static str)>,
 }
 
@@ -94,6 +168,19 @@ struct Stamps {
 }
 
 impl Searchable {
+    /// The kept index, updated, or a fresh one in memory when it cannot be kept: with the
+    /// caches off (`cache = false`) nothing is kept between runs.
+    fn open(config: &SkillsConfig, catalog: &Catalog) -> Result<Self, Error> {
+        let kept = config
+            .cache
+            .then(|| Self::on_disk(&index_dir(config, catalog), catalog))
+            .flatten();
+        match kept {
+            Some(index) => Ok(index),
+            None => Self::in_memory(catalog),
+        }
+    }
+
     /// The index in `dir`, updated; none when it cannot be used there (another process is
     /// writing it, or the cache folder cannot be written).
     fn on_disk(dir: &Path, catalog: &Catalog) -> Option<Self> {
@@ -111,15 +198,15 @@ impl Searchable {
                 (Index::create_in_dir(dir, schema()).ok()?, Stamps::default())
             }
         };
-        let searchable = Self::around(index);
+        let layout = Layout::of(&index);
         let now = current_stamps(catalog);
         if now != stamps.skills {
-            let mut writer: IndexWriter = searchable.index.writer(WRITER_BYTES).ok()?;
-            searchable
+            let mut writer: IndexWriter = index.writer(WRITER_BYTES).ok()?;
+            layout
                 .sync(&mut writer, catalog, &stamps.skills, &now)
                 .ok()?;
             writer.commit().ok()?;
-            // No merge may outlive the search: its files are mapped.
+            // No merge may outlive the update: its files are mapped.
             writer.wait_merging_threads().ok()?;
             let written = Stamps {
                 format: FORMAT,
@@ -127,17 +214,17 @@ impl Searchable {
             };
             write_stamps(dir, &written);
         }
-        Some(searchable)
+        Self::ready(&index, layout).ok()
     }
 
     /// A fresh index of the whole catalog, in memory.
     fn in_memory(catalog: &Catalog) -> Result<Self, Error> {
-        let searchable = Self::around(Index::create_in_ram(schema()));
-        let mut writer: IndexWriter = searchable
-            .index
+        let index = Index::create_in_ram(schema());
+        let layout = Layout::of(&index);
+        let mut writer: IndexWriter = index
             .writer(WRITER_BYTES)
             .map_err(|error| index_error(&error))?;
-        searchable
+        layout
             .sync(
                 &mut writer,
                 catalog,
@@ -149,86 +236,31 @@ impl Searchable {
         writer
             .wait_merging_threads()
             .map_err(|error| index_error(&error))?;
-        Ok(searchable)
+        Self::ready(&index, layout).map_err(|error| index_error(&error))
     }
 
-    fn around(index: Index) -> Self {
-        index.tokenizers().register(ANALYZER, analyzer());
-        let schema = index.schema();
-        let field = |name: &str| schema.get_field(name).unwrap_or(Field::from_field_id(0));
-        let fields = FIELDS
-            .iter()
-            .map(|(name, weight)| (field(name), *weight, *name))
-            .collect();
-        Self {
-            name: field("key"),
-            fields,
-            index,
-        }
-    }
-
-    /// Deletes what changed or went, adds what changed or came.
-    fn sync(
-        &self,
-        writer: &mut IndexWriter,
-        catalog: &Catalog,
-        before: &BTreeMap<String, u64>,
-        now: &BTreeMap<String, u64>,
-    ) -> tantivy::Result<()> {
-        for (name, stamp) in before {
-            if now.get(name) != Some(stamp) {
-                writer.delete_term(Term::from_field_text(self.name, name));
-            }
-        }
-        for skill in &catalog.skills {
-            if before.get(&skill.name) == now.get(&skill.name) {
-                continue;
-            }
-            writer.add_document(self.document(skill))?;
-        }
-        Ok(())
-    }
-
-    fn document(&self, skill: &Skill) -> TantivyDocument {
-        let mut document = TantivyDocument::default();
-        document.add_text(self.name, &skill.name);
-        let texts: [Vec<String>; 5] = [
-            vec![skill.name.replace(['-', '_'], " ")],
-            vec![skill.description.clone()],
-            skill.when_to_use.iter().cloned().collect(),
-            skill.frontmatter.tags(),
-            headings(&skill.location),
-        ];
-        for ((field, _, _), values) in self.fields.iter().zip(texts) {
-            for value in values {
-                document.add_text(*field, &value);
-            }
-        }
-        document
+    /// A reader over the index as committed: it watches nothing, since the index changes only
+    /// through a new [`Searchable`].
+    fn ready(index: &Index, layout: Layout) -> tantivy::Result<Self> {
+        let reader = index
+            .reader_builder()
+            .reload_policy(ReloadPolicy::Manual)
+            .try_into()?;
+        Ok(Self { layout, reader })
     }
 
     fn query(&self, catalog: &Catalog, text: &str, limit: usize) -> Result<Vec<SearchHit>, Error> {
+        let limit = limit.clamp(1, MAX_LIMIT);
         let words = words(text);
         if words.is_empty() {
             return Ok(Vec::new());
         }
-        // Read once, watch nothing: a search is one question.
-        let reader = self
-            .index
-            .reader_builder()
-            .reload_policy(ReloadPolicy::Manual)
-            .try_into()
-            .map_err(|error| index_error(&error))?;
-        let searcher = reader.searcher();
-        let per_field: Vec<(Box<dyn Query>, &'static str)> = self
-            .fields
-            .iter()
-            .map(|(field, weight, name)| (field_query(*field, *weight, &words), *name))
-            .collect();
+        let searcher = self.reader.searcher();
+        let fields = &self.layout.fields;
         let all = BooleanQuery::new(
-            per_field
+            fields
                 .iter()
-                .map(|(query, _)| (Occur::Should, query.box_clone()))
+                .map(|(field, weight, _)| (Occur::Should, field_query(*field, *weight, &words)))
                 .collect(),
         );
         let top = searcher
@@ -237,8 +269,7 @@ impl Searchable {
         // Which fields matched: each word of each field explained on its own (a term's
         // explanation is exact and cheap; a whole field's Boolean one is not always sound).
         let scoring = EnableScoring::enabled_from_searcher(&searcher);
-        let weights: Vec<_> = self
-            .fields
+        let weights: Vec<_> = fields
             .iter()
             .flat_map(|(field, weight, name)| {
                 words.iter().filter_map(move |word| {
@@ -253,23 +284,18 @@ impl Searchable {
                 })
             })
             .collect();
-        let by_name: BTreeMap<&str, &Skill> = catalog
-            .skills
-            .iter()
-            .map(|skill| (skill.name.as_str(), skill))
-            .collect();
         let mut hits = Vec::new();
         for (score, address) in top {
             let Ok(document) = searcher.doc::<TantivyDocument>(address) else {
                 continue;
             };
             let Some(name) = document
-                .get_first(self.name)
+                .get_first(self.layout.key)
                 .and_then(|value| value.as_str())
             else {
                 continue;
             };
-            let Some(skill) = by_name.get(name) else {
+            let Some(skill) = skill_named(catalog, name) else {
                 continue;
             };
             let segment = searcher.segment_reader(address.segment_ord);
@@ -297,6 +323,75 @@ impl Searchable {
             });
         }
         Ok(hits)
+    }
+}
+
+impl Layout {
+    fn of(index: &Index) -> Self {
+        index.tokenizers().register(ANALYZER, analyzer());
+        let schema = index.schema();
+        let field = |name: &str| schema.get_field(name).unwrap_or(Field::from_field_id(0));
+        let fields = FIELDS
+            .iter()
+            .map(|(name, weight)| (field(name), *weight, *name))
+            .collect();
+        Self {
+            key: field("key"),
+            fields,
+        }
+    }
+
+    /// Deletes what changed or went, adds what changed or came.
+    fn sync(
+        &self,
+        writer: &mut IndexWriter,
+        catalog: &Catalog,
+        before: &BTreeMap<String, u64>,
+        now: &BTreeMap<String, u64>,
+    ) -> tantivy::Result<()> {
+        for (name, stamp) in before {
+            if now.get(name) != Some(stamp) {
+                writer.delete_term(Term::from_field_text(self.key, name));
+            }
+        }
+        for skill in &catalog.skills {
+            if before.get(&skill.name) == now.get(&skill.name) {
+                continue;
+            }
+            writer.add_document(self.document(skill))?;
+        }
+        Ok(())
+    }
+
+    fn document(&self, skill: &Skill) -> TantivyDocument {
+        let mut document = TantivyDocument::default();
+        document.add_text(self.key, &skill.name);
+        let texts: [Vec<String>; 5] = [
+            vec![skill.name.replace(['-', '_'], " ")],
+            vec![skill.description.clone()],
+            skill.when_to_use.iter().cloned().collect(),
+            skill.frontmatter.tags(),
+            headings(&skill.location),
+        ];
+        for ((field, _, _), values) in self.fields.iter().zip(texts) {
+            for value in values {
+                document.add_text(*field, &value);
+            }
+        }
+        document
+    }
+}
+
+/// The catalog's skill called `name`: the catalog is sorted by name, so this is a binary
+/// search (a map built per query would cost more than the query at 10,000 skills).
+fn skill_named<'a>(catalog: &'a Catalog, name: &str) -> Option<&'a Skill> {
+    match catalog
+        .skills
+        .binary_search_by(|skill| skill.name.as_str().cmp(name))
+    {
+        Ok(position) => catalog.skills.get(position),
+        // A catalog built by hand need not be sorted.
+        Err(_) => catalog.skills.iter().find(|skill| skill.name == name),
     }
 }
 
@@ -503,6 +598,88 @@ mod tests {
             names(&search(&config, "scanned tables", 5).unwrap()),
             ["pdf-extract"]
         );
+    }
+
+    #[test]
+    fn an_open_index_follows_new_generations_only() {
+        for cache in [true, false] {
+            let tree = Tree::new();
+            add(&tree, "weather", "Forecasts for any city.", "# Forecast\n");
+            add(
+                &tree,
+                "csv-profile",
+                "Profiles a CSV file before analysis.",
+                "# Columns\n",
+            );
+            let mut config = tree.config();
+            config.cache = cache;
+            let open = OpenIndex::default();
+            let first = discover(&config).unwrap();
+            let found = |catalog: &Catalog, generation: u64, query: &str| {
+                names(&open.search(&config, catalog, generation, query, 5).unwrap())
+                    .iter()
+                    .map(|name| (*name).to_owned())
+                    .collect::<Vec<_>>()
+            };
+            assert_eq!(found(&first, 1, "forecast"), ["weather"], "cache {cache}");
+
+            // The same generation is the same catalog: nothing is looked at again, not the
+            // stamps (gone here) nor the skill files (edited here).
+            let dir = index_dir(&config, &first);
+            if cache {
+                std::fs::remove_file(dir.join(STAMPS)).unwrap();
+            }
+            add(&tree, "weather", "Tomorrow's rain and wind.", "# Rain\n");
+            std::fs::remove_dir_all(tree.home.join(".openhuman/skills/csv-profile")).unwrap();
+            assert_eq!(found(&first, 1, "forecast city"), ["weather"]);
+            assert!(found(&first, 1, "rain").is_empty());
+            assert_eq!(found(&first, 1, "csv columns"), ["csv-profile"]);
+            assert!(!dir.join(STAMPS).exists());
+
+            // A new generation follows the edit and forgets the removed skill; a clone
+            // shares what it found.
+            let second = discover(&config).unwrap();
+            let clone = open.clone();
+            assert_eq!(
+                names(
+                    &clone
+                        .search(&config, &second, 2, "will it rain", 5)
+                        .unwrap()
+                ),
+                ["weather"]
+            );
+            assert!(found(&second, 2, "forecast city").is_empty());
+            assert!(found(&second, 2, "csv columns").is_empty());
+            assert!(format!("{open:?}").contains("Some(2)"), "{open:?}");
+            assert_eq!(dir.join(STAMPS).exists(), cache);
+        }
+    }
+
+    #[test]
+    fn an_open_index_answers_like_a_one_off_search() {
+        let tree = Tree::new();
+        add(
+            &tree,
+            "pdf-extract",
+            "Pulls text and tables out of PDF files.",
+            "# Scanned pages\n",
+        );
+        add(&tree, "weather", "Forecasts for any city.", "# Forecast\n");
+        let mut config = tree.config();
+        config.cache = true;
+        let catalog = discover(&config).unwrap();
+        let open = OpenIndex::default();
+        for query in [
+            "get the tables from a scanned invoice",
+            "forecast",
+            "the and of",
+        ] {
+            assert_eq!(
+                open.search(&config, &catalog, 7, query, 5).unwrap(),
+                search(&config, query, 5).unwrap(),
+                "{query}"
+            );
+        }
     }
 
     #[test]

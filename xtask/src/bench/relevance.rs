@@ -1,7 +1,18 @@
-//! The relevance rows (issue 16, docs/search.md): how often `skills search` ranks the skill a
-//! task is about first (recall@1) and in its top five (recall@5), over the labelled query set
-//! `examples/relevance/queries.toml` and the example skills, each query a whole process of the
-//! release binary, as a user runs it. Measured, not asserted: a miss is reported.
+//! The relevance rows (issue 16, docs/search.md): how often ranked search puts the skill a
+//! task is about first (recall@1) and in its top five (recall@5), and how long a query takes.
+//! Two sets:
+//!
+//! - **The example skills** with `examples/relevance/queries.toml`, each query a whole process
+//!   of the release binary (`skills search --json`), as a user runs it.
+//! - **A synthetic 10,000-skill tree** ([`synthetic`]) with `examples/relevance/synthetic.toml`,
+//!   queried in process by the `search` bench of skills-ops over an open index and an
+//!   unchanged catalog, as a watching agent core calls it: the recall figures, and the
+//!   latency of a query (median and p99), of the first search (which builds the index), of a
+//!   re-check under a new generation, and of a one-off search (discovery included).
+//!
+//! Measured, not asserted: a miss is reported, and a target missed is printed as missed.
+
+mod synthetic;
 
 use std::fs;
 use std::path::Path;
@@ -11,6 +22,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use crate::Failure;
+use crate::process;
 
 /// The labelled set, relative to the repository root.
 const QUERIES: &str = "examples/relevance/queries.toml";
@@ -21,6 +33,11 @@ const EXAMPLES: &str = "examples";
 /// The targets of issue 16.
 const RECALL_AT_1: f64 = 0.8;
 const RECALL_AT_5: f64 = 0.95;
+/// A query in process at 10,000 skills, in milliseconds (judged on the p99).
+const QUERY_MS: f64 = 5.0;
+
+/// Results asked of every query: recall@5 needs five.
+const LIMIT: usize = 5;
 
 /// One labelled query.
 #[derive(serde::Deserialize)]
@@ -34,13 +51,75 @@ struct Set {
     query: Vec<Labelled>,
 }
 
-/// What was measured.
-pub(crate) struct Measured {
+/// How often the expected skill came first and in the top five.
+#[derive(Default)]
+struct Recall {
     queries: usize,
-    skills: usize,
     first: usize,
     top_five: usize,
     misses: Vec<String>,
+}
+
+impl Recall {
+    /// Counts one answer: `ranked` is the names, best first.
+    fn count(&mut self, labelled: &Labelled, ranked: &[String]) {
+        self.queries += 1;
+        if ranked.first() == Some(&labelled.expect) {
+            self.first += 1;
+        } else {
+            self.misses.push(format!(
+                "{:?}: expected {}, got {}",
+                labelled.text,
+                labelled.expect,
+                ranked.join(", ")
+            ));
+        }
+        if ranked
+            .iter()
+            .take(LIMIT)
+            .any(|name| *name == labelled.expect)
+        {
+            self.top_five += 1;
+        }
+    }
+
+    fn at(&self, hits: usize) -> f64 {
+        if self.queries == 0 {
+            return 0.0;
+        }
+        hits as f64 / self.queries as f64
+    }
+
+    /// The two recall lines and the misses, indented for the table.
+    fn lines(&self) -> String {
+        let mut lines = format!(
+            "  recall@1 {} ({} of {})\n  recall@5 {} ({} of {})",
+            verdict(self.at(self.first), RECALL_AT_1),
+            self.first,
+            self.queries,
+            verdict(self.at(self.top_five), RECALL_AT_5),
+            self.top_five,
+            self.queries,
+        );
+        for miss in &self.misses {
+            lines.push_str(&format!("\n  not first: {miss}"));
+        }
+        lines
+    }
+}
+
+fn verdict(value: f64, target: f64) -> String {
+    if value >= target {
+        format!("[met   ] {value:.2} (target ≥ {target})")
+    } else {
+        format!("[MISSED] {value:.2} (target ≥ {target})")
+    }
+}
+
+/// What was measured over the example skills.
+pub(crate) struct Measured {
+    skills: usize,
+    recall: Recall,
     median: Duration,
 }
 
@@ -84,11 +163,8 @@ pub(crate) fn measure(root: &Path, scratch: &Path, skills: &Path) -> Result<Meas
         set.query.len()
     );
     let mut measured = Measured {
-        queries: set.query.len(),
         skills: count,
-        first: 0,
-        top_five: 0,
-        misses: Vec::new(),
+        recall: Recall::default(),
         median: Duration::ZERO,
     };
     let mut times = Vec::new();
@@ -99,7 +175,13 @@ pub(crate) fn measure(root: &Path, scratch: &Path, skills: &Path) -> Result<Meas
             .arg(&workspace)
             .arg("--home")
             .arg(&home)
-            .args(["search", "--json", "--limit", "5", &labelled.text])
+            .args([
+                "search",
+                "--json",
+                "--limit",
+                &LIMIT.to_string(),
+                &labelled.text,
+            ])
             .env_remove("SKILLS_HOME")
             .output()
             .map_err(|error| {
@@ -118,20 +200,7 @@ pub(crate) fn measure(root: &Path, scratch: &Path, skills: &Path) -> Result<Meas
                 "run it by hand on the scratch tree",
             )
         })?;
-        let names = ranked(&answer);
-        if names.first() == Some(&labelled.expect) {
-            measured.first += 1;
-        } else {
-            measured.misses.push(format!(
-                "{:?}: expected {}, got {}",
-                labelled.text,
-                labelled.expect,
-                names.join(", ")
-            ));
-        }
-        if names.contains(&labelled.expect) {
-            measured.top_five += 1;
-        }
+        measured.recall.count(labelled, &ranked(&answer));
     }
     times.sort();
     measured.median = times.get(times.len() / 2).copied().unwrap_or_default();
@@ -186,43 +255,313 @@ fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
 }
 
 impl Measured {
-    fn recall(&self, hits: usize) -> f64 {
-        if self.queries == 0 {
-            return 0.0;
-        }
-        hits as f64 / self.queries as f64
+    fn table(&self) -> String {
+        format!(
+            "relevance, {} queries over {} example skills, whole process each (median {:.1} ms):\n{}",
+            self.recall.queries,
+            self.skills,
+            milliseconds(self.median),
+            self.recall.lines(),
+        )
     }
 
-    pub(crate) fn table(&self) -> String {
-        let verdict = |value: f64, target: f64| {
-            if value >= target {
-                format!("[met   ] {value:.2} (target ≥ {target})")
-            } else {
-                format!("[MISSED] {value:.2} (target ≥ {target})")
-            }
-        };
-        let mut table = format!(
-            "relevance, {} queries over {} example skills, whole process each (median {:.1} ms):\n  recall@1 {}\n  recall@5 {}",
-            self.queries,
-            self.skills,
-            self.median.as_secs_f64() * 1000.0,
-            verdict(self.recall(self.first), RECALL_AT_1),
-            verdict(self.recall(self.top_five), RECALL_AT_5),
-        );
-        for miss in &self.misses {
-            table.push_str(&format!("\n  not first: {miss}"));
+    fn json(&self) -> Value {
+        json!({
+            "queries": self.recall.queries,
+            "skills": self.skills,
+            "recall_at_1": self.recall.at(self.recall.first),
+            "recall_at_5": self.recall.at(self.recall.top_five),
+            "median_process_ms": milliseconds(self.median),
+            "not_first": self.recall.misses,
+        })
+    }
+}
+
+/// What was measured over the synthetic tree.
+pub(crate) struct Synthetic {
+    skills: usize,
+    targets: usize,
+    recall: Recall,
+    /// Every query, timed over the open index with an unchanged catalog.
+    query_median: Duration,
+    query_p99: Duration,
+    query_samples: usize,
+    /// The first search: the index built from nothing.
+    first: Duration,
+    /// A search under a new generation of the same catalog (median).
+    recheck: Duration,
+    /// `search::search`, discovery and the index check included (median).
+    one_off: Duration,
+    generate: Duration,
+}
+
+/// The labelled set, the synthetic tree written under `dir/tree` and its queries written one
+/// per line to `dir/queries.txt`, as the `search` bench reads them.
+fn prepare_synthetic(
+    root: &Path,
+    dir: &Path,
+) -> Result<
+    (
+        synthetic::Set,
+        synthetic::Tree,
+        std::path::PathBuf,
+        Duration,
+    ),
+    Failure,
+> {
+    let text = fs::read_to_string(root.join(synthetic::SET)).map_err(|error| {
+        Failure::new(
+            format!("could not read {}: {error}", synthetic::SET),
+            "restore it",
+        )
+    })?;
+    let set: synthetic::Set = toml::from_str(&text).map_err(|error| {
+        Failure::new(
+            format!("{} is not valid: {error}", synthetic::SET),
+            "fix it",
+        )
+    })?;
+    let started = Instant::now();
+    let tree =
+        synthetic::generate(&dir.join("tree"), &set, synthetic::SKILLS).map_err(|error| {
+            Failure::new(
+                format!("could not write the synthetic tree: {error}"),
+                "check TMPDIR",
+            )
+        })?;
+    let generate = started.elapsed();
+    let queries = dir.join("queries.txt");
+    let lines: Vec<&str> = set
+        .queries
+        .iter()
+        .map(|labelled| labelled.text.as_str())
+        .collect();
+    if let Some(bad) = lines
+        .iter()
+        .find(|line| line.contains('\n') || line.is_empty())
+    {
+        return Err(Failure::new(
+            format!(
+                "{}: the query {bad:?} is empty or spans lines",
+                synthetic::SET
+            ),
+            "write each query on one line",
+        ));
+    }
+    fs::write(&queries, lines.join("\n")).map_err(|error| {
+        Failure::new(
+            format!("could not write {}: {error}", queries.display()),
+            "check TMPDIR",
+        )
+    })?;
+    Ok((set, tree, queries, generate))
+}
+
+/// `xtask __relevance-tree DIR`: writes the synthetic tree and its queries under `DIR` (which
+/// must not exist) and keeps them, for running the `search` bench by hand
+/// (`docs/benchmark.md`).
+pub(crate) fn tree_main(root: &Path, args: &[String]) -> std::process::ExitCode {
+    let [dir] = args else {
+        eprintln!("usage: xtask __relevance-tree DIR");
+        return std::process::ExitCode::from(2);
+    };
+    let dir = Path::new(dir);
+    if dir.exists() {
+        eprintln!("error: {} exists; give a new directory", dir.display());
+        return std::process::ExitCode::FAILURE;
+    }
+    match prepare_synthetic(root, dir) {
+        Ok((set, tree, queries, _)) => {
+            println!(
+                "{} skills ({} targets), {} queries in {}; workspace {}, home {}",
+                tree.skills,
+                set.targets.len(),
+                set.queries.len(),
+                queries.display(),
+                tree.workspace.display(),
+                tree.home.display()
+            );
+            std::process::ExitCode::SUCCESS
         }
-        table
+        Err(failure) => {
+            eprintln!("error: {}\nhint: {}", failure.message, failure.hint);
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+/// Writes the synthetic tree under `scratch` and runs the `search` bench (`bench`, built by
+/// the caller) over it, each query `runs` times.
+pub(crate) fn measure_synthetic(
+    root: &Path,
+    scratch: &Path,
+    bench: &Path,
+    runs: usize,
+) -> Result<Synthetic, Failure> {
+    let (set, tree, queries, generate) = prepare_synthetic(root, scratch)?;
+    println!(
+        "\n==> relevance: {} labelled queries over a synthetic tree of {} skills ({} targets, {}), in process",
+        set.queries.len(),
+        tree.skills,
+        set.targets.len(),
+        synthetic::SET
+    );
+    let output = process::output(
+        Command::new(bench)
+            .arg("--workspace")
+            .arg(&tree.workspace)
+            .arg("--home")
+            .arg(&tree.home)
+            .arg("--queries")
+            .arg(&queries)
+            .args(["--runs", &runs.to_string()])
+            .env_remove("SKILLS_HOME")
+            .env_remove("RUST_LOG"),
+    )
+    .map_err(|message| Failure::new(message, "run the command above by hand"))?;
+    let answer: Value = serde_json::from_str(&output).map_err(|error| {
+        Failure::new(
+            format!("the search bench printed no JSON ({error}): {output}"),
+            "run the command above by hand",
+        )
+    })?;
+    let durations = |key: &str| -> Vec<Duration> {
+        answer[key]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_u64)
+            .map(Duration::from_nanos)
+            .collect()
+    };
+    let mut recall = Recall::default();
+    let ranked_lists: Vec<Vec<String>> = answer["ranked"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|names| {
+            names
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|name| name.as_str().map(str::to_owned))
+                .collect()
+        })
+        .collect();
+    if ranked_lists.len() != set.queries.len() {
+        return Err(Failure::new(
+            format!(
+                "the search bench answered {} of {} queries",
+                ranked_lists.len(),
+                set.queries.len()
+            ),
+            "run the command above by hand",
+        ));
+    }
+    for (labelled, ranked) in set.queries.iter().zip(&ranked_lists) {
+        recall.count(labelled, ranked);
+    }
+    let mut times = durations("query_ns");
+    times.sort();
+    Ok(Synthetic {
+        skills: answer["skills"]
+            .as_u64()
+            .and_then(|count| usize::try_from(count).ok())
+            .unwrap_or_default(),
+        targets: set.targets.len(),
+        recall,
+        query_median: quantile(&times, 0.5),
+        query_p99: quantile(&times, 0.99),
+        query_samples: times.len(),
+        first: Duration::from_nanos(answer["first_ns"].as_u64().unwrap_or_default()),
+        recheck: median(durations("recheck_ns")),
+        one_off: median(durations("one_off_ns")),
+        generate,
+    })
+}
+
+/// The value below which `share` of the sorted `times` lie (nearest rank).
+fn quantile(times: &[Duration], share: f64) -> Duration {
+    if times.is_empty() {
+        return Duration::ZERO;
+    }
+    let rank = (share * times.len() as f64).ceil() as usize;
+    times[rank.clamp(1, times.len()) - 1]
+}
+
+fn median(mut times: Vec<Duration>) -> Duration {
+    times.sort();
+    quantile(&times, 0.5)
+}
+
+fn milliseconds(duration: Duration) -> f64 {
+    duration.as_secs_f64() * 1000.0
+}
+
+impl Synthetic {
+    fn table(&self) -> String {
+        let p99 = milliseconds(self.query_p99);
+        let latency = if p99 < QUERY_MS {
+            format!("[met   ] p99 {p99:.2} ms (target < {QUERY_MS} ms)")
+        } else {
+            format!("[MISSED] p99 {p99:.2} ms (target < {QUERY_MS} ms)")
+        };
+        format!(
+            "relevance, {} queries over a synthetic tree of {} skills ({} targets), in process:\n{}\n  query, open index, unchanged catalog: median {:.2} ms, {latency}, {} queries timed\n  first search (builds the index) {:.0} ms; new generation, nothing changed {:.1} ms; one-off search (discovery included) {:.1} ms; tree written in {:.1} s",
+            self.recall.queries,
+            self.skills,
+            self.targets,
+            self.recall.lines(),
+            milliseconds(self.query_median),
+            self.query_samples,
+            milliseconds(self.first),
+            milliseconds(self.recheck),
+            milliseconds(self.one_off),
+            self.generate.as_secs_f64(),
+        )
+    }
+
+    fn json(&self) -> Value {
+        json!({
+            "set": synthetic::SET,
+            "skills": self.skills,
+            "targets": self.targets,
+            "queries": self.recall.queries,
+            "recall_at_1": self.recall.at(self.recall.first),
+            "recall_at_5": self.recall.at(self.recall.top_five),
+            "not_first": self.recall.misses,
+            "query_median_ms": milliseconds(self.query_median),
+            "query_p99_ms": milliseconds(self.query_p99),
+            "query_target_ms": QUERY_MS,
+            "queries_timed": self.query_samples,
+            "first_search_ms": milliseconds(self.first),
+            "new_generation_unchanged_ms": milliseconds(self.recheck),
+            "one_off_search_ms": milliseconds(self.one_off),
+            "tree_written_s": self.generate.as_secs_f64(),
+        })
+    }
+}
+
+/// Both sets' figures, as printed and as written to `target/bench/relevance.json`.
+pub(crate) struct Report {
+    pub(crate) examples: Measured,
+    pub(crate) synthetic: Synthetic,
+}
+
+impl Report {
+    pub(crate) fn table(&self) -> String {
+        format!("{}\n\n{}", self.examples.table(), self.synthetic.table())
     }
 
     pub(crate) fn json(&self) -> Value {
         json!({
-            "queries": self.queries,
-            "skills": self.skills,
-            "recall_at_1": self.recall(self.first),
-            "recall_at_5": self.recall(self.top_five),
-            "median_process_ms": self.median.as_secs_f64() * 1000.0,
-            "not_first": self.misses,
+            "targets": {
+                "recall_at_1": RECALL_AT_1,
+                "recall_at_5": RECALL_AT_5,
+                "query_ms": QUERY_MS,
+            },
+            "examples": self.examples.json(),
+            "synthetic": self.synthetic.json(),
         })
     }
 }
@@ -258,15 +597,23 @@ mod tests {
         let answer = json!({ "results": [{ "name": "a" }, { "name": "b" }] });
         assert_eq!(ranked(&answer), ["a", "b"]);
         assert!(ranked(&json!({})).is_empty());
+        let mut recall = Recall::default();
+        let labelled = |expect: &str| Labelled {
+            text: "q".to_owned(),
+            expect: expect.to_owned(),
+        };
+        let names = ["a".to_owned(), "b".to_owned()];
+        for expect in ["a", "a", "a", "b"] {
+            recall.count(&labelled(expect), &names);
+        }
+        assert_eq!((recall.first, recall.top_five), (3, 4));
+        assert_eq!(recall.misses, [r#""q": expected b, got a, b"#]);
         let measured = Measured {
-            queries: 4,
             skills: 2,
-            first: 3,
-            top_five: 4,
-            misses: vec![],
+            recall,
             median: Duration::ZERO,
         };
-        assert!((measured.recall(3) - 0.75).abs() < f64::EPSILON);
+        assert!((measured.recall.at(3) - 0.75).abs() < f64::EPSILON);
         assert!(
             measured.table().contains("[MISSED] 0.75"),
             "{}",
@@ -276,6 +623,23 @@ mod tests {
             measured.table().contains("[met   ] 1.00"),
             "{}",
             measured.table()
+        );
+    }
+
+    #[test]
+    fn quantiles_are_nearest_rank() {
+        let times: Vec<Duration> = (1..=200).map(Duration::from_millis).collect();
+        assert_eq!(quantile(&times, 0.5), Duration::from_millis(100));
+        assert_eq!(quantile(&times, 0.99), Duration::from_millis(198));
+        assert_eq!(quantile(&times[..1], 0.99), Duration::from_millis(1));
+        assert_eq!(quantile(&[], 0.5), Duration::ZERO);
+        assert_eq!(
+            median(vec![
+                Duration::from_millis(3),
+                Duration::from_millis(1),
+                Duration::from_millis(2)
+            ]),
+            Duration::from_millis(2)
         );
     }
 }
