@@ -18,6 +18,7 @@ mod human;
 mod lifecycle;
 #[cfg(target_os = "linux")]
 mod polling;
+mod replaced;
 mod roots;
 mod serve;
 

@@ -98,7 +98,6 @@ fn described(event: &WatchEvent) -> Option<String> {
             let how = match mode {
                 WatchMode::Events => "events",
                 WatchMode::Polling => "polling",
-                WatchMode::Unwatched => "not watched",
             };
             format!(
                 "{how}: {}: {}",

@@ -275,7 +275,7 @@ impl Live {
             } => {
                 let severity = match mode {
                     WatchMode::Events => Severity::Info,
-                    WatchMode::Polling | WatchMode::Unwatched => Severity::Warning,
+                    WatchMode::Polling => Severity::Warning,
                 };
                 let log = Log::new(severity, &diagnostic_text(&diagnostic, Some(&path)));
                 self.note(path.display().to_string(), log)

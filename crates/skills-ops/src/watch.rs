@@ -17,12 +17,10 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::path::{Component, Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError, mpsc};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-use notify::{EventKind, PollWatcher, RecommendedWatcher, RecursiveMode};
-use notify_debouncer_full::{
-    DebounceEventResult, Debouncer, NoCache, RecommendedCache, new_debouncer, new_debouncer_opt,
-};
+use notify::{EventKind, RecommendedWatcher, RecursiveMode};
+use notify_debouncer_full::{DebounceEventResult, Debouncer, RecommendedCache, new_debouncer};
 use skills_types::files::is_excluded_dir_name;
 use skills_types::watch::{WatchMode, WatchOptions};
 use skills_types::{Catalog, Diagnostic, DiagnosticCode, Error, Severity, SkillsConfig};
@@ -102,12 +100,9 @@ pub fn start(
     };
     let mut state = State {
         config: config.clone(),
-        debounce,
         poll_interval: options.poll_interval.max(MIN_POLL_INTERVAL),
-        sender: sender.clone(),
         kernel,
         kernel_refusal,
-        poller: None,
         current: BTreeMap::new(),
         polled: BTreeSet::new(),
         targets: Targets::default(),
@@ -141,8 +136,8 @@ enum Message {
 struct Targets {
     /// Roots that exist: watched with everything below them.
     trees: BTreeSet<PathBuf>,
-    /// Folders watched for their own entries: those holding the trust record and the
-    /// configuration files, and the nearest existing folder above anything missing.
+    /// Folders watched for their own entries: those holding the roots, the trust record and
+    /// the configuration files, and the nearest existing folder above anything missing.
     folders: BTreeSet<PathBuf>,
     /// Every root and file of interest, also those that do not exist: a change to one of
     /// them, or to a folder on the way to one, matters.
@@ -162,6 +157,9 @@ impl Targets {
         for root in &roots {
             if root.is_dir() {
                 targets.trees.insert(root.clone());
+                // The folder holding a root sees the root replaced or a link to it pointed
+                // elsewhere, which the root's own watch (on the old folder) cannot.
+                targets.folders.extend(root.parent().map(Path::to_path_buf));
             } else {
                 targets.folders.insert(nearest_folder(root));
             }
@@ -225,17 +223,34 @@ fn nearest_folder(path: &Path) -> PathBuf {
 struct Watched {
     recursive: bool,
     polled: bool,
+    /// The folder the path named when its watch was added (device and inode, through a
+    /// link): a kernel watch follows that folder, not the path, so a root replaced or a link
+    /// pointed elsewhere must be watched again.
+    identity: Option<(u64, u64)>,
+}
+
+/// The folder `path` names now (device and inode, following links), where that can be told.
+fn identity(path: &Path) -> Option<(u64, u64)> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        std::fs::metadata(path)
+            .ok()
+            .map(|metadata| (metadata.dev(), metadata.ino()))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = path;
+        None
+    }
 }
 
 struct State {
     config: SkillsConfig,
-    debounce: Duration,
     poll_interval: Duration,
-    sender: mpsc::Sender<Message>,
     kernel: Option<Debouncer<RecommendedWatcher, RecommendedCache>>,
     /// Why there is no kernel watcher, when there is none.
     kernel_refusal: Option<String>,
-    poller: Option<Debouncer<PollWatcher, NoCache>>,
     current: BTreeMap<PathBuf, Watched>,
     /// Paths the kernel refused once: polled for as long as the watch runs.
     polled: BTreeSet<PathBuf>,
@@ -244,12 +259,26 @@ struct State {
 }
 
 fn run(mut state: State, receiver: &mpsc::Receiver<Message>) {
-    while let Ok(first) = receiver.recv() {
+    let mut next_poll = Instant::now() + state.poll_interval;
+    loop {
+        // With a polled path, the wait ends at the next poll at the latest.
+        let first = if state.polled.is_empty() {
+            match receiver.recv() {
+                Ok(message) => Some(message),
+                Err(_) => return,
+            }
+        } else {
+            match receiver.recv_timeout(next_poll.saturating_duration_since(Instant::now())) {
+                Ok(message) => Some(message),
+                Err(mpsc::RecvTimeoutError::Timeout) => None,
+                Err(mpsc::RecvTimeoutError::Disconnected) => return,
+            }
+        };
         let mut touched = BTreeSet::new();
         let mut relevant = false;
         let mut refusals = Vec::new();
         // Everything already queued joins this burst: one rediscovery, one report.
-        let mut next = Some(first);
+        let mut next = first;
         while let Some(message) = next.take() {
             match message {
                 Message::Stop => return,
@@ -276,8 +305,19 @@ fn run(mut state: State, receiver: &mpsc::Receiver<Message>) {
         for refusal in refusals {
             relevant |= state.refused(&refusal);
         }
+        if !state.polled.is_empty() && Instant::now() >= next_poll {
+            // A poll: every polled path is looked at whole; the folder stamps and the
+            // catalog cache tell what moved (to the nanosecond, unlike a poller's seconds).
+            relevant = true;
+            touched.extend(state.polled.iter().cloned());
+            next_poll = Instant::now() + state.poll_interval;
+        }
         if relevant {
+            // A path named itself may have been replaced (deleted and made again, a link
+            // pointed elsewhere): its watch is on the old folder, so it is watched afresh.
+            let renewed = state.renew(&touched);
             // A root watched from now on had no watch while it filled: all of it is news.
+            touched.extend(renewed);
             touched.extend(state.replan());
             state.listener.changed(&touched);
         }
@@ -296,14 +336,17 @@ impl State {
         for folder in &targets.folders {
             wanted.entry(folder.clone()).or_insert(false);
         }
-        let stale: Vec<(PathBuf, Watched)> = self
+        let stale: Vec<PathBuf> = self
             .current
             .iter()
-            .filter(|(path, watched)| wanted.get(*path) != Some(&watched.recursive))
-            .map(|(path, watched)| (path.clone(), *watched))
+            .filter(|(path, watched)| {
+                wanted.get(*path) != Some(&watched.recursive)
+                    || (!watched.polled && identity(path) != watched.identity)
+            })
+            .map(|(path, _)| path.clone())
             .collect();
-        for (path, watched) in stale {
-            self.unwatch(&path, watched);
+        for path in stale {
+            self.unwatch(&path);
         }
         self.targets = targets;
         let mut new_trees = Vec::new();
@@ -318,14 +361,29 @@ impl State {
         new_trees
     }
 
-    fn unwatch(&mut self, path: &Path, watched: Watched) {
-        // A watch on a folder that was deleted is already gone; nothing to undo then.
-        let _ = if watched.polled {
-            self.poller.as_mut().map(|poller| poller.unwatch(path))
-        } else {
-            self.kernel.as_mut().map(|kernel| kernel.unwatch(path))
-        };
-        self.current.remove(path);
+    /// Drops the kernel watches of the watched paths that `touched` names themselves; the
+    /// next [`State::replan`] adds them again on whatever folder is there now. Returns them.
+    fn renew(&mut self, touched: &BTreeSet<PathBuf>) -> Vec<PathBuf> {
+        let named: Vec<PathBuf> = self
+            .current
+            .iter()
+            .filter(|(path, watched)| !watched.polled && touched.contains(*path))
+            .map(|(path, _)| path.clone())
+            .collect();
+        for path in &named {
+            self.unwatch(path);
+        }
+        named
+    }
+
+    fn unwatch(&mut self, path: &Path) {
+        if let Some(watched) = self.current.remove(path)
+            && !watched.polled
+            && let Some(kernel) = self.kernel.as_mut()
+        {
+            // A watch on a folder that was deleted is already gone; nothing to undo then.
+            let _ = kernel.unwatch(path);
+        }
     }
 
     fn watch(&mut self, path: &Path, recursive: bool) {
@@ -334,17 +392,28 @@ impl State {
         } else {
             RecursiveMode::NonRecursive
         };
-        let refusal = if self.polled.contains(path) {
-            None
-        } else {
-            match self.kernel.as_mut() {
-                Some(kernel) => match kernel.watch(path, mode) {
+        if self.polled.contains(path) {
+            self.current.insert(
+                path.to_path_buf(),
+                Watched {
+                    recursive,
+                    polled: true,
+                    identity: None,
+                },
+            );
+            return;
+        }
+        let refusal = match self.kernel.as_mut() {
+            Some(kernel) => {
+                let before = identity(path);
+                match kernel.watch(path, mode) {
                     Ok(()) => {
                         self.current.insert(
                             path.to_path_buf(),
                             Watched {
                                 recursive,
                                 polled: false,
+                                identity: before,
                             },
                         );
                         return;
@@ -357,75 +426,35 @@ impl State {
                     Err(error) => {
                         // A recursive watch that hit the limit half-way keeps what it added.
                         let _ = kernel.unwatch(path);
-                        Some(refusal_text(&error))
+                        refusal_text(&error)
                     }
-                },
-                None => self.kernel_refusal.clone(),
+                }
             }
+            None => self.kernel_refusal.clone().unwrap_or_default(),
         };
-        self.poll(path, recursive, refusal);
+        self.poll(path, recursive, &refusal);
     }
 
-    /// Watches `path` by polling; `refusal` is the kernel's reason, said once per path.
-    fn poll(&mut self, path: &Path, recursive: bool, refusal: Option<String>) {
-        let mode = if recursive {
-            RecursiveMode::Recursive
-        } else {
-            RecursiveMode::NonRecursive
-        };
+    /// Watches `path` by polling from now on, and says why once.
+    fn poll(&mut self, path: &Path, recursive: bool, refusal: &str) {
         self.polled.insert(path.to_path_buf());
-        let poller = match self.poller.take() {
-            Some(poller) => Ok(poller),
-            None => {
-                let events = self.sender.clone();
-                new_debouncer_opt::<_, PollWatcher, NoCache>(
-                    self.debounce,
-                    Some(tick(self.debounce)),
-                    move |result: DebounceEventResult| {
-                        let _ = events.send(Message::Events(result));
-                    },
-                    NoCache,
-                    notify::Config::default().with_poll_interval(self.poll_interval),
-                )
-            }
-        };
-        let outcome = poller.map(|mut poller| {
-            let watched = poller.watch(path, mode);
-            self.poller = Some(poller);
-            watched
-        });
-        let (mode, message) = match outcome.and_then(|watched| watched) {
-            Ok(()) => {
-                self.current.insert(
-                    path.to_path_buf(),
-                    Watched {
-                        recursive,
-                        polled: true,
-                    },
-                );
-                let Some(refusal) = refusal else { return };
-                (
-                    WatchMode::Polling,
-                    format!(
-                        "the kernel would not watch {} ({refusal}); it is looked at every {} ms instead",
-                        path.display(),
-                        self.poll_interval.as_millis()
-                    ),
-                )
-            }
-            Err(error) => (
-                WatchMode::Unwatched,
-                format!(
-                    "{} cannot be watched ({}), not even by polling; changes there are seen only with a change elsewhere",
-                    path.display(),
-                    refusal.unwrap_or_else(|| refusal_text(&error))
-                ),
-            ),
-        };
+        self.current.insert(
+            path.to_path_buf(),
+            Watched {
+                recursive,
+                polled: true,
+                identity: None,
+            },
+        );
+        let message = format!(
+            "the kernel would not watch {} ({refusal}); it is looked at every {} ms instead",
+            path.display(),
+            self.poll_interval.as_millis()
+        );
         tracing::warn!(path = %path.display(), "{message}");
         let diagnostic = Diagnostic::new(DiagnosticCode::WatchPolling, Severity::Warning, message)
             .with_path(path);
-        self.listener.watching(path, mode, diagnostic);
+        self.listener.watching(path, WatchMode::Polling, diagnostic);
     }
 
     /// A refusal reported after the watch began (a folder created below a root that the
@@ -449,11 +478,8 @@ impl State {
             .collect();
         let refusal = refusal_text(error);
         for tree in &trees {
-            if let Some(kernel) = self.kernel.as_mut() {
-                let _ = kernel.unwatch(tree);
-            }
-            self.current.remove(tree);
-            self.poll(tree, true, Some(refusal.clone()));
+            self.unwatch(tree);
+            self.poll(tree, true, &refusal);
         }
         !trees.is_empty()
     }

@@ -41,11 +41,8 @@ impl Default for WatchOptions {
 pub enum WatchMode {
     /// The kernel reports its changes (inotify, FSEvents, ReadDirectoryChangesW).
     Events,
-    /// It is scanned every poll interval: the kernel would not watch it.
+    /// It is looked at every poll interval: the kernel would not watch it.
     Polling,
-    /// Neither the kernel nor polling could watch it: a change there is seen with the next
-    /// change elsewhere.
-    Unwatched,
 }
 
 /// One thing a watch reports, in the order it happened. On the wire (`skills watch --json`)

@@ -68,7 +68,7 @@ fn namespaced_limit() -> Result<(), String> {
 
 /// `skills_tests::skills()` (the binary and its clean environment) run through `unshare`
 /// with the namespace's inotify limit set to `limit` first.
-fn skills_with_inotify_limit(limit: u32) -> Command {
+pub(super) fn skills_with_inotify_limit(limit: u32) -> Command {
     let skills = skills_tests::skills();
     let mut command = Command::new(UNSHARE);
     command

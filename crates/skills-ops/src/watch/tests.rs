@@ -148,14 +148,19 @@ impl Listener for Reports {
     }
 }
 
-/// The touched paths of the reports until one names `wanted`; fails after 20 s.
-fn until_touched(reports: &Receiver<Report>, wanted: &Path) -> BTreeSet<PathBuf> {
+/// The touched paths of the reports until one lies in `folder` on the way to `wanted` (a
+/// folder created and filled at once may be named for its files: the kernel watch of a new
+/// folder comes after its first files); fails after 20 s.
+fn until_touched(reports: &Receiver<Report>, folder: &Path, wanted: &Path) -> BTreeSet<PathBuf> {
     let mut seen = BTreeSet::new();
     loop {
         match reports.recv_timeout(Duration::from_secs(20)) {
             Ok(Report::Changed(touched)) => {
                 seen.extend(touched);
-                if seen.iter().any(|path| path.starts_with(wanted)) {
+                if seen
+                    .iter()
+                    .any(|path| path.starts_with(folder) && wanted.starts_with(path))
+                {
                     return seen;
                 }
             }
@@ -179,11 +184,12 @@ fn a_live_watch_follows_a_root_created_after_it_started() {
 
     let skill_file = tree.home.join(".openhuman/skills/pdf/SKILL.md");
     write(&skill_file, "---\nname: pdf\ndescription: d\n---\n");
-    until_touched(&reports, &tree.home.join(".openhuman"));
-    // The root is watched now: a file written into it is named.
-    let guide = tree.home.join(".openhuman/skills/pdf/references/guide.md");
+    until_touched(&reports, &tree.home.join(".openhuman"), &skill_file);
+    // The root is watched now: a folder made in it, and the file written there, are named.
+    let references = tree.home.join(".openhuman/skills/pdf/references");
+    let guide = references.join("guide.md");
     write(&guide, "text");
-    until_touched(&reports, &guide);
+    until_touched(&reports, &references, &guide);
 
     drop(watcher);
     // The thread ends and the listener with it: the channel closes.
