@@ -10,7 +10,7 @@
 //! shared by its clones: each sees the same events, computed once.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::hash::{DefaultHasher, Hash, Hasher};
+use std::hash::{DefaultHasher, Hasher};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use serde_json::json;
@@ -48,26 +48,46 @@ struct Snapshot {
 
 impl Snapshot {
     fn of(catalog: &Catalog) -> Self {
-        let mut skills: BTreeMap<String, DefaultHasher> = BTreeMap::new();
+        let mut skills: BTreeMap<String, u64> = BTreeMap::new();
         for skill in &catalog.skills {
             // Everything an agent can see of the skill, except the file inventory (filled
-            // only on demand); serde_json gives a stable text to hash.
-            let mut seen = skill.clone();
-            seen.resources = None;
-            // A kept last good version is the same skill as before: its flag is reported as a
-            // `load_error`, not as a change.
-            seen.diagnostics
-                .retain(|diagnostic| diagnostic.code != DiagnosticCode::LastGoodKept);
-            let text = serde_json::to_string(&seen).unwrap_or_default();
-            text.hash(skills.entry(skill.id.clone()).or_default());
+            // only on demand) and a kept last good version's flag (reported as a
+            // `load_error`, not as a change); serde_json gives a stable text, hashed as it is
+            // written (a catalog of 10,000 is fingerprinted after every burst of a watch).
+            let kept = |diagnostic: &skills_types::Diagnostic| {
+                diagnostic.code == DiagnosticCode::LastGoodKept
+            };
+            let mut hasher = HashWriter(DefaultHasher::new());
+            let written = if skill.resources.is_none() && !skill.diagnostics.iter().any(kept) {
+                serde_json::to_writer(&mut hasher, skill)
+            } else {
+                let mut seen = skill.clone();
+                seen.resources = None;
+                seen.diagnostics.retain(|diagnostic| !kept(diagnostic));
+                serde_json::to_writer(&mut hasher, &seen)
+            };
+            // A skill that cannot be written as JSON (it always can) counts as its id alone.
+            drop(written);
+            skills.insert(skill.id.clone(), hasher.0.finish());
         }
         Self {
-            skills: skills
-                .into_iter()
-                .map(|(id, hasher)| (id, hasher.finish()))
-                .collect(),
+            skills,
             load_errors: load_errors(catalog).map(|(key, _)| key).collect(),
         }
+    }
+}
+
+/// Feeds what is written into a hasher.
+struct HashWriter(DefaultHasher);
+
+impl std::io::Write for HashWriter {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0.write(bytes);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
     }
 }
 

@@ -34,7 +34,7 @@ const MIN_POLL_INTERVAL: Duration = Duration::from_millis(100);
 
 /// How often the debouncer looks for bursts that have gone quiet, at most: an event is
 /// reported within the debounce time plus this.
-const MAX_TICK: Duration = Duration::from_millis(50);
+const MAX_TICK: Duration = Duration::from_millis(20);
 
 /// What a watch tells whoever started it, on the watch's own thread.
 pub trait Listener: Send + 'static {

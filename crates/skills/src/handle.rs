@@ -41,6 +41,11 @@ pub struct Skills {
     run_hooks: RunHooks,
     /// What each skill folder's files looked like, once a watch runs (shared by clones).
     stamps: ops::watch::FolderStamps,
+    /// The catalog as the last observed discovery left it, numbered, once a watch runs: a
+    /// search then asks the open index instead of discovering.
+    live: Arc<Mutex<Option<(u64, Arc<Catalog>)>>>,
+    /// The search index kept open for the live catalog.
+    index: ops::search::OpenIndex,
     /// Held across "mutate, publish the mutation's event, discover, observe", and around
     /// every other observed discovery, so that no discovery on another thread can report a
     /// mutation's change before the mutation's own event.
@@ -61,6 +66,8 @@ impl Skills {
             runtime: runtime_impl::Runtime::new(),
             run_hooks: RunHooks::default(),
             stamps: ops::watch::FolderStamps::default(),
+            live: Arc::default(),
+            index: ops::search::OpenIndex::default(),
             order: Arc::default(),
         }
     }
@@ -183,9 +190,22 @@ impl Skills {
 
     /// The skills that best match `query` (a task as a user phrases it), at most `limit`
     /// (1 to 50), best first, each with its score and the fields it matched; the index is
-    /// kept in the cache folder and follows the files.
+    /// kept in the cache folder and follows the files. While the handle watches, the index is
+    /// kept open and brought up to date once per change the watch reports, so a search does
+    /// not discover the catalog again.
     pub fn search(&self, query: &str, limit: usize) -> Result<Vec<SearchHit>, Error> {
-        ops::search::search(self.checked()?, query, limit)
+        let config = self.checked()?;
+        let live = self
+            .live
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        match live {
+            Some((generation, catalog)) => self
+                .index
+                .search(config, &catalog, generation, query, limit),
+            None => ops::search::search(config, query, limit),
+        }
     }
 
     /// Watches every root of the catalog, the trust record and the configuration files
@@ -224,6 +244,10 @@ impl Skills {
         };
         // The baseline comes after the watches are in place: a change made in between is
         // either in it or reported by the first burst.
+        self.live
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get_or_insert_with(|| (0, Arc::new(Catalog::default())));
         let catalog = self.observed_discovery(&self.ordered())?;
         sender.send(WatchEvent::Ready {
             skills: catalog.skills.len(),
@@ -610,11 +634,28 @@ impl Skills {
             Ok(catalog) => {
                 let files_changed = self.stamps.follow(&catalog, touched);
                 self.publisher.observe_touched(&catalog, &files_changed);
+                self.keep_live(catalog);
             }
             // The same failure reaches the next caller of the handle; the watch goes on and
             // the next burst tries again.
             Err(_) => {}
         }
+    }
+
+    /// Keeps `catalog` as the live one under a new number, when a watch runs.
+    fn keep_live(&self, catalog: Catalog) {
+        let mut live = self.live.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some((generation, _)) = live.as_ref() {
+            *live = Some((generation + 1, Arc::new(catalog)));
+        }
+    }
+
+    /// Whether a watch keeps the catalog live.
+    fn is_live(&self) -> bool {
+        self.live
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .is_some()
     }
 
     /// The handle's publisher (a watch adds its stream to it).
@@ -629,6 +670,9 @@ impl Skills {
         self.stamps
             .follow(&catalog, &std::collections::BTreeSet::new());
         self.publisher.observe(&catalog);
+        if self.is_live() {
+            self.keep_live(catalog.clone());
+        }
         Ok(catalog)
     }
 
