@@ -15,6 +15,7 @@
 //! [`rss`]) whose only child is the measured command, so `RUSAGE_CHILDREN` is that command's.
 
 mod catalog;
+mod live;
 mod peers;
 mod relevance;
 mod report;
@@ -100,6 +101,9 @@ const REPORT_PATH: &str = "target/bench/report.json";
 const CATALOG_REPORT_PATH: &str = "target/bench/catalog.json";
 /// Where the runtime row goes, relative to the repository root.
 const RUNTIME_REPORT_PATH: &str = "target/bench/runtime.json";
+
+/// Where the live catalog's rows go, relative to the repository root.
+const LIVE_REPORT_PATH: &str = "target/bench/live.json";
 
 /// Where the relevance rows go, relative to the repository root.
 const RELEVANCE_REPORT_PATH: &str = "target/bench/relevance.json";
@@ -498,31 +502,48 @@ fn run_relevance(root: &Path, skills: &Path, runs: usize) -> Result<(), Failure>
         examples,
         synthetic,
     };
-    write_report(root, RELEVANCE_REPORT_PATH, &report.table(), &report.json())
+    write_report(root, RELEVANCE_REPORT_PATH, &report.table(), &report.json())?;
+    run_live(root, runs)
+}
+
+/// The live catalog's rows ([`live`]): change → event and search on a watching handle.
+fn run_live(root: &Path, runs: usize) -> Result<(), Failure> {
+    let bench = build_bench(root, "skills", "live")?;
+    let scratch = scratch("set TMPDIR to a writable directory with a few hundred MiB free")?;
+    let measured = live::measure(&bench, &scratch.0, runs)?;
+    drop(scratch);
+    write_report(root, LIVE_REPORT_PATH, &measured.table(), &measured.json())
 }
 
 /// Builds the in-process search bench (`crates/skills-ops/benches/search.rs`) with cargo's
 /// release settings; returns its path.
 fn build_search_bench(root: &Path) -> Result<PathBuf, Failure> {
+    build_bench(root, "skills-ops", "search")
+}
+
+/// Builds the in-process bench `name` of `package` with cargo's release settings.
+fn build_bench(root: &Path, package: &str, name: &str) -> Result<PathBuf, Failure> {
     let messages = process::output(cargo(root).args([
         "bench",
         "-p",
-        "skills-ops",
+        package,
         "--bench",
-        "search",
+        name,
         "--no-run",
         "--message-format=json-render-diagnostics",
     ]))
     .map_err(|message| {
         Failure::new(
             message,
-            "fix the build error above; `cargo bench -p skills-ops --bench search --no-run` reproduces it",
+            format!(
+                "fix the build error above; `cargo bench -p {package} --bench {name} --no-run` reproduces it"
+            ),
         )
     })?;
-    artifact(&messages, "bench", "search").ok_or_else(|| {
+    artifact(&messages, "bench", name).ok_or_else(|| {
         Failure::new(
-            "cargo built no `search` bench",
-            "check the [[bench]] entry in crates/skills-ops/Cargo.toml",
+            format!("cargo built no `{name}` bench"),
+            format!("check the [[bench]] entries in the Cargo.toml of {package}"),
         )
     })
 }
