@@ -603,6 +603,10 @@ fn search_answers_from_the_files_as_they_change_without_a_restart() {
         "Pulls the text and tables out of PDF files.",
     );
     let mut server = Connection::open(&tree);
+    assert_eq!(
+        server.result("skills.subscribe", json!({})),
+        json!({ "subscribed": true })
+    );
     let found = server.result(
         "skills.search",
         json!({ "query": "get the tables out of this pdf", "limit": 3 }),
@@ -620,6 +624,14 @@ fn search_answers_from_the_files_as_they_change_without_a_restart() {
         "weather",
         "weather",
         "Forecasts rain and wind for any city.",
+    );
+    // The server watches the files and searches the catalog as of the last change it
+    // reported: once the addition is announced, the search finds it.
+    let events = server.events_through_catalog_changed();
+    assert_eq!(
+        events.last().map(|(_, payload)| payload["added"].clone()),
+        Some(json!(["weather"])),
+        "{events:?}"
     );
     let added = server.result("skills.search", json!({ "query": "will it rain" }));
     assert_eq!(added["results"][0]["name"], "weather", "{added}");

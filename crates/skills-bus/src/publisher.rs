@@ -159,14 +159,19 @@ impl Publisher {
 
     /// [`Publisher::observe`] after file events: the skills of `files_changed` (ids) present
     /// before and after also count as changed (a bundled file edited leaves the record alone).
-    pub fn observe_touched(&self, catalog: &Catalog, files_changed: &BTreeSet<String>) {
+    /// Returns whether any skill may differ from the last catalog seen (`true` when there was
+    /// none to compare with): a caller keeping something built from the catalog (a search
+    /// index) rebuilds it only then.
+    pub fn observe_touched(&self, catalog: &Catalog, files_changed: &BTreeSet<String>) -> bool {
         let sinks = self.sinks();
         if sinks.is_empty() {
-            return;
+            return true;
         }
         let next = Snapshot::of(catalog);
         let previous = self.lock().replace(next.clone());
-        let Some(previous) = previous else { return };
+        let Some(previous) = previous else {
+            return true;
+        };
         for (key, diagnostic) in load_errors(catalog) {
             if !previous.load_errors.contains(&key) {
                 let kept = catalog
@@ -205,7 +210,8 @@ impl Publisher {
             })
             .map(|(id, _)| id)
             .collect();
-        if !(added.is_empty() && removed.is_empty() && changed.is_empty()) {
+        let differs = !(added.is_empty() && removed.is_empty() && changed.is_empty());
+        if differs {
             send(
                 &sinks,
                 &DomainEvent::skills(
@@ -214,6 +220,7 @@ impl Publisher {
                 ),
             );
         }
+        differs
     }
 
     fn sinks(&self) -> Vec<SharedSink> {

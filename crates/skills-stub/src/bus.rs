@@ -99,12 +99,13 @@ impl Publisher {
     /// Does nothing.
     pub fn observe(&self, _catalog: &Catalog) {}
 
-    /// Does nothing.
+    /// Does nothing; nothing is known, so anything may have changed.
     pub fn observe_touched(
         &self,
         _catalog: &Catalog,
         _files_changed: &std::collections::BTreeSet<String>,
-    ) {
+    ) -> bool {
+        true
     }
 }
 

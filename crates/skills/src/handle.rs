@@ -244,11 +244,15 @@ impl Skills {
         };
         // The baseline comes after the watches are in place: a change made in between is
         // either in it or reported by the first burst.
-        self.live
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .get_or_insert_with(|| (0, Arc::new(Catalog::default())));
-        let catalog = self.observed_discovery(&self.ordered())?;
+        let order = self.ordered();
+        let catalog = self.observed_discovery(&order)?;
+        {
+            // Under the order lock, so a burst's catalog cannot be overtaken by this one.
+            let mut live = self.live.lock().unwrap_or_else(PoisonError::into_inner);
+            let generation = live.as_ref().map_or(0, |(generation, _)| generation + 1);
+            *live = Some((generation, Arc::new(catalog.clone())));
+        }
+        drop(order);
         sender.send(WatchEvent::Ready {
             skills: catalog.skills.len(),
             watching,
@@ -633,8 +637,9 @@ impl Skills {
         match self.checked().and_then(ops::discover::discover) {
             Ok(catalog) => {
                 let files_changed = self.stamps.follow(&catalog, touched);
-                self.publisher.observe_touched(&catalog, &files_changed);
-                self.keep_live(catalog);
+                if self.publisher.observe_touched(&catalog, &files_changed) {
+                    self.keep_live(catalog);
+                }
             }
             // The same failure reaches the next caller of the handle; the watch goes on and
             // the next burst tries again.
@@ -669,8 +674,10 @@ impl Skills {
         // A skill this handle just wrote is stamped now, so its file events are no news.
         self.stamps
             .follow(&catalog, &std::collections::BTreeSet::new());
-        self.publisher.observe(&catalog);
-        if self.is_live() {
+        let differs = self
+            .publisher
+            .observe_touched(&catalog, &std::collections::BTreeSet::new());
+        if differs && self.is_live() {
             self.keep_live(catalog.clone());
         }
         Ok(catalog)
