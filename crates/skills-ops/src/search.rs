@@ -14,7 +14,8 @@
 //!
 //! The query is never parsed as query syntax: a task phrasing ("what's the +best way to OCR
 //! a PDF?") is cut into words by the index's own analyzer (lowercased, English stop words
-//! dropped, stemmed), and any word may match any field, each field weighted.
+//! dropped, stemmed), and any word may match any field, each field weighted; a word scores
+//! in its best field only.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::hash::{DefaultHasher, Hash, Hasher};
@@ -24,7 +25,9 @@ use std::sync::{Arc, Mutex, PoisonError};
 use skills_types::search::{MAX_LIMIT, SearchHit};
 use skills_types::{Catalog, Error, Skill, SkillsConfig};
 use tantivy::collector::TopDocs;
-use tantivy::query::{BooleanQuery, BoostQuery, EnableScoring, Occur, Query, TermQuery};
+use tantivy::query::{
+    BooleanQuery, BoostQuery, DisjunctionMaxQuery, EnableScoring, Occur, Query, TermQuery,
+};
 use tantivy::schema::{
     Field, IndexRecordOption, STORED, STRING, Schema, TextFieldIndexing, TextOptions, Value,
 };
@@ -258,9 +261,9 @@ impl Searchable {
         let searcher = self.reader.searcher();
         let fields = &self.layout.fields;
         let all = BooleanQuery::new(
-            fields
+            words
                 .iter()
-                .map(|(field, weight, _)| (Occur::Should, field_query(*field, *weight, &words)))
+                .map(|word| (Occur::Should, word_query(fields, word)))
                 .collect(),
         );
         let top = searcher
@@ -395,19 +398,23 @@ fn skill_named<'a>(catalog: &'a Catalog, name: &str) -> Option<&'a Skill> {
     }
 }
 
-/// One field's part of the query: any of the words, weighted.
-fn field_query(field: Field, weight: f32, words: &BTreeSet<String>) -> Box<dyn Query> {
-    let terms: Vec<(Occur, Box<dyn Query>)> = words
+/// One word's part of the query: its best field, weighted. A word counts once, where it
+/// says most: summed over the fields instead, a skill's topic word (in its name, its tags,
+/// its description and its headings) outweighed a task's other words, and on the labelled
+/// sets recall@5 over the synthetic tree rose from 0.59 to 0.67 and recall@1 over the
+/// example skills from 0.81 to 0.89 with the best field alone (docs/search.md).
+fn word_query(fields: &[(Field, f32, &'static str)], word: &str) -> Box<dyn Query> {
+    let per_field: Vec<Box<dyn Query>> = fields
         .iter()
-        .map(|word| {
+        .map(|(field, weight, _)| {
             let term = TermQuery::new(
-                Term::from_field_text(field, word),
+                Term::from_field_text(*field, word),
                 IndexRecordOption::WithFreqs,
             );
-            (Occur::Should, Box::new(term) as Box<dyn Query>)
+            Box::new(BoostQuery::new(Box::new(term), *weight)) as Box<dyn Query>
         })
         .collect();
-    Box::new(BoostQuery::new(Box::new(BooleanQuery::new(terms)), weight))
+    Box::new(DisjunctionMaxQuery::new(per_field))
 }
 
 /// The words of a query as the index holds them.
