@@ -43,7 +43,7 @@ pub struct Skills {
     stamps: ops::watch::FolderStamps,
     /// The catalog as the last observed discovery left it, numbered, once a watch runs: a
     /// search then asks the open index instead of discovering.
-    live: Arc<Mutex<Option<(u64, Arc<Catalog>)>>>,
+    live: Arc<Mutex<Option<Live>>>,
     /// The search index kept open for the live catalog.
     index: ops::search::OpenIndex,
     /// Held across "mutate, publish the mutation's event, discover, observe", and around
@@ -51,6 +51,9 @@ pub struct Skills {
     /// mutation's change before the mutation's own event.
     order: Arc<Mutex<()>>,
 }
+
+/// The live catalog of a watching handle, under its generation number.
+type Live = (u64, Arc<Catalog>);
 
 /// Proof that the caller holds the handle's event-order lock (none when nothing listens).
 type Ordered<'a> = Option<MutexGuard<'a, ()>>;
@@ -634,16 +637,13 @@ impl Skills {
     /// the last one (a skill whose folder holds a touched path counts as changed).
     pub(crate) fn rediscover(&self, touched: &std::collections::BTreeSet<std::path::PathBuf>) {
         let _order = self.ordered();
-        match self.checked().and_then(ops::discover::discover) {
-            Ok(catalog) => {
-                let files_changed = self.stamps.follow(&catalog, touched);
-                if self.publisher.observe_touched(&catalog, &files_changed) {
-                    self.keep_live(catalog);
-                }
+        // A failure reaches the next caller of the handle; the watch goes on and the next
+        // burst tries again.
+        if let Ok(catalog) = self.checked().and_then(ops::discover::discover) {
+            let files_changed = self.stamps.follow(&catalog, touched);
+            if self.publisher.observe_touched(&catalog, &files_changed) {
+                self.keep_live(catalog);
             }
-            // The same failure reaches the next caller of the handle; the watch goes on and
-            // the next burst tries again.
-            Err(_) => {}
         }
     }
 

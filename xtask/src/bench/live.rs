@@ -166,7 +166,10 @@ mod tests {
             search: vec![150_000, 160_000, 6_000_000],
         };
         let table = measured.table();
-        assert!(table.contains("| 410.0 ms | 520.0 ms | ≤ 500 ms |"), "{table}");
+        assert!(
+            table.contains("| 410.0 ms | 520.0 ms | ≤ 500 ms |"),
+            "{table}"
+        );
         assert!(table.contains("[missed] change → event"), "{table}");
         assert!(table.contains("[missed] in-process query"), "{table}");
         assert_eq!(measured.json()["change_target_ms"], 500);
