@@ -229,6 +229,17 @@ struct Watched {
     identity: Option<(u64, u64)>,
 }
 
+impl Watched {
+    /// Looked at every poll interval (the folder it names does not matter then).
+    fn polled(recursive: bool) -> Self {
+        Self {
+            recursive,
+            polled: true,
+            identity: None,
+        }
+    }
+}
+
 /// The folder `path` names now (device and inode, following links), where that can be told.
 fn identity(path: &Path) -> Option<(u64, u64)> {
     #[cfg(unix)]
@@ -393,14 +404,8 @@ impl State {
             RecursiveMode::NonRecursive
         };
         if self.polled.contains(path) {
-            self.current.insert(
-                path.to_path_buf(),
-                Watched {
-                    recursive,
-                    polled: true,
-                    identity: None,
-                },
-            );
+            self.current
+                .insert(path.to_path_buf(), Watched::polled(recursive));
             return;
         }
         let refusal = match self.kernel.as_mut() {
@@ -438,14 +443,8 @@ impl State {
     /// Watches `path` by polling from now on, and says why once.
     fn poll(&mut self, path: &Path, recursive: bool, refusal: &str) {
         self.polled.insert(path.to_path_buf());
-        self.current.insert(
-            path.to_path_buf(),
-            Watched {
-                recursive,
-                polled: true,
-                identity: None,
-            },
-        );
+        self.current
+            .insert(path.to_path_buf(), Watched::polled(recursive));
         let message = format!(
             "the kernel would not watch {} ({refusal}); it is looked at every {} ms instead",
             path.display(),
