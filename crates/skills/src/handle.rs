@@ -198,11 +198,15 @@ impl Skills {
     /// not discover the catalog again.
     pub fn search(&self, query: &str, limit: usize) -> Result<Vec<SearchHit>, Error> {
         let config = self.checked()?;
+        // Through the event-order lock: a change already announced (`catalog_changed` goes
+        // out before the live catalog is replaced, under that lock) is in the answer.
+        let order = self.ordered();
         let live = self
             .live
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .clone();
+        drop(order);
         match live {
             Some((generation, catalog)) => self
                 .index
