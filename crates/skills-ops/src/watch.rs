@@ -326,9 +326,8 @@ fn run(mut state: State, receiver: &mpsc::Receiver<Message>) {
         if relevant {
             // A path named itself may have been replaced (deleted and made again, a link
             // pointed elsewhere): its watch is on the old folder, so it is watched afresh.
-            let renewed = state.renew(&touched);
+            state.renew(&touched);
             // A root watched from now on had no watch while it filled: all of it is news.
-            touched.extend(renewed);
             touched.extend(state.replan());
             state.listener.changed(&touched);
         }
@@ -373,8 +372,8 @@ impl State {
     }
 
     /// Drops the kernel watches of the watched paths that `touched` names themselves; the
-    /// next [`State::replan`] adds them again on whatever folder is there now. Returns them.
-    fn renew(&mut self, touched: &BTreeSet<PathBuf>) -> Vec<PathBuf> {
+    /// next [`State::replan`] adds them again on whatever folder is there now.
+    fn renew(&mut self, touched: &BTreeSet<PathBuf>) {
         let named: Vec<PathBuf> = self
             .current
             .iter()
@@ -384,7 +383,6 @@ impl State {
         for path in &named {
             self.unwatch(path);
         }
-        named
     }
 
     fn unwatch(&mut self, path: &Path) {
