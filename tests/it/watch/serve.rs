@@ -154,3 +154,92 @@ fn serve_announces_file_changes_and_lists_the_last_valid_version() {
     assert_eq!(fixed["description"], "Rain and wind, fixed.", "{fixed}");
     assert!(client.server.finish().success());
 }
+
+/// The rest of the acceptance list, through one running server: a root created after it
+/// started, a change written in place, 300 skills at once, a removal, and a workspace trusted
+/// while it runs. Each is announced and in the next `skills.list`, without a restart.
+#[test]
+fn serve_follows_roots_bursts_removals_and_trust_without_a_restart() {
+    let tree = Tree::new();
+    let project = tree.root(Place::ProjectOpenhuman);
+    tree.write(
+        &project.join("proj-skill/SKILL.md"),
+        skill_text("proj-skill", "Only for this repository."),
+    );
+    // No user root yet: the server waits for it from the folder above.
+    let root = tree.root(Place::UserOpenhuman);
+    assert!(!root.exists());
+    let mut client = Client::open(&tree);
+    assert_eq!(
+        client.result("skills.subscribe", json!({})),
+        json!({ "subscribed": true })
+    );
+    assert!(
+        client.listed("proj-skill").is_none(),
+        "an untrusted workspace's skills are not loaded"
+    );
+
+    tree.write(
+        &root.join("late/SKILL.md"),
+        skill_text("late", "In a root made after the start."),
+    );
+    client.events_until("catalog_changed", |payload| lists(payload, "added", "late"));
+    assert!(client.listed("late").is_some());
+
+    // A plain write in place (no rename), as `echo >>` or a simple editor does.
+    std::fs::write(
+        root.join("late/SKILL.md"),
+        skill_text("late", "Changed in place."),
+    )
+    .unwrap();
+    client.events_until("catalog_changed", |payload| {
+        lists(payload, "changed", "late")
+    });
+    assert_eq!(
+        client.listed("late").unwrap()["description"],
+        "Changed in place."
+    );
+
+    for n in 0..300 {
+        let name = format!("bulk-{n:03}");
+        tree.write(
+            &root.join(&name).join("SKILL.md"),
+            skill_text(&name, "One of three hundred."),
+        );
+    }
+    let mut added = std::collections::BTreeSet::new();
+    while added.len() < 300 {
+        let events = client.events_until("catalog_changed", |_| true);
+        let payload = &events.last().unwrap()["payload"];
+        added.extend(
+            payload["added"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter_map(|id| id.as_str().map(str::to_owned)),
+        );
+    }
+    let listing = client.result("skills.list", json!({}));
+    assert_eq!(
+        listing["skills"].as_array().unwrap().len(),
+        301,
+        "{listing}"
+    );
+
+    std::fs::remove_dir_all(root.join("late")).unwrap();
+    client.events_until("catalog_changed", |payload| {
+        lists(payload, "removed", "late")
+    });
+    assert!(client.listed("late").is_none());
+
+    let workspace = tree.workspace.display().to_string();
+    tree.run(&["trust", &workspace]).ok();
+    client.events_until("catalog_changed", |payload| {
+        lists(payload, "added", "proj-skill")
+    });
+    assert!(
+        client.listed("proj-skill").is_some(),
+        "trusted while running: the project's skills are loaded"
+    );
+    assert!(client.server.finish().success());
+}
