@@ -46,6 +46,9 @@ pub struct Skills {
     live: Arc<Mutex<Option<Live>>>,
     /// The search index kept open for the live catalog.
     index: ops::search::OpenIndex,
+    /// How many watches of this handle (and its clones) run: the live catalog is kept only
+    /// while one does, since nothing else tells it about files changed behind its back.
+    watches: Arc<std::sync::atomic::AtomicUsize>,
     /// Held across "mutate, publish the mutation's event, discover, observe", and around
     /// every other observed discovery, so that no discovery on another thread can report a
     /// mutation's change before the mutation's own event.
@@ -71,6 +74,7 @@ impl Skills {
             stamps: ops::watch::FolderStamps::default(),
             live: Arc::default(),
             index: ops::search::OpenIndex::default(),
+            watches: Arc::default(),
             order: Arc::default(),
         }
     }
@@ -244,6 +248,8 @@ impl Skills {
             }
         };
         let watching = watcher.watching().to_vec();
+        self.watches
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         let guard = crate::live::Guard {
             _watcher: watcher,
             handle: self.clone(),
@@ -649,6 +655,20 @@ impl Skills {
                 self.keep_live(catalog);
             }
         }
+    }
+
+    /// A watch stopped: when it was the last one, searches discover again (a live catalog
+    /// nothing keeps current would answer from the past).
+    pub(crate) fn watch_ended(&self) {
+        let order = self.ordered();
+        if self
+            .watches
+            .fetch_sub(1, std::sync::atomic::Ordering::SeqCst)
+            == 1
+        {
+            *self.live.lock().unwrap_or_else(PoisonError::into_inner) = None;
+        }
+        drop(order);
     }
 
     /// Keeps `catalog` as the live one under a new number, when a watch runs.

@@ -84,5 +84,6 @@ pub(crate) struct Guard {
 impl Drop for Guard {
     fn drop(&mut self) {
         self.handle.publisher().remove_sink(self.sink);
+        self.handle.watch_ended();
     }
 }
