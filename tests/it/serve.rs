@@ -11,7 +11,7 @@
 //! its stderr instead of hanging the suite.
 
 use std::collections::VecDeque;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::Write;
 use std::process::{Child, ChildStdin, ExitStatus, Stdio};
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -63,28 +63,8 @@ impl Connection {
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let (sender, lines) = mpsc::channel();
-        thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { return };
-                if sender.send(line).is_err() {
-                    return;
-                }
-            }
-        });
-        let stderr = Arc::new(Mutex::new(String::new()));
-        let collected = stderr.clone();
-        let mut pipe = child.stderr.take().unwrap();
-        thread::spawn(move || {
-            let mut chunk = [0_u8; 4096];
-            while let Ok(read @ 1..) = pipe.read(&mut chunk) {
-                collected
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner)
-                    .push_str(&String::from_utf8_lossy(&chunk[..read]));
-            }
-        });
+        let skills_tests::pipes::Pipes { lines, stderr } =
+            skills_tests::pipes::Pipes::take(&mut child);
         Self {
             stdin: child.stdin.take(),
             child,

@@ -23,12 +23,10 @@ mod roots;
 mod serve;
 
 use std::collections::BTreeSet;
-use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::{Arc, Mutex, PoisonError};
-use std::thread;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
@@ -109,28 +107,8 @@ impl Session {
             .stderr(Stdio::piped())
             .spawn()
             .unwrap_or_else(|error| panic!("cannot start {command:?}: {error}"));
-        let stdout = child.stdout.take().unwrap();
-        let (sender, lines) = mpsc::channel();
-        thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { return };
-                if sender.send(line).is_err() {
-                    return;
-                }
-            }
-        });
-        let stderr = Arc::new(Mutex::new(String::new()));
-        let collected = stderr.clone();
-        let mut pipe = child.stderr.take().unwrap();
-        thread::spawn(move || {
-            let mut chunk = [0_u8; 4096];
-            while let Ok(read @ 1..) = pipe.read(&mut chunk) {
-                collected
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner)
-                    .push_str(&String::from_utf8_lossy(&chunk[..read]));
-            }
-        });
+        let skills_tests::pipes::Pipes { lines, stderr } =
+            skills_tests::pipes::Pipes::take(&mut child);
         Self {
             child,
             lines,

@@ -10,6 +10,7 @@ pub mod catalog;
 pub mod http;
 pub mod netns;
 pub mod peers;
+pub mod pipes;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
