@@ -130,22 +130,28 @@ pub fn user_namespaces() -> Result<(), String> {
     PROBE
         .get_or_init(|| {
             let shown = format!("{UNSHARE} {} true", UNSHARE_OPTIONS.join(" "));
-            let output = Command::new(UNSHARE)
-                .args(UNSHARE_OPTIONS)
-                .arg("true")
-                .output()
-                .map_err(|error| format!("cannot run `{shown}` ({error}); {REMEDY}"))?;
-            if output.status.success() {
-                Ok(())
-            } else {
-                Err(format!(
-                    "`{shown}` failed ({}: {}); {REMEDY}",
-                    output.status,
-                    String::from_utf8_lossy(&output.stderr).trim()
-                ))
-            }
+            let mut command = Command::new(UNSHARE);
+            command.args(UNSHARE_OPTIONS).arg("true");
+            probe(command, &shown, REMEDY)
         })
         .clone()
+}
+
+/// Runs `command` (shown to the reader as `shown`) to learn whether the machine allows what
+/// a test needs: `Ok` when it succeeds, else a sentence with its error and `remedy`.
+pub fn probe(mut command: Command, shown: &str, remedy: &str) -> Result<(), String> {
+    let output = command
+        .output()
+        .map_err(|error| format!("cannot run `{shown}` ({error}); {remedy}"))?;
+    if output.status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "`{shown}` failed ({}: {}); {remedy}",
+            output.status,
+            String::from_utf8_lossy(&output.stderr).trim()
+        ))
+    }
 }
 
 /// Whether libtest's report `stdout` (one `test NAME ... RESULT` line per test, as printed

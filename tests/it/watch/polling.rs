@@ -48,20 +48,11 @@ fn namespaced_limit() -> Result<(), String> {
             let shown = format!(
                 "{UNSHARE} --user --map-root-user sh -c 'echo {LIMIT} > /proc/sys/user/max_inotify_watches'"
             );
-            let output = Command::new(UNSHARE)
+            let mut command = Command::new(UNSHARE);
+            command
                 .args(["--user", "--map-root-user", "sh", "-c", LOWER_THE_LIMIT, "true"])
-                .env("SKILLS_TESTS_INOTIFY_LIMIT", LIMIT.to_string())
-                .output()
-                .map_err(|error| format!("cannot run `{shown}` ({error}); {REMEDY}"))?;
-            if output.status.success() {
-                Ok(())
-            } else {
-                Err(format!(
-                    "`{shown}` failed ({}: {}); {REMEDY}",
-                    output.status,
-                    String::from_utf8_lossy(&output.stderr).trim()
-                ))
-            }
+                .env("SKILLS_TESTS_INOTIFY_LIMIT", LIMIT.to_string());
+            skills_tests::netns::probe(command, &shown, REMEDY)
         })
         .clone()
 }
