@@ -797,6 +797,27 @@ mod tests {
         insta::assert_snapshot!("markdown_shortened_pinned", result.text);
     }
 
+    /// A budget with room for the skills at `indices` in XML, the `pinned` one whole and the
+    /// others at the shortest useful description, and 30 characters more.
+    fn room_for(skills: &[Skill], indices: &[usize], pinned: usize) -> usize {
+        let kept: Vec<Skill> = indices
+            .iter()
+            .map(|&index| Skill {
+                description: if index == pinned {
+                    skills[index].description.clone()
+                } else {
+                    skills[index]
+                        .description
+                        .chars()
+                        .take(MIN_SHORTENED_CHARS)
+                        .collect()
+                },
+                ..skills[index].clone()
+            })
+            .collect();
+        rendered(&kept, Format::Xml).chars().count() + 30
+    }
+
     #[test]
     fn when_names_alone_do_not_fit_the_lowest_precedence_drops_first() {
         use SkillScope::{Legacy, Profile, Project, User};
@@ -804,24 +825,7 @@ mod tests {
         // Room for skill-00 and skill-04 at the shortest useful description, skill-03 (pinned)
         // whole, and a little more: three skills must go and the two unpinned survivors are
         // shortened.
-        let budget = {
-            let kept: Vec<Skill> = [0, 3, 4]
-                .into_iter()
-                .map(|index| Skill {
-                    description: if index == 3 {
-                        skills[index].description.clone()
-                    } else {
-                        skills[index]
-                            .description
-                            .chars()
-                            .take(MIN_SHORTENED_CHARS)
-                            .collect()
-                    },
-                    ..skills[index].clone()
-                })
-                .collect();
-            rendered(&kept, Format::Xml).chars().count() + 30
-        };
+        let budget = room_for(&skills, &[0, 3, 4], 3);
         let result = budgeted(&skills, Format::Xml, budget, &["skill-03"]);
         let report = report(&result);
         assert!(report.fits);
@@ -1036,24 +1040,7 @@ mod tests {
         let matched = ["skill-02", "skill-04", "skill-05"];
         // Room for skill-01 (pinned) whole and the two best matches at the shortest useful
         // description, and a little more.
-        let budget = {
-            let kept: Vec<Skill> = [1, 2, 4]
-                .into_iter()
-                .map(|index| Skill {
-                    description: if index == 1 {
-                        skills[index].description.clone()
-                    } else {
-                        skills[index]
-                            .description
-                            .chars()
-                            .take(MIN_SHORTENED_CHARS)
-                            .collect()
-                    },
-                    ..skills[index].clone()
-                })
-                .collect();
-            rendered(&kept, Format::Xml).chars().count() + 30
-        };
+        let budget = room_for(&skills, &[1, 2, 4], 1);
         let result = ranked(&skills, Format::Xml, Some(budget), &["skill-01"], &matched);
         let some = report(&result);
         assert!(some.fits, "{some:?}");
