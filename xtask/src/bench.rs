@@ -494,12 +494,17 @@ fn run_relevance(root: &Path, skills: &Path, runs: usize) -> Result<(), Failure>
         let scratch = scratch("set TMPDIR to a writable directory")?;
         relevance::measure(root, &scratch.0, skills)?
     };
+    let among = {
+        let scratch = scratch("set TMPDIR to a writable directory with 100 MiB free")?;
+        relevance::measure_among(root, &scratch.0, &bench)?
+    };
     let synthetic = {
         let scratch = scratch("set TMPDIR to a writable directory with 100 MiB free")?;
         relevance::measure_synthetic(root, &scratch.0, &bench, runs)?
     };
     let report = relevance::Report {
         examples,
+        among,
         synthetic,
     };
     write_report(root, RELEVANCE_REPORT_PATH, &report.table(), &report.json())?;

@@ -1,9 +1,11 @@
 //! The relevance rows (issue 16, docs/search.md): how often ranked search puts the skill a
 //! task is about first (recall@1) and in its top five (recall@5), and how long a query takes.
-//! Two sets:
+//! Two labelled sets, measured three ways:
 //!
 //! - **The example skills** with `examples/relevance/queries.toml`, each query a whole process
 //!   of the release binary (`skills search --json`), as a user runs it.
+//! - **The example skills among the synthetic tree's distractors** with the same queries, in
+//!   process: the same set in a catalog of 10,000 skills.
 //! - **A synthetic 10,000-skill tree** ([`synthetic`]) with `examples/relevance/synthetic.toml`,
 //!   queried in process by the `search` bench of skills-ops over an open index and an
 //!   unchanged catalog, as a watching agent core calls it: the recall figures, and the
@@ -125,11 +127,7 @@ pub(crate) struct Measured {
 
 /// Copies every example skill into a scratch home (one folder per name) and runs each query.
 pub(crate) fn measure(root: &Path, scratch: &Path, skills: &Path) -> Result<Measured, Failure> {
-    let text = fs::read_to_string(root.join(QUERIES)).map_err(|error| {
-        Failure::new(format!("could not read {QUERIES}: {error}"), "restore it")
-    })?;
-    let set: Set = toml::from_str(&text)
-        .map_err(|error| Failure::new(format!("{QUERIES} is not valid: {error}"), "fix it"))?;
+    let set: Set = read_set(root, QUERIES)?;
     let home = scratch.join("home");
     let workspace = scratch.join("ws");
     let installed = home.join(".openhuman/skills");
@@ -295,8 +293,60 @@ pub(crate) struct Synthetic {
     generate: Duration,
 }
 
-/// The labelled set, the synthetic tree written under `dir/tree` and its queries written one
-/// per line to `dir/queries.txt`, as the `search` bench reads them.
+/// A labelled set in the repository (`path`, relative to `root`), parsed.
+fn read_set<T: serde::de::DeserializeOwned>(root: &Path, path: &str) -> Result<T, Failure> {
+    let text = fs::read_to_string(root.join(path))
+        .map_err(|error| Failure::new(format!("could not read {path}: {error}"), "restore it"))?;
+    toml::from_str(&text)
+        .map_err(|error| Failure::new(format!("{path} is not valid: {error}"), "fix it"))
+}
+
+/// Writes the synthetic tree under `dir/tree`, with what is `planted` among the distractors.
+fn write_tree(
+    dir: &Path,
+    set: &synthetic::Set,
+    planted: &synthetic::Planted<'_>,
+) -> Result<synthetic::Tree, Failure> {
+    synthetic::generate(&dir.join("tree"), set, planted, synthetic::SKILLS).map_err(|error| {
+        Failure::new(
+            format!("could not write the synthetic tree: {error}"),
+            "check TMPDIR",
+        )
+    })
+}
+
+/// Writes the queries of a labelled set (`source`, for errors) one per line to
+/// `dir/queries.txt`, as the `search` bench reads them; returns the file's path.
+fn write_queries(
+    dir: &Path,
+    queries: &[Labelled],
+    source: &str,
+) -> Result<std::path::PathBuf, Failure> {
+    let path = dir.join("queries.txt");
+    let lines: Vec<&str> = queries
+        .iter()
+        .map(|labelled| labelled.text.as_str())
+        .collect();
+    if let Some(bad) = lines
+        .iter()
+        .find(|line| line.contains('\n') || line.is_empty())
+    {
+        return Err(Failure::new(
+            format!("{source}: the query {bad:?} is empty or spans lines"),
+            "write each query on one line",
+        ));
+    }
+    fs::write(&path, lines.join("\n")).map_err(|error| {
+        Failure::new(
+            format!("could not write {}: {error}", path.display()),
+            "check TMPDIR",
+        )
+    })?;
+    Ok(path)
+}
+
+/// The labelled set, the synthetic tree written under `dir/tree` with the set's targets
+/// planted, its queries file, and how long the tree took to write.
 fn prepare_synthetic(
     root: &Path,
     dir: &Path,
@@ -309,57 +359,17 @@ fn prepare_synthetic(
     ),
     Failure,
 > {
-    let text = fs::read_to_string(root.join(synthetic::SET)).map_err(|error| {
-        Failure::new(
-            format!("could not read {}: {error}", synthetic::SET),
-            "restore it",
-        )
-    })?;
-    let set: synthetic::Set = toml::from_str(&text).map_err(|error| {
-        Failure::new(
-            format!("{} is not valid: {error}", synthetic::SET),
-            "fix it",
-        )
-    })?;
+    let set: synthetic::Set = read_set(root, synthetic::SET)?;
     let started = Instant::now();
-    let tree =
-        synthetic::generate(&dir.join("tree"), &set, synthetic::SKILLS).map_err(|error| {
-            Failure::new(
-                format!("could not write the synthetic tree: {error}"),
-                "check TMPDIR",
-            )
-        })?;
+    let tree = write_tree(dir, &set, &synthetic::Planted::Targets)?;
     let generate = started.elapsed();
-    let queries = dir.join("queries.txt");
-    let lines: Vec<&str> = set
-        .queries
-        .iter()
-        .map(|labelled| labelled.text.as_str())
-        .collect();
-    if let Some(bad) = lines
-        .iter()
-        .find(|line| line.contains('\n') || line.is_empty())
-    {
-        return Err(Failure::new(
-            format!(
-                "{}: the query {bad:?} is empty or spans lines",
-                synthetic::SET
-            ),
-            "write each query on one line",
-        ));
-    }
-    fs::write(&queries, lines.join("\n")).map_err(|error| {
-        Failure::new(
-            format!("could not write {}: {error}", queries.display()),
-            "check TMPDIR",
-        )
-    })?;
+    let queries = write_queries(dir, &set.queries, synthetic::SET)?;
     Ok((set, tree, queries, generate))
 }
 
 /// `xtask __relevance-tree DIR`: writes the synthetic tree and its queries under `DIR` (which
-/// must not exist) and keeps them, for running the `search` bench by hand
-/// (`docs/benchmark.md`).
+/// must not exist), and the example skills among the distractors with theirs under
+/// `DIR/among`, and keeps them, for running the `search` bench by hand (`docs/benchmark.md`).
 pub(crate) fn tree_main(root: &Path, args: &[String]) -> std::process::ExitCode {
     let [dir] = args else {
         eprintln!("usage: xtask __relevance-tree DIR");
@@ -370,8 +380,11 @@ pub(crate) fn tree_main(root: &Path, args: &[String]) -> std::process::ExitCode 
         eprintln!("error: {} exists; give a new directory", dir.display());
         return std::process::ExitCode::FAILURE;
     }
-    match prepare_synthetic(root, dir) {
-        Ok((set, tree, queries, _)) => {
+    let both = prepare_synthetic(root, dir).and_then(|synthetic| {
+        prepare_among(root, &dir.join("among")).map(|among| (synthetic, among))
+    });
+    match both {
+        Ok(((set, tree, queries, _), (examples, among, among_queries))) => {
             println!(
                 "{} skills ({} targets), {} queries in {}; workspace {}, home {}",
                 tree.skills,
@@ -380,6 +393,15 @@ pub(crate) fn tree_main(root: &Path, args: &[String]) -> std::process::ExitCode 
                 queries.display(),
                 tree.workspace.display(),
                 tree.home.display()
+            );
+            println!(
+                "{} skills ({} example skills), {} queries in {}; workspace {}, home {}",
+                among.skills,
+                among.planted,
+                examples.query.len(),
+                among_queries.display(),
+                among.workspace.display(),
+                among.home.display()
             );
             std::process::ExitCode::SUCCESS
         }
@@ -406,25 +428,7 @@ pub(crate) fn measure_synthetic(
         set.targets.len(),
         synthetic::SET
     );
-    let output = process::output(
-        Command::new(bench)
-            .arg("--workspace")
-            .arg(&tree.workspace)
-            .arg("--home")
-            .arg(&tree.home)
-            .arg("--queries")
-            .arg(&queries)
-            .args(["--runs", &runs.to_string()])
-            .env_remove("SKILLS_HOME")
-            .env_remove("RUST_LOG"),
-    )
-    .map_err(|message| Failure::new(message, "run the command above by hand"))?;
-    let answer: Value = serde_json::from_str(&output).map_err(|error| {
-        Failure::new(
-            format!("the search bench printed no JSON ({error}): {output}"),
-            "run the command above by hand",
-        )
-    })?;
+    let (answer, ranked_lists) = run_search_bench(bench, &tree, &queries, runs, set.queries.len())?;
     let durations = |key: &str| -> Vec<Duration> {
         answer[key]
             .as_array()
@@ -435,29 +439,6 @@ pub(crate) fn measure_synthetic(
             .collect()
     };
     let mut recall = Recall::default();
-    let ranked_lists: Vec<Vec<String>> = answer["ranked"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .map(|names| {
-            names
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter_map(|name| name.as_str().map(str::to_owned))
-                .collect()
-        })
-        .collect();
-    if ranked_lists.len() != set.queries.len() {
-        return Err(Failure::new(
-            format!(
-                "the search bench answered {} of {} queries",
-                ranked_lists.len(),
-                set.queries.len()
-            ),
-            "run the command above by hand",
-        ));
-    }
     for (labelled, ranked) in set.queries.iter().zip(&ranked_lists) {
         recall.count(labelled, ranked);
     }
@@ -478,6 +459,126 @@ pub(crate) fn measure_synthetic(
         one_off: median(durations("one_off_ns")),
         generate,
     })
+}
+
+/// Runs the `search` bench over `tree` with the queries in `queries`, each `runs` times;
+/// returns its answer and the names it ranked for each of the `expected` queries.
+fn run_search_bench(
+    bench: &Path,
+    tree: &synthetic::Tree,
+    queries: &Path,
+    runs: usize,
+    expected: usize,
+) -> Result<(Value, Vec<Vec<String>>), Failure> {
+    let output = process::output(
+        Command::new(bench)
+            .arg("--workspace")
+            .arg(&tree.workspace)
+            .arg("--home")
+            .arg(&tree.home)
+            .arg("--queries")
+            .arg(queries)
+            .args(["--runs", &runs.to_string()])
+            .env_remove("SKILLS_HOME")
+            .env_remove("RUST_LOG"),
+    )
+    .map_err(|message| Failure::new(message, "run the command above by hand"))?;
+    let answer: Value = serde_json::from_str(&output).map_err(|error| {
+        Failure::new(
+            format!("the search bench printed no JSON ({error}): {output}"),
+            "run the command above by hand",
+        )
+    })?;
+    let ranked: Vec<Vec<String>> = answer["ranked"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|names| {
+            names
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|name| name.as_str().map(str::to_owned))
+                .collect()
+        })
+        .collect();
+    if ranked.len() != expected {
+        return Err(Failure::new(
+            format!(
+                "the search bench answered {} of {expected} queries",
+                ranked.len()
+            ),
+            "run the command above by hand",
+        ));
+    }
+    Ok((answer, ranked))
+}
+
+/// The example skills' labelled set, the synthetic tree written under `dir/tree` with the
+/// example skills planted instead of the targets, and its queries file.
+fn prepare_among(
+    root: &Path,
+    dir: &Path,
+) -> Result<(Set, synthetic::Tree, std::path::PathBuf), Failure> {
+    let examples: Set = read_set(root, QUERIES)?;
+    let set: synthetic::Set = read_set(root, synthetic::SET)?;
+    let folders = skill_folders(&root.join(EXAMPLES));
+    let tree = write_tree(dir, &set, &synthetic::Planted::Folders(&folders))?;
+    let queries = write_queries(dir, &examples.query, QUERIES)?;
+    Ok((examples, tree, queries))
+}
+
+/// What was measured with the example skills planted in the synthetic tree.
+pub(crate) struct Among {
+    skills: usize,
+    planted: usize,
+    recall: Recall,
+}
+
+/// The example skills' own labelled set, with those skills planted among the synthetic
+/// tree's distractors (10,000 skills in all), queried in process.
+pub(crate) fn measure_among(root: &Path, scratch: &Path, bench: &Path) -> Result<Among, Failure> {
+    let (examples, tree, queries) = prepare_among(root, scratch)?;
+    println!(
+        "\n==> relevance: {} labelled queries over the {} example skills among the synthetic distractors ({} skills, {QUERIES}), in process",
+        examples.query.len(),
+        tree.planted,
+        tree.skills,
+    );
+    let (_, ranked) = run_search_bench(bench, &tree, &queries, 1, examples.query.len())?;
+    let mut recall = Recall::default();
+    for (labelled, ranked) in examples.query.iter().zip(&ranked) {
+        recall.count(labelled, ranked);
+    }
+    Ok(Among {
+        skills: tree.skills,
+        planted: tree.planted,
+        recall,
+    })
+}
+
+impl Among {
+    fn table(&self) -> String {
+        format!(
+            "relevance, {} queries over the {} example skills among synthetic distractors ({} skills), in process:\n{}",
+            self.recall.queries,
+            self.planted,
+            self.skills,
+            self.recall.lines(),
+        )
+    }
+
+    fn json(&self) -> Value {
+        json!({
+            "set": QUERIES,
+            "skills": self.skills,
+            "planted": self.planted,
+            "queries": self.recall.queries,
+            "recall_at_1": self.recall.at(self.recall.first),
+            "recall_at_5": self.recall.at(self.recall.top_five),
+            "not_first": self.recall.misses,
+        })
+    }
 }
 
 /// The value below which `share` of the sorted `times` lie (nearest rank).
@@ -545,12 +646,18 @@ impl Synthetic {
 /// Both sets' figures, as printed and as written to `target/bench/relevance.json`.
 pub(crate) struct Report {
     pub(crate) examples: Measured,
+    pub(crate) among: Among,
     pub(crate) synthetic: Synthetic,
 }
 
 impl Report {
     pub(crate) fn table(&self) -> String {
-        format!("{}\n\n{}", self.examples.table(), self.synthetic.table())
+        format!(
+            "{}\n\n{}\n\n{}",
+            self.examples.table(),
+            self.among.table(),
+            self.synthetic.table()
+        )
     }
 
     pub(crate) fn json(&self) -> Value {
@@ -561,6 +668,7 @@ impl Report {
                 "query_ms": QUERY_MS,
             },
             "examples": self.examples.json(),
+            "examples_among_distractors": self.among.json(),
             "synthetic": self.synthetic.json(),
         })
     }

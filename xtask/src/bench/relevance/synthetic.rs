@@ -587,32 +587,66 @@ struct Written {
 pub(crate) struct Tree {
     pub(crate) workspace: PathBuf,
     pub(crate) home: PathBuf,
+    /// Skills in all.
     pub(crate) skills: usize,
+    /// Of them, the ones planted.
+    pub(crate) planted: usize,
 }
 
-/// Writes the targets and `skills - targets` distractors under `base`: one flat root,
-/// `<base>/home/.openhuman/skills/<name>/SKILL.md` (with a `skill.toml` for a `when_to_use`),
-/// and an empty workspace.
-pub(crate) fn generate(base: &Path, set: &Set, skills: usize) -> io::Result<Tree> {
+/// What the distractors are written around.
+pub(crate) enum Planted<'a> {
+    /// The labelled set's own targets, written as they are.
+    Targets,
+    /// Skill folders copied whole (the example skills, for their own labelled set); a name
+    /// already written keeps its first folder. The distractors still avoid the targets' pairs.
+    Folders(&'a [PathBuf]),
+}
+
+/// Writes what is `planted` and distractors up to `skills` in all under `base`: one flat
+/// root, `<base>/home/.openhuman/skills/<name>/SKILL.md` (with a `skill.toml` for a
+/// `when_to_use`), and an empty workspace.
+pub(crate) fn generate(
+    base: &Path,
+    set: &Set,
+    planted: &Planted<'_>,
+    skills: usize,
+) -> io::Result<Tree> {
     let home = base.join("home");
     let workspace = base.join("ws");
     let root = home.join(".openhuman/skills");
     fs::create_dir_all(&root)?;
     fs::create_dir_all(&workspace)?;
     let mut written = 0;
-    for target in &set.targets {
-        write(
-            &root,
-            &Written {
-                name: target.name.clone(),
-                description: target.description.clone(),
-                when_to_use: target.when_to_use.clone(),
-                tags: target.tags.clone(),
-                headings: target.headings.clone(),
-            },
-        )?;
-        written += 1;
+    match planted {
+        Planted::Targets => {
+            for target in &set.targets {
+                write(
+                    &root,
+                    &Written {
+                        name: target.name.clone(),
+                        description: target.description.clone(),
+                        when_to_use: target.when_to_use.clone(),
+                        tags: target.tags.clone(),
+                        headings: target.headings.clone(),
+                    },
+                )?;
+                written += 1;
+            }
+        }
+        Planted::Folders(folders) => {
+            for folder in *folders {
+                let Some(name) = folder.file_name() else {
+                    continue;
+                };
+                let to = root.join(name);
+                if !to.exists() {
+                    super::copy_tree(folder, &to)?;
+                    written += 1;
+                }
+            }
+        }
     }
+    let planted = written;
     let mut rng = Rng::new(SEED);
     for (topic, action, flavour) in distractors(set, skills.saturating_sub(written), &mut rng) {
         write(&root, &distractor(&mut rng, topic, action, flavour))?;
@@ -622,6 +656,7 @@ pub(crate) fn generate(base: &Path, set: &Set, skills: usize) -> io::Result<Tree
         workspace,
         home,
         skills: written,
+        planted,
     })
 }
 
@@ -877,8 +912,8 @@ mod tests {
         let set = set();
         let base = std::env::temp_dir().join(format!("xtask-synthetic-{}", std::process::id()));
         let _ = fs::remove_dir_all(&base);
-        let first = generate(&base.join("a"), &set, 400).unwrap();
-        let second = generate(&base.join("b"), &set, 400).unwrap();
+        let first = generate(&base.join("a"), &set, &Planted::Targets, 400).unwrap();
+        let second = generate(&base.join("b"), &set, &Planted::Targets, 400).unwrap();
         assert_eq!(first.skills, 400);
         let listing = |tree: &Tree| {
             let mut found: Vec<(String, String)> =
@@ -924,6 +959,48 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("\n## Reading the plan\n"), "{text}");
+        fs::remove_dir_all(&base).unwrap();
+    }
+
+    #[test]
+    fn planted_folders_are_copied_whole_once_and_counted() {
+        let set = set();
+        let base = std::env::temp_dir().join(format!("xtask-planted-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&base);
+        let source = base.join("source");
+        for (folder, body) in [
+            ("one/tidy", "first"),
+            ("two/tidy", "second"),
+            ("two/lint", "x"),
+        ] {
+            let dir = source.join(folder);
+            fs::create_dir_all(dir.join("scripts")).unwrap();
+            fs::write(dir.join("SKILL.md"), body).unwrap();
+            fs::write(dir.join("scripts/run.sh"), body).unwrap();
+        }
+        let folders = [
+            source.join("one/tidy"),
+            source.join("two/tidy"),
+            source.join("two/lint"),
+        ];
+        let tree = generate(&base.join("tree"), &set, &Planted::Folders(&folders), 50).unwrap();
+        assert_eq!((tree.planted, tree.skills), (2, 50));
+        let root = tree.home.join(".openhuman/skills");
+        assert_eq!(fs::read_dir(&root).unwrap().count(), 50);
+        assert_eq!(
+            fs::read_to_string(root.join("tidy/SKILL.md")).unwrap(),
+            "first"
+        );
+        assert_eq!(
+            fs::read_to_string(root.join("tidy/scripts/run.sh")).unwrap(),
+            "first"
+        );
+        assert!(
+            set.targets
+                .iter()
+                .all(|target| !root.join(&target.name).exists()),
+            "the targets are not planted"
+        );
         fs::remove_dir_all(&base).unwrap();
     }
 
