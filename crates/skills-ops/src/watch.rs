@@ -176,6 +176,34 @@ impl Targets {
         targets
     }
 
+    /// Adds the paths of a burst's `events` that matter to `touched`; returns whether any
+    /// did. A rescan (the kernel's queue overflowed, so events were lost) names no path worth
+    /// trusting: every root counts as touched, so every skill's files are looked at again,
+    /// bundled ones included.
+    fn take_in(
+        &self,
+        events: &[notify_debouncer_full::DebouncedEvent],
+        touched: &mut BTreeSet<PathBuf>,
+    ) -> bool {
+        let mut relevant = false;
+        for event in events {
+            if matches!(event.kind, EventKind::Access(_)) {
+                continue;
+            }
+            if event.need_rescan() {
+                relevant = true;
+                touched.extend(self.trees.iter().cloned());
+            }
+            for path in &event.paths {
+                if self.matters(path) {
+                    relevant = true;
+                    touched.insert(path.clone());
+                }
+            }
+        }
+        relevant
+    }
+
     /// Whether an event at `path` can change the catalog: it lies below a root and is
     /// visible to discovery, or it is a root, the trust record, a configuration file, or a
     /// folder on the way to one.
@@ -294,20 +322,7 @@ fn run(mut state: State, receiver: &mpsc::Receiver<Message>) {
             match message {
                 Message::Stop => return,
                 Message::Events(Ok(events)) => {
-                    for event in events {
-                        if matches!(event.kind, EventKind::Access(_)) {
-                            continue;
-                        }
-                        // A rescan (the kernel's queue overflowed) names no path worth
-                        // trusting: everything is looked at again.
-                        relevant |= event.need_rescan();
-                        for path in &event.paths {
-                            if state.targets.matters(path) {
-                                relevant = true;
-                                touched.insert(path.clone());
-                            }
-                        }
-                    }
+                    relevant |= state.targets.take_in(&events, &mut touched);
                 }
                 Message::Events(Err(errors)) => refusals.extend(errors),
             }

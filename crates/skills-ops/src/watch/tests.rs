@@ -54,6 +54,51 @@ fn a_missing_root_is_waited_for_from_the_nearest_folder_above() {
 }
 
 #[test]
+fn a_burst_names_what_matters_and_a_rescan_touches_every_root() {
+    use notify::event::{CreateKind, Flag};
+    use notify_debouncer_full::DebouncedEvent;
+
+    let tree = Tree::new();
+    let user_root = tree.home.join(".openhuman/skills");
+    std::fs::create_dir_all(&user_root).unwrap();
+    let targets = Targets::plan(&tree.config());
+    let event = |kind: EventKind, path: &Path| {
+        DebouncedEvent::new(
+            notify::Event::new(kind).add_path(path.to_path_buf()),
+            Instant::now(),
+        )
+    };
+    let created = EventKind::Create(CreateKind::File);
+    let skill_file = user_root.join("pdf/SKILL.md");
+
+    let mut touched = BTreeSet::new();
+    let burst = [
+        event(created, &skill_file),
+        event(created, &user_root.join("pdf/.SKILL.md.swp")),
+        event(
+            EventKind::Access(notify::event::AccessKind::Any),
+            &user_root.join("pdf/guide.md"),
+        ),
+    ];
+    assert!(targets.take_in(&burst, &mut touched));
+    assert_eq!(touched, BTreeSet::from([skill_file.clone()]));
+
+    let mut touched = BTreeSet::new();
+    let unrelated = [event(created, &tree.home.join(".cache/x"))];
+    assert!(!targets.take_in(&unrelated, &mut touched));
+    assert!(touched.is_empty(), "{touched:?}");
+
+    // The kernel's queue overflowed: whatever was lost, every root is looked at again.
+    let rescan = DebouncedEvent::new(
+        notify::Event::new(EventKind::Other).set_flag(Flag::Rescan),
+        Instant::now(),
+    );
+    let mut touched = BTreeSet::new();
+    assert!(targets.take_in(&[rescan], &mut touched));
+    assert_eq!(touched, BTreeSet::from([user_root]));
+}
+
+#[test]
 fn an_untrusted_workspace_is_not_watched_until_trusted() {
     let tree = Tree::new();
     let project_root = tree.workspace.join(".openhuman/skills");
