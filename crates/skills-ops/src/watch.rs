@@ -9,6 +9,12 @@
 //! cache re-reads only the definition files that changed. A root that does not exist yet is
 //! waited for by watching the nearest folder above it that does.
 //!
+//! Symlinked folders below a root (one copy of a skill linked into each agent's root) are
+//! tracked too ([`State::relink`]): a link made or pointed elsewhere while the watch runs gets
+//! a watch of its own when no root reaches its folder, and every path a burst names is also
+//! named in its other forms ([`State::aliases`]), since the kernel names a folder reached two
+//! ways after only one of them.
+//!
 //! A path the kernel will not watch (the inotify watch limit, or another refusal, now or when
 //! a folder appears later) is polled instead, and the listener is told why: the watcher never
 //! stops silently. The watch runs on its own thread until the [`Watcher`] is dropped.
@@ -104,11 +110,13 @@ pub fn start(
         kernel,
         kernel_refusal,
         current: BTreeMap::new(),
+        links: BTreeMap::new(),
         polled: BTreeSet::new(),
         targets: Targets::default(),
         listener: Box::new(listener),
     };
-    drop(state.replan());
+    let fresh = state.replan();
+    state.relink(&BTreeSet::new(), &fresh);
     let watching = state.current.keys().cloned().collect();
     std::thread::Builder::new()
         .name("skills-watch".to_owned())
@@ -268,6 +276,75 @@ impl Watched {
     }
 }
 
+/// A symlinked folder below a kernel-watched root.
+#[derive(Debug)]
+struct Link {
+    /// The folder it names, links resolved.
+    target: PathBuf,
+    /// That folder's identity when the link was last looked at.
+    identity: Option<(u64, u64)>,
+    /// Whether it has a kernel watch of its own: its folder lies outside every watched root,
+    /// and no other link watches it.
+    watched: bool,
+}
+
+/// The links to folders below `root`, where discovery would meet them: in the root and in the
+/// folders that group skills, `max_depth` deep at most. A skill's own folder is not entered
+/// (discovery does not follow links out of a skill), nor a hidden or excluded one.
+fn links_below(root: &Path, max_depth: usize) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut pending = vec![(root.to_path_buf(), 0_usize)];
+    while let Some((folder, depth)) = pending.pop() {
+        let Ok(entries) = std::fs::read_dir(&folder) else {
+            continue;
+        };
+        for entry in entries.filter_map(Result::ok) {
+            let name = entry.file_name();
+            let Some(name) = name.to_str() else { continue };
+            if name.starts_with('.') || is_excluded_dir_name(name) {
+                continue;
+            }
+            let Ok(kind) = entry.file_type() else {
+                continue;
+            };
+            let path = entry.path();
+            if kind.is_symlink() {
+                if path.is_dir() {
+                    found.push(path);
+                }
+            } else if kind.is_dir() && depth < max_depth && !holds_definition(&path) {
+                pending.push((path, depth + 1));
+            }
+        }
+    }
+    found
+}
+
+/// The folder the link `path` names, links resolved, when `path` is a link to a folder.
+fn linked_folder(path: &Path) -> Option<PathBuf> {
+    let is_link = std::fs::symlink_metadata(path).is_ok_and(|meta| meta.is_symlink());
+    if is_link && path.is_dir() {
+        std::fs::canonicalize(path).ok()
+    } else {
+        None
+    }
+}
+
+/// Whether `folder` is a skill's own folder (it holds a definition file).
+fn holds_definition(folder: &Path) -> bool {
+    // Nearly every skill folder holds `SKILL.md` itself: one `lstat` answers for it.
+    if std::fs::symlink_metadata(folder.join(skills_types::files::SKILL_MD)).is_ok() {
+        return true;
+    }
+    std::fs::read_dir(folder).is_ok_and(|entries| {
+        let names: Vec<String> = entries
+            .filter_map(Result::ok)
+            .filter_map(|entry| entry.file_name().to_str().map(str::to_owned))
+            .collect();
+        skills_types::files::pick_definition(names.iter().map(String::as_str)).is_some()
+    })
+}
+
 /// The folder `path` names now (device and inode, following links), where that can be told.
 fn identity(path: &Path) -> Option<(u64, u64)> {
     #[cfg(unix)]
@@ -291,6 +368,9 @@ struct State {
     /// Why there is no kernel watcher, when there is none.
     kernel_refusal: Option<String>,
     current: BTreeMap<PathBuf, Watched>,
+    /// The symlinked folders below the kernel-watched roots, by their path through the root
+    /// ([`State::relink`]).
+    links: BTreeMap<PathBuf, Link>,
     /// Paths the kernel refused once: polled for as long as the watch runs.
     polled: BTreeSet<PathBuf>,
     targets: Targets,
@@ -343,7 +423,10 @@ fn run(mut state: State, receiver: &mpsc::Receiver<Message>) {
             // pointed elsewhere): its watch is on the old folder, so it is watched afresh.
             state.renew(&touched);
             // A root watched from now on had no watch while it filled: all of it is news.
-            touched.extend(state.replan());
+            let fresh = state.replan();
+            state.relink(&touched, &fresh);
+            touched.extend(fresh);
+            let touched = state.aliases(touched);
             state.listener.changed(&touched);
         }
     }
@@ -397,6 +480,216 @@ impl State {
             .collect();
         for path in &named {
             self.unwatch(path);
+        }
+    }
+
+    /// Brings the links below the kernel-watched roots in line: those `touched` names (made,
+    /// removed or pointed elsewhere by this burst), and every link in the roots watched from
+    /// now on (`fresh`).
+    ///
+    /// A root's kernel watch follows the links in it when it is added, and adds a watch for
+    /// each folder made in it later, but not for a link made later: the kernel reports the
+    /// link, not a folder. So a link made or pointed elsewhere while the watch runs is watched
+    /// here, under its own name, after its old watch is dropped (so the folder it left is no
+    /// longer watched under its name). A link to a folder that a root, or another link,
+    /// watches already is given no second watch: the kernel would give both names one watch
+    /// and report its events under one of them, which [`State::aliases`] makes good.
+    fn relink(&mut self, touched: &BTreeSet<PathBuf>, fresh: &[PathBuf]) {
+        let roots = self.kernel_roots();
+        let (gone, kept): (BTreeMap<PathBuf, Link>, BTreeMap<PathBuf, Link>) =
+            std::mem::take(&mut self.links)
+                .into_iter()
+                .partition(|(path, _)| !roots.iter().any(|(root, _)| path.starts_with(root)));
+        self.links = kept;
+        for (path, link) in gone {
+            self.release(&path, &link);
+        }
+        for (root, _) in roots.iter().filter(|(root, _)| fresh.contains(root)) {
+            // The root's new watch followed these already.
+            for path in links_below(root, self.config.limits.max_depth) {
+                if let Some(target) = linked_folder(&path) {
+                    let watched = !self.covered(&path, &target, &roots);
+                    let identity = identity(&path);
+                    self.links.insert(
+                        path,
+                        Link {
+                            target,
+                            identity,
+                            watched,
+                        },
+                    );
+                }
+            }
+        }
+        let named: Vec<&PathBuf> = touched
+            .iter()
+            .filter(|path| {
+                roots.iter().any(|(root, _)| {
+                    path.starts_with(root) && *path != root && !fresh.contains(root)
+                })
+            })
+            .collect();
+        for path in named {
+            self.relink_one(path, &roots);
+        }
+    }
+
+    /// [`State::relink`] for one path below a kernel-watched root.
+    fn relink_one(&mut self, path: &Path, roots: &[(PathBuf, PathBuf)]) {
+        let Some(target) = linked_folder(path) else {
+            // No longer a link to a folder. Its own watch goes, unless a real folder took
+            // its place (which the root's watch has watched under this name already).
+            if let Some(link) = self.links.remove(path)
+                && !path.exists()
+            {
+                self.release(path, &link);
+            }
+            return;
+        };
+        let identity = identity(path);
+        if let Some(link) = self.links.remove(path) {
+            if link.identity == identity && link.target == target {
+                self.links.insert(path.to_path_buf(), link);
+                return;
+            }
+            self.release(path, &link);
+        }
+        let mut link = Link {
+            target,
+            identity,
+            watched: false,
+        };
+        if !self.covered(path, &link.target, roots)
+            && let Some(kernel) = self.kernel.as_mut()
+        {
+            match kernel.watch(path, RecursiveMode::Recursive) {
+                Ok(()) => link.watched = true,
+                Err(error) if matches!(error.kind, notify::ErrorKind::MaxFilesWatch) => {
+                    // The root holding the link is polled from now on, the link with it.
+                    let _ = kernel.unwatch(path);
+                    if let Some((root, _)) = roots.iter().find(|(root, _)| path.starts_with(root)) {
+                        self.unwatch(root);
+                        self.poll(root, true, &refusal_text(&error));
+                    }
+                    return;
+                }
+                Err(error) => {
+                    tracing::warn!(path = %path.display(), "the linked folder is not watched: {error}");
+                }
+            }
+        }
+        self.links.insert(path.to_path_buf(), link);
+    }
+
+    /// Whether the folder `target` that the link `path` names is watched already: by a root,
+    /// or by another link's own watch.
+    fn covered(&self, path: &Path, target: &Path, roots: &[(PathBuf, PathBuf)]) -> bool {
+        roots.iter().any(|(_, real)| target.starts_with(real))
+            || self.links.iter().any(|(other, link)| {
+                other != path && link.watched && target.starts_with(&link.target)
+            })
+    }
+
+    /// Lets go of the link `path` (removed, or pointed elsewhere).
+    ///
+    /// Its own watch is dropped, unless another link shares it: the kernel gives one folder
+    /// one watch, whatever the names, so dropping it under one name drops it under all. A
+    /// link with no watch of its own shared the watch of the root (or link) that reaches its
+    /// folder, and the kernel may have been naming that folder's events after the link: the
+    /// folder is watched again under the name that stays, which names them after it again.
+    fn release(&mut self, path: &Path, link: &Link) {
+        if link.watched {
+            let shared = self
+                .links
+                .iter()
+                .any(|(other, kept)| other != path && kept.target.starts_with(&link.target));
+            if !shared {
+                self.forget(path);
+            }
+            return;
+        }
+        let roots = self.kernel_roots();
+        let staying = roots
+            .iter()
+            .find_map(|(root, real)| {
+                link.target
+                    .strip_prefix(real)
+                    .ok()
+                    .map(|rest| root.join(rest))
+            })
+            .or_else(|| {
+                self.links.iter().find_map(|(other, kept)| {
+                    (other != path && kept.watched)
+                        .then(|| link.target.strip_prefix(&kept.target).ok())
+                        .flatten()
+                        .map(|rest| other.join(rest))
+                })
+            });
+        if let (Some(staying), Some(kernel)) = (staying, self.kernel.as_mut()) {
+            let _ = kernel.watch(&staying, RecursiveMode::Recursive);
+        }
+    }
+
+    /// The roots the kernel watches, each with the folder it names (links resolved).
+    fn kernel_roots(&self) -> Vec<(PathBuf, PathBuf)> {
+        self.current
+            .iter()
+            .filter(|(_, watched)| watched.recursive && !watched.polled)
+            .map(|(path, _)| {
+                let real = std::fs::canonicalize(path).unwrap_or_else(|_| path.clone());
+                (path.clone(), real)
+            })
+            .collect()
+    }
+
+    /// `touched` with each path also named as every way discovery may reach it: a change in a
+    /// folder that links point to is named below each link as well (discovery may have loaded
+    /// the skill through any of them), and a change seen through a link's own watch is named
+    /// in the root that holds the folder, if one does.
+    fn aliases(&self, touched: BTreeSet<PathBuf>) -> BTreeSet<PathBuf> {
+        if self.links.is_empty() {
+            return touched;
+        }
+        let roots = self.kernel_roots();
+        let mut all = touched.clone();
+        for path in &touched {
+            let real = self.real(path, &roots);
+            for (link, info) in &self.links {
+                if let Ok(rest) = real.strip_prefix(&info.target) {
+                    all.insert(link.join(rest));
+                }
+            }
+            for (root, root_real) in &roots {
+                if let Ok(rest) = real.strip_prefix(root_real) {
+                    all.insert(root.join(rest));
+                }
+            }
+        }
+        all
+    }
+
+    /// The real path of a path named by an event: through the link it lies below (the kernel
+    /// may name a folder's events after any of the links to it), or through the root holding
+    /// it.
+    fn real(&self, path: &Path, roots: &[(PathBuf, PathBuf)]) -> PathBuf {
+        let through_link = self.links.iter().find_map(|(link, info)| {
+            path.strip_prefix(link)
+                .ok()
+                .map(|rest| info.target.join(rest))
+        });
+        through_link
+            .or_else(|| {
+                roots.iter().find_map(|(root, real)| {
+                    path.strip_prefix(root).ok().map(|rest| real.join(rest))
+                })
+            })
+            .unwrap_or_else(|| path.to_path_buf())
+    }
+
+    /// Drops the kernel's watch of `path` and everything below it, when there is one.
+    fn forget(&mut self, path: &Path) {
+        if let Some(kernel) = self.kernel.as_mut() {
+            let _ = kernel.unwatch(path);
         }
     }
 

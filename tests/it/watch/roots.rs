@@ -139,3 +139,87 @@ fn a_symlinked_user_root_is_followed() {
     std::fs::remove_dir_all(&folder).unwrap();
     watch.until(Change::Removed, "linked");
 }
+
+#[test]
+fn a_symlinked_skill_folder_is_followed_when_linked_and_when_pointed_elsewhere() {
+    // The layout link-installing tools make: the skill's files in a store outside the root,
+    // and a symlink to them in the root, made while the watch runs.
+    let tree = Tree::new();
+    let root = tree.root(Place::UserOpenhuman);
+    std::fs::create_dir_all(&root).unwrap();
+    let store = tree.base.join("store");
+    let first = store.join("pdf-1");
+    let second = store.join("pdf-2");
+    for (folder, description) in [(&first, "The first copy."), (&second, "The second copy.")] {
+        std::fs::create_dir_all(folder).unwrap();
+        save_atomically(folder, &skill_text("pdf", description));
+    }
+    let mut watch = Session::json(&tree, &[]);
+    assert_eq!(watch.ready().skills, 0);
+
+    let link = root.join("pdf");
+    std::os::unix::fs::symlink(&first, &link).unwrap();
+    watch.until(Change::Added, "pdf");
+
+    // Edited where the files are, not through the link: the definition, then a bundled file.
+    save_atomically(&first, &skill_text("pdf", "The first copy, edited."));
+    watch.until(Change::Changed, "pdf");
+    std::fs::create_dir(first.join("references")).unwrap();
+    std::fs::write(first.join("references/guide.md"), "A guide.").unwrap();
+    watch.until(Change::Changed, "pdf");
+
+    // Pointed at the other copy the way `ln -sfn` does it: a new link renamed over the old.
+    let staged = root.join(".pdf.link");
+    std::os::unix::fs::symlink(&second, &staged).unwrap();
+    std::fs::rename(&staged, &link).unwrap();
+    watch.until(Change::Changed, "pdf");
+    save_atomically(&second, &skill_text("pdf", "The second copy, edited."));
+    watch.until(Change::Changed, "pdf");
+
+    // The copy the link left is no longer the skill: editing it changes nothing.
+    save_atomically(&first, &skill_text("pdf", "The first copy, edited again."));
+    let events = watch.barrier(&tree, "after-the-old-copy");
+    assert!(
+        !changed_ids(&events, Change::Changed).contains("pdf"),
+        "{events:?}"
+    );
+}
+
+#[test]
+fn a_skill_linked_from_a_second_root_is_followed_in_the_root_that_holds_it() {
+    // The layout of installers that keep one copy and link it into each agent's root: the
+    // files in `~/.agents/skills/pdf`, and `~/.claude/skills/pdf` a link to them.
+    let tree = Tree::new();
+    let agents = tree.root(Place::UserAgents);
+    let claude = tree.root(Place::UserClaude);
+    let folder = agents.join("pdf");
+    std::fs::create_dir_all(&folder).unwrap();
+    std::fs::create_dir_all(&claude).unwrap();
+    save_atomically(&folder, &skill_text("pdf", "One copy, linked twice."));
+    std::os::unix::fs::symlink(&folder, claude.join("pdf")).unwrap();
+    let mut watch = Session::json(&tree, &[]);
+    assert_eq!(watch.ready().skills, 1);
+
+    // A bundled file (no record changes) edited in the copy.
+    std::fs::create_dir(folder.join("references")).unwrap();
+    std::fs::write(folder.join("references/guide.md"), "A guide.").unwrap();
+    watch.until(Change::Changed, "pdf");
+    std::fs::write(folder.join("references/guide.md"), "A longer guide.").unwrap();
+    watch.until(Change::Changed, "pdf");
+
+    // Linked into a third root while watching: the copy's files are still followed.
+    let openhuman = tree.root(Place::UserOpenhuman);
+    std::fs::create_dir_all(&openhuman).unwrap();
+    std::os::unix::fs::symlink(&folder, openhuman.join("pdf")).unwrap();
+    watch.barrier(&tree, "after-the-link");
+    std::fs::write(folder.join("references/guide.md"), "The longest guide yet.").unwrap();
+    watch.until(Change::Changed, "pdf");
+
+    // Both links removed: the copy alone is the skill, and its edits are still its changes
+    // (the kernel may have been naming them after a link that is gone).
+    std::fs::remove_file(openhuman.join("pdf")).unwrap();
+    std::fs::remove_file(claude.join("pdf")).unwrap();
+    watch.barrier(&tree, "after-the-unlink");
+    std::fs::write(folder.join("references/guide.md"), "Back to one path.").unwrap();
+    watch.until(Change::Changed, "pdf");
+}

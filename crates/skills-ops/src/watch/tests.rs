@@ -98,6 +98,50 @@ fn a_burst_names_what_matters_and_a_rescan_touches_every_root() {
     assert_eq!(touched, BTreeSet::from([user_root]));
 }
 
+#[cfg(unix)]
+#[test]
+fn links_are_looked_for_where_discovery_meets_them() {
+    use std::os::unix::fs::symlink;
+
+    let tree = Tree::new();
+    let root = tree.home.join("root");
+    let elsewhere = tree.home.join("elsewhere");
+    std::fs::create_dir_all(elsewhere.join("inner")).unwrap();
+    write(&root.join("pdf/SKILL.md"), "---\nname: pdf\n---\n");
+    write(&root.join("lower/skill.md"), "---\nname: lower\n---\n");
+    std::fs::create_dir_all(root.join("group/deeper")).unwrap();
+    std::fs::create_dir_all(root.join(".hidden")).unwrap();
+    std::fs::create_dir_all(root.join("node_modules")).unwrap();
+    let found_at = [
+        root.join("linked"),
+        root.join("group/linked"),
+        root.join("group/deeper/linked"),
+    ];
+    for link in &found_at {
+        symlink(&elsewhere, link).unwrap();
+    }
+    // Inside a skill's own folder, a hidden or excluded folder, or to a file: not looked at.
+    for link in [
+        root.join("pdf/linked"),
+        root.join("lower/linked"),
+        root.join(".hidden/linked"),
+        root.join("node_modules/linked"),
+    ] {
+        symlink(&elsewhere, link).unwrap();
+    }
+    symlink(root.join("pdf/SKILL.md"), root.join("file-link")).unwrap();
+
+    let mut found = links_below(&root, 8);
+    found.sort();
+    let mut expected = found_at.to_vec();
+    expected.sort();
+    assert_eq!(found, expected);
+    // Not deeper than discovery goes.
+    let mut shallow = links_below(&root, 1);
+    shallow.sort();
+    assert_eq!(shallow, [root.join("group/linked"), root.join("linked")]);
+}
+
 #[test]
 fn an_untrusted_workspace_is_not_watched_until_trusted() {
     let tree = Tree::new();
