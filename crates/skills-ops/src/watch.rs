@@ -10,9 +10,9 @@
 //! waited for by watching the nearest folder above it that does.
 //!
 //! Symlinked folders below a root (one copy of a skill linked into each agent's root) are
-//! tracked too ([`State::relink`]): a link made or pointed elsewhere while the watch runs gets
+//! tracked too (`State::relink`): a link made or pointed elsewhere while the watch runs gets
 //! a watch of its own when no root reaches its folder, and every path a burst names is also
-//! named in its other forms ([`State::aliases`]), since the kernel names a folder reached two
+//! named in its other forms (`State::aliases`), since the kernel names a folder reached two
 //! ways after only one of them.
 //!
 //! A path the kernel will not watch (the inotify watch limit, or another refusal, now or when
