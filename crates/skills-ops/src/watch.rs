@@ -102,7 +102,7 @@ pub fn start(
         },
     ) {
         Ok(debouncer) => (Some(debouncer), None),
-        Err(error) => (None, Some(error.to_string())),
+        Err(error) => (None, Some(refusal_text(&error))),
     };
     let mut state = State {
         config: config.clone(),
@@ -916,11 +916,21 @@ fn stamp(dir: &Path) -> u64 {
     hasher.finish()
 }
 
-/// The kernel's refusal in words (notify's text for the limit says which limit).
+/// The kernel's refusal in words, naming the limit to raise when it is one.
 fn refusal_text(error: &notify::Error) -> String {
-    match error.kind {
+    match &error.kind {
         notify::ErrorKind::MaxFilesWatch => {
             "the inotify watch limit is reached: raise fs.inotify.max_user_watches".to_owned()
+        }
+        // `inotify_init` says "too many open files" both for the instance limit and for the
+        // process's descriptors.
+        notify::ErrorKind::Io(io)
+            if io.raw_os_error() == Some(rustix::io::Errno::MFILE.raw_os_error()) =>
+        {
+            format!(
+                "{io}: the inotify instance limit (fs.inotify.max_user_instances) or the open \
+             file limit (ulimit -n) is reached"
+            )
         }
         _ => error.to_string(),
     }

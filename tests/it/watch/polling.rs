@@ -1,14 +1,14 @@
-//! The inotify watch limit (08 §The live catalog): when the kernel refuses a watch, the root
-//! is polled instead, the watch says so (`watching`, mode `polling`, with a diagnostic), and
-//! changes there are still reported.
+//! The inotify limits (08 §The live catalog): when the kernel refuses a watch, the root is
+//! polled instead, the watch says so (`watching`, mode `polling`, with a diagnostic), and
+//! changes there are still reported; with no inotify instance at all, every path is polled.
 //!
 //! The limit is made real without touching the machine: since Linux 5.11 inotify watches are
 //! counted per user namespace, so the binary runs in a user namespace of its own (util-linux
-//! `unshare --user --map-root-user`) whose `/proc/sys/user/max_inotify_watches` is set low
-//! first. [`LIMIT`] leaves room for the few single-folder watches (the home, its app folder,
-//! the workspace) and none for the user root, which holds more folders than that. Where a
-//! user namespace cannot be made the test fails and says what to run; it never passes
-//! without having run.
+//! `unshare --user --map-root-user`) whose `/proc/sys/user/max_inotify_watches` (or
+//! `max_inotify_instances`) is set low first. [`LIMIT`] leaves room for the few single-folder
+//! watches (the home, its app folder, the workspace) and none for the user root, which holds
+//! more folders than that. Where a user namespace cannot be made the test fails and says what
+//! to run; it never passes without having run.
 
 use std::process::Command;
 use std::sync::OnceLock;
@@ -27,8 +27,13 @@ const FOLDERS: usize = 5;
 /// util-linux's `unshare`, looked up on `PATH`.
 const UNSHARE: &str = "unshare";
 
-/// Sets the namespace's limit, then becomes the command after it (`$0` and its arguments).
-const LOWER_THE_LIMIT: &str = "echo \"$SKILLS_TESTS_INOTIFY_LIMIT\" > /proc/sys/user/max_inotify_watches && exec \"$0\" \"$@\"";
+/// Sets the namespace's limit (`SKILLS_TESTS_INOTIFY_LIMIT`, named by
+/// `SKILLS_TESTS_INOTIFY_SETTING`), then becomes the command after it (`$0` and its arguments).
+const LOWER_THE_LIMIT: &str = "echo \"$SKILLS_TESTS_INOTIFY_LIMIT\" > \"/proc/sys/user/$SKILLS_TESTS_INOTIFY_SETTING\" && exec \"$0\" \"$@\"";
+
+/// The per-namespace limits of inotify.
+const WATCHES: &str = "max_inotify_watches";
+const INSTANCES: &str = "max_inotify_instances";
 
 /// What a person can do when the namespace cannot be made.
 const REMEDY: &str = "the polling fallback test lowers the inotify watch limit inside a user \
@@ -51,6 +56,7 @@ fn namespaced_limit() -> Result<(), String> {
             let mut command = Command::new(UNSHARE);
             command
                 .args(["--user", "--map-root-user", "sh", "-c", LOWER_THE_LIMIT, "true"])
+                .env("SKILLS_TESTS_INOTIFY_SETTING", WATCHES)
                 .env("SKILLS_TESTS_INOTIFY_LIMIT", LIMIT.to_string());
             skills_tests::netns::probe(command, &shown, REMEDY)
         })
@@ -58,13 +64,19 @@ fn namespaced_limit() -> Result<(), String> {
 }
 
 /// `skills_tests::skills()` (the binary and its clean environment) run through `unshare`
-/// with the namespace's inotify limit set to `limit` first.
+/// with the namespace's inotify watch limit set to `limit` first.
 pub(super) fn skills_with_inotify_limit(limit: u32) -> Command {
+    skills_with_namespace_limit(WATCHES, limit)
+}
+
+/// [`skills_with_inotify_limit`] for any of the namespace's inotify `setting`s.
+fn skills_with_namespace_limit(setting: &str, limit: u32) -> Command {
     let skills = skills_tests::skills();
     let mut command = Command::new(UNSHARE);
     command
         .args(["--user", "--map-root-user", "sh", "-c", LOWER_THE_LIMIT])
         .arg(skills.get_program())
+        .env("SKILLS_TESTS_INOTIFY_SETTING", setting)
         .env("SKILLS_TESTS_INOTIFY_LIMIT", limit.to_string());
     for (key, value) in skills.get_envs() {
         match value {
@@ -144,4 +156,53 @@ fn a_root_the_kernel_will_not_watch_is_polled_and_still_reported() {
     watch.until(Change::Changed, "polled");
     std::fs::remove_dir_all(root.join("present-0")).unwrap();
     watch.until(Change::Removed, "present-0");
+}
+
+#[test]
+fn with_no_inotify_at_all_every_path_is_polled_and_changes_are_still_reported() {
+    if let Err(why) = namespaced_limit() {
+        panic!("{why}");
+    }
+    let tree = Tree::new();
+    tree.skill(
+        Place::UserOpenhuman,
+        "present",
+        "present",
+        "There from the start.",
+    );
+    // Not one inotify instance may be made: the watcher has no kernel events at all.
+    let mut watch = Session::spawn(Session::command(
+        &tree,
+        skills_with_namespace_limit(INSTANCES, 0),
+        true,
+        &["--poll-ms", "200"],
+    ));
+    let ready = watch.ready();
+    assert_eq!(ready.skills, 1, "{}", watch.report());
+    let polled: Vec<&serde_json::Value> = ready
+        .before
+        .iter()
+        .filter(|event| event["kind"] == "watching" && event["mode"] == "polling")
+        .collect();
+    let root = tree.root(Place::UserOpenhuman);
+    assert!(
+        polled
+            .iter()
+            .any(|event| event["path"] == root.display().to_string()),
+        "the user root is polled: {polled:?}"
+    );
+    for event in &polled {
+        let message = event["diagnostic"]["message"].as_str().unwrap();
+        assert!(
+            message.contains("max_user_instances"),
+            "the diagnostic names the limit: {message}"
+        );
+    }
+
+    let folder = root.join("late");
+    std::fs::create_dir(&folder).unwrap();
+    save_atomically(&folder, &skill_text("late", "Found by polling alone."));
+    watch.until(Change::Added, "late");
+    std::fs::remove_dir_all(root.join("present")).unwrap();
+    watch.until(Change::Removed, "present");
 }
