@@ -529,13 +529,34 @@ impl State {
                 })
             })
             .collect();
+        let max_depth = self.config.limits.max_depth;
         for path in named {
             self.relink_one(path, &roots);
+            // A folder made whole (a copy, a checkout, a rename into the root) may hold links
+            // already: the kernel reported the folder, not them.
+            let is_folder = std::fs::symlink_metadata(path).is_ok_and(|meta| meta.is_dir());
+            if is_folder && !holds_definition(path) {
+                for link in links_below(path, max_depth) {
+                    self.relink_one(&link, &roots);
+                }
+            }
         }
     }
 
     /// [`State::relink`] for one path below a kernel-watched root.
     fn relink_one(&mut self, path: &Path, roots: &[(PathBuf, PathBuf)]) {
+        let Some((root, _)) = roots.iter().find(|(root, _)| path.starts_with(root)) else {
+            return;
+        };
+        if !self
+            .current
+            .get(root)
+            .is_some_and(|watched| !watched.polled)
+        {
+            // Polled since (a link before this one hit the limit): the polls cover it.
+            return;
+        }
+        let root = root.clone();
         let Some(target) = linked_folder(path) else {
             // No longer a link to a folder. Its own watch goes, unless a real folder took
             // its place (which the root's watch has watched under this name already).
@@ -567,10 +588,8 @@ impl State {
                 Err(error) if matches!(error.kind, notify::ErrorKind::MaxFilesWatch) => {
                     // The root holding the link is polled from now on, the link with it.
                     let _ = kernel.unwatch(path);
-                    if let Some((root, _)) = roots.iter().find(|(root, _)| path.starts_with(root)) {
-                        self.unwatch(root);
-                        self.poll(root, true, &refusal_text(&error));
-                    }
+                    self.unwatch(&root);
+                    self.poll(&root, true, &refusal_text(&error));
                     return;
                 }
                 Err(error) => {
@@ -651,13 +670,22 @@ impl State {
             return touched;
         }
         let roots = self.kernel_roots();
+        let mut by_target: BTreeMap<&Path, Vec<&Path>> = BTreeMap::new();
+        for (link, info) in &self.links {
+            by_target
+                .entry(info.target.as_path())
+                .or_default()
+                .push(link.as_path());
+        }
         let mut all = touched.clone();
         for path in &touched {
             let real = self.real(path, &roots);
-            for (link, info) in &self.links {
-                if let Ok(rest) = real.strip_prefix(&info.target) {
-                    all.insert(link.join(rest));
-                }
+            for target in real.ancestors() {
+                let Some(links) = by_target.get(target) else {
+                    continue;
+                };
+                let rest = real.strip_prefix(target).unwrap_or(Path::new(""));
+                all.extend(links.iter().map(|link| link.join(rest)));
             }
             for (root, root_real) in &roots {
                 if let Ok(rest) = real.strip_prefix(root_real) {
@@ -668,14 +696,14 @@ impl State {
         all
     }
 
-    /// The real path of a path named by an event: through the link it lies below (the kernel
-    /// may name a folder's events after any of the links to it), or through the root holding
-    /// it.
+    /// The real path of a path named by an event: through the nearest link it lies below
+    /// (the kernel may name a folder's events after any of the links to it), or through the
+    /// root holding it.
     fn real(&self, path: &Path, roots: &[(PathBuf, PathBuf)]) -> PathBuf {
-        let through_link = self.links.iter().find_map(|(link, info)| {
-            path.strip_prefix(link)
-                .ok()
-                .map(|rest| info.target.join(rest))
+        let through_link = path.ancestors().find_map(|link| {
+            let info = self.links.get(link)?;
+            let rest = path.strip_prefix(link).ok()?;
+            Some(info.target.join(rest))
         });
         through_link
             .or_else(|| {

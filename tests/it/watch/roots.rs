@@ -223,3 +223,28 @@ fn a_skill_linked_from_a_second_root_is_followed_in_the_root_that_holds_it() {
     std::fs::write(folder.join("references/guide.md"), "Back to one path.").unwrap();
     watch.until(Change::Changed, "pdf");
 }
+
+#[test]
+fn a_folder_of_links_copied_into_a_root_is_followed_through_its_links() {
+    // A group folder made whole in a second root (a checkout, a copy), holding a link to a
+    // skill the first root holds.
+    let tree = Tree::new();
+    let agents = tree.root(Place::UserAgents);
+    let claude = tree.root(Place::UserClaude);
+    let folder = agents.join("pdf");
+    std::fs::create_dir_all(folder.join("references")).unwrap();
+    std::fs::create_dir_all(&claude).unwrap();
+    save_atomically(&folder, &skill_text("pdf", "One copy."));
+    std::fs::write(folder.join("references/guide.md"), "A guide.").unwrap();
+    let mut watch = Session::json(&tree, &[]);
+    assert_eq!(watch.ready().skills, 1);
+
+    let staged = tree.base.join("staged-group");
+    std::fs::create_dir(&staged).unwrap();
+    std::os::unix::fs::symlink(&folder, staged.join("pdf")).unwrap();
+    std::fs::rename(&staged, claude.join("group")).unwrap();
+    watch.barrier(&tree, "after-the-group");
+
+    std::fs::write(folder.join("references/guide.md"), "A longer guide.").unwrap();
+    watch.until(Change::Changed, "pdf");
+}
