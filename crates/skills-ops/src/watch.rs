@@ -548,11 +548,7 @@ impl State {
         let Some((root, _)) = roots.iter().find(|(root, _)| path.starts_with(root)) else {
             return;
         };
-        if !self
-            .current
-            .get(root)
-            .is_some_and(|watched| !watched.polled)
-        {
+        if self.current.get(root).is_none_or(|watched| watched.polled) {
             // Polled since (a link before this one hit the limit): the polls cover it.
             return;
         }
