@@ -7,7 +7,8 @@
 //! parallel, unchanged ones taken from the cache (`cache`, `sidecar`); then the first copy
 //! of each name met wins, the rest are recorded as shadowed, and permission rules hide or flag
 //! the winners (`permission`). The result is sorted by name and byte-for-byte identical from
-//! run to run on the same tree.
+//! run to run on the same tree. A watching handle's discoveries ([`rediscover`]) keep their
+//! walk, and a burst inside known skill folders looks at those folders alone (`walked`).
 
 mod cache;
 mod last_good;
@@ -20,6 +21,9 @@ mod roots;
 mod scan;
 pub(crate) mod settings;
 mod sidecar;
+mod walked;
+
+pub use walked::Walked;
 
 pub use sidecar::{is_model_tool_name, tool_name};
 
@@ -135,6 +139,33 @@ pub(crate) fn planned_roots(config: &SkillsConfig) -> Vec<PathBuf> {
 
 /// Discovers every skill the configuration reaches.
 pub fn discover(config: &SkillsConfig) -> Result<Catalog, Error> {
+    discover_with(config, scan::scan)
+}
+
+/// [`discover`] again after a watch's burst named `touched`: when every path lies inside a
+/// skill folder the last walk found, only those folders are looked at again and the rest of
+/// that walk is taken as it was; otherwise every root is walked. `walked` keeps the walk for
+/// the next burst ([`Walked`]).
+pub fn rediscover(
+    config: &SkillsConfig,
+    walked: &mut Walked,
+    touched: &std::collections::BTreeSet<PathBuf>,
+) -> Result<Catalog, Error> {
+    discover_with(config, |roots, policy, limits| {
+        walked.walk(roots, policy, limits, touched)
+    })
+}
+
+/// A discovery whose walk of the planned roots is `walk`.
+fn discover_with(
+    config: &SkillsConfig,
+    walk: impl FnOnce(
+        &[Root],
+        skills_types::config::SymlinkPolicy,
+        skills_types::config::DiscoveryLimits,
+    ) -> scan::Scan
+    + Send,
+) -> Result<Catalog, Error> {
     let started = std::time::Instant::now();
     let standing = trust::standing(config);
     let trusted = standing.trusted;
@@ -167,7 +198,7 @@ pub fn discover(config: &SkillsConfig) -> Result<Catalog, Error> {
     // The cache depends only on the roots, so it is read and decoded while the walk runs: the
     // walk waits on the file system much of the time, and the decoding fills those gaps.
     let (scanned, cache) = rayon::join(
-        || scan::scan(&plan.roots, config.symlinks, config.limits),
+        || walk(&plan.roots, config.symlinks, config.limits),
         || config.cache.then(|| Cache::open(&config, &plan.roots)),
     );
     tracing::debug!(found = scanned.found.len(), elapsed = ?started.elapsed(), "walk done");

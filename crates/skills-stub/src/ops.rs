@@ -70,6 +70,26 @@ pub mod discover {
     pub fn home_config(config: &SkillsConfig) -> SkillsConfig {
         config.clone()
     }
+
+    /// Disabled: there is no walk to keep.
+    #[derive(Debug, Default)]
+    pub struct Walked;
+
+    impl Walked {
+        /// Disabled: nothing is ever taken from a last walk.
+        pub fn reused(&self) -> bool {
+            false
+        }
+    }
+
+    /// Disabled: an empty catalog.
+    pub fn rediscover(
+        _config: &SkillsConfig,
+        _walked: &mut Walked,
+        _touched: &std::collections::BTreeSet<std::path::PathBuf>,
+    ) -> Result<Catalog, Error> {
+        Ok(Catalog::default())
+    }
 }
 
 pub mod catalog {

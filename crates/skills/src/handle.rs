@@ -41,6 +41,8 @@ pub struct Skills {
     run_hooks: RunHooks,
     /// What each skill folder's files looked like, once a watch runs (shared by clones).
     stamps: ops::watch::FolderStamps,
+    /// The last walk of an observed discovery, which a watch's next burst starts from.
+    walked: Arc<Mutex<ops::discover::Walked>>,
     /// The catalog as the last observed discovery left it, numbered, once a watch runs: a
     /// search then asks the open index instead of discovering.
     live: Arc<Mutex<Option<Live>>>,
@@ -72,6 +74,7 @@ impl Skills {
             runtime: runtime_impl::Runtime::new(),
             run_hooks: RunHooks::default(),
             stamps: ops::watch::FolderStamps::default(),
+            walked: Arc::default(),
             live: Arc::default(),
             index: ops::search::OpenIndex::default(),
             watches: Arc::default(),
@@ -649,7 +652,11 @@ impl Skills {
         let _order = self.ordered();
         // A failure reaches the next caller of the handle; the watch goes on and the next
         // burst tries again.
-        if let Ok(catalog) = self.checked().and_then(ops::discover::discover) {
+        let discovered = self.checked().and_then(|config| {
+            let mut walked = self.walked.lock().unwrap_or_else(PoisonError::into_inner);
+            ops::discover::rediscover(config, &mut walked, touched)
+        });
+        if let Ok(catalog) = discovered {
             let files_changed = self.stamps.follow(&catalog, touched);
             if self.publisher.observe_touched(&catalog, &files_changed) {
                 self.keep_live(catalog);
@@ -692,9 +699,15 @@ impl Skills {
         &self.publisher
     }
 
-    /// A discovery the publisher compares with the last one, under the event-order lock.
+    /// A discovery the publisher compares with the last one, under the event-order lock. It
+    /// walks every root, and the walk is kept for the next burst of a watch to start from
+    /// (files may have changed while nothing watched: a watch's baseline is one of these).
     fn observed_discovery(&self, _order: &Ordered<'_>) -> Result<Catalog, Error> {
-        let catalog = ops::discover::discover(self.checked()?)?;
+        let config = self.checked()?;
+        let catalog = {
+            let mut walked = self.walked.lock().unwrap_or_else(PoisonError::into_inner);
+            ops::discover::rediscover(config, &mut walked, &std::collections::BTreeSet::new())?
+        };
         // A skill this handle just wrote is stamped now, so its file events are no news.
         self.stamps
             .follow(&catalog, &std::collections::BTreeSet::new());

@@ -186,6 +186,7 @@ pub(crate) struct Found {
 }
 
 /// What the walk produced.
+#[derive(Clone)]
 pub(crate) struct Scan {
     pub(crate) found: Vec<Found>,
     pub(crate) diagnostics: Vec<Diagnostic>,
