@@ -674,6 +674,8 @@ impl Skills {
             == 1
         {
             *self.live.lock().unwrap_or_else(PoisonError::into_inner) = None;
+            *self.walked.lock().unwrap_or_else(PoisonError::into_inner) =
+                ops::discover::Walked::default();
         }
         drop(order);
     }
@@ -700,13 +702,19 @@ impl Skills {
     }
 
     /// A discovery the publisher compares with the last one, under the event-order lock. It
-    /// walks every root, and the walk is kept for the next burst of a watch to start from
-    /// (files may have changed while nothing watched: a watch's baseline is one of these).
+    /// walks every root; while a watch runs, the walk is kept for its next burst to start from
+    /// (a watch's baseline is one of these, so files changed while nothing watched are never
+    /// taken from an old walk).
     fn observed_discovery(&self, _order: &Ordered<'_>) -> Result<Catalog, Error> {
         let config = self.checked()?;
         let catalog = {
             let mut walked = self.walked.lock().unwrap_or_else(PoisonError::into_inner);
-            ops::discover::rediscover(config, &mut walked, &std::collections::BTreeSet::new())?
+            if self.watches.load(std::sync::atomic::Ordering::SeqCst) > 0 {
+                ops::discover::rediscover(config, &mut walked, &std::collections::BTreeSet::new())?
+            } else {
+                *walked = ops::discover::Walked::default();
+                ops::discover::discover(config)?
+            }
         };
         // A skill this handle just wrote is stamped now, so its file events are no news.
         self.stamps
