@@ -73,7 +73,9 @@ pub mod discover {
 
     /// Disabled: there is no walk to keep.
     #[derive(Debug, Default)]
-    pub struct Walked;
+    pub struct Walked {
+        _nothing: (),
+    }
 
     impl Walked {
         /// Disabled: nothing is ever taken from a last walk.
