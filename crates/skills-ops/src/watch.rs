@@ -116,7 +116,7 @@ pub fn start(
         listener: Box::new(listener),
     };
     let fresh = state.replan();
-    state.relink(&BTreeSet::new(), &fresh);
+    state.relink(&BTreeSet::new(), &fresh, &state.kernel_roots());
     let watching = state.current.keys().cloned().collect();
     std::thread::Builder::new()
         .name("skills-watch".to_owned())
@@ -424,9 +424,11 @@ fn run(mut state: State, receiver: &mpsc::Receiver<Message>) {
             state.renew(&touched);
             // A root watched from now on had no watch while it filled: all of it is news.
             let fresh = state.replan();
-            state.relink(&touched, &fresh);
+            // The roots resolved once per burst, for the links and the paths' other names.
+            let roots = state.kernel_roots();
+            state.relink(&touched, &fresh, &roots);
             touched.extend(fresh);
-            let touched = state.aliases(touched);
+            let touched = state.aliases(touched, &roots);
             state.listener.changed(&touched);
         }
     }
@@ -494,21 +496,25 @@ impl State {
     /// longer watched under its name). A link to a folder that a root, or another link,
     /// watches already is given no second watch: the kernel would give both names one watch
     /// and report its events under one of them, which [`State::aliases`] makes good.
-    fn relink(&mut self, touched: &BTreeSet<PathBuf>, fresh: &[PathBuf]) {
-        let roots = self.kernel_roots();
+    fn relink(
+        &mut self,
+        touched: &BTreeSet<PathBuf>,
+        fresh: &[PathBuf],
+        roots: &[(PathBuf, PathBuf)],
+    ) {
         let (gone, kept): (BTreeMap<PathBuf, Link>, BTreeMap<PathBuf, Link>) =
             std::mem::take(&mut self.links)
                 .into_iter()
                 .partition(|(path, _)| !roots.iter().any(|(root, _)| path.starts_with(root)));
         self.links = kept;
         for (path, link) in gone {
-            self.release(&path, &link);
+            self.release(&path, &link, roots);
         }
         for (root, _) in roots.iter().filter(|(root, _)| fresh.contains(root)) {
             // The root's new watch followed these already.
             for path in links_below(root, self.config.limits.max_depth) {
                 if let Some(target) = linked_folder(&path) {
-                    let watched = !self.covered(&path, &target, &roots);
+                    let watched = !self.covered(&path, &target, roots);
                     let identity = identity(&path);
                     self.links.insert(
                         path,
@@ -531,13 +537,13 @@ impl State {
             .collect();
         let max_depth = self.config.limits.max_depth;
         for path in named {
-            self.relink_one(path, &roots);
+            self.relink_one(path, roots);
             // A folder made whole (a copy, a checkout, a rename into the root) may hold links
             // already: the kernel reported the folder, not them.
             let is_folder = std::fs::symlink_metadata(path).is_ok_and(|meta| meta.is_dir());
             if is_folder && !holds_definition(path) {
                 for link in links_below(path, max_depth) {
-                    self.relink_one(&link, &roots);
+                    self.relink_one(&link, roots);
                 }
             }
         }
@@ -559,7 +565,7 @@ impl State {
             if let Some(link) = self.links.remove(path)
                 && !path.exists()
             {
-                self.release(path, &link);
+                self.release(path, &link, roots);
             }
             return;
         };
@@ -569,7 +575,7 @@ impl State {
                 self.links.insert(path.to_path_buf(), link);
                 return;
             }
-            self.release(path, &link);
+            self.release(path, &link, roots);
         }
         let mut link = Link {
             target,
@@ -612,7 +618,7 @@ impl State {
     /// link with no watch of its own shared the watch of the root (or link) that reaches its
     /// folder, and the kernel may have been naming that folder's events after the link: the
     /// folder is watched again under the name that stays, which names them after it again.
-    fn release(&mut self, path: &Path, link: &Link) {
+    fn release(&mut self, path: &Path, link: &Link, roots: &[(PathBuf, PathBuf)]) {
         if link.watched {
             let shared = self
                 .links
@@ -623,7 +629,6 @@ impl State {
             }
             return;
         }
-        let roots = self.kernel_roots();
         let staying = roots
             .iter()
             .find_map(|(root, real)| {
@@ -661,11 +666,14 @@ impl State {
     /// folder that links point to is named below each link as well (discovery may have loaded
     /// the skill through any of them), and a change seen through a link's own watch is named
     /// in the root that holds the folder, if one does.
-    fn aliases(&self, touched: BTreeSet<PathBuf>) -> BTreeSet<PathBuf> {
+    fn aliases(
+        &self,
+        touched: BTreeSet<PathBuf>,
+        roots: &[(PathBuf, PathBuf)],
+    ) -> BTreeSet<PathBuf> {
         if self.links.is_empty() {
             return touched;
         }
-        let roots = self.kernel_roots();
         let mut by_target: BTreeMap<&Path, Vec<&Path>> = BTreeMap::new();
         for (link, info) in &self.links {
             by_target
@@ -675,7 +683,7 @@ impl State {
         }
         let mut all = touched.clone();
         for path in &touched {
-            let real = self.real(path, &roots);
+            let real = self.real(path, roots);
             for target in real.ancestors() {
                 let Some(links) = by_target.get(target) else {
                     continue;
@@ -683,7 +691,7 @@ impl State {
                 let rest = real.strip_prefix(target).unwrap_or(Path::new(""));
                 all.extend(links.iter().map(|link| link.join(rest)));
             }
-            for (root, root_real) in &roots {
+            for (root, root_real) in roots {
                 if let Ok(rest) = real.strip_prefix(root_real) {
                     all.insert(root.join(rest));
                 }

@@ -18,7 +18,7 @@ use crate::discovery::{Place, Tree};
 
 /// The inotify watches allowed inside the namespace: the home, `~/.openhuman` and the
 /// workspace take one each; the user root below needs one per folder, more than are left.
-const LIMIT: u32 = 5;
+pub(super) const LIMIT: u32 = 5;
 
 /// Skill folders in the user root at the start, each with a `references/` folder: with the
 /// root itself, 2 × 5 + 1 = 11 folders to watch, well over [`LIMIT`].
@@ -87,11 +87,9 @@ fn skills_with_namespace_limit(setting: &str, limit: u32) -> Command {
     command
 }
 
-#[test]
-fn a_root_the_kernel_will_not_watch_is_polled_and_still_reported() {
-    if let Err(why) = namespaced_limit() {
-        panic!("{why}");
-    }
+/// A tree whose user root holds [`FOLDERS`] skills, each with a `references/` folder: more
+/// folders than [`LIMIT`] lets the kernel watch.
+pub(super) fn tree_over_the_limit() -> Tree {
     let tree = Tree::new();
     for n in 0..FOLDERS {
         let name = format!("present-{n}");
@@ -103,6 +101,15 @@ fn a_root_the_kernel_will_not_watch_is_polled_and_still_reported() {
         )
         .unwrap();
     }
+    tree
+}
+
+#[test]
+fn a_root_the_kernel_will_not_watch_is_polled_and_still_reported() {
+    if let Err(why) = namespaced_limit() {
+        panic!("{why}");
+    }
+    let tree = tree_over_the_limit();
     let mut watch = Session::spawn(Session::command(
         &tree,
         skills_with_inotify_limit(LIMIT),

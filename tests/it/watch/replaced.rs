@@ -64,17 +64,7 @@ fn a_polled_edit_within_the_same_second_is_reported() {
     // Two saves of SKILL.md within one wall-clock second, made deterministic with explicit
     // modification times: 12:00:00.1, then 12:00:00.6 of one fixed day.
     let second = SystemTime::UNIX_EPOCH + Duration::from_secs(1_704_110_400);
-    let tree = Tree::new();
-    for n in 0..5 {
-        let name = format!("present-{n}");
-        tree.skill(Place::UserOpenhuman, &name, &name, "There from the start.");
-        std::fs::create_dir(
-            tree.root(Place::UserOpenhuman)
-                .join(&name)
-                .join("references"),
-        )
-        .unwrap();
-    }
+    let tree = super::polling::tree_over_the_limit();
     let file = tree.skill(Place::UserOpenhuman, "edited", "edited", "First save.");
     let set = |at: SystemTime| {
         std::fs::File::options()
@@ -87,7 +77,7 @@ fn a_polled_edit_within_the_same_second_is_reported() {
     set(second + Duration::from_millis(100));
     let mut watch = Session::spawn(Session::command(
         &tree,
-        super::polling::skills_with_inotify_limit(5),
+        super::polling::skills_with_inotify_limit(super::polling::LIMIT),
         true,
         &["--poll-ms", "200"],
     ));
