@@ -209,24 +209,28 @@ pub(crate) fn error_kind(run: &Run) -> String {
         .to_owned()
 }
 
-/// Whether the process `pid` is gone (or only a zombie waiting for its reaper), waiting up to
-/// two seconds for the reaper.
-pub(crate) fn process_gone(pid: u32) -> bool {
-    let stat = PathBuf::from(format!("/proc/{pid}/stat"));
+/// The processes still running whose command line mentions `marker` (a test tree's own
+/// folder), as `pid: command line`, once none is left or two seconds have passed. A script
+/// runs in a PID namespace of its own, so the pid it prints is not one the host knows: the
+/// host's processes of a run are found by what they run instead (the helper's stages carry
+/// the workspace in their policy, a script its path, a grandchild the files it was given).
+pub(crate) fn leftovers(marker: &std::path::Path) -> Vec<String> {
+    let marker = marker.display().to_string();
     let started = Instant::now();
     loop {
-        match std::fs::read_to_string(&stat) {
-            Err(_) => return true,
-            // Field 3, after the parenthesised name: `Z` is a zombie, which runs nothing.
-            Ok(text)
-                if text
-                    .rsplit_once(") ")
-                    .is_some_and(|(_, rest)| rest.starts_with('Z')) =>
-            {
-                return true;
-            }
-            Ok(_) if started.elapsed() > Duration::from_secs(2) => return false,
-            Ok(_) => std::thread::sleep(Duration::from_millis(50)),
+        let left: Vec<String> = std::fs::read_dir("/proc")
+            .unwrap()
+            .filter_map(|entry| {
+                let pid: u32 = entry.ok()?.file_name().to_str()?.parse().ok()?;
+                let line = std::fs::read(format!("/proc/{pid}/cmdline")).ok()?;
+                let line = String::from_utf8_lossy(&line).replace('\0', " ");
+                // A zombie's command line is empty: it runs nothing.
+                (line.contains(&marker)).then(|| format!("{pid}: {line}"))
+            })
+            .collect();
+        if left.is_empty() || started.elapsed() > Duration::from_secs(2) {
+            return left;
         }
+        std::thread::sleep(Duration::from_millis(50));
     }
 }

@@ -27,6 +27,9 @@ const GITHUB_URL: &str = "SKILLS_GITHUB_URL";
 /// Tests only: `SKILLS_TEST_LANDLOCK_ABI=3` makes the runtime treat the kernel's Landlock ABI
 /// as at most 3, to prove an older kernel is refused; it cannot raise what the kernel has.
 const TEST_LANDLOCK_ABI: &str = "SKILLS_TEST_LANDLOCK_ABI";
+/// Tests only: `SKILLS_TEST_NO_USER_NAMESPACES=1` makes the runtime treat this machine as one
+/// that forbids unprivileged user namespaces; it can only refuse runs.
+const TEST_NO_USER_NAMESPACES: &str = "SKILLS_TEST_NO_USER_NAMESPACES";
 
 /// The configuration the options describe, or a message saying what is missing.
 pub(crate) fn config(
@@ -87,6 +90,7 @@ pub(crate) fn skills(global: &Global, discovery: Option<&Discovery>) -> Result<S
         .collect();
     // Tests simulate an older kernel with it; a lower ABI can only refuse more runs.
     config.runtime.landlock_abi_ceiling = text(TEST_LANDLOCK_ABI).and_then(|abi| abi.parse().ok());
+    config.runtime.simulate_no_user_namespaces = is_set(TEST_NO_USER_NAMESPACES);
     Ok(Skills::new(config))
 }
 

@@ -1,21 +1,26 @@
-//! The sandbox (07 §Sandbox): what a run may write and whether it may reach the network,
-//! enforced by the kernel (Landlock, plus a seccomp filter for the sockets Landlock does not
-//! cover) on the run's own process before it execs the interpreter.
+//! The sandbox (07 §Sandbox, issue 29): what a run may write, whether it may reach the
+//! network, and the process boundary around it, enforced by the kernel on the run's own
+//! processes before the interpreter starts.
 //!
 //! The workspace forbids `unsafe`, and restricting a child between `fork` and `exec` needs a
 //! `pre_exec` hook, which is `unsafe`. So the restriction is applied by a helper process
 //! instead: the spawner starts a program whose `main` calls [`sandbox_main`] first (the
 //! `skills` binary does, and so can an agent core) with the argv
-//! `[MARKER, POLICY_JSON, "--", INTERPRETER, ARGS...]`. The helper restricts itself, refuses
-//! (exit [`REFUSED_EXIT`], one line on stderr) unless every restriction is fully enforced,
-//! then execs the interpreter with the same pid, process group, environment and working
-//! directory. The policy travels as one argv element, never in the environment: the child's
-//! environment is the cleaned one and must stay exactly that.
+//! `[MARKER, POLICY_JSON, "--", INTERPRETER, ARGS...]`. The helper runs in two stages
+//! (`isolate.rs`): the outer stage closes inherited descriptors and enters new user, mount
+//! and PID namespaces; the init stage, PID 1 of those, makes every mount read-only but the
+//! folders the run may write, mounts a `/proc` that shows the run's processes alone,
+//! restricts itself with Landlock and seccomp (`linux.rs`) and starts the interpreter. A
+//! stage that cannot do its part in full refuses (exit [`REFUSED_EXIT`], one line on
+//! stderr): nothing of the skill runs then. The policy travels as one argv element, never in
+//! the environment: the child's environment is the cleaned one and must stay exactly that.
 //!
 //! The parent decides before anything is registered ([`plan`]): it reads the kernel's
-//! Landlock ABI and refuses with `sandbox_unavailable` when the configured mode needs more
-//! than the kernel has. The helper checks again on its own, so a wrong decision in the
-//! parent can only end in a refusal, never in a run with less than was configured.
+//! Landlock ABI and whether user namespaces can be made, and refuses with
+//! `sandbox_unavailable` when the configured mode needs more than the machine has. The
+//! helper checks again on its own, so a wrong decision in the parent can only end in a
+//! refusal, never in a run with less than was configured. `docs/sandbox.md` says which layer
+//! closes which door.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -26,11 +31,17 @@ use skills_types::Error;
 use skills_types::runtime::{NetworkMode, RuntimeConfig, SandboxMode};
 
 #[cfg(target_os = "linux")]
+mod isolate;
+#[cfg(target_os = "linux")]
 mod linux;
 
 /// `argv[1]` of a helper invocation. No command line of the `skills` binary (or a sensible
 /// agent core) starts with it, so the dispatch cannot take an ordinary invocation.
 pub const MARKER: &str = "__skills-sandbox";
+
+/// `argv[1]` of the helper's init stage, which the outer stage starts as PID 1 of the run's
+/// namespace: `[INIT_MARKER, POLICY_JSON, HANDOFF_JSON, "--", INTERPRETER, ARGS...]`.
+pub(crate) const INIT_MARKER: &str = "__skills-sandbox-init";
 
 /// The helper's exit status when it refuses to exec (a policy it cannot enforce in full):
 /// distinct from any status the interpreter is likely to use, and the one `env` and `timeout`
@@ -71,6 +82,21 @@ pub(crate) struct Policy {
     pub(crate) write_files: Vec<PathBuf>,
     /// Whether the run may open network connections.
     pub(crate) network: NetworkMode,
+    /// The pid of the process that supervises the run: the helper dies with it, and refuses
+    /// to start when it is already gone.
+    pub(crate) supervisor: u32,
+}
+
+/// What the outer stage tells the init stage, as one argv element after the policy.
+#[derive(Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct Handoff {
+    /// The descriptor (inherited, not close-on-exec) the status line is written to.
+    pub(crate) status_fd: i32,
+    /// The outer stage's pid, as the host sees it: the init stage's parent.
+    pub(crate) parent: u32,
+    /// The caller's real uid and gid, mapped back for the script.
+    pub(crate) uid: u32,
+    pub(crate) gid: u32,
 }
 
 /// A sandboxed run's plan, decided before the run is registered.
@@ -87,18 +113,24 @@ pub(crate) struct Plan {
 }
 
 /// The helper entry: call it first thing in `main`. When this process was started as the
-/// sandbox helper (`argv[1]` is [`MARKER`]), it restricts itself as the policy in `argv[2]`
-/// says and execs the interpreter that follows `--`; it never returns then (a policy it cannot
-/// enforce in full ends the process with status 125 and a one-line reason on stderr).
-/// Otherwise it returns at once, and remembers that this program can be its own helper.
+/// sandbox helper (`argv[1]` is [`MARKER`]), it isolates and restricts the run as the policy
+/// in `argv[2]` says, runs the interpreter that follows `--` and ends with its status; it
+/// never returns then (a policy it cannot enforce in full ends the process with status 125
+/// and a one-line reason on stderr). Otherwise it returns at once, and remembers that this
+/// program can be its own helper.
 pub fn sandbox_main() {
     let mut args = std::env::args_os();
-    if args.nth(1).as_deref() != Some(MARKER.as_ref()) {
-        DISPATCHES.store(true, Ordering::SeqCst);
-        return;
-    }
-    let (status, line) = match helper(args) {
-        Ok(never) => match never {},
+    let stage = match args.nth(1) {
+        Some(marker) if marker == MARKER => Stage::Outer,
+        Some(marker) if marker == INIT_MARKER => Stage::Init,
+        _ => {
+            DISPATCHES.store(true, Ordering::SeqCst);
+            return;
+        }
+    };
+    let (status, line) = match helper(stage, args.collect()) {
+        Ok(Ending::Exit(code)) => std::process::exit(code),
+        Ok(Ending::Signal(signal)) => end_by_signal(signal),
         Err(Failure::Refused(reason)) => (REFUSED_EXIT, format!("{REFUSED_PREFIX}{reason}")),
         // Restricted, but the interpreter could not be started: what a shell says for a
         // command it cannot run.
@@ -108,46 +140,138 @@ pub fn sandbox_main() {
     std::process::exit(status);
 }
 
-/// Why the helper did not become the interpreter.
+/// Which stage of the helper this process is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Stage {
+    /// Started by the supervisor: isolates, then starts the init stage.
+    Outer,
+    /// PID 1 of the run's namespace: restricts, then runs the interpreter.
+    Init,
+}
+
+/// Why the helper did not run the interpreter to its end.
+#[derive(Debug)]
 enum Failure {
     /// The policy could not be read or enforced in full: nothing ran.
     Refused(String),
-    /// The restriction is in force, and exec failed.
+    /// The restriction is in force, and the interpreter could not be started.
     Exec(String),
 }
 
-/// The helper's work after the marker: parse, restrict, exec. Returns only with a failure.
-fn helper(mut args: impl Iterator<Item = OsString>) -> Result<std::convert::Infallible, Failure> {
+/// How the interpreter ended, as a stage passes it on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Ending {
+    Exit(i32),
+    Signal(i32),
+}
+
+impl Ending {
+    /// The line the init stage writes to the outer stage.
+    #[cfg_attr(not(target_os = "linux"), expect(dead_code, reason = "Linux only"))]
+    fn line(self) -> String {
+        match self {
+            Self::Exit(code) => format!("exit {code}"),
+            Self::Signal(signal) => format!("signal {signal}"),
+        }
+    }
+
+    #[cfg_attr(not(target_os = "linux"), expect(dead_code, reason = "Linux only"))]
+    fn parse(line: &str) -> Option<Self> {
+        let (kind, number) = line.trim().split_once(' ')?;
+        let number = number.parse().ok()?;
+        match kind {
+            "exit" => Some(Self::Exit(number)),
+            "signal" => Some(Self::Signal(number)),
+            _ => None,
+        }
+    }
+
+    /// The status a shell would show for it.
+    #[cfg_attr(not(target_os = "linux"), expect(dead_code, reason = "Linux only"))]
+    fn exit_code(self) -> i32 {
+        match self {
+            Self::Exit(code) => code,
+            Self::Signal(signal) => 128 + signal,
+        }
+    }
+}
+
+/// The helper's work after the marker: parse, then the stage's own work.
+fn helper(stage: Stage, args: Vec<OsString>) -> Result<Ending, Failure> {
     let refused = |reason: &str| Failure::Refused(reason.to_owned());
-    let policy = args
+    let mut args = args.into_iter();
+    let policy_text = args
         .next()
-        .and_then(|text| text.into_string().ok())
         .ok_or_else(|| refused("no policy after the marker"))?;
-    let policy: Policy = serde_json::from_str(&policy)
-        .map_err(|error| Failure::Refused(format!("unreadable policy: {error}")))?;
+    let policy: Policy = policy_text
+        .to_str()
+        .ok_or_else(|| refused("a policy that is not UTF-8"))
+        .and_then(|text| {
+            serde_json::from_str(text)
+                .map_err(|error| Failure::Refused(format!("unreadable policy: {error}")))
+        })?;
+    let handoff = match stage {
+        Stage::Outer => None,
+        Stage::Init => Some(
+            args.next()
+                .and_then(|text| serde_json::from_str(text.to_str()?).ok())
+                .ok_or_else(|| refused("no handoff after the policy"))?,
+        ),
+    };
     if args.next().as_deref() != Some("--".as_ref()) {
         return Err(refused("no `--` after the policy"));
     }
-    let program = args
-        .next()
-        .ok_or_else(|| refused("no program after `--`"))?;
-    restrict(&policy).map_err(Failure::Refused)?;
-    let error =
-        std::os::unix::process::CommandExt::exec(std::process::Command::new(&program).args(args));
-    Err(Failure::Exec(format!(
-        "could not start {}: {error}",
-        Path::new(&program).display()
-    )))
+    let command: Vec<OsString> = args.collect();
+    if command.is_empty() {
+        return Err(refused("no program after `--`"));
+    }
+    run_stage(&policy, &policy_text, handoff.as_ref(), &command)
+}
+
+#[cfg(target_os = "linux")]
+fn run_stage(
+    policy: &Policy,
+    policy_text: &std::ffi::OsStr,
+    handoff: Option<&Handoff>,
+    command: &[OsString],
+) -> Result<Ending, Failure> {
+    if !(MIN_FS_ABI..=MAX_ABI).contains(&policy.abi) {
+        return Err(Failure::Refused(format!(
+            "the policy asks for Landlock ABI {}, outside what this helper enforces",
+            policy.abi
+        )));
+    }
+    match handoff {
+        None => isolate::outer(policy, policy_text, command),
+        Some(handoff) => isolate::init(policy, handoff, command),
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn run_stage(
+    _policy: &Policy,
+    _policy_text: &std::ffi::OsStr,
+    _handoff: Option<&Handoff>,
+    _command: &[OsString],
+) -> Result<Ending, Failure> {
+    Err(Failure::Refused(
+        "there is no sandbox on this platform".to_owned(),
+    ))
+}
+
+#[cfg(target_os = "linux")]
+fn end_by_signal(signal: i32) -> ! {
+    isolate::end_by_signal(signal)
+}
+
+#[cfg(not(target_os = "linux"))]
+fn end_by_signal(signal: i32) -> ! {
+    std::process::exit(128 + signal)
 }
 
 #[cfg(target_os = "linux")]
 fn restrict(policy: &Policy) -> Result<(), String> {
     linux::restrict(policy)
-}
-
-#[cfg(not(target_os = "linux"))]
-fn restrict(_policy: &Policy) -> Result<(), String> {
-    Err("there is no sandbox on this platform".to_owned())
 }
 
 /// The Landlock ABI of the running kernel, as far as this policy uses it (0 when Landlock is
@@ -208,12 +332,42 @@ pub(crate) fn plan(settings: &RuntimeConfig) -> Result<Option<Plan>, Error> {
             ),
         });
     }
+    if let Some(missing) = user_namespaces_missing(settings) {
+        return Err(Error::SandboxUnavailable {
+            missing: format!(
+                "`[runtime] sandbox = \"{}\"` needs unprivileged user namespaces, which give \
+                 each run its own processes, mounts and /proc (so a script cannot read the \
+                 environment of the program that started it, change files it may only read, \
+                 or outlive its run), and this machine forbids them: {missing}; allow them, or \
+                 set `[runtime] sandbox = \"off\"` in the home skills.toml to run scripts \
+                 unconfined",
+                mode_name(settings.sandbox)
+            ),
+        });
+    }
     Ok(Some(Plan {
         mode: settings.sandbox,
         network: settings.network,
         abi: kernel,
         helper: helper_program(settings)?,
     }))
+}
+
+/// Why this machine cannot make the user namespaces a sandboxed run needs, as far as its
+/// settings tell before trying (the helper's own attempt is the final word): `None` when
+/// nothing forbids them.
+fn user_namespaces_missing(settings: &RuntimeConfig) -> Option<String> {
+    if settings.simulate_no_user_namespaces {
+        return Some("simulated for this test (SKILLS_TEST_NO_USER_NAMESPACES)".to_owned());
+    }
+    #[cfg(target_os = "linux")]
+    {
+        linux::user_namespaces_missing()
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        None
+    }
 }
 
 /// The helper: the configured one, else this program when it dispatches the marker.
@@ -263,6 +417,7 @@ pub(crate) fn helper_argv(
         write_dirs,
         write_files: NULL_DEVICES.iter().map(PathBuf::from).collect(),
         network: plan.network,
+        supervisor: std::process::id(),
     };
     let json = serde_json::to_string(&policy).map_err(|_| Error::SandboxUnavailable {
         missing: "a policy the helper can read: a folder the run may write has a path that is \

@@ -153,6 +153,14 @@ pub struct RuntimeConfig {
     #[serde(skip)]
     #[schemars(skip)]
     pub landlock_abi_ceiling: Option<u8>,
+    /// Tests only: treat the machine as one that forbids unprivileged user namespaces, to
+    /// prove such a machine refuses sandboxed runs rather than run them with fewer layers.
+    /// Like the ceiling above it can only refuse more. The command line fills it from
+    /// `SKILLS_TEST_NO_USER_NAMESPACES`; never read from a configuration file.
+    #[doc(hidden)]
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub simulate_no_user_namespaces: bool,
     /// The environment a run's child environment is drawn from: the allowlist and
     /// `pass_env` take their values from here, and interpreters are looked up on its `PATH`.
     /// The library never reads the process environment itself; the command line fills this
@@ -194,6 +202,7 @@ impl Default for RuntimeConfig {
             max_runs_per_minute: DEFAULT_MAX_RUNS_PER_MINUTE,
             sandbox_helper: None,
             landlock_abi_ceiling: None,
+            simulate_no_user_namespaces: false,
             inherited_env: Vec::new(),
         }
     }

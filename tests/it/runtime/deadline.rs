@@ -4,7 +4,7 @@
 
 use std::time::{Duration, Instant};
 
-use super::{SKILL, lab, process_gone, running_run, spawn, statuses, wait_within};
+use super::{SKILL, leftovers, lab, running_run, spawn, statuses, wait_within};
 
 /// Starts a grandchild that ignores SIGTERM, keeps stdout and stderr open and records its
 /// pid, records the script's own pid, then waits for ever.
@@ -19,14 +19,6 @@ while True:
 ' "$PWD/grandchild.pid" &
 wait
 "#;
-
-fn pid(path: &std::path::Path) -> u32 {
-    std::fs::read_to_string(path)
-        .unwrap_or_else(|error| panic!("{}: {error}", path.display()))
-        .trim()
-        .parse()
-        .unwrap()
-}
 
 #[test]
 fn a_deadline_stops_the_whole_group_even_a_grandchild_ignoring_term() {
@@ -48,10 +40,9 @@ fn a_deadline_stops_the_whole_group_even_a_grandchild_ignoring_term() {
         "stopped before its deadline: {took:?}"
     );
     assert!(run.stdout.contains("grandchild started"), "{run:?}");
-    for file in ["script.pid", "grandchild.pid"] {
-        let pid = pid(&tree.workspace.join(file));
-        assert!(process_gone(pid), "{file}: process {pid} is still running");
-    }
+    assert!(tree.workspace.join("grandchild.pid").exists());
+    let left = leftovers(&tree.base);
+    assert!(left.is_empty(), "still running: {left:?}");
     let runs = statuses(&tree);
     assert_eq!(runs.len(), 1);
     assert_eq!(runs[0].1, "timed_out");
@@ -68,7 +59,8 @@ fn a_deadline_stops_the_whole_group_even_a_grandchild_ignoring_term() {
     let outcome: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
     assert_eq!(outcome["timed_out"], true);
     assert_eq!(outcome["status"], "timed_out");
-    assert!(process_gone(pid(&tree.workspace.join("grandchild.pid"))));
+    let left = leftovers(&tree.base);
+    assert!(left.is_empty(), "still running: {left:?}");
 }
 
 #[test]
@@ -97,7 +89,8 @@ fn cancel_from_another_process_ends_the_run_with_130() {
     let run = wait_within(child, Duration::from_secs(10));
     assert_eq!(run.code, Some(130), "{run:?}");
     assert!(run.stdout.contains("started"), "{run:?}");
-    assert!(process_gone(pid(&pid_file)));
+    let left = leftovers(&tree.base);
+    assert!(left.is_empty(), "still running: {left:?}");
     assert_eq!(statuses(&tree), [(run_id.clone(), "cancelled".to_owned())]);
 
     // A run that has ended cannot be cancelled again, and neither can one never started.
@@ -142,9 +135,10 @@ fn a_signal_to_the_command_cancels_the_run() {
         kill(Pid::from_raw(skills_pid), signal).unwrap();
         let run = wait_within(child, Duration::from_secs(10));
         assert_eq!(run.code, Some(130), "{name}: {run:?}");
+        let left = leftovers(&tree.base);
         assert!(
-            process_gone(pid(&pid_file)),
-            "{name}: the script outlived the command"
+            left.is_empty(),
+            "{name}: the script outlived the command: {left:?}"
         );
         assert_eq!(statuses(&tree)[0].1, "cancelled", "{name}");
     }

@@ -156,6 +156,7 @@ fn workspace_write_confines_writes_to_the_workspace_and_the_temporary_folder() {
             &text(&in_home),
             &text(&elsewhere),
             "/dev/null",
+            "/dev/full",
         ],
         &[],
     );
@@ -174,10 +175,14 @@ fn workspace_write_confines_writes_to_the_workspace_and_the_temporary_folder() {
     assert_eq!(results[text(&inside)], "ok", "{report}");
     assert_eq!(std::fs::read_to_string(&inside).unwrap(), "written");
     assert_eq!(results["/dev/null"], "ok", "{report}");
+    // Two layers, each seen at work: files outside are on read-only mounts (the mount
+    // layer answers first), and a device no mount flag guards is refused by Landlock
+    // (unconfined, `/dev/full` answers ENOSPC).
     for outside in [&in_home, &elsewhere] {
-        assert_eq!(results[text(outside)], "EACCES", "{report}");
+        assert_eq!(results[text(outside)], "EROFS", "{report}");
         assert!(!outside.exists(), "{} was written", outside.display());
     }
+    assert_eq!(results["/dev/full"], "EACCES", "{report}");
     // The run's own temporary folder: writable, inside the inherited TMPDIR, gone afterwards.
     let temp = PathBuf::from(report["tmpdir"].as_str().unwrap());
     assert_eq!(temp.parent(), Some(tmp.as_path()), "{report}");
@@ -198,13 +203,20 @@ fn read_only_writes_only_the_temporary_folder() {
     let (tree, tmp) = sandbox_lab();
     tree.user_config("[runtime]\nsandbox = \"read-only\"\n");
     let inside = tree.workspace.join("inside.txt");
-    let run = run(&tree, &tmp, "scripts/write.py", &[&text(&inside)], &[]);
+    let run = run(
+        &tree,
+        &tmp,
+        "scripts/write.py",
+        &[&text(&inside), "/dev/full"],
+        &[],
+    );
     if kernel_abi() < NET_ABI {
         assert_refused(&tree, &run);
         return;
     }
     let (report, outcome) = report(&run);
-    assert_eq!(report["results"][text(&inside)], "EACCES", "{report}");
+    assert_eq!(report["results"][text(&inside)], "EROFS", "{report}");
+    assert_eq!(report["results"]["/dev/full"], "EACCES", "{report}");
     assert!(!inside.exists());
     let temp = PathBuf::from(report["tmpdir"].as_str().unwrap());
     assert_eq!(report["results"][text(&temp.join("scratch.txt"))], "ok");
@@ -285,7 +297,7 @@ fn network_deny_refuses_tcp_and_udp_to_a_loopback_listener_and_allow_reaches_it(
 fn a_simulated_older_kernel_is_refused_never_run_with_less() {
     let (tree, tmp) = sandbox_lab();
     let outside = tree.base.join("outside/mark.txt");
-    let arguments = [text(&outside)];
+    let arguments = [text(&outside), "/dev/full".to_owned()];
     let arguments: Vec<&str> = arguments.iter().map(String::as_str).collect();
     let kernel = kernel_abi();
 
@@ -316,7 +328,8 @@ fn a_simulated_older_kernel_is_refused_never_run_with_less() {
     tree.user_config("[runtime]\nnetwork = \"allow\"\n");
     if kernel >= FS_ABI {
         let (report, outcome) = report(&run_at("3"));
-        assert_eq!(report["results"][text(&outside)], "EACCES", "{report}");
+        assert_eq!(report["results"][text(&outside)], "EROFS", "{report}");
+        assert_eq!(report["results"]["/dev/full"], "EACCES", "{report}");
         assert_eq!(outcome["sandbox"], "workspace-write");
         assert!(!outside.exists());
     } else {
@@ -330,6 +343,7 @@ fn a_simulated_older_kernel_is_refused_never_run_with_less() {
     tree.user_config("[runtime]\nsandbox = \"off\"\n");
     let (report, outcome) = report(&run_at("0"));
     assert_eq!(report["results"][text(&outside)], "ok", "{report}");
+    assert_eq!(report["results"]["/dev/full"], "ENOSPC", "{report}");
     assert_eq!(outcome["sandbox"], "off");
     assert_eq!(outcome["network"], "allow", "nothing restricts it when off");
     let start = start_record(&tree);
@@ -362,11 +376,22 @@ fn the_helper_refuses_a_policy_it_cannot_enforce_in_full() {
         )
     };
     let dir = text(marker.path());
+    // The helper refuses to start once the process that started it is gone; this test
+    // process is that process.
+    let me = std::process::id();
     // Below the minimum, or unreadable: refused with status 125 and a one-line reason, and
     // the command never ran.
     for policy in [
-        format!(r#"{{"abi":2,"write_dirs":["{dir}"],"write_files":[],"network":"allow"}}"#),
-        format!(r#"{{"abi":3,"write_dirs":["{dir}"],"write_files":[],"network":"deny"}}"#),
+        format!(
+            r#"{{"abi":2,"write_dirs":["{dir}"],"write_files":[],"network":"allow","supervisor":{me}}}"#
+        ),
+        format!(
+            r#"{{"abi":3,"write_dirs":["{dir}"],"write_files":[],"network":"deny","supervisor":{me}}}"#
+        ),
+        // Started by another process than the one the policy names.
+        format!(
+            r#"{{"abi":3,"write_dirs":["{dir}"],"write_files":[],"network":"allow","supervisor":1}}"#
+        ),
         "not json".to_owned(),
     ] {
         let (code, stderr) = helper(&policy);
@@ -378,7 +403,7 @@ fn the_helper_refuses_a_policy_it_cannot_enforce_in_full() {
     // A policy the kernel can enforce runs the command; one it cannot is refused by the
     // helper itself, whatever the parent decided.
     let (code, stderr) = helper(&format!(
-        r#"{{"abi":3,"write_dirs":["{dir}"],"write_files":[],"network":"allow"}}"#
+        r#"{{"abi":3,"write_dirs":["{dir}"],"write_files":[],"network":"allow","supervisor":{me}}}"#
     ));
     if kernel_abi() >= FS_ABI {
         assert_eq!(code, Some(0), "{stderr}");
@@ -436,7 +461,7 @@ fn a_library_users_binary_that_calls_sandbox_main_runs_sandboxed_like_the_cli() 
         let report: Value =
             serde_json::from_str(outcome["stdout"].as_str().unwrap().trim()).unwrap();
         assert_eq!(report["results"][text(&inside)], "ok", "{report}");
-        assert_eq!(report["results"][text(&outside)], "EACCES", "{report}");
+        assert_eq!(report["results"][text(&outside)], "EROFS", "{report}");
         assert!(inside.exists() && !outside.exists());
         assert!(listing(&tmp).is_empty(), "{:?}", listing(&tmp));
     }
@@ -465,7 +490,10 @@ fn from_abi_6_a_sandboxed_process_cannot_signal_one_outside_it() {
     let output = Command::new(skills_tests::skills_binary())
         .args([
             "__skills-sandbox",
-            r#"{"abi":6,"write_dirs":[],"write_files":[],"network":"allow"}"#,
+            &format!(
+                r#"{{"abi":6,"write_dirs":[],"write_files":[],"network":"allow","supervisor":{}}}"#,
+                std::process::id()
+            ),
             "--",
             "/bin/sh",
             "-c",

@@ -54,6 +54,36 @@ fn ruleset(abi: u8, network: bool, scopes: bool) -> Result<Ruleset, landlock::Ru
     Ok(ruleset)
 }
 
+/// The sysctls that forbid unprivileged user namespaces, each with the value that forbids
+/// them and whether it binds root too: `user.max_user_namespaces` (every kernel; per user
+/// namespace, so a parent namespace can set it to 0 for its children), Debian's
+/// `kernel.unprivileged_userns_clone` and Ubuntu's AppArmor restriction (23.10 and later),
+/// which both leave a process with `CAP_SYS_ADMIN` free.
+const USER_NAMESPACE_SWITCHES: [(&str, &str, bool); 3] = [
+    ("/proc/sys/user/max_user_namespaces", "0", true),
+    ("/proc/sys/kernel/unprivileged_userns_clone", "0", false),
+    (
+        "/proc/sys/kernel/apparmor_restrict_unprivileged_userns",
+        "1",
+        false,
+    ),
+];
+
+/// Which sysctl forbids this process a user namespace, if one does.
+pub(super) fn user_namespaces_missing() -> Option<String> {
+    let root = nix::unistd::geteuid().is_root();
+    USER_NAMESPACE_SWITCHES
+        .iter()
+        .filter(|(_, _, binds_root)| *binds_root || !root)
+        .find_map(|(path, forbidding, _)| {
+            let value = std::fs::read_to_string(path).ok()?;
+            (value.trim() == *forbidding).then(|| {
+                let name = path.trim_start_matches("/proc/sys/").replace('/', ".");
+                format!("`{name}` is {forbidding}")
+            })
+        })
+}
+
 /// Restricts this process (single-threaded: the helper calls this first in `main`) as
 /// `policy` says, or says why it cannot in full.
 pub(super) fn restrict(policy: &Policy) -> Result<(), String> {
