@@ -21,7 +21,7 @@ const REGISTRY_DOWNLOAD_BASE_URL: &str = "SKILLS_REGISTRY_DOWNLOAD_BASE_URL";
 /// before answering, however fresh the cache.
 const REGISTRY_REFRESH_ON_BOOT: &str = "SKILLS_REGISTRY_REFRESH_ON_BOOT";
 /// The registry's bearer token (sent to the registry's own origin only).
-const REGISTRY_TOKEN: &str = "SKILLS_REGISTRY_TOKEN";
+const REGISTRY_TOKEN: &str = crate::secrets::REGISTRY_TOKEN;
 /// The GitHub (or GitHub Enterprise) web base, `[github] url`.
 const GITHUB_URL: &str = "SKILLS_GITHUB_URL";
 /// Tests only: `SKILLS_TEST_LANDLOCK_ABI=3` makes the runtime treat the kernel's Landlock ABI
@@ -74,7 +74,7 @@ pub(crate) fn config(
     config.network.allow_loopback_http = is_set(ALLOW_LOCAL_HTTP);
     config.registry.catalog_url = text(REGISTRY_CATALOG_URL);
     config.registry.download_base_url = text(REGISTRY_DOWNLOAD_BASE_URL);
-    config.registry.token = text(REGISTRY_TOKEN);
+    config.registry.token = secret(REGISTRY_TOKEN);
     config.github.url = text(GITHUB_URL);
     Ok(config)
 }
@@ -103,7 +103,10 @@ fn resolve_token_env(config: &mut SkillsConfig) {
     }
     let home = Skills::new(config.clone()).home_config();
     if let Some(name) = home.registry.token_env.as_deref() {
-        config.registry.token = text(name);
+        // A secret like the two this program knows by name: out of the environment (this
+        // process starts itself again without it when it is set) before anything runs.
+        crate::secrets::take(&[name]);
+        config.registry.token = secret(name);
     }
 }
 
@@ -115,6 +118,13 @@ pub(crate) fn refresh_registry_on_boot() -> bool {
 /// Whether a boolean environment variable is on (`1`, `true`, `yes`).
 fn is_set(name: &str) -> bool {
     std::env::var(name).is_ok_and(|value| matches!(value.trim(), "1" | "true" | "yes"))
+}
+
+/// A secret's non-empty value (`secrets`: it is no longer in the environment).
+fn secret(name: &str) -> Option<String> {
+    crate::secrets::value(name)
+        .map(|value| value.trim().to_owned())
+        .filter(|value| !value.is_empty())
 }
 
 /// A non-empty environment variable's value.

@@ -18,6 +18,7 @@ mod run;
 mod runs;
 mod runtimes;
 mod search;
+mod secrets;
 mod serve;
 mod show;
 mod task;
@@ -61,6 +62,10 @@ fn main() -> ExitCode {
     // First, before any thread or argument parsing: started as the sandbox helper, this
     // restricts the process and execs the script's interpreter instead of returning.
     skills::run::sandbox_main();
+    // Then, before any thread: no other process of the user reads this one's `/proc`, and
+    // the tokens it was given leave its environment (it executes itself again without them).
+    secrets::not_dumpable();
+    secrets::take_own();
     let cli = cli::Cli::parse();
     cli.global.apply();
     let global = &cli.global;

@@ -17,7 +17,7 @@ use crate::context;
 use crate::output;
 
 /// Where a user-chosen token comes from.
-const TOKEN_VARIABLE: &str = "SKILLS_MCP_TOKEN";
+const TOKEN_VARIABLE: &str = crate::secrets::MCP_TOKEN;
 
 /// The shortest token accepted from the user: a short one can be guessed.
 const MIN_TOKEN_CHARS: usize = 16;
@@ -94,7 +94,7 @@ fn loopback(text: &str) -> Result<SocketAddr, String> {
 /// The bearer token: the user's from [`TOKEN_VARIABLE`], or a fresh random one (and
 /// whether it was made here, so that it is printed).
 fn token() -> Result<(String, bool), String> {
-    match std::env::var(TOKEN_VARIABLE) {
+    match crate::secrets::value(TOKEN_VARIABLE).ok_or_else(|| std::env::var(TOKEN_VARIABLE)) {
         Ok(token) => {
             let token = token.trim().to_owned();
             if token.chars().count() < MIN_TOKEN_CHARS || token.contains(char::is_whitespace) {
@@ -105,10 +105,12 @@ fn token() -> Result<(String, bool), String> {
             }
             Ok((token, false))
         }
-        Err(std::env::VarError::NotUnicode(_)) => {
+        Err(Ok(_) | Err(std::env::VarError::NotPresent)) => {
+            random_token().map(|token| (token, true))
+        }
+        Err(Err(std::env::VarError::NotUnicode(_))) => {
             Err(format!("{TOKEN_VARIABLE} is not valid Unicode"))
         }
-        Err(std::env::VarError::NotPresent) => random_token().map(|token| (token, true)),
     }
 }
 
