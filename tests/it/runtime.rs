@@ -6,6 +6,7 @@
 //! whose scripts the tests write, and helpers to read the run logs and to start a run in the
 //! background.
 
+mod boundary;
 mod confirm;
 mod deadline;
 mod inputs;
@@ -214,7 +215,7 @@ pub(crate) fn error_kind(run: &Run) -> String {
 /// runs in a PID namespace of its own, so the pid it prints is not one the host knows: the
 /// host's processes of a run are found by what they run instead (the helper's stages carry
 /// the workspace in their policy, a script its path, a grandchild the files it was given).
-pub(crate) fn leftovers(marker: &std::path::Path) -> Vec<String> {
+pub(crate) fn leftovers(marker: &Path) -> Vec<String> {
     let marker = marker.display().to_string();
     let started = Instant::now();
     loop {

@@ -113,7 +113,9 @@ fn exec_without(secrets: &BTreeMap<String, String>) -> std::io::Result<()> {
     if let Some(name) = args.next() {
         command.arg0(name);
     }
-    command.args(args).env(HANDOVER, file.as_raw_fd().to_string());
+    command
+        .args(args)
+        .env(HANDOVER, file.as_raw_fd().to_string());
     for name in secrets.keys() {
         command.env_remove(name);
     }

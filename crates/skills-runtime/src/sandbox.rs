@@ -338,9 +338,7 @@ pub(crate) fn plan(settings: &RuntimeConfig) -> Result<Option<Plan>, Error> {
                 "`[runtime] sandbox = \"{}\"` needs unprivileged user namespaces, which give \
                  each run its own processes, mounts and /proc (so a script cannot read the \
                  environment of the program that started it, change files it may only read, \
-                 or outlive its run), and this machine forbids them: {missing}; allow them, or \
-                 set `[runtime] sandbox = \"off\"` in the home skills.toml to run scripts \
-                 unconfined",
+                 or outlive its run), and this machine forbids them: {missing}",
                 mode_name(settings.sandbox)
             ),
         });

@@ -4,7 +4,7 @@
 
 use std::time::{Duration, Instant};
 
-use super::{SKILL, leftovers, lab, running_run, spawn, statuses, wait_within};
+use super::{SKILL, lab, leftovers, running_run, spawn, statuses, wait_within};
 
 /// Starts a grandchild that ignores SIGTERM, keeps stdout and stderr open and records its
 /// pid, records the script's own pid, then waits for ever.

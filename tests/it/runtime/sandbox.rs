@@ -58,7 +58,7 @@ print(json.dumps({"tcp": attempt(socket.SOCK_STREAM, int(sys.argv[1])), "udp": a
 /// The kernel's Landlock ABI (up to 6, what the runtime uses): the highest ABI whose every
 /// right and scope a ruleset can handle as a hard requirement. Creating a ruleset restricts
 /// nothing.
-fn kernel_abi() -> u8 {
+pub(super) fn kernel_abi() -> u8 {
     #[cfg(target_os = "linux")]
     {
         use landlock::{

@@ -36,12 +36,12 @@ use std::os::unix::process::CommandExt as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use super::{Ending, Failure, Handoff, INIT_MARKER, Policy};
 use nix::mount::{MsFlags, mount};
 use nix::sched::{CloneFlags, unshare};
 use nix::sys::signal::{SigSet, SigmaskHow, Signal, sigprocmask};
 use nix::sys::statvfs::{FsFlags, statvfs};
 use nix::sys::wait::{WaitStatus, waitpid};
-use super::{Ending, Failure, Handoff, INIT_MARKER, Policy};
 
 /// The signals the outer stage holds blocked: the ones a supervisor or a terminal sends to
 /// stop a run. The script gets them (its own mask is empty: the standard library clears the
@@ -68,17 +68,21 @@ pub(super) fn outer(
 ) -> Result<Ending, Failure> {
     close_inherited(None);
     die_with_parent(policy.supervisor)?;
-    nix::sys::prctl::set_dumpable(false).map_err(refused("making the helper non-dumpable"))?;
-    let (uid, gid) = (nix::unistd::getuid().as_raw(), nix::unistd::getgid().as_raw());
+    let (uid, gid) = (
+        nix::unistd::getuid().as_raw(),
+        nix::unistd::getgid().as_raw(),
+    );
     enter_user_namespace(0, uid, 0, gid).map_err(|error| {
         Failure::Refused(format!(
             "unprivileged user namespaces, which isolate the run's processes, mounts and /proc \
              ({error}); allow them (Debian: `sysctl kernel.unprivileged_userns_clone=1`; \
              Ubuntu 23.10+: `sysctl kernel.apparmor_restrict_unprivileged_userns=0`; \
-             everywhere: `user.max_user_namespaces` above 0), or set `[runtime] sandbox = \
-             \"off\"` in the home skills.toml to run scripts unconfined"
+             everywhere: `user.max_user_namespaces` above 0)"
         ))
     })?;
+    // Only now: a non-dumpable process's `/proc/self` files belong to the superuser, and it
+    // could not have written its own id maps.
+    nix::sys::prctl::set_dumpable(false).map_err(refused("making the helper non-dumpable"))?;
     unshare(CloneFlags::CLONE_NEWNS | CloneFlags::CLONE_NEWPID)
         .map_err(refused("a mount and PID namespace of the run's own"))?;
     let mut held = SigSet::empty();
@@ -157,7 +161,6 @@ pub(super) fn init(
     }
     let mut status = reopen_status(handoff.status_fd)?;
     close_inherited(Some(status.as_raw_fd()));
-    nix::sys::prctl::set_dumpable(false).map_err(refused("making the helper non-dumpable"))?;
     read_only_except(&policy.write_dirs)?;
     mount(
         Some("proc"),
@@ -175,9 +178,14 @@ pub(super) fn init(
     // beneath.
     std::env::current_dir()
         .and_then(std::env::set_current_dir)
-        .map_err(|error| Failure::Refused(format!("entering the working directory again: {error}")))?;
+        .map_err(|error| {
+            Failure::Refused(format!("entering the working directory again: {error}"))
+        })?;
     enter_user_namespace(handoff.uid, 0, handoff.gid, 0)
         .map_err(|error| Failure::Refused(format!("mapping the caller's ids back: {error}")))?;
+    // After the id maps, which a non-dumpable process could not write: the script may not
+    // read this process's memory or descriptors (the status pipe).
+    nix::sys::prctl::set_dumpable(false).map_err(refused("making the helper non-dumpable"))?;
     super::restrict(policy).map_err(Failure::Refused)?;
 
     let (program, args) = command
@@ -461,5 +469,4 @@ mod tests {
             ]
         );
     }
-
 }

@@ -54,32 +54,44 @@ fn ruleset(abi: u8, network: bool, scopes: bool) -> Result<Ruleset, landlock::Ru
     Ok(ruleset)
 }
 
-/// The sysctls that forbid unprivileged user namespaces, each with the value that forbids
-/// them and whether it binds root too: `user.max_user_namespaces` (every kernel; per user
-/// namespace, so a parent namespace can set it to 0 for its children), Debian's
-/// `kernel.unprivileged_userns_clone` and Ubuntu's AppArmor restriction (23.10 and later),
-/// which both leave a process with `CAP_SYS_ADMIN` free.
-const USER_NAMESPACE_SWITCHES: [(&str, &str, bool); 3] = [
-    ("/proc/sys/user/max_user_namespaces", "0", true),
-    ("/proc/sys/kernel/unprivileged_userns_clone", "0", false),
+/// The sysctls that forbid unprivileged user namespaces: the file, the value that forbids
+/// them, whether it binds root too, and the command that allows them.
+/// `user.max_user_namespaces` is on every kernel (per user namespace, so a parent namespace
+/// can set it to 0 for its children); Debian's `kernel.unprivileged_userns_clone` and
+/// Ubuntu's AppArmor restriction (23.10 and later) leave a process with `CAP_SYS_ADMIN` free.
+const USER_NAMESPACE_SWITCHES: [(&str, &str, bool, &str); 3] = [
+    (
+        "/proc/sys/user/max_user_namespaces",
+        "0",
+        true,
+        "sysctl user.max_user_namespaces=15000",
+    ),
+    (
+        "/proc/sys/kernel/unprivileged_userns_clone",
+        "0",
+        false,
+        "sysctl kernel.unprivileged_userns_clone=1",
+    ),
     (
         "/proc/sys/kernel/apparmor_restrict_unprivileged_userns",
         "1",
         false,
+        "sysctl kernel.apparmor_restrict_unprivileged_userns=0, or an AppArmor profile that \
+         grants `userns` to this program",
     ),
 ];
 
-/// Which sysctl forbids this process a user namespace, if one does.
+/// Which sysctl forbids this process a user namespace, and how to allow them, if one does.
 pub(super) fn user_namespaces_missing() -> Option<String> {
     let root = nix::unistd::geteuid().is_root();
     USER_NAMESPACE_SWITCHES
         .iter()
-        .filter(|(_, _, binds_root)| *binds_root || !root)
-        .find_map(|(path, forbidding, _)| {
+        .filter(|(_, _, binds_root, _)| *binds_root || !root)
+        .find_map(|(path, forbidding, _, allow)| {
             let value = std::fs::read_to_string(path).ok()?;
             (value.trim() == *forbidding).then(|| {
                 let name = path.trim_start_matches("/proc/sys/").replace('/', ".");
-                format!("`{name}` is {forbidding}")
+                format!("`{name}` is {forbidding} (`{allow}` allows them)")
             })
         })
 }
