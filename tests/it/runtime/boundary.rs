@@ -211,6 +211,38 @@ fn a_script_reads_nothing_of_the_command_that_started_it() {
 }
 
 #[test]
+fn a_script_run_by_an_agent_core_reads_nothing_of_the_core() {
+    let canary = "canary-0a9b8c7d-agent-core";
+    let (tree, tmp) = super::sandbox::sandbox_lab();
+    tree.write(
+        &tree
+            .home
+            .join(".openhuman/skills")
+            .join(SKILL)
+            .join("scripts/probe.py"),
+        PROBE_PY,
+    );
+    // The core's own environment holds the canary; it passes its scripts PATH, HOME and
+    // TMPDIR only, and its process is the script's grandparent.
+    let outcome = super::sandbox::agent_core(
+        &tree,
+        &tmp,
+        true,
+        "scripts/probe.py",
+        &[&reversed(canary)],
+        &[("AGENT_CORE_SECRET", canary)],
+    );
+    if let Some(missing) = missing_layer() {
+        assert_eq!(
+            outcome["error"]["kind"], "sandbox_unavailable",
+            "{missing}: {outcome}"
+        );
+        return;
+    }
+    assert_sees_nothing_outside(&probe_report(&outcome));
+}
+
+#[test]
 fn a_script_run_by_serve_reads_nothing_of_the_server() {
     let canary = "canary-e5f6a7b8-serve";
     let (tree, _) = lab(&[("scripts/probe.py", PROBE_PY)], None);

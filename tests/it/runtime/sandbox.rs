@@ -91,7 +91,7 @@ pub(super) fn kernel_abi() -> u8 {
 
 /// A tree with the write and network scripts, a `tmp` folder inside it to be the inherited
 /// `TMPDIR`, and a folder outside the workspace.
-fn sandbox_lab() -> (Tree, PathBuf) {
+pub(super) fn sandbox_lab() -> (Tree, PathBuf) {
     let (tree, _) = lab(
         &[("scripts/write.py", WRITE_PY), ("scripts/net.py", NET_PY)],
         None,
@@ -415,8 +415,16 @@ fn the_helper_refuses_a_policy_it_cannot_enforce_in_full() {
 }
 
 /// Runs the library user's binary (`tests/src/bin/agent-core.rs`) on `tree`.
-fn agent_core(tree: &Tree, tmp: &Path, dispatch: bool, script: &str, args: &[&str]) -> Value {
+pub(super) fn agent_core(
+    tree: &Tree,
+    tmp: &Path,
+    dispatch: bool,
+    script: &str,
+    args: &[&str],
+    env: &[(&str, &str)],
+) -> Value {
     let mut command = Command::new(env!("CARGO_BIN_EXE_agent-core"));
+    command.envs(env.iter().copied());
     if !dispatch {
         command.arg("--no-dispatch");
     }
@@ -452,6 +460,7 @@ fn a_library_users_binary_that_calls_sandbox_main_runs_sandboxed_like_the_cli() 
         true,
         "scripts/write.py",
         &[&text(&inside), &text(&outside)],
+        &[],
     );
     if kernel_abi() < NET_ABI {
         assert_eq!(outcome["error"]["kind"], "sandbox_unavailable", "{outcome}");
@@ -470,7 +479,14 @@ fn a_library_users_binary_that_calls_sandbox_main_runs_sandboxed_like_the_cli() 
     // unsandboxed.
     std::fs::remove_file(&inside).ok();
     let logged = log_files(&tree).len();
-    let refused = agent_core(&tree, &tmp, false, "scripts/write.py", &[&text(&inside)]);
+    let refused = agent_core(
+        &tree,
+        &tmp,
+        false,
+        "scripts/write.py",
+        &[&text(&inside)],
+        &[],
+    );
     assert_eq!(refused["error"]["kind"], "sandbox_unavailable", "{refused}");
     if kernel_abi() >= NET_ABI {
         let message = refused["error"]["message"].as_str().unwrap();
