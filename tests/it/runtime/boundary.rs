@@ -595,7 +595,7 @@ fn without_user_namespaces_runs_are_refused_never_run_with_fewer_layers() {
     let workspace = tree.workspace.display().to_string();
     let home = tree.home.display().to_string();
     let Some(run) = without_user_namespaces(
-        &binary,
+        binary,
         &[
             "--workspace",
             &workspace,
@@ -631,7 +631,7 @@ fn without_user_namespaces_runs_are_refused_never_run_with_fewer_layers() {
     .to_string();
     let script = format!("echo ran > '{}'", mark.display());
     let helper = without_user_namespaces(
-        &binary,
+        binary,
         &["__skills-sandbox", &policy, "--", "/bin/sh", "-c", &script],
         &tree.base,
     )
