@@ -10,6 +10,8 @@ use skills_types::SkillScope;
 use skills_types::catalog::Root;
 use skills_types::config::SkillsConfig;
 
+use super::settings::Sources;
+
 /// The shared roots other agents use, scanned when `interop` is on, in precedence order
 /// within a scope (after the scope's own `<app_dir>/skills`): `.agents/skills`, the shared root
 /// most agents read (Codex, Gemini CLI, OpenCode, the vercel tool); `.agent/skills`, where
@@ -29,7 +31,10 @@ pub(crate) struct Plan {
     pub(crate) untrusted: Vec<Root>,
 }
 
-pub(crate) fn plan(config: &SkillsConfig, trusted: bool) -> Plan {
+/// The roots of `config`, and of `named`: the sources a trusted workspace's file names, which
+/// are project scope (after the workspace's own project roots), never user roots: a repository
+/// chose them, so they are trust-gated and their runs need confirmation.
+pub(crate) fn plan(config: &SkillsConfig, named: &Sources, trusted: bool) -> Plan {
     let workspace = absolute(&config.workspace);
     let home = absolute(&config.home);
     let app = |base: &Path| base.join(&config.app_dir).join(SKILLS_DIR);
@@ -69,9 +74,21 @@ pub(crate) fn plan(config: &SkillsConfig, trusted: bool) -> Plan {
             .iter()
             .map(|path| own(SkillScope::User, absolute(path))),
     );
-    // A workspace's `urls` are in the configuration only when it is trusted (settings
-    // layers the workspace file only then), so these roots need no gate of their own.
-    let remote = super::remote::roots(config);
+    // A folder a workspace names that is one of the user's roots stays the user's.
+    project.extend(
+        named
+            .paths
+            .iter()
+            .map(|path| absolute(path))
+            .filter(|path| !user.iter().any(|root| root.path == *path))
+            .map(|path| own(SkillScope::Project, path)),
+    );
+    project.extend(super::remote::roots(
+        config,
+        &named.urls,
+        SkillScope::Project,
+    ));
+    let remote = super::remote::roots(config, &config.urls, SkillScope::Remote);
     let legacy = vec![own(SkillScope::Legacy, workspace.join(SKILLS_DIR))];
 
     let mut plan = Plan {
@@ -126,7 +143,7 @@ mod tests {
         let mut config = SkillsConfig::new("/base/ws", "/base/home");
         config.profile = Some("dev".into());
         config.extra_roots.push("/base/extra".into());
-        let plan = plan(&config, true);
+        let plan = plan(&config, &Sources::default(), true);
         assert_eq!(
             scopes_and_paths(&plan.roots, base),
             [
@@ -153,7 +170,7 @@ mod tests {
         let mut config = SkillsConfig::new("/base/ws", "/base/home");
         config.interop = false;
         config.app_dir = ".mycore".into();
-        let plan = plan(&config, false);
+        let plan = plan(&config, &Sources::default(), false);
         assert_eq!(
             scopes_and_paths(&plan.roots, Path::new("/base")),
             [(SkillScope::User, "home/.mycore/skills".to_owned())]
