@@ -16,7 +16,8 @@ use crate::serve::Connection;
 
 /// Writes `ran-<skill>` in the workspace (the working directory) and says so.
 const MARK_SH: &str = "echo ran > \"ran-$SKILL_NAME\"\necho ran\n";
-const MARK_PY: &str = "import os\nopen('ran-' + os.environ['SKILL_NAME'] + '-py', 'w').write('x')\nprint('ran')\n";
+const MARK_PY: &str =
+    "import os\nopen('ran-' + os.environ['SKILL_NAME'] + '-py', 'w').write('x')\nprint('ran')\n";
 /// A self-test and a declared tool running `scripts/mark.sh`.
 const SIDECAR: &str = "[[tests]]\nname = \"marks\"\nscript = \"scripts/mark.sh\"\n\n[[tools]]\nname = \"mark\"\ndescription = \"Marks the workspace.\"\nscript = \"scripts/mark.sh\"\n";
 
@@ -28,7 +29,13 @@ fn tree() -> (Tree, PathBuf) {
     for name in ["blocked", "asked"] {
         add_skill(&tree, Place::UserOpenhuman, name, &scripts, None);
     }
-    add_skill(&tree, Place::UserOpenhuman, "tools", &scripts, Some(SIDECAR));
+    add_skill(
+        &tree,
+        Place::UserOpenhuman,
+        "tools",
+        &scripts,
+        Some(SIDECAR),
+    );
     let file = tree.home.join(".openhuman/skills.toml");
     tree.user_config("[permissions]\n\"blocked\" = \"deny\"\n\"asked\" = \"ask\"\n");
     (tree, file)
@@ -168,8 +175,7 @@ fn break_file(tree: &Tree, file: &Path, form: &str) -> Option<()> {
                 use std::os::unix::fs::PermissionsExt as _;
                 std::fs::set_permissions(file, std::fs::Permissions::from_mode(0o000)).unwrap();
                 if std::fs::read(file).is_ok() {
-                    std::fs::set_permissions(file, std::fs::Permissions::from_mode(0o600))
-                        .unwrap();
+                    std::fs::set_permissions(file, std::fs::Permissions::from_mode(0o600)).unwrap();
                     return None;
                 }
             }
@@ -309,10 +315,7 @@ fn a_home_file_that_cannot_be_honoured_refuses_runs_and_listing_says_why() {
         );
     }
     // Mended, runs go ahead again.
-    assert_eq!(
-        tree.run(&["run", "tools", "scripts/mark.sh"]).ok(),
-        "ran\n"
-    );
+    assert_eq!(tree.run(&["run", "tools", "scripts/mark.sh"]).ok(), "ran\n");
 }
 
 /// The attack itself: a skill's script takes the read permission away from the home file.
@@ -329,7 +332,13 @@ fn a_script_that_makes_the_home_file_unreadable_leaves_the_deny_in_force() {
         &[("scripts/break.sh", "chmod 000 \"$1\" 2>/dev/null\nexit 0\n")],
         None,
     );
-    let ran = tree.run(&["run", "breaker", "scripts/break.sh", "--", &file.display().to_string()]);
+    let ran = tree.run(&[
+        "run",
+        "breaker",
+        "scripts/break.sh",
+        "--",
+        &file.display().to_string(),
+    ]);
     assert_eq!(ran.code, Some(0), "{ran:?}");
     let logs = log_files(&tree).len();
     let run = tree.run(&["--json", "run", "blocked", "scripts/mark.sh", "--yes"]);
@@ -350,10 +359,7 @@ fn a_script_that_makes_the_home_file_unreadable_leaves_the_deny_in_force() {
 fn a_trusted_workspace_file_that_cannot_be_read_refuses_runs_there() {
     let (tree, _) = tree();
     let file = workspace_config(&tree, "[runtime]\nsandbox = \"read-only\"\nnetwork = \n");
-    assert_eq!(
-        tree.run(&["run", "tools", "scripts/mark.sh"]).ok(),
-        "ran\n"
-    );
+    assert_eq!(tree.run(&["run", "tools", "scripts/mark.sh"]).ok(), "ran\n");
     std::fs::remove_file(tree.workspace.join("ran-tools")).unwrap();
     let logs = log_files(&tree).len();
     tree.run(&["trust", "-q"]).ok();
@@ -385,7 +391,10 @@ fn a_declared_tool_is_refused_while_the_home_file_cannot_be_honoured() {
         }
         assert_ne!(message["method"], "skill_runtime.output", "{message}");
     };
-    assert_eq!(answer["error"]["data"]["kind"], "config_invalid", "{answer}");
+    assert_eq!(
+        answer["error"]["data"]["kind"], "config_invalid",
+        "{answer}"
+    );
     assert!(
         answer["error"]["message"]
             .as_str()

@@ -177,6 +177,52 @@ mod tests {
         );
     }
 
+    /// What a workspace's `skills.toml` names is project scope, after the workspace's own
+    /// project roots; one of the user's roots stays the user's.
+    #[test]
+    fn what_a_workspace_names_is_project_scope() {
+        let mut config = SkillsConfig::new("/base/ws", "/base/home");
+        config.interop = false;
+        config.extra_roots.push("/base/team".into());
+        config.urls.push("https://a.example/pack".into());
+        let named = Sources {
+            paths: vec![
+                "/base/ws/vendor".into(),
+                "/base/home/.openhuman/skills".into(),
+            ],
+            urls: vec!["https://b.example/pack".into()],
+        };
+        let plan = plan(&config, &named, true);
+        let scopes: Vec<(SkillScope, String)> = scopes_and_paths(&plan.roots, Path::new("/base"))
+            .into_iter()
+            .map(|(scope, path)| (scope, path.split("/remote/").next().unwrap().to_owned()))
+            .collect();
+        assert_eq!(
+            scopes,
+            [
+                (SkillScope::Project, "ws/.openhuman/skills".to_owned()),
+                (SkillScope::Project, "ws/vendor".to_owned()),
+                (SkillScope::Project, "home/.openhuman".to_owned()),
+                (SkillScope::User, "home/.openhuman/skills".to_owned()),
+                (SkillScope::User, "team".to_owned()),
+                (SkillScope::Remote, "home/.openhuman".to_owned()),
+                (SkillScope::Legacy, "ws/skills".to_owned()),
+            ]
+        );
+        // Untrusted, they are set aside with the rest of the workspace's roots.
+        assert!(
+            plan_untrusted_has_no_project(&config, &named),
+            "a workspace's sources need trust"
+        );
+    }
+
+    fn plan_untrusted_has_no_project(config: &SkillsConfig, named: &Sources) -> bool {
+        plan(config, named, false)
+            .roots
+            .iter()
+            .all(|root| root.scope != SkillScope::Project)
+    }
+
     #[test]
     fn profile_ids_are_single_components() {
         for id in ["dev", "my profile"] {

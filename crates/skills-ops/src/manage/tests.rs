@@ -679,7 +679,9 @@ fn new_skills_go_to_the_shared_agents_root_unless_the_user_chooses() {
     assert!(
         diagnostics.iter().any(|diagnostic| diagnostic.code
             == skills_types::DiagnosticCode::InvalidConfig
-            && diagnostic.message.starts_with("[install] root in the workspace's")
+            && diagnostic
+                .message
+                .starts_with("[install] root in the workspace's")
             && diagnostic.message.contains("read only from the home")),
         "{diagnostics:?}"
     );
