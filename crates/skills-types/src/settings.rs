@@ -78,12 +78,8 @@ const fn home(
     rule: &'static str,
 ) -> Key {
     Key {
-        table,
-        name,
         place: Place::Home,
-        direction: Direction::Never,
-        invalid,
-        rule,
+        ..both(table, name, Direction::Never, invalid, rule)
     }
 }
 

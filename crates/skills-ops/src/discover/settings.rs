@@ -248,30 +248,22 @@ impl Layered {
             (None, "paths") => {
                 let paths = strings(value).ok_or("'paths' must be a list of strings")?;
                 let resolved = paths.iter().map(|path| resolve(path, file.base, file.home));
-                if workspace {
-                    self.project.paths.extend(resolved);
-                } else {
-                    config.extra_roots.extend(resolved);
-                }
+                own(workspace, &mut self.project.paths, &mut config.extra_roots).extend(resolved);
             }
             (None, "urls") => {
                 let urls = strings(value).ok_or("'urls' must be a list of strings")?;
-                if workspace {
-                    self.project.urls.extend(urls);
-                } else {
-                    config.urls.extend(urls);
-                }
+                own(workspace, &mut self.project.urls, &mut config.urls).extend(urls);
             }
             (None, "disabled") => {
                 let names = strings(value).ok_or("'disabled' must be a list of skill names")?;
                 config.disabled.extend(names);
             }
             (Some("permissions"), _) => {
-                let rules = if workspace {
-                    &mut self.workspace_rules
-                } else {
-                    &mut config.permissions
-                };
+                let rules = own(
+                    workspace,
+                    &mut self.workspace_rules,
+                    &mut config.permissions,
+                );
                 let permission = value.as_str().and_then(parse_permission);
                 rules.push(PermissionRule {
                     pattern: name.to_owned(),
@@ -322,6 +314,12 @@ impl Layered {
         }
         Ok(Taken::All)
     }
+}
+
+/// Where a file's entries of a list go: `kept_apart` for a workspace's (its permission rules
+/// and sources, which never join the home's), `home` for the home's.
+fn own<'a, T>(workspace: bool, kept_apart: &'a mut T, home: &'a mut T) -> &'a mut T {
+    if workspace { kept_apart } else { home }
 }
 
 /// How much of a workspace's value was taken.
