@@ -182,7 +182,7 @@ impl Layered {
         }
         match self.assign(row, name, value, file) {
             Ok(Taken::All) => {}
-            Ok(Taken::NotWhatLoosens) => self.ignored(
+            Ok(Taken::OnlyWhatTightens) => self.ignored(
                 file,
                 row,
                 name,
@@ -204,7 +204,7 @@ impl Layered {
             Diagnostic::warning(
                 DiagnosticCode::InvalidConfig,
                 format!(
-                    "{} in the workspace's {} is ignored: it {why} ({})",
+                    "{} in the workspace's {} is ignored: it {why}; {}",
                     row.shown(name),
                     file.path.display(),
                     row.rule
@@ -328,7 +328,7 @@ enum Taken {
     /// All of it (and every value of the home file).
     All,
     /// Only what does not loosen the home's setting, which may be nothing.
-    NotWhatLoosens,
+    OnlyWhatTightens,
 }
 
 /// The effective configuration: `config` with its files applied (the workspace's only when
@@ -429,7 +429,7 @@ fn runtime(
                 *field = allowed;
                 Taken::All
             } else {
-                Taken::NotWhatLoosens
+                Taken::OnlyWhatTightens
             }
         }
         "pass_env" => {
@@ -441,7 +441,7 @@ fn runtime(
                 let loosens = names.iter().any(|name| !runtime.pass_env.contains(name));
                 runtime.pass_env.retain(|name| names.contains(name));
                 if loosens {
-                    Taken::NotWhatLoosens
+                    Taken::OnlyWhatTightens
                 } else {
                     Taken::All
                 }
@@ -465,7 +465,7 @@ fn runtime(
                 *field = limit;
                 Taken::All
             } else {
-                Taken::NotWhatLoosens
+                Taken::OnlyWhatTightens
             }
         }
         // The keys below are the home's alone (the table says so, and a workspace's value
@@ -525,7 +525,7 @@ fn stricter<T: Strictness>(field: &mut T, value: T, workspace: bool) -> Taken {
         *field = value;
         Taken::All
     } else {
-        Taken::NotWhatLoosens
+        Taken::OnlyWhatTightens
     }
 }
 
