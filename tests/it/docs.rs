@@ -95,3 +95,25 @@ fn cli_page_lists_every_agent_of_the_table_as_it_is() {
         missing.join(", ")
     );
 }
+
+/// The table of `skills.toml` keys in `docs/decisions.md` is the code's own table, rendered:
+/// a key added, moved or loosened in code without the page (or the other way round) fails.
+#[test]
+fn decisions_page_holds_the_table_of_configuration_keys() {
+    let page = read_doc("decisions.md");
+    let (start, end) = (
+        "<!-- settings-keys:start -->\n",
+        "<!-- settings-keys:end -->",
+    );
+    let table = page
+        .split_once(start)
+        .and_then(|(_, rest)| rest.split_once(end))
+        .map(|(table, _)| table)
+        .expect("docs/decisions.md marks the table of configuration keys");
+    let expected = skills_types::settings::markdown();
+    assert!(
+        table == expected,
+        "docs/decisions.md's table of configuration keys differs from skills_types::settings::KEYS; \
+         put this between the markers:\n{expected}"
+    );
+}

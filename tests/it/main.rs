@@ -17,6 +17,7 @@ mod mcp_python;
 mod network;
 #[cfg(unix)]
 mod peers;
+mod policy;
 mod publish;
 mod reference;
 mod registry;

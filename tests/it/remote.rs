@@ -159,6 +159,8 @@ fn a_failed_fetch_keeps_the_last_good_copy_and_says_so() {
     assert_eq!(scopes(&stale).len(), 1);
 }
 
+/// A workspace's `urls` are read only once it is trusted, and its packs are the repository's
+/// choice, not the user's: project scope, so their runs need confirmation (issue 29 §2).
 #[test]
 fn a_workspace_lists_urls_only_when_trusted() {
     let tree = Tree::new();
@@ -178,5 +180,19 @@ fn a_workspace_lists_urls_only_when_trusted() {
     tree.trust();
     let refreshed = run(&tree, &["--json", "update", "--remote"]).json();
     assert_eq!(refreshed["remotes"][0]["url"], url.as_str());
-    assert!(scopes(&listing(&tree)).contains(&("team-style".to_owned(), "remote".to_owned())));
+    assert!(scopes(&listing(&tree)).contains(&("team-style".to_owned(), "project".to_owned())));
+
+    // The same URL in the home's file makes it the user's pack: `remote` scope, listed once.
+    tree.write(
+        &tree.home.join(".openhuman/skills.toml"),
+        format!("urls = [\"{url}\"]\n"),
+    );
+    let listed = scopes(&listing(&tree));
+    assert_eq!(
+        listed
+            .iter()
+            .filter(|(name, _)| name == "team-style")
+            .collect::<Vec<_>>(),
+        [&("team-style".to_owned(), "remote".to_owned())]
+    );
 }

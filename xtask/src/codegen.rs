@@ -70,7 +70,8 @@ method with the JSON Schemas of its params and its result, generated from the Ru
   method (every method, when the subsystem is compiled out), `-32602` params that do not
   fit, `-32603` a bug; `-32000` the subsystem refused or failed, with `data.kind`, the stable
   error kind (`not_found`, `refused_url`, `too_large`, `untrusted_workspace`,
-  `already_exists`, `conflict`, `disabled`, ...).
+  `already_exists`, `conflict`, `disabled`, `needs_confirmation`, `config_invalid` when a
+  `skills.toml` exists but cannot be honoured and runs are refused, ...).
 - **Events**: after `skills.subscribe`, the server sends `skills.event` notifications whose
   params are a `DomainEvent` (`{domain, slug, payload, at}`), and `skills.events_missed`
   (`{missed}`) if the connection fell behind.

@@ -166,6 +166,9 @@ pub(crate) fn hint_of(error: &Error) -> Option<&'static str> {
         Error::UntrustedWorkspace { .. } => {
             Some("run 'skills trust' in the workspace if you trust its skills")
         }
+        Error::ConfigInvalid { .. } => {
+            Some("fix or remove the file; 'skills list' still works and shows every problem in it")
+        }
         Error::AlreadyExists { .. } => {
             Some("choose another name, or remove the existing skill with 'skills uninstall NAME'")
         }

@@ -13,7 +13,9 @@ pub(crate) fn to_mcp(error: &Error) -> ErrorData {
         Error::SkillNotFound { .. } | Error::NotFound { .. } | Error::ToolNotFound { .. } => {
             ErrorCode::RESOURCE_NOT_FOUND
         }
-        Error::Io { .. } => ErrorCode::INTERNAL_ERROR,
+        // Nothing in the request is wrong: the server's own configuration is (`config_invalid`:
+        // a `skills.toml` it cannot honour refuses runs until the user fixes it).
+        Error::Io { .. } | Error::ConfigInvalid { .. } => ErrorCode::INTERNAL_ERROR,
         _ => ErrorCode::INVALID_PARAMS,
     };
     ErrorData::new(

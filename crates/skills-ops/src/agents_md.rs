@@ -288,7 +288,7 @@ pub fn sync(config: &SkillsConfig, options: &SyncOptions) -> Result<SyncOutcome,
     // An embedding core may set the word directly; one that is not a plain program word is
     // ignored rather than written into the agent's instructions.
     let read_command = crate::discover::settings::effective(config, false)
-        .0
+        .config
         .read_command
         .filter(|command| crate::discover::settings::is_command(command));
     let left_out: Vec<String> = skills

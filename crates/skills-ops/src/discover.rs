@@ -51,7 +51,7 @@ pub use settings::CONFIG_FILE;
 /// home file may give (`[github] url`, `[registry]`, `[install] root`) fill what the caller
 /// left unset; the caller's values win.
 pub fn home_settings(config: &SkillsConfig) -> SkillsConfig {
-    settings::effective(config, false).0
+    settings::effective(config, false).config
 }
 
 /// One definition file, parsed, before collisions are resolved.
@@ -69,7 +69,7 @@ const SIDECARS: [&str; 2] = [SKILL_TOML, WORKFLOW_TOML];
 /// The roots of one scope, in order (the configuration files are not read: these are the
 /// roots the scope itself defines). Trust is the caller's to check.
 pub(crate) fn roots_of(config: &SkillsConfig, scope: skills_types::SkillScope) -> Vec<PathBuf> {
-    roots::plan(config, true)
+    roots::plan(config, &settings::Sources::default(), true)
         .roots
         .into_iter()
         .filter(|root| root.scope == scope && !config.extra_roots.contains(&root.path))
@@ -83,11 +83,24 @@ pub fn home_config(config: &SkillsConfig) -> SkillsConfig {
     home_settings(config)
 }
 
-/// `config` with every configuration file it reaches layered on: the home `skills.toml`,
-/// then the workspace's when the workspace is trusted (which may only tighten `[runtime]`).
-/// The runtime checks a run against these settings.
+/// `config` with every configuration file it reaches applied: the home `skills.toml`, then
+/// the workspace's when the workspace is trusted (which may only tighten `[runtime]`), for
+/// what reports settings (`skills runtimes`). A run is checked against [`run_policy`].
 pub fn effective_config(config: &SkillsConfig) -> SkillsConfig {
-    settings::effective(config, trust::standing(config).trusted).0
+    settings::effective(config, trust::standing(config).trusted).config
+}
+
+/// The configuration a run, a declared tool or a self-test is checked against: as
+/// [`effective_config`], or `config_invalid` when a configuration file it reaches exists but
+/// cannot be honoured (unreadable, not TOML, a policy key whose value means nothing). A rule
+/// in such a file is unknown, and a default must never stand in for it: a `deny` the user
+/// wrote would stop applying the moment a script took the file's read permission away.
+pub fn run_policy(config: &SkillsConfig) -> Result<SkillsConfig, Error> {
+    let layered = settings::effective(config, trust::standing(config).trusted);
+    match layered.refusal() {
+        Some(refusal) => Err(refusal),
+        None => Ok(layered.config),
+    }
 }
 
 /// Everything a skill folder's `skill.toml` (or `workflow.toml`) says, as the runtime reads
@@ -129,8 +142,8 @@ pub(crate) fn sidecar_diagnostics(skill_dir: &Path, skill: &str) -> Vec<Diagnost
 /// configuration files stand now (what a watch keeps an eye on).
 pub(crate) fn planned_roots(config: &SkillsConfig) -> Vec<PathBuf> {
     let trusted = trust::standing(config).trusted;
-    let (config, _) = settings::effective(config, trusted);
-    roots::plan(&config, trusted)
+    let layered = settings::effective(config, trusted);
+    roots::plan(&layered.config, &layered.project, trusted)
         .roots
         .into_iter()
         .map(|root| root.path)
@@ -169,10 +182,13 @@ fn discover_with(
     let started = std::time::Instant::now();
     let standing = trust::standing(config);
     let trusted = standing.trusted;
-    let (config, mut diagnostics) = settings::effective(config, trusted);
+    let mut layered = settings::effective(config, trusted);
+    let mut diagnostics = std::mem::take(&mut layered.diagnostics);
+    let config = &layered.config;
     diagnostics.extend(standing.diagnostics);
-    let plan = roots::plan(&config, trusted);
-    diagnostics.extend(remote::diagnostics(&config));
+    let plan = roots::plan(config, &layered.project, trusted);
+    diagnostics.extend(remote::diagnostics(config, &config.urls));
+    diagnostics.extend(remote::diagnostics(config, &layered.project.urls));
     if !plan.untrusted.is_empty() {
         let listed: Vec<String> = plan
             .untrusted
@@ -199,13 +215,13 @@ fn discover_with(
     // walk waits on the file system much of the time, and the decoding fills those gaps.
     let (scanned, cache) = rayon::join(
         || walk(&plan.roots, config.symlinks, config.limits),
-        || config.cache.then(|| Cache::open(&config, &plan.roots)),
+        || config.cache.then(|| Cache::open(config, &plan.roots)),
     );
     tracing::debug!(found = scanned.found.len(), elapsed = ?started.elapsed(), "walk done");
     diagnostics.extend(scanned.diagnostics);
     let mut built = load_all(cache, &plan.roots, scanned.found);
     diagnostics.extend(last_good::keep(&config.last_good, &mut built));
-    let mut catalog = assemble(&config, built, &mut diagnostics);
+    let mut catalog = assemble(&layered, built, &mut diagnostics);
     catalog.diagnostics = diagnostics;
     catalog.trusted = trusted;
     catalog.untrusted_roots = plan.untrusted;
@@ -454,9 +470,10 @@ fn load_one(found: &Found, stamps: &Stamps, folder: &Below<'_>) -> Result<Loaded
 }
 
 /// Resolves collisions (the first copy of a name met wins: the scan runs in precedence order),
-/// applies permissions and `disabled`, and sorts.
+/// applies permissions (the combined verdict of the home and the workspace) and `disabled`,
+/// and sorts.
 fn assemble(
-    config: &SkillsConfig,
+    layered: &settings::Layered,
     mut built: Vec<Result<Skill, Diagnostic>>,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> Catalog {
@@ -524,8 +541,8 @@ fn assemble(
             end += 1;
         }
         let winner = &mut skills[start];
-        let disabled = config.disabled.contains(&winner.name);
-        let (permission, pattern) = permission::decide(&config.permissions, &winner.name);
+        let disabled = layered.config.disabled.contains(&winner.name);
+        let (permission, pattern) = layered.verdict(&winner.name);
         let reason = match (disabled, permission, pattern) {
             (true, _, _) => Some(HiddenReason::Disabled),
             (false, Permission::Deny, Some(pattern)) => Some(HiddenReason::Denied {

@@ -568,7 +568,7 @@ pub fn write_root(
     };
     let base = std::path::absolute(&base).unwrap_or(base);
     // Only the home layer is read: `[install]` is ignored in a workspace's file.
-    let (home_config, _) = settings::effective(config, false);
+    let home_config = settings::effective(config, false).config;
     let fallback = if config.interop {
         AgentTarget::Agents
     } else {

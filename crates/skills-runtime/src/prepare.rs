@@ -1,5 +1,7 @@
 //! The first stage of a run: every check, before anything is registered, logged or spawned.
-//! The skill must be found and allowed, the target must be exactly one thing the skill
+//! Every configuration file must be honoured (one that cannot be read or holds a policy key
+//! that means nothing refuses the run, `config_invalid`, rather than let defaults stand in for
+//! the user's rules), the skill must be found and allowed, the target must be exactly one thing the skill
 //! bundles (a script reached with no symlink at any step, or inline code the home
 //! configuration allows), the interpreter must exist, the inputs must fit what the skill
 //! declares, and a run that needs the user's confirmation must carry it. What comes out is
@@ -110,7 +112,9 @@ pub(crate) fn prepare_for(
         });
     }
     runtimes.know(config);
-    let effective = skills_ops::discover::effective_config(config);
+    // A configuration file that exists but cannot be honoured refuses the run
+    // (`config_invalid`): its rules are unknown, and defaults must not stand in for them.
+    let effective = skills_ops::discover::run_policy(config)?;
     let settings = &effective.runtime;
     let skill = skills_ops::resources::describe(config, &request.skill)?;
     if skill.permission == Permission::Deny {

@@ -31,6 +31,9 @@ pub(crate) fn run_tests(
     request: &TestRequest,
     hooks: &RunHooks,
 ) -> Result<Vec<TestOutcome>, Error> {
+    // The whole call is refused, as a run is, while a configuration file cannot be honoured:
+    // each test would only fail with the same refusal.
+    skills_ops::discover::run_policy(config)?;
     let skills = match &request.skill {
         Some(name) => {
             let skill = skills_ops::resources::describe(config, name)?;

@@ -99,7 +99,8 @@ pub struct SkillsConfig {
     pub symlinks: SymlinkPolicy,
     /// Scan limits.
     pub limits: DiscoveryLimits,
-    /// Permission rules; the last matching rule wins.
+    /// Permission rules; the last matching rule wins. They count with the home `skills.toml`'s:
+    /// a trusted workspace's rules give a verdict of their own, and the stricter one applies.
     pub permissions: Vec<PermissionRule>,
     /// Names of skills that are turned off.
     pub disabled: Vec<String>,
@@ -107,8 +108,9 @@ pub struct SkillsConfig {
     pub budget_chars: Option<usize>,
     /// Remote pack URLs to install from (03); kept for the install stage.
     pub urls: Vec<String>,
-    /// Layer `~/<app_dir>/skills.toml` and, in a trusted workspace,
-    /// `<workspace>/<app_dir>/skills.toml` onto this configuration.
+    /// Apply `~/<app_dir>/skills.toml` and, in a trusted workspace,
+    /// `<workspace>/<app_dir>/skills.toml` to this configuration: the home decides, a
+    /// workspace can only tighten, key by key as [`crate::settings::KEYS`] says.
     pub read_config_files: bool,
     /// Keep parsed frontmatters in `~/<app_dir>/cache/`, keyed by path, size and times, so a
     /// repeated listing reads no unchanged file.

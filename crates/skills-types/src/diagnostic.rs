@@ -82,7 +82,7 @@ diagnostic_codes! {
     LastGoodKept = "last-good-kept": "The definition file no longer loads; a running watch keeps the skill's last valid version until the file is fixed or removed.",
     WatchPolling = "watch-polling": "A running watch could not have the kernel report changes under a path (the inotify watch limit, or another refusal), so it looks at that path every poll interval instead.",
     Unreadable = "unreadable": "A file or folder could not be read (permission denied, vanished during the scan, or a name that is not UTF-8).",
-    InvalidConfig = "invalid-config": "A `skills.toml` configuration file could not be read or has a malformed key; the key was ignored.",
+    InvalidConfig = "invalid-config": "A `skills.toml` configuration file has a key that was ignored (unknown, malformed, or one a workspace may not set or loosen); as an error, the file or a policy key in it cannot be honoured, so runs are refused (`config_invalid`) until it is fixed.",
     InvalidSidecar = "invalid-sidecar": "A `skill.toml`, `workflow.toml` or `skill.json` beside the definition file could not be read or is malformed.",
     InvalidToolName = "invalid-tool-name": "A tool declared in `skill.toml` would be offered under a name (`<skill>__<tool>`) that model APIs refuse: it must match `^[a-zA-Z0-9_-]{1,64}$`; the tool is not offered.",
     NestedSkill = "nested-skill": "A skill folder lies inside another skill's folder; discovery never looks inside a skill, so agents will not find it (reported by `validate --recursive`).",

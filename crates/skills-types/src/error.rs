@@ -223,6 +223,21 @@ pub enum Error {
         /// What was refused, as a verb phrase ("run code").
         action: String,
     },
+    /// A configuration file (`skills.toml`) exists but cannot be honoured: it cannot be read
+    /// (no permission, a FIFO, a folder, a link to nowhere, too large, not UTF-8), it is not
+    /// valid TOML, or a key that is policy (`[permissions]`, `disabled`, `[runtime]`) has a
+    /// value that means nothing. A rule the user wrote is never replaced by a default, so runs,
+    /// declared tools and self-tests are refused until the file is fixed; nothing was started.
+    #[error(
+        "the configuration file {} cannot be honoured: {reason}; runs, tools and self-tests are refused until it is fixed or removed (a rule it holds would otherwise be dropped), and listing still works",
+        path.display()
+    )]
+    ConfigInvalid {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong with it, as a clause naming the key when one key is at fault.
+        reason: String,
+    },
     /// The sandbox the configuration asks for cannot be enforced here; nothing was started.
     #[error(
         "the sandbox cannot be enforced: {missing}; nothing was started (set `[runtime] sandbox = \"off\"` in the home skills.toml to run unsandboxed)"
@@ -268,6 +283,7 @@ impl Error {
             Self::RuntimeUnavailable { .. } => "runtime_unavailable",
             Self::ReadOnly { .. } => "read_only",
             Self::SandboxUnavailable { .. } => "sandbox_unavailable",
+            Self::ConfigInvalid { .. } => "config_invalid",
         }
     }
 
@@ -378,6 +394,13 @@ mod tests {
                     missing: "Landlock".into(),
                 },
                 "sandbox_unavailable",
+            ),
+            (
+                Error::ConfigInvalid {
+                    path: "/home/u/.openhuman/skills.toml".into(),
+                    reason: "it cannot be read (permission denied)".into(),
+                },
+                "config_invalid",
             ),
         ];
         for (error, kind) in samples {

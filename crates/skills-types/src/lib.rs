@@ -32,6 +32,7 @@ pub mod sanitize;
 pub mod scope;
 pub mod search;
 pub mod service;
+pub mod settings;
 pub mod skill;
 pub mod tool;
 pub mod trigger;

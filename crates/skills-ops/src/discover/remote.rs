@@ -31,14 +31,21 @@ pub fn cache_dir(config: &SkillsConfig, url: &str) -> PathBuf {
 /// is trusted) besides the caller's own, each once: what a refresh fetches.
 pub fn configured_urls(config: &SkillsConfig) -> Vec<String> {
     let trusted = crate::trust::is_trusted(config);
-    urls(&super::settings::effective(config, trusted).0)
+    let layered = super::settings::effective(config, trusted);
+    let mut all = layered.config.clone();
+    all.urls.extend(layered.project.urls);
+    urls(&all)
 }
 
 /// The configured URLs, each once, in the order configured.
 pub fn urls(config: &SkillsConfig) -> Vec<String> {
+    unique(&config.urls)
+}
+
+/// `listed`, trimmed, each once, in order, without empty ones.
+fn unique(listed: &[String]) -> Vec<String> {
     let mut seen = std::collections::BTreeSet::new();
-    config
-        .urls
+    listed
         .iter()
         .map(|url| url.trim().to_owned())
         .filter(|url| !url.is_empty() && seen.insert(url.clone()))
@@ -70,23 +77,24 @@ pub fn is_stale(state: Option<&State>, now: u64) -> bool {
     }
 }
 
-/// One root per configured URL, in the order configured.
-pub(crate) fn roots(config: &SkillsConfig) -> Vec<Root> {
-    urls(config)
+/// One root per URL of `listed`, in the order configured, in `scope`: `remote` for the packs
+/// the caller and the home name, `project` for a trusted workspace's (a repository chose them).
+pub(crate) fn roots(config: &SkillsConfig, listed: &[String], scope: SkillScope) -> Vec<Root> {
+    unique(listed)
         .iter()
         .map(|url| Root {
-            scope: SkillScope::Remote,
+            scope,
             path: cache_dir(config, url).join(REMOTE_SKILLS_DIR),
             interop: false,
         })
         .collect()
 }
 
-/// What a listing says about each configured pack's copy.
-pub(crate) fn diagnostics(config: &SkillsConfig) -> Vec<Diagnostic> {
+/// What a listing says about the copy of each pack of `listed`.
+pub(crate) fn diagnostics(config: &SkillsConfig, listed: &[String]) -> Vec<Diagnostic> {
     let now = now_secs();
     let mut found = Vec::new();
-    for url in urls(config) {
+    for url in unique(listed) {
         let dir = cache_dir(config, &url);
         let shown = shown(&url);
         let state = read_state(&dir);

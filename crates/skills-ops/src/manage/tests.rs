@@ -681,7 +681,8 @@ fn new_skills_go_to_the_shared_agents_root_unless_the_user_chooses() {
             == skills_types::DiagnosticCode::InvalidConfig
             && diagnostic
                 .message
-                .contains("[install] is read only from the home")),
+                .starts_with("[install] root in the workspace's")
+            && diagnostic.message.contains("read only from the home")),
         "{diagnostics:?}"
     );
 
