@@ -378,12 +378,13 @@ fn unicode_escape(characters: &mut std::str::Chars<'_>) -> char {
         return char::from_u32(first).unwrap_or(char::REPLACEMENT_CHARACTER);
     }
     let mut ahead = characters.clone();
-    if ahead.next() == Some('\\') && ahead.next() == Some('u') {
-        if let Some(second) = hex4(&mut ahead).filter(|low| (0xDC00..0xE000).contains(low)) {
-            *characters = ahead;
-            let code = 0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00);
-            return char::from_u32(code).unwrap_or(char::REPLACEMENT_CHARACTER);
-        }
+    if ahead.next() == Some('\\')
+        && ahead.next() == Some('u')
+        && let Some(second) = hex4(&mut ahead).filter(|low| (0xDC00..0xE000).contains(low))
+    {
+        *characters = ahead;
+        let code = 0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00);
+        return char::from_u32(code).unwrap_or(char::REPLACEMENT_CHARACTER);
     }
     char::REPLACEMENT_CHARACTER
 }

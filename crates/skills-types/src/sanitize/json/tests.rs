@@ -228,6 +228,14 @@ fn text_that_is_not_json_carries_no_escaped_control_either() {
 }
 
 #[test]
+fn escapes_decode_as_json_reads_them() {
+    let text = r#"{"a":"\ud83d\ude00 \u00e9\/\"\\ \ud800x \u0007\b\f"}"#;
+    let parsed: Value = serde_json::from_str(&message_text(text)).unwrap();
+    // BEL and backspace removed, the form feed a line break: one space.
+    assert_eq!(parsed["a"], "😀 é/\"\\ \u{fffd}x  ");
+}
+
+#[test]
 fn clean_text_is_borrowed() {
     for text in [
         r#"{"jsonrpc":"2.0","id":1,"result":{"tools":[]}}"#,
