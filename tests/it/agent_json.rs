@@ -29,6 +29,7 @@ use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig
 use serde_json::{Value, json};
 use skills_types::sanitize::{MULTI_LINE_KEYS, is_line_break, is_removed};
 
+use crate::discovery::hostile::yaml_quoted as yaml;
 use crate::discovery::{Place, Tree};
 
 /// How long one line of a server's answer may take before the test fails instead of hanging.
@@ -78,34 +79,10 @@ impl Texts {
     }
 }
 
-/// `text` as a YAML double-quoted scalar, everything outside printable ASCII escaped.
-fn yaml(text: &str) -> String {
-    let mut out = String::from("\"");
-    for character in text.chars() {
-        match character {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            ' '..='~' => out.push(character),
-            _ => out.push_str(&format!("\\U{:08x}", u32::from(character))),
-        }
-    }
-    out.push('"');
-    out
-}
-
-/// `text` as a TOML basic string, everything outside printable ASCII escaped.
+/// `text` as a TOML basic string: the escapes of a YAML double-quoted scalar (`\"`, `\\`,
+/// `\UXXXXXXXX`) are TOML's too.
 fn toml(text: &str) -> String {
-    let mut out = String::from("\"");
-    for character in text.chars() {
-        match character {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            ' '..='~' => out.push(character),
-            _ => out.push_str(&format!("\\U{:08X}", u32::from(character))),
-        }
-    }
-    out.push('"');
-    out
+    yaml(text)
 }
 
 /// A file name made of `text`: no separator or NUL, not hidden, not empty, not too long.
