@@ -283,9 +283,9 @@ impl Session {
     }
 }
 
-/// The names `prompts/list` (one prompt per skill) gives, across its pages.
-fn skill_names(session: &mut Session) -> Vec<String> {
-    let mut names = Vec::new();
+/// Every entry `method` lists under `field`, across its pages.
+fn listed(session: &mut Session, method: &str, field: &str) -> Vec<Value> {
+    let mut entries = Vec::new();
     let mut cursor = Value::Null;
     loop {
         let params = if cursor.is_null() {
@@ -293,13 +293,17 @@ fn skill_names(session: &mut Session) -> Vec<String> {
         } else {
             json!({ "cursor": cursor })
         };
-        let page = session.call("prompts/list", params);
-        for prompt in page["result"]["prompts"].as_array().into_iter().flatten() {
-            names.push(prompt["name"].as_str().unwrap().to_owned());
-        }
+        let page = session.call(method, params);
+        entries.extend(
+            page["result"][field]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .cloned(),
+        );
         cursor = page["result"]["nextCursor"].clone();
         if cursor.is_null() {
-            return names;
+            return entries;
         }
     }
 }
@@ -319,7 +323,11 @@ fn mcp_lines(tree: &Tree, texts: &Texts) -> Vec<String> {
     session.notify("notifications/initialized", json!({}));
     session.call("logging/setLevel", json!({ "level": "debug" }));
     let tools = session.call("tools/list", json!({}));
-    let names = skill_names(&mut session);
+    // One prompt per skill, named like it.
+    let names: Vec<String> = listed(&mut session, "prompts/list", "prompts")
+        .iter()
+        .map(|prompt| prompt["name"].as_str().unwrap().to_owned())
+        .collect();
     let paths = [
         "SKILL.md".to_owned(),
         "references/guide.md".to_owned(),
@@ -365,21 +373,8 @@ fn mcp_lines(tree: &Tree, texts: &Texts) -> Vec<String> {
         "tools/call",
         json!({ "name": format!("{}__x", texts.name), "arguments": {} }),
     );
-    let mut cursor = Value::Null;
-    loop {
-        let params = if cursor.is_null() {
-            json!({})
-        } else {
-            json!({ "cursor": cursor })
-        };
-        let page = session.call("resources/list", params);
-        for resource in page["result"]["resources"].as_array().into_iter().flatten() {
-            session.call("resources/read", json!({ "uri": resource["uri"] }));
-        }
-        cursor = page["result"]["nextCursor"].clone();
-        if cursor.is_null() {
-            break;
-        }
+    for resource in listed(&mut session, "resources/list", "resources") {
+        session.call("resources/read", json!({ "uri": resource["uri"] }));
     }
     session.call("resources/templates/list", json!({}));
     session.call(
