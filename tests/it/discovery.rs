@@ -9,7 +9,7 @@
 
 mod agreement;
 mod determinism;
-mod hostile;
+pub(crate) mod hostile;
 mod malformed;
 mod output;
 mod permissions;

@@ -5,6 +5,7 @@
     reason = "test helpers fail loudly at the line that broke, like the tests themselves"
 )]
 
+mod agent_json;
 mod app_dir;
 mod discovery;
 mod docs;

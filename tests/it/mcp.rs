@@ -73,10 +73,10 @@ pub(crate) fn tree() -> Tree {
     tree
 }
 
-type Client = RunningService<RoleClient, ()>;
+pub(crate) type Client = RunningService<RoleClient, ()>;
 
 /// Runs `conversation` against `skills mcp EXTRA...` on `tree`, then closes the session.
-fn converse<F, Fut>(tree: &Tree, extra: &[&str], conversation: F)
+pub(crate) fn converse<F, Fut>(tree: &Tree, extra: &[&str], conversation: F)
 where
     F: FnOnce(Client) -> Fut,
     Fut: Future<Output = Client>,

@@ -18,13 +18,13 @@ use crate::discovery::Tree;
 use crate::mcp::tree;
 
 /// The token the tests hand the server.
-const TOKEN: &str = "a-test-token-of-some-length";
+pub(crate) const TOKEN: &str = "a-test-token-of-some-length";
 
 /// A running `skills mcp --http`, killed when dropped.
-struct Server {
+pub(crate) struct Server {
     child: Child,
     /// `http://127.0.0.1:PORT/mcp`.
-    url: String,
+    pub(crate) url: String,
     /// The token it printed, when it made one.
     printed_token: Option<String>,
 }
@@ -38,6 +38,11 @@ impl Drop for Server {
 
 impl Server {
     fn start(tree: &Tree, token: Option<&str>) -> Self {
+        Self::start_with(tree, token, &["--no-scripts"])
+    }
+
+    /// [`Server::start`] with `extra` arguments of `skills mcp` instead of `--no-scripts`.
+    pub(crate) fn start_with(tree: &Tree, token: Option<&str>, extra: &[&str]) -> Self {
         // `skills()` already leaves the caller's SKILLS_ variables out.
         let mut command = skills_tests::skills();
         command
@@ -46,7 +51,9 @@ impl Server {
             .arg(&tree.workspace)
             .arg("--home")
             .arg(&tree.home)
-            .args(["mcp", "--no-scripts", "--http", "127.0.0.1:0"])
+            .arg("mcp")
+            .args(extra)
+            .args(["--http", "127.0.0.1:0"])
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped());

@@ -69,7 +69,10 @@ const ENVIRONMENT_READERS: &[&str] = &[
     "crates/skills-runtime/src/tools/tests.rs",
 ];
 
-const BOUNDARIES: [Boundary; 12] = [
+/// Why JSON an agent reads leaves the command line and the MCP server through one place each.
+const ONE_EXIT: &str = "agent-facing JSON leaves through the one sanitiser's exit: the command line's `output::print_json` / `output::json_line`, the MCP server's `outbound.rs` (docs/decisions.md, Everything agent-facing through the one sanitiser)";
+
+const BOUNDARIES: [Boundary; 15] = [
     Boundary {
         scope: "crates/skills-types/",
         needle: "std::fs",
@@ -141,6 +144,24 @@ const BOUNDARIES: [Boundary; 12] = [
         needle: "env::set_var",
         allowed: ENVIRONMENT_READERS,
         why: "the library never changes the process environment",
+    },
+    Boundary {
+        scope: "crates/skills-cli/src/",
+        needle: "serde_json::to_string",
+        allowed: &["crates/skills-cli/src/output.rs"],
+        why: ONE_EXIT,
+    },
+    Boundary {
+        scope: "crates/skills-cli/src/",
+        needle: "serde_json::to_writer",
+        allowed: &["crates/skills-cli/src/output.rs"],
+        why: ONE_EXIT,
+    },
+    Boundary {
+        scope: "crates/skills-mcp/",
+        needle: "transport::stdio",
+        allowed: &[],
+        why: ONE_EXIT,
     },
 ];
 

@@ -6,6 +6,11 @@
 //! (`skills::types::sanitize`) strips escape sequences, controls and bidi or zero-width
 //! characters, so a description cannot recolour, retitle or rewrite the user's terminal.
 //! Our own styling is added around the sanitised text, never run through it.
+//!
+//! Machine output is an agent's to read as much as a script's: every `--json` document
+//! ([`print_json`]) and every JSON line of a stream ([`json_line`]) goes whole through the one
+//! sanitiser ([`sanitize::json_text`]) — every string and key, at any depth — so no command's
+//! JSON, today's or one added later, carries a control, escape, bidi or zero-width character.
 
 use std::borrow::Cow;
 use std::io::{IsTerminal, Write};
@@ -76,17 +81,28 @@ pub(crate) fn shown_description(text: &str) -> Cow<'_, str> {
     sanitize::description(text)
 }
 
-/// Prints a value as pretty JSON on stdout, the whole of `--json` output.
+/// Prints a value as pretty JSON on stdout, sanitised: the whole of `--json` output.
 pub(crate) fn print_json(value: &impl serde::Serialize) {
     widen_pipe();
+    let Ok(text) = serde_json::to_string_pretty(value) else {
+        return;
+    };
+    let text = sanitize::json_text(&text);
     // Buffered: stdout is line-buffered, and a large listing would otherwise cost one system
     // call per line.
     let mut stdout = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
     // A closed pipe (`skills ... --json | head`) is not worth a panic or a second error.
-    if serde_json::to_writer_pretty(&mut stdout, value).is_ok() {
-        let _ = writeln!(stdout);
-        let _ = stdout.flush();
-    }
+    let _ = stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| writeln!(stdout))
+        .and_then(|()| stdout.flush());
+}
+
+/// A value as one line of JSON, sanitised like [`print_json`]: one event of a stream.
+pub(crate) fn json_line(value: &impl serde::Serialize) -> String {
+    serde_json::to_string(value)
+        .map(|text| sanitize::json_text(&text).into_owned())
+        .unwrap_or_default()
 }
 
 /// When stdout is a pipe, asks for a larger pipe buffer (1 MiB, the unprivileged maximum by

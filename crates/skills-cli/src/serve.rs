@@ -3,7 +3,11 @@
 //!
 //! Stdout carries protocol messages only: responses, `skills.event` notifications and the
 //! runtime's `skill_runtime.output` / `skill_runtime.finished` notifications, each one line,
-//! all written by one task so lines never interleave. Logs go to stderr.
+//! all written by one task so lines never interleave. That task is the one exit: every line
+//! goes through the one sanitiser there ([`sanitize::message_text`]), so a run's output, an
+//! event naming a skill or an error quoting a file reaches the client with no control,
+//! escape, bidi or zero-width character, whoever built the line (the dispatcher's answers
+//! already are; a second pass changes nothing). Logs go to stderr.
 //!
 //! Order. Lines are handled in the order they arrive, each to the end before the next starts,
 //! so a client that sends `create` then `describe` without waiting still gets what it means
@@ -30,6 +34,7 @@ use skills::rpc::{
     Dispatcher, RpcError, all_skills_controller_schemas, all_skills_registered_controllers,
 };
 use skills::run::RunNotice;
+use skills::types::sanitize;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::sync::{mpsc, watch};
 use tokio::task::JoinSet;
@@ -266,6 +271,7 @@ impl Connection {
         let writer = tokio::spawn(async move {
             let mut stdout = tokio::io::stdout();
             while let Some(line) = outgoing.recv().await {
+                let line = sanitize::message_text(&line);
                 stdout.write_all(line.as_bytes()).await?;
                 stdout.write_all(b"\n").await?;
                 stdout.flush().await?;

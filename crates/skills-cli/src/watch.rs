@@ -2,7 +2,7 @@
 //! and prints each change as it happens until interrupted (08 §The live catalog). One line per
 //! event; `--json` makes each line one JSON object (`{"kind": "catalog_changed", ...}`), the
 //! [`WatchEvent`] as the library gives it. Ids, paths and messages come from skill folders and
-//! are sanitised for the terminal.
+//! are sanitised, for the terminal and in the JSON alike.
 
 use std::io::Write;
 use std::time::Duration;
@@ -28,7 +28,7 @@ pub(crate) fn run(global: &Global, args: &WatchArgs) -> Exit {
     };
     while let Some(event) = watch.blocking_next() {
         let line = if global.json {
-            serde_json::to_string(&event).unwrap_or_default()
+            output::json_line(&event)
         } else {
             match described(&event) {
                 Some(line) => line,
@@ -106,6 +106,6 @@ fn described(event: &WatchEvent) -> Option<String> {
             )
         }
         // A kind added later: its JSON says what it is.
-        _ => serde_json::to_string(event).ok()?,
+        _ => output::json_line(event),
     })
 }

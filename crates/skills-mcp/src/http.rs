@@ -111,7 +111,8 @@ pub fn serve_http(
     })
 }
 
-/// One request: the path and the token are checked here, the rest by the SDK.
+/// One request: the path and the token are checked here, the rest by the SDK; its answer
+/// leaves through the sanitiser (`outbound.rs`).
 async fn answer(
     http: &StreamableHttpService<SkillsServer, LocalSessionManager>,
     token: &str,
@@ -140,7 +141,7 @@ async fn answer(
         );
         return response;
     }
-    http.handle(request).await
+    crate::outbound::response(http.handle(request).await)
 }
 
 /// The token of an `Authorization: Bearer TOKEN` value (the scheme in any case).

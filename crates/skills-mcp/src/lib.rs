@@ -7,7 +7,8 @@
 //! (`server.rs`): the catalog as instructions, the tools (`tools.rs`), one resource per skill
 //! (`resources.rs`) and one prompt per skill (`prompts.rs`). Stdout is the protocol: nothing
 //! here prints. [`serve_http`] (`http.rs`) serves the same over streamable HTTP, behind a
-//! bearer token.
+//! bearer token. Whichever transport, every message leaves through `outbound.rs`, which puts
+//! it whole through the one sanitiser: no handler has to remember a field.
 
 use std::sync::Arc;
 
@@ -20,6 +21,7 @@ pub use skills_types::mcp::Options;
 mod changes;
 mod errors;
 mod http;
+mod outbound;
 mod prompts;
 mod resources;
 mod server;
@@ -35,7 +37,10 @@ pub fn serve_stdio(service: Arc<dyn SkillsService>, options: &Options) -> Result
     let server = SkillsServer::new(service, options.clone());
     let served = runtime.block_on(async move {
         let running = server
-            .serve(rmcp::transport::stdio())
+            .serve((
+                tokio::io::stdin(),
+                outbound::Lines::new(tokio::io::stdout()),
+            ))
             .await
             .map_err(|error| {
                 io_error(

@@ -308,7 +308,13 @@ fn from_tool_result(result: &ToolResult) -> CallToolResult {
         .iter()
         .map(|part| match part {
             ToolContent::Text { text } => ContentBlock::text(text.clone()),
-            ToolContent::Json { data } => ContentBlock::text(data.to_string()),
+            // Rendered here, so rendered from the sanitised value: the exit sees only text
+            // then, and JSON text spells a control as `\u001b`, which it leaves as written.
+            ToolContent::Json { data } => {
+                let mut data = data.clone();
+                sanitize::json(&mut data);
+                ContentBlock::text(data.to_string())
+            }
         })
         .collect();
     let mut mapped = if result.is_error {

@@ -25,7 +25,7 @@ mod walked;
 
 pub use walked::Walked;
 
-pub use sidecar::{is_model_tool_name, tool_name};
+pub use sidecar::{is_model_tool_name, is_offered, tool_name};
 
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
@@ -130,11 +130,12 @@ pub(crate) fn sidecar_file(skill_dir: &Path) -> Option<PathBuf> {
 }
 
 /// What is wrong with a skill folder's sidecar, for validation: its diagnostics, and one for
-/// each declared tool whose offered name (`<skill>__<tool>`) a model API would refuse.
+/// each declared tool that is not offered (its offered name, `<skill>__<tool>`, a model API
+/// would refuse, or its schema holds text an agent cannot be shown).
 pub(crate) fn sidecar_diagnostics(skill_dir: &Path, skill: &str) -> Vec<Diagnostic> {
     let (manifest, mut diagnostics) = read_skill_manifest(skill_dir);
     let path = sidecar_file(skill_dir).unwrap_or_else(|| skill_dir.join(SKILL_TOML));
-    diagnostics.extend(sidecar::tool_name_diagnostics(skill, &manifest, &path));
+    diagnostics.extend(sidecar::tool_diagnostics(skill, &manifest, &path));
     diagnostics
 }
 
@@ -295,7 +296,10 @@ fn load_all(
                     (stamps, loaded)
                 }
             };
-            (stamps, loaded.map(|loaded| record(found, loaded, roots)))
+            (
+                stamps,
+                loaded.and_then(|loaded| record(found, loaded, roots)),
+            )
         })
         .unzip();
     if let Some(cache) = cache {
@@ -323,12 +327,59 @@ fn load_all(
     built
 }
 
-/// The catalog's record of a found, loaded skill.
-fn record(found: Found, loaded: Loaded, roots: &[Root]) -> Skill {
+/// The name a skill is known by, as [`record`] decides it: the declared name, unless the one
+/// sanitiser would change it; then the folder's name, unless that would be changed too.
+///
+/// An agent is only ever shown names through the sanitiser (`sanitize::json` at every exit),
+/// and calls a skill by the name it was shown. A name holding a control, format or
+/// line-break character would be shown as another name: one the skill cannot be called by,
+/// or — `pdf` plus a zero-width space — the name of another skill, whose listing it would
+/// then speak for. So such a name is never the skill's name.
+fn known_name<'a>(declared: &'a str, id: &'a str) -> Option<&'a str> {
+    use skills_types::sanitize::is_clean_line;
+    if is_clean_line(declared) {
+        Some(declared)
+    } else if is_clean_line(id) {
+        Some(id)
+    } else {
+        None
+    }
+}
+
+/// The catalog's record of a found, loaded skill; a skill with neither a declared name nor a
+/// folder name that can be shown is a finding instead ([`known_name`]).
+fn record(found: Found, mut loaded: Loaded, roots: &[Root]) -> Result<Skill, Diagnostic> {
+    let declared = &loaded.frontmatter.name;
+    let Some(name) = known_name(declared, &found.id).map(str::to_owned) else {
+        return Err(Diagnostic::warning(
+            DiagnosticCode::NameUnshowable,
+            format!(
+                "neither the name '{}' nor the folder's name holds only characters an agent \
+                 can be shown (it has a control, format or line-break character), so no one \
+                 could call the skill; it is not listed: rename the folder",
+                declared.escape_debug()
+            ),
+        )
+        .with_path(&found.definition));
+    };
+    if name != *declared {
+        loaded.diagnostics.push(
+            Diagnostic::warning(
+                DiagnosticCode::NameUnshowable,
+                format!(
+                    "the name '{}' holds a control, format or line-break character, which no \
+                     agent or terminal is shown, so no one could call the skill by it; the \
+                     folder's name '{name}' is used",
+                    declared.escape_debug()
+                ),
+            )
+            .with_path(&found.definition),
+        );
+    }
     let root = &roots[found.root];
-    Skill {
+    Ok(Skill {
         id: found.id,
-        name: loaded.frontmatter.name.clone(),
+        name,
         description: loaded.frontmatter.description.clone(),
         scope: root.scope,
         root: root.path.clone(),
@@ -341,7 +392,7 @@ fn record(found: Found, loaded: Loaded, roots: &[Root]) -> Skill {
         diagnostics: loaded.diagnostics,
         shadowed: Vec::new(),
         permission: Permission::Allow,
-    }
+    })
 }
 
 /// The skill's stamps and the cache entry to use, when nothing it depends on changed.
@@ -450,11 +501,8 @@ fn load_one(found: &Found, stamps: &Stamps, folder: &Below<'_>) -> Result<Loaded
         Some((which, _)) => {
             let path = sidecar_path(found, which);
             let sidecar = sidecar::read_sidecar(&path, &mut diagnostics);
-            diagnostics.extend(sidecar::tool_name_diagnostics(
-                &frontmatter.name,
-                &sidecar,
-                &path,
-            ));
+            let skill = known_name(&frontmatter.name, &found.id).unwrap_or(&frontmatter.name);
+            diagnostics.extend(sidecar::tool_diagnostics(skill, &sidecar, &path));
             sidecar
         }
         None => skills_types::run::SkillManifest::default(),

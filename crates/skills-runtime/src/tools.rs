@@ -42,8 +42,9 @@ const MAX_LISTED_VIOLATIONS: usize = 50;
 const MAX_VIOLATION_CHARS: usize = 200;
 
 /// Every declared tool of the catalog, sorted by name. Tools whose offered name a model API
-/// would refuse are left out (discovery reports them as `invalid-tool-name`), and denied or
-/// disabled skills offer none (discovery hides them).
+/// would refuse, or whose schema holds text validation reads that an agent cannot be shown,
+/// are left out (discovery reports them as `invalid-tool-name` and `invalid-tool-schema`),
+/// and denied or disabled skills offer none (discovery hides them).
 pub(crate) fn list_tools(config: &SkillsConfig) -> Result<Vec<ToolInfo>, Error> {
     let catalog = skills_ops::discover::discover(config)?;
     Ok(offered(&catalog))
@@ -78,18 +79,18 @@ fn drop_ambiguous(tools: &mut Vec<ToolInfo>) {
     }
 }
 
-/// The tools `skill` declares under a valid offered name, with their declarations.
+/// The tools `skill` offers (`skills_ops::discover::is_offered`), with their declarations. A
+/// tool that is not offered cannot be called either.
 fn declared(skill: &Skill) -> Vec<(ToolInfo, ToolSpec)> {
     let (manifest, _diagnostics) = skills_ops::discover::read_skill_manifest(&skill.dir);
     manifest
         .tools
         .into_iter()
-        .filter_map(|spec| {
+        .filter(|spec| skills_ops::discover::is_offered(&skill.name, spec))
+        .map(|spec| {
             let name = skills_ops::discover::tool_name(&skill.name, &spec.name);
-            skills_ops::discover::is_model_tool_name(&name).then(|| {
-                let info = ToolInfo::new(name, &skill.name, &spec, skill.permission, skill.scope);
-                (info, spec)
-            })
+            let info = ToolInfo::new(name, &skill.name, &spec, skill.permission, skill.scope);
+            (info, spec)
         })
         .collect()
 }

@@ -53,6 +53,7 @@ diagnostic_codes! {
     DescriptionMissing = "description-missing": "There is no `description`, and none could be taken from the body.",
     DeprecatedTopLevelField = "deprecated-top-level-field": "A top-level `version`, `author` or `tags` field belongs under `metadata`.",
     InvalidFieldType = "invalid-field-type": "A field holds a value of the wrong type (for example a list where a string belongs).",
+    NameUnshowable = "name-unshowable": "The name holds a control, format or line-break character, which no agent or terminal is shown, so no one could call the skill by it: the folder's name is used (and when that holds one too, the skill is not listed).",
     // The validator's field rules (01 §The validator and its profiles).
     UnexpectedField = "unexpected-field": "The frontmatter has fields the profile does not allow.",
     NameMissing = "name-missing": "The required `name` field is missing.",
@@ -89,6 +90,7 @@ diagnostic_codes! {
     RemoteNotFetched = "remote-not-fetched": "A remote pack listed in `urls` has never been fetched, so none of its skills are listed (run `skills update --remote`).",
     RemoteFailed = "remote-failed": "The last fetch of a remote pack failed; the last good copy is listed.",
     RemoteStale = "remote-stale": "The cached copy of a remote pack is older than its refresh interval; it is listed as it is (run `skills update --remote`, or a long-running `skills serve` refreshes it).",
+    InvalidToolSchema = "invalid-tool-schema": "A tool declared in `skill.toml` has a `parameters` schema holding a control, format or line-break character where validation reads the text as written (a property name, `enum`, `const`, `pattern`, `default`, …): an agent is shown the schema without it and would be checked against another, so the tool is not offered. Descriptions and titles may hold anything; they are cleaned for the agent.",
     // Package rules (01 §Package rules).
     PackageInvalidPath = "package-invalid-path": "A file path in the package is not a plain relative path (traversal, absolute, hidden, reserved or over-long).",
     PackageDuplicatePath = "package-duplicate-path": "Two files in the package have the same path.",

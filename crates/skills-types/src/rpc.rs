@@ -13,7 +13,14 @@
 //! - a batch is answered with an array of the responses, in request order, or with nothing
 //!   when it held only notifications; an empty batch is an invalid request;
 //! - subsystem errors are code `-32000` with `data.kind`, the stable name of
-//!   [`Error::kind`](crate::Error::kind).
+//!   [`Error::kind`](crate::Error::kind);
+//! - every answer leaves through [`Response::to_json`], and every result presented as a tool
+//!   through [`RegisteredController::call_as_tool`]: both put the whole value through the one
+//!   sanitiser ([`crate::sanitize::message`]), so no string a skill, a script or a file
+//!   supplied reaches the client with a control, escape, bidi or zero-width character in it,
+//!   however deep it sits or whichever method carried it. Only the request's `id` is echoed
+//!   as it came. A controller's own [`RegisteredController::call`] returns the data as it is,
+//!   for a caller that is not an agent.
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -140,12 +147,14 @@ pub struct Response {
 }
 
 impl Response {
-    /// The wire form.
+    /// The wire form, sanitised (the module documentation says how); the `id` as it came.
     pub fn to_json(&self) -> Value {
-        match &self.outcome {
+        let mut message = match &self.outcome {
             Ok(result) => json!({ "jsonrpc": JSONRPC_VERSION, "id": self.id, "result": result }),
             Err(error) => json!({ "jsonrpc": JSONRPC_VERSION, "id": self.id, "error": error }),
-        }
+        };
+        crate::sanitize::message(&mut message);
+        message
     }
 }
 
@@ -288,12 +297,13 @@ impl RegisteredController {
         (self.handler)(params)
     }
 
-    /// Runs the handler and presents the outcome as a [`ToolResult`]: the result as a JSON
-    /// part, with Markdown (the controller's rendering, or the pretty-printed JSON) for a
-    /// model; an error as an error result whose text is the message.
+    /// Runs the handler and presents the outcome as a [`ToolResult`] for a model, sanitised
+    /// like an answer: the result as a JSON part, with Markdown (the controller's rendering,
+    /// or the pretty-printed JSON); an error as an error result whose text is the message.
     pub async fn call_as_tool(&self, params: Value) -> ToolResult {
         match self.call(params).await {
-            Ok(result) => {
+            Ok(mut result) => {
+                crate::sanitize::json(&mut result);
                 let markdown = self
                     .presenter
                     .and_then(|present| present(&result))
@@ -305,7 +315,7 @@ impl RegisteredController {
                     });
                 ToolResult::json(result).with_markdown(markdown)
             }
-            Err(error) => ToolResult::error(error.message),
+            Err(error) => ToolResult::error(crate::sanitize::line(&error.message).into_owned()),
         }
     }
 }

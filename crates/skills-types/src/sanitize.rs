@@ -19,14 +19,23 @@
 //!   and with them every character XML 1.0 forbids, so an `xml` prompt always parses.
 //!
 //! [`line()`] keeps a field on one line, [`description`] also folds whitespace and caps the
-//! length, [`block`] keeps the line structure of multi-line text. Each returns the input
-//! borrowed when there is nothing to change, which is nearly always. This module does no I/O.
+//! length, [`block`] keeps the line structure of multi-line text, and [`key`] keeps a name
+//! that must stay distinct from its neighbours (an object key) distinct. Each returns the
+//! input borrowed when there is nothing to change, which is nearly always. [`json`],
+//! [`message`], [`json_text`] and [`message_text`] apply them to every string and key of a
+//! whole JSON value or text (`json.rs`): that is how every exit to an agent uses this module.
+//! This module does no I/O.
 
 use std::borrow::Cow;
+use std::fmt::Write as _;
 
 use unicode_properties::{GeneralCategory, UnicodeGeneralCategory};
 
 use crate::limits::MAX_RENDERED_DESCRIPTION_CHARS;
+
+mod json;
+
+pub use json::{MULTI_LINE_KEYS, json, json_text, message, message_text};
 
 /// Ends a description cut at [`MAX_RENDERED_DESCRIPTION_CHARS`]; it counts against the cap.
 pub const ELLIPSIS: char = '…';
@@ -107,6 +116,28 @@ pub fn block(text: &str) -> Cow<'_, str> {
             Piece::Char(character) => out.push(character),
         }
     });
+    Cow::Owned(out)
+}
+
+/// A name that must stay distinct (an object key, where two names that [`line()`] would make
+/// equal would become one member and lose the other's value): unchanged when [`line()`]
+/// leaves it unchanged; otherwise every character [`line()`] would remove or replace —
+/// each character of an escape sequence included — is written as the visible text
+/// `\u{…}`. Nothing that steers reaches the reader, and two keys that differ only in such
+/// characters stay two keys.
+pub fn key(text: &str) -> Cow<'_, str> {
+    if is_clean_line(text) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for character in text.chars() {
+        if is_plain(character) {
+            out.push(character);
+        } else {
+            // Writing to a `String` cannot fail.
+            let _ = write!(out, "\\u{{{:x}}}", u32::from(character));
+        }
+    }
     Cow::Owned(out)
 }
 

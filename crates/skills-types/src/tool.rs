@@ -141,6 +141,64 @@ pub fn empty_object_schema() -> serde_json::Value {
     serde_json::json!({"type": "object"})
 }
 
+/// JSON Schema keywords whose values are for a reader only: validation never reads them, so
+/// the one sanitiser may clean them on the way to an agent without changing what the schema
+/// accepts.
+pub const SCHEMA_ANNOTATIONS: &[&str] = &["$comment", "description", "title"];
+
+/// JSON Schema keywords whose values are data, compared as written (`enum`, `const`) or
+/// handed on as values (`default`, `examples`): everything inside them, keys included, is
+/// data, whatever it is called.
+pub const SCHEMA_DATA: &[&str] = &["const", "default", "enum", "examples"];
+
+/// Where a declared tool's `parameters` hold text that validation reads as written (a
+/// property name, a `pattern`, an `enum` or `const` value, a `default`, a `$ref`, a type
+/// name: anything but an annotation, [`SCHEMA_ANNOTATIONS`]) and that the one sanitiser
+/// would change on its way to an agent (a control, format or line-break character): the
+/// JSON Pointer of the first such place, its keys shown sanitised; `None` when there is none.
+///
+/// Such a tool is not offered. Cleaned, the schema an agent is shown would differ from the
+/// one its arguments are checked against — an `enum` value it could never send, a property
+/// it would name wrongly — and left as it is, the text would reach the agent raw.
+pub fn unshowable_schema_text(parameters: &serde_json::Value) -> Option<String> {
+    use crate::sanitize::{is_clean_line, key};
+    use serde_json::Value;
+
+    // (value, its pointer, whether it is data)
+    let mut stack = vec![(parameters, String::new(), false)];
+    while let Some((value, pointer, is_data)) = stack.pop() {
+        match value {
+            Value::String(text) if !is_clean_line(text) => return Some(pointer),
+            Value::Array(items) => stack.extend(
+                items
+                    .iter()
+                    .enumerate()
+                    .map(|(index, item)| (item, format!("{pointer}/{index}"), is_data)),
+            ),
+            Value::Object(members) => {
+                for (name, member) in members {
+                    let here = format!(
+                        "{pointer}/{}",
+                        key(name).replace('~', "~0").replace('/', "~1")
+                    );
+                    if !is_clean_line(name) {
+                        return Some(here);
+                    }
+                    let annotation = !is_data
+                        && member.is_string()
+                        && SCHEMA_ANNOTATIONS.contains(&name.as_str());
+                    if !annotation {
+                        let is_data = is_data || SCHEMA_DATA.contains(&name.as_str());
+                        stack.push((member, here, is_data));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
 /// One tool of the catalog as `list_tools` offers it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[non_exhaustive]
@@ -273,6 +331,50 @@ impl ToolExecution {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn schema_text_validation_reads_must_be_showable() {
+        let clean = json!({
+            "type": "object",
+            "title": "T\u{202e}itle \u{1b}[31m",
+            "description": "Who\u{7}\nnext",
+            "properties": {
+                "who": { "type": "string", "description": "\u{200b}", "enum": ["a", "b c"] },
+                "description": { "type": "string", "title": "a property named like a keyword" },
+            },
+            "$comment": "\u{1b}]0;t\u{7}",
+        });
+        assert_eq!(unshowable_schema_text(&clean), None);
+        for (schema, at) in [
+            (json!({ "enum": ["a\u{200b}b"] }), "/enum/0"),
+            (
+                json!({ "properties": { "w\u{7}ho": {} } }),
+                "/properties/w\\u{7}ho",
+            ),
+            (json!({ "pattern": "^a\u{202e}$" }), "/pattern"),
+            (json!({ "const": { "title": "x\u{7}" } }), "/const/title"),
+            (json!({ "default": "two\nlines" }), "/default"),
+            (
+                json!({ "examples": [{ "description": "\u{1b}[31m" }] }),
+                "/examples/0/description",
+            ),
+            (
+                json!({ "items": [{ "$ref": "#/a\u{85}" }] }),
+                "/items/0/$ref",
+            ),
+            (
+                json!({ "properties": { "a/b~": { "const": "\u{7f}" } } }),
+                "/properties/a~1b~0/const",
+            ),
+            (json!({ "required": ["x\ty"] }), "/required/0"),
+        ] {
+            assert_eq!(
+                unshowable_schema_text(&schema).as_deref(),
+                Some(at),
+                "{schema}"
+            );
+        }
+    }
 
     #[test]
     fn text_result_has_the_wire_shape() {

@@ -66,7 +66,7 @@ fn assert_clean(what: &str, run: &Run) {
 
 /// `text` as a YAML double-quoted scalar, every character outside printable ASCII escaped, so
 /// the frontmatter parses and the skill's fields hold exactly `text`.
-fn yaml_quoted(text: &str) -> String {
+pub(crate) fn yaml_quoted(text: &str) -> String {
     let mut out = String::from("\"");
     for character in text.chars() {
         match character {

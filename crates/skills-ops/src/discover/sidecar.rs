@@ -20,7 +20,7 @@ use serde_json::Value;
 use skills_types::limits::MAX_SKILL_MD_BYTES;
 use skills_types::run::{AgentSpec, GithubIdentity, InputType, Preflight, SelfTest, SkillManifest};
 use skills_types::skill::SkillInput;
-use skills_types::tool::ToolSpec;
+use skills_types::tool::{ToolSpec, unshowable_schema_text};
 use skills_types::{Diagnostic, DiagnosticCode};
 
 use crate::load::{self, Fallback};
@@ -242,6 +242,15 @@ fn input_of(
         }
     };
     let shown = name.escape_debug().to_string();
+    // An agent passes an input by the name it was shown, and is shown names only through the
+    // one sanitiser: a name it would change could never be passed (and `a` plus a zero-width
+    // space would be shown as another input's name).
+    if !skills_types::sanitize::is_clean_line(&name) {
+        report(format!(
+            "input {position}: the name '{shown}' holds a control, format or line-break character, so it cannot be shown to an agent, which could then never pass it; the input is ignored"
+        ));
+        return None;
+    }
     let mut input = SkillInput::new(name);
     let mut default = None;
     for (key, value) in table {
@@ -421,28 +430,50 @@ pub fn tool_name(skill: &str, tool: &str) -> String {
     format!("{skill}__{tool}")
 }
 
-/// One diagnostic for each of `skill`'s tools whose offered name a model API would refuse.
-pub(crate) fn tool_name_diagnostics(
+/// Whether `skill`'s tool `spec` is offered to agents: its offered name is one every model API
+/// accepts, and its schema holds no text validation reads that an agent could not be shown
+/// ([`unshowable_schema_text`]). The runtime offers and answers only these; discovery reports
+/// the others ([`tool_diagnostics`]).
+pub fn is_offered(skill: &str, spec: &ToolSpec) -> bool {
+    is_model_tool_name(&tool_name(skill, &spec.name))
+        && unshowable_schema_text(&spec.parameters).is_none()
+}
+
+/// One diagnostic for each of `skill`'s tools that is not offered ([`is_offered`]), saying why.
+pub(crate) fn tool_diagnostics(
     skill: &str,
     manifest: &SkillManifest,
     path: &Path,
 ) -> Vec<Diagnostic> {
-    manifest
-        .tools
-        .iter()
-        .filter(|tool| !is_model_tool_name(&tool_name(skill, &tool.name)))
-        .map(|tool| {
-            Diagnostic::warning(
-                DiagnosticCode::InvalidToolName,
-                format!(
-                    "the tool `{}` would be offered as `{}`, which model APIs refuse (letters, digits, `_` and `-` only, at most 64 in all); it is not offered",
-                    tool.name.escape_debug(),
-                    tool_name(skill, &tool.name).escape_debug()
-                ),
-            )
-            .with_path(path)
-        })
-        .collect()
+    let mut found = Vec::new();
+    for tool in &manifest.tools {
+        let offered = tool_name(skill, &tool.name);
+        if !is_model_tool_name(&offered) {
+            found.push(
+                Diagnostic::warning(
+                    DiagnosticCode::InvalidToolName,
+                    format!(
+                        "the tool `{}` would be offered as `{}`, which model APIs refuse (letters, digits, `_` and `-` only, at most 64 in all); it is not offered",
+                        tool.name.escape_debug(),
+                        offered.escape_debug()
+                    ),
+                )
+                .with_path(path),
+            );
+        } else if let Some(at) = unshowable_schema_text(&tool.parameters) {
+            found.push(
+                Diagnostic::warning(
+                    DiagnosticCode::InvalidToolSchema,
+                    format!(
+                        "the tool `{}` is not offered: its `parameters` hold a control, format or line-break character at {at}, where validation reads the text as written; an agent is shown the schema without it, so it would be checked against another (descriptions and titles may hold anything: they are cleaned for the agent)",
+                        tool.name.escape_debug()
+                    ),
+                )
+                .with_path(path),
+            );
+        }
+    }
+    found
 }
 
 /// `[[tools]]` or `[[tests]]` as JSON tables.
@@ -788,13 +819,79 @@ expect_exit = 0
              [[tools]]\nname = '{}'\nscript = 'c.py'\n",
             "x".repeat(60)
         ));
-        let found = tool_name_diagnostics("pdf", &manifest, Path::new("skill.toml"));
+        let found = tool_diagnostics("pdf", &manifest, Path::new("skill.toml"));
         assert_eq!(found.len(), 2, "{found:?}");
         assert!(found[0].message.contains("`pdf__has.dot`"));
         assert!(
             found
                 .iter()
                 .all(|d| d.code == DiagnosticCode::InvalidToolName)
+        );
+    }
+
+    #[test]
+    fn a_schema_whose_data_an_agent_cannot_be_shown_is_not_offered() {
+        let (manifest, messages) = parse(
+            r#"
+[[tools]]
+name = "fine"
+script = "a.py"
+parameters = { type = "object", title = "T\u202Eitle", properties = { who = { type = "string", description = "Who \u0007\u001B[2J", enum = ["a", "b"] } } }
+
+[[tools]]
+name = "hidden"
+script = "b.py"
+parameters = { type = "object", properties = { who = { type = "string", enum = ["a\u200Bb"] } } }
+"#,
+        );
+        assert!(messages.is_empty(), "{messages:?}");
+        let [fine, hidden] = &manifest.tools[..] else {
+            panic!("{:?}", manifest.tools);
+        };
+        assert!(
+            is_offered("pdf", fine),
+            "a description or title is cleaned, not refused"
+        );
+        assert!(!is_offered("pdf", hidden));
+        let found = tool_diagnostics("pdf", &manifest, Path::new("skill.toml"));
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].code, DiagnosticCode::InvalidToolSchema);
+        assert!(
+            found[0].message.contains("`hidden`")
+                && found[0].message.contains("/properties/who/enum/0"),
+            "{}",
+            found[0].message
+        );
+    }
+
+    #[test]
+    fn an_input_whose_name_an_agent_cannot_be_shown_is_ignored() {
+        let (manifest, messages) = parse(
+            r#"
+[[inputs]]
+name = "ti\u200Btle"
+
+[[inputs]]
+name = "two\nlines"
+
+[[inputs]]
+name = "title"
+"#,
+        );
+        assert_eq!(
+            manifest
+                .inputs
+                .iter()
+                .map(|input| input.name.as_str())
+                .collect::<Vec<_>>(),
+            ["title"]
+        );
+        assert_eq!(messages.len(), 2, "{messages:?}");
+        assert!(
+            messages
+                .iter()
+                .all(|message| message.contains("cannot be shown")),
+            "{messages:?}"
         );
     }
 

@@ -268,6 +268,64 @@ fn results_present_as_tool_results() {
     );
 }
 
+/// Whether `text` holds a character the one sanitiser removes, but for the line feeds and tabs
+/// a body keeps.
+fn steers(text: &str) -> bool {
+    text.chars().any(|character| {
+        crate::sanitize::is_removed(character) && !matches!(character, '\n' | '\t')
+    })
+}
+
+#[test]
+fn answers_and_tool_results_leave_sanitised_with_the_id_as_it_came() {
+    let hostile = json!({
+        "name": "ev\u{202e}il\u{1b}[31m",
+        "deep": [{ "description": "bell\u{7} \u{1b}]0;title\u{7}" }],
+        "body": "# Title\n\n\u{1b}[2Jstep\u{200b}\n",
+        "ke\u{7}y": 1,
+    });
+    let request =
+        json!({ "jsonrpc": "2.0", "id": "a\u{7}", "method": "test.echo", "params": hostile });
+    let line = block_on(dispatcher().handle_text(&request.to_string()))
+        .reply
+        .unwrap();
+    let answer: Value = serde_json::from_str(&line).unwrap();
+    assert_eq!(answer["id"], "a\u{7}", "the client's id, echoed exactly");
+    assert_eq!(
+        answer["result"],
+        json!({
+            "name": "evil",
+            "deep": [{ "description": "bell " }],
+            "body": "# Title\n\nstep\n",
+            "ke\\u{7}y": 1,
+        })
+    );
+    let batch = Value::Array(vec![request.clone(), request.clone()]).to_string();
+    let line = block_on(dispatcher().handle_text(&batch)).reply.unwrap();
+    let answers: Value = serde_json::from_str(&line).unwrap();
+    assert_eq!(answers[1]["result"], answer["result"]);
+
+    let dispatcher = dispatcher();
+    let echo = dispatcher.resolve("test.echo").unwrap();
+    let tool = block_on(echo.call_as_tool(hostile));
+    let shown = serde_json::to_string(&tool).unwrap();
+    let parsed: Value = serde_json::from_str(&shown).unwrap();
+    let mut strings = vec![parsed];
+    while let Some(value) = strings.pop() {
+        match value {
+            Value::String(text) => assert!(!steers(&text), "{text:?} in {shown}"),
+            Value::Array(items) => strings.extend(items),
+            Value::Object(members) => {
+                for (name, member) in members {
+                    assert!(!steers(&name), "{name:?} in {shown}");
+                    strings.push(member);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
 #[test]
 fn bad_input_from_the_caller_is_invalid_params() {
     let error = RpcError::from(crate::Error::InvalidInput("no".to_owned()));
