@@ -89,6 +89,8 @@ diagnostic_codes! {
     RemoteNotFetched = "remote-not-fetched": "A remote pack listed in `urls` has never been fetched, so none of its skills are listed (run `skills update --remote`).",
     RemoteFailed = "remote-failed": "The last fetch of a remote pack failed; the last good copy is listed.",
     RemoteStale = "remote-stale": "The cached copy of a remote pack is older than its refresh interval; it is listed as it is (run `skills update --remote`, or a long-running `skills serve` refreshes it).",
+    TrustReplaced = "trust-replaced": "The workspace was trusted, but the folder at its path now is not the one trusted (it was deleted and made again, as a new clone is, or replaced), or the record was made by an older version that cannot tell; it is not trusted until `skills trust` is run again.",
+    TrustUnverifiable = "trust-unverifiable": "The workspace's file system reports no birth time, so a folder made again at its path could not be told from the trusted one; it cannot be trusted by record (`--trust-workspace` trusts it for one command).",
     // Package rules (01 §Package rules).
     PackageInvalidPath = "package-invalid-path": "A file path in the package is not a plain relative path (traversal, absolute, hidden, reserved or over-long).",
     PackageDuplicatePath = "package-duplicate-path": "Two files in the package have the same path.",
