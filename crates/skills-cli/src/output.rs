@@ -166,6 +166,9 @@ pub(crate) fn hint_of(error: &Error) -> Option<&'static str> {
         Error::UntrustedWorkspace { .. } => {
             Some("run 'skills trust' in the workspace if you trust its skills")
         }
+        Error::RootOutsideScope { .. } => Some(
+            "a workspace root must be the workspace's own folder: 'skills list' shows the skills there as the user's",
+        ),
         Error::AlreadyExists { .. } => {
             Some("choose another name, or remove the existing skill with 'skills uninstall NAME'")
         }

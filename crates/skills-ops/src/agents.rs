@@ -15,6 +15,7 @@ use skills_types::agents::{self, AGENTS, Agent, DETECTED};
 use skills_types::files::STAGING_PREFIX;
 use skills_types::{Error, SkillScope, SkillsConfig};
 
+use crate::discover::overlap::UserPlaces;
 use crate::fs;
 
 /// The agents `names` mean, each once, in the order first named; `detected` stands for
@@ -84,7 +85,9 @@ fn markers() -> String {
 
 /// The skill folders of `agents` in `scope` other than `root` (where the copy goes), each
 /// once, as absolute paths. Refuses a folder reached through a symlink below the scope's
-/// base: a link planted as `.windsurf` must not send a write elsewhere.
+/// base: a link planted as `.windsurf` must not send a write elsewhere; and a project folder
+/// that leads into the user's own places (the workspace being the home) by the same check as
+/// the project root (`discover::overlap`).
 pub fn folders(
     config: &SkillsConfig,
     scope: SkillScope,
@@ -94,6 +97,8 @@ pub fn folders(
     let Some(base) = base_of(config, scope) else {
         return Ok(Vec::new());
     };
+    let places = (scope == SkillScope::Project)
+        .then(|| UserPlaces::of(&crate::discover::home_settings(config)));
     let mut folders: Vec<PathBuf> = Vec::new();
     for agent in agents {
         let Some(relative) = agent.dir(scope) else {
@@ -111,6 +116,9 @@ pub fn folders(
                 folder.display(),
                 agent.name
             )));
+        }
+        if let Some(places) = &places {
+            places.check(scope, &folder)?;
         }
         folders.push(folder);
     }

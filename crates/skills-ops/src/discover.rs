@@ -12,6 +12,7 @@
 
 mod cache;
 mod last_good;
+pub(crate) mod overlap;
 
 pub(crate) use cache::{CACHE_DIR, roots_digest};
 mod permission;
@@ -66,15 +67,34 @@ pub(crate) struct Loaded {
 /// Sidecar files are looked for in this order; the first present is read.
 const SIDECARS: [&str; 2] = [SKILL_TOML, WORKFLOW_TOML];
 
-/// The roots of one scope, in order (the configuration files are not read: these are the
-/// roots the scope itself defines). Trust is the caller's to check.
+/// The roots of one scope, in order: the roots the scope itself defines (not the `paths` of a
+/// configuration file), less those that lead into the user's own places. Trust is the
+/// caller's to check.
 pub(crate) fn roots_of(config: &SkillsConfig, scope: skills_types::SkillScope) -> Vec<PathBuf> {
-    roots::plan(config, true)
+    scope_roots(config, scope).0
+}
+
+/// [`roots_of`], and the roots of the scope set aside because they lead into the user's own
+/// places (for a write to refuse, naming the link). The home configuration is read for its
+/// `paths`: the user's roots named there are the user's places too.
+pub(crate) fn scope_roots(
+    config: &SkillsConfig,
+    scope: skills_types::SkillScope,
+) -> (Vec<PathBuf>, Vec<overlap::Overlap>) {
+    let config = home_settings(config);
+    let plan = roots::plan(&config, true);
+    let roots = plan
         .roots
         .into_iter()
         .filter(|root| root.scope == scope && !config.extra_roots.contains(&root.path))
         .map(|root| root.path)
-        .collect()
+        .collect();
+    let overlapping = plan
+        .overlapping
+        .into_iter()
+        .filter(|overlap| overlap.scope == scope)
+        .collect();
+    (roots, overlapping)
 }
 
 /// [`home_settings`], under the name the facade's `Skills::home_config` and the registry use
@@ -172,6 +192,11 @@ fn discover_with(
     let (config, mut diagnostics) = settings::effective(config, trusted);
     diagnostics.extend(standing.diagnostics);
     let plan = roots::plan(&config, trusted);
+    diagnostics.extend(
+        plan.overlapping
+            .iter()
+            .filter_map(overlap::Overlap::diagnostic),
+    );
     diagnostics.extend(remote::diagnostics(&config));
     if !plan.untrusted.is_empty() {
         let listed: Vec<String> = plan

@@ -91,6 +91,7 @@ diagnostic_codes! {
     RemoteStale = "remote-stale": "The cached copy of a remote pack is older than its refresh interval; it is listed as it is (run `skills update --remote`, or a long-running `skills serve` refreshes it).",
     TrustReplaced = "trust-replaced": "The workspace was trusted, but the folder at its path now is not the one trusted (it was deleted and made again, as a new clone is, or replaced), or the record was made by an older version that cannot tell; it is not trusted until `skills trust` is run again.",
     TrustUnverifiable = "trust-unverifiable": "The workspace's file system reports no birth time, so a folder made again at its path could not be told from the trusted one; it cannot be trusted by record (`--trust-workspace` trusts it for one command).",
+    RootOutsideScope = "root-outside-scope": "A project, profile or legacy root leads (through a symlink, or as named in `paths`) into the home, its app folder or a user root; it is the user's own folder, not the workspace's, so it is not scanned as a workspace root.",
     // Package rules (01 §Package rules).
     PackageInvalidPath = "package-invalid-path": "A file path in the package is not a plain relative path (traversal, absolute, hidden, reserved or over-long).",
     PackageDuplicatePath = "package-duplicate-path": "Two files in the package have the same path.",

@@ -2,13 +2,17 @@
 //!
 //! Roots are returned highest precedence first (profile, project, user, legacy), each scope's
 //! roots in their table order, so the first copy of a name met while scanning is the copy that
-//! wins. Paths are made absolute once, here, without resolving symlinks.
+//! wins. Paths are made absolute once, here, without resolving symlinks; then every root of a
+//! workspace scope (profile, project, legacy), whatever its source, is held against the user's
+//! own places (`overlap`), and one that leads into them is set aside, not scanned.
 
 use std::path::{Path, PathBuf};
 
 use skills_types::SkillScope;
 use skills_types::catalog::Root;
 use skills_types::config::SkillsConfig;
+
+use super::overlap::{self, Overlap, UserPlaces};
 
 /// The shared roots other agents use, scanned when `interop` is on, in precedence order
 /// within a scope (after the scope's own `<app_dir>/skills`): `.agents/skills`, the shared root
@@ -27,6 +31,9 @@ pub(crate) struct Plan {
     pub(crate) roots: Vec<Root>,
     /// Project, legacy and profile roots that exist but were skipped.
     pub(crate) untrusted: Vec<Root>,
+    /// Project, legacy and profile roots that lead into the user's own places: never
+    /// scanned, whether the workspace is trusted or not.
+    pub(crate) overlapping: Vec<Overlap>,
 }
 
 pub(crate) fn plan(config: &SkillsConfig, trusted: bool) -> Plan {
@@ -77,7 +84,9 @@ pub(crate) fn plan(config: &SkillsConfig, trusted: bool) -> Plan {
     let mut plan = Plan {
         roots: Vec::new(),
         untrusted: Vec::new(),
+        overlapping: Vec::new(),
     };
+    let places = UserPlaces::of(config);
     // The profile root lives in the workspace too: an untrusted clone must not be able to
     // put skills in front of an agent through it either.
     for (gated, roots) in [
@@ -87,6 +96,15 @@ pub(crate) fn plan(config: &SkillsConfig, trusted: bool) -> Plan {
         (false, remote),
         (true, legacy),
     ] {
+        // Every root of a workspace scope, from whatever source: a link planted or cloned at
+        // `<ws>/.agents` must not make the user's own root a second, project-scope one.
+        let roots = if gated {
+            let (kept, overlapping) = overlap::split(&places, roots);
+            plan.overlapping.extend(overlapping);
+            kept
+        } else {
+            roots
+        };
         if gated && !trusted {
             plan.untrusted
                 .extend(roots.into_iter().filter(|root| root.path.is_dir()));
