@@ -12,6 +12,7 @@ mod determinism;
 mod hostile;
 mod malformed;
 mod output;
+mod outside_scope;
 mod permissions;
 mod precedence;
 mod prompt;
