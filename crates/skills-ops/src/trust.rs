@@ -337,7 +337,7 @@ fn stat_folder(path: &Path) -> std::io::Result<(u64, u64, Option<Birth>)> {
         }
         Err(error) => return Err(error.into()),
     };
-    if FileType::from_raw_mode(u32::from(stat.stx_mode).into()) != FileType::Directory {
+    if FileType::from_raw_mode(u32::from(stat.stx_mode)) != FileType::Directory {
         return Err(not_a_directory(path));
     }
     let reported = StatxFlags::from_bits_retain(stat.stx_mask);
