@@ -5,11 +5,11 @@
 //! `new --scope project` refuse, naming the link, and change nothing in the user's root. A
 //! workspace that is the home itself lists its skills once with no warning.
 
-use std::collections::BTreeSet;
 use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
 
 use super::{Place, Run, Tree, json_codes, text};
+use crate::runtime::listing;
 
 /// One way a workspace root can lead into the home.
 struct Setup {
@@ -68,36 +68,16 @@ const SETUPS: [Setup; 5] = [
     },
 ];
 
-/// Every path below `root`, links not followed: what must not change.
-fn contents(root: &Path) -> BTreeSet<PathBuf> {
-    let mut found = BTreeSet::new();
-    let mut pending = vec![root.to_path_buf()];
-    while let Some(folder) = pending.pop() {
-        let Ok(entries) = std::fs::read_dir(&folder) else {
-            continue;
-        };
-        for entry in entries {
-            let path = entry.unwrap().path();
-            if std::fs::symlink_metadata(&path).unwrap().is_dir() {
-                pending.push(path.clone());
-            }
-            found.insert(path);
-        }
-    }
-    found
-}
-
-/// Every path in the home's skill folders (the catalog cache beside them may change).
-fn user_roots(tree: &Tree) -> BTreeSet<PathBuf> {
-    let mut found = BTreeSet::new();
-    for folder in [".agents", ".agent", ".claude", ".openhuman/skills"] {
-        let folder = tree.home.join(folder);
-        if std::fs::symlink_metadata(&folder).is_ok() {
-            found.insert(folder.clone());
-        }
-        found.extend(contents(&folder));
-    }
-    found
+/// Whether each of the home's skill folders exists and everything in it, links not followed:
+/// what must not change (the catalog cache beside them may).
+fn user_roots(tree: &Tree) -> Vec<(bool, Vec<String>)> {
+    [".agents", ".agent", ".claude", ".openhuman/skills"]
+        .iter()
+        .map(|folder| {
+            let folder = tree.home.join(folder);
+            (std::fs::symlink_metadata(&folder).is_ok(), listing(&folder))
+        })
+        .collect()
 }
 
 /// A local folder holding one skill, to install from.
@@ -190,17 +170,19 @@ fn a_workspace_root_linked_into_the_home_is_listed_once_and_refused_for_writes()
         }
 
         // `install --scope project` and `new --scope project` refuse and write nothing.
-        let source = source_folder(&tree);
-        let run = tree.run(&[
-            "--json",
-            "install",
-            &text(&source),
-            "--scope",
-            "project",
-            "--agent",
-            setup.agent,
-        ]);
-        assert_refused(&run, &link, name);
+        let source = text(&source_folder(&tree));
+        let install = || {
+            tree.run(&[
+                "--json",
+                "install",
+                &source,
+                "--scope",
+                "project",
+                "--agent",
+                setup.agent,
+            ])
+        };
+        assert_refused(&install(), &link, name);
         let run = tree.run(&[
             "--json",
             "new",
@@ -227,14 +209,7 @@ fn a_workspace_root_linked_into_the_home_is_listed_once_and_refused_for_writes()
 
         // With the link gone, the workspace's own root takes the same writes.
         std::fs::remove_file(&link).unwrap();
-        let run = tree.run(&[
-            "install",
-            &text(&source),
-            "--scope",
-            "project",
-            "--agent",
-            setup.agent,
-        ]);
+        let run = install();
         assert_eq!(run.code, Some(0), "{name}: {run:?}");
         assert_eq!(user_roots(&tree), before, "{name}: still untouched");
         let listing = tree.run(&["list", "--json"]).json();

@@ -5,35 +5,9 @@
 use std::os::unix::fs::symlink;
 
 use super::*;
-
-/// A base folder holding `home/` and `ws/`, at canonical paths.
-struct Tree {
-    _dir: tempfile::TempDir,
-    base: PathBuf,
-    home: PathBuf,
-    workspace: PathBuf,
-}
+use crate::testing::Tree;
 
 impl Tree {
-    fn new() -> Self {
-        let dir = tempfile::tempdir().unwrap();
-        let base = std::fs::canonicalize(dir.path()).unwrap();
-        let home = base.join("home");
-        let workspace = base.join("ws");
-        std::fs::create_dir_all(&home).unwrap();
-        std::fs::create_dir_all(&workspace).unwrap();
-        Self {
-            _dir: dir,
-            base,
-            home,
-            workspace,
-        }
-    }
-
-    fn config(&self) -> SkillsConfig {
-        SkillsConfig::new(&self.workspace, &self.home)
-    }
-
     fn places(&self) -> UserPlaces {
         UserPlaces::of(&self.config())
     }
