@@ -57,19 +57,7 @@ pub struct TrustRecord {
 }
 
 /// A folder's birth time, to the nanosecond, as its file system reports it.
-#[derive(
-    Clone,
-    Copy,
-    Debug,
-    PartialEq,
-    Eq,
-    PartialOrd,
-    Ord,
-    Hash,
-    Serialize,
-    Deserialize,
-    schemars::JsonSchema,
-)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Birth {
     /// Whole seconds since the Unix epoch (negative before it).
