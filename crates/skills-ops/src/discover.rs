@@ -14,6 +14,8 @@ mod cache;
 mod last_good;
 pub(crate) mod overlap;
 
+use overlap::UserPlaces;
+
 pub(crate) use cache::{CACHE_DIR, roots_digest};
 mod permission;
 mod probe;
@@ -82,7 +84,7 @@ pub(crate) fn scope_roots(
     scope: skills_types::SkillScope,
 ) -> (Vec<PathBuf>, Vec<overlap::Overlap>) {
     let config = home_settings(config);
-    let plan = roots::plan(&config, true);
+    let plan = roots::plan(&config, true, &UserPlaces::of(&config));
     let roots = plan
         .roots
         .into_iter()
@@ -145,16 +147,31 @@ pub(crate) fn sidecar_diagnostics(skill_dir: &Path, skill: &str) -> Vec<Diagnost
     diagnostics
 }
 
+/// The user's own places for `config` (`overlap`): its roots with the home configuration's
+/// `paths`, never a workspace's, which name workspace roots. `effective` is `config` with the
+/// files layered as `trusted` says; untrusted, that is the home layer alone, read once.
+fn user_places(config: &SkillsConfig, effective: &SkillsConfig, trusted: bool) -> UserPlaces {
+    if trusted {
+        UserPlaces::of(&home_settings(config))
+    } else {
+        UserPlaces::of(effective)
+    }
+}
+
 /// Every root a discovery of `config` scans, in precedence order, as the trust record and the
 /// configuration files stand now (what a watch keeps an eye on).
 pub(crate) fn planned_roots(config: &SkillsConfig) -> Vec<PathBuf> {
     let trusted = trust::standing(config).trusted;
-    let (config, _) = settings::effective(config, trusted);
-    roots::plan(&config, trusted)
-        .roots
-        .into_iter()
-        .map(|root| root.path)
-        .collect()
+    let (effective, _) = settings::effective(config, trusted);
+    roots::plan(
+        &effective,
+        trusted,
+        &user_places(config, &effective, trusted),
+    )
+    .roots
+    .into_iter()
+    .map(|root| root.path)
+    .collect()
 }
 
 /// Discovers every skill the configuration reaches.
@@ -189,9 +206,11 @@ fn discover_with(
     let started = std::time::Instant::now();
     let standing = trust::standing(config);
     let trusted = standing.trusted;
-    let (config, mut diagnostics) = settings::effective(config, trusted);
+    let (effective, mut diagnostics) = settings::effective(config, trusted);
+    let places = user_places(config, &effective, trusted);
+    let config = effective;
     diagnostics.extend(standing.diagnostics);
-    let plan = roots::plan(&config, trusted);
+    let plan = roots::plan(&config, trusted, &places);
     diagnostics.extend(
         plan.overlapping
             .iter()

@@ -36,7 +36,9 @@ pub(crate) struct Plan {
     pub(crate) overlapping: Vec<Overlap>,
 }
 
-pub(crate) fn plan(config: &SkillsConfig, trusted: bool) -> Plan {
+/// The roots of `config` (the effective configuration), the workspace's held against
+/// `places`, the user's own places (`overlap`).
+pub(crate) fn plan(config: &SkillsConfig, trusted: bool, places: &UserPlaces) -> Plan {
     let workspace = absolute(&config.workspace);
     let home = absolute(&config.home);
     let app = |base: &Path| base.join(&config.app_dir).join(SKILLS_DIR);
@@ -86,7 +88,6 @@ pub(crate) fn plan(config: &SkillsConfig, trusted: bool) -> Plan {
         untrusted: Vec::new(),
         overlapping: Vec::new(),
     };
-    let places = UserPlaces::of(config);
     // The profile root lives in the workspace too: an untrusted clone must not be able to
     // put skills in front of an agent through it either.
     for (gated, roots) in [
@@ -99,7 +100,7 @@ pub(crate) fn plan(config: &SkillsConfig, trusted: bool) -> Plan {
         // Every root of a workspace scope, from whatever source: a link planted or cloned at
         // `<ws>/.agents` must not make the user's own root a second, project-scope one.
         let roots = if gated {
-            let (kept, overlapping) = overlap::split(&places, roots);
+            let (kept, overlapping) = overlap::split(places, roots);
             plan.overlapping.extend(overlapping);
             kept
         } else {
@@ -144,7 +145,7 @@ mod tests {
         let mut config = SkillsConfig::new("/base/ws", "/base/home");
         config.profile = Some("dev".into());
         config.extra_roots.push("/base/extra".into());
-        let plan = plan(&config, true);
+        let plan = plan(&config, true, &UserPlaces::of(&config));
         assert_eq!(
             scopes_and_paths(&plan.roots, base),
             [
@@ -171,7 +172,7 @@ mod tests {
         let mut config = SkillsConfig::new("/base/ws", "/base/home");
         config.interop = false;
         config.app_dir = ".mycore".into();
-        let plan = plan(&config, false);
+        let plan = plan(&config, false, &UserPlaces::of(&config));
         assert_eq!(
             scopes_and_paths(&plan.roots, Path::new("/base")),
             [(SkillScope::User, "home/.mycore/skills".to_owned())]

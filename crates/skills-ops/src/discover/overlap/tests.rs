@@ -275,3 +275,56 @@ fn resolving_follows_links_as_the_kernel_does_where_the_path_exists() {
         tree.base.join("real/missing/deeper")
     );
 }
+
+/// Discovery takes the user's places from the caller's roots and the home's `skills.toml`,
+/// never from a workspace's: a workspace `paths` entry names a workspace root, and must not
+/// make the workspace's own roots "the user's".
+#[test]
+fn only_the_homes_paths_make_user_places() {
+    let tree = Tree::new();
+    let skill = |root: &Path| {
+        tree.mkdir(&root.join("x"));
+        std::fs::write(
+            root.join("x/SKILL.md"),
+            "---\nname: x\ndescription: d\n---\nBody.\n",
+        )
+        .unwrap();
+    };
+    let team = tree.base.join("team");
+    skill(&team);
+    skill(&tree.workspace.join(".agents/skills"));
+    tree.mkdir(&tree.home.join(".openhuman"));
+    std::fs::write(
+        tree.home.join(".openhuman/skills.toml"),
+        format!("paths = [{:?}]\n", team.display().to_string()),
+    )
+    .unwrap();
+    tree.mkdir(&tree.workspace.join(".openhuman"));
+    std::fs::write(
+        tree.workspace.join(".openhuman/skills.toml"),
+        "paths = [\".agents/skills\"]\n",
+    )
+    .unwrap();
+    symlink(&team, tree.workspace.join("skills")).unwrap();
+    let mut config = tree.config();
+    config.trust = skills_types::config::TrustPolicy::Always;
+    let catalog = crate::discover::discover(&config).unwrap();
+    let outside: Vec<&Diagnostic> = catalog
+        .diagnostics
+        .iter()
+        .filter(|d| d.code == DiagnosticCode::RootOutsideScope)
+        .collect();
+    assert_eq!(outside.len(), 1, "{:?}", catalog.diagnostics);
+    assert_eq!(
+        outside[0].path.as_deref(),
+        Some(tree.workspace.join("skills").as_path()),
+        "the legacy root linked to the home's `paths` root, and nothing else"
+    );
+    assert!(
+        outside[0]
+            .message
+            .contains(&format!("the user root {}", team.display())),
+        "{}",
+        outside[0].message
+    );
+}
