@@ -15,7 +15,6 @@ use skills_types::agents::{self, AGENTS, Agent, DETECTED};
 use skills_types::files::STAGING_PREFIX;
 use skills_types::{Error, SkillScope, SkillsConfig};
 
-use crate::discover::overlap::UserPlaces;
 use crate::fs;
 
 /// The agents `names` mean, each once, in the order first named; `detected` stands for
@@ -98,7 +97,7 @@ pub fn folders(
         return Ok(Vec::new());
     };
     let places = (scope == SkillScope::Project)
-        .then(|| UserPlaces::of(&crate::discover::home_settings(config)));
+        .then(|| crate::discover::user_places(&crate::discover::home_settings(config)));
     let mut folders: Vec<PathBuf> = Vec::new();
     for agent in agents {
         let Some(relative) = agent.dir(scope) else {

@@ -84,7 +84,7 @@ pub(crate) fn scope_roots(
     scope: skills_types::SkillScope,
 ) -> (Vec<PathBuf>, Vec<overlap::Overlap>) {
     let config = home_settings(config);
-    let plan = roots::plan(&config, true, &UserPlaces::of(&config));
+    let plan = roots::plan(&config, true, &user_places(&config));
     let roots = plan
         .roots
         .into_iter()
@@ -147,14 +147,20 @@ pub(crate) fn sidecar_diagnostics(skill_dir: &Path, skill: &str) -> Vec<Diagnost
     diagnostics
 }
 
-/// The user's own places for `config` (`overlap`): its roots with the home configuration's
-/// `paths`, never a workspace's, which name workspace roots. `effective` is `config` with the
-/// files layered as `trusted` says; untrusted, that is the home layer alone, read once.
-fn user_places(config: &SkillsConfig, effective: &SkillsConfig, trusted: bool) -> UserPlaces {
+/// The user's own places (`overlap`) under `config` as given: pass a configuration that
+/// holds the home `skills.toml` (`home_settings`) and never a workspace's, whose `paths` name
+/// workspace roots, not the user's.
+pub(crate) fn user_places(config: &SkillsConfig) -> UserPlaces {
+    roots::user_places(config)
+}
+
+/// [`user_places`] for a discovery: `effective` is `config` with the files layered as
+/// `trusted` says; untrusted, that is the home layer alone, so it is not read twice.
+fn places_for(config: &SkillsConfig, effective: &SkillsConfig, trusted: bool) -> UserPlaces {
     if trusted {
-        UserPlaces::of(&home_settings(config))
+        user_places(&home_settings(config))
     } else {
-        UserPlaces::of(effective)
+        user_places(effective)
     }
 }
 
@@ -166,7 +172,7 @@ pub(crate) fn planned_roots(config: &SkillsConfig) -> Vec<PathBuf> {
     roots::plan(
         &effective,
         trusted,
-        &user_places(config, &effective, trusted),
+        &places_for(config, &effective, trusted),
     )
     .roots
     .into_iter()
@@ -207,7 +213,7 @@ fn discover_with(
     let standing = trust::standing(config);
     let trusted = standing.trusted;
     let (effective, mut diagnostics) = settings::effective(config, trusted);
-    let places = user_places(config, &effective, trusted);
+    let places = places_for(config, &effective, trusted);
     let config = effective;
     diagnostics.extend(standing.diagnostics);
     let plan = roots::plan(&config, trusted, &places);

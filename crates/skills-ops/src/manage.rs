@@ -17,8 +17,7 @@ use skills_types::skill::SkillInput;
 use skills_types::{Error, Frontmatter, SkillScope, SkillsConfig};
 
 use crate::catalog::resolve;
-use crate::discover::overlap::UserPlaces;
-use crate::discover::{discover, roots_of, scope_roots, settings};
+use crate::discover::{discover, roots_of, scope_roots, settings, user_places};
 use crate::load::{self, RawFrontmatter, Source};
 use crate::{agents, fs, lock, name, trust, yaml};
 
@@ -605,7 +604,7 @@ pub fn write_root(
         AgentTarget::Claude => base.join(".claude/skills"),
     };
     if scope == SkillScope::Project {
-        UserPlaces::of(&home_config).check(scope, &root)?;
+        user_places(&home_config).check(scope, &root)?;
     }
     Ok(root)
 }

@@ -26,11 +26,8 @@
 use std::ffi::OsString;
 use std::path::{Component, Path, PathBuf};
 
-use skills_types::agents::AGENTS;
 use skills_types::catalog::Root;
 use skills_types::{Diagnostic, DiagnosticCode, Error, Severity, SkillScope, SkillsConfig};
-
-use super::roots::{INTEROP_ROOTS, SKILLS_DIR};
 
 /// How many symlinks one resolution follows before it stops and takes the rest as written
 /// (the kernel's own limit, `MAXSYMLINKS`): a loop can neither be followed nor written
@@ -90,41 +87,32 @@ pub(crate) struct Overlap {
 }
 
 impl UserPlaces {
-    /// The user's places under `config`, which must hold the home configuration's `paths`
-    /// (the effective configuration): a root the user named there is theirs too.
-    pub(crate) fn of(config: &SkillsConfig) -> Self {
+    /// The user's places under `config`: its home, the home's app folder, and `roots`, the
+    /// user roots (absolute; `roots::user_places` names them all).
+    pub(crate) fn of(config: &SkillsConfig, roots: Vec<PathBuf>) -> Self {
         let home = absolute(&config.home);
         let resolved_home = resolve(&home);
-        let under_home = |relative: &Path| Place {
-            kind: Kind::UserRoot,
-            path: home.join(relative),
-            resolved: resolve_from(resolved_home.clone(), relative),
-        };
-        let app = Path::new(&config.app_dir);
-        let mut places = vec![under_home(&app.join(SKILLS_DIR))];
-        // The shared roots are the user's whether or not `interop` reads them: another agent
-        // reads them, and a project-scope write must not land there either.
-        places.extend(
-            INTEROP_ROOTS
-                .iter()
-                .map(|relative| under_home(Path::new(relative))),
-        );
-        places.extend(
-            AGENTS
-                .iter()
-                .map(|agent| under_home(Path::new(agent.user_dir))),
-        );
-        places.extend(config.extra_roots.iter().map(|path| {
-            let path = absolute(path);
-            Place {
-                kind: Kind::UserRoot,
-                resolved: resolve(&path),
-                path,
-            }
-        }));
+        let mut places: Vec<Place> = roots
+            .into_iter()
+            .map(|path| {
+                let path = absolute(&path);
+                // Below the home (most of them), the home is resolved once.
+                let resolved = match path.strip_prefix(&home) {
+                    Ok(relative) => resolve_from(resolved_home.clone(), relative),
+                    Err(_) => resolve(&path),
+                };
+                Place {
+                    kind: Kind::UserRoot,
+                    path,
+                    resolved,
+                }
+            })
+            .collect();
+        let app = home.join(&config.app_dir);
         places.push(Place {
             kind: Kind::AppFolder,
-            ..under_home(app)
+            resolved: resolve_from(resolved_home.clone(), Path::new(&config.app_dir)),
+            path: app,
         });
         places.push(Place {
             kind: Kind::Home,

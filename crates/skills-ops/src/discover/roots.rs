@@ -9,6 +9,7 @@
 use std::path::{Path, PathBuf};
 
 use skills_types::SkillScope;
+use skills_types::agents::AGENTS;
 use skills_types::catalog::Root;
 use skills_types::config::SkillsConfig;
 
@@ -116,6 +117,20 @@ pub(crate) fn plan(config: &SkillsConfig, trusted: bool, places: &UserPlaces) ->
     plan
 }
 
+/// The user's own places under `config` (`overlap`): the home, its app folder, and every user
+/// root: the app's own, the shared ones whether or not `interop` reads them (another agent
+/// does, and a project-scope write must not land there either), every agent's user folder,
+/// and `config.extra_roots` (the caller's, and the home configuration's `paths` when `config`
+/// holds them).
+pub(crate) fn user_places(config: &SkillsConfig) -> UserPlaces {
+    let home = absolute(&config.home);
+    let mut roots = vec![home.join(&config.app_dir).join(SKILLS_DIR)];
+    roots.extend(INTEROP_ROOTS.iter().map(|relative| home.join(relative)));
+    roots.extend(AGENTS.iter().map(|agent| home.join(agent.user_dir)));
+    roots.extend(config.extra_roots.iter().map(|path| absolute(path)));
+    UserPlaces::of(config, roots)
+}
+
 /// A profile id is one path component: `../x` must not pick a folder elsewhere.
 fn is_plain_name(id: &str) -> bool {
     !id.is_empty() && id != "." && id != ".." && !id.contains(['/', '\\', '\0'])
@@ -145,7 +160,7 @@ mod tests {
         let mut config = SkillsConfig::new("/base/ws", "/base/home");
         config.profile = Some("dev".into());
         config.extra_roots.push("/base/extra".into());
-        let plan = plan(&config, true, &UserPlaces::of(&config));
+        let plan = plan(&config, true, &user_places(&config));
         assert_eq!(
             scopes_and_paths(&plan.roots, base),
             [
@@ -172,7 +187,7 @@ mod tests {
         let mut config = SkillsConfig::new("/base/ws", "/base/home");
         config.interop = false;
         config.app_dir = ".mycore".into();
-        let plan = plan(&config, false, &UserPlaces::of(&config));
+        let plan = plan(&config, false, &user_places(&config));
         assert_eq!(
             scopes_and_paths(&plan.roots, Path::new("/base")),
             [(SkillScope::User, "home/.mycore/skills".to_owned())]

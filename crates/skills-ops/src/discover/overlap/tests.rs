@@ -9,7 +9,7 @@ use crate::testing::Tree;
 
 impl Tree {
     fn places(&self) -> UserPlaces {
-        UserPlaces::of(&self.config())
+        crate::discover::user_places(&self.config())
     }
 
     fn mkdir(&self, path: &Path) {
@@ -196,7 +196,7 @@ fn a_workspace_that_is_the_home_overlaps_silently_and_refuses_writes() {
     for workspace in [tree.home.clone(), link] {
         let mut config = tree.config();
         config.workspace = workspace.clone();
-        let places = UserPlaces::of(&config);
+        let places = crate::discover::user_places(&config);
         let overlap = places
             .overlap(SkillScope::Project, &workspace.join(".agents/skills"))
             .unwrap();
@@ -223,7 +223,7 @@ fn a_user_root_named_in_paths_is_the_users() {
     tree.mkdir(&team);
     let mut config = tree.config();
     config.extra_roots.push(team.clone());
-    let places = UserPlaces::of(&config);
+    let places = crate::discover::user_places(&config);
     // A workspace `paths` entry naming it, or a folder inside it.
     for root in [team.clone(), team.join("sub")] {
         let overlap = places.overlap(SkillScope::Project, &root).unwrap();
