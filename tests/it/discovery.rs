@@ -12,9 +12,11 @@ mod determinism;
 pub(crate) mod hostile;
 mod malformed;
 mod output;
+mod outside_scope;
 mod permissions;
 mod precedence;
 mod prompt;
+mod recreated;
 mod shadow_notes;
 mod symlinks;
 mod sync;
@@ -116,7 +118,13 @@ impl Run {
 
 impl Tree {
     pub(crate) fn new() -> Self {
-        let dir = tempfile::tempdir().unwrap();
+        Self::new_in(&std::env::temp_dir())
+    }
+
+    /// [`Tree::new`] in a temporary folder below `parent`, for a test that needs a given
+    /// file system.
+    pub(crate) fn new_in(parent: &Path) -> Self {
+        let dir = tempfile::tempdir_in(parent).unwrap();
         let base = std::fs::canonicalize(dir.path()).unwrap();
         let home = base.join("home");
         let workspace = base.join("ws");

@@ -185,6 +185,9 @@ pub(crate) fn hint_of(error: &Error) -> Option<&'static str> {
         Error::ConfigInvalid { .. } => {
             Some("fix or remove the file; 'skills list' still works and shows every problem in it")
         }
+        Error::RootOutsideScope { .. } => Some(
+            "a workspace root must be the workspace's own folder: 'skills list' shows the skills there as the user's",
+        ),
         Error::AlreadyExists { .. } => {
             Some("choose another name, or remove the existing skill with 'skills uninstall NAME'")
         }

@@ -76,6 +76,12 @@ fn list(global: &Global, skills: &skills::Skills) -> Exit {
                 "not trusted: another folder is at this path now (run 'skills trust PATH' again, or --revoke)"
             }
             TrustState::Missing => "not trusted: the folder is gone (remove with --revoke PATH)",
+            TrustState::Outdated => {
+                "not trusted: recorded by an older version that cannot tell this folder from one made again here (run 'skills trust PATH' again, or --revoke)"
+            }
+            TrustState::Unverifiable => {
+                "not trusted: its file system reports no birth time, so it cannot be told from a folder made again here (--revoke PATH)"
+            }
         };
         text.push_str(&format!(
             "{}  {state}\n",

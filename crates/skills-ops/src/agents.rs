@@ -84,7 +84,9 @@ fn markers() -> String {
 
 /// The skill folders of `agents` in `scope` other than `root` (where the copy goes), each
 /// once, as absolute paths. Refuses a folder reached through a symlink below the scope's
-/// base: a link planted as `.windsurf` must not send a write elsewhere.
+/// base: a link planted as `.windsurf` must not send a write elsewhere; and a project folder
+/// that leads into the user's own places (the workspace being the home) by the same check as
+/// the project root (`discover::overlap`).
 pub fn folders(
     config: &SkillsConfig,
     scope: SkillScope,
@@ -94,6 +96,8 @@ pub fn folders(
     let Some(base) = base_of(config, scope) else {
         return Ok(Vec::new());
     };
+    let places = (scope == SkillScope::Project)
+        .then(|| crate::discover::user_places(&crate::discover::home_settings(config)));
     let mut folders: Vec<PathBuf> = Vec::new();
     for agent in agents {
         let Some(relative) = agent.dir(scope) else {
@@ -111,6 +115,9 @@ pub fn folders(
                 folder.display(),
                 agent.name
             )));
+        }
+        if let Some(places) = &places {
+            places.check(scope, &folder)?;
         }
         folders.push(folder);
     }

@@ -12,6 +12,9 @@
 
 mod cache;
 mod last_good;
+pub(crate) mod overlap;
+
+use overlap::UserPlaces;
 
 pub(crate) use cache::{CACHE_DIR, roots_digest};
 mod permission;
@@ -66,15 +69,39 @@ pub(crate) struct Loaded {
 /// Sidecar files are looked for in this order; the first present is read.
 const SIDECARS: [&str; 2] = [SKILL_TOML, WORKFLOW_TOML];
 
-/// The roots of one scope, in order (the configuration files are not read: these are the
-/// roots the scope itself defines). Trust is the caller's to check.
+/// The roots of one scope, in order: the roots the scope itself defines (not the `paths` of a
+/// configuration file), less those that lead into the user's own places. Trust is the
+/// caller's to check.
 pub(crate) fn roots_of(config: &SkillsConfig, scope: skills_types::SkillScope) -> Vec<PathBuf> {
-    roots::plan(config, &settings::Sources::default(), true)
+    scope_roots(config, scope).0
+}
+
+/// [`roots_of`], and the roots of the scope set aside because they lead into the user's own
+/// places (for a write to refuse, naming the link). The home configuration is read for its
+/// `paths`: the user's roots named there are the user's places too.
+pub(crate) fn scope_roots(
+    config: &SkillsConfig,
+    scope: skills_types::SkillScope,
+) -> (Vec<PathBuf>, Vec<overlap::Overlap>) {
+    let config = home_settings(config);
+    let plan = roots::plan(
+        &config,
+        &settings::Sources::default(),
+        true,
+        &user_places(&config),
+    );
+    let roots = plan
         .roots
         .into_iter()
         .filter(|root| root.scope == scope && !config.extra_roots.contains(&root.path))
         .map(|root| root.path)
-        .collect()
+        .collect();
+    let overlapping = plan
+        .overlapping
+        .into_iter()
+        .filter(|overlap| overlap.scope == scope)
+        .collect();
+    (roots, overlapping)
 }
 
 /// [`home_settings`], under the name the facade's `Skills::home_config` and the registry use
@@ -139,16 +166,28 @@ pub(crate) fn sidecar_diagnostics(skill_dir: &Path, skill: &str) -> Vec<Diagnost
     diagnostics
 }
 
+/// The user's own places (`overlap`) under `config` as given: pass a configuration that
+/// holds the home `skills.toml` (`home_settings`) and never a workspace's, whose `paths` name
+/// workspace roots, not the user's.
+pub(crate) fn user_places(config: &SkillsConfig) -> UserPlaces {
+    roots::user_places(config)
+}
+
 /// Every root a discovery of `config` scans, in precedence order, as the trust record and the
 /// configuration files stand now (what a watch keeps an eye on).
 pub(crate) fn planned_roots(config: &SkillsConfig) -> Vec<PathBuf> {
     let trusted = trust::standing(config).trusted;
     let layered = settings::effective(config, trusted);
-    roots::plan(&layered.config, &layered.project, trusted)
-        .roots
-        .into_iter()
-        .map(|root| root.path)
-        .collect()
+    roots::plan(
+        &layered.config,
+        &layered.project,
+        trusted,
+        &user_places(&layered.config),
+    )
+    .roots
+    .into_iter()
+    .map(|root| root.path)
+    .collect()
 }
 
 /// Discovers every skill the configuration reaches.
@@ -187,7 +226,14 @@ fn discover_with(
     let mut diagnostics = std::mem::take(&mut layered.diagnostics);
     let config = &layered.config;
     diagnostics.extend(standing.diagnostics);
-    let plan = roots::plan(config, &layered.project, trusted);
+    // The user's places come from the home layer alone: a workspace's `paths` are in
+    // `layered.project`, never in `extra_roots`.
+    let plan = roots::plan(config, &layered.project, trusted, &user_places(config));
+    diagnostics.extend(
+        plan.overlapping
+            .iter()
+            .filter_map(overlap::Overlap::diagnostic),
+    );
     diagnostics.extend(remote::diagnostics(config, &config.urls));
     diagnostics.extend(remote::diagnostics(config, &layered.project.urls));
     if !plan.untrusted.is_empty() {

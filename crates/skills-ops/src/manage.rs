@@ -17,7 +17,7 @@ use skills_types::skill::SkillInput;
 use skills_types::{Error, Frontmatter, SkillScope, SkillsConfig};
 
 use crate::catalog::resolve;
-use crate::discover::{discover, roots_of, settings};
+use crate::discover::{discover, roots_of, scope_roots, settings, user_places};
 use crate::load::{self, RawFrontmatter, Source};
 use crate::{agents, fs, lock, name, trust, yaml};
 
@@ -257,6 +257,9 @@ pub fn uninstall(
         None if trusted => vec![SkillScope::Project, SkillScope::User],
         None => vec![SkillScope::User],
     };
+    if scope == Some(SkillScope::Project) {
+        refuse_overlapping(config, name)?;
+    }
     let (folder, found) = locate(config, name, &scopes, trusted)?;
     let places = places_of(found);
     let mut place = match <[Place; 1]>::try_from(places) {
@@ -320,6 +323,22 @@ pub fn uninstall(
         was_link,
         links,
     })
+}
+
+/// Refuses `uninstall --scope project NAME` when NAME is not in a project root but is in a
+/// "project" root that leads into the user's own places (`<ws>/.agents` a link to
+/// `~/.agents`): removing it there would remove the user's own skill. Discovery lists such a
+/// skill as the user's, and the error names the link.
+fn refuse_overlapping(config: &SkillsConfig, name: &str) -> Result<(), Error> {
+    let (roots, overlapping) = scope_roots(config, SkillScope::Project);
+    let present = |root: &Path| std::fs::symlink_metadata(root.join(name)).is_ok();
+    if check_folder_name(name).is_err() || roots.iter().any(|root| present(root)) {
+        return Ok(());
+    }
+    match overlapping.iter().find(|overlap| present(&overlap.root)) {
+        Some(overlap) => Err(overlap.error()),
+        None => Ok(()),
+    }
 }
 
 /// Something at `<root>/<folder>` in one of the searched scopes.
@@ -547,6 +566,11 @@ fn not_installed(config: &SkillsConfig, name: &str, trusted: bool) -> Error {
 /// `.agents/skills`, which Codex, Gemini CLI, OpenCode and other installers read too (a skill
 /// in `<app_dir>/skills` is seen by this application alone). With `interop` off discovery
 /// reads no shared root, so the default is then `<app_dir>/skills`.
+///
+/// A project root that leads into the user's own places (a link at `<ws>/.agents` to
+/// `~/.agents`, or the workspace being the home) is refused before anything is created
+/// through it (`root_outside_scope`, naming the link): every project-scope write (`new`,
+/// `install`, the registry's installs) takes its root from here.
 pub fn write_root(
     config: &SkillsConfig,
     scope: SkillScope,
@@ -574,13 +598,15 @@ pub fn write_root(
     } else {
         AgentTarget::App
     };
-    Ok(
-        match agent.or(home_config.install_root).unwrap_or(fallback) {
-            AgentTarget::App => base.join(&config.app_dir).join("skills"),
-            AgentTarget::Agents => base.join(".agents/skills"),
-            AgentTarget::Claude => base.join(".claude/skills"),
-        },
-    )
+    let root = match agent.or(home_config.install_root).unwrap_or(fallback) {
+        AgentTarget::App => base.join(&config.app_dir).join("skills"),
+        AgentTarget::Agents => base.join(".agents/skills"),
+        AgentTarget::Claude => base.join(".claude/skills"),
+    };
+    if scope == SkillScope::Project {
+        user_places(&home_config).check(scope, &root)?;
+    }
+    Ok(root)
 }
 
 fn check_name(name: &str) -> Result<(), Error> {

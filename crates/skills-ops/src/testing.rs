@@ -30,9 +30,11 @@ pub(crate) fn skill(name: &str, description: &str, scope: SkillScope) -> Skill {
     }
 }
 
-/// A temporary home and workspace; modules add the helpers they need in their own `impl`.
+/// A temporary home and workspace in a base folder, at canonical paths (what a resolved path
+/// is compared with); modules add the helpers they need in their own `impl`.
 pub(crate) struct Tree {
     _dir: tempfile::TempDir,
+    pub(crate) base: PathBuf,
     pub(crate) home: PathBuf,
     pub(crate) workspace: PathBuf,
 }
@@ -40,12 +42,14 @@ pub(crate) struct Tree {
 impl Tree {
     pub(crate) fn new() -> Self {
         let dir = tempfile::tempdir().unwrap();
-        let home = dir.path().join("home");
-        let workspace = dir.path().join("ws");
+        let base = std::fs::canonicalize(dir.path()).unwrap();
+        let home = base.join("home");
+        let workspace = base.join("ws");
         std::fs::create_dir_all(&home).unwrap();
         std::fs::create_dir_all(&workspace).unwrap();
         Self {
             _dir: dir,
+            base,
             home,
             workspace,
         }

@@ -91,6 +91,9 @@ diagnostic_codes! {
     RemoteFailed = "remote-failed": "The last fetch of a remote pack failed; the last good copy is listed.",
     RemoteStale = "remote-stale": "The cached copy of a remote pack is older than its refresh interval; it is listed as it is (run `skills update --remote`, or a long-running `skills serve` refreshes it).",
     InvalidToolSchema = "invalid-tool-schema": "A tool declared in `skill.toml` has a `parameters` schema holding a control, format or line-break character where validation reads the text as written (a property name, `enum`, `const`, `pattern`, `default`, …): an agent is shown the schema without it and would be checked against another, so the tool is not offered. Descriptions and titles may hold anything; they are cleaned for the agent.",
+    TrustReplaced = "trust-replaced": "The workspace was trusted, but the folder at its path now is not the one trusted (it was deleted and made again, as a new clone is, or replaced), or the record was made by an older version that cannot tell; it is not trusted until `skills trust` is run again.",
+    TrustUnverifiable = "trust-unverifiable": "The workspace's file system reports no birth time, so a folder made again at its path could not be told from the trusted one; it cannot be trusted by record (`--trust-workspace` trusts it for one command).",
+    RootOutsideScope = "root-outside-scope": "A project, profile or legacy root leads (through a symlink, or as named in `paths`) into the home, its app folder or a user root; it is the user's own folder, not the workspace's, so it is not scanned as a workspace root.",
     // Package rules (01 §Package rules).
     PackageInvalidPath = "package-invalid-path": "A file path in the package is not a plain relative path (traversal, absolute, hidden, reserved or over-long).",
     PackageDuplicatePath = "package-duplicate-path": "Two files in the package have the same path.",

@@ -115,6 +115,18 @@ pub enum Error {
         /// The workspace.
         workspace: PathBuf,
     },
+    /// A workspace root (project, profile, legacy) leads into the user's own places (the
+    /// home, its app folder, a user root), through a symlink or as named; writing it as a
+    /// workspace scope would change the user's own skills, so nothing was changed.
+    #[error("{} is not a {scope} root: {reason}; nothing was changed", root.display())]
+    RootOutsideScope {
+        /// The root, as the workspace names it (links not resolved).
+        root: PathBuf,
+        /// The scope it was asked for as.
+        scope: crate::SkillScope,
+        /// Where it leads and through which link, with what to do, as clauses.
+        reason: String,
+    },
     /// A URL was refused by the install policy (scheme, host, address, redirect).
     #[error("refused {url}: {reason}")]
     UrlRefused {
@@ -269,6 +281,7 @@ impl Error {
             Self::PathRefused { .. } => "refused_path",
             Self::AlreadyExists { .. } => "already_exists",
             Self::UntrustedWorkspace { .. } => "untrusted_workspace",
+            Self::RootOutsideScope { .. } => "root_outside_scope",
             Self::UrlRefused { .. } => "refused_url",
             Self::Download { kind, .. } => kind,
             Self::InvalidPackage { .. } => "invalid_package",
@@ -401,6 +414,14 @@ mod tests {
                     reason: "it cannot be read (permission denied)".into(),
                 },
                 "config_invalid",
+            ),
+            (
+                Error::RootOutsideScope {
+                    root: "/w/.agents/skills".into(),
+                    scope: crate::SkillScope::Project,
+                    reason: "/w/.agents is a symbolic link to /h/.agents".into(),
+                },
+                "root_outside_scope",
             ),
         ];
         for (error, kind) in samples {

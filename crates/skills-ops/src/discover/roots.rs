@@ -2,14 +2,18 @@
 //!
 //! Roots are returned highest precedence first (profile, project, user, legacy), each scope's
 //! roots in their table order, so the first copy of a name met while scanning is the copy that
-//! wins. Paths are made absolute once, here, without resolving symlinks.
+//! wins. Paths are made absolute once, here, without resolving symlinks; then every root of a
+//! workspace scope (profile, project, legacy), whatever its source, is held against the user's
+//! own places (`overlap`), and one that leads into them is set aside, not scanned.
 
 use std::path::{Path, PathBuf};
 
 use skills_types::SkillScope;
+use skills_types::agents::AGENTS;
 use skills_types::catalog::Root;
 use skills_types::config::SkillsConfig;
 
+use super::overlap::{self, Overlap, UserPlaces};
 use super::settings::Sources;
 
 /// The shared roots other agents use, scanned when `interop` is on, in precedence order
@@ -29,12 +33,21 @@ pub(crate) struct Plan {
     pub(crate) roots: Vec<Root>,
     /// Project, legacy and profile roots that exist but were skipped.
     pub(crate) untrusted: Vec<Root>,
+    /// Project, legacy and profile roots that lead into the user's own places: never
+    /// scanned, whether the workspace is trusted or not.
+    pub(crate) overlapping: Vec<Overlap>,
 }
 
 /// The roots of `config`, and of `named`: the sources a trusted workspace's file names, which
 /// are project scope (after the workspace's own project roots), never user roots: a repository
-/// chose them, so they are trust-gated and their runs need confirmation.
-pub(crate) fn plan(config: &SkillsConfig, named: &Sources, trusted: bool) -> Plan {
+/// chose them, so they are trust-gated and their runs need confirmation. The workspace's
+/// roots are held against `places`, the user's own places (`overlap`).
+pub(crate) fn plan(
+    config: &SkillsConfig,
+    named: &Sources,
+    trusted: bool,
+    places: &UserPlaces,
+) -> Plan {
     let workspace = absolute(&config.workspace);
     let home = absolute(&config.home);
     let app = |base: &Path| base.join(&config.app_dir).join(SKILLS_DIR);
@@ -83,27 +96,37 @@ pub(crate) fn plan(config: &SkillsConfig, named: &Sources, trusted: bool) -> Pla
             .filter(|path| !user.iter().any(|root| root.path == *path))
             .map(|path| own(SkillScope::Project, path)),
     );
-    project.extend(super::remote::roots(
-        config,
-        &named.urls,
-        SkillScope::Project,
-    ));
+    // The packs a workspace names are project scope too, but their copies live in this
+    // program's own cache in the home: they are held to trust, not to the user's places.
+    let project_packs = super::remote::roots(config, &named.urls, SkillScope::Project);
     let remote = super::remote::roots(config, &config.urls, SkillScope::Remote);
     let legacy = vec![own(SkillScope::Legacy, workspace.join(SKILLS_DIR))];
 
     let mut plan = Plan {
         roots: Vec::new(),
         untrusted: Vec::new(),
+        overlapping: Vec::new(),
     };
     // The profile root lives in the workspace too: an untrusted clone must not be able to
     // put skills in front of an agent through it either.
-    for (gated, roots) in [
-        (true, profile),
-        (true, project),
-        (false, user),
-        (false, remote),
-        (true, legacy),
+    // (trust-gated, held against the user's places, roots)
+    for (gated, checked, roots) in [
+        (true, true, profile),
+        (true, true, project),
+        (true, false, project_packs),
+        (false, false, user),
+        (false, false, remote),
+        (true, true, legacy),
     ] {
+        // Every root of a workspace scope, from whatever source: a link planted or cloned at
+        // `<ws>/.agents` must not make the user's own root a second, project-scope one.
+        let roots = if checked {
+            let (kept, overlapping) = overlap::split(places, roots);
+            plan.overlapping.extend(overlapping);
+            kept
+        } else {
+            roots
+        };
         if gated && !trusted {
             plan.untrusted
                 .extend(roots.into_iter().filter(|root| root.path.is_dir()));
@@ -112,6 +135,20 @@ pub(crate) fn plan(config: &SkillsConfig, named: &Sources, trusted: bool) -> Pla
         }
     }
     plan
+}
+
+/// The user's own places under `config` (`overlap`): the home, its app folder, and every user
+/// root: the app's own, the shared ones whether or not `interop` reads them (another agent
+/// does, and a project-scope write must not land there either), every agent's user folder,
+/// and `config.extra_roots` (the caller's, and the home configuration's `paths` when `config`
+/// holds them).
+pub(crate) fn user_places(config: &SkillsConfig) -> UserPlaces {
+    let home = absolute(&config.home);
+    let mut roots = vec![home.join(&config.app_dir).join(SKILLS_DIR)];
+    roots.extend(INTEROP_ROOTS.iter().map(|relative| home.join(relative)));
+    roots.extend(AGENTS.iter().map(|agent| home.join(agent.user_dir)));
+    roots.extend(config.extra_roots.iter().map(|path| absolute(path)));
+    UserPlaces::of(config, roots)
 }
 
 /// A profile id is one path component: `../x` must not pick a folder elsewhere.
@@ -143,7 +180,7 @@ mod tests {
         let mut config = SkillsConfig::new("/base/ws", "/base/home");
         config.profile = Some("dev".into());
         config.extra_roots.push("/base/extra".into());
-        let plan = plan(&config, &Sources::default(), true);
+        let plan = plan(&config, &Sources::default(), true, &user_places(&config));
         assert_eq!(
             scopes_and_paths(&plan.roots, base),
             [
@@ -170,7 +207,7 @@ mod tests {
         let mut config = SkillsConfig::new("/base/ws", "/base/home");
         config.interop = false;
         config.app_dir = ".mycore".into();
-        let plan = plan(&config, &Sources::default(), false);
+        let plan = plan(&config, &Sources::default(), false, &user_places(&config));
         assert_eq!(
             scopes_and_paths(&plan.roots, Path::new("/base")),
             [(SkillScope::User, "home/.mycore/skills".to_owned())]

@@ -1,5 +1,6 @@
 //! Trust on real temporary trees: the record lives in the home and names a folder by path and
-//! identity; a marker in the tree never trusts; a bad record trusts nothing.
+//! identity (device, inode, birth time); a folder made again with its old inode, an old record
+//! without birth times, a marker in the tree and a bad record trust nothing.
 
 use std::os::unix::fs::MetadataExt as _;
 
@@ -56,6 +57,19 @@ fn trusting_records_in_the_home_and_never_writes_the_workspace() {
     let metadata = std::fs::metadata(&workspace).unwrap();
     assert_eq!(record.workspaces[0].inode, metadata.ino());
     assert_eq!(record.workspaces[0].device, metadata.dev());
+    // The birth time the standard library reads (`statx` on Linux), to the nanosecond.
+    let created = metadata
+        .created()
+        .unwrap()
+        .duration_since(UNIX_EPOCH)
+        .unwrap();
+    assert_eq!(
+        record.workspaces[0].birth,
+        Some(Birth {
+            seconds: created.as_secs() as i64,
+            nanoseconds: created.subsec_nanos(),
+        })
+    );
     // Trusting again changes nothing.
     assert!(!trust(&config, &workspace).unwrap().changed);
     assert_eq!(list(&config).unwrap().len(), 1);
@@ -151,6 +165,221 @@ fn a_folder_deleted_and_made_again_is_not_trusted() {
     std::fs::create_dir(&workspace).unwrap();
     assert!(!is_trusted(&tree.config(&workspace)));
     drop(old);
+}
+
+/// The `statfs` magic of ext2, ext3 and ext4.
+const EXT4_MAGIC: u64 = 0xEF53;
+
+/// A temporary folder on ext4, where a folder deleted and made again gets its inode back:
+/// the system's temporary folder, or else this build's `target` folder.
+fn ext4_folder() -> Option<tempfile::TempDir> {
+    let target = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target");
+    [std::env::temp_dir(), target]
+        .into_iter()
+        .find_map(|candidate| {
+            let kind = rustix::fs::statfs(&candidate).ok()?.f_type as u64;
+            (kind == EXT4_MAGIC).then(|| tempfile::tempdir_in(&candidate).ok())?
+        })
+}
+
+#[test]
+fn a_folder_made_again_with_its_old_inode_is_not_trusted() {
+    // The attack of issue 29: on ext4 `rm -rf ws && git clone other ws` gives the new folder
+    // the old inode, which device-and-inode trust took for the trusted folder. Where no ext4
+    // folder is at hand the loop still runs, on the temporary folder's file system, and
+    // proves the folder untrusted; that the inode came back is asserted on ext4 only.
+    let ext4 = ext4_folder();
+    let parent = match &ext4 {
+        Some(dir) => dir.path().to_path_buf(),
+        None => std::env::temp_dir(),
+    };
+    let home = tempfile::tempdir().unwrap();
+    let workspace = tempfile::tempdir_in(&parent).unwrap();
+    let workspace = workspace.path().join("ws");
+    let config = SkillsConfig::new(&workspace, home.path());
+    let mut reused = 0;
+    for _ in 0..64 {
+        std::fs::create_dir(&workspace).unwrap();
+        let inode = std::fs::metadata(&workspace).unwrap().ino();
+        trust(&config, &workspace).unwrap();
+        assert!(is_trusted(&config));
+        // Made again at once, as a script would: the same clock tick, when the clock allows.
+        std::fs::remove_dir(&workspace).unwrap();
+        std::fs::create_dir(&workspace).unwrap();
+        let again = std::fs::metadata(&workspace).unwrap().ino();
+        let standing = standing(&config);
+        assert!(
+            !standing.trusted,
+            "a folder made again is not the trusted one"
+        );
+        assert_eq!(codes(&standing), [DiagnosticCode::TrustReplaced]);
+        assert!(
+            standing.diagnostics[0]
+                .message
+                .contains(&format!("run `skills trust {}`", workspace.display())),
+            "{}",
+            standing.diagnostics[0].message
+        );
+        assert_eq!(
+            list(&config).unwrap()[0].state,
+            TrustState::Replaced,
+            "one record, of a replaced folder"
+        );
+        std::fs::remove_dir(&workspace).unwrap();
+        if again == inode {
+            reused += 1;
+            if reused == 8 {
+                break;
+            }
+        }
+    }
+    if ext4.is_some() {
+        assert_eq!(reused, 8, "ext4 gave the inode back 8 times in 64 tries");
+    }
+}
+
+#[test]
+fn trust_is_recorded_only_once_the_clock_is_past_the_birth() {
+    // What makes the birth time a name no later folder can take: every folder made after
+    // `trust` returns is stamped at least this late.
+    let tree = Tree::new();
+    for round in 0..16 {
+        let workspace = tree.workspace(&format!("fresh-{round}"));
+        trust(&tree.config(&workspace), &workspace).unwrap();
+        let now = stamping_clock();
+        let birth = identity(&workspace).unwrap().birth.unwrap();
+        assert!(
+            now >= nanoseconds(birth) + SETTLE_MARGIN.as_nanos() as i128,
+            "round {round}: the clock {now} is not past the birth {birth:?}"
+        );
+    }
+}
+
+#[test]
+fn a_record_decides_by_device_inode_and_birth() {
+    let birth = Some(Birth {
+        seconds: 1_700_000_000,
+        nanoseconds: 5,
+    });
+    let later = Some(Birth {
+        seconds: 1_700_000_000,
+        nanoseconds: 6,
+    });
+    let folder = |device, inode, birth| Folder {
+        path: PathBuf::from("/w"),
+        device,
+        inode,
+        birth,
+    };
+    let record = |device, inode, birth| TrustRecord {
+        path: PathBuf::from("/w"),
+        device,
+        inode,
+        birth,
+        trusted_at: 0,
+    };
+    let cases = [
+        (
+            "the trusted folder",
+            folder(1, 2, birth),
+            record(1, 2, birth),
+            Verdict::Same,
+        ),
+        (
+            "made again, same inode",
+            folder(1, 2, later),
+            record(1, 2, birth),
+            Verdict::Replaced,
+        ),
+        (
+            "another inode",
+            folder(1, 3, birth),
+            record(1, 2, birth),
+            Verdict::Replaced,
+        ),
+        (
+            "another device",
+            folder(9, 2, birth),
+            record(1, 2, birth),
+            Verdict::Replaced,
+        ),
+        (
+            "a version 1 record",
+            folder(1, 2, birth),
+            record(1, 2, None),
+            Verdict::Outdated,
+        ),
+        (
+            "no birth time now",
+            folder(1, 2, None),
+            record(1, 2, birth),
+            Verdict::Unverifiable,
+        ),
+        (
+            "neither has one",
+            folder(1, 2, None),
+            record(1, 2, None),
+            Verdict::Outdated,
+        ),
+        (
+            "version 1, replaced",
+            folder(1, 3, None),
+            record(1, 2, None),
+            Verdict::Replaced,
+        ),
+    ];
+    for (name, folder, record, verdict) in cases {
+        assert_eq!(folder.verdict(&record), verdict, "{name}");
+        let diagnostic = not_the_trusted_folder(verdict, &folder.path);
+        assert_eq!(diagnostic.is_none(), verdict == Verdict::Same, "{name}");
+        if let Some(diagnostic) = diagnostic {
+            assert_eq!(diagnostic.severity, Severity::Warning, "{name}");
+        }
+    }
+}
+
+#[test]
+fn an_old_record_trusts_nothing_until_trusted_again() {
+    let tree = Tree::new();
+    let workspace = tree.workspace("ws");
+    let other = tree.workspace("other");
+    let config = tree.config(&workspace);
+    let metadata = std::fs::metadata(&workspace).unwrap();
+    let canonical = std::fs::canonicalize(&workspace).unwrap();
+    // A version 1 record of this very folder (path, device and inode all match).
+    let old = serde_json::json!({
+        "version": 1,
+        "workspaces": [
+            {"path": canonical, "device": metadata.dev(), "inode": metadata.ino(), "trusted_at": 7},
+            {"path": std::fs::canonicalize(&other).unwrap(), "device": 0, "inode": 0, "trusted_at": 8},
+        ],
+    });
+    std::fs::create_dir_all(tree.record().parent().unwrap()).unwrap();
+    std::fs::write(tree.record(), old.to_string()).unwrap();
+    let standing = standing(&config);
+    assert!(!standing.trusted);
+    assert_eq!(codes(&standing), [DiagnosticCode::TrustReplaced]);
+    let message = &standing.diagnostics[0].message;
+    assert!(
+        message.contains("older version")
+            && message.contains(&format!("skills trust {}", canonical.display())),
+        "{message}"
+    );
+    assert_eq!(list(&config).unwrap()[0].state, TrustState::Outdated);
+    // Trusting again records the folder with its birth, in a version 2 file; the other old
+    // record is kept, and still trusts nothing.
+    assert!(trust(&config, &workspace).unwrap().changed);
+    assert!(is_trusted(&config));
+    let record: TrustFile = serde_json::from_slice(&std::fs::read(tree.record()).unwrap()).unwrap();
+    assert_eq!(record.version, TRUST_FILE_VERSION);
+    assert_eq!(record.workspaces.len(), 2);
+    assert!(
+        record
+            .workspaces
+            .iter()
+            .any(|r| r.path == canonical && r.birth.is_some())
+    );
+    assert!(!is_trusted(&tree.config(&other)));
 }
 
 #[test]
