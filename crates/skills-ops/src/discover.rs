@@ -11,6 +11,7 @@
 //! walk, and a burst inside known skill folders looks at those folders alone (`walked`).
 
 mod cache;
+mod extent;
 mod last_good;
 
 pub(crate) use cache::{CACHE_DIR, roots_digest};
@@ -24,6 +25,9 @@ mod sidecar;
 mod walked;
 
 pub use walked::Walked;
+
+pub(crate) use extent::{RootExtent, extent};
+pub(crate) use scan::DirKey;
 
 pub use sidecar::{is_model_tool_name, tool_name};
 
@@ -123,18 +127,6 @@ pub(crate) fn sidecar_diagnostics(skill_dir: &Path, skill: &str) -> Vec<Diagnost
     let path = sidecar_file(skill_dir).unwrap_or_else(|| skill_dir.join(SKILL_TOML));
     diagnostics.extend(sidecar::tool_name_diagnostics(skill, &manifest, &path));
     diagnostics
-}
-
-/// Every root a discovery of `config` scans, in precedence order, as the trust record and the
-/// configuration files stand now (what a watch keeps an eye on).
-pub(crate) fn planned_roots(config: &SkillsConfig) -> Vec<PathBuf> {
-    let trusted = trust::standing(config).trusted;
-    let (config, _) = settings::effective(config, trusted);
-    roots::plan(&config, trusted)
-        .roots
-        .into_iter()
-        .map(|root| root.path)
-        .collect()
 }
 
 /// Discovers every skill the configuration reaches.

@@ -80,7 +80,7 @@ diagnostic_codes! {
     DepthLimit = "depth-limit": "A folder lies deeper below its root than the depth limit and was not scanned.",
     DirectoryLimit = "directory-limit": "A root holds more folders than the scan limit; the rest were not scanned.",
     LastGoodKept = "last-good-kept": "The definition file no longer loads; a running watch keeps the skill's last valid version until the file is fixed or removed.",
-    WatchPolling = "watch-polling": "A running watch could not have the kernel report changes under a path (the inotify watch limit, or another refusal), so it looks at that path every poll interval instead.",
+    WatchPolling = "watch-polling": "A running watch could not have the kernel report changes under a path (the inotify watch limit, the cap on watches per root, or another refusal), so it looks at that path every poll interval instead.",
     Unreadable = "unreadable": "A file or folder could not be read (permission denied, vanished during the scan, or a name that is not UTF-8).",
     InvalidConfig = "invalid-config": "A `skills.toml` configuration file could not be read or has a malformed key; the key was ignored.",
     InvalidSidecar = "invalid-sidecar": "A `skill.toml`, `workflow.toml` or `skill.json` beside the definition file could not be read or is malformed.",
@@ -89,6 +89,8 @@ diagnostic_codes! {
     RemoteNotFetched = "remote-not-fetched": "A remote pack listed in `urls` has never been fetched, so none of its skills are listed (run `skills update --remote`).",
     RemoteFailed = "remote-failed": "The last fetch of a remote pack failed; the last good copy is listed.",
     RemoteStale = "remote-stale": "The cached copy of a remote pack is older than its refresh interval; it is listed as it is (run `skills update --remote`, or a long-running `skills serve` refreshes it).",
+    NoSkillWithinLimits = "no-skill-within-limits": "A root (or a folder a link in it leads to) holds no skill as far as discovery's depth and folder limits let it look, and the limits cut the walk short: it is not a folder of skills (a link to `/usr`, a home folder). The rest was not scanned, and a running watch follows only its top folder.",
+    PseudoFileSystem = "pseudo-file-system": "A root, or a folder below one, lies on a kernel pseudo file system (`/proc`, `/sys`, cgroups, debugfs), where no skill can be and whose walk may never end; it is neither scanned nor watched.",
     // Package rules (01 §Package rules).
     PackageInvalidPath = "package-invalid-path": "A file path in the package is not a plain relative path (traversal, absolute, hidden, reserved or over-long).",
     PackageDuplicatePath = "package-duplicate-path": "Two files in the package have the same path.",

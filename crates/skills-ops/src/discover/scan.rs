@@ -20,6 +20,14 @@
 //! ~/.agents/skills/`) is followed wherever it points; a link in a workspace's roots only to a
 //! folder inside the workspace's own roots, so a cloned repository can neither reach out of
 //! itself nor pull the user's own skills into its project scope.
+//!
+//! The limits bound the walk however the folders are reached, through links included: the
+//! depth counts levels as reached from the root, and every folder listed counts against the
+//! root's directory budget. A kernel pseudo file system (`/proc`, `/sys`, ...) is never
+//! listed: a root linking to `/` meets `/proc`, whose walk may never end and holds no skill.
+//! What the walk listed and where a limit cut it short are kept ([`Scan::listed`],
+//! [`Scan::cut`]): a watch follows exactly these folders (`discover::extent`), and a root that
+//! led to no skill before a limit cut it short is said to be no folder of skills.
 
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -183,6 +191,8 @@ pub(crate) struct Found {
     /// A handle on the folder holding `dir`, when the definition file is its `SKILL.md`: the
     /// skill's files are then looked up as `<id>/<file>` below it.
     pub(crate) parent: Option<Arc<Folder>>,
+    /// The directory's identity (one watch per folder, however many paths reach it).
+    pub(crate) key: Option<DirKey>,
 }
 
 /// What the walk produced.
@@ -190,6 +200,12 @@ pub(crate) struct Found {
 pub(crate) struct Scan {
     pub(crate) found: Vec<Found>,
     pub(crate) diagnostics: Vec<Diagnostic>,
+    /// Every folder the walk listed (or tried to: an unreadable one too), with the index of
+    /// its root and its identity, as reached from the root and in walk order, roots first.
+    pub(crate) listed: Vec<(usize, PathBuf, Option<DirKey>)>,
+    /// Where a limit cut the walk short, with the index of its root: a folder whose
+    /// subfolders were too deep, or the folder the directory budget stopped at.
+    pub(crate) cut: Vec<(usize, PathBuf)>,
 }
 
 /// Walks every root in order.
@@ -212,17 +228,71 @@ pub(crate) fn scan(roots: &[Root], policy: SymlinkPolicy, limits: DiscoveryLimit
         visited: HashSet::new(),
         found: Vec::new(),
         diagnostics: Vec::new(),
+        listed: Vec::new(),
+        cut: Vec::new(),
         root: 0,
         budget: 0,
     };
     for (index, root) in roots.iter().enumerate() {
         walker.root = index;
         walker.budget = limits.max_dirs_per_root;
+        let found_before = walker.found.len();
+        let cut_before = walker.cut.len();
         walker.walk_root(&root.path);
+        if walker.found.len() == found_before && walker.cut.len() > cut_before {
+            walker.no_skill_within_limits(&root.path);
+        }
     }
     Scan {
         found: walker.found,
         diagnostics: walker.diagnostics,
+        listed: walker.listed,
+        cut: walker.cut,
+    }
+}
+
+/// The kernel's pseudo file systems, by the magic number `statfs` reports: no skill lives on
+/// them, and a walk of one may never end (`/proc` holds a folder per process, with links back
+/// to `/`) or list the kernel's every object (`/sys`).
+#[cfg(any(target_os = "linux", target_os = "android"))]
+const PSEUDO_FILE_SYSTEMS: &[(u64, &str)] = &[
+    (0x9fa0, "proc"),
+    (0x6265_6572, "sysfs"),
+    (0x6462_6720, "debugfs"),
+    (0x7472_6163, "tracefs"),
+    (0x0027_e0eb, "cgroup"),
+    (0x6367_7270, "cgroup2"),
+    (0x7363_6673, "securityfs"),
+    (0xcafe_4a11, "bpf"),
+    (0x6165_676c, "pstore"),
+    (0x6265_6570, "configfs"),
+    (0x1cd1, "devpts"),
+    (0x6573_5543, "fusectl"),
+    (0x4249_4e4d, "binfmt_misc"),
+    (0xf97c_ff8c, "selinuxfs"),
+    (0x4345_5243, "efivarfs"),
+];
+
+/// The name of the pseudo file system `path` lies on, if it lies on one.
+pub(crate) fn pseudo_file_system(path: &Path) -> Option<&'static str> {
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    {
+        let stat = rustix::fs::statfs(path).ok()?;
+        #[expect(
+            clippy::useless_conversion,
+            clippy::unnecessary_cast,
+            reason = "`f_type`'s type differs between targets"
+        )]
+        let magic = stat.f_type as u64;
+        PSEUDO_FILE_SYSTEMS
+            .iter()
+            .find(|(known, _)| *known == magic)
+            .map(|(_, name)| *name)
+    }
+    #[cfg(not(any(target_os = "linux", target_os = "android")))]
+    {
+        let _ = path;
+        None
     }
 }
 
@@ -236,6 +306,8 @@ struct Walker {
     visited: HashSet<DirKey>,
     found: Vec<Found>,
     diagnostics: Vec<Diagnostic>,
+    listed: Vec<(usize, PathBuf, Option<DirKey>)>,
+    cut: Vec<(usize, PathBuf)>,
     /// The root being walked.
     root: usize,
     /// Directories this root may still visit.
@@ -249,6 +321,42 @@ impl Walker {
     fn note(&mut self, severity: Severity, code: DiagnosticCode, path: &Path, message: String) {
         self.diagnostics
             .push(Diagnostic::new(code, severity, message).with_path(path));
+    }
+
+    /// Says that the root at `path` led to no skill before a limit cut its walk short: it is
+    /// not a folder of skills (a link to `/usr`), and a person should point it elsewhere.
+    fn no_skill_within_limits(&mut self, path: &Path) {
+        let leads = match std::fs::canonicalize(path) {
+            Ok(real) if real != path => format!(" (it leads to {})", real.display()),
+            _ => String::new(),
+        };
+        let message = format!(
+            "no skill was found in the folders discovery may list here ({} levels deep, {} folders){leads}, and the limits cut the walk short: this is not a folder of skills, so the rest was not scanned and a watch follows only this folder itself; point the root at a folder whose subfolders hold a SKILL.md each",
+            self.limits.max_depth, self.limits.max_dirs_per_root
+        );
+        self.note(
+            Severity::Warning,
+            DiagnosticCode::NoSkillWithinLimits,
+            path,
+            message,
+        );
+    }
+
+    /// Whether `dir` may be listed: not on a pseudo file system (said when it is).
+    fn listable(&mut self, dir: &Path) -> bool {
+        let Some(name) = pseudo_file_system(dir) else {
+            return true;
+        };
+        let message = format!(
+            "lies on the kernel's `{name}` file system, where no skill can be; it is not scanned"
+        );
+        self.note(
+            Severity::Warning,
+            DiagnosticCode::PseudoFileSystem,
+            dir,
+            message,
+        );
+        false
     }
 
     fn walk_root(&mut self, path: &Path) {
@@ -267,7 +375,7 @@ impl Walker {
             Ok(_) => return,
         }
         let Some(key) = dir_key(path) else { return };
-        if !self.visited.insert(key) {
+        if !self.visited.insert(key.to_owned()) {
             let message =
                 "the root is a folder already scanned (through a symlink, or another root)"
                     .to_owned();
@@ -278,6 +386,10 @@ impl Walker {
                 message,
             );
         }
+        if !self.listable(path) {
+            return;
+        }
+        self.listed.push((self.root, path.to_path_buf(), Some(key)));
         if let Some(entries) = self.read_sorted(path) {
             // The limit ends this root's walk; discovery goes on with the next root.
             let _ = self.walk(path, 0, entries, Vec::new());
@@ -348,6 +460,7 @@ impl Walker {
             self.visit(child, key, name, depth + 1, probe, prefetched)?;
         }
         if too_deep {
+            self.cut.push((self.root, dir.to_path_buf()));
             let message = format!(
                 "folders below this one are more than {} levels under the root and were not scanned",
                 self.limits.max_depth
@@ -463,17 +576,21 @@ impl Walker {
         };
         match probe.definition {
             Ok(info) if info.kind == Kind::File => {
-                self.visited.insert(key);
+                self.visited.insert(key.to_owned());
                 self.found(dir, name, exact, info.stamp, dir_stamp);
                 if let Some(found) = self.found.last_mut() {
                     found.parent = probe.parent;
+                    found.key = Some(key);
                 }
                 return Ok(());
             }
             Ok(info) if info.kind == Kind::Symlink => {
                 if let Some(target) = self.followed_file(&exact) {
-                    self.visited.insert(key);
+                    self.visited.insert(key.to_owned());
                     self.found(dir, name, exact, target, dir_stamp);
+                    if let Some(found) = self.found.last_mut() {
+                        found.key = Some(key);
+                    }
                     return Ok(());
                 }
             }
@@ -504,10 +621,11 @@ impl Walker {
             }
         }
         // Marked before descending, so a link inside that leads back here ends the loop.
-        self.visited.insert(key);
+        self.visited.insert(key.to_owned());
         // Only folders that must be listed count against the limit: a skill directory found by
         // its `SKILL.md` costs one probe, so a root of many skills is never cut short.
         if self.budget == 0 {
+            self.cut.push((self.root, dir.clone()));
             let message = format!(
                 "more than {} folders under this root had to be listed; the rest were not scanned",
                 self.limits.max_dirs_per_root
@@ -521,6 +639,10 @@ impl Walker {
             return Err(Stop);
         }
         self.budget -= 1;
+        if !self.listable(&dir) {
+            return Ok(());
+        }
+        self.listed.push((self.root, dir.clone(), Some(key.to_owned())));
         let (listing, probed) = match prefetched {
             Some(prefetched) => (prefetched.listing, prefetched.probes),
             None => (list(&dir), Vec::new()),
@@ -541,7 +663,12 @@ impl Walker {
                 _ => None,
             };
             if let Some(stamp) = stamp {
+                // Listed, but a skill: its folder is the skill's, not a category's.
+                self.listed.pop();
                 self.found(dir, name, path, stamp, dir_stamp);
+                if let Some(found) = self.found.last_mut() {
+                    found.key = Some(key);
+                }
                 return Ok(());
             }
         }
@@ -601,6 +728,7 @@ impl Walker {
             stamp,
             dir_stamp,
             parent: None,
+            key: None,
         });
     }
 
