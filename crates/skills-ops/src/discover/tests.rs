@@ -883,3 +883,96 @@ fn parallel_discovery_gives_the_sequential_catalog() {
     assert_eq!(on(1, true), sequential);
     assert_eq!(on(4, true), sequential);
 }
+
+/// The limits bound a walk however its folders are reached: a link counts its target's levels
+/// from the root (not from the link), and every folder listed through it counts against the
+/// root's budget.
+#[test]
+fn limits_bound_what_a_link_leads_to() {
+    use std::os::unix::fs::symlink;
+    let tree = Tree::new();
+    let root = tree.user();
+    let deep = tree.home.join("deep");
+    tree.skill(&deep, "a/b/c/d/e/too-deep", "too-deep");
+    tree.skill(&deep, "a/b/c/d/in-reach", "in-reach");
+    std::fs::create_dir_all(&root).unwrap();
+    // One level down already: `link/a/b/c/d/in-reach` is six levels below the root.
+    symlink(&deep, root.join("link")).unwrap();
+    let catalog = discover(&tree.config()).unwrap();
+    assert_eq!(names(&catalog), [("in-reach", SkillScope::User)]);
+    assert!(codes(&catalog).contains(&DiagnosticCode::DepthLimit));
+
+    // A link to a tree of many folders spends the root's budget like the root's own.
+    let wide = tree.home.join("wide");
+    for index in 0..30 {
+        std::fs::create_dir_all(wide.join(format!("c{index:02}"))).unwrap();
+    }
+    std::fs::remove_file(root.join("link")).unwrap();
+    symlink(&wide, root.join("link")).unwrap();
+    let mut config = tree.config();
+    config.limits.max_dirs_per_root = 10;
+    let catalog = discover(&config).unwrap();
+    assert!(codes(&catalog).contains(&DiagnosticCode::DirectoryLimit));
+}
+
+/// A root that led to no skill before a limit cut its walk short (a link to `/usr`, a home
+/// folder) is said to be no folder of skills, once, naming where it leads; a root that holds
+/// a skill, or is small and empty, is not.
+#[test]
+fn a_root_with_no_skill_within_the_limits_is_said_to_be_none() {
+    use std::os::unix::fs::symlink;
+    let tree = Tree::new();
+    let large = tree.home.join("large");
+    for index in 0..30 {
+        std::fs::create_dir_all(large.join(format!("c{index:02}/x"))).unwrap();
+    }
+    std::fs::create_dir_all(tree.user().parent().unwrap()).unwrap();
+    symlink(&large, tree.user()).unwrap();
+    std::fs::create_dir_all(tree.user_agents().join("empty/category")).unwrap();
+    let mut config = tree.config();
+    config.limits.max_dirs_per_root = 10;
+    let catalog = discover(&config).unwrap();
+    let said: Vec<&Diagnostic> = catalog
+        .diagnostics
+        .iter()
+        .filter(|d| d.code == DiagnosticCode::NoSkillWithinLimits)
+        .collect();
+    assert_eq!(said.len(), 1, "{said:?}");
+    assert_eq!(said[0].path.as_deref(), Some(tree.user().as_path()));
+    assert!(
+        said[0].message.contains(&large.display().to_string()),
+        "{}",
+        said[0].message
+    );
+
+    // With a skill found before the limit, the root is a folder of skills after all.
+    tree.skill(&large, "a-first", "a-first");
+    let catalog = discover(&config).unwrap();
+    assert!(!codes(&catalog).contains(&DiagnosticCode::NoSkillWithinLimits));
+}
+
+/// A kernel pseudo file system is never listed: not as a root, not below one. A root that is
+/// `/` meets `/proc` and `/sys` and ends within its limits.
+#[cfg(target_os = "linux")]
+#[test]
+fn pseudo_file_systems_are_never_listed() {
+    use std::os::unix::fs::symlink;
+    let tree = Tree::new();
+    std::fs::create_dir_all(tree.user().parent().unwrap()).unwrap();
+    symlink("/proc", tree.user()).unwrap();
+    std::fs::create_dir_all(tree.user_agents().parent().unwrap()).unwrap();
+    symlink("/", tree.user_agents()).unwrap();
+    let mut config = tree.config();
+    config.limits.max_depth = 1;
+    let catalog = discover(&config).unwrap();
+    let pseudo: Vec<PathBuf> = catalog
+        .diagnostics
+        .iter()
+        .filter(|d| d.code == DiagnosticCode::PseudoFileSystem)
+        .filter_map(|d| d.path.clone())
+        .collect();
+    assert!(pseudo.contains(&tree.user()), "{pseudo:?}");
+    assert!(pseudo.contains(&tree.user_agents().join("sys")), "{pseudo:?}");
+    // `/proc` is the first root already: below `/` it is a folder reached twice.
+    assert!(codes(&catalog).contains(&DiagnosticCode::NoSkillWithinLimits));
+}
