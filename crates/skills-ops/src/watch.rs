@@ -318,13 +318,11 @@ fn run(mut state: State, receiver: &mpsc::Receiver<Message>, debounce: Duration)
                 Ok(message) => Some(message),
                 Err(_) => return,
             },
-            Some(at) => {
-                match receiver.recv_timeout(at.saturating_duration_since(Instant::now())) {
-                    Ok(message) => Some(message),
-                    Err(mpsc::RecvTimeoutError::Timeout) => None,
-                    Err(mpsc::RecvTimeoutError::Disconnected) => return,
-                }
-            }
+            Some(at) => match receiver.recv_timeout(at.saturating_duration_since(Instant::now())) {
+                Ok(message) => Some(message),
+                Err(mpsc::RecvTimeoutError::Timeout) => None,
+                Err(mpsc::RecvTimeoutError::Disconnected) => return,
+            },
         };
         let mut next = first;
         while let Some(message) = next.take() {
@@ -514,7 +512,8 @@ impl State {
                     return None;
                 }
             }
-            let folder_now = std::fs::symlink_metadata(path).is_ok_and(|metadata| metadata.is_dir());
+            let folder_now =
+                std::fs::symlink_metadata(path).is_ok_and(|metadata| metadata.is_dir());
             let folder_before = plan.inside.iter().any(|(inside, _)| inside == path);
             if folder_now || folder_before {
                 due.insert((root.clone(), skill.to_path_buf()));
@@ -558,10 +557,7 @@ impl State {
         let mut roots = BTreeMap::new();
         for root in extent.roots {
             let plan = RootPlan::of(root);
-            roots.insert(
-                plan.path.clone(),
-                RootState { plan, polled: None },
-            );
+            roots.insert(plan.path.clone(), RootState { plan, polled: None });
         }
         let before = std::mem::replace(&mut self.roots, roots);
         for (path, state) in &mut self.roots {
@@ -579,7 +575,12 @@ impl State {
             .targets
             .folders
             .iter()
-            .map(|folder| (folder.clone(), holders_before.get(folder).cloned().flatten()))
+            .map(|folder| {
+                (
+                    folder.clone(),
+                    holders_before.get(folder).cloned().flatten(),
+                )
+            })
             .collect();
         news.extend(self.apply(true));
         news
@@ -715,7 +716,7 @@ impl State {
                         aliases.entry(first.clone()).or_default().push(path);
                         continue;
                     }
-                    first_path.insert(key.clone(), path.clone());
+                    first_path.insert(key.to_owned(), path.clone());
                 }
                 desired.insert(path.clone(), identity);
                 own.push(path);
@@ -832,10 +833,8 @@ impl State {
                     sayings.push((path.clone(), mode, diagnostic));
                 }
                 (None, Some(_)) => {
-                    let message = format!(
-                        "{} is watched by the kernel's events again",
-                        path.display()
-                    );
+                    let message =
+                        format!("{} is watched by the kernel's events again", path.display());
                     let diagnostic =
                         Diagnostic::new(DiagnosticCode::WatchPolling, Severity::Info, message)
                             .with_path(path);

@@ -162,7 +162,10 @@ mod tests {
     use super::*;
 
     fn folders(paths: &[&str]) -> Vec<(PathBuf, Option<DirKey>)> {
-        paths.iter().map(|path| (PathBuf::from(path), None)).collect()
+        paths
+            .iter()
+            .map(|path| (PathBuf::from(path), None))
+            .collect()
     }
 
     fn skill(dir: &str) -> SkillFolder {
@@ -187,11 +190,22 @@ mod tests {
     fn a_folder_that_leads_to_no_skill_where_a_limit_cut_the_walk_is_followed_alone() {
         // `usr` is a link to a large tree: the budget ran out inside it; `team` holds a skill.
         let mut extent = root(
-            &["/r", "/r/team", "/r/usr", "/r/usr/lib", "/r/usr/lib/x", "/r/empty"],
+            &[
+                "/r",
+                "/r/team",
+                "/r/usr",
+                "/r/usr/lib",
+                "/r/usr/lib/x",
+                "/r/empty",
+            ],
             &["/r/team/pdf", "/r/top"],
         );
         prune(&mut extent, &[PathBuf::from("/r/usr/lib/x/y")]);
-        let kept: Vec<&Path> = extent.folders.iter().map(|(path, _)| path.as_path()).collect();
+        let kept: Vec<&Path> = extent
+            .folders
+            .iter()
+            .map(|(path, _)| path.as_path())
+            .collect();
         assert_eq!(
             kept,
             [

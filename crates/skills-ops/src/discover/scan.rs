@@ -255,7 +255,7 @@ pub(crate) fn scan(roots: &[Root], policy: SymlinkPolicy, limits: DiscoveryLimit
 /// them, and a walk of one may never end (`/proc` holds a folder per process, with links back
 /// to `/`) or list the kernel's every object (`/sys`).
 #[cfg(any(target_os = "linux", target_os = "android"))]
-const PSEUDO_FILE_SYSTEMS: &[(u64, &str)] = &[
+const PSEUDO_FILE_SYSTEMS: &[(u32, &str)] = &[
     (0x9fa0, "proc"),
     (0x6265_6572, "sysfs"),
     (0x6462_6720, "debugfs"),
@@ -278,12 +278,8 @@ pub(crate) fn pseudo_file_system(path: &Path) -> Option<&'static str> {
     #[cfg(any(target_os = "linux", target_os = "android"))]
     {
         let stat = rustix::fs::statfs(path).ok()?;
-        #[expect(
-            clippy::useless_conversion,
-            clippy::unnecessary_cast,
-            reason = "`f_type`'s type differs between targets"
-        )]
-        let magic = stat.f_type as u64;
+        // Every magic number is 32 bits wide; `f_type` is wider and signed on some targets.
+        let magic = stat.f_type as u32;
         PSEUDO_FILE_SYSTEMS
             .iter()
             .find(|(known, _)| *known == magic)
@@ -642,7 +638,8 @@ impl Walker {
         if !self.listable(&dir) {
             return Ok(());
         }
-        self.listed.push((self.root, dir.clone(), Some(key.to_owned())));
+        self.listed
+            .push((self.root, dir.clone(), Some(key.to_owned())));
         let (listing, probed) = match prefetched {
             Some(prefetched) => (prefetched.listing, prefetched.probes),
             None => (list(&dir), Vec::new()),

@@ -972,7 +972,10 @@ fn pseudo_file_systems_are_never_listed() {
         .filter_map(|d| d.path.clone())
         .collect();
     assert!(pseudo.contains(&tree.user()), "{pseudo:?}");
-    assert!(pseudo.contains(&tree.user_agents().join("sys")), "{pseudo:?}");
+    assert!(
+        pseudo.contains(&tree.user_agents().join("sys")),
+        "{pseudo:?}"
+    );
     // `/proc` is the first root already: below `/` it is a folder reached twice.
     assert!(codes(&catalog).contains(&DiagnosticCode::NoSkillWithinLimits));
 }

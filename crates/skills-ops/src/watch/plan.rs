@@ -14,11 +14,11 @@ use std::collections::BTreeMap;
 use std::fs::Metadata;
 use std::path::{Path, PathBuf};
 
-use skills_types::{Diagnostic, DiagnosticCode, Severity};
 use skills_types::files::is_excluded_dir_name;
 use skills_types::limits::{
     MAX_POLLED_PATHS_PER_ROOT, MAX_RELATIVE_PATH_COMPONENTS, MAX_SKILL_FOLDER_ENTRIES,
 };
+use skills_types::{Diagnostic, DiagnosticCode, Severity};
 
 use crate::discover::{DirKey, RootExtent};
 
@@ -127,11 +127,9 @@ impl RootPlan {
 
     /// Every folder to watch: the structure first, then the folders inside skills.
     pub(super) fn folders(&self) -> impl Iterator<Item = &(PathBuf, Identity)> {
-        self.structure.iter().chain(
-            self.skills
-                .values()
-                .flat_map(|skill| skill.inside.iter()),
-        )
+        self.structure
+            .iter()
+            .chain(self.skills.values().flat_map(|skill| skill.inside.iter()))
     }
 
     /// The paths one poll of this root looks at, in order of importance and at most
@@ -225,7 +223,12 @@ mod tests {
     fn a_skill_folder_is_walked_within_its_bounds() {
         let dir = tempfile::tempdir().unwrap();
         let skill = dir.path().join("pdf");
-        for folder in ["references/deep", ".git/objects", "node_modules/x", "assets"] {
+        for folder in [
+            "references/deep",
+            ".git/objects",
+            "node_modules/x",
+            "assets",
+        ] {
             std::fs::create_dir_all(skill.join(folder)).unwrap();
         }
         std::fs::write(skill.join("SKILL.md"), "x").unwrap();

@@ -105,7 +105,7 @@ mod tests {
         handle
             .set_modified(second + std::time::Duration::from_millis(600))
             .unwrap();
-        assert_eq!(snapshot.changed(), [file.clone()]);
+        assert_eq!(snapshot.changed(), std::slice::from_ref(&file));
 
         // An entry made in a folder; a folder removed.
         std::fs::write(folder.join("notes.md"), "x").unwrap();

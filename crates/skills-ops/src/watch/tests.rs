@@ -5,8 +5,8 @@
 use std::sync::mpsc::{Receiver, Sender, channel};
 
 use super::*;
-use skills_types::Catalog;
 use crate::testing::{Tree, skill};
+use skills_types::Catalog;
 
 #[test]
 fn only_paths_discovery_would_read_are_visible() {
@@ -211,7 +211,11 @@ fn a_link_to_a_large_tree_without_skills_is_followed_alone() {
     symlink(&large, root.join("system")).unwrap();
     assert_eq!(
         planned_folders(&config, &root),
-        [PathBuf::new(), PathBuf::from("system"), PathBuf::from("pdf")],
+        [
+            PathBuf::new(),
+            PathBuf::from("system"),
+            PathBuf::from("pdf")
+        ],
         "the link's folder alone, for its own entries"
     );
 
