@@ -84,6 +84,22 @@ fn assert_idle(watch: &mut Session) {
     );
 }
 
+/// The watch holds a few inotify watches ([`FEW_WATCHES`]), uses no processor time while
+/// nothing changes, and still reports an edit of the user's skill `real`.
+fn assert_cheap_and_live(watch: &mut Session, tree: &Tree) {
+    let watches = inotify_watches(watch.pid());
+    assert!(
+        watches <= FEW_WATCHES,
+        "the watch holds {watches} inotify watches"
+    );
+    assert_idle(watch);
+    save_atomically(
+        &tree.root(Place::UserOpenhuman).join("real"),
+        &skill_text("real", "A real skill, edited."),
+    );
+    watch.until(Change::Changed, "real");
+}
+
 /// The `watching` events among `events` whose diagnostic has `code`, by path.
 fn said<'e>(events: &'e [Value], code: &str) -> Vec<&'e str> {
     events
@@ -134,19 +150,8 @@ fn a_workspace_whose_roots_link_to_usr_and_proc_costs_a_few_watches_and_no_proce
         "{:?}",
         ready.before
     );
-    let watches = inotify_watches(watch.pid());
-    assert!(
-        watches <= FEW_WATCHES,
-        "the watch holds {watches} inotify watches"
-    );
-    assert_idle(&mut watch);
-
-    // The real skill is still followed: its definition, and a file bundled with it.
-    save_atomically(
-        &user_root.join("real"),
-        &skill_text("real", "A real skill, edited."),
-    );
-    watch.until(Change::Changed, "real");
+    assert_cheap_and_live(&mut watch, &tree);
+    // A file bundled with the real skill is followed too.
     std::fs::write(user_root.join("real/notes.md"), "A bundled file.").unwrap();
     watch.until(Change::Changed, "real");
 }
@@ -174,18 +179,7 @@ fn links_to_usr_and_proc_inside_roots_cost_a_few_watches_and_no_processor_time()
         "{:?}",
         ready.before
     );
-    let watches = inotify_watches(watch.pid());
-    assert!(
-        watches <= FEW_WATCHES,
-        "the watch holds {watches} inotify watches"
-    );
-    assert_idle(&mut watch);
-
-    save_atomically(
-        &user_root.join("real"),
-        &skill_text("real", "A real skill, edited."),
-    );
-    watch.until(Change::Changed, "real");
+    assert_cheap_and_live(&mut watch, &tree);
 }
 
 #[test]
@@ -206,12 +200,7 @@ fn a_root_of_thousands_of_empty_folders_costs_one_watch() {
         "{:?}",
         ready.before
     );
-    let watches = inotify_watches(watch.pid());
-    assert!(
-        watches <= FEW_WATCHES,
-        "the watch holds {watches} inotify watches"
-    );
-    assert_idle(&mut watch);
+    assert_cheap_and_live(&mut watch, &tree);
 
     // A skill made straight in that root is still seen: its own folder is watched. (Named
     // to come first: discovery lists no more than its limit of folders, in name order.)

@@ -903,10 +903,7 @@ fn limits_bound_what_a_link_leads_to() {
     assert!(codes(&catalog).contains(&DiagnosticCode::DepthLimit));
 
     // A link to a tree of many folders spends the root's budget like the root's own.
-    let wide = tree.home.join("wide");
-    for index in 0..30 {
-        std::fs::create_dir_all(wide.join(format!("c{index:02}"))).unwrap();
-    }
+    let wide = tree.folders_without_skills("wide", 30, "");
     std::fs::remove_file(root.join("link")).unwrap();
     symlink(&wide, root.join("link")).unwrap();
     let mut config = tree.config();
@@ -922,10 +919,7 @@ fn limits_bound_what_a_link_leads_to() {
 fn a_root_with_no_skill_within_the_limits_is_said_to_be_none() {
     use std::os::unix::fs::symlink;
     let tree = Tree::new();
-    let large = tree.home.join("large");
-    for index in 0..30 {
-        std::fs::create_dir_all(large.join(format!("c{index:02}/x"))).unwrap();
-    }
+    let large = tree.folders_without_skills("large", 30, "x");
     std::fs::create_dir_all(tree.user().parent().unwrap()).unwrap();
     symlink(&large, tree.user()).unwrap();
     std::fs::create_dir_all(tree.user_agents().join("empty/category")).unwrap();

@@ -200,10 +200,7 @@ fn a_link_to_a_large_tree_without_skills_is_followed_alone() {
 
     let tree = Tree::new();
     // A large tree without a skill: more folders than the limits let discovery list.
-    let large = tree.home.join("large");
-    for index in 0..40 {
-        std::fs::create_dir_all(large.join(format!("d{index:02}/a/b"))).unwrap();
-    }
+    let large = tree.folders_without_skills("large", 40, "a/b");
     let mut config = tree.config();
     config.limits.max_dirs_per_root = 20;
     let root = tree.home.join(".openhuman/skills");
