@@ -78,7 +78,7 @@ diagnostic_codes! {
     SymlinkSkipped = "symlink-skipped": "A symlink was not followed because the symlink policy forbids it.",
     DuplicateDirectory = "duplicate-directory": "A directory was reached a second time (through a symlink, or overlapping roots) and was loaded once.",
     DepthLimit = "depth-limit": "A folder lies deeper below its root than the depth limit and was not scanned.",
-    DirectoryLimit = "directory-limit": "A root holds more folders than the scan limit; the rest were not scanned.",
+    DirectoryLimit = "directory-limit": "A root holds more folders, or folder entries, than the scan limits allow; the rest were not scanned.",
     LastGoodKept = "last-good-kept": "The definition file no longer loads; a running watch keeps the skill's last valid version until the file is fixed or removed.",
     WatchPolling = "watch-polling": "A running watch could not have the kernel report changes under a path (the inotify watch limit, the cap on watches per root, or another refusal), so it looks at that path every poll interval instead.",
     Unreadable = "unreadable": "A file or folder could not be read (permission denied, vanished during the scan, or a name that is not UTF-8).",

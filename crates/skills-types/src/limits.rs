@@ -76,6 +76,10 @@ impl Default for PackageLimits {
 pub const MAX_DISCOVERY_DEPTH: usize = 6;
 /// Folders discovery lists per root (see `DiscoveryLimits::max_dirs_per_root`).
 pub const MAX_DIRS_PER_ROOT: usize = 2_000;
+/// Entries of folders discovery reads per root, in all: a root may hold tens of thousands of
+/// skills, but a folder of millions of entries (a link to a mail spool) is never read whole
+/// into memory, nor probed entry by entry.
+pub const MAX_ENTRIES_PER_ROOT: usize = 200_000;
 /// Entries of one skill's folder (files and folders, at every level) that a watch looks at and
 /// a folder stamp covers: a skill folder holding a vendored tree is followed by its first
 /// entries, so one skill can neither make a watch hold a watch per folder of that tree nor

@@ -22,8 +22,9 @@
 //! itself nor pull the user's own skills into its project scope.
 //!
 //! The limits bound the walk however the folders are reached, through links included: the
-//! depth counts levels as reached from the root, and every folder listed counts against the
-//! root's directory budget. A kernel pseudo file system (`/proc`, `/sys`, ...) is never
+//! depth counts levels as reached from the root, every folder listed counts against the
+//! root's directory budget, and every entry read against [`MAX_ENTRIES_PER_ROOT`] (a folder
+//! of millions of entries is never read whole). A kernel pseudo file system (`/proc`, `/sys`, ...) is never
 //! listed: a root linking to `/` meets `/proc`, whose walk may never end and holds no skill.
 //! What the walk listed and where a limit cut it short are kept ([`Scan::listed`],
 //! [`Scan::cut`]): a watch follows exactly these folders (`discover::extent`), and a root that
@@ -40,6 +41,7 @@ use skills_types::SkillScope;
 use skills_types::catalog::Root;
 use skills_types::config::{DiscoveryLimits, SymlinkPolicy};
 use skills_types::files::{SKILL_MD, is_excluded_dir_name, pick_definition};
+use skills_types::limits::MAX_ENTRIES_PER_ROOT;
 use skills_types::{Diagnostic, DiagnosticCode, Severity};
 
 use super::cache::Stamp;
@@ -111,15 +113,23 @@ impl Probe {
 struct Listing {
     entries: Vec<(String, FileType)>,
     not_utf8: Vec<PathBuf>,
+    /// More entries than the listing could take were there: the rest were not read.
+    cut: bool,
 }
 
-/// Lists `dir`; no diagnostics here, so it can run ahead of the sequential pass.
-fn list(dir: &Path) -> std::io::Result<Listing> {
+/// Lists at most `most` entries of `dir`; no diagnostics here, so it can run ahead of the
+/// sequential pass. A folder of millions of entries is never read whole into memory.
+fn list(dir: &Path, most: usize) -> std::io::Result<Listing> {
     let mut listing = Listing {
         entries: Vec::new(),
         not_utf8: Vec::new(),
+        cut: false,
     };
-    for entry in std::fs::read_dir(dir)? {
+    for (read, entry) in std::fs::read_dir(dir)?.enumerate() {
+        if read == most {
+            listing.cut = true;
+            break;
+        }
         let Ok(entry) = entry else { continue };
         let Ok(kind) = entry.file_type() else {
             continue;
@@ -149,8 +159,8 @@ struct Prefetched {
 }
 
 impl Prefetched {
-    fn of(dir: &Path) -> Self {
-        let listing = list(dir);
+    fn of(dir: &Path, most: usize) -> Self {
+        let listing = list(dir, most);
         let probes = match &listing {
             Ok(listing) => {
                 let folder = Arc::new(Folder::open(dir));
@@ -210,6 +220,16 @@ pub(crate) struct Scan {
 
 /// Walks every root in order.
 pub(crate) fn scan(roots: &[Root], policy: SymlinkPolicy, limits: DiscoveryLimits) -> Scan {
+    scan_reading(roots, policy, limits, MAX_ENTRIES_PER_ROOT)
+}
+
+/// [`scan`], reading at most `entries` folder entries per root.
+pub(super) fn scan_reading(
+    roots: &[Root],
+    policy: SymlinkPolicy,
+    limits: DiscoveryLimits,
+    entries: usize,
+) -> Scan {
     let canonical_roots = roots
         .iter()
         .filter_map(|root| {
@@ -232,10 +252,12 @@ pub(crate) fn scan(roots: &[Root], policy: SymlinkPolicy, limits: DiscoveryLimit
         cut: Vec::new(),
         root: 0,
         budget: 0,
+        entries: 0,
     };
     for (index, root) in roots.iter().enumerate() {
         walker.root = index;
         walker.budget = limits.max_dirs_per_root;
+        walker.entries = entries;
         let found_before = walker.found.len();
         let cut_before = walker.cut.len();
         walker.walk_root(&root.path);
@@ -308,6 +330,8 @@ struct Walker {
     root: usize,
     /// Directories this root may still visit.
     budget: usize,
+    /// Folder entries this root may still read ([`MAX_ENTRIES_PER_ROOT`]).
+    entries: usize,
 }
 
 /// The walk of one root stopped at the directory limit.
@@ -537,7 +561,7 @@ impl Walker {
         if wanted.len() >= 2 {
             let listed: Vec<(usize, Prefetched)> = wanted
                 .into_par_iter()
-                .map(|(index, child)| (index, Prefetched::of(&child)))
+                .map(|(index, child)| (index, Prefetched::of(&child, self.entries)))
                 .collect();
             for (index, prefetched) in listed {
                 if let Some(Some(item)) = items.get_mut(index) {
@@ -620,12 +644,18 @@ impl Walker {
         self.visited.insert(key.to_owned());
         // Only folders that must be listed count against the limit: a skill directory found by
         // its `SKILL.md` costs one probe, so a root of many skills is never cut short.
-        if self.budget == 0 {
+        if self.budget == 0 || self.entries == 0 {
             self.cut.push((self.root, dir.clone()));
-            let message = format!(
-                "more than {} folders under this root had to be listed; the rest were not scanned",
-                self.limits.max_dirs_per_root
-            );
+            let message = if self.budget == 0 {
+                format!(
+                    "more than {} folders under this root had to be listed; the rest were not scanned",
+                    self.limits.max_dirs_per_root
+                )
+            } else {
+                format!(
+                    "more than {MAX_ENTRIES_PER_ROOT} entries of folders under this root had to be read; the rest were not scanned"
+                )
+            };
             self.note(
                 Severity::Warning,
                 DiagnosticCode::DirectoryLimit,
@@ -642,7 +672,7 @@ impl Walker {
             .push((self.root, dir.clone(), Some(key.to_owned())));
         let (listing, probed) = match prefetched {
             Some(prefetched) => (prefetched.listing, prefetched.probes),
-            None => (list(&dir), Vec::new()),
+            None => (list(&dir, self.entries), Vec::new()),
         };
         let Some(entries) = self.take_listing(&dir, listing) else {
             return Ok(());
@@ -830,7 +860,7 @@ impl Walker {
 
     /// The entries of `dir` sorted by name bytes; names that are not UTF-8 are reported.
     fn read_sorted(&mut self, dir: &Path) -> Option<Vec<(String, FileType)>> {
-        self.take_listing(dir, list(dir))
+        self.take_listing(dir, list(dir, self.entries))
     }
 
     /// A listing's entries, its problems reported.
@@ -847,6 +877,26 @@ impl Walker {
                 return None;
             }
         };
+        let read = listing.entries.len() + listing.not_utf8.len();
+        let mut entries = listing.entries;
+        if listing.cut || read > self.entries {
+            // Past the root's allowance (a listing read ahead may have taken more than what
+            // was left when the pass reaches it): what fits is kept, and the root's walk ends.
+            entries.truncate(self.entries);
+            self.entries = 0;
+            self.cut.push((self.root, dir.to_path_buf()));
+            let message = format!(
+                "the folders under this root hold more than {MAX_ENTRIES_PER_ROOT} entries; the rest of this folder and of the root were not scanned"
+            );
+            self.note(
+                Severity::Warning,
+                DiagnosticCode::DirectoryLimit,
+                dir,
+                message,
+            );
+        } else {
+            self.entries -= read;
+        }
         for path in listing.not_utf8 {
             let message = "the name is not valid UTF-8; it is skipped".to_owned();
             self.note(
@@ -856,6 +906,6 @@ impl Walker {
                 message,
             );
         }
-        Some(listing.entries)
+        Some(entries)
     }
 }

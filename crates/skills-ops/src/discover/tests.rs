@@ -973,3 +973,28 @@ fn pseudo_file_systems_are_never_listed() {
     // `/proc` is the first root already: below `/` it is a folder reached twice.
     assert!(codes(&catalog).contains(&DiagnosticCode::NoSkillWithinLimits));
 }
+
+/// A root's walk reads a bounded number of folder entries in all: a folder of more entries is
+/// read up to the allowance, what fits is scanned, and the root's walk ends there, said.
+#[test]
+fn a_root_reads_a_bounded_number_of_entries() {
+    let tree = Tree::new();
+    let root = tree.user();
+    for index in 0..20 {
+        tree.skill(&root, &format!("s{index:02}"), &format!("s{index:02}"));
+    }
+    let roots = roots::plan(&tree.config(), false).roots;
+    let limits = skills_types::config::DiscoveryLimits::default();
+    let scan = scan::scan_reading(&roots, SymlinkPolicy::WithinRoots, limits, 1_000);
+    assert_eq!(scan.found.len(), 20);
+    assert!(scan.cut.is_empty());
+
+    let scan = scan::scan_reading(&roots, SymlinkPolicy::WithinRoots, limits, 12);
+    assert!(scan.found.len() <= 12, "{}", scan.found.len());
+    assert_eq!(scan.cut.len(), 1);
+    assert!(
+        scan.diagnostics
+            .iter()
+            .any(|d| d.code == DiagnosticCode::DirectoryLimit)
+    );
+}
