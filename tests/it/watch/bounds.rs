@@ -1,6 +1,7 @@
 //! A watch costs what the catalog is, not what the tree a root leads to is: a workspace whose
 //! project root links to `/usr` (and one to `/proc`), a user root holding a link to `/usr`, a
-//! root of thousands of empty folders, and a root of more folders than one root may watch.
+//! root of thousands of empty folders, a root of more folders than one root may watch, and a
+//! root the user cannot read (polled, at a `stat` an interval, until it can be).
 //! Each is read from the kernel's own state, never from the watch's counters: the inotify
 //! watches the process holds (`/proc/<pid>/fdinfo/<inotify fd>`, one `inotify wd:` line per
 //! watch) and the processor time it used (`/proc/<pid>/stat`).
@@ -11,6 +12,7 @@
 //! reads), not a speed; see [`IDLE_TICKS`].
 
 use std::path::Path;
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
@@ -259,4 +261,80 @@ fn a_root_needing_more_watches_than_the_cap_is_polled_and_still_reported() {
     watch.until(Change::Changed, "vendored-b");
     std::fs::remove_dir_all(root.join("small")).unwrap();
     watch.until(Change::Removed, "small");
+}
+
+/// `skills` run through util-linux `unshare --user` with no mapping: the process still owns
+/// its files (so it may write the tree's home), but holds no capability over them, root
+/// included, so a folder of mode 000 is unreadable to it as to any user. Fails with what to
+/// do where a user namespace cannot be made.
+fn skills_without_privilege() -> Command {
+    let remedy = "the unreadable-root test runs the binary in a user namespace of its own so \
+                  that even root cannot read a folder of mode 000: run it where `unshare --user \
+                  true` succeeds (util-linux on PATH; unprivileged user namespaces allowed)";
+    let mut probe = Command::new("unshare");
+    probe.args(["--user", "true"]);
+    if let Err(why) = skills_tests::netns::probe(probe, "unshare --user true", remedy) {
+        panic!("{why}");
+    }
+    let skills = skills_tests::skills();
+    let mut command = Command::new("unshare");
+    command.arg("--user").arg(skills.get_program());
+    for (key, value) in skills.get_envs() {
+        match value {
+            Some(value) => command.env(key, value),
+            None => command.env_remove(key),
+        };
+    }
+    command
+}
+
+#[test]
+fn a_root_the_user_cannot_read_is_polled_until_it_can_be() {
+    use std::os::unix::fs::PermissionsExt;
+
+    let tree = Tree::new();
+    tree.skill(Place::UserOpenhuman, "real", "real", "A real skill.");
+    tree.skill(
+        Place::UserAgents,
+        "hidden",
+        "hidden",
+        "Behind a closed folder.",
+    );
+    let closed = tree.root(Place::UserAgents);
+    let mode = |bits| std::fs::set_permissions(&closed, std::fs::Permissions::from_mode(bits));
+    mode(0o000).unwrap();
+    let mut watch = Session::spawn(Session::command(
+        &tree,
+        skills_without_privilege(),
+        true,
+        &["--poll-ms", "200"],
+    ));
+    let ready = watch.ready();
+    assert_eq!(ready.skills, 1, "{}", watch.report());
+    let polled: Vec<&Value> = ready
+        .before
+        .iter()
+        .filter(|event| event["mode"] == "polling")
+        .collect();
+    assert_eq!(polled.len(), 1, "{:?}", ready.before);
+    assert_eq!(polled[0]["path"], closed.to_str().unwrap());
+    assert_eq!(polled[0]["diagnostic"]["code"], "watch-polling");
+    assert_cheap_and_live(&mut watch, &tree);
+
+    // Opened: a poll sees its mode change, the kernel watches it again, its skill arrives.
+    mode(0o755).unwrap();
+    let events = watch.until(Change::Added, "hidden");
+    assert!(
+        events
+            .iter()
+            .any(|event| event["kind"] == "watching" && event["mode"] == "events"),
+        "{events:?}"
+    );
+    let folder = closed.join("later");
+    std::fs::create_dir(&folder).unwrap();
+    save_atomically(
+        &folder,
+        &skill_text("later", "Seen by the kernel's events."),
+    );
+    watch.until(Change::Added, "later");
 }
