@@ -14,6 +14,8 @@
 //!
 //! [`Session`] is the fixture; the submodules hold the tests, one concern each.
 
+#[cfg(target_os = "linux")]
+mod bounds;
 mod human;
 mod lifecycle;
 #[cfg(target_os = "linux")]
@@ -35,7 +37,7 @@ use crate::discovery::{Place, Tree};
 
 /// How long one awaited line may take. Generous, because the machine may be busy; a change
 /// the watcher missed still fails, only later.
-const PATIENCE: Duration = Duration::from_secs(20);
+pub(crate) const PATIENCE: Duration = Duration::from_secs(20);
 
 /// One of the three lists of a `catalog_changed` event.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -115,6 +117,11 @@ impl Session {
             stderr,
             transcript: Vec::new(),
         }
+    }
+
+    /// The watch's process id.
+    pub(crate) fn pid(&self) -> u32 {
+        self.child.id()
     }
 
     fn stderr(&self) -> String {

@@ -11,6 +11,7 @@
 //! walk, and a burst inside known skill folders looks at those folders alone (`walked`).
 
 mod cache;
+mod extent;
 mod last_good;
 pub(crate) mod overlap;
 
@@ -27,6 +28,9 @@ mod sidecar;
 mod walked;
 
 pub use walked::Walked;
+
+pub(crate) use extent::{RootExtent, extent};
+pub(crate) use scan::DirKey;
 
 pub use sidecar::{is_model_tool_name, is_offered, tool_name};
 
@@ -171,23 +175,6 @@ pub(crate) fn sidecar_diagnostics(skill_dir: &Path, skill: &str) -> Vec<Diagnost
 /// workspace roots, not the user's.
 pub(crate) fn user_places(config: &SkillsConfig) -> UserPlaces {
     roots::user_places(config)
-}
-
-/// Every root a discovery of `config` scans, in precedence order, as the trust record and the
-/// configuration files stand now (what a watch keeps an eye on).
-pub(crate) fn planned_roots(config: &SkillsConfig) -> Vec<PathBuf> {
-    let trusted = trust::standing(config).trusted;
-    let layered = settings::effective(config, trusted);
-    roots::plan(
-        &layered.config,
-        &layered.project,
-        trusted,
-        &user_places(&layered.config),
-    )
-    .roots
-    .into_iter()
-    .map(|root| root.path)
-    .collect()
 }
 
 /// Discovers every skill the configuration reaches.

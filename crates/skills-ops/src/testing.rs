@@ -61,6 +61,16 @@ impl Tree {
         config.cache = false;
         config
     }
+
+    /// `~/<name>`, a tree of `count` folders `cNN/<inside>` without a skill: larger than the
+    /// limits a test sets, the class of a root or link that leads to `/usr`.
+    pub(crate) fn folders_without_skills(&self, name: &str, count: usize, inside: &str) -> PathBuf {
+        let base = self.home.join(name);
+        for index in 0..count {
+            std::fs::create_dir_all(base.join(format!("c{index:02}")).join(inside)).unwrap();
+        }
+        base
+    }
 }
 
 /// Text built to steer an agent or a terminal: any character, mixed with escape sequences,

@@ -1,46 +1,60 @@
 //! The live catalog's watcher (08 §The live catalog): the kernel's file events (inotify,
-//! FSEvents or ReadDirectoryChangesW, through `notify`) over every root a discovery of the
-//! configuration scans, the trust record and the configuration files, debounced into bursts by
-//! `notify-debouncer-full`.
+//! FSEvents or ReadDirectoryChangesW, through `notify`) on the folders a discovery of the
+//! configuration reads, the trust record and the configuration files, gathered into bursts
+//! that end when they have been quiet for the debounce time.
 //!
-//! After each burst that touched any of them, the paths to watch are planned again (a root
-//! created or deleted, trust granted or revoked, a configuration file naming another root),
-//! then the [`Listener`] is told which paths the burst named; it re-discovers, and the catalog
-//! cache re-reads only the definition files that changed. A root that does not exist yet is
-//! waited for by watching the nearest folder above it that does.
+//! What is watched is planned from discovery's own walk (`plan`): every folder of a root that
+//! can gain or lose a skill, each skill folder and the folders inside it, one kernel watch per
+//! folder, through exactly the links discovery follows and within its limits. Nothing is
+//! watched "recursively": a recursive inotify watch walks, and watches, every folder below,
+//! through every link, so a root linking to `/usr` held fifteen thousand watches and an event
+//! for every file any program opened there. A root that would need more than
+//! [`MAX_WATCHES_PER_ROOT`] watches is polled instead, and the watch says so.
 //!
-//! Symlinked folders below a root (one copy of a skill linked into each agent's root) are
-//! tracked too (`State::relink`): a link made or pointed elsewhere while the watch runs gets
-//! a watch of its own when no root reaches its folder, and every path a burst names is also
-//! named in its other forms (`State::aliases`), since the kernel names a folder reached two
-//! ways after only one of them.
+//! After a burst that touched only the inside of known skill folders (a definition saved, a
+//! bundled file added), the watches of those skills' folders are brought in line and nothing
+//! else is walked; any other burst plans again from a fresh walk (a root created or deleted,
+//! trust granted or revoked, a configuration file naming another root, a folder or link made
+//! in a root). Then the [`Listener`] is told which paths the burst named; it re-discovers, and
+//! the catalog cache re-reads only the definition files that changed. A root that does not
+//! exist yet is waited for by watching the nearest folder above it that does.
 //!
-//! A path the kernel will not watch (the inotify watch limit, or another refusal, now or when
-//! a folder appears later) is polled instead, and the listener is told why: the watcher never
-//! stops silently. The watch runs on its own thread until the [`Watcher`] is dropped.
+//! A path the kernel will not watch (the inotify watch limit, or another refusal) is polled
+//! instead, a `stat` per folder it would have watched (`poll`), and the listener is told why:
+//! the watcher never stops silently. The thread sleeps while nothing happens: no timer runs
+//! unless a path is polled, and file reads (any program's, this one's included) never wake
+//! it. The watch runs on its own thread until the [`Watcher`] is dropped.
+
+mod plan;
+mod poll;
+mod stamps;
+
+pub use stamps::FolderStamps;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::hash::{DefaultHasher, Hash, Hasher};
 use std::path::{Component, Path, PathBuf};
-use std::sync::{Arc, Mutex, PoisonError, mpsc};
+use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use notify::{EventKind, RecommendedWatcher, RecursiveMode};
-use notify_debouncer_full::{DebounceEventResult, Debouncer, RecommendedCache, new_debouncer};
-use skills_types::files::is_excluded_dir_name;
+use notify::event::{ModifyKind, RenameMode};
+use notify::{EventKind, RecommendedWatcher, RecursiveMode, Watcher as _};
+use skills_types::files::{SKILL_MD, is_excluded_dir_name, match_definition};
+use skills_types::limits::MAX_WATCHES_PER_ROOT;
 use skills_types::watch::{WatchMode, WatchOptions};
-use skills_types::{Catalog, Diagnostic, DiagnosticCode, Error, Severity, SkillsConfig};
+use skills_types::{Diagnostic, DiagnosticCode, Error, Severity, SkillsConfig};
 
-use crate::discover::{CONFIG_FILE, planned_roots};
+use crate::discover::CONFIG_FILE;
 use crate::trust;
+use plan::{Identity, RootPlan};
+use poll::Snapshot;
 
 /// The shortest quiet time and poll interval accepted: below them a watch would spin.
 const MIN_DEBOUNCE: Duration = Duration::from_millis(10);
 const MIN_POLL_INTERVAL: Duration = Duration::from_millis(100);
 
-/// How often the debouncer looks for bursts that have gone quiet, at most: an event is
-/// reported within the debounce time plus this.
-const MAX_TICK: Duration = Duration::from_millis(20);
+/// The longest a burst is held, in quiet times: a file written without pause inside a root (a
+/// log) is still reported, one burst every this many quiet times, rather than never.
+const MAX_BURST_IN_DEBOUNCES: u32 = 10;
 
 /// What a watch tells whoever started it, on the watch's own thread.
 pub trait Listener: Send + 'static {
@@ -49,7 +63,8 @@ pub trait Listener: Send + 'static {
     /// trust record or a configuration file when one of those changed.
     fn changed(&mut self, touched: &BTreeSet<PathBuf>);
 
-    /// `path` is watched another way from now on; `diagnostic` says why.
+    /// `path` is watched another way from now on, or discovery found it bounded; `diagnostic`
+    /// says why.
     fn watching(&mut self, path: &Path, mode: WatchMode, diagnostic: Diagnostic);
 }
 
@@ -94,33 +109,24 @@ pub fn start(
     let debounce = options.debounce.max(MIN_DEBOUNCE);
     let (sender, receiver) = mpsc::channel();
     let events = sender.clone();
-    let (kernel, kernel_refusal) = match new_debouncer(
-        debounce,
-        Some(tick(debounce)),
-        move |result: DebounceEventResult| {
-            let _ = events.send(Message::Events(result));
-        },
-    ) {
-        Ok(debouncer) => (Some(debouncer), None),
-        Err(error) => (None, Some(refusal_text(&error))),
+    let handler = move |result: notify::Result<notify::Event>| {
+        // Reads are dropped where they cost least. With a watch on a folder, inotify reports
+        // every open of every file in it by any program (this one's discovery included): they
+        // never change the catalog, and must never wake the watch.
+        if let Ok(event) = &result
+            && matches!(event.kind, EventKind::Access(_))
+        {
+            return;
+        }
+        let _ = events.send(Message::Event(result));
     };
-    let mut state = State {
-        config: config.clone(),
-        poll_interval: options.poll_interval.max(MIN_POLL_INTERVAL),
-        kernel,
-        kernel_refusal,
-        current: BTreeMap::new(),
-        links: BTreeMap::new(),
-        polled: BTreeSet::new(),
-        targets: Targets::default(),
-        listener: Box::new(listener),
-    };
-    let fresh = state.replan();
-    state.relink(&BTreeSet::new(), &fresh, &state.kernel_roots());
-    let watching = state.current.keys().cloned().collect();
+    let kernel = RecommendedWatcher::new(handler, notify::Config::default());
+    let mut state = State::new(config, options, kernel, Box::new(listener));
+    state.replan();
+    let watching = state.targets.watching();
     std::thread::Builder::new()
         .name("skills-watch".to_owned())
-        .spawn(move || run(state, &receiver))
+        .spawn(move || run(state, &receiver, debounce))
         .map_err(|source| Error::io("start the watch thread", &config.home, source))?;
     Ok(Watcher {
         stop: sender,
@@ -128,21 +134,40 @@ pub fn start(
     })
 }
 
-/// The debouncer's tick for a quiet time: often enough that the report comes soon after
-/// the burst ends, rarely enough to cost nothing.
-fn tick(debounce: Duration) -> Duration {
-    (debounce / 6).clamp(Duration::from_millis(5), MAX_TICK)
-}
-
 enum Message {
-    Events(DebounceEventResult),
+    Event(notify::Result<notify::Event>),
     Stop,
 }
 
-/// What to watch for one configuration, planned from the files as they are now.
+/// The paths events named since the last report, and when.
+#[derive(Default)]
+struct Burst {
+    touched: BTreeSet<PathBuf>,
+    /// The kernel's queue overflowed: events were lost.
+    rescan: bool,
+    first: Option<Instant>,
+    last: Option<Instant>,
+}
+
+impl Burst {
+    fn note(&mut self) {
+        let now = Instant::now();
+        self.first.get_or_insert(now);
+        self.last = Some(now);
+    }
+
+    /// When the burst is to be reported: once quiet for `debounce`, or once it has lasted
+    /// `longest`, whichever comes first; `None` while it is empty.
+    fn due(&self, debounce: Duration, longest: Duration) -> Option<Instant> {
+        Some((self.last? + debounce).min(self.first? + longest))
+    }
+}
+
+/// What to watch for one configuration besides the roots' folders, planned from the files as
+/// they are now.
 #[derive(Debug, Default, PartialEq)]
 struct Targets {
-    /// Roots that exist: watched with everything below them.
+    /// Roots that exist.
     trees: BTreeSet<PathBuf>,
     /// Folders watched for their own entries: those holding the roots, the trust record and
     /// the configuration files, and the nearest existing folder above anything missing.
@@ -153,8 +178,8 @@ struct Targets {
 }
 
 impl Targets {
-    fn plan(config: &SkillsConfig) -> Self {
-        let roots = planned_roots(config);
+    fn plan<'a>(config: &SkillsConfig, roots: impl Iterator<Item = &'a Path>) -> Self {
+        let roots: Vec<PathBuf> = roots.map(Path::to_path_buf).collect();
         let files = [
             trust::record_path(config),
             config.home.join(&config.app_dir).join(CONFIG_FILE),
@@ -176,40 +201,13 @@ impl Targets {
             let folder = file.parent().map(nearest_folder);
             targets.folders.extend(folder);
         }
-        // A folder inside a watched tree is already watched by it.
-        targets
-            .folders
-            .retain(|folder| !targets.trees.iter().any(|tree| folder.starts_with(tree)));
         targets.wanted = roots.into_iter().chain(files).collect();
         targets
     }
 
-    /// Adds the paths of a burst's `events` that matter to `touched`; returns whether any
-    /// did. A rescan (the kernel's queue overflowed, so events were lost) names no path worth
-    /// trusting: every root counts as touched, so every skill's files are looked at again,
-    /// bundled ones included.
-    fn take_in(
-        &self,
-        events: &[notify_debouncer_full::DebouncedEvent],
-        touched: &mut BTreeSet<PathBuf>,
-    ) -> bool {
-        let mut relevant = false;
-        for event in events {
-            if matches!(event.kind, EventKind::Access(_)) {
-                continue;
-            }
-            if event.need_rescan() {
-                relevant = true;
-                touched.extend(self.trees.iter().cloned());
-            }
-            for path in &event.paths {
-                if self.matters(path) {
-                    relevant = true;
-                    touched.insert(path.clone());
-                }
-            }
-        }
-        relevant
+    /// What `Ready` names as watched: the roots that exist and the folders above.
+    fn watching(&self) -> Vec<PathBuf> {
+        self.trees.union(&self.folders).cloned().collect()
     }
 
     /// Whether an event at `path` can change the catalog: it lies below a root and is
@@ -254,698 +252,635 @@ fn nearest_folder(path: &Path) -> PathBuf {
         .to_path_buf()
 }
 
-/// How one path is watched now.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Watched {
-    recursive: bool,
-    polled: bool,
-    /// The folder the path named when its watch was added (device and inode, through a
-    /// link): a kernel watch follows that folder, not the path, so a root replaced or a link
-    /// pointed elsewhere must be watched again.
-    identity: Option<(u64, u64)>,
+/// One root: its plan, and why it is polled when it is.
+struct RootState {
+    plan: RootPlan,
+    polled: Option<Polled>,
 }
 
-impl Watched {
-    /// Looked at every poll interval (the folder it names does not matter then).
-    fn polled(recursive: bool) -> Self {
-        Self {
-            recursive,
-            polled: true,
-            identity: None,
-        }
-    }
+/// A path looked at every poll interval instead of watched by the kernel.
+struct Polled {
+    /// Why, in words (the diagnostic's message).
+    why: String,
+    snapshot: Snapshot,
 }
 
-/// A symlinked folder below a kernel-watched root.
-#[derive(Debug)]
-struct Link {
-    /// The folder it names, links resolved.
-    target: PathBuf,
-    /// That folder's identity when the link was last looked at.
-    identity: Option<(u64, u64)>,
-    /// Whether it has a kernel watch of its own: its folder lies outside every watched root,
-    /// and no other link watches it.
-    watched: bool,
-}
-
-/// The links to folders below `root`, where discovery would meet them: in the root and in the
-/// folders that group skills, `max_depth` deep at most. A skill's own folder is not entered
-/// (discovery does not follow links out of a skill), nor a hidden or excluded one.
-fn links_below(root: &Path, max_depth: usize) -> Vec<PathBuf> {
-    let mut found = Vec::new();
-    let mut pending = vec![(root.to_path_buf(), 0_usize)];
-    while let Some((folder, depth)) = pending.pop() {
-        let Ok(entries) = std::fs::read_dir(&folder) else {
-            continue;
-        };
-        for entry in entries.filter_map(Result::ok) {
-            let name = entry.file_name();
-            let Some(name) = name.to_str() else { continue };
-            if name.starts_with('.') || is_excluded_dir_name(name) {
-                continue;
-            }
-            let Ok(kind) = entry.file_type() else {
-                continue;
-            };
-            let path = entry.path();
-            if kind.is_symlink() {
-                if path.is_dir() {
-                    found.push(path);
-                }
-            } else if kind.is_dir() && depth < max_depth && !holds_definition(&path) {
-                pending.push((path, depth + 1));
-            }
-        }
-    }
-    found
-}
-
-/// The folder the link `path` names, links resolved, when `path` is a link to a folder.
-fn linked_folder(path: &Path) -> Option<PathBuf> {
-    let is_link = std::fs::symlink_metadata(path).is_ok_and(|meta| meta.is_symlink());
-    if is_link && path.is_dir() {
-        std::fs::canonicalize(path).ok()
-    } else {
-        None
-    }
-}
-
-/// Whether `folder` is a skill's own folder (it holds a definition file).
-fn holds_definition(folder: &Path) -> bool {
-    // Nearly every skill folder holds `SKILL.md` itself: one `lstat` answers for it.
-    if std::fs::symlink_metadata(folder.join(skills_types::files::SKILL_MD)).is_ok() {
-        return true;
-    }
-    std::fs::read_dir(folder).is_ok_and(|entries| {
-        let names: Vec<String> = entries
-            .filter_map(Result::ok)
-            .filter_map(|entry| entry.file_name().to_str().map(str::to_owned))
-            .collect();
-        skills_types::files::pick_definition(names.iter().map(String::as_str)).is_some()
-    })
-}
-
-/// The folder `path` names now (device and inode, following links), where that can be told.
-fn identity(path: &Path) -> Option<(u64, u64)> {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::MetadataExt;
-        std::fs::metadata(path)
-            .ok()
-            .map(|metadata| (metadata.dev(), metadata.ino()))
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = path;
-        None
-    }
+/// Whose a kernel watch is: a root's (one of its folders) or a holder folder's.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Owner {
+    Holder(PathBuf),
+    Root(PathBuf),
 }
 
 struct State {
     config: SkillsConfig,
     poll_interval: Duration,
-    kernel: Option<Debouncer<RecommendedWatcher, RecommendedCache>>,
+    /// The most kernel watches one root may hold ([`MAX_WATCHES_PER_ROOT`]).
+    cap: usize,
+    kernel: Option<RecommendedWatcher>,
     /// Why there is no kernel watcher, when there is none.
     kernel_refusal: Option<String>,
-    current: BTreeMap<PathBuf, Watched>,
-    /// The symlinked folders below the kernel-watched roots, by their path through the root
-    /// ([`State::relink`]).
-    links: BTreeMap<PathBuf, Link>,
-    /// Paths the kernel refused once: polled for as long as the watch runs.
-    polled: BTreeSet<PathBuf>,
     targets: Targets,
+    /// Every planned root, by path.
+    roots: BTreeMap<PathBuf, RootState>,
+    /// The holder folders, each with why it is polled when the kernel refused it.
+    holders: BTreeMap<PathBuf, Option<String>>,
+    /// The polled holders and the wanted paths, looked at together.
+    holder_poll: Option<Snapshot>,
+    /// Every path the kernel watches, with the identity of the folder it was added on.
+    watched: BTreeMap<PathBuf, Identity>,
+    /// Other paths to a folder the kernel watches under one path (`watched`): its events are
+    /// named after that path, and after these too.
+    aliases: HashMap<PathBuf, Vec<PathBuf>>,
+    /// Roots and holders the kernel's watch limit refused: polled for as long as the watch
+    /// runs (asking again would fail again, and cost a watch per folder until it did).
+    limited: BTreeMap<Owner, String>,
+    /// What the listener was told, so each thing is said once: the path and the message.
+    told: BTreeSet<(PathBuf, String)>,
     listener: Box<dyn Listener>,
 }
 
-fn run(mut state: State, receiver: &mpsc::Receiver<Message>) {
-    let mut next_poll = Instant::now() + state.poll_interval;
+fn run(mut state: State, receiver: &mpsc::Receiver<Message>, debounce: Duration) {
+    let longest = debounce * MAX_BURST_IN_DEBOUNCES;
+    let mut burst = Burst::default();
+    let mut next_poll = state
+        .is_polling()
+        .then(|| Instant::now() + state.poll_interval);
     loop {
-        // With a polled path, the wait ends at the next poll at the latest.
-        let first = if state.polled.is_empty() {
-            match receiver.recv() {
+        // Asleep until an event, the end of the burst or the next poll: with nothing polled
+        // and nothing happening, no timer runs.
+        let deadline = [burst.due(debounce, longest), next_poll]
+            .into_iter()
+            .flatten()
+            .min();
+        let first = match deadline {
+            None => match receiver.recv() {
                 Ok(message) => Some(message),
                 Err(_) => return,
-            }
-        } else {
-            match receiver.recv_timeout(next_poll.saturating_duration_since(Instant::now())) {
+            },
+            Some(at) => match receiver.recv_timeout(at.saturating_duration_since(Instant::now())) {
                 Ok(message) => Some(message),
                 Err(mpsc::RecvTimeoutError::Timeout) => None,
                 Err(mpsc::RecvTimeoutError::Disconnected) => return,
-            }
+            },
         };
-        let mut touched = BTreeSet::new();
-        let mut relevant = false;
-        let mut refusals = Vec::new();
-        // Everything already queued joins this burst: one rediscovery, one report.
         let mut next = first;
         while let Some(message) = next.take() {
             match message {
                 Message::Stop => return,
-                Message::Events(Ok(events)) => {
-                    relevant |= state.targets.take_in(&events, &mut touched);
+                Message::Event(Ok(event)) => state.take_in(&event, &mut burst),
+                Message::Event(Err(error)) => {
+                    tracing::warn!("the watch reported an error: {error}");
                 }
-                Message::Events(Err(errors)) => refusals.extend(errors),
             }
             next = receiver.try_recv().ok();
         }
-        for refusal in refusals {
-            relevant |= state.refused(&refusal);
-        }
-        if !state.polled.is_empty() && Instant::now() >= next_poll {
-            // A poll: every polled path is looked at whole; the folder stamps and the
-            // catalog cache tell what moved (to the nanosecond, unlike a poller's seconds).
+        let now = Instant::now();
+        let mut touched = BTreeSet::new();
+        let mut relevant = false;
+        if burst.due(debounce, longest).is_some_and(|at| now >= at) {
+            let done = std::mem::take(&mut burst);
             relevant = true;
-            touched.extend(state.polled.iter().cloned());
-            next_poll = Instant::now() + state.poll_interval;
+            touched = done.touched;
+            if done.rescan {
+                // No path the burst named can be trusted: every root counts as touched, so
+                // every skill's files are looked at again, bundled ones included.
+                touched.extend(state.targets.trees.iter().cloned());
+            }
+        }
+        if next_poll.is_some_and(|at| now >= at) {
+            let moved = state.poll();
+            relevant |= !moved.is_empty();
+            touched.extend(moved);
+            next_poll = None;
         }
         if relevant {
-            // A path named itself may have been replaced (deleted and made again, a link
-            // pointed elsewhere): its watch is on the old folder, so it is watched afresh.
-            state.renew(&touched);
-            // A root watched from now on had no watch while it filled: all of it is news.
-            let fresh = state.replan();
-            // The roots resolved once per burst, for the links and the paths' other names.
-            let roots = state.kernel_roots();
-            state.relink(&touched, &fresh, &roots);
-            touched.extend(fresh);
-            let touched = state.aliases(touched, &roots);
-            state.listener.changed(&touched);
+            state.after(touched);
+        }
+        if next_poll.is_none() && state.is_polling() {
+            next_poll = Some(Instant::now() + state.poll_interval);
         }
     }
 }
 
 impl State {
-    /// Plans the targets from the files as they are now and brings the watches in line.
-    /// Returns the roots watched from now on.
-    fn replan(&mut self) -> Vec<PathBuf> {
-        let targets = Targets::plan(&self.config);
-        let mut wanted: BTreeMap<PathBuf, bool> = BTreeMap::new();
-        for tree in &targets.trees {
-            wanted.insert(tree.clone(), true);
-        }
-        for folder in &targets.folders {
-            wanted.entry(folder.clone()).or_insert(false);
-        }
-        let stale: Vec<PathBuf> = self
-            .current
-            .iter()
-            .filter(|(path, watched)| {
-                wanted.get(*path) != Some(&watched.recursive)
-                    || (!watched.polled && identity(path) != watched.identity)
-            })
-            .map(|(path, _)| path.clone())
-            .collect();
-        for path in stale {
-            self.unwatch(&path);
-        }
-        self.targets = targets;
-        let mut new_trees = Vec::new();
-        for (path, recursive) in wanted {
-            if !self.current.contains_key(&path) {
-                self.watch(&path, recursive);
-                if recursive {
-                    new_trees.push(path);
-                }
-            }
-        }
-        new_trees
-    }
-
-    /// Drops the kernel watches of the watched paths that `touched` names themselves; the
-    /// next [`State::replan`] adds them again on whatever folder is there now.
-    fn renew(&mut self, touched: &BTreeSet<PathBuf>) {
-        let named: Vec<PathBuf> = self
-            .current
-            .iter()
-            .filter(|(path, watched)| !watched.polled && touched.contains(*path))
-            .map(|(path, _)| path.clone())
-            .collect();
-        for path in &named {
-            self.unwatch(path);
-        }
-    }
-
-    /// Brings the links below the kernel-watched roots in line: those `touched` names (made,
-    /// removed or pointed elsewhere by this burst), and every link in the roots watched from
-    /// now on (`fresh`).
-    ///
-    /// A root's kernel watch follows the links in it when it is added, and adds a watch for
-    /// each folder made in it later, but not for a link made later: the kernel reports the
-    /// link, not a folder. So a link made or pointed elsewhere while the watch runs is watched
-    /// here, under its own name, after its old watch is dropped (so the folder it left is no
-    /// longer watched under its name). A link to a folder that a root, or another link,
-    /// watches already is given no second watch: the kernel would give both names one watch
-    /// and report its events under one of them, which [`State::aliases`] makes good.
-    fn relink(
-        &mut self,
-        touched: &BTreeSet<PathBuf>,
-        fresh: &[PathBuf],
-        roots: &[(PathBuf, PathBuf)],
-    ) {
-        let (gone, kept): (BTreeMap<PathBuf, Link>, BTreeMap<PathBuf, Link>) =
-            std::mem::take(&mut self.links)
-                .into_iter()
-                .partition(|(path, _)| !roots.iter().any(|(root, _)| path.starts_with(root)));
-        self.links = kept;
-        for (path, link) in gone {
-            self.release(&path, &link, roots);
-        }
-        for (root, _) in roots.iter().filter(|(root, _)| fresh.contains(root)) {
-            // The root's new watch followed these already.
-            for path in links_below(root, self.config.limits.max_depth) {
-                if let Some(target) = linked_folder(&path) {
-                    let watched = !self.covered(&path, &target, roots);
-                    let identity = identity(&path);
-                    self.links.insert(
-                        path,
-                        Link {
-                            target,
-                            identity,
-                            watched,
-                        },
-                    );
-                }
-            }
-        }
-        let named: Vec<&PathBuf> = touched
-            .iter()
-            .filter(|path| {
-                roots.iter().any(|(root, _)| {
-                    path.starts_with(root) && *path != root && !fresh.contains(root)
-                })
-            })
-            .collect();
-        let max_depth = self.config.limits.max_depth;
-        for path in named {
-            self.relink_one(path, roots);
-            // A folder made whole (a copy, a checkout, a rename into the root) may hold links
-            // already: the kernel reported the folder, not them.
-            let is_folder = std::fs::symlink_metadata(path).is_ok_and(|meta| meta.is_dir());
-            if is_folder && !holds_definition(path) {
-                for link in links_below(path, max_depth) {
-                    self.relink_one(&link, roots);
-                }
-            }
-        }
-    }
-
-    /// [`State::relink`] for one path below a kernel-watched root.
-    fn relink_one(&mut self, path: &Path, roots: &[(PathBuf, PathBuf)]) {
-        let Some((root, _)) = roots.iter().find(|(root, _)| path.starts_with(root)) else {
-            return;
+    /// A watch of nothing yet, with `kernel` (or why there is none).
+    fn new(
+        config: &SkillsConfig,
+        options: &WatchOptions,
+        kernel: notify::Result<RecommendedWatcher>,
+        listener: Box<dyn Listener>,
+    ) -> Self {
+        let (kernel, kernel_refusal) = match kernel {
+            Ok(watcher) => (Some(watcher), None),
+            Err(error) => (None, Some(refusal_text(&error))),
         };
-        if self.current.get(root).is_none_or(|watched| watched.polled) {
-            // Polled since (a link before this one hit the limit): the polls cover it.
-            return;
-        }
-        let root = root.clone();
-        let Some(target) = linked_folder(path) else {
-            // No longer a link to a folder. Its own watch goes, unless a real folder took
-            // its place (which the root's watch has watched under this name already).
-            if let Some(link) = self.links.remove(path)
-                && !path.exists()
-            {
-                self.release(path, &link, roots);
-            }
-            return;
-        };
-        let identity = identity(path);
-        if let Some(link) = self.links.remove(path) {
-            if link.identity == identity && link.target == target {
-                self.links.insert(path.to_path_buf(), link);
-                return;
-            }
-            self.release(path, &link, roots);
-        }
-        let mut link = Link {
-            target,
-            identity,
-            watched: false,
-        };
-        if !self.covered(path, &link.target, roots)
-            && let Some(kernel) = self.kernel.as_mut()
-        {
-            match kernel.watch(path, RecursiveMode::Recursive) {
-                Ok(()) => link.watched = true,
-                Err(error) if matches!(error.kind, notify::ErrorKind::MaxFilesWatch) => {
-                    // The root holding the link is polled from now on, the link with it.
-                    let _ = kernel.unwatch(path);
-                    self.unwatch(&root);
-                    self.poll(&root, true, &refusal_text(&error));
-                    return;
-                }
-                Err(error) => {
-                    tracing::warn!(path = %path.display(), "the linked folder is not watched: {error}");
-                }
-            }
-        }
-        self.links.insert(path.to_path_buf(), link);
-    }
-
-    /// Whether the folder `target` that the link `path` names is watched already: by a root,
-    /// or by another link's own watch.
-    fn covered(&self, path: &Path, target: &Path, roots: &[(PathBuf, PathBuf)]) -> bool {
-        roots.iter().any(|(_, real)| target.starts_with(real))
-            || self.links.iter().any(|(other, link)| {
-                other != path && link.watched && target.starts_with(&link.target)
-            })
-    }
-
-    /// Lets go of the link `path` (removed, or pointed elsewhere).
-    ///
-    /// Its own watch is dropped, unless another link shares it: the kernel gives one folder
-    /// one watch, whatever the names, so dropping it under one name drops it under all. A
-    /// link with no watch of its own shared the watch of the root (or link) that reaches its
-    /// folder, and the kernel may have been naming that folder's events after the link: the
-    /// folder is watched again under the name that stays, which names them after it again.
-    fn release(&mut self, path: &Path, link: &Link, roots: &[(PathBuf, PathBuf)]) {
-        if link.watched {
-            let shared = self
-                .links
-                .iter()
-                .any(|(other, kept)| other != path && kept.target.starts_with(&link.target));
-            if !shared {
-                self.forget(path);
-            }
-            return;
-        }
-        let staying = roots
-            .iter()
-            .find_map(|(root, real)| {
-                link.target
-                    .strip_prefix(real)
-                    .ok()
-                    .map(|rest| root.join(rest))
-            })
-            .or_else(|| {
-                self.links.iter().find_map(|(other, kept)| {
-                    (other != path && kept.watched)
-                        .then(|| link.target.strip_prefix(&kept.target).ok())
-                        .flatten()
-                        .map(|rest| other.join(rest))
-                })
-            });
-        if let (Some(staying), Some(kernel)) = (staying, self.kernel.as_mut()) {
-            let _ = kernel.watch(&staying, RecursiveMode::Recursive);
+        Self {
+            config: config.clone(),
+            poll_interval: options.poll_interval.max(MIN_POLL_INTERVAL),
+            cap: MAX_WATCHES_PER_ROOT,
+            kernel,
+            kernel_refusal,
+            targets: Targets::default(),
+            roots: BTreeMap::new(),
+            holders: BTreeMap::new(),
+            holder_poll: None,
+            watched: BTreeMap::new(),
+            aliases: HashMap::new(),
+            limited: BTreeMap::new(),
+            told: BTreeSet::new(),
+            listener,
         }
     }
 
-    /// The roots the kernel watches, each with the folder it names (links resolved).
-    fn kernel_roots(&self) -> Vec<(PathBuf, PathBuf)> {
-        self.current
-            .iter()
-            .filter(|(_, watched)| watched.recursive && !watched.polled)
-            .map(|(path, _)| {
-                let real = std::fs::canonicalize(path).unwrap_or_else(|_| path.clone());
-                (path.clone(), real)
-            })
-            .collect()
-    }
-
-    /// `touched` with each path also named as every way discovery may reach it: a change in a
-    /// folder that links point to is named below each link as well (discovery may have loaded
-    /// the skill through any of them), and a change seen through a link's own watch is named
-    /// in the root that holds the folder, if one does.
-    fn aliases(
-        &self,
-        touched: BTreeSet<PathBuf>,
-        roots: &[(PathBuf, PathBuf)],
-    ) -> BTreeSet<PathBuf> {
-        if self.links.is_empty() {
-            return touched;
+    /// Adds what `event` names to `burst`, when it matters.
+    fn take_in(&mut self, event: &notify::Event, burst: &mut Burst) {
+        if event.need_rescan() {
+            burst.rescan = true;
+            burst.note();
         }
-        let mut by_target: BTreeMap<&Path, Vec<&Path>> = BTreeMap::new();
-        for (link, info) in &self.links {
-            by_target
-                .entry(info.target.as_path())
-                .or_default()
-                .push(link.as_path());
-        }
-        let mut all = touched.clone();
-        for path in &touched {
-            let real = self.real(path, roots);
-            for target in real.ancestors() {
-                let Some(links) = by_target.get(target) else {
-                    continue;
-                };
-                let rest = real.strip_prefix(target).unwrap_or(Path::new(""));
-                all.extend(links.iter().map(|link| link.join(rest)));
-            }
-            for (root, root_real) in roots {
-                if let Ok(rest) = real.strip_prefix(root_real) {
-                    all.insert(root.join(rest));
-                }
-            }
-        }
-        all
-    }
-
-    /// The real path of a path named by an event: through the nearest link it lies below
-    /// (the kernel may name a folder's events after any of the links to it), or through the
-    /// root holding it.
-    fn real(&self, path: &Path, roots: &[(PathBuf, PathBuf)]) -> PathBuf {
-        let through_link = path.ancestors().find_map(|link| {
-            let info = self.links.get(link)?;
-            let rest = path.strip_prefix(link).ok()?;
-            Some(info.target.join(rest))
-        });
-        through_link
-            .or_else(|| {
-                roots.iter().find_map(|(root, real)| {
-                    path.strip_prefix(root).ok().map(|rest| real.join(rest))
-                })
-            })
-            .unwrap_or_else(|| path.to_path_buf())
-    }
-
-    /// Drops the kernel's watch of `path` and everything below it, when there is one.
-    fn forget(&mut self, path: &Path) {
-        if let Some(kernel) = self.kernel.as_mut() {
-            let _ = kernel.unwatch(path);
-        }
-    }
-
-    fn unwatch(&mut self, path: &Path) {
-        if let Some(watched) = self.current.remove(path)
-            && !watched.polled
-            && let Some(kernel) = self.kernel.as_mut()
-        {
-            // A watch on a folder that was deleted is already gone; nothing to undo then.
-            let _ = kernel.unwatch(path);
-        }
-    }
-
-    fn watch(&mut self, path: &Path, recursive: bool) {
-        let mode = if recursive {
-            RecursiveMode::Recursive
-        } else {
-            RecursiveMode::NonRecursive
-        };
-        if self.polled.contains(path) {
-            self.current
-                .insert(path.to_path_buf(), Watched::polled(recursive));
-            return;
-        }
-        let refusal = match self.kernel.as_mut() {
-            Some(kernel) => {
-                let before = identity(path);
-                match kernel.watch(path, mode) {
-                    Ok(()) => {
-                        self.current.insert(
-                            path.to_path_buf(),
-                            Watched {
-                                recursive,
-                                polled: false,
-                                identity: before,
-                            },
-                        );
-                        return;
-                    }
-                    // Removed since it was planned: its removal is an event of the folder
-                    // above, which brings the next plan.
-                    Err(error) if matches!(error.kind, notify::ErrorKind::PathNotFound) => {
-                        return;
-                    }
-                    Err(error) => {
-                        // A recursive watch that hit the limit half-way keeps what it added.
-                        let _ = kernel.unwatch(path);
-                        refusal_text(&error)
-                    }
-                }
-            }
-            None => self.kernel_refusal.clone().unwrap_or_default(),
-        };
-        self.poll(path, recursive, &refusal);
-    }
-
-    /// Watches `path` by polling from now on, and says why once.
-    fn poll(&mut self, path: &Path, recursive: bool, refusal: &str) {
-        self.polled.insert(path.to_path_buf());
-        self.current
-            .insert(path.to_path_buf(), Watched::polled(recursive));
-        let message = format!(
-            "the kernel would not watch {} ({refusal}); it is looked at every {} ms instead",
-            path.display(),
-            self.poll_interval.as_millis()
+        // A folder removed or moved away loses its kernel watch, and `notify` drops the
+        // watches of the paths below it with it: so does the record of what is watched, or
+        // the folder, made again, would be taken for watched.
+        let gone = matches!(
+            event.kind,
+            EventKind::Remove(_) | EventKind::Modify(ModifyKind::Name(RenameMode::From))
         );
-        tracing::warn!(path = %path.display(), "{message}");
-        let diagnostic = Diagnostic::new(DiagnosticCode::WatchPolling, Severity::Warning, message)
-            .with_path(path);
-        self.listener.watching(path, WatchMode::Polling, diagnostic);
-    }
-
-    /// A refusal reported after the watch began (a folder created below a root that the
-    /// kernel's limit would not let it watch): that root is polled from now on. Returns
-    /// whether the catalog must be looked at again (the change may have been missed).
-    fn refused(&mut self, error: &notify::Error) -> bool {
-        if !matches!(error.kind, notify::ErrorKind::MaxFilesWatch) {
-            tracing::warn!("the watch reported an error: {error}");
-            return false;
-        }
-        let trees: Vec<PathBuf> = self
-            .current
-            .iter()
-            .filter(|(path, watched)| {
-                watched.recursive
-                    && !watched.polled
-                    && (error.paths.is_empty()
-                        || error.paths.iter().any(|failed| failed.starts_with(path)))
-            })
-            .map(|(path, _)| path.clone())
-            .collect();
-        let refusal = refusal_text(error);
-        for tree in &trees {
-            self.unwatch(tree);
-            self.poll(tree, true, &refusal);
-        }
-        !trees.is_empty()
-    }
-}
-
-/// The most entries of one skill folder a stamp looks at: a folder larger than this (a
-/// vendored dependency tree) is stamped by its first entries.
-const MAX_STAMPED_ENTRIES: usize = 10_000;
-
-/// What the files of each skill folder looked like (names, sizes, modification times), kept
-/// by a watching handle and its clones: a burst that touched a skill's folder changed the skill
-/// only when its stamp moved. So a bundled file edited is a change even though the skill's
-/// record is the same, and the handle's own write (a `create`, already reported) is not
-/// reported again when its file events arrive. Off until a watch turns it on.
-#[derive(Clone, Default)]
-pub struct FolderStamps {
-    stamps: Arc<Mutex<Option<HashMap<PathBuf, u64>>>>,
-}
-
-impl std::fmt::Debug for FolderStamps {
-    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        formatter
-            .debug_struct("FolderStamps")
-            .finish_non_exhaustive()
-    }
-}
-
-impl FolderStamps {
-    /// Starts keeping stamps (the folders are stamped at the next [`FolderStamps::follow`]).
-    pub fn enable(&self) {
-        self.lock().get_or_insert_with(HashMap::new);
-    }
-
-    /// Brings the stamps in line with `catalog`: a new skill is stamped, a skill gone is
-    /// forgotten, and a skill whose folder holds a `touched` path, or lies below one, is
-    /// stamped again. Returns
-    /// the ids of the skills whose stamp moved. A skill kept at its last good version is
-    /// left alone: its broken file is a `load_error`, not a change.
-    pub fn follow(&self, catalog: &Catalog, touched: &BTreeSet<PathBuf>) -> BTreeSet<String> {
-        use rayon::prelude::*;
-
-        let mut guard = self.lock();
-        let Some(stamps) = guard.as_mut() else {
-            return BTreeSet::new();
-        };
-        let skills: Vec<&skills_types::Skill> = catalog
-            .skills
-            .iter()
-            .filter(|skill| {
-                !skill
-                    .diagnostics
-                    .iter()
-                    .any(|diagnostic| diagnostic.code == DiagnosticCode::LastGoodKept)
-            })
-            .collect();
-        let present: std::collections::HashSet<&Path> = catalog
-            .skills
-            .iter()
-            .map(|skill| skill.dir.as_path())
-            .collect();
-        stamps.retain(|dir, _| present.contains(dir.as_path()));
-        let due: Vec<&skills_types::Skill> = skills
-            .into_iter()
-            .filter(|skill| {
-                // A path in the folder, or a folder above it (a root that was not watched
-                // while it filled).
-                !stamps.contains_key(&skill.dir)
-                    || touched
-                        .iter()
-                        .any(|path| path.starts_with(&skill.dir) || skill.dir.starts_with(path))
-            })
-            .collect();
-        let fresh: Vec<(&skills_types::Skill, u64)> = due
-            .par_iter()
-            .map(|skill| (*skill, stamp(&skill.dir)))
-            .collect();
-        let mut moved = BTreeSet::new();
-        for (skill, stamp) in fresh {
-            if let Some(before) = stamps.insert(skill.dir.clone(), stamp)
-                && before != stamp
-            {
-                moved.insert(skill.id.clone());
+        if gone
+            && let Some(path) = event.paths.first()
+            && self.watched.contains_key(path)
+        {
+            let below: Vec<PathBuf> = self
+                .watched
+                .range(path.clone()..)
+                .take_while(|(watched, _)| watched.starts_with(path))
+                .map(|(watched, _)| watched.clone())
+                .collect();
+            for watched in below {
+                self.watched.remove(&watched);
             }
+        }
+        for path in &event.paths {
+            for name in self.names(path) {
+                if self.targets.matters(&name) {
+                    burst.touched.insert(name);
+                    burst.note();
+                }
+            }
+        }
+    }
+
+    /// `path` and its other names: an event in a folder watched under one path is named after
+    /// each path that reaches the folder.
+    fn names(&self, path: &Path) -> Vec<PathBuf> {
+        let mut names = vec![path.to_path_buf()];
+        if self.aliases.is_empty() {
+            return names;
+        }
+        if let Some(others) = self.aliases.get(path) {
+            names.extend(others.iter().cloned());
+        }
+        if let (Some(folder), Some(name)) = (path.parent(), path.file_name())
+            && let Some(others) = self.aliases.get(folder)
+        {
+            names.extend(others.iter().map(|other| other.join(name)));
+        }
+        names
+    }
+
+    fn is_polling(&self) -> bool {
+        self.holder_poll.is_some() || self.roots.values().any(|root| root.polled.is_some())
+    }
+
+    /// One poll: the polled paths whose `stat` moved since the last poll.
+    fn poll(&mut self) -> Vec<PathBuf> {
+        let mut moved = Vec::new();
+        for root in self.roots.values_mut() {
+            if let Some(polled) = &mut root.polled {
+                moved.extend(polled.snapshot.changed());
+            }
+        }
+        if let Some(snapshot) = &mut self.holder_poll {
+            moved.extend(snapshot.changed());
         }
         moved
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Option<HashMap<PathBuf, u64>>> {
-        self.stamps.lock().unwrap_or_else(PoisonError::into_inner)
+    /// After a burst (or a poll) that named `touched`: the watches brought in line, then the
+    /// listener told.
+    fn after(&mut self, mut touched: BTreeSet<PathBuf>) {
+        let fresh = match self.inside_skills(&touched) {
+            Some(skills) => {
+                if self.update_skills(&skills) {
+                    Vec::new()
+                } else {
+                    self.replan()
+                }
+            }
+            None => self.replan(),
+        };
+        // A folder watched from now on had no watch while it filled: all of it is news.
+        touched.extend(fresh);
+        self.listener.changed(&touched);
+    }
+
+    /// The skill folders whose own folders may have changed, when every path of `touched`
+    /// lies inside a skill folder of a root the kernel watches and leaves that folder a skill
+    /// the same way (its definition file is its own `SKILL.md`, a regular file); `None` when
+    /// the burst needs a plan from a fresh walk.
+    fn inside_skills(&self, touched: &BTreeSet<PathBuf>) -> Option<BTreeSet<(PathBuf, PathBuf)>> {
+        let mut due = BTreeSet::new();
+        for path in touched {
+            let (root, state) = self
+                .roots
+                .iter()
+                .find(|(root, _)| path.starts_with(root) && path != *root)?;
+            if state.polled.is_some() {
+                return None;
+            }
+            let skill = state.plan.skill_holding(path)?;
+            let plan = state.plan.skills.get(skill)?;
+            let is_definition = path
+                .file_name()
+                .and_then(|name| name.to_str())
+                .is_some_and(|name| match_definition(name).is_some());
+            if is_definition {
+                let plain = plan.definition == skill.join(SKILL_MD)
+                    && std::fs::symlink_metadata(&plan.definition)
+                        .is_ok_and(|metadata| metadata.is_file());
+                if !plain {
+                    return None;
+                }
+            }
+            let folder_now =
+                std::fs::symlink_metadata(path).is_ok_and(|metadata| metadata.is_dir());
+            let folder_before = plan.inside.iter().any(|(inside, _)| inside == path);
+            if folder_now || folder_before {
+                due.insert((root.clone(), skill.to_path_buf()));
+            }
+        }
+        Some(due)
+    }
+
+    /// Walks the skill folders `due` again for their folders and brings the watches in line.
+    /// Returns `false` when a root would pass the cap on watches (a plan from a fresh walk
+    /// decides how it is watched then).
+    fn update_skills(&mut self, due: &BTreeSet<(PathBuf, PathBuf)>) -> bool {
+        if due.is_empty() {
+            return true;
+        }
+        for (root, skill) in due {
+            let Some(state) = self.roots.get_mut(root) else {
+                return false;
+            };
+            if let Some(plan) = state.plan.skills.get_mut(skill) {
+                plan.inside = plan::skill_folders(skill);
+            }
+            if state.plan.folder_count() > self.cap {
+                return false;
+            }
+        }
+        self.apply(false);
+        true
+    }
+
+    /// Plans every root from a fresh walk and brings the watches in line. Returns the paths
+    /// that are news: the folders watched from now on that are not inside another one watched
+    /// from now on, and what the polls saw move since their last look (taken again now).
+    fn replan(&mut self) -> Vec<PathBuf> {
+        let mut news = self.poll();
+        let extent = crate::discover::extent(&self.config);
+        self.targets = Targets::plan(
+            &self.config,
+            extent.roots.iter().map(|root| root.path.as_path()),
+        );
+        let mut roots = BTreeMap::new();
+        for root in extent.roots {
+            let plan = RootPlan::of(root);
+            roots.insert(plan.path.clone(), RootState { plan, polled: None });
+        }
+        let before = std::mem::replace(&mut self.roots, roots);
+        for (path, state) in &mut self.roots {
+            // How it was watched, for `apply` to tell what changed.
+            state.polled = before
+                .get(path)
+                .and_then(|old| old.polled.as_ref())
+                .map(|polled| Polled {
+                    why: polled.why.clone(),
+                    snapshot: Snapshot::default(),
+                });
+        }
+        let holders_before = std::mem::take(&mut self.holders);
+        self.holders = self
+            .targets
+            .folders
+            .iter()
+            .map(|folder| {
+                (
+                    folder.clone(),
+                    holders_before.get(folder).cloned().flatten(),
+                )
+            })
+            .collect();
+        news.extend(self.apply(true));
+        news
+    }
+
+    /// Decides how each root and holder is watched, adds and removes kernel watches (one
+    /// path per folder), and tells the listener what changed in how a path is watched.
+    /// `fresh_walk` says the plans come from a new walk, so the polls take their first look
+    /// again. Returns the folders of roots the kernel watches from now on that are not inside
+    /// another one watched from now on.
+    fn apply(&mut self, fresh_walk: bool) -> Vec<PathBuf> {
+        let was_polled: BTreeMap<PathBuf, Option<String>> = self
+            .roots
+            .iter()
+            .map(|(path, state)| {
+                let why = state.polled.as_ref().map(|polled| polled.why.clone());
+                (path.clone(), why)
+            })
+            .collect();
+        let holders_before = self.holders.clone();
+        // How each path is watched: the kernel's, unless there is no kernel watcher, its
+        // limit refused the path before, or a root needs more watches than one may hold.
+        for (path, why) in &mut self.holders {
+            let refusal = self
+                .kernel_refusal
+                .as_ref()
+                .or_else(|| self.limited.get(&Owner::Holder(path.clone())));
+            *why = refusal.map(|refusal| polling_message(path, refusal, self.poll_interval));
+        }
+        for (path, state) in &mut self.roots {
+            let refusal = self
+                .kernel_refusal
+                .as_ref()
+                .or_else(|| self.limited.get(&Owner::Root(path.clone())));
+            let why = match refusal {
+                Some(refusal) => Some(polling_message(path, refusal, self.poll_interval)),
+                None => {
+                    let needed = state.plan.folder_count();
+                    (needed > self.cap).then(|| {
+                        format!(
+                            "{} needs {needed} kernel watches (one per folder of its skills), more than the {} one root may hold, so that it cannot take the user's whole inotify allowance; it is looked at every {} ms instead, one `stat` per folder and definition file",
+                            path.display(),
+                            self.cap,
+                            self.poll_interval.as_millis()
+                        )
+                    })
+                }
+            };
+            state.polled = match (why, state.polled.take()) {
+                (None, _) => None,
+                (Some(why), Some(polled)) if !fresh_walk && polled.why == why => Some(polled),
+                (Some(why), _) => Some(Polled {
+                    why,
+                    snapshot: Snapshot::take(state.plan.polled_paths()),
+                }),
+            };
+        }
+        let (added, refused) = self.reconcile();
+        for (owner, why) in refused {
+            match owner {
+                Owner::Root(path) => {
+                    if let Some(state) = self.roots.get_mut(&path) {
+                        let snapshot = Snapshot::take(state.plan.polled_paths());
+                        state.polled = Some(Polled { why, snapshot });
+                    }
+                }
+                Owner::Holder(path) => {
+                    self.holders.insert(path, Some(why));
+                }
+            }
+        }
+        if fresh_walk || self.holders != holders_before {
+            let polled: Vec<PathBuf> = self
+                .holders
+                .iter()
+                .filter(|(_, why)| why.is_some())
+                .map(|(path, _)| path.clone())
+                .collect();
+            // A polled holder is looked at with what it holds: an edit of a configuration
+            // file in place changes the file, not the folder.
+            self.holder_poll = (!polled.is_empty()).then(|| {
+                Snapshot::take(
+                    polled
+                        .into_iter()
+                        .chain(self.targets.wanted.iter().cloned())
+                        .collect(),
+                )
+            });
+        }
+        self.tell(&was_polled);
+        let set: BTreeSet<&Path> = added.iter().map(PathBuf::as_path).collect();
+        added
+            .iter()
+            .filter(|path| path.parent().is_none_or(|parent| !set.contains(parent)))
+            .cloned()
+            .collect()
+    }
+
+    /// Adds and removes kernel watches so that each folder of every path the kernel is to
+    /// watch (the holders first, then the roots in precedence order) is watched under one
+    /// path; the others that reach it become its aliases. Returns the folders of roots added,
+    /// and the roots and holders the kernel refused, with why (their watches are taken back:
+    /// they are polled instead).
+    fn reconcile(&mut self) -> (Vec<PathBuf>, Vec<(Owner, String)>) {
+        let mut wanted: Vec<(Owner, Vec<(PathBuf, Identity)>)> = Vec::new();
+        for (holder, why) in &self.holders {
+            if why.is_none() {
+                let folder = vec![(holder.clone(), plan::identity(holder))];
+                wanted.push((Owner::Holder(holder.clone()), folder));
+            }
+        }
+        for (path, state) in &self.roots {
+            if state.polled.is_none() {
+                let folders = state.plan.folders().cloned().collect();
+                wanted.push((Owner::Root(path.clone()), folders));
+            }
+        }
+        let mut desired: BTreeMap<PathBuf, Identity> = BTreeMap::new();
+        let mut first_path: HashMap<crate::discover::DirKey, PathBuf> = HashMap::new();
+        let mut aliases: HashMap<PathBuf, Vec<PathBuf>> = HashMap::new();
+        let mut owners: Vec<(Owner, Vec<PathBuf>)> = Vec::new();
+        for (owner, folders) in wanted {
+            let mut own = Vec::new();
+            for (path, identity) in folders {
+                if desired.contains_key(&path) {
+                    continue;
+                }
+                if let Some(key) = &identity {
+                    // The kernel keeps one watch per folder whatever the path, and names its
+                    // events after one path: the folder is watched once, and its other paths
+                    // are named when it reports.
+                    if let Some(first) = first_path.get(key) {
+                        aliases.entry(first.clone()).or_default().push(path);
+                        continue;
+                    }
+                    first_path.insert(key.to_owned(), path.clone());
+                }
+                desired.insert(path.clone(), identity);
+                own.push(path);
+            }
+            owners.push((owner, own));
+        }
+        self.aliases = aliases;
+        // A path no longer wanted, or now naming another folder than the one watched (a
+        // folder replaced, a link pointed elsewhere: the kernel's watch follows the folder).
+        let stale: Vec<PathBuf> = self
+            .watched
+            .iter()
+            .filter(|(path, identity)| match desired.get(*path) {
+                None => true,
+                Some(wanted) => wanted.is_some() && wanted != *identity,
+            })
+            .map(|(path, _)| path.clone())
+            .collect();
+        let mut added = Vec::new();
+        let mut refused = Vec::new();
+        let Some(kernel) = self.kernel.as_mut() else {
+            self.watched.clear();
+            return (added, refused);
+        };
+        // One batch: where adding a watch costs a restart of the event stream (FSEvents), it
+        // is paid once.
+        let mut batch = kernel.paths_mut();
+        for path in stale {
+            self.watched.remove(&path);
+            // A folder deleted has lost its watch already; nothing to undo then.
+            let _ = batch.remove(&path);
+        }
+        for (owner, paths) in owners {
+            let own_path = match &owner {
+                Owner::Holder(path) | Owner::Root(path) => path.clone(),
+            };
+            let mut refusal = None;
+            let mut new = Vec::new();
+            for path in &paths {
+                if self.watched.contains_key(path) {
+                    continue;
+                }
+                match batch.add(path, RecursiveMode::NonRecursive) {
+                    Ok(()) => {
+                        self.watched
+                            .insert(path.clone(), desired.get(path).cloned().flatten());
+                        new.push(path.clone());
+                    }
+                    // Removed since the walk: the folder above reports it, which brings the
+                    // next plan.
+                    Err(error) if matches!(error.kind, notify::ErrorKind::PathNotFound) => {}
+                    Err(error) if matches!(error.kind, notify::ErrorKind::MaxFilesWatch) => {
+                        let text = refusal_text(&error);
+                        self.limited.insert(owner.clone(), text.clone());
+                        refusal = Some(text);
+                        break;
+                    }
+                    // Another refusal (permission denied) of the root or holder itself: it is
+                    // polled until a plan finds it watchable. A folder below it is left to the
+                    // folder above, whose watch reports its mode changing.
+                    Err(error) if *path == own_path => {
+                        refusal = Some(refusal_text(&error));
+                        break;
+                    }
+                    Err(error) => {
+                        tracing::debug!(path = %path.display(), "not watched: {error}");
+                    }
+                }
+            }
+            match refusal {
+                None => {
+                    if matches!(owner, Owner::Root(_)) {
+                        added.extend(new);
+                    }
+                }
+                Some(text) => {
+                    for path in &paths {
+                        if self.watched.remove(path).is_some() {
+                            let _ = batch.remove(path);
+                        }
+                    }
+                    let why = polling_message(&own_path, &text, self.poll_interval);
+                    tracing::warn!(path = %own_path.display(), "{why}");
+                    refused.push((owner, why));
+                }
+            }
+        }
+        if let Err(error) = batch.commit() {
+            tracing::warn!("the watches could not all be applied: {error}");
+        }
+        (added, refused)
+    }
+
+    /// Tells the listener how each root and holder is watched now, where that changed since
+    /// `was_polled`, and what discovery found about a root's bounds; each thing once.
+    fn tell(&mut self, was_polled: &BTreeMap<PathBuf, Option<String>>) {
+        let mut sayings: Vec<(PathBuf, WatchMode, Diagnostic)> = Vec::new();
+        let mut current = BTreeSet::new();
+        for (path, state) in &self.roots {
+            let before = was_polled.get(path).cloned().flatten();
+            let mode = if state.polled.is_some() {
+                WatchMode::Polling
+            } else {
+                WatchMode::Events
+            };
+            match (&state.polled, before) {
+                (Some(polled), before) if before.as_deref() != Some(polled.why.as_str()) => {
+                    let diagnostic = Diagnostic::new(
+                        DiagnosticCode::WatchPolling,
+                        Severity::Warning,
+                        polled.why.clone(),
+                    )
+                    .with_path(path);
+                    sayings.push((path.clone(), mode, diagnostic));
+                }
+                (None, Some(_)) => {
+                    let message =
+                        format!("{} is watched by the kernel's events again", path.display());
+                    let diagnostic =
+                        Diagnostic::new(DiagnosticCode::WatchPolling, Severity::Info, message)
+                            .with_path(path);
+                    sayings.push((path.clone(), mode, diagnostic));
+                }
+                _ => {}
+            }
+            for note in &state.plan.notes {
+                let about = note.path.clone().unwrap_or_else(|| path.clone());
+                let key = (about.clone(), note.message.clone());
+                if !self.told.contains(&key) {
+                    sayings.push((about, mode, note.clone()));
+                }
+                current.insert(key);
+            }
+        }
+        for (holder, why) in &self.holders {
+            if let Some(why) = why {
+                let key = (holder.clone(), why.clone());
+                if !self.told.contains(&key) {
+                    let diagnostic =
+                        Diagnostic::new(DiagnosticCode::WatchPolling, Severity::Warning, why)
+                            .with_path(holder);
+                    sayings.push((holder.clone(), WatchMode::Polling, diagnostic));
+                }
+                current.insert(key);
+            }
+        }
+        // Forgotten once it no longer holds, so it is said again if it comes back.
+        self.told = current;
+        for (path, mode, diagnostic) in sayings {
+            if diagnostic.severity == Severity::Warning {
+                tracing::warn!(path = %path.display(), "{}", diagnostic.message);
+            }
+            self.listener.watching(&path, mode, diagnostic);
+        }
     }
 }
 
-/// A folder's stamp: a hash of the relative path, size and modification time of every entry
-/// discovery and the inventory would look at (no hidden names, no excluded folders, links
-/// not followed), in a fixed order.
-fn stamp(dir: &Path) -> u64 {
-    let mut hasher = DefaultHasher::new();
-    let mut pending = vec![dir.to_path_buf()];
-    let mut seen = 0_usize;
-    while let Some(folder) = pending.pop() {
-        let Ok(entries) = std::fs::read_dir(&folder) else {
-            continue;
-        };
-        let mut entries: Vec<std::fs::DirEntry> = entries.filter_map(Result::ok).collect();
-        entries.sort_by_key(std::fs::DirEntry::file_name);
-        for entry in entries {
-            seen += 1;
-            if seen > MAX_STAMPED_ENTRIES {
-                return hasher.finish();
-            }
-            let name = entry.file_name();
-            let Ok(metadata) = entry.metadata() else {
-                continue;
-            };
-            if metadata.is_dir() {
-                if !name.to_str().is_some_and(is_excluded_dir_name) {
-                    pending.push(entry.path());
-                }
-                continue;
-            }
-            if name.to_string_lossy().starts_with('.') {
-                continue;
-            }
-            entry.path().hash(&mut hasher);
-            metadata.len().hash(&mut hasher);
-            metadata.modified().ok().hash(&mut hasher);
-        }
-    }
-    hasher.finish()
+/// The diagnostic message of a path polled because the kernel refused it.
+fn polling_message(path: &Path, refusal: &str, interval: Duration) -> String {
+    format!(
+        "the kernel would not watch {} ({refusal}); it is looked at every {} ms instead",
+        path.display(),
+        interval.as_millis()
+    )
 }
 
 /// The kernel's refusal in words, naming the limit to raise when it is one.

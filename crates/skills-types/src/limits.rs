@@ -76,6 +76,26 @@ impl Default for PackageLimits {
 pub const MAX_DISCOVERY_DEPTH: usize = 6;
 /// Folders discovery lists per root (see `DiscoveryLimits::max_dirs_per_root`).
 pub const MAX_DIRS_PER_ROOT: usize = 2_000;
+/// Entries of folders discovery reads per root, in all: a root may hold tens of thousands of
+/// skills, but a folder of millions of entries (a link to a mail spool) is never read whole
+/// into memory, nor probed entry by entry.
+pub const MAX_ENTRIES_PER_ROOT: usize = 200_000;
+/// Entries of one skill's folder (files and folders, at every level) that a watch looks at and
+/// a folder stamp covers: a skill folder holding a vendored tree is followed by its first
+/// entries, so one skill can neither make a watch hold a watch per folder of that tree nor
+/// make every burst stamp all of it.
+pub const MAX_SKILL_FOLDER_ENTRIES: usize = 10_000;
+
+/// Kernel watches (one per folder: inotify watches folders, not trees) one root of a running
+/// watch may hold. A realistic root of 5,000 skills needs about 9,000; past this the root is
+/// polled instead, and the watch says so: one root cannot take the user's whole inotify
+/// allowance (`fs.inotify.max_user_watches`, 8,192 on older kernels), which every other
+/// program watching files shares.
+pub const MAX_WATCHES_PER_ROOT: usize = 16_384;
+/// Paths (folders and definition files) one poll of a polled root looks at, one `stat` each:
+/// about 60 ms at worst every poll interval. A root larger than this is looked at by its first
+/// paths in discovery's order (its folders and skills first, their bundled folders last).
+pub const MAX_POLLED_PATHS_PER_ROOT: usize = 4 * MAX_WATCHES_PER_ROOT;
 
 /// Most `[` and `{` characters in one frontmatter. The YAML parser's cost grows with the square
 /// of flow nesting (a megabyte of `[` takes minutes), and counting the characters bounds the

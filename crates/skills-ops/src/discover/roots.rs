@@ -229,7 +229,7 @@ mod tests {
             ],
             urls: vec!["https://b.example/pack".into()],
         };
-        let plan = plan(&config, &named, true);
+        let plan = plan(&config, &named, true, &user_places(&config));
         let scopes: Vec<(SkillScope, String)> = scopes_and_paths(&plan.roots, Path::new("/base"))
             .into_iter()
             .map(|(scope, path)| (scope, path.split("/remote/").next().unwrap().to_owned()))
@@ -254,7 +254,7 @@ mod tests {
     }
 
     fn plan_untrusted_has_no_project(config: &SkillsConfig, named: &Sources) -> bool {
-        plan(config, named, false)
+        plan(config, named, false, &user_places(config))
             .roots
             .iter()
             .all(|root| root.scope != SkillScope::Project)

@@ -20,6 +20,15 @@
 //! ~/.agents/skills/`) is followed wherever it points; a link in a workspace's roots only to a
 //! folder inside the workspace's own roots, so a cloned repository can neither reach out of
 //! itself nor pull the user's own skills into its project scope.
+//!
+//! The limits bound the walk however the folders are reached, through links included: the
+//! depth counts levels as reached from the root, every folder listed counts against the
+//! root's directory budget, and every entry read against [`MAX_ENTRIES_PER_ROOT`] (a folder
+//! of millions of entries is never read whole). A kernel pseudo file system (`/proc`, `/sys`, ...) is never
+//! listed: a root linking to `/` meets `/proc`, whose walk may never end and holds no skill.
+//! What the walk listed and where a limit cut it short are kept ([`Scan::listed`],
+//! [`Scan::cut`]): a watch follows exactly these folders (`discover::extent`), and a root that
+//! led to no skill before a limit cut it short is said to be no folder of skills.
 
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -32,6 +41,7 @@ use skills_types::SkillScope;
 use skills_types::catalog::Root;
 use skills_types::config::{DiscoveryLimits, SymlinkPolicy};
 use skills_types::files::{SKILL_MD, is_excluded_dir_name, pick_definition};
+use skills_types::limits::MAX_ENTRIES_PER_ROOT;
 use skills_types::{Diagnostic, DiagnosticCode, Severity};
 
 use super::cache::Stamp;
@@ -103,15 +113,23 @@ impl Probe {
 struct Listing {
     entries: Vec<(String, FileType)>,
     not_utf8: Vec<PathBuf>,
+    /// More entries than the listing could take were there: the rest were not read.
+    cut: bool,
 }
 
-/// Lists `dir`; no diagnostics here, so it can run ahead of the sequential pass.
-fn list(dir: &Path) -> std::io::Result<Listing> {
+/// Lists at most `most` entries of `dir`; no diagnostics here, so it can run ahead of the
+/// sequential pass. A folder of millions of entries is never read whole into memory.
+fn list(dir: &Path, most: usize) -> std::io::Result<Listing> {
     let mut listing = Listing {
         entries: Vec::new(),
         not_utf8: Vec::new(),
+        cut: false,
     };
-    for entry in std::fs::read_dir(dir)? {
+    for (read, entry) in std::fs::read_dir(dir)?.enumerate() {
+        if read == most {
+            listing.cut = true;
+            break;
+        }
         let Ok(entry) = entry else { continue };
         let Ok(kind) = entry.file_type() else {
             continue;
@@ -141,8 +159,8 @@ struct Prefetched {
 }
 
 impl Prefetched {
-    fn of(dir: &Path) -> Self {
-        let listing = list(dir);
+    fn of(dir: &Path, most: usize) -> Self {
+        let listing = list(dir, most);
         let probes = match &listing {
             Ok(listing) => {
                 let folder = Arc::new(Folder::open(dir));
@@ -183,6 +201,8 @@ pub(crate) struct Found {
     /// A handle on the folder holding `dir`, when the definition file is its `SKILL.md`: the
     /// skill's files are then looked up as `<id>/<file>` below it.
     pub(crate) parent: Option<Arc<Folder>>,
+    /// The directory's identity (one watch per folder, however many paths reach it).
+    pub(crate) key: Option<DirKey>,
 }
 
 /// What the walk produced.
@@ -190,10 +210,26 @@ pub(crate) struct Found {
 pub(crate) struct Scan {
     pub(crate) found: Vec<Found>,
     pub(crate) diagnostics: Vec<Diagnostic>,
+    /// Every folder the walk listed (or tried to: an unreadable one too), with the index of
+    /// its root and its identity, as reached from the root and in walk order, roots first.
+    pub(crate) listed: Vec<(usize, PathBuf, Option<DirKey>)>,
+    /// Where a limit cut the walk short, with the index of its root: a folder whose
+    /// subfolders were too deep, or the folder the directory budget stopped at.
+    pub(crate) cut: Vec<(usize, PathBuf)>,
 }
 
 /// Walks every root in order.
 pub(crate) fn scan(roots: &[Root], policy: SymlinkPolicy, limits: DiscoveryLimits) -> Scan {
+    scan_reading(roots, policy, limits, MAX_ENTRIES_PER_ROOT)
+}
+
+/// [`scan`], reading at most `entries` folder entries per root.
+pub(super) fn scan_reading(
+    roots: &[Root],
+    policy: SymlinkPolicy,
+    limits: DiscoveryLimits,
+    entries: usize,
+) -> Scan {
     let canonical_roots = roots
         .iter()
         .filter_map(|root| {
@@ -212,17 +248,69 @@ pub(crate) fn scan(roots: &[Root], policy: SymlinkPolicy, limits: DiscoveryLimit
         visited: HashSet::new(),
         found: Vec::new(),
         diagnostics: Vec::new(),
+        listed: Vec::new(),
+        cut: Vec::new(),
         root: 0,
         budget: 0,
+        entries: 0,
     };
     for (index, root) in roots.iter().enumerate() {
         walker.root = index;
         walker.budget = limits.max_dirs_per_root;
+        walker.entries = entries;
+        let found_before = walker.found.len();
+        let cut_before = walker.cut.len();
         walker.walk_root(&root.path);
+        if walker.found.len() == found_before && walker.cut.len() > cut_before {
+            walker.no_skill_within_limits(&root.path);
+        }
     }
     Scan {
         found: walker.found,
         diagnostics: walker.diagnostics,
+        listed: walker.listed,
+        cut: walker.cut,
+    }
+}
+
+/// The kernel's pseudo file systems, by the magic number `statfs` reports: no skill lives on
+/// them, and a walk of one may never end (`/proc` holds a folder per process, with links back
+/// to `/`) or list the kernel's every object (`/sys`).
+#[cfg(any(target_os = "linux", target_os = "android"))]
+const PSEUDO_FILE_SYSTEMS: &[(u32, &str)] = &[
+    (0x9fa0, "proc"),
+    (0x6265_6572, "sysfs"),
+    (0x6462_6720, "debugfs"),
+    (0x7472_6163, "tracefs"),
+    (0x0027_e0eb, "cgroup"),
+    (0x6367_7270, "cgroup2"),
+    (0x7363_6673, "securityfs"),
+    (0xcafe_4a11, "bpf"),
+    (0x6165_676c, "pstore"),
+    (0x6265_6570, "configfs"),
+    (0x1cd1, "devpts"),
+    (0x6573_5543, "fusectl"),
+    (0x4249_4e4d, "binfmt_misc"),
+    (0xf97c_ff8c, "selinuxfs"),
+    (0x4345_5243, "efivarfs"),
+];
+
+/// The name of the pseudo file system `path` lies on, if it lies on one.
+pub(crate) fn pseudo_file_system(path: &Path) -> Option<&'static str> {
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    {
+        let stat = rustix::fs::statfs(path).ok()?;
+        // Every magic number is 32 bits wide; `f_type` is wider and signed on some targets.
+        let magic = stat.f_type as u32;
+        PSEUDO_FILE_SYSTEMS
+            .iter()
+            .find(|(known, _)| *known == magic)
+            .map(|(_, name)| *name)
+    }
+    #[cfg(not(any(target_os = "linux", target_os = "android")))]
+    {
+        let _ = path;
+        None
     }
 }
 
@@ -236,10 +324,14 @@ struct Walker {
     visited: HashSet<DirKey>,
     found: Vec<Found>,
     diagnostics: Vec<Diagnostic>,
+    listed: Vec<(usize, PathBuf, Option<DirKey>)>,
+    cut: Vec<(usize, PathBuf)>,
     /// The root being walked.
     root: usize,
     /// Directories this root may still visit.
     budget: usize,
+    /// Folder entries this root may still read ([`MAX_ENTRIES_PER_ROOT`]).
+    entries: usize,
 }
 
 /// The walk of one root stopped at the directory limit.
@@ -249,6 +341,42 @@ impl Walker {
     fn note(&mut self, severity: Severity, code: DiagnosticCode, path: &Path, message: String) {
         self.diagnostics
             .push(Diagnostic::new(code, severity, message).with_path(path));
+    }
+
+    /// Says that the root at `path` led to no skill before a limit cut its walk short: it is
+    /// not a folder of skills (a link to `/usr`), and a person should point it elsewhere.
+    fn no_skill_within_limits(&mut self, path: &Path) {
+        let leads = match std::fs::canonicalize(path) {
+            Ok(real) if real != path => format!(" (it leads to {})", real.display()),
+            _ => String::new(),
+        };
+        let message = format!(
+            "no skill was found in the folders discovery may list here ({} levels deep, {} folders){leads}, and the limits cut the walk short: this is not a folder of skills, so the rest was not scanned and a watch follows only this folder itself; point the root at a folder whose subfolders hold a SKILL.md each",
+            self.limits.max_depth, self.limits.max_dirs_per_root
+        );
+        self.note(
+            Severity::Warning,
+            DiagnosticCode::NoSkillWithinLimits,
+            path,
+            message,
+        );
+    }
+
+    /// Whether `dir` may be listed: not on a pseudo file system (said when it is).
+    fn listable(&mut self, dir: &Path) -> bool {
+        let Some(name) = pseudo_file_system(dir) else {
+            return true;
+        };
+        let message = format!(
+            "lies on the kernel's `{name}` file system, where no skill can be; it is not scanned"
+        );
+        self.note(
+            Severity::Warning,
+            DiagnosticCode::PseudoFileSystem,
+            dir,
+            message,
+        );
+        false
     }
 
     fn walk_root(&mut self, path: &Path) {
@@ -267,7 +395,7 @@ impl Walker {
             Ok(_) => return,
         }
         let Some(key) = dir_key(path) else { return };
-        if !self.visited.insert(key) {
+        if !self.visited.insert(key.to_owned()) {
             let message =
                 "the root is a folder already scanned (through a symlink, or another root)"
                     .to_owned();
@@ -278,6 +406,10 @@ impl Walker {
                 message,
             );
         }
+        if !self.listable(path) {
+            return;
+        }
+        self.listed.push((self.root, path.to_path_buf(), Some(key)));
         if let Some(entries) = self.read_sorted(path) {
             // The limit ends this root's walk; discovery goes on with the next root.
             let _ = self.walk(path, 0, entries, Vec::new());
@@ -348,6 +480,7 @@ impl Walker {
             self.visit(child, key, name, depth + 1, probe, prefetched)?;
         }
         if too_deep {
+            self.cut.push((self.root, dir.to_path_buf()));
             let message = format!(
                 "folders below this one are more than {} levels under the root and were not scanned",
                 self.limits.max_depth
@@ -428,7 +561,7 @@ impl Walker {
         if wanted.len() >= 2 {
             let listed: Vec<(usize, Prefetched)> = wanted
                 .into_par_iter()
-                .map(|(index, child)| (index, Prefetched::of(&child)))
+                .map(|(index, child)| (index, Prefetched::of(&child, self.entries)))
                 .collect();
             for (index, prefetched) in listed {
                 if let Some(Some(item)) = items.get_mut(index) {
@@ -463,17 +596,21 @@ impl Walker {
         };
         match probe.definition {
             Ok(info) if info.kind == Kind::File => {
-                self.visited.insert(key);
+                self.visited.insert(key.to_owned());
                 self.found(dir, name, exact, info.stamp, dir_stamp);
                 if let Some(found) = self.found.last_mut() {
                     found.parent = probe.parent;
+                    found.key = Some(key);
                 }
                 return Ok(());
             }
             Ok(info) if info.kind == Kind::Symlink => {
                 if let Some(target) = self.followed_file(&exact) {
-                    self.visited.insert(key);
+                    self.visited.insert(key.to_owned());
                     self.found(dir, name, exact, target, dir_stamp);
+                    if let Some(found) = self.found.last_mut() {
+                        found.key = Some(key);
+                    }
                     return Ok(());
                 }
             }
@@ -504,14 +641,21 @@ impl Walker {
             }
         }
         // Marked before descending, so a link inside that leads back here ends the loop.
-        self.visited.insert(key);
+        self.visited.insert(key.to_owned());
         // Only folders that must be listed count against the limit: a skill directory found by
         // its `SKILL.md` costs one probe, so a root of many skills is never cut short.
-        if self.budget == 0 {
-            let message = format!(
-                "more than {} folders under this root had to be listed; the rest were not scanned",
-                self.limits.max_dirs_per_root
-            );
+        if self.budget == 0 || self.entries == 0 {
+            self.cut.push((self.root, dir.clone()));
+            let message = if self.budget == 0 {
+                format!(
+                    "more than {} folders under this root had to be listed; the rest were not scanned",
+                    self.limits.max_dirs_per_root
+                )
+            } else {
+                format!(
+                    "more than {MAX_ENTRIES_PER_ROOT} entries of folders under this root had to be read; the rest were not scanned"
+                )
+            };
             self.note(
                 Severity::Warning,
                 DiagnosticCode::DirectoryLimit,
@@ -521,9 +665,14 @@ impl Walker {
             return Err(Stop);
         }
         self.budget -= 1;
+        if !self.listable(&dir) {
+            return Ok(());
+        }
+        self.listed
+            .push((self.root, dir.clone(), Some(key.to_owned())));
         let (listing, probed) = match prefetched {
             Some(prefetched) => (prefetched.listing, prefetched.probes),
-            None => (list(&dir), Vec::new()),
+            None => (list(&dir, self.entries), Vec::new()),
         };
         let Some(entries) = self.take_listing(&dir, listing) else {
             return Ok(());
@@ -541,7 +690,12 @@ impl Walker {
                 _ => None,
             };
             if let Some(stamp) = stamp {
+                // Listed, but a skill: its folder is the skill's, not a category's.
+                self.listed.pop();
                 self.found(dir, name, path, stamp, dir_stamp);
+                if let Some(found) = self.found.last_mut() {
+                    found.key = Some(key);
+                }
                 return Ok(());
             }
         }
@@ -601,6 +755,7 @@ impl Walker {
             stamp,
             dir_stamp,
             parent: None,
+            key: None,
         });
     }
 
@@ -705,7 +860,7 @@ impl Walker {
 
     /// The entries of `dir` sorted by name bytes; names that are not UTF-8 are reported.
     fn read_sorted(&mut self, dir: &Path) -> Option<Vec<(String, FileType)>> {
-        self.take_listing(dir, list(dir))
+        self.take_listing(dir, list(dir, self.entries))
     }
 
     /// A listing's entries, its problems reported.
@@ -722,6 +877,26 @@ impl Walker {
                 return None;
             }
         };
+        let read = listing.entries.len() + listing.not_utf8.len();
+        let mut entries = listing.entries;
+        if listing.cut || read > self.entries {
+            // Past the root's allowance (a listing read ahead may have taken more than what
+            // was left when the pass reaches it): what fits is kept, and the root's walk ends.
+            entries.truncate(self.entries);
+            self.entries = 0;
+            self.cut.push((self.root, dir.to_path_buf()));
+            let message = format!(
+                "the folders under this root hold more than {MAX_ENTRIES_PER_ROOT} entries; the rest of this folder and of the root were not scanned"
+            );
+            self.note(
+                Severity::Warning,
+                DiagnosticCode::DirectoryLimit,
+                dir,
+                message,
+            );
+        } else {
+            self.entries -= read;
+        }
         for path in listing.not_utf8 {
             let message = "the name is not valid UTF-8; it is skipped".to_owned();
             self.note(
@@ -731,6 +906,6 @@ impl Walker {
                 message,
             );
         }
-        Some(listing.entries)
+        Some(entries)
     }
 }

@@ -930,3 +930,125 @@ fn a_name_an_agent_cannot_be_shown_gives_way_to_the_folder_name() {
         );
     }
 }
+
+/// The limits bound a walk however its folders are reached: a link counts its target's levels
+/// from the root (not from the link), and every folder listed through it counts against the
+/// root's budget.
+#[test]
+fn limits_bound_what_a_link_leads_to() {
+    use std::os::unix::fs::symlink;
+    let tree = Tree::new();
+    let root = tree.user();
+    let deep = tree.home.join("deep");
+    tree.skill(&deep, "a/b/c/d/e/too-deep", "too-deep");
+    tree.skill(&deep, "a/b/c/d/in-reach", "in-reach");
+    std::fs::create_dir_all(&root).unwrap();
+    // One level down already: `link/a/b/c/d/in-reach` is six levels below the root.
+    symlink(&deep, root.join("link")).unwrap();
+    let catalog = discover(&tree.config()).unwrap();
+    assert_eq!(names(&catalog), [("in-reach", SkillScope::User)]);
+    assert!(codes(&catalog).contains(&DiagnosticCode::DepthLimit));
+
+    // A link to a tree of many folders spends the root's budget like the root's own.
+    let wide = tree.folders_without_skills("wide", 30, "");
+    std::fs::remove_file(root.join("link")).unwrap();
+    symlink(&wide, root.join("link")).unwrap();
+    let mut config = tree.config();
+    config.limits.max_dirs_per_root = 10;
+    let catalog = discover(&config).unwrap();
+    assert!(codes(&catalog).contains(&DiagnosticCode::DirectoryLimit));
+}
+
+/// A root that led to no skill before a limit cut its walk short (a link to `/usr`, a home
+/// folder) is said to be no folder of skills, once, naming where it leads; a root that holds
+/// a skill, or is small and empty, is not.
+#[test]
+fn a_root_with_no_skill_within_the_limits_is_said_to_be_none() {
+    use std::os::unix::fs::symlink;
+    let tree = Tree::new();
+    let large = tree.folders_without_skills("large", 30, "x");
+    std::fs::create_dir_all(tree.user().parent().unwrap()).unwrap();
+    symlink(&large, tree.user()).unwrap();
+    std::fs::create_dir_all(tree.user_agents().join("empty/category")).unwrap();
+    let mut config = tree.config();
+    config.limits.max_dirs_per_root = 10;
+    let catalog = discover(&config).unwrap();
+    let said: Vec<&Diagnostic> = catalog
+        .diagnostics
+        .iter()
+        .filter(|d| d.code == DiagnosticCode::NoSkillWithinLimits)
+        .collect();
+    assert_eq!(said.len(), 1, "{said:?}");
+    assert_eq!(said[0].path.as_deref(), Some(tree.user().as_path()));
+    assert!(
+        said[0].message.contains(&large.display().to_string()),
+        "{}",
+        said[0].message
+    );
+
+    // With a skill found before the limit, the root is a folder of skills after all.
+    tree.skill(&large, "a-first", "a-first");
+    let catalog = discover(&config).unwrap();
+    assert!(!codes(&catalog).contains(&DiagnosticCode::NoSkillWithinLimits));
+}
+
+/// A kernel pseudo file system is never listed: not as a root, not below one. A root that is
+/// `/` meets `/proc` and `/sys` and ends within its limits.
+#[cfg(target_os = "linux")]
+#[test]
+fn pseudo_file_systems_are_never_listed() {
+    use std::os::unix::fs::symlink;
+    let tree = Tree::new();
+    std::fs::create_dir_all(tree.user().parent().unwrap()).unwrap();
+    symlink("/proc", tree.user()).unwrap();
+    std::fs::create_dir_all(tree.user_agents().parent().unwrap()).unwrap();
+    symlink("/", tree.user_agents()).unwrap();
+    let mut config = tree.config();
+    config.limits.max_depth = 1;
+    let catalog = discover(&config).unwrap();
+    let pseudo: Vec<PathBuf> = catalog
+        .diagnostics
+        .iter()
+        .filter(|d| d.code == DiagnosticCode::PseudoFileSystem)
+        .filter_map(|d| d.path.clone())
+        .collect();
+    assert!(pseudo.contains(&tree.user()), "{pseudo:?}");
+    assert!(
+        pseudo.contains(&tree.user_agents().join("sys")),
+        "{pseudo:?}"
+    );
+    // `/proc` is the first root already: below `/` it is a folder reached twice.
+    assert!(codes(&catalog).contains(&DiagnosticCode::NoSkillWithinLimits));
+}
+
+/// A root's walk reads a bounded number of folder entries in all: a folder of more entries is
+/// read up to the allowance, what fits is scanned, and the root's walk ends there, said.
+#[test]
+fn a_root_reads_a_bounded_number_of_entries() {
+    let tree = Tree::new();
+    let root = tree.user();
+    for index in 0..20 {
+        tree.skill(&root, &format!("s{index:02}"), &format!("s{index:02}"));
+    }
+    let config = tree.config();
+    let roots = roots::plan(
+        &config,
+        &settings::Sources::default(),
+        false,
+        &user_places(&config),
+    )
+    .roots;
+    let limits = skills_types::config::DiscoveryLimits::default();
+    let scan = scan::scan_reading(&roots, SymlinkPolicy::WithinRoots, limits, 1_000);
+    assert_eq!(scan.found.len(), 20);
+    assert!(scan.cut.is_empty());
+
+    let scan = scan::scan_reading(&roots, SymlinkPolicy::WithinRoots, limits, 12);
+    assert!(scan.found.len() <= 12, "{}", scan.found.len());
+    assert_eq!(scan.cut.len(), 1);
+    assert!(
+        scan.diagnostics
+            .iter()
+            .any(|d| d.code == DiagnosticCode::DirectoryLimit)
+    );
+}

@@ -125,6 +125,8 @@ fn again(last: &Scan, touched: &BTreeSet<PathBuf>) -> Option<Scan> {
     Some(Scan {
         found,
         diagnostics: last.diagnostics.clone(),
+        listed: last.listed.clone(),
+        cut: last.cut.clone(),
     })
 }
 

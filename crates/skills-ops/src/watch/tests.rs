@@ -6,6 +6,7 @@ use std::sync::mpsc::{Receiver, Sender, channel};
 
 use super::*;
 use crate::testing::{Tree, skill};
+use skills_types::Catalog;
 
 #[test]
 fn only_paths_discovery_would_read_are_visible() {
@@ -26,120 +27,252 @@ fn only_paths_discovery_would_read_are_visible() {
     }
 }
 
+/// The targets of `config` as a watch plans them.
+fn targets(config: &SkillsConfig) -> Targets {
+    let extent = crate::discover::extent(config);
+    Targets::plan(config, extent.roots.iter().map(|root| root.path.as_path()))
+}
+
 #[test]
 fn a_missing_root_is_waited_for_from_the_nearest_folder_above() {
     let tree = Tree::new();
     let config = tree.config();
-    let targets = Targets::plan(&config);
+    let planned = targets(&config);
     let user_root = tree.home.join(".openhuman/skills");
-    assert!(targets.trees.is_empty(), "{targets:?}");
-    assert!(targets.folders.contains(&tree.home), "{targets:?}");
-    assert!(targets.wanted.contains(&user_root), "{targets:?}");
+    assert!(planned.trees.is_empty(), "{planned:?}");
+    assert!(planned.folders.contains(&tree.home), "{planned:?}");
+    assert!(planned.wanted.contains(&user_root), "{planned:?}");
     // A folder on the way to the root matters, its neighbour does not.
-    assert!(targets.matters(&tree.home.join(".openhuman")));
-    assert!(!targets.matters(&tree.home.join(".cache")));
+    assert!(planned.matters(&tree.home.join(".openhuman")));
+    assert!(!planned.matters(&tree.home.join(".cache")));
 
     std::fs::create_dir_all(&user_root).unwrap();
-    let targets = Targets::plan(&config);
-    assert!(targets.trees.contains(&user_root), "{targets:?}");
+    let planned = targets(&config);
+    assert!(planned.trees.contains(&user_root), "{planned:?}");
     // The folder holding the trust record is watched for its own entries.
     assert!(
-        targets.folders.contains(&tree.home.join(".openhuman")),
-        "{targets:?}"
+        planned.folders.contains(&tree.home.join(".openhuman")),
+        "{planned:?}"
     );
-    assert!(targets.matters(&user_root.join("pdf/SKILL.md")));
-    assert!(!targets.matters(&user_root.join("pdf/.SKILL.md.swp")));
-    assert!(targets.matters(&trust::record_path(&config)));
-    assert!(!targets.matters(&tree.home.join(".openhuman/cache/catalog.bin")));
+    assert!(planned.matters(&user_root.join("pdf/SKILL.md")));
+    assert!(!planned.matters(&user_root.join("pdf/.SKILL.md.swp")));
+    assert!(planned.matters(&trust::record_path(&config)));
+    assert!(!planned.matters(&tree.home.join(".openhuman/cache/catalog.bin")));
+}
+
+/// A listener that keeps nothing, for the states the tests drive by hand.
+struct Deaf;
+
+impl Listener for Deaf {
+    fn changed(&mut self, _touched: &BTreeSet<PathBuf>) {}
+    fn watching(&mut self, _path: &Path, _mode: WatchMode, _diagnostic: Diagnostic) {}
+}
+
+/// A state planned for `config` with no kernel watcher: every path it would watch is polled.
+fn polled_state(config: &SkillsConfig, listener: Box<dyn Listener>) -> State {
+    let refused = Err(notify::Error::generic("no kernel watcher in this test"));
+    let mut state = State::new(config, &WatchOptions::default(), refused, listener);
+    state.replan();
+    state
 }
 
 #[test]
 fn a_burst_names_what_matters_and_a_rescan_touches_every_root() {
     use notify::event::{CreateKind, Flag};
-    use notify_debouncer_full::DebouncedEvent;
 
     let tree = Tree::new();
     let user_root = tree.home.join(".openhuman/skills");
     std::fs::create_dir_all(&user_root).unwrap();
-    let targets = Targets::plan(&tree.config());
-    let event = |kind: EventKind, path: &Path| {
-        DebouncedEvent::new(
-            notify::Event::new(kind).add_path(path.to_path_buf()),
-            Instant::now(),
-        )
-    };
+    let mut state = polled_state(&tree.config(), Box::new(Deaf));
+    let event =
+        |kind: EventKind, path: &Path| notify::Event::new(kind).add_path(path.to_path_buf());
     let created = EventKind::Create(CreateKind::File);
     let skill_file = user_root.join("pdf/SKILL.md");
 
-    let mut touched = BTreeSet::new();
-    let burst = [
+    let mut burst = Burst::default();
+    for event in [
         event(created, &skill_file),
         event(created, &user_root.join("pdf/.SKILL.md.swp")),
-        event(
-            EventKind::Access(notify::event::AccessKind::Any),
-            &user_root.join("pdf/guide.md"),
-        ),
-    ];
-    assert!(targets.take_in(&burst, &mut touched));
-    assert_eq!(touched, BTreeSet::from([skill_file.clone()]));
+        event(created, &tree.home.join(".cache/x")),
+    ] {
+        state.take_in(&event, &mut burst);
+    }
+    assert_eq!(burst.touched, BTreeSet::from([skill_file.clone()]));
+    assert!(!burst.rescan);
 
-    let mut touched = BTreeSet::new();
-    let unrelated = [event(created, &tree.home.join(".cache/x"))];
-    assert!(!targets.take_in(&unrelated, &mut touched));
-    assert!(touched.is_empty(), "{touched:?}");
-
-    // The kernel's queue overflowed: whatever was lost, every root is looked at again.
-    let rescan = DebouncedEvent::new(
-        notify::Event::new(EventKind::Other).set_flag(Flag::Rescan),
-        Instant::now(),
+    let mut burst = Burst::default();
+    state.take_in(&event(created, &tree.home.join(".cache/x")), &mut burst);
+    assert!(burst.touched.is_empty(), "{:?}", burst.touched);
+    assert!(
+        burst.due(Duration::ZERO, Duration::ZERO).is_none(),
+        "nothing to report"
     );
-    let mut touched = BTreeSet::new();
-    assert!(targets.take_in(&[rescan], &mut touched));
-    assert_eq!(touched, BTreeSet::from([user_root]));
+
+    // The kernel's queue overflowed: whatever was lost, the burst is reported.
+    let rescan = notify::Event::new(EventKind::Other).set_flag(Flag::Rescan);
+    let mut burst = Burst::default();
+    state.take_in(&rescan, &mut burst);
+    assert!(burst.rescan);
+    assert!(burst.due(Duration::ZERO, Duration::ZERO).is_some());
+}
+
+#[test]
+fn a_burst_ends_when_quiet_or_when_it_has_lasted_too_long() {
+    let mut burst = Burst::default();
+    burst.note();
+    let first = burst.first.unwrap();
+    let debounce = Duration::from_millis(300);
+    let longest = debounce * MAX_BURST_IN_DEBOUNCES;
+    assert_eq!(burst.due(debounce, longest), Some(first + debounce));
+    // Events that never pause: reported once the burst has lasted `longest`.
+    burst.last = Some(first + longest);
+    assert_eq!(burst.due(debounce, longest), Some(first + longest));
+}
+
+/// The folders a plan of `config` watches under the root `root`, relative to it.
+fn planned_folders(config: &SkillsConfig, root: &Path) -> Vec<PathBuf> {
+    let extent = crate::discover::extent(config);
+    let plan = extent
+        .roots
+        .into_iter()
+        .find(|extent| extent.path == root)
+        .map(RootPlan::of)
+        .unwrap();
+    plan.folders()
+        .map(|(path, _)| path.strip_prefix(root).unwrap().to_path_buf())
+        .collect()
 }
 
 #[cfg(unix)]
 #[test]
-fn links_are_looked_for_where_discovery_meets_them() {
+fn the_plan_is_the_folders_discovery_reads_through_the_links_it_follows() {
     use std::os::unix::fs::symlink;
 
     let tree = Tree::new();
-    let root = tree.home.join("root");
+    let root = tree.home.join(".openhuman/skills");
     let elsewhere = tree.home.join("elsewhere");
-    std::fs::create_dir_all(elsewhere.join("inner")).unwrap();
+    write(
+        &elsewhere.join("linked-skill/SKILL.md"),
+        "---\nname: linked-skill\n---\n",
+    );
     write(&root.join("pdf/SKILL.md"), "---\nname: pdf\n---\n");
-    write(&root.join("lower/skill.md"), "---\nname: lower\n---\n");
-    std::fs::create_dir_all(root.join("group/deeper")).unwrap();
-    std::fs::create_dir_all(root.join(".hidden")).unwrap();
-    std::fs::create_dir_all(root.join("node_modules")).unwrap();
-    let found_at = [
-        root.join("linked"),
-        root.join("group/linked"),
-        root.join("group/deeper/linked"),
-    ];
-    for link in &found_at {
-        symlink(&elsewhere, link).unwrap();
-    }
-    // Inside a skill's own folder, a hidden or excluded folder, or to a file: not looked at.
-    for link in [
-        root.join("pdf/linked"),
-        root.join("lower/linked"),
-        root.join(".hidden/linked"),
-        root.join("node_modules/linked"),
-    ] {
-        symlink(&elsewhere, link).unwrap();
-    }
+    std::fs::create_dir_all(root.join("pdf/references/deep")).unwrap();
+    std::fs::create_dir_all(root.join("group/inner")).unwrap();
+    std::fs::create_dir_all(root.join(".hidden/inner")).unwrap();
+    std::fs::create_dir_all(root.join("node_modules/inner")).unwrap();
+    // The user's own link, followed wherever it points; a link inside a skill folder is not
+    // (discovery never looks there), nor one to a file; a link back up is a loop.
+    symlink(&elsewhere, root.join("group/linked")).unwrap();
+    symlink(&elsewhere, root.join("pdf/linked")).unwrap();
     symlink(root.join("pdf/SKILL.md"), root.join("file-link")).unwrap();
+    symlink(&root, root.join("group/loop")).unwrap();
 
-    let mut found = links_below(&root, 8);
-    found.sort();
-    let mut expected = found_at.to_vec();
-    expected.sort();
-    assert_eq!(found, expected);
-    // Not deeper than discovery goes.
-    let mut shallow = links_below(&root, 1);
-    shallow.sort();
-    assert_eq!(shallow, [root.join("group/linked"), root.join("linked")]);
+    let mut folders = planned_folders(&tree.config(), &root);
+    folders.sort();
+    let expected: Vec<PathBuf> = [
+        "",
+        "group",
+        "group/inner",
+        "group/linked",
+        "group/linked/linked-skill",
+        "pdf",
+        "pdf/references",
+        "pdf/references/deep",
+    ]
+    .iter()
+    .map(PathBuf::from)
+    .collect();
+    assert_eq!(folders, expected);
+
+    // A workspace's link out of its own roots is not followed by discovery: not watched.
+    let mut config = tree.config();
+    config.trust = skills_types::config::TrustPolicy::Always;
+    let project = tree.workspace.join(".agents/skills");
+    std::fs::create_dir_all(&project).unwrap();
+    symlink(&elsewhere, project.join("out")).unwrap();
+    assert_eq!(planned_folders(&config, &project), [PathBuf::new()]);
+}
+
+#[cfg(unix)]
+#[test]
+fn a_link_to_a_large_tree_without_skills_is_followed_alone() {
+    use std::os::unix::fs::symlink;
+
+    let tree = Tree::new();
+    // A large tree without a skill: more folders than the limits let discovery list.
+    let large = tree.folders_without_skills("large", 40, "a/b");
+    let mut config = tree.config();
+    config.limits.max_dirs_per_root = 20;
+    let root = tree.home.join(".openhuman/skills");
+    write(&root.join("pdf/SKILL.md"), "---\nname: pdf\n---\n");
+    symlink(&large, root.join("system")).unwrap();
+    assert_eq!(
+        planned_folders(&config, &root),
+        [
+            PathBuf::new(),
+            PathBuf::from("system"),
+            PathBuf::from("pdf")
+        ],
+        "the link's folder alone, for its own entries"
+    );
+
+    // A root that is such a tree: its own folder alone, and a note that says why. (The tree
+    // is reached once: not also through the first root's link.)
+    std::fs::remove_file(root.join("system")).unwrap();
+    let agents = tree.home.join(".agents/skills");
+    std::fs::create_dir_all(agents.parent().unwrap()).unwrap();
+    symlink(&large, &agents).unwrap();
+    assert_eq!(planned_folders(&config, &agents), [PathBuf::new()]);
+    let extent = crate::discover::extent(&config);
+    let agents_extent = extent
+        .roots
+        .iter()
+        .find(|root| root.path == agents)
+        .unwrap();
+    let note = agents_extent
+        .notes
+        .iter()
+        .find(|note| note.code == DiagnosticCode::NoSkillWithinLimits)
+        .unwrap();
+    assert!(
+        note.message.contains(&large.display().to_string()),
+        "{note:?}"
+    );
+
+    // The same tree within the limits (a small folder of empty categories): all of it, so a
+    // skill made in any of its folders is seen.
+    config.limits.max_dirs_per_root = 1_000;
+    assert_eq!(planned_folders(&config, &agents).len(), 1 + 40 * 3);
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_root_on_a_pseudo_file_system_is_neither_walked_nor_watched() {
+    use std::os::unix::fs::symlink;
+
+    let tree = Tree::new();
+    let root = tree.home.join(".openhuman/skills");
+    std::fs::create_dir_all(root.parent().unwrap()).unwrap();
+    symlink("/proc", &root).unwrap();
+    let agents = tree.home.join(".agents/skills");
+    std::fs::create_dir_all(&agents).unwrap();
+    symlink("/sys", agents.join("sys")).unwrap();
+    write(&agents.join("pdf/SKILL.md"), "---\nname: pdf\n---\n");
+    let config = tree.config();
+    assert!(planned_folders(&config, &root).is_empty());
+    assert_eq!(
+        planned_folders(&config, &agents),
+        [PathBuf::new(), PathBuf::from("pdf")]
+    );
+    let extent = crate::discover::extent(&config);
+    let said: Vec<&Path> = extent
+        .roots
+        .iter()
+        .flat_map(|root| &root.notes)
+        .filter(|note| note.code == DiagnosticCode::PseudoFileSystem)
+        .filter_map(|note| note.path.as_deref())
+        .collect();
+    assert_eq!(said, [root.as_path(), agents.join("sys").as_path()]);
 }
 
 #[test]
@@ -148,9 +281,9 @@ fn an_untrusted_workspace_is_not_watched_until_trusted() {
     let project_root = tree.workspace.join(".openhuman/skills");
     std::fs::create_dir_all(&project_root).unwrap();
     let mut config = tree.config();
-    assert!(!Targets::plan(&config).trees.contains(&project_root));
+    assert!(!targets(&config).trees.contains(&project_root));
     config.trust = skills_types::config::TrustPolicy::Always;
-    assert!(Targets::plan(&config).trees.contains(&project_root));
+    assert!(targets(&config).trees.contains(&project_root));
 }
 
 fn write(path: &Path, text: &str) {
