@@ -51,7 +51,7 @@ fn handed_over() -> &'static BTreeMap<String, String> {
             .and_then(|file| file.take(MAX_HANDOVER_BYTES).read_to_string(&mut text));
         close(number);
         match read {
-            Ok(_) => serde_json::from_str(&text).unwrap_or_default(),
+            Ok(_) => parse(&text),
             Err(error) => {
                 tracing::warn!(%error, "could not read the secrets handed over");
                 BTreeMap::new()
@@ -103,7 +103,7 @@ fn exec_without(secrets: &BTreeMap<String, String>) -> std::io::Result<()> {
     use std::os::fd::AsRawFd as _;
     use std::os::unix::process::CommandExt as _;
 
-    let text = serde_json::to_string(secrets).map_err(std::io::Error::other)?;
+    let text = format_handover(secrets);
     let memory = rustix::fs::memfd_create("skills-secrets", rustix::fs::MemfdFlags::empty())?;
     let mut file = std::fs::File::from(memory);
     file.write_all(text.as_bytes())?;
@@ -131,6 +131,25 @@ fn exec_without(_secrets: &BTreeMap<String, String>) -> std::io::Result<()> {
     ))
 }
 
+/// The handover's text: each name and value followed by a NUL, which no environment variable
+/// can hold.
+fn format_handover(secrets: &BTreeMap<String, String>) -> String {
+    secrets
+        .iter()
+        .map(|(name, value)| format!("{name}\0{value}\0"))
+        .collect()
+}
+
+/// The secrets in a handover's text.
+fn parse(text: &str) -> BTreeMap<String, String> {
+    let mut fields = text.split('\0');
+    let mut secrets = BTreeMap::new();
+    while let (Some(name), Some(value)) = (fields.next(), fields.next()) {
+        secrets.insert(name.to_owned(), value.to_owned());
+    }
+    secrets
+}
+
 /// Closes an inherited descriptor by number: the handover's, once read.
 fn close(number: i32) {
     #[cfg(unix)]
@@ -145,5 +164,20 @@ pub(crate) fn not_dumpable() {
         rustix::process::set_dumpable_behavior(rustix::process::DumpableBehavior::NotDumpable)
     {
         tracing::warn!(%error, "could not make this process non-dumpable");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_handover_gives_back_what_was_handed_over() {
+        let secrets = BTreeMap::from([
+            ("SKILLS_MCP_TOKEN".to_owned(), "a=b c\nd".to_owned()),
+            ("HUB_TOKEN".to_owned(), String::new()),
+        ]);
+        assert_eq!(parse(&format_handover(&secrets)), secrets);
+        assert_eq!(parse(""), BTreeMap::new());
     }
 }
