@@ -13,7 +13,7 @@
 mod cache;
 mod last_good;
 
-pub(crate) use cache::{CACHE_DIR, roots_digest};
+pub(crate) use cache::roots_digest;
 mod permission;
 mod probe;
 pub mod remote;
