@@ -75,20 +75,6 @@ pub(super) const STATE_NAMES: &[&str] = &[
     "\"npm-cache\"",
 ];
 
-/// The kinds' names that are patterns rather than constants, and the name in [`STATE_NAMES`]
-/// the code builds each with.
-pub(super) const PATTERNS: &[(&str, &str)] = &[
-    ("catalog-*.bin", "CATALOG_CACHE_PREFIX"),
-    ("search-*", "SEARCH_DIR_PREFIX"),
-    ("*.json", "SEARCH_DIR_PREFIX"),
-    ("*.*", "SEARCH_DIR_PREFIX"),
-    (".tantivy-*.lock", "SEARCH_DIR_PREFIX"),
-    ("*.jsonl", "log_name"),
-    ("*.cancel", "marker_name"),
-    ("*", "REMOTE_DIR"),
-    ("node-v*", "RUNTIMES_DIR"),
-];
-
 /// What opens, reads, writes, creates, renames or removes a file or folder: the standard
 /// library's calls, the system calls through `rustix`, and the path-based helpers of
 /// `skills_ops::fs` (meant for the user's files, such as `AGENTS.md`). Looking at a path
@@ -193,6 +179,20 @@ fn code_lines(text: &str) -> Vec<(usize, &str)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The kinds' names that are patterns rather than constants, and the name in [`STATE_NAMES`]
+    /// the code builds each with.
+    const PATTERNS: &[(&str, &str)] = &[
+        ("catalog-*.bin", "CATALOG_CACHE_PREFIX"),
+        ("search-*", "SEARCH_DIR_PREFIX"),
+        ("*.json", "SEARCH_DIR_PREFIX"),
+        ("*.*", "SEARCH_DIR_PREFIX"),
+        (".tantivy-*.lock", "SEARCH_DIR_PREFIX"),
+        ("*.jsonl", "log_name"),
+        ("*.cancel", "marker_name"),
+        ("*", "REMOTE_DIR"),
+        ("node-v*", "RUNTIMES_DIR"),
+    ];
 
     /// The names and folders the state table (`crates/skills-ops/src/state.rs`) gives its kinds,
     /// as written there: constants and quoted patterns.
