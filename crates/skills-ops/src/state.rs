@@ -43,7 +43,7 @@ use std::path::PathBuf;
 use skills_types::SkillsConfig;
 use skills_types::files::{INSTALL_LOCK, LEGACY_LOCK_FILE, LOCK_FILE, PROVENANCE_FILE};
 use skills_types::limits::{KIB, MAX_LOCK_FILE_BYTES, MAX_TRUST_FILE_BYTES, MIB};
-use skills_types::registry::{CACHE_FILE as REGISTRY_HEADER_FILE, REFRESH_LOCK};
+use skills_types::registry::{CACHE_FILE, REFRESH_LOCK};
 use skills_types::remote::{REMOTE_DIR, REMOTE_SKILLS_DIR, REMOTE_STATE_FILE};
 use skills_types::trust::TRUST_FILE;
 
@@ -247,7 +247,7 @@ pub const REGISTRY_HEADER: Kind = Kind {
     what: "the cached registry catalog's header",
     base: Base::App,
     folders: &[REGISTRY_DIR],
-    name: REGISTRY_HEADER_FILE,
+    name: CACHE_FILE,
     form: Form::File,
     limit: MIB,
     when_broken: WhenBroken::Rebuilt,
