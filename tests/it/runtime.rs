@@ -10,7 +10,7 @@ mod confirm;
 mod deadline;
 mod inputs;
 mod logs;
-mod npm;
+pub(crate) mod npm;
 mod output;
 mod policy;
 mod refusals;
