@@ -115,18 +115,19 @@ impl Drop for Static {
     }
 }
 
+/// `--json publish SKILLS --out SITE`.
+fn publish_args<'a>(skills: &'a Path, site: &'a Path) -> [&'a str; 5] {
+    [
+        "--json",
+        "publish",
+        skills.to_str().unwrap(),
+        "--out",
+        site.to_str().unwrap(),
+    ]
+}
+
 fn publish(tree: &Tree, skills: &Path, site: &Path) -> Value {
-    run(
-        tree,
-        &[
-            "--json",
-            "publish",
-            skills.to_str().unwrap(),
-            "--out",
-            site.to_str().unwrap(),
-        ],
-    )
-    .json()
+    run(tree, &publish_args(skills, site)).json()
 }
 
 #[test]
@@ -393,16 +394,7 @@ impl NotAPlainFile {
 /// `skills --json publish SKILLS --out SITE`, killed and failed if it runs 20 seconds (a
 /// FIFO read without `O_NONBLOCK` hangs forever).
 fn publish_within(tree: &Tree, skills: &Path, site: &Path) -> crate::discovery::Run {
-    let child = crate::runtime::spawn(
-        tree,
-        &[
-            "--json",
-            "publish",
-            skills.to_str().unwrap(),
-            "--out",
-            site.to_str().unwrap(),
-        ],
-    );
+    let child = crate::runtime::spawn(tree, &publish_args(skills, site));
     crate::runtime::wait_within(child, std::time::Duration::from_secs(20))
 }
 

@@ -388,7 +388,8 @@ fn hard_links_fifos_and_sockets_are_never_published() {
     let secret = root.path().join("id_rsa");
     std::fs::write(&secret, "secret key").unwrap();
     let at = skills.join("pdf-tools/references/key.md");
-    let plants: [(&str, &str, Box<dyn Fn()>); 3] = [
+    type Plant<'a> = Box<dyn Fn() + 'a>;
+    let plants: [(&str, &str, Plant<'_>); 3] = [
         (
             "hard link",
             "2 hard links",
