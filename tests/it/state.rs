@@ -28,9 +28,10 @@ use skills_tests::http::Server;
 use crate::discovery::{Place, Run, Tree};
 use crate::install::{ALLOW_LOCAL_HTTP, Skill, serve_pack};
 
-/// Far longer than any of these commands takes on a loaded machine; reaching it means the
-/// command hangs on a state file.
-const WATCHDOG: Duration = Duration::from_secs(20);
+/// Far longer than any of these commands takes, even on a machine loaded by many test
+/// processes at once (they take well under a second alone); reaching it means the command
+/// hangs on a state file.
+const WATCHDOG: Duration = Duration::from_secs(30);
 
 /// Far more than any of these commands needs (a search peaks near 40 MiB in a debug build);
 /// reaching it means a read without a bound.
