@@ -29,6 +29,8 @@ mod runtime;
 mod runtime_rpc;
 mod search;
 mod serve;
+#[cfg(unix)]
+mod state;
 mod triggers;
 mod update;
 mod validate;

@@ -115,18 +115,19 @@ impl Drop for Static {
     }
 }
 
+/// `--json publish SKILLS --out SITE`.
+fn publish_args<'a>(skills: &'a Path, site: &'a Path) -> [&'a str; 5] {
+    [
+        "--json",
+        "publish",
+        skills.to_str().unwrap(),
+        "--out",
+        site.to_str().unwrap(),
+    ]
+}
+
 fn publish(tree: &Tree, skills: &Path, site: &Path) -> Value {
-    run(
-        tree,
-        &[
-            "--json",
-            "publish",
-            skills.to_str().unwrap(),
-            "--out",
-            site.to_str().unwrap(),
-        ],
-    )
-    .json()
+    run(tree, &publish_args(skills, site)).json()
 }
 
 #[test]
@@ -324,4 +325,116 @@ fn a_republished_site_is_seen_by_check_and_installed_by_update() {
         content(files_of(&skills.join("pdf-tools"))),
         "{updated}"
     );
+}
+
+/// What can sit among a skill's files in place of a plain file (issue 29: a hard-linked
+/// `~/.ssh/id_rsa` was published in the archive), and what the refusal must say.
+#[derive(Clone, Copy, Debug)]
+enum NotAPlainFile {
+    /// A second name of a file outside the skill.
+    HardLink,
+    /// A second name of the skill's own definition file.
+    HardLinkedDefinition,
+    Fifo,
+    Socket,
+    Symlink,
+}
+
+impl NotAPlainFile {
+    const ALL: [Self; 5] = [
+        Self::HardLink,
+        Self::HardLinkedDefinition,
+        Self::Fifo,
+        Self::Socket,
+        Self::Symlink,
+    ];
+
+    /// Plants it in the skill `dir`, pointing at `secret` where it points anywhere; returns
+    /// the path the refusal must name (and the socket, kept open while the publish runs).
+    fn plant(
+        self,
+        dir: &Path,
+        secret: &Path,
+    ) -> (PathBuf, Option<std::os::unix::net::UnixListener>) {
+        let at = dir.join("references/key.md");
+        let socket = match self {
+            Self::HardLink => {
+                std::fs::hard_link(secret, &at).unwrap();
+                None
+            }
+            Self::HardLinkedDefinition => {
+                std::fs::hard_link(dir.join("SKILL.md"), &at).unwrap();
+                // Both names are the same file, and `SKILL.md` is read first.
+                return (dir.join("SKILL.md"), None);
+            }
+            Self::Fifo => {
+                let made = Command::new("mkfifo").arg(&at).status().unwrap();
+                assert!(made.success());
+                None
+            }
+            Self::Socket => Some(std::os::unix::net::UnixListener::bind(&at).unwrap()),
+            Self::Symlink => {
+                std::os::unix::fs::symlink(secret, &at).unwrap();
+                None
+            }
+        };
+        (at, socket)
+    }
+
+    fn said(self) -> &'static str {
+        match self {
+            Self::HardLink | Self::HardLinkedDefinition => "2 hard links",
+            Self::Fifo => "FIFO",
+            Self::Socket => "socket",
+            Self::Symlink => "symbolic link",
+        }
+    }
+}
+
+/// `skills --json publish SKILLS --out SITE`, killed and failed if it runs 20 seconds (a
+/// FIFO read without `O_NONBLOCK` hangs forever).
+fn publish_within(tree: &Tree, skills: &Path, site: &Path) -> crate::discovery::Run {
+    let child = crate::runtime::spawn(tree, &publish_args(skills, site));
+    crate::runtime::wait_within(child, std::time::Duration::from_secs(20))
+}
+
+#[test]
+fn a_hard_link_a_fifo_a_socket_or_a_link_stops_publish_and_writes_no_partial_site() {
+    for planted in NotAPlainFile::ALL {
+        let tree = Tree::new();
+        let skills = sources(&tree);
+        let secret = tree.base.join("id_rsa");
+        std::fs::write(&secret, "-----BEGIN OPENSSH PRIVATE KEY-----\nsecret\n").unwrap();
+        // A site published before, which a refused publish must leave exactly as it was.
+        let site = tree.base.join("site");
+        publish(&tree, &skills, &site);
+        let before = site_files(&site);
+        let empty_site = tree.base.join("new-site");
+
+        let (at, _socket) = planted.plant(&skills.join("pdf-tools"), &secret);
+        for (out, expected) in [(&site, Some(&before)), (&empty_site, None)] {
+            let result = publish_within(&tree, &skills, out);
+            assert_eq!(result.code, Some(2), "{planted:?}: {result:?}");
+            let error: Value = serde_json::from_str(&result.stdout).unwrap();
+            assert_eq!(
+                error["error"]["kind"], "refused_path",
+                "{planted:?}: {result:?}"
+            );
+            let message = error["error"]["message"].as_str().unwrap();
+            assert!(
+                message.contains(&at.display().to_string()) && message.contains(planted.said()),
+                "{planted:?}: the refusal names the file and what it is: {message}"
+            );
+            let output = format!("{}{}", result.stdout, result.stderr);
+            assert!(!output.contains("secret\n"), "{planted:?}: {output}");
+            match expected {
+                Some(before) => assert_eq!(&site_files(out), before, "{planted:?}"),
+                None => assert!(!out.exists(), "{planted:?}: nothing is written"),
+            }
+        }
+        assert_eq!(
+            std::fs::read_to_string(&secret).unwrap(),
+            "-----BEGIN OPENSSH PRIVATE KEY-----\nsecret\n"
+        );
+    }
 }

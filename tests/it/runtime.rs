@@ -11,7 +11,7 @@ mod confirm;
 mod deadline;
 mod inputs;
 mod logs;
-mod npm;
+pub(crate) mod npm;
 mod output;
 mod policy;
 mod refusals;

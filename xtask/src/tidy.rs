@@ -8,6 +8,8 @@
 //! The debugging-leftover rule scans raw text, comments and strings included: a test that
 //! needs such a macro name as data builds it with `concat!`, as this file does.
 
+mod state_files;
+
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -205,15 +207,19 @@ enum Rule {
     /// Docs and source stand alone: no [`OUTSIDE_REFERENCES`], and every relative Markdown
     /// link names a file inside the repository.
     StandAlone,
+    /// The program's own files are read and written through `skills_ops::state` alone
+    /// ([`state_files`]).
+    StateFiles,
 }
 
-const RULES: [Rule; 6] = [
+const RULES: [Rule; 7] = [
     Rule::DocComment,
     Rule::FeatureDocs,
     Rule::Leftovers,
     Rule::PendingSnapshots,
     Rule::Boundaries,
     Rule::StandAlone,
+    Rule::StateFiles,
 ];
 
 /// Runs every rule over the repository and prints the findings.
@@ -301,7 +307,9 @@ fn apply(root: &Path, file: &Path, rule: Rule) -> Vec<Problem> {
         .map(|name| name.to_string_lossy())
         .unwrap_or_default();
     let wants_text = match rule {
-        Rule::DocComment | Rule::Leftovers | Rule::Boundaries => name.ends_with(".rs"),
+        Rule::DocComment | Rule::Leftovers | Rule::Boundaries | Rule::StateFiles => {
+            name.ends_with(".rs")
+        }
         Rule::FeatureDocs => name == "Cargo.toml",
         Rule::StandAlone => [".md", ".rs", ".toml"]
             .iter()
@@ -332,6 +340,7 @@ fn apply(root: &Path, file: &Path, rule: Rule) -> Vec<Problem> {
         Rule::FeatureDocs => undocumented_features(file, &text),
         Rule::Boundaries => crossed_boundaries(file, &text),
         Rule::StandAlone => outside_references(root, file, &text),
+        Rule::StateFiles => state_files::check(file, &text),
         Rule::PendingSnapshots => Vec::new(),
     }
 }
@@ -623,6 +632,11 @@ mod tests {
     #[test]
     fn docs_and_source_stand_alone() {
         assert_tidy(Rule::StandAlone);
+    }
+
+    #[test]
+    fn state_files_go_through_the_state_module() {
+        assert_tidy(Rule::StateFiles);
     }
 
     // The rules on small inputs, so a rule that silently stops matching is noticed.

@@ -71,7 +71,7 @@ pub fn read_tree(path: &Path, limits: &Limits) -> Result<Tree, String> {
 
 fn read_archive(path: &Path, limits: &Limits) -> Result<Tree, String> {
     let shown = path.display();
-    let bytes = skills_ops::fs::read_state_file(path, limits.total)
+    let bytes = skills_ops::fs::read_no_follow(path, limits.total)
         .map_err(|why| format!("'{shown}' cannot be read: {why}"))?
         .ok_or_else(|| format!("'{shown}' does not exist"))?;
     let name = path
@@ -334,7 +334,7 @@ mod imp {
             } else if metadata.is_dir() {
                 walk_folder(&entry.path(), &path, walk)?;
             } else if metadata.is_file() {
-                let bytes = skills_ops::fs::read_state_file(
+                let bytes = skills_ops::fs::read_no_follow(
                     &entry.path(),
                     walk.limits.file.saturating_add(1),
                 )

@@ -145,7 +145,12 @@ impl Skill {
         let limits = PackageLimits::default();
         let mut files = BTreeMap::new();
         let mut total = 0u64;
-        walk(dir, dir, "", 0, &limits, &mut files, &mut total, warnings)?;
+        // The folder the user named is theirs and is resolved as given, once: every file below
+        // it is then read beneath the real folder, following no link.
+        let root = std::fs::canonicalize(dir).map_err(|error| Error::io("resolve", dir, error))?;
+        walk(
+            &root, &root, "", 0, &limits, &mut files, &mut total, warnings,
+        )?;
         let definition = files.get(SKILL_MD).ok_or_else(|| Error::NoDefinitionFile {
             dir: dir.to_path_buf(),
         })?;
@@ -216,9 +221,13 @@ pub(crate) struct Artifact {
 
 /// Collects every file below `dir` that a publish ships. Hidden entries (and the installer's
 /// provenance record) and the folders discovery skips are left out, with a warning: a `.env`
-/// beside a skill must not end up on a public site. A symlink or special file stops the
-/// publish: following it would publish whatever it points at (a key, `/etc/passwd`), and
-/// skipping it would publish a skill that does not work.
+/// beside a skill must not end up on a public site. A symlink, a hard link (a file with more
+/// than one link may be `~/.ssh/id_rsa` under another name), a device, a FIFO or a socket
+/// stops the publish, naming the file: following it would publish whatever it points at (a
+/// key, `/etc/passwd`), and skipping it would publish a skill that does not work. Each file is
+/// read through the safe reader ([`skills_ops::reader`]): beneath the skill folder, no link
+/// at any step, one link only, a regular file opened without blocking (a FIFO swapped in
+/// after the listing cannot hang the publish), at most the file limit.
 #[expect(
     clippy::too_many_arguments,
     reason = "one recursive walk; its state is passed down rather than kept in a struct"
@@ -301,20 +310,15 @@ fn walk(
             continue;
         }
         if !kind.is_file() {
+            let what = entry.metadata().map_or("a special file", |metadata| {
+                skills_ops::fs::file_kind(&metadata)
+            });
             return Err(refuse(
-                "not a regular file (a device, FIFO or socket)".to_owned(),
+                format!("{what}, not a regular file (a device, FIFO or socket is never published)"),
                 "not_a_file",
             ));
         }
-        let bytes = std::fs::read(&path).map_err(|error| Error::io("read", &path, error))?;
-        if bytes.len() as u64 > limits.max_file_bytes {
-            return Err(Error::InvalidInput(format!(
-                "{} is {} bytes; an installed skill's file may be at most {} bytes",
-                path.display(),
-                bytes.len(),
-                limits.max_file_bytes
-            )));
-        }
+        let bytes = read_source(root, &relative, &path, limits.max_file_bytes)?;
         *total += bytes.len() as u64;
         if *total > limits.max_total_bytes || files.len() >= limits.max_files {
             return Err(Error::InvalidInput(format!(
@@ -327,6 +331,43 @@ fn walk(
         files.insert(relative, bytes);
     }
     Ok(())
+}
+
+/// The bytes of the file `relative` below the skill folder `root` (shown as `path`), read by
+/// the safe reader; every refusal is an error naming the file and what to do.
+fn read_source(root: &Path, relative: &str, path: &Path, cap: u64) -> Result<Vec<u8>, Error> {
+    use skills_ops::reader::Refusal;
+    let refused = |reason: String, refusal: &'static str| Error::PathRefused {
+        path: path.display().to_string(),
+        reason,
+        refusal,
+    };
+    match skills_ops::reader::read_bytes_beneath(root, relative, cap) {
+        Ok(read) => Ok(read.data),
+        Err(Refusal::TooLarge { size, cap }) => Err(Error::InvalidInput(format!(
+            "{} is {size} bytes; an installed skill's file may be at most {cap} bytes",
+            path.display()
+        ))),
+        Err(Refusal::HardLink(links)) => Err(refused(
+            format!(
+                "a file with {links} hard links, so it may be a file from elsewhere (a key, a \
+                 password store) under another name; publish copies no links (replace it with a \
+                 copy of the file)"
+            ),
+            "hard_link",
+        )),
+        Err(Refusal::Symlink | Refusal::SymlinkedRoot) => Err(refused(
+            "a symbolic link, or a path through one; publish copies no links (replace it with \
+             the file itself)"
+                .to_owned(),
+            "symlink",
+        )),
+        Err(Refusal::NotAFile(kind)) => Err(refused(
+            format!("a {kind}, not a regular file (a device, FIFO or socket is never published)"),
+            "not_a_file",
+        )),
+        Err(other) => Err(refused(other.to_string(), other.kind())),
+    }
 }
 
 /// A reproducible `.tar.gz` of `files`, at the archive root as the RFC asks (no wrapper

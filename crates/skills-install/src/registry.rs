@@ -27,9 +27,10 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
+use skills_ops::state::PROVENANCE;
 use skills_types::files::PROVENANCE_FILE;
 use skills_types::install::{AgentTarget, Hooks, InstallOutcome, RegistryKind};
-use skills_types::limits::{KIB, MAX_CATALOG_ENTRIES};
+use skills_types::limits::MAX_CATALOG_ENTRIES;
 use skills_types::manage::Uninstalled;
 use skills_types::registry::{
     Coordinates, Count, Counts, Details, Entry, InstallRequest, Listing, Pin, Query, Status,
@@ -44,8 +45,6 @@ use crate::write::{self, Registered};
 use cache::{Catalog, Want};
 pub use resolve::{OFFICIAL_REPOSITORY, Resolved};
 
-/// Largest provenance record read when looking for an installed skill's coordinates.
-const MAX_RECORD_BYTES: u64 = 64 * KIB;
 /// The tag that always means the version the catalog offers.
 const LATEST: &str = "latest";
 
@@ -491,7 +490,7 @@ pub(crate) fn check_namespace(root: &Path, wanted: &Coordinates) -> Result<(), E
 pub(crate) fn installed_from(root: &Path, slug: &str) -> Option<Coordinates> {
     let dir = root.join(slug);
     std::fs::symlink_metadata(&dir).ok()?;
-    let record = read_record(&dir.join(PROVENANCE_FILE))
+    let record = read_record(&dir)
         .or_else(|| skills_ops::lock::read(root).ok()?.skills.get(slug).cloned())?;
     let text = record.get("registry")?.get("coordinates")?.as_str()?;
     Coordinates::parse(text)
@@ -499,10 +498,10 @@ pub(crate) fn installed_from(root: &Path, slug: &str) -> Option<Coordinates> {
         .map(|coordinates| coordinates.unpinned())
 }
 
-/// A small JSON file that is a regular file (a symlink or a FIFO is not read, and the check
-/// and the read are one open, so nothing can be swapped in between).
-fn read_record(path: &Path) -> Option<Value> {
-    let bytes = skills_ops::fs::read_state_file(path, MAX_RECORD_BYTES).ok()??;
+/// A skill's provenance record, read through the one state reader (a link, a FIFO or an
+/// oversized file is no record).
+fn read_record(dir: &Path) -> Option<Value> {
+    let bytes = skills_ops::state::read_in(dir, &PROVENANCE, PROVENANCE_FILE).ok()??;
     serde_json::from_slice(&bytes).ok()
 }
 

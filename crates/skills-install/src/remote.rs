@@ -8,10 +8,11 @@
 //! (`remote-failed`) while it goes on listing the last good copy.
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use skills_ops::discover::remote::{self as cache, now_secs};
-use skills_types::files::STAGING_PREFIX;
+use skills_ops::state::{EntryKind, Folder, REMOTE_LOCK, REMOTE_STATE, Wait};
+use skills_types::files::{INSTALL_LOCK, STAGING_PREFIX};
 use skills_types::install::Hooks;
 use skills_types::limits::PackageLimits;
 use skills_types::remote::{
@@ -40,9 +41,10 @@ pub async fn refresh(
     )?;
     let now = now_secs();
     let mut refreshed = Vec::with_capacity(urls.len());
+    let app = cache::app_dir(config);
     for url in urls {
-        let dir = cache::cache_dir(config, &url);
-        let state = cache::read_state(&dir);
+        let key = cache::key(&url);
+        let state = cache::read_state(config, &url);
         if request.stale_only && !cache::is_stale(state.as_ref(), now) {
             refreshed.push(Refreshed {
                 skills: state.map(|state| state.skills).unwrap_or_default(),
@@ -53,11 +55,13 @@ pub async fn refresh(
             continue;
         }
         let fetched = download(config, &client, &url).await;
-        let line = tokio::task::spawn_blocking(move || store(&dir, &url, state, fetched, now))
-            .await
-            .map_err(|error| {
-                Error::InvalidInput(format!("the refresh was interrupted: {error}"))
-            })??;
+        let app = app.clone();
+        let line =
+            tokio::task::spawn_blocking(move || store(&app, &key, &url, state, fetched, now))
+                .await
+                .map_err(|error| {
+                    Error::InvalidInput(format!("the refresh was interrupted: {error}"))
+                })??;
         refreshed.push(line);
     }
     Ok(refreshed)
@@ -101,21 +105,35 @@ async fn download(
     Ok(skills)
 }
 
-/// Puts a fetch's result in the cache: a new copy swapped in whole, or the failure recorded
-/// beside the old copy. Under the cache's lock, so two refreshes never interleave.
+/// Puts a fetch's result in the cache (`<app>/remote/<key>`): a new copy swapped in whole,
+/// or the failure recorded beside the old copy. Under the cache's lock, so two refreshes
+/// never interleave. Every folder and file goes through [`state`]: a link at `remote/` or at
+/// the copy's folder is neither followed nor replaced, but refused, naming it.
 fn store(
-    dir: &Path,
+    app: &Path,
+    key: &str,
     url: &str,
     previous: Option<State>,
     fetched: Result<Vec<(String, Download)>, String>,
     now: u64,
 ) -> Result<Refreshed, Error> {
-    let base = dir
-        .parent()
-        .map_or_else(|| PathBuf::from(REMOTE_DIR), Path::to_path_buf);
-    std::fs::create_dir_all(&base).map_err(|error| Error::io("create", &base, error))?;
-    let _lock =
-        skills_ops::fs::lock_root(&base).map_err(|error| Error::io("lock", &base, error))?;
+    let base_path = app.join(REMOTE_DIR);
+    let dir_path = base_path.join(key);
+    let refused = |path: &Path, error: std::io::Error| {
+        if error.kind() == std::io::ErrorKind::InvalidInput {
+            Error::StateFileInvalid {
+                path: path.to_path_buf(),
+                reason: error.to_string(),
+            }
+        } else {
+            Error::io("store the remote pack in", path, error)
+        }
+    };
+    let base = Folder::create(app, &[REMOTE_DIR])
+        .map_err(|refusal| refused(&base_path, refusal.into()))?;
+    let _lock = base
+        .lock(&REMOTE_LOCK, INSTALL_LOCK, Wait::Forever)
+        .map_err(|error| refused(&base_path.join(INSTALL_LOCK), error))?;
     remove_stale_staging(&base);
     let skills = match fetched {
         Ok(skills) => skills,
@@ -127,10 +145,11 @@ fn store(
                 error: Some(error.clone()),
                 skills: previous.map(|state| state.skills).unwrap_or_default(),
             };
-            std::fs::create_dir_all(dir).map_err(|error| Error::io("create", dir, error))?;
-            let path = dir.join(REMOTE_STATE_FILE);
-            skills_ops::fs::write_atomic(&path, &json(&state)?)
-                .map_err(|error| Error::io("write", &path, error))?;
+            let dir = base
+                .create_child(key)
+                .map_err(|refusal| refused(&dir_path, refusal.into()))?;
+            dir.replace(&REMOTE_STATE, REMOTE_STATE_FILE, &json(&state)?)
+                .map_err(|error| refused(&dir_path.join(REMOTE_STATE_FILE), error))?;
             return Ok(Refreshed {
                 url: url.to_owned(),
                 fetched: true,
@@ -146,25 +165,28 @@ fn store(
         error: None,
         skills: skills.iter().map(|(slug, _)| slug.clone()).collect(),
     };
-    let name = dir
-        .file_name()
-        .map(|name| name.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let staging = base.join(format!(
-        "{STAGING_PREFIX}{name}-{}",
-        skills_ops::fs::unique_suffix()
-    ));
-    let result = stage(&staging, &skills, &state).and_then(|()| {
-        if std::fs::symlink_metadata(dir).is_ok() {
-            skills_ops::fs::exchange(&staging, dir)?;
-            std::fs::remove_dir_all(&staging)
-        } else {
-            skills_ops::fs::rename_noreplace(&staging, dir)
-        }
-    });
+    // The copy there now must be a folder of ours (or nothing): a link is refused, not
+    // swapped out and removed.
+    let existing = base
+        .child(key)
+        .map_err(|refusal| refused(&dir_path, refusal.into()))?;
+    let staging = format!("{STAGING_PREFIX}{key}-{}", skills_ops::fs::unique_suffix());
+    let result = base
+        .create_child(&staging)
+        .map_err(std::io::Error::from)
+        .and_then(|folder| stage(&folder, &skills, &state))
+        .and_then(|()| {
+            if existing.is_some() {
+                base.exchange(&staging, key)?;
+                base.remove_tree(&staging)
+            } else {
+                base.rename_noreplace(&staging, key)
+            }
+        })
+        .and_then(|()| base.sync());
     if let Err(error) = result {
-        drop(std::fs::remove_dir_all(&staging));
-        return Err(Error::io("store the remote pack in", dir, error));
+        drop(base.remove_tree(&staging));
+        return Err(Error::io("store the remote pack in", &dir_path, error));
     }
     Ok(Refreshed {
         url: url.to_owned(),
@@ -176,41 +198,37 @@ fn store(
 
 /// Removes staging folders a crashed refresh left. Called under the lock, so none of them is
 /// in use.
-fn remove_stale_staging(base: &Path) {
-    let Ok(entries) = std::fs::read_dir(base) else {
+fn remove_stale_staging(base: &Folder) {
+    let Ok(entries) = base.entries() else {
         return;
     };
-    for entry in entries.filter_map(Result::ok) {
-        let stale = entry
-            .file_name()
-            .to_str()
-            .is_some_and(|name| name.starts_with(STAGING_PREFIX));
-        if stale && entry.file_type().is_ok_and(|kind| kind.is_dir()) {
-            drop(std::fs::remove_dir_all(entry.path()));
+    for entry in entries {
+        if entry.name.starts_with(STAGING_PREFIX) && entry.kind == EntryKind::Folder {
+            drop(base.remove_tree(&entry.name));
         }
     }
 }
 
-fn stage(staging: &Path, skills: &[(String, Download)], state: &State) -> std::io::Result<()> {
-    let root = staging.join(REMOTE_SKILLS_DIR);
-    std::fs::create_dir_all(&root)?;
+/// Writes the copy into the fresh folder `staging`: every file created new below
+/// `skills/<slug>/`, no folder followed, then the fetch record.
+fn stage(staging: &Folder, skills: &[(String, Download)], state: &State) -> std::io::Result<()> {
+    let root = staging.create_child(REMOTE_SKILLS_DIR)?;
     for (slug, download) in skills {
-        let folder = root.join(slug);
-        std::fs::create_dir(&folder)?;
         for (relative, bytes) in &download.files {
             // Paths were checked by the download (the relative-path rule of 03); checked again
             // here because this writer trusts nothing it did not check itself.
-            skills_ops::path::check_relative(relative).map_err(std::io::Error::other)?;
-            let path = folder.join(relative);
-            if let Some(parent) = path.parent() {
-                std::fs::create_dir_all(parent)?;
-            }
-            skills_ops::fs::write_new(&path, bytes)?;
+            let components =
+                skills_ops::path::check_relative(relative).map_err(std::io::Error::other)?;
+            let mut path: Vec<&str> = vec![slug.as_str()];
+            path.extend(components.iter().copied());
+            root.write_new_below(&path, bytes, 0o644)?;
         }
     }
     let bytes = json(state).map_err(std::io::Error::other)?;
-    skills_ops::fs::write_new(&staging.join(REMOTE_STATE_FILE), &bytes)?;
-    skills_ops::fs::sync_directory(staging)
+    let mut file = staging.create_new(&REMOTE_STATE, REMOTE_STATE_FILE)?;
+    std::io::Write::write_all(&mut file, &bytes)?;
+    file.sync_all()?;
+    staging.sync()
 }
 
 fn json(state: &State) -> Result<Vec<u8>, Error> {

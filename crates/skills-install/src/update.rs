@@ -12,7 +12,6 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use skills_types::files::PROVENANCE_FILE;
 use skills_types::install::Hooks;
-use skills_types::limits::MAX_LOCK_FILE_BYTES;
 use skills_types::registry::Coordinates;
 use skills_types::update::{Action, Check, Outcome, Request};
 use skills_types::{Error, SkillScope, SkillsConfig};
@@ -166,7 +165,7 @@ fn installed(config: &SkillsConfig, names: &[String]) -> Result<Vec<Installed>, 
         };
         // A record that cannot be read is not an install this command can vouch for.
         let Ok(Some(bytes)) =
-            skills_ops::fs::read_state_file(&skill.dir.join(PROVENANCE_FILE), MAX_LOCK_FILE_BYTES)
+            skills_ops::state::read_in(&skill.dir, &skills_ops::state::PROVENANCE, PROVENANCE_FILE)
         else {
             continue;
         };

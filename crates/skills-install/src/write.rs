@@ -469,7 +469,13 @@ fn stage(
     }
     let mut provenance = serde_json::to_vec_pretty(record).map_err(std::io::Error::other)?;
     provenance.push(b'\n');
-    write_file(&staging.join(PROVENANCE_FILE), &provenance)?;
+    // The skill's own record goes through the one state writer, like every file the program
+    // keeps for itself.
+    let folder = skills_ops::state::Folder::open(staging, &[])?
+        .ok_or_else(|| std::io::Error::from(std::io::ErrorKind::NotFound))?;
+    let mut file = folder.create_new(&skills_ops::state::PROVENANCE, PROVENANCE_FILE)?;
+    file.write_all(&provenance)?;
+    file.sync_all()?;
     for folder in folders.iter().rev() {
         fs::sync_directory(folder)?;
     }

@@ -17,7 +17,7 @@ pub(crate) mod overlap;
 
 use overlap::UserPlaces;
 
-pub(crate) use cache::{CACHE_DIR, roots_digest};
+pub(crate) use cache::roots_digest;
 mod permission;
 mod probe;
 pub mod remote;

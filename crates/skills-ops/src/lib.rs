@@ -19,6 +19,7 @@ pub mod reader;
 pub mod render;
 pub mod resources;
 pub mod search;
+pub mod state;
 pub mod trust;
 pub mod validate;
 pub mod watch;

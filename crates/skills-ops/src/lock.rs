@@ -14,9 +14,8 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 use skills_types::Error;
 use skills_types::files::{INSTALL_LOCK, LEGACY_LOCK_FILE, LOCK_FILE};
-use skills_types::limits::MAX_LOCK_FILE_BYTES;
 
-use crate::fs;
+use crate::state::{self, Folder, INSTALL_LOCK_FILE, INSTALL_RECORD, LEGACY_INSTALL_RECORD};
 
 /// The format written now.
 pub const LOCK_VERSION: u32 = 1;
@@ -73,8 +72,19 @@ fn read_named(root: &Path, name: &str) -> Result<Option<LockFile>, Error> {
 }
 
 fn read_bytes(root: &Path, name: &str) -> Result<Option<Vec<u8>>, Error> {
-    fs::read_state_file(&root.join(name), MAX_LOCK_FILE_BYTES)
-        .map_err(|reason| invalid(root, name, reason))
+    let kind = if name == LEGACY_LOCK_FILE {
+        &LEGACY_INSTALL_RECORD
+    } else {
+        &INSTALL_RECORD
+    };
+    let folder =
+        Folder::open(root, &[]).map_err(|refusal| invalid(root, name, refusal.to_string()))?;
+    let Some(folder) = folder else {
+        return Ok(None);
+    };
+    folder
+        .read(kind, name)
+        .map_err(|refusal| invalid(root, name, refusal.to_string()))
 }
 
 fn invalid(root: &Path, name: &str, reason: String) -> Error {
@@ -123,10 +133,12 @@ pub fn is_ours(value: &serde_json::Value) -> bool {
         })
 }
 
-/// Takes the install lock of `root` ([`fs::lock_root`]), held until the guard is dropped. A
-/// planted file under the lock's name is reported as such, with what to remove.
-pub fn hold(root: &Path) -> Result<fs::RootLock, Error> {
-    fs::lock_root(root).map_err(|source| {
+/// Takes the exclusive install lock of `root` (`.skills-install.lock`), waiting for another
+/// writer to finish; the lock is released (and its file removed) when the guard is dropped,
+/// or when the process dies, so a crash never leaves a root locked. A planted file under the
+/// lock's name (a link, a FIFO) is reported as such, with what to remove.
+pub fn hold(root: &Path) -> Result<state::Lock, Error> {
+    let refused = |source: std::io::Error| {
         if source.kind() == std::io::ErrorKind::InvalidInput {
             Error::StateFileInvalid {
                 path: root.join(INSTALL_LOCK),
@@ -135,7 +147,14 @@ pub fn hold(root: &Path) -> Result<fs::RootLock, Error> {
         } else {
             Error::io("lock", root, source)
         }
-    })
+    };
+    let folder = Folder::open(root, &[])
+        .map_err(|refusal| refused(refusal.into()))?
+        .ok_or_else(|| Error::io("lock", root, std::io::ErrorKind::NotFound.into()))?;
+    folder
+        .lock(&INSTALL_LOCK_FILE, INSTALL_LOCK, state::Wait::Forever)
+        .map_err(refused)?
+        .ok_or_else(|| Error::io("lock", root, std::io::ErrorKind::WouldBlock.into()))
 }
 
 /// Writes the record of `root` atomically, then removes an old record of ours under
@@ -146,7 +165,12 @@ pub fn write(root: &Path, lock: &LockFile) -> Result<(), Error> {
     let mut text = serde_json::to_string_pretty(lock)
         .map_err(|error| Error::InvalidInput(format!("the record cannot be written: {error}")))?;
     text.push('\n');
-    fs::write_atomic(&path, text.as_bytes()).map_err(|source| Error::io("write", &path, source))?;
+    let folder = Folder::open(root, &[])
+        .map_err(|refusal| Error::io("write", &path, refusal.into()))?
+        .ok_or_else(|| Error::io("write", &path, std::io::ErrorKind::NotFound.into()))?;
+    folder
+        .replace(&INSTALL_RECORD, LOCK_FILE, text.as_bytes())
+        .map_err(|source| Error::io("write", &path, source))?;
     let old = root.join(LEGACY_LOCK_FILE);
     let ours = read_bytes(root, LEGACY_LOCK_FILE)
         .ok()
@@ -154,8 +178,10 @@ pub fn write(root: &Path, lock: &LockFile) -> Result<(), Error> {
         .and_then(|bytes| serde_json::from_slice::<serde_json::Value>(&bytes).ok())
         .is_some_and(|value| is_ours(&value));
     if ours {
-        std::fs::remove_file(&old).map_err(|source| Error::io("remove", &old, source))?;
-        let _ = fs::sync_directory(root);
+        folder
+            .remove(LEGACY_LOCK_FILE)
+            .map_err(|source| Error::io("remove", &old, source))?;
+        let _ = folder.sync();
     }
     Ok(())
 }

@@ -34,9 +34,14 @@ use tantivy::schema::{
 use tantivy::tokenizer::{
     Language, LowerCaser, RemoveLongFilter, SimpleTokenizer, Stemmer, StopWordFilter, TextAnalyzer,
 };
-use tantivy::{Index, IndexReader, IndexWriter, ReloadPolicy, TantivyDocument, Term};
+use tantivy::{
+    Index, IndexReader, IndexSettings, IndexWriter, ReloadPolicy, TantivyDocument, Term,
+};
 
-use crate::discover::{CACHE_DIR, discover, roots_digest};
+use crate::discover::{discover, roots_digest};
+use crate::state::{
+    self, CACHE_DIR, Folder, IndexFolder, SEARCH_DIR_PREFIX, SEARCH_STAMPS, SEARCH_STAMPS_FILE,
+};
 
 /// The index's layout; a different one on disk is rebuilt.
 const FORMAT: u32 = 1;
@@ -52,9 +57,6 @@ const FIELDS: [(&str, f32); 5] = [
     ("tags", 2.0),
     ("headings", 1.0),
 ];
-
-/// The stamps file: which version of each skill the index holds.
-const STAMPS: &str = "stamps.json";
 
 /// The writer's memory budget (tantivy's minimum is 15 MB).
 const WRITER_BYTES: usize = 20_000_000;
@@ -142,13 +144,10 @@ impl std::fmt::Debug for OpenIndex {
     }
 }
 
-fn index_dir(config: &SkillsConfig, catalog: &Catalog) -> PathBuf {
+/// The name of the index's folder in `<app>/cache/`: one per set of roots.
+fn index_name(catalog: &Catalog) -> String {
     let digest = roots_digest(&catalog.roots);
-    config
-        .home
-        .join(&config.app_dir)
-        .join(CACHE_DIR)
-        .join(format!("search-{}", &digest[..16]))
+    format!("{SEARCH_DIR_PREFIX}{}", &digest[..16])
 }
 
 /// An index brought up to date with a catalog, and a reader over it.
@@ -176,7 +175,7 @@ impl Searchable {
     fn open(config: &SkillsConfig, catalog: &Catalog) -> Result<Self, Error> {
         let kept = config
             .cache
-            .then(|| Self::on_disk(&index_dir(config, catalog), catalog))
+            .then(|| Self::on_disk(&state::app_dir(config), &index_name(catalog), catalog))
             .flatten();
         match kept {
             Some(index) => Ok(index),
@@ -184,21 +183,39 @@ impl Searchable {
         }
     }
 
-    /// The index in `dir`, updated; none when it cannot be used there (another process is
-    /// writing it, or the cache folder cannot be written).
-    fn on_disk(dir: &Path, catalog: &Catalog) -> Option<Self> {
-        let stamps = read_stamps(dir);
+    /// The index in `<app>/cache/<name>`, updated; none when it cannot be used there (another
+    /// process is writing it, or the cache folder cannot be written, or a folder on the way
+    /// is a link, which is neither followed nor removed). Every file of it goes through
+    /// [`state`]: a FIFO, a device, a link or an oversized file anywhere in the index makes it
+    /// be rebuilt, never hangs the search or grows its memory.
+    fn on_disk(app: &Path, name: &str, catalog: &Catalog) -> Option<Self> {
+        let usable = |folder: Result<Folder, state::Refusal>, path: PathBuf| match folder {
+            Ok(folder) => Some(folder),
+            Err(refusal) => {
+                state::warn(&SEARCH_STAMPS, &path, &refusal);
+                None
+            }
+        };
+        let cache = usable(Folder::create(app, &[CACHE_DIR]), app.join(CACHE_DIR))?;
+        let mut folder = usable(cache.create_child(name), cache.join(name))?;
+        let stamps = read_stamps(&folder);
         let opened = match &stamps {
-            Some(_) => Index::open_in_dir(dir).ok(),
+            Some(_) => Index::open(IndexFolder::new(folder.clone())).ok(),
             None => None,
         };
         let (index, stamps) = match (opened, stamps) {
             (Some(index), Some(stamps)) if index.schema() == schema() => (index, stamps),
-            // Missing, corrupt or foreign: start again.
+            // Missing, corrupt, foreign or holding a trap: start again in an empty folder.
             _ => {
-                let _ = std::fs::remove_dir_all(dir);
-                std::fs::create_dir_all(dir).ok()?;
-                (Index::create_in_dir(dir, schema()).ok()?, Stamps::default())
+                cache.remove_tree(name).ok()?;
+                folder = usable(cache.create_child(name), cache.join(name))?;
+                let index = Index::create(
+                    IndexFolder::new(folder.clone()),
+                    schema(),
+                    IndexSettings::default(),
+                )
+                .ok()?;
+                (index, Stamps::default())
             }
         };
         let layout = Layout::of(&index);
@@ -215,7 +232,7 @@ impl Searchable {
                 format: FORMAT,
                 skills: now,
             };
-            write_stamps(dir, &written);
+            write_stamps(&folder, &written);
         }
         Self::ready(&index, layout).ok()
     }
@@ -477,36 +494,30 @@ fn current_stamps(catalog: &Catalog) -> BTreeMap<String, u64> {
         .collect()
 }
 
-fn read_stamps(dir: &Path) -> Option<Stamps> {
-    let text = std::fs::read(dir.join(STAMPS)).ok()?;
+fn read_stamps(folder: &Folder) -> Option<Stamps> {
+    let text = folder.read_or_miss(&SEARCH_STAMPS, SEARCH_STAMPS_FILE)?;
     let stamps: Stamps = serde_json::from_slice(&text).ok()?;
     (stamps.format == FORMAT).then_some(stamps)
 }
 
 /// Writes the stamps atomically; a failure only costs a re-index next time.
-fn write_stamps(dir: &Path, stamps: &Stamps) {
+fn write_stamps(folder: &Folder, stamps: &Stamps) {
     let Ok(text) = serde_json::to_vec(stamps) else {
         return;
     };
-    let temporary = dir.join(format!("{STAMPS}.{}.tmp", std::process::id()));
-    if std::fs::write(&temporary, text).is_ok()
-        && std::fs::rename(&temporary, dir.join(STAMPS)).is_err()
-    {
-        let _ = std::fs::remove_file(&temporary);
-    }
+    let _ = folder.replace(&SEARCH_STAMPS, SEARCH_STAMPS_FILE, &text);
 }
 
 /// The Markdown headings of a definition file's body (outside code fences).
 fn headings(location: &Path) -> Vec<String> {
-    use std::io::Read as _;
-
-    let mut text = String::new();
-    let Ok(file) = std::fs::File::open(location) else {
+    // As the loader reads it: a regular file, opened without blocking (a FIFO swapped in after
+    // discovery must not hang a search), at most the definition file's limit.
+    let Ok(bytes) = crate::load::read_definition(location, MAX_BODY_BYTES) else {
         return Vec::new();
     };
-    if file.take(MAX_BODY_BYTES).read_to_string(&mut text).is_err() {
+    let Ok(text) = String::from_utf8(bytes) else {
         return Vec::new();
-    }
+    };
     let mut fenced = false;
     let mut found = Vec::new();
     for line in text.lines() {
@@ -536,6 +547,15 @@ fn index_error(error: &tantivy::TantivyError) -> Error {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The index's folder for `catalog`.
+    fn index_dir(config: &SkillsConfig, catalog: &Catalog) -> PathBuf {
+        state::app_dir(config)
+            .join(CACHE_DIR)
+            .join(index_name(catalog))
+    }
+
+    const STAMPS: &str = SEARCH_STAMPS_FILE;
     use crate::testing::Tree;
 
     fn add(tree: &Tree, name: &str, description: &str, body: &str) {

@@ -21,19 +21,17 @@
 //! (temporary file, flush, rename, directory flush), so a crash leaves the old or the new
 //! record, never half of one.
 
-use std::io::Read as _;
 use std::path::{Component, Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use skills_types::config::TrustPolicy;
-use skills_types::limits::MAX_TRUST_FILE_BYTES;
 use skills_types::trust::{
     Birth, LEGACY_TRUST_MARKER, TRUST_FILE, TRUST_FILE_OLDEST_VERSION, TRUST_FILE_VERSION,
     TrustChange, TrustFile, TrustRecord, TrustState, TrustedWorkspace,
 };
 use skills_types::{Diagnostic, DiagnosticCode, Error, Severity, SkillsConfig};
 
-use crate::fs;
+use crate::state::{self, TRUST_RECORD};
 
 /// The per-user record file for this configuration.
 pub fn record_path(config: &SkillsConfig) -> PathBuf {
@@ -444,38 +442,27 @@ fn lexical_absolute(path: &Path) -> PathBuf {
     folded
 }
 
-/// The record, or an empty one when there is none yet.
+/// The record, or an empty one when there is none yet. Read through [`state`]: no link, no
+/// FIFO or device, at most [`TRUST_RECORD`]'s limit.
 fn read_record(config: &SkillsConfig) -> Result<TrustFile, Error> {
     let path = record_path(config);
     let invalid = |reason: String| Error::TrustRecordInvalid {
         path: path.clone(),
         reason,
     };
-    let file = match fs::open_no_follow(&path) {
-        Ok(file) => file,
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
-            return Ok(TrustFile {
-                version: TRUST_FILE_VERSION,
-                workspaces: Vec::new(),
-            });
-        }
-        Err(error) => return Err(invalid(format!("it cannot be opened ({error})"))),
+    let bytes = match state::Folder::open(&state::app_dir(config), &[]) {
+        Ok(Some(folder)) => folder
+            .read(&TRUST_RECORD, TRUST_FILE)
+            .map_err(|refusal| invalid(refusal.to_string()))?,
+        Ok(None) => None,
+        Err(refusal) => return Err(invalid(refusal.to_string())),
     };
-    let metadata = file
-        .metadata()
-        .map_err(|error| invalid(format!("it cannot be examined ({error})")))?;
-    if !metadata.is_file() {
-        return Err(invalid("it is not a regular file".to_owned()));
-    }
-    let mut bytes = Vec::new();
-    file.take(MAX_TRUST_FILE_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|error| invalid(format!("it cannot be read ({error})")))?;
-    if bytes.len() as u64 > MAX_TRUST_FILE_BYTES {
-        return Err(invalid(format!(
-            "it is larger than {MAX_TRUST_FILE_BYTES} bytes"
-        )));
-    }
+    let Some(bytes) = bytes else {
+        return Ok(TrustFile {
+            version: TRUST_FILE_VERSION,
+            workspaces: Vec::new(),
+        });
+    };
     let record: TrustFile = serde_json::from_slice(&bytes)
         .map_err(|error| invalid(format!("it is not a valid record ({error})")))?;
     check_version(&record).map_err(invalid)?;
@@ -497,14 +484,14 @@ fn check_version(record: &TrustFile) -> Result<(), String> {
 /// Replaces the record atomically, creating `<home>/<app_dir>` when needed.
 fn write_record(config: &SkillsConfig, record: &TrustFile) -> Result<(), Error> {
     let path = record_path(config);
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).map_err(|source| Error::io("create", dir, source))?;
-    }
     let mut bytes = serde_json::to_vec_pretty(record).map_err(|error| {
         Error::InvalidInput(format!("the trust record cannot be encoded: {error}"))
     })?;
     bytes.push(b'\n');
-    fs::write_atomic(&path, &bytes).map_err(|source| Error::io("write", &path, source))
+    state::Folder::create(&state::app_dir(config), &[])
+        .map_err(std::io::Error::from)
+        .and_then(|folder| folder.replace(&TRUST_RECORD, TRUST_FILE, &bytes))
+        .map_err(|source| Error::io("write", &path, source))
 }
 
 #[cfg(test)]

@@ -11,6 +11,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use rustix::process::{Pid, Signal};
+use skills_ops::state::Folder;
 use skills_types::Error;
 use skills_types::run::KILL_GRACE_MILLIS;
 
@@ -75,11 +76,8 @@ fn stop_group(pid: u32, start: u64) {
 /// A cancel of a run this process does not hold, through its log: `true` when a running run
 /// was signalled (or, not spawned yet, told not to start), `false` when it is unknown,
 /// ended, or its process is gone.
-pub(crate) fn cancel_elsewhere(dir: &Path, run_id: &str) -> Result<bool, Error> {
-    if !log::existing_dir(dir)? {
-        return Ok(false);
-    }
-    let Some(scanned) = log::scan(dir, run_id)? else {
+pub(crate) fn cancel_elsewhere(runs: &Folder, run_id: &str) -> Result<bool, Error> {
+    let Some(scanned) = log::scan(runs, run_id)? else {
         return Ok(false);
     };
     if scanned.end.is_some() {
@@ -90,7 +88,7 @@ pub(crate) fn cancel_elsewhere(dir: &Path, run_id: &str) -> Result<bool, Error> 
             if start_time(pid) != Some(recorded) {
                 return Ok(false);
             }
-            write_marker(dir, run_id)?;
+            log::mark_cancelled(runs, run_id)?;
             // The start time is checked again after the marker, just before the signal.
             if start_time(pid) != Some(recorded) {
                 return Ok(false);
@@ -103,22 +101,9 @@ pub(crate) fn cancel_elsewhere(dir: &Path, run_id: &str) -> Result<bool, Error> 
                 return Ok(false);
             }
             // Registered, not spawned: the recorder looks for the marker before it spawns.
-            write_marker(dir, run_id)?;
+            log::mark_cancelled(runs, run_id)?;
             Ok(true)
         }
-    }
-}
-
-fn write_marker(dir: &Path, run_id: &str) -> Result<(), Error> {
-    let path = log::marker_path(dir, run_id);
-    match std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&path)
-    {
-        Ok(_) => Ok(()),
-        Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
-        Err(error) => Err(Error::io("write the cancel marker", &path, error)),
     }
 }
 

@@ -144,31 +144,25 @@ impl Runtime {
         prepared: prepare::Prepared,
         hooks: &RunHooks,
     ) -> Result<StartedRun, Error> {
-        let runs_dir = log::runs_dir(config)?;
-        let (run_id, control, writer) = self.register(&prepared, &runs_dir)?;
+        let runs = log::create_runs(config)?;
+        let (run_id, control, writer) = self.register(&prepared, &runs)?;
         let (sender, receiver) = mpsc::channel();
         let inner = Arc::clone(&self.inner);
         let hooks = hooks.clone();
         let thread_id = run_id.clone();
         let thread_control = Arc::clone(&control);
-        let thread_dir = runs_dir.clone();
+        let thread_runs = runs.clone();
         let spawned = std::thread::Builder::new()
             .name("skills-run".to_owned())
             .spawn(move || {
                 let run_id = thread_id;
-                let runs_dir = thread_dir;
-                let (outcome, error) = process::execute(
-                    &prepared,
-                    &run_id,
-                    &runs_dir,
-                    &thread_control,
-                    writer,
-                    &hooks,
-                );
+                let runs = thread_runs;
+                let (outcome, error) =
+                    process::execute(&prepared, &run_id, &runs, &thread_control, writer, &hooks);
                 thread_control.end();
                 let still_running = inner.unregister(&run_id);
-                drop(std::fs::remove_file(log::marker_path(&runs_dir, &run_id)));
-                log::apply_retention(&runs_dir, &still_running);
+                drop(runs.remove(&log::marker_name(&run_id)));
+                log::apply_retention(&runs, &still_running);
                 if let Some(notices) = &hooks.notices {
                     notices(&RunNotice::Finished {
                         run_id: run_id.clone(),
@@ -195,7 +189,7 @@ impl Runtime {
             self.inner.unregister(&run_id);
             return Err(Error::io(
                 "start a thread for",
-                log::log_path(&runs_dir, &run_id),
+                runs.join(&log::log_name(&run_id)),
                 error,
             ));
         }
@@ -207,7 +201,7 @@ impl Runtime {
     fn register(
         &self,
         prepared: &prepare::Prepared,
-        runs_dir: &std::path::Path,
+        runs: &skills_ops::state::Folder,
     ) -> Result<(String, Arc<Control>, log::LogWriter), Error> {
         let mut registry = self
             .inner
@@ -242,7 +236,7 @@ impl Runtime {
         }
         let run_id = uuid::Uuid::now_v7().hyphenated().to_string();
         let writer =
-            log::LogWriter::create(runs_dir, &run_id, &process::start_record(prepared, &run_id))?;
+            log::LogWriter::create(runs, &run_id, &process::start_record(prepared, &run_id))?;
         #[cfg(test)]
         let control = Arc::new(Control::held(
             self.inner
@@ -274,7 +268,10 @@ impl Runtime {
         if let Some(control) = control {
             return Ok(control.cancel());
         }
-        cancel::cancel_elsewhere(&log::runs_dir(config)?, run_id)
+        match log::open_runs(config)? {
+            Some(runs) => cancel::cancel_elsewhere(&runs, run_id),
+            None => Ok(false),
+        }
     }
 
     /// The newest runs first (`limit` clamped to 1..=100), each with its status.

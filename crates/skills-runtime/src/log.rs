@@ -1,16 +1,19 @@
 //! Run logs (07 §Run logs): `<home>/<app_dir>/runs/<run_id>.jsonl`, one typed record a line,
 //! written only by the runtime (text a script prints is always inside an `output` record).
 //!
-//! The folder is the user's (mode 0700) and every path into it is built from a run id that
-//! was first checked to be a canonical UUID, so a caller's `../x` or `/etc/passwd` can never
-//! name a file. Logs are opened without following symlinks, and a symlinked runs folder is
-//! refused rather than written through. Reading a log's status looks at its head (`start`,
+//! The folder is the user's (mode 0700) and every name in it is built from a run id that was
+//! first checked to be a canonical UUID, so a caller's `../x` or `/etc/passwd` can never name
+//! a file. Every log and marker goes through the one state reader and writer
+//! (`skills_ops::state`): opened without following a link or blocking on a FIFO, refused when
+//! it is not a regular file of the runtime's size, and a symlinked runs folder is refused
+//! rather than written through. Reading a log's status looks at its head (`start`,
 //! `spawned`) and its tail (`end`) only, so listing a hundred runs does not read their output.
 
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::{Read as _, Seek as _, SeekFrom, Write as _};
-use std::os::unix::fs::{DirBuilderExt as _, OpenOptionsExt as _};
 use std::path::{Path, PathBuf};
+
+use skills_ops::state::{self, CANCEL_MARKER, EntryKind, Folder, RUN_LOG};
 
 use skills_types::run::{
     LogRecord, MAX_KEPT_LOG_BYTES, MAX_KEPT_RUNS, MAX_LOG_READ_BYTES, MAX_RECENT_RUNS,
@@ -21,7 +24,7 @@ use skills_types::{Error, SkillsConfig};
 use crate::output::complete_prefix;
 
 /// The folder of the run logs, below the application directory of the home.
-pub(crate) const RUNS_DIR: &str = "runs";
+pub(crate) const RUNS_DIR: &str = state::RUNS_DIR;
 /// A log's extension.
 const LOG_EXTENSION: &str = "jsonl";
 /// A cancel marker's extension: `<run_id>.cancel` tells the recording process that the TERM
@@ -55,71 +58,87 @@ pub(crate) fn runs_dir(config: &SkillsConfig) -> Result<PathBuf, Error> {
     Ok(config.home.join(&config.app_dir).join(RUNS_DIR))
 }
 
-/// The log of `run_id` (checked) in `dir`.
-pub(crate) fn log_path(dir: &Path, run_id: &str) -> PathBuf {
-    dir.join(format!("{run_id}.{LOG_EXTENSION}"))
+/// The name of the log of `run_id` (checked).
+pub(crate) fn log_name(run_id: &str) -> String {
+    format!("{run_id}.{LOG_EXTENSION}")
 }
 
-/// The cancel marker of `run_id` (checked) in `dir`.
-pub(crate) fn marker_path(dir: &Path, run_id: &str) -> PathBuf {
-    dir.join(format!("{run_id}.{MARKER_EXTENSION}"))
+/// The name of the cancel marker of `run_id` (checked).
+pub(crate) fn marker_name(run_id: &str) -> String {
+    format!("{run_id}.{MARKER_EXTENSION}")
 }
 
-/// Whether the runs folder exists as a real folder; a symlink there is refused, since logs
-/// written through it would land wherever it points.
-pub(crate) fn existing_dir(dir: &Path) -> Result<bool, Error> {
-    match std::fs::symlink_metadata(dir) {
-        Ok(metadata) if metadata.is_dir() => Ok(true),
-        Ok(_) => Err(Error::StateFileInvalid {
-            path: dir.to_path_buf(),
-            reason: "it is not a plain folder (a symlink or a file); remove it so run logs can be written"
-                .to_owned(),
-        }),
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(false),
-        Err(error) => Err(Error::io("inspect", dir, error)),
+/// The runs folder of `config` when it exists; a link or a file there is refused (logs
+/// written through it would land wherever it points).
+pub(crate) fn open_runs(config: &SkillsConfig) -> Result<Option<Folder>, Error> {
+    let dir = runs_dir(config)?;
+    Folder::open(&state::app_dir(config), &[RUNS_DIR]).map_err(|refusal| refused(&dir, &refusal))
+}
+
+/// The runs folder of `config`, made (0700) when missing, under the rules of [`open_runs`].
+pub(crate) fn create_runs(config: &SkillsConfig) -> Result<Folder, Error> {
+    let dir = runs_dir(config)?;
+    Folder::create(&state::app_dir(config), &[RUNS_DIR]).map_err(|refusal| refused(&dir, &refusal))
+}
+
+/// A refusal of the state module as this module's error: a trap is a state file to remove.
+fn refused(path: &Path, refusal: &state::Refusal) -> Error {
+    match refusal {
+        state::Refusal::Folder { path, found } => Error::StateFileInvalid {
+            path: path.clone(),
+            reason: format!(
+                "it is {found}, not a plain folder of this program's, and is never followed; remove it so run logs can be written"
+            ),
+        },
+        state::Refusal::Io(error) => Error::Io {
+            action: "open",
+            path: path.to_path_buf(),
+            source: std::io::Error::new(error.kind(), error.to_string()),
+        },
+        _ => Error::StateFileInvalid {
+            path: path.to_path_buf(),
+            reason: format!("{refusal}; remove it"),
+        },
     }
 }
 
-/// Creates the runs folder (0700) when it is missing.
-pub(crate) fn ensure_dir(dir: &Path) -> Result<(), Error> {
-    if existing_dir(dir)? {
-        return Ok(());
-    }
-    std::fs::DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
-        .create(dir)
-        .map_err(|error| Error::io("create the runs folder", dir, error))?;
-    existing_dir(dir).map(drop)
+/// Whether a run's cancel marker is there (anything at its name counts: a cancel cannot be
+/// hidden by what is planted there).
+#[derive(Debug)]
+pub(crate) struct Marker {
+    runs: Folder,
+    name: String,
 }
 
-fn no_follow() -> i32 {
-    (rustix::fs::OFlags::NOFOLLOW | rustix::fs::OFlags::NONBLOCK).bits() as i32
-}
-
-/// Opens an existing log for reading, refusing anything but a regular file.
-fn open_log(path: &Path) -> Result<Option<File>, Error> {
-    match OpenOptions::new()
-        .read(true)
-        .custom_flags(no_follow())
-        .open(path)
-    {
-        Ok(file) => {
-            let metadata = file
-                .metadata()
-                .map_err(|error| Error::io("inspect", path, error))?;
-            if metadata.is_file() {
-                Ok(Some(file))
-            } else {
-                Err(Error::StateFileInvalid {
-                    path: path.to_path_buf(),
-                    reason: "it is not a regular file".to_owned(),
-                })
-            }
+impl Marker {
+    /// The marker of `run_id` (checked) in `runs`.
+    pub(crate) fn of(runs: &Folder, run_id: &str) -> Self {
+        Self {
+            runs: runs.clone(),
+            name: marker_name(run_id),
         }
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(error) => Err(Error::io("open", path, error)),
     }
+
+    /// Whether a cancel was asked for from another process.
+    pub(crate) fn exists(&self) -> bool {
+        self.runs.has(&self.name)
+    }
+}
+
+/// Leaves the cancel marker of `run_id` (checked); something already at its name counts as
+/// left (a link or a FIFO there is never written through).
+pub(crate) fn mark_cancelled(runs: &Folder, run_id: &str) -> Result<(), Error> {
+    let name = marker_name(run_id);
+    runs.mark(&CANCEL_MARKER, &name)
+        .map(drop)
+        .map_err(|error| Error::io("write the cancel marker", runs.join(&name), error))
+}
+
+/// Opens an existing log for reading, refusing anything but a regular file of a log's size.
+fn open_log(runs: &Folder, run_id: &str) -> Result<Option<(File, u64)>, Error> {
+    let name = log_name(run_id);
+    runs.open_file(&RUN_LOG, &name)
+        .map_err(|refusal| refused(&runs.join(&name), &refusal))
 }
 
 /// The writer of one run's log. Output past what the log keeps (1 MiB per stream) is
@@ -142,15 +161,11 @@ const fn index(stream: Stream) -> usize {
 
 impl LogWriter {
     /// Creates the log (exclusively: a file already there is never reused) and writes `start`.
-    pub(crate) fn create(dir: &Path, run_id: &str, start: &LogRecord) -> Result<Self, Error> {
-        ensure_dir(dir)?;
-        let path = log_path(dir, run_id);
-        let file = OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o600)
-            .custom_flags(no_follow())
-            .open(&path)
+    pub(crate) fn create(runs: &Folder, run_id: &str, start: &LogRecord) -> Result<Self, Error> {
+        let name = log_name(run_id);
+        let path = runs.join(&name);
+        let file = runs
+            .create_new(&RUN_LOG, &name)
             .map_err(|error| Error::io("create the run log", &path, error))?;
         let mut writer = Self {
             file,
@@ -314,15 +329,11 @@ fn read_head(head: &[u8], pass: Pass, scanned: &mut Scanned) {
 }
 
 /// Reads the head and tail of the log of `run_id` (checked); `None` when there is none.
-pub(crate) fn scan(dir: &Path, run_id: &str) -> Result<Option<Scanned>, Error> {
-    let path = log_path(dir, run_id);
-    let Some(mut file) = open_log(&path)? else {
+pub(crate) fn scan(runs: &Folder, run_id: &str) -> Result<Option<Scanned>, Error> {
+    let path = runs.join(&log_name(run_id));
+    let Some((mut file, size)) = open_log(runs, run_id)? else {
         return Ok(None);
     };
-    let size = file
-        .metadata()
-        .map_err(|error| Error::io("inspect", &path, error))?
-        .len();
     let mut scanned = Scanned::default();
     let mut head = Vec::new();
     (&mut file)
@@ -355,20 +366,17 @@ pub(crate) fn scan(dir: &Path, run_id: &str) -> Result<Option<Scanned>, Error> {
 
 /// The run ids with a log in `dir`, newest first (UUIDv7 ids sort by start time). Entries
 /// that are not regular files or not named by a run id are passed over.
-fn log_ids(dir: &Path) -> Result<Vec<(String, u64)>, Error> {
-    if !existing_dir(dir)? {
-        return Ok(Vec::new());
-    }
-    let entries = std::fs::read_dir(dir).map_err(|error| Error::io("list", dir, error))?;
+fn log_ids(runs: &Folder) -> Result<Vec<(String, u64)>, Error> {
+    let entries = runs
+        .entries()
+        .map_err(|error| Error::io("list", runs.path(), error))?;
     let mut ids: Vec<(String, u64)> = entries
-        .filter_map(Result::ok)
+        .into_iter()
         .filter_map(|entry| {
-            let name = entry.file_name().into_string().ok()?;
-            let id = name.strip_suffix(".jsonl")?;
+            let id = entry.name.strip_suffix(".jsonl")?;
             check_run_id(id).ok()?;
-            // `DirEntry::metadata` does not follow a symlink.
-            let metadata = entry.metadata().ok()?;
-            metadata.is_file().then(|| (id.to_owned(), metadata.len()))
+            // Seen without following: a link or a FIFO named like a log is not one.
+            (entry.kind == EntryKind::File).then(|| (id.to_owned(), entry.len))
         })
         .collect();
     ids.sort_by(|a, b| b.0.cmp(&a.0));
@@ -378,14 +386,16 @@ fn log_ids(dir: &Path) -> Result<Vec<(String, u64)>, Error> {
 /// The newest runs, at most `limit` (clamped to 1..=100). A log whose `start` cannot be read
 /// is passed over and named in the trace; it never fails the listing.
 pub(crate) fn recent(config: &SkillsConfig, limit: usize) -> Result<Vec<RunSummary>, Error> {
-    let dir = runs_dir(config)?;
+    let Some(folder) = open_runs(config)? else {
+        return Ok(Vec::new());
+    };
     let limit = limit.clamp(1, MAX_RECENT_RUNS);
     let mut runs = Vec::new();
-    for (id, _) in log_ids(&dir)? {
+    for (id, _) in log_ids(&folder)? {
         if runs.len() >= limit {
             break;
         }
-        match scan(&dir, &id) {
+        match scan(&folder, &id) {
             Ok(Some(scanned)) => match scanned.summary(&id) {
                 Some(summary) => runs.push(summary),
                 None => {
@@ -408,20 +418,17 @@ pub(crate) fn read(
     max_bytes: usize,
 ) -> Result<RunLogChunk, Error> {
     let run_id = check_run_id(run_id)?;
-    let dir = runs_dir(config)?;
-    existing_dir(&dir)?;
-    let path = log_path(&dir, run_id);
-    let Some(scanned) = scan(&dir, run_id)? else {
+    let path = runs_dir(config)?.join(log_name(run_id));
+    let Some(runs) = open_runs(config)? else {
+        return Err(Error::NotFound { path });
+    };
+    let Some(scanned) = scan(&runs, run_id)? else {
         return Err(Error::NotFound { path });
     };
     let finished = scanned.status() != RunStatus::Running;
-    let Some(mut file) = open_log(&path)? else {
+    let Some((mut file, size)) = open_log(&runs, run_id)? else {
         return Err(Error::NotFound { path });
     };
-    let size = file
-        .metadata()
-        .map_err(|error| Error::io("inspect", &path, error))?
-        .len();
     let offset = offset.min(size);
     let max_bytes = max_bytes.clamp(1, MAX_LOG_READ_BYTES);
     file.seek(SeekFrom::Start(offset))
@@ -445,8 +452,8 @@ pub(crate) fn read(
 
 /// Removes the oldest logs beyond the newest 200 or 64 MiB in all, whichever is reached
 /// first; `keep` (runs still going in this process) are never removed.
-pub(crate) fn apply_retention(dir: &Path, keep: &[String]) {
-    let Ok(ids) = log_ids(dir) else {
+pub(crate) fn apply_retention(runs: &Folder, keep: &[String]) {
+    let Ok(ids) = log_ids(runs) else {
         return;
     };
     let mut count = 0usize;
@@ -458,8 +465,8 @@ pub(crate) fn apply_retention(dir: &Path, keep: &[String]) {
             total = total.saturating_add(size);
             continue;
         }
-        drop(std::fs::remove_file(log_path(dir, &id)));
-        drop(std::fs::remove_file(marker_path(dir, &id)));
+        drop(runs.remove(&log_name(&id)));
+        drop(runs.remove(&marker_name(&id)));
     }
 }
 
@@ -488,6 +495,9 @@ mod tests {
     #[test]
     fn retention_keeps_the_newest_runs() {
         let dir = tempfile::tempdir().unwrap();
+        let runs = Folder::open(dir.path(), &[]).unwrap().unwrap();
+        let log_path = |dir: &Path, id: &str| dir.join(log_name(id));
+        let marker_path = |dir: &Path, id: &str| dir.join(marker_name(id));
         let mut ids = Vec::new();
         for _ in 0..(MAX_KEPT_RUNS + 3) {
             let id = uuid::Uuid::now_v7().hyphenated().to_string();
@@ -496,8 +506,8 @@ mod tests {
         }
         std::fs::write(marker_path(dir.path(), &ids[0]), "").unwrap();
         // The oldest is still going in this process: it stays.
-        apply_retention(dir.path(), &[ids[1].clone()]);
-        let left: Vec<_> = log_ids(dir.path())
+        apply_retention(&runs, &[ids[1].clone()]);
+        let left: Vec<_> = log_ids(&runs)
             .unwrap()
             .into_iter()
             .map(|(id, _)| id)

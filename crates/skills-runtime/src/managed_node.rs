@@ -16,20 +16,19 @@
 //! of their own with a current-thread tokio runtime, since a `block_on` inside a caller's own
 //! tokio runtime would panic.
 
-use std::io::Write as _;
-use std::os::unix::fs::OpenOptionsExt as _;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use skills_install::archive::{self, RUNTIME_LIMITS, Unpacked};
 use skills_install::client::{Client, Settings};
 use skills_install::policy::{self, Policy};
+use skills_ops::state::{self, EntryKind, Folder};
 use skills_types::SkillsConfig;
 use skills_types::runtime::{DEFAULT_NODE_DIST, RuntimeConfig};
 use url::Url;
 
 /// The folder under `<home>/<app_dir>/` that holds managed runtimes.
-pub(crate) const RUNTIMES_DIR: &str = "runtimes";
+pub(crate) const RUNTIMES_DIR: &str = state::RUNTIMES_DIR;
 /// The most bytes of `index.json` read (nodejs.org's is a few hundred KiB).
 const MAX_INDEX_BYTES: u64 = 16 * 1024 * 1024;
 /// The most bytes of `SHASUMS256.txt` read.
@@ -42,7 +41,9 @@ const DOWNLOAD_DEADLINE: Duration = Duration::from_secs(600);
 /// Where managed runtimes of one handle live and what the network policy lets it fetch.
 #[derive(Clone, Debug)]
 pub(crate) struct Place {
-    runtimes_dir: PathBuf,
+    /// The app folder, absolute: the node found here is spawned with another working
+    /// directory.
+    app: PathBuf,
     allow_loopback_http: bool,
     denied: Vec<String>,
 }
@@ -50,10 +51,9 @@ pub(crate) struct Place {
 impl Place {
     /// The place of a handle's configuration.
     pub(crate) fn of(config: &SkillsConfig) -> Self {
-        let runtimes_dir = config.home.join(&config.app_dir).join(RUNTIMES_DIR);
+        let app = state::app_dir(config);
         Self {
-            // Absolute: the node found here is spawned with another working directory.
-            runtimes_dir: std::path::absolute(&runtimes_dir).unwrap_or(runtimes_dir),
+            app: std::path::absolute(&app).unwrap_or(app),
             allow_loopback_http: config.network.allow_loopback_http,
             denied: config.network.denied.clone(),
         }
@@ -66,8 +66,21 @@ pub(crate) fn ensure(
     settings: &RuntimeConfig,
     major: &str,
 ) -> Result<PathBuf, String> {
-    if let Some(node) = installed(&place.runtimes_dir, major) {
-        return Ok(node);
+    // The runtimes folder is the program's: a link there is neither followed (a `node` from
+    // wherever it points would be run) nor written through.
+    match Folder::open(&place.app, &[RUNTIMES_DIR]) {
+        Ok(Some(runtimes)) => {
+            if let Some(node) = installed(&runtimes, major) {
+                return Ok(node);
+            }
+        }
+        Ok(None) => {}
+        Err(refusal) => {
+            return Err(format!(
+                "{} cannot be used: {refusal}",
+                place.app.join(RUNTIMES_DIR).display()
+            ));
+        }
     }
     let platform = Platform::current()?;
     let base = settings
@@ -91,29 +104,31 @@ pub(crate) fn ensure(
         .map_err(|_| "the download stopped unexpectedly".to_owned())?
 }
 
-/// The newest installed `node-v<major>.x.y` whose `bin/node` is an executable file.
-fn installed(runtimes_dir: &Path, major: &str) -> Option<PathBuf> {
+/// The newest installed `node-v<major>.x.y` whose `bin/node` is an executable file, none of
+/// the three a link.
+fn installed(runtimes: &Folder, major: &str) -> Option<PathBuf> {
     let prefix = format!("node-v{major}.");
-    std::fs::read_dir(runtimes_dir)
+    runtimes
+        .entries()
         .ok()?
-        .filter_map(Result::ok)
+        .into_iter()
         .filter_map(|entry| {
-            let name = entry.file_name().into_string().ok()?;
-            let version = parse_triple(name.strip_prefix("node-v")?)?;
-            name.starts_with(&prefix).then_some(())?;
+            let version = parse_triple(entry.name.strip_prefix("node-v")?)?;
+            entry.name.starts_with(&prefix).then_some(())?;
             // A symlinked runtime folder is not one this module wrote.
-            entry.file_type().ok()?.is_dir().then_some(())?;
-            let node = entry.path().join("bin").join("node");
-            is_executable_file(&node).then_some((version, node))
+            (entry.kind == EntryKind::Folder).then_some(())?;
+            Some((version, node_in(runtimes, &entry.name)?))
         })
         .max_by_key(|(version, _)| *version)
         .map(|(_, node)| node)
 }
 
-fn is_executable_file(path: &Path) -> bool {
-    use std::os::unix::fs::PermissionsExt as _;
-    std::fs::metadata(path)
-        .is_ok_and(|metadata| metadata.is_file() && metadata.permissions().mode() & 0o111 != 0)
+/// The `bin/node` of the runtime `name` when it is an executable file, neither the runtime's
+/// folder nor `bin` nor `node` a link.
+fn node_in(runtimes: &Folder, name: &str) -> Option<PathBuf> {
+    let bin = runtimes.child(name).ok()??.child("bin").ok()??;
+    let node = bin.entry("node")?;
+    (node.kind == EntryKind::File && node.mode & 0o111 != 0).then(|| bin.join("node"))
 }
 
 /// `major.minor.patch` of `22.11.0`.
@@ -228,12 +243,7 @@ async fn download(
         .map_err(|why| format!("{shown}: {why}; nothing was installed"))?;
     drop(tarball);
     let top = format!("node-v{version}-{}-{}", platform.os, platform.arch);
-    install(
-        &place.runtimes_dir,
-        &format!("node-v{version}"),
-        &top,
-        unpacked,
-    )
+    install(&place.app, &format!("node-v{version}"), &top, unpacked)
 }
 
 /// The newest `v<major>.x.y` of `index.json` that has a build for `platform`.
@@ -277,14 +287,10 @@ fn digest_for(shasums: &[u8], file: &str) -> Result<String, String> {
 }
 
 /// Writes `unpacked` (every entry under `top/`) into a fresh staging folder beside
-/// `runtimes_dir/name`, then renames it into place; on any failure the staging folder is
-/// removed. Returns the `bin/node` installed.
-fn install(
-    runtimes_dir: &Path,
-    name: &str,
-    top: &str,
-    unpacked: Unpacked,
-) -> Result<PathBuf, String> {
+/// `<app>/runtimes/name`, then renames it into place; on any failure the staging folder is
+/// removed. Returns the `bin/node` installed. Every folder, file and link is made through
+/// [`state`], relative to the runtimes folder, which is never a link.
+fn install(app: &Path, name: &str, top: &str, unpacked: Unpacked) -> Result<PathBuf, String> {
     let prefix = format!("{top}/");
     let strip = |path: &str| -> Result<String, String> {
         path.strip_prefix(&prefix)
@@ -324,70 +330,68 @@ fn install(
         ));
     }
 
-    std::fs::create_dir_all(runtimes_dir)
-        .map_err(|error| format!("could not create {}: {error}", runtimes_dir.display()))?;
-    let target = runtimes_dir.join(name);
-    let staging = runtimes_dir.join(format!(".{name}.staging-{}", uuid::Uuid::now_v7().simple()));
-    std::fs::create_dir(&staging)
-        .map_err(|error| format!("could not create {}: {error}", staging.display()))?;
-    let written = write_tree(&staging, &files, &folders, &links).and_then(|()| {
-        match std::fs::rename(&staging, &target) {
+    let runtimes_dir = app.join(RUNTIMES_DIR);
+    let runtimes = Folder::create(app, &[RUNTIMES_DIR])
+        .map_err(|refusal| format!("could not create {}: {refusal}", runtimes_dir.display()))?;
+    let staging = format!(".{name}.staging-{}", uuid::Uuid::now_v7().simple());
+    let written = runtimes
+        .create_child(&staging)
+        .map_err(|refusal| {
+            format!(
+                "could not create {}: {refusal}",
+                runtimes.join(&staging).display()
+            )
+        })
+        .and_then(|folder| write_tree(&folder, &files, &folders, &links))
+        .and_then(|()| match runtimes.rename_noreplace(&staging, name) {
             Ok(()) => Ok(()),
             // Another process installed the same version meanwhile: theirs stands.
-            Err(_) if is_executable_file(&target.join("bin").join("node")) => {
-                drop(std::fs::remove_dir_all(&staging));
+            Err(_) if node_in(&runtimes, name).is_some() => {
+                drop(runtimes.remove_tree(&staging));
                 Ok(())
             }
             Err(error) => Err(format!(
                 "could not move {} into place: {error}",
-                staging.display()
+                runtimes.join(&staging).display()
             )),
-        }
-    });
+        });
     if let Err(why) = written {
-        drop(std::fs::remove_dir_all(&staging));
+        drop(runtimes.remove_tree(&staging));
         return Err(format!("{why}; nothing was installed"));
     }
-    Ok(target.join("bin").join("node"))
+    Ok(runtimes_dir.join(name).join("bin").join("node"))
 }
 
 /// Folders first, then files (created new, mode 0755 or 0644), then links: no link exists
 /// while anything is written, and the extractor made sure no entry lies through one.
 fn write_tree(
-    staging: &Path,
+    staging: &Folder,
     files: &[(String, Vec<u8>, bool)],
     folders: &[String],
     links: &[(String, String)],
 ) -> Result<(), String> {
-    let parent_of = |path: &str| staging.join(path).parent().map(Path::to_path_buf);
+    let parts = |path: &str| -> Vec<String> { path.split('/').map(str::to_owned).collect() };
+    let shown = |path: &str| staging.path().join(path).display().to_string();
     for folder in folders {
-        let dir = staging.join(folder);
-        std::fs::create_dir_all(&dir)
-            .map_err(|error| format!("could not create {}: {error}", dir.display()))?;
+        let relative = parts(folder);
+        let relative: Vec<&str> = relative.iter().map(String::as_str).collect();
+        staging
+            .create_below(&relative)
+            .map_err(|refusal| format!("could not create {}: {refusal}", shown(folder)))?;
     }
     for (path, bytes, executable) in files {
-        if let Some(parent) = parent_of(path) {
-            std::fs::create_dir_all(&parent)
-                .map_err(|error| format!("could not create {}: {error}", parent.display()))?;
-        }
-        let full = staging.join(path);
-        let mut file = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(if *executable { 0o755 } else { 0o644 })
-            .open(&full)
-            .map_err(|error| format!("could not write {}: {error}", full.display()))?;
-        file.write_all(bytes)
-            .map_err(|error| format!("could not write {}: {error}", full.display()))?;
+        let relative = parts(path);
+        let relative: Vec<&str> = relative.iter().map(String::as_str).collect();
+        staging
+            .write_new_below(&relative, bytes, if *executable { 0o755 } else { 0o644 })
+            .map_err(|error| format!("could not write {}: {error}", shown(path)))?;
     }
     for (path, target) in links {
-        if let Some(parent) = parent_of(path) {
-            std::fs::create_dir_all(&parent)
-                .map_err(|error| format!("could not create {}: {error}", parent.display()))?;
-        }
-        let full = staging.join(path);
-        std::os::unix::fs::symlink(target, &full)
-            .map_err(|error| format!("could not create the link {}: {error}", full.display()))?;
+        let relative = parts(path);
+        let relative: Vec<&str> = relative.iter().map(String::as_str).collect();
+        staging
+            .symlink_below(&relative, target)
+            .map_err(|error| format!("could not create the link {}: {error}", shown(path)))?;
     }
     Ok(())
 }
@@ -466,10 +470,11 @@ mod tests {
         make("node-v22.11.0", 0o644);
         make("node-v23.0.0", 0o755);
         make(".node-v22.99.0.staging-x", 0o755);
+        let runtimes = Folder::open(dir.path(), &[]).unwrap().unwrap();
         assert_eq!(
-            installed(dir.path(), "22").unwrap(),
+            installed(&runtimes, "22").unwrap(),
             dir.path().join("node-v22.10.1/bin/node")
         );
-        assert!(installed(dir.path(), "20").is_none());
+        assert!(installed(&runtimes, "20").is_none());
     }
 }

@@ -43,7 +43,10 @@ const LOCK_FILES: [&str; 2] = ["npm-shrinkwrap.json", "package-lock.json"];
 const PROJECT_NPMRC: &str = ".npmrc";
 /// Where npm's cache lives, under `<home>/<app_dir>/`: shared by the installs of every skill
 /// (npm checks each cached package's integrity when it reads it).
-const CACHE_DIR: [&str; 2] = ["runtimes", "npm-cache"];
+const CACHE_DIR: [&str; 2] = [
+    skills_ops::state::RUNTIMES_DIR,
+    skills_ops::state::NPM_CACHE_DIR,
+];
 /// The dependency tables of `package.json` npm installs (peers too, since npm 7).
 const DEPENDENCY_TABLES: [&str; 4] = [
     "dependencies",
@@ -185,16 +188,21 @@ pub(crate) fn plan(
         if settings.network == NetworkMode::Deny {
             argv.push(OsString::from("--offline"));
         }
-        let cache = CACHE_DIR
-            .iter()
-            .fold(config.home.join(&config.app_dir), |dir, part| {
-                dir.join(part)
-            });
-        std::fs::create_dir_all(&cache)
-            .map_err(|source| Error::io("create npm's cache folder", &cache, source))?;
         // npm runs in the skill folder: a relative home would land the cache inside it.
-        let cache =
-            std::path::absolute(&cache).map_err(|source| Error::io("resolve", &cache, source))?;
+        let app = skills_ops::state::app_dir(config);
+        let app = std::path::absolute(&app).map_err(|source| Error::io("resolve", &app, source))?;
+        // The cache is a folder of the program's, made through the one state writer: a link at
+        // `runtimes/` or at `npm-cache/` is refused, never handed to npm (and to the sandbox
+        // as writable) as the place it points to.
+        let cache = skills_ops::state::Folder::create(&app, &CACHE_DIR)
+            .map_err(|refusal| Error::StateFileInvalid {
+                path: CACHE_DIR
+                    .iter()
+                    .fold(app.clone(), |dir, part| dir.join(part)),
+                reason: refusal.to_string(),
+            })?
+            .path()
+            .to_path_buf();
         env.push(("npm_config_cache".to_owned(), cache.display().to_string()));
         extra_writable.push(skill_dir.to_path_buf());
         extra_writable.push(cache);

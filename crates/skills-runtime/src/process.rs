@@ -15,7 +15,6 @@
 //! group is killed and the pipes stay open past a short grace, the readers are abandoned.
 
 use std::os::unix::process::{CommandExt as _, ExitStatusExt as _};
-use std::path::Path;
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError};
@@ -149,7 +148,7 @@ enum Stop {
 pub(crate) fn execute(
     prepared: &Prepared,
     run_id: &str,
-    runs_dir: &Path,
+    runs: &skills_ops::state::Folder,
     control: &Control,
     log: LogWriter,
     hooks: &RunHooks,
@@ -160,7 +159,7 @@ pub(crate) fn execute(
         notices: hooks.notices.clone(),
         finished: AtomicBool::new(false),
     });
-    let marker = log::marker_path(runs_dir, run_id);
+    let marker = log::Marker::of(runs, run_id);
 
     #[cfg(test)]
     if let Some(hold) = &control.hold_before_spawn {
@@ -392,7 +391,7 @@ fn supervise(
     pid: u32,
     deadline: Option<Duration>,
     control: &Control,
-    marker: &Path,
+    marker: &log::Marker,
     readers: &mpsc::Receiver<()>,
     mut open_readers: usize,
 ) -> Ending {

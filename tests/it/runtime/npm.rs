@@ -44,7 +44,7 @@ fn copy_fixture(dir: &Path) {
 }
 
 /// A port on loopback that nothing listens on.
-fn closed_port() -> u16 {
+pub(crate) fn closed_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
@@ -54,7 +54,7 @@ fn closed_port() -> u16 {
 
 /// The user skill [`SKILL`] holding the npm fixture; the home configuration passes
 /// `npm_config_registry` through (the second lock) plus `extra`.
-fn npm_lab(extra: &str) -> (Tree, PathBuf) {
+pub(crate) fn npm_lab(extra: &str) -> (Tree, PathBuf) {
     let (tree, dir) = lab(&[], None);
     copy_fixture(&dir);
     tree.user_config(&format!(
@@ -64,7 +64,7 @@ fn npm_lab(extra: &str) -> (Tree, PathBuf) {
 }
 
 /// `skills run SKILL --npm ARGS... --yes`, with npm's registry a closed loopback port.
-fn npm(tree: &Tree, args: &[&str]) -> Run {
+pub(crate) fn npm(tree: &Tree, args: &[&str]) -> Run {
     let registry = format!("http://127.0.0.1:{}/", closed_port());
     let mut all = vec!["run", SKILL, "--yes", "--npm"];
     all.extend_from_slice(args);

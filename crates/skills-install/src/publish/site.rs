@@ -23,6 +23,11 @@ use crate::fetch::hex_digest;
 /// The most characters of a version that names a snapshot folder.
 const MAX_VERSION_CHARS: usize = 64;
 
+/// The largest file of an existing site read back: an artifact is at most a package's total
+/// (10 MiB) and an index lists a few thousand skills, so anything far larger was not written
+/// by a publish.
+const MAX_SITE_FILE_BYTES: u64 = 64 * skills_types::limits::MIB;
+
 /// Whether `version` can name a snapshot folder (`v<version>`): letters, digits and `.-+_`,
 /// starting with a letter or digit, at most 64 characters. Anything else could be `..`, a
 /// separator, or a name a static host treats specially.
@@ -270,7 +275,20 @@ fn collect(
         if kind.is_dir() {
             collect(folder, &path, &relative, files)?;
         } else if kind.is_file() {
-            let bytes = std::fs::read(&path).map_err(|error| Error::io("read", &path, error))?;
+            // Through the safe reader: a file swapped for a FIFO or a link after the listing
+            // cannot hang the publish or be read from elsewhere.
+            let bytes =
+                skills_ops::reader::read_bytes_beneath(folder, &relative, MAX_SITE_FILE_BYTES)
+                    .map_err(|refusal| {
+                        foreign(
+                            folder,
+                            &format!(
+                                "holds '{}', which cannot be read ({refusal})",
+                                relative.escape_debug()
+                            ),
+                        )
+                    })?
+                    .data;
             files.insert(relative, bytes);
         } else {
             return Err(foreign(

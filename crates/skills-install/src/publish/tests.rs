@@ -376,6 +376,57 @@ fn links_are_never_published_and_hidden_files_are_left_out() {
     assert_eq!(std::fs::read_dir(&elsewhere).unwrap().count(), 0);
 }
 
+/// A hard link is a second name of a file that may be anywhere (issue 29: a hard-linked
+/// `~/.ssh/id_rsa` was published); it stops the publish as a symlink does, as do a FIFO
+/// (without hanging it) and a socket, each named, with nothing written.
+#[cfg(unix)]
+#[test]
+fn hard_links_fifos_and_sockets_are_never_published() {
+    let root = tempfile::tempdir().unwrap();
+    let skills = sources(root.path());
+    let site = root.path().join("site");
+    let secret = root.path().join("id_rsa");
+    std::fs::write(&secret, "secret key").unwrap();
+    let at = skills.join("pdf-tools/references/key.md");
+    type Plant<'a> = Box<dyn Fn() + 'a>;
+    let plants: [(&str, &str, Plant<'_>); 3] = [
+        (
+            "hard link",
+            "2 hard links",
+            Box::new(|| std::fs::hard_link(&secret, &at).unwrap()),
+        ),
+        (
+            "fifo",
+            "FIFO",
+            Box::new(|| {
+                rustix::fs::mkfifoat(rustix::fs::CWD, &at, rustix::fs::Mode::from_raw_mode(0o600))
+                    .unwrap()
+            }),
+        ),
+        (
+            "socket",
+            "socket",
+            Box::new(|| {
+                // Bound and closed: the socket file stays.
+                drop(std::os::unix::net::UnixListener::bind(&at).unwrap());
+            }),
+        ),
+    ];
+    for (name, said, plant) in plants {
+        plant();
+        let error = publish(&Request::new(vec![skills.clone()], &site)).unwrap_err();
+        assert_eq!(error.kind(), "refused_path", "{name}: {error}");
+        let message = error.to_string();
+        assert!(
+            message.contains("key.md") && message.contains(said),
+            "{name}: {message}"
+        );
+        assert!(!site.exists(), "{name}: nothing is written");
+        std::fs::remove_file(&at).unwrap();
+    }
+    assert_eq!(std::fs::read_to_string(&secret).unwrap(), "secret key");
+}
+
 #[test]
 fn a_folder_without_skills_and_two_skills_of_one_name_are_refused() {
     let root = tempfile::tempdir().unwrap();

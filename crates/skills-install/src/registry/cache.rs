@@ -20,9 +20,11 @@
 //!
 //! - **Keyed by the catalog.** The file records a digest of the catalog URL (not the URL: it
 //!   may carry a token in its query), so a cache of another catalog is a miss.
-//! - **Never trusted blindly.** A file that is missing, unreadable, too large, of another
-//!   format, or whose entries no longer parse is a miss; the next refresh replaces it
-//!   atomically (`skills_ops::fs::write_atomic`). A corrupt cache never fails a call.
+//! - **Never trusted blindly.** Every file here goes through the one state reader and writer
+//!   (`skills_ops::state`): a file that is missing, a link, a FIFO or device, too large, of
+//!   another format, or whose entries no longer parse is a miss; the next refresh replaces it
+//!   atomically. A corrupt cache never fails a call, and a link at the cache folder is never
+//!   followed.
 //! - **One request at a time.** Refreshes of one catalog in one process queue on a shared
 //!   async mutex; a caller that waited while another finished takes that result (success or
 //!   failure) instead of asking again, and a caller that finds the cache fresh once it holds
@@ -36,16 +38,18 @@
 //!   back to the stale copy, with a warning, when the refresh fails.
 
 use std::collections::HashMap;
-use std::fs::OpenOptions;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
+use skills_ops::state::{
+    self, Folder, REGISTRY_DATA, REGISTRY_DIR, REGISTRY_HEADER, REGISTRY_LOCK, Wait,
+};
 use skills_types::install::Hooks;
-use skills_types::limits::{CATALOG_TTL_SECS, MAX_CATALOG_BYTES, MAX_CATALOG_ENTRIES, MIB};
-use skills_types::registry::{CACHE_DIR, CACHE_FILE, Entry, REFRESH_LOCK, Status};
+use skills_types::limits::{CATALOG_TTL_SECS, MAX_CATALOG_BYTES, MAX_CATALOG_ENTRIES};
+use skills_types::registry::{CACHE_FILE, Entry, REFRESH_LOCK, Status};
 use skills_types::{Error, SkillsConfig};
 use url::Url;
 
@@ -55,8 +59,6 @@ use crate::policy;
 
 /// The format of the cache files; another number is a miss.
 const FORMAT: u32 = 2;
-/// Largest header read (it holds at most twenty-one warnings besides a few fields).
-const MAX_HEADER_BYTES: u64 = MIB;
 /// The data file's name: `catalog-<id>.bin`.
 const DATA_PREFIX: &str = "catalog-";
 const DATA_SUFFIX: &str = ".bin";
@@ -83,10 +85,10 @@ pub(crate) enum Want {
 pub(crate) struct Catalog {
     /// How many entries the data file holds.
     pub(crate) total: usize,
-    /// The data file.
+    /// The app folder the cache is in.
+    app: PathBuf,
+    /// The data file's path, for messages.
     file: PathBuf,
-    /// Largest data file read.
-    max_data_bytes: u64,
     /// When it was fetched, in seconds since the epoch.
     pub(crate) fetched_at: u64,
     /// Entries skipped while reading it, and why.
@@ -114,6 +116,9 @@ pub(crate) struct Place {
     shown: String,
     /// Hex SHA-256 of the URL.
     key: String,
+    /// The app folder (`<home>/<app_dir>`), the base of the cache folder.
+    app: PathBuf,
+    /// The cache folder, for messages.
     dir: PathBuf,
     max_bytes: u64,
     max_entries: usize,
@@ -142,7 +147,8 @@ impl Place {
             shown: policy::redact(&url),
             key: crate::fetch::hex_digest(url.as_str().as_bytes()),
             url,
-            dir: config.home.join(&config.app_dir).join(CACHE_DIR),
+            app: state::app_dir(config),
+            dir: state::app_dir(config).join(REGISTRY_DIR),
             max_bytes: config
                 .registry
                 .max_catalog_bytes
@@ -155,19 +161,37 @@ impl Place {
     }
 
     fn data_file(&self, id: &str) -> PathBuf {
-        self.dir.join(format!("{DATA_PREFIX}{id}{DATA_SUFFIX}"))
-    }
-
-    /// Largest data file read: entries drop most of the catalog's fields, so the data file is
-    /// smaller than the catalog it came from.
-    fn max_data_bytes(&self) -> u64 {
-        self.max_bytes.saturating_mul(2)
+        self.dir.join(data_name(id))
     }
 
     pub(crate) fn file(&self) -> PathBuf {
         self.dir.join(CACHE_FILE)
     }
+
+    /// The cache folder, when it is there and a folder of the program's (a link there is
+    /// not followed: no cache, and a warning).
+    fn folder(&self) -> Option<Folder> {
+        match Folder::open(&self.app, &[REGISTRY_DIR]) {
+            Ok(folder) => folder,
+            Err(refusal) => {
+                state::warn(&REGISTRY_HEADER, &self.dir, &refusal);
+                None
+            }
+        }
+    }
+
+    /// The cache folder, made when missing.
+    fn create_folder(&self) -> std::io::Result<Folder> {
+        Ok(Folder::create(&self.app, &[REGISTRY_DIR])?)
+    }
 }
+
+/// The data file's name: `catalog-<id>.bin`.
+fn data_name(id: &str) -> String {
+    format!("{DATA_PREFIX}{id}{DATA_SUFFIX}")
+}
+
+impl Place {}
 
 /// `cache.json`: what is known about the cached copy, without its entries.
 #[derive(Serialize, Deserialize)]
@@ -358,7 +382,7 @@ pub(crate) fn now() -> u64 {
 /// another format or another catalog's).
 fn read_header(place: &Place) -> Option<Header> {
     // One open that refuses a symlink and never blocks on a FIFO planted under the name.
-    let bytes = skills_ops::fs::read_state_file(&place.file(), MAX_HEADER_BYTES).ok()??;
+    let bytes = place.folder()?.read_or_miss(&REGISTRY_HEADER, CACHE_FILE)?;
     let header: Header = serde_json::from_slice(&bytes).ok()?;
     (header.format == FORMAT && header.catalog == place.key && is_plain_id(&header.data))
         .then_some(header)
@@ -378,8 +402,8 @@ pub(crate) fn read(place: &Place) -> Option<Catalog> {
     }
     let catalog = Catalog {
         total: header.total,
+        app: place.app.clone(),
         file: place.data_file(&header.data),
-        max_data_bytes: place.max_data_bytes(),
         fetched_at: header.fetched_at,
         skipped: header.skipped,
         warnings: Vec::new(),
@@ -400,7 +424,15 @@ const RECORD_SCRATCH: usize = super::catalog::MAX_ENTRY_BYTES + 64 * 1024;
 impl Catalog {
     /// The data file, opened and past its start (which must name this download).
     fn open(&self) -> Result<std::io::BufReader<std::fs::File>, String> {
-        let (file, _) = skills_ops::fs::open_state_file(&self.file, self.max_data_bytes)?
+        let folder = Folder::open(&self.app, &[REGISTRY_DIR])
+            .map_err(|refusal| refusal.to_string())?
+            .ok_or_else(|| "it is missing".to_owned())?;
+        let (file, _) = folder
+            .open_file(&REGISTRY_DATA, &data_name(&self.data))
+            .map_err(|refusal| {
+                state::warn(&REGISTRY_DATA, &self.file, &refusal);
+                refusal.to_string()
+            })?
             .ok_or_else(|| "it is missing".to_owned())?;
         let mut reader = std::io::BufReader::new(file);
         let mut scratch = vec![0u8; 1024];
@@ -419,15 +451,13 @@ impl Catalog {
             // The header goes, so the next reader misses and refetches; but only while it still
             // names this data file (a refresh in another process may have replaced both since
             // this copy was read, and its header is good).
-            if let Some(dir) = self.file.parent() {
-                let header = dir.join(CACHE_FILE);
-                let names_this = skills_ops::fs::read_state_file(&header, MAX_HEADER_BYTES)
-                    .ok()
-                    .flatten()
+            if let Ok(Some(folder)) = Folder::open(&self.app, &[REGISTRY_DIR]) {
+                let names_this = folder
+                    .read_or_miss(&REGISTRY_HEADER, CACHE_FILE)
                     .and_then(|bytes| serde_json::from_slice::<Header>(&bytes).ok())
                     .is_some_and(|current| current.data == self.data);
                 if names_this {
-                    drop(std::fs::remove_file(header));
+                    drop(folder.remove(CACHE_FILE));
                 }
             }
             Error::InvalidInput(format!(
@@ -454,7 +484,7 @@ impl Catalog {
 /// Replaces the header atomically (the data file is already in place), then removes the
 /// data file the old header named.
 fn write(place: &Place, catalog: &Catalog) -> std::io::Result<()> {
-    std::fs::create_dir_all(&place.dir)?;
+    let folder = place.create_folder()?;
     let previous = read_header(place).map(|header| header.data);
     let bytes = serde_json::to_vec(&Header {
         format: FORMAT,
@@ -469,42 +499,12 @@ fn write(place: &Place, catalog: &Catalog) -> std::io::Result<()> {
         skipped: catalog.skipped.clone(),
     })
     .map_err(std::io::Error::other)?;
-    skills_ops::fs::write_atomic(&place.file(), &bytes)?;
+    folder.replace(&REGISTRY_HEADER, CACHE_FILE, &bytes)?;
     if let Some(previous) = previous.filter(|previous| *previous != catalog.data) {
         // Another process may still be reading it; on Unix its open file stays readable.
-        drop(std::fs::remove_file(place.data_file(&previous)));
+        drop(folder.remove(&data_name(&previous)));
     }
     Ok(())
-}
-
-/// A file of our own in the cache folder, removed when dropped (a download abandoned by an
-/// error or a cancelled task leaves nothing behind; after a rename the removal is a no-op).
-struct Temporary {
-    path: PathBuf,
-}
-
-impl Temporary {
-    /// Creates `.<what>.<unique>.tmp`; `create_new` refuses a name planted in advance,
-    /// symlinks included.
-    fn create(dir: &std::path::Path, what: &str) -> std::io::Result<Self> {
-        let path = dir.join(format!(".{what}.{}.tmp", skills_ops::fs::unique_suffix()));
-        OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&path)?;
-        Ok(Self { path })
-    }
-
-    /// The file, open for reading and writing.
-    fn file(&self) -> std::io::Result<std::fs::File> {
-        OpenOptions::new().read(true).write(true).open(&self.path)
-    }
-}
-
-impl Drop for Temporary {
-    fn drop(&mut self) {
-        drop(std::fs::remove_file(&self.path));
-    }
 }
 
 /// The refreshes of one catalog in this process.
@@ -628,25 +628,23 @@ fn spawn_refresh(config: &SkillsConfig, hooks: &Hooks, total: Duration) -> bool 
 /// The lock refreshes of this cache take across processes, or `None` when it cannot be had
 /// (an unwritable home, or a holder that outlived the deadline): the refresh then goes ahead
 /// without it, which costs at most a second request.
-async fn lock_across_processes(place: &Place, total: Duration) -> Option<std::fs::File> {
-    std::fs::create_dir_all(&place.dir).ok()?;
-    let file = OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .open(place.dir.join(REFRESH_LOCK))
-        .ok()?;
+async fn lock_across_processes(place: &Place, total: Duration) -> Option<state::Lock> {
+    let folder = place.create_folder().ok()?;
     // Polled rather than waited for on a blocking thread: a runtime shutting down would wait
-    // for that thread, and so for another process, however long it held the lock.
+    // for that thread, and so for another process, however long it held the lock. A lock
+    // file that is a link or a FIFO is no lock: the refresh goes ahead without it.
     let deadline = tokio::time::Instant::now() + total;
     loop {
-        match file.try_lock() {
-            Ok(()) => return Some(file),
-            Err(std::fs::TryLockError::WouldBlock) if tokio::time::Instant::now() < deadline => {
+        match folder.lock(&REGISTRY_LOCK, REFRESH_LOCK, Wait::No) {
+            Ok(Some(lock)) => return Some(lock),
+            Ok(None) if tokio::time::Instant::now() < deadline => {
                 tokio::time::sleep(LOCK_POLL).await;
             }
-            Err(_) => return None,
+            Ok(None) => return None,
+            Err(error) => {
+                state::warn_unused(&REGISTRY_LOCK, &place.dir.join(REFRESH_LOCK), &error);
+                return None;
+            }
         }
     }
 }
@@ -673,11 +671,11 @@ async fn fetch(
         ),
         kind: "cache_unwritable",
     };
-    std::fs::create_dir_all(&place.dir).map_err(cannot_cache)?;
-    let download = Temporary::create(&place.dir, "download").map_err(cannot_cache)?;
-    let mut file = download.file().map_err(cannot_cache)?;
+    let folder = place.create_folder().map_err(cannot_cache)?;
+    let mut download = folder.temporary("download").map_err(cannot_cache)?;
+    let file = download.file().map_err(cannot_cache)?;
     let fetched = client
-        .fetch_to_file(&place.url, place.max_bytes, &validators, &mut file)
+        .fetch_to_file(&place.url, place.max_bytes, &validators, file)
         .await
         .map_err(|error| {
             let mut error = install::fetch_failure(&place.url, error, &client.settings().policy);
@@ -711,7 +709,7 @@ async fn fetch(
     file.rewind().map_err(cannot_cache)?;
     // Each entry goes to the new data file as it is read.
     let id = skills_ops::fs::unique_suffix();
-    let data = Temporary::create(&place.dir, "data").map_err(cannot_cache)?;
+    let mut data = folder.temporary("data").map_err(cannot_cache)?;
     let mut writer = std::io::BufWriter::new(data.file().map_err(cannot_cache)?);
     postcard::to_io(
         &DataHead {
@@ -739,17 +737,14 @@ async fn fetch(
         },
     })?;
     drop(download);
-    let file = writer
+    writer
         .into_inner()
         .map_err(|error| cannot_cache(error.into_error()))?;
-    file.sync_all().map_err(cannot_cache)?;
-    drop(file);
-    let path = place.data_file(&id);
-    std::fs::rename(&data.path, &path).map_err(cannot_cache)?;
+    data.persist(&data_name(&id), false).map_err(cannot_cache)?;
     Ok(Catalog {
         total: summary.count,
-        file: path,
-        max_data_bytes: place.max_data_bytes(),
+        app: place.app.clone(),
+        file: place.data_file(&id),
         fetched_at: now(),
         skipped: summary.skipped,
         warnings: Vec::new(),

@@ -24,13 +24,10 @@ use skills_types::skill::SkillInput;
 use skills_types::{Diagnostic, DiagnosticCode, Frontmatter, Severity, Skill, SkillsConfig};
 
 use super::Loaded;
+use crate::state::{self, CACHE_DIR, CATALOG_CACHE, CATALOG_CACHE_PREFIX, Folder};
 
 /// Bumped whenever the layout below or what the loader produces changes.
 const FORMAT: u32 = 3;
-/// A cache file larger than this is ignored.
-const MAX_CACHE_BYTES: u64 = 256 * 1024 * 1024;
-/// The folder inside the app directory.
-pub(crate) const CACHE_DIR: &str = "cache";
 
 /// What identifies one version of a file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -357,7 +354,7 @@ impl Restored {
 
 /// The cache of one set of roots.
 pub(crate) struct Cache {
-    path: PathBuf,
+    place: Place,
     /// In the order the last discovery found the files, in the file's chunks: every chunk but
     /// the last holds [`CHUNK_ENTRIES`]. Kept as decoded, never joined into one vector: a
     /// restored entry is hundreds of bytes, and joining would copy them all into fresh memory.
@@ -383,14 +380,13 @@ impl Cache {
     /// decodes the whole file (on every core), so that taking the hits later only moves them.
     pub(crate) fn open(config: &SkillsConfig, roots: &[Root]) -> Self {
         let hex = roots_digest(roots);
-        let path = config
-            .home
-            .join(&config.app_dir)
-            .join(CACHE_DIR)
-            .join(format!("catalog-{}.bin", &hex[..16]));
-        let chunks = read(&path).unwrap_or_default();
+        let place = Place {
+            app: state::app_dir(config),
+            name: format!("{CATALOG_CACHE_PREFIX}{}.bin", &hex[..16]),
+        };
+        let chunks = read(&place).unwrap_or_default();
         Self {
-            path,
+            place,
             len: chunks.iter().map(Vec::len).sum(),
             chunks,
             by_path: OnceLock::new(),
@@ -441,20 +437,26 @@ impl Cache {
 
     /// Frees the entries, keeping where to write the next cache.
     pub(crate) fn into_writer(self) -> Writer {
-        Writer { path: self.path }
+        Writer { place: self.place }
     }
+}
+
+/// Where the cache file of one set of roots is: `<app>/cache/catalog-<digest>.bin`.
+struct Place {
+    app: PathBuf,
+    name: String,
 }
 
 /// What is left of a cache once its entries are taken: where to write the new one.
 pub(crate) struct Writer {
-    path: PathBuf,
+    place: Place,
 }
 
 impl Writer {
     /// Replaces the cache file with these outcomes.
     pub(crate) fn store(self, outcomes: &[(&Path, Stamps, Outcome<'_>)]) {
         // A cache that cannot be written only costs speed next time.
-        let _ = write(&self.path, outcomes);
+        let _ = write(&self.place, outcomes);
     }
 }
 
@@ -505,10 +507,18 @@ impl<'de> Deserialize<'de> for RestoredChunk {
     }
 }
 
-fn read(path: &Path) -> Option<Vec<Vec<Restored>>> {
-    // Never through a symlink, never blocking on a FIFO planted under the name; anything
-    // wrong with the file is a cache miss.
-    let bytes = crate::fs::read_state_file(path, MAX_CACHE_BYTES).ok()??;
+fn read(place: &Place) -> Option<Vec<Vec<Restored>>> {
+    // Through the one state reader: never through a link (the file's or the cache folder's),
+    // never blocking on a FIFO planted under the name, bounded; anything wrong with the file
+    // is a cache miss.
+    let folder = match Folder::open(&place.app, &[CACHE_DIR]) {
+        Ok(folder) => folder?,
+        Err(refusal) => {
+            state::warn(&CATALOG_CACHE, &place.app.join(CACHE_DIR), &refusal);
+            return None;
+        }
+    };
+    let bytes = folder.read_or_miss(&CATALOG_CACHE, &place.name)?;
     let (header, mut rest): (Header<'static>, &[u8]) = postcard::take_from_bytes(&bytes).ok()?;
     if header.format != FORMAT || header.version != env!("CARGO_PKG_VERSION") {
         return None;
@@ -538,20 +548,9 @@ fn read(path: &Path) -> Option<Vec<Vec<Restored>>> {
 
 /// Writes the cache file for these outcomes: to a temporary file beside it, then renamed over
 /// it, so a reader sees the old file or the new one, whole.
-fn write(path: &Path, outcomes: &[(&Path, Stamps, Outcome<'_>)]) -> std::io::Result<()> {
-    let dir = path
-        .parent()
-        .ok_or_else(|| std::io::Error::other("no parent"))?;
-    std::fs::create_dir_all(dir)?;
-    let temporary = dir.join(format!(
-        ".{}.{}.tmp",
-        path.file_name()
-            .map(|name| name.to_string_lossy())
-            .unwrap_or_default(),
-        std::process::id()
-    ));
-    let result = (|| {
-        let mut out = std::fs::File::create(&temporary)?;
+fn write(place: &Place, outcomes: &[(&Path, Stamps, Outcome<'_>)]) -> std::io::Result<()> {
+    let folder = Folder::create(&place.app, &[CACHE_DIR])?;
+    folder.replace_with(&CATALOG_CACHE, &place.name, |out| {
         let header = Header {
             format: FORMAT,
             version: Cow::Borrowed(env!("CARGO_PKG_VERSION")),
@@ -568,11 +567,6 @@ fn write(path: &Path, outcomes: &[(&Path, Stamps, Outcome<'_>)]) -> std::io::Res
                 out.write_all(&chunk)?;
             }
         }
-        out.sync_all()?;
-        std::fs::rename(&temporary, path)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&temporary);
-    }
-    result
+        Ok(())
+    })
 }

@@ -5,7 +5,7 @@
 //! Nothing here touches the network: a listing reads the copy a refresh left (`skills update
 //! --remote`, or a long-running `serve` in the background) and one small `state.json` per URL.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use sha2::{Digest, Sha256};
@@ -15,16 +15,23 @@ use skills_types::remote::{
 };
 use skills_types::{Diagnostic, DiagnosticCode, SkillScope, SkillsConfig};
 
-/// Largest `state.json` read.
-const MAX_STATE_BYTES: u64 = 64 * 1024;
+use crate::state::{self, Folder, REMOTE_COPY, REMOTE_STATE};
+
+/// The app folder the remote copies are kept in, absolute (a copy is a root discovery lists).
+pub fn app_dir(config: &SkillsConfig) -> PathBuf {
+    let home = std::path::absolute(&config.home).unwrap_or_else(|_| config.home.clone());
+    home.join(&config.app_dir)
+}
+
+/// The name of `url`'s folder in `<app>/remote/`: the start of the URL's SHA-256.
+pub fn key(url: &str) -> String {
+    let digest = format!("{:x}", Sha256::digest(url.trim().as_bytes()));
+    digest[..REMOTE_KEY_HEX].to_owned()
+}
 
 /// The folder of `url`'s cached copy: `<home>/<app_dir>/remote/<key>`.
 pub fn cache_dir(config: &SkillsConfig, url: &str) -> PathBuf {
-    let digest = format!("{:x}", Sha256::digest(url.trim().as_bytes()));
-    let home = std::path::absolute(&config.home).unwrap_or_else(|_| config.home.clone());
-    home.join(&config.app_dir)
-        .join(REMOTE_DIR)
-        .join(&digest[..REMOTE_KEY_HEX])
+    app_dir(config).join(REMOTE_DIR).join(key(url))
 }
 
 /// The URLs the configuration files give (the home `skills.toml`, and the workspace's when it
@@ -52,11 +59,18 @@ fn unique(listed: &[String]) -> Vec<String> {
         .collect()
 }
 
-/// The last fetch recorded in `dir`, if a readable record is there.
-pub fn read_state(dir: &Path) -> Option<State> {
-    let bytes = crate::fs::read_state_file(&dir.join(REMOTE_STATE_FILE), MAX_STATE_BYTES)
-        .ok()
-        .flatten()?;
+/// The last fetch recorded for `url`, if a readable record is there (read through
+/// [`state`]: a record that is a link, a FIFO or too large is no record, and a trap is named
+/// in a warning).
+pub fn read_state(config: &SkillsConfig, url: &str) -> Option<State> {
+    let folder = match Folder::open(&app_dir(config), &[REMOTE_DIR, &key(url)]) {
+        Ok(folder) => folder?,
+        Err(refusal) => {
+            state::warn(&REMOTE_STATE, &cache_dir(config, url), &refusal);
+            return None;
+        }
+    };
+    let bytes = folder.read_or_miss(&REMOTE_STATE, REMOTE_STATE_FILE)?;
     serde_json::from_slice(&bytes).ok()
 }
 
@@ -79,9 +93,22 @@ pub fn is_stale(state: Option<&State>, now: u64) -> bool {
 
 /// One root per URL of `listed`, in the order configured, in `scope`: `remote` for the packs
 /// the caller and the home name, `project` for a trusted workspace's (a repository chose them).
+/// A copy whose folders are not the program's own (a link at `remote/`, at the URL's folder or
+/// at `skills/`) is not listed: it would list skills from wherever the link points.
 pub(crate) fn roots(config: &SkillsConfig, listed: &[String], scope: SkillScope) -> Vec<Root> {
+    let app = app_dir(config);
     unique(listed)
         .iter()
+        .filter(|url| {
+            let key = key(url);
+            match Folder::open(&app, &[REMOTE_DIR, &key, REMOTE_SKILLS_DIR]) {
+                Ok(_) => true,
+                Err(refusal) => {
+                    state::warn(&REMOTE_COPY, &cache_dir(config, url), &refusal);
+                    false
+                }
+            }
+        })
         .map(|url| Root {
             scope,
             path: cache_dir(config, url).join(REMOTE_SKILLS_DIR),
@@ -97,7 +124,7 @@ pub(crate) fn diagnostics(config: &SkillsConfig, listed: &[String]) -> Vec<Diagn
     for url in unique(listed) {
         let dir = cache_dir(config, &url);
         let shown = shown(&url);
-        let state = read_state(&dir);
+        let state = read_state(config, &url);
         let diagnostic = match &state {
             None => Diagnostic::warning(
                 DiagnosticCode::RemoteNotFetched,

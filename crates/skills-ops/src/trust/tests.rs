@@ -438,7 +438,7 @@ fn a_bad_record_trusts_nothing_and_says_why() {
     let good = std::fs::read(tree.record()).unwrap();
     let elsewhere = tree.parent.path().join("elsewhere.json");
     std::fs::write(&elsewhere, &good).unwrap();
-    let oversized = vec![b' '; MAX_TRUST_FILE_BYTES as usize + 1];
+    let oversized = vec![b' '; skills_types::limits::MAX_TRUST_FILE_BYTES as usize + 1];
     type Plant<'a> = Box<dyn Fn(&Path) + 'a>;
     let cases: Vec<(&str, Plant<'_>, &str)> = vec![
         (
@@ -459,7 +459,7 @@ fn a_bad_record_trusts_nothing_and_says_why() {
         (
             "too large",
             Box::new(|p| std::fs::write(p, &oversized).unwrap()),
-            "larger than",
+            "more than the",
         ),
         (
             "folder",
@@ -481,7 +481,7 @@ fn a_bad_record_trusts_nothing_and_says_why() {
         (
             "symlink to a good record",
             Box::new(|p| std::os::unix::fs::symlink(&elsewhere, p).unwrap()),
-            "cannot be opened",
+            "symbolic link",
         ),
     ];
     for (name, plant, reason) in cases {
