@@ -20,6 +20,7 @@ mod selftest;
 #[cfg(target_os = "linux")]
 mod terminal;
 mod tools;
+mod versions;
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -234,4 +235,18 @@ pub(crate) fn leftovers(marker: &Path) -> Vec<String> {
         }
         std::thread::sleep(Duration::from_millis(50));
     }
+}
+
+/// The binary of the machine's `python3` (what `sys.executable` names, links resolved): a
+/// launcher script on `PATH` (a pyenv shim) is not it.
+pub(crate) fn real_python() -> PathBuf {
+    let output = Command::new("python3")
+        .args([
+            "-c",
+            "import os, sys; print(os.path.realpath(sys.executable))",
+        ])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    PathBuf::from(String::from_utf8(output.stdout).unwrap().trim())
 }

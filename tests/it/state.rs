@@ -610,8 +610,34 @@ fn npm_steps(_: &Lab) -> Vec<Step> {
     vec![ci]
 }
 
+// Interpreter versions: a Python run with the interpreter's binary configured (a launcher
+// script such as a pyenv shim is never remembered).
+
+fn versions() -> Lab {
+    let (tree, _) = crate::runtime::lab(&[("scripts/hello.py", "print('hi')\n")], None);
+    let python = crate::runtime::real_python();
+    tree.user_config(&format!("[runtime]\npython = \"{}\"\n", python.display()));
+    let lab = Lab::new(tree);
+    lab.seed(&["run", crate::runtime::SKILL, "scripts/hello.py"]);
+    lab
+}
+
+fn versions_steps(_: &Lab) -> Vec<Step> {
+    vec![
+        step(&["--json", "runtimes"]),
+        step(&["run", crate::runtime::SKILL, "scripts/hello.py"]),
+    ]
+}
+
 /// The rows: one per kind of `skills_ops::state::KINDS`.
 const ROWS: &[Row] = &[
+    Row {
+        kind: "interpreter-versions",
+        build: versions,
+        instances: |lab| vec![lab.app().join("cache/interpreters.json")],
+        before: nothing,
+        steps: versions_steps,
+    },
     Row {
         kind: "trust-record",
         build: home,
@@ -823,4 +849,5 @@ rows! {
     the_legacy_install_record => "legacy-install-record",
     the_install_lock => "install-lock",
     a_provenance_record => "provenance",
+    the_interpreter_versions => "interpreter-versions",
 }

@@ -52,6 +52,8 @@ pub use index::IndexFolder;
 
 /// The folder of the caches (the catalog cache, the search indexes) in the app folder.
 pub const CACHE_DIR: &str = "cache";
+/// The file in [`CACHE_DIR`] that remembers the interpreters' versions.
+pub const INTERPRETER_VERSIONS_FILE: &str = "interpreters.json";
 /// The folder of the run logs and cancel markers in the app folder.
 pub const RUNS_DIR: &str = "runs";
 /// The folder of the registry's cached catalog in the app folder.
@@ -386,9 +388,22 @@ pub const PROVENANCE: Kind = Kind {
     when_broken: WhenBroken::Skipped,
 };
 
+/// The interpreters' versions, remembered by the identity of each binary: `python3 --version`
+/// costs a process start on every command otherwise.
+pub const INTERPRETER_VERSIONS: Kind = Kind {
+    id: "interpreter-versions",
+    what: "the interpreters' versions",
+    base: Base::App,
+    folders: &[CACHE_DIR],
+    name: INTERPRETER_VERSIONS_FILE,
+    form: Form::File,
+    limit: 64 * KIB,
+    when_broken: WhenBroken::Rebuilt,
+};
+
 /// Every kind of state file the program keeps: the one table the code, `cargo xtask tidy`
 /// and the end-to-end tests (`tests/it/state.rs`) all go by.
-pub const KINDS: [Kind; 20] = [
+pub const KINDS: [Kind; 21] = [
     TRUST_RECORD,
     CATALOG_CACHE,
     SEARCH_STAMPS,
@@ -409,6 +424,7 @@ pub const KINDS: [Kind; 20] = [
     LEGACY_INSTALL_RECORD,
     INSTALL_LOCK_FILE,
     PROVENANCE,
+    INTERPRETER_VERSIONS,
 ];
 
 /// The app folder of a configuration, `<home>/<app_dir>`: the base of most state files.

@@ -35,6 +35,7 @@ mod task;
 #[cfg(test)]
 mod tests;
 mod tools;
+mod versions;
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex, PoisonError, mpsc};

@@ -15,6 +15,10 @@ use skills_types::run::{RuntimeInfo, RuntimeKind, RuntimeSource};
 use skills_types::runtime::RuntimeConfig;
 
 use crate::managed_node;
+use crate::versions::{self, Identity};
+
+/// The first bytes of an ELF file: an executable binary, not a script.
+const ELF_MAGIC: &[u8; 4] = b"\x7fELF";
 
 /// How long `--version` may take before the interpreter is called unusable.
 const VERSION_DEADLINE: Duration = Duration::from_secs(5);
@@ -32,6 +36,8 @@ pub(crate) struct Runtimes {
     /// Where managed Node lives and how it is fetched: the handle's home, known from the
     /// first configuration a run or a resolution brings (a runtime belongs to one handle).
     managed: Mutex<Option<managed_node::Place>>,
+    /// The handle's app folder, where the versions of binaries are remembered (`versions`).
+    app: Mutex<Option<PathBuf>>,
 }
 
 impl Runtimes {
@@ -40,6 +46,10 @@ impl Runtimes {
         let mut managed = self.managed.lock().unwrap_or_else(PoisonError::into_inner);
         if managed.is_none() {
             *managed = Some(managed_node::Place::of(config));
+        }
+        let mut app = self.app.lock().unwrap_or_else(PoisonError::into_inner);
+        if app.is_none() {
+            *app = Some(skills_ops::state::app_dir(config));
         }
     }
 
@@ -66,7 +76,12 @@ impl Runtimes {
         }
         // Resolved outside the lock: `--version` may take seconds, and other kinds need not
         // wait for it. Two first calls racing both resolve; the first answer stored wins.
-        let mut info = resolve(config, kind);
+        let app = self
+            .app
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        let mut info = resolve(config, kind, app.as_deref());
         if !info.usable
             && let Some(major) = &config.managed_node
         {
@@ -147,7 +162,12 @@ impl Runtimes {
             return info;
         };
         let (version, problem) = if kind == RuntimeKind::Node {
-            match version_of(config, &path) {
+            let app = self
+                .app
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .clone();
+            match version_of(config, &path, app.as_deref()) {
                 Ok(version) => {
                     let problem = parse_version(&version)
                         .is_none_or(|found| found < MIN_NODE)
@@ -203,7 +223,7 @@ fn configured(config: &RuntimeConfig, kind: RuntimeKind) -> Option<&PathBuf> {
     }
 }
 
-fn resolve(config: &RuntimeConfig, kind: RuntimeKind) -> RuntimeInfo {
+fn resolve(config: &RuntimeConfig, kind: RuntimeKind, app: Option<&Path>) -> RuntimeInfo {
     let (looked_for, path, source) = match configured(config, kind) {
         Some(path) => (
             format!(
@@ -227,7 +247,7 @@ fn resolve(config: &RuntimeConfig, kind: RuntimeKind) -> RuntimeInfo {
     };
     let (version, problem) = match kind {
         RuntimeKind::Sh => (None, None),
-        _ => match version_of(config, &path) {
+        _ => match version_of(config, &path, app) {
             Ok(version) => {
                 let problem = minimum(kind).and_then(|(major, minor)| {
                     let found = parse_version(&version);
@@ -277,8 +297,46 @@ fn is_executable(path: &Path) -> bool {
         .is_ok_and(|metadata| metadata.is_file() && metadata.permissions().mode() & 0o111 != 0)
 }
 
+/// The identity of the binary `path` resolves to (`versions`); `None` for a script (its
+/// version follows its configuration, not its file) or a file that cannot be read.
+pub(crate) fn identity(path: &Path) -> Option<Identity> {
+    use std::os::unix::fs::MetadataExt as _;
+
+    let path = std::fs::canonicalize(path).ok()?;
+    let mut file = std::fs::File::open(&path).ok()?;
+    let mut magic = [0u8; 4];
+    file.read_exact(&mut magic).ok()?;
+    if &magic != ELF_MAGIC {
+        return None;
+    }
+    let metadata = file.metadata().ok()?;
+    let nanos = |seconds: i64, nanos: i64| i128::from(seconds) * 1_000_000_000 + i128::from(nanos);
+    Some(Identity {
+        path,
+        device: metadata.dev(),
+        inode: metadata.ino(),
+        size: metadata.len(),
+        modified_ns: nanos(metadata.mtime(), metadata.mtime_nsec()),
+        changed_ns: nanos(metadata.ctime(), metadata.ctime_nsec()),
+    })
+}
+
+/// `path`'s version: remembered in the app folder `app` for a binary whose file has not
+/// changed since, else asked.
+fn version_of(config: &RuntimeConfig, path: &Path, app: Option<&Path>) -> Result<String, String> {
+    let Some((app, identity)) = app.zip(identity(path)) else {
+        return ask_version(config, path);
+    };
+    if let Some(version) = versions::recall(app, &identity) {
+        return Ok(version);
+    }
+    let version = ask_version(config, path)?;
+    versions::remember(app, identity, &version);
+    Ok(version)
+}
+
 /// What `path --version` prints, as a bare version (`22.11.0`), within the deadline.
-fn version_of(config: &RuntimeConfig, path: &Path) -> Result<String, String> {
+fn ask_version(config: &RuntimeConfig, path: &Path) -> Result<String, String> {
     let mut command = Command::new(path);
     command
         .arg("--version")
