@@ -38,7 +38,8 @@ pub fn skills_binary() -> &'static Path {
             Some(other) => other,
         };
         let status = Command::new(env!("CARGO"))
-            .args(["build", "--quiet", "-p", "skills-cli", "--bin", "skills"])
+            // The command line and the sandbox helper it starts beside it.
+            .args(["build", "--quiet", "-p", "skills-cli", "--bins"])
             .args(["--profile", profile])
             .arg("--target-dir")
             .arg(target_dir)

@@ -643,8 +643,8 @@ fn build_skills(root: &Path) -> Result<PathBuf, Failure> {
         "--release",
         "-p",
         "skills-cli",
-        "--bin",
-        "skills",
+        // `skills` and `skills-sandbox`, the helper it starts in front of a sandboxed run.
+        "--bins",
         "--message-format=json-render-diagnostics",
     ]))
     .map_err(|message| {
@@ -670,8 +670,8 @@ fn build(root: &Path) -> Result<Tools, Failure> {
         "--release",
         "-p",
         "skills-cli",
-        "--bin",
-        "skills",
+        // `skills` and `skills-sandbox`, the helper it starts in front of a sandboxed run.
+        "--bins",
         "--message-format=json-render-diagnostics",
     ]))
     .map_err(|message| Failure::new(message, hint))?;

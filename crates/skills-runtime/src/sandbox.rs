@@ -36,12 +36,15 @@ mod isolate;
 mod linux;
 
 /// `argv[1]` of a helper invocation. No command line of the `skills` binary (or a sensible
-/// agent core) starts with it, so the dispatch cannot take an ordinary invocation.
-pub const MARKER: &str = "__skills-sandbox";
+/// agent core) starts with it, so the dispatch cannot take an ordinary invocation. Versioned
+/// with the protocol: a helper built before the two-stage boundary (issue 29) does not know
+/// this marker and takes the line for a command line it refuses, so it can never run a
+/// script with the older, fewer layers.
+pub const MARKER: &str = "__skills-sandbox-v2";
 
 /// `argv[1]` of the helper's init stage, which the outer stage starts as PID 1 of the run's
 /// namespace: `[INIT_MARKER, POLICY_JSON, HANDOFF_JSON, "--", INTERPRETER, ARGS...]`.
-pub(crate) const INIT_MARKER: &str = "__skills-sandbox-init";
+pub(crate) const INIT_MARKER: &str = "__skills-sandbox-v2-init";
 
 /// The helper's exit status when it refuses to exec (a policy it cannot enforce in full):
 /// distinct from any status the interpreter is likely to use, and the one `env` and `timeout`
@@ -71,8 +74,11 @@ const NULL_DEVICES: [&str; 2] = ["/dev/null", "/dev/zero"];
 /// Whether this process called [`sandbox_main`] (so its own executable can be the helper).
 static DISPATCHES: AtomicBool = AtomicBool::new(false);
 
-/// What the helper enforces, as the parent planned it: one JSON argv element.
+/// What the helper enforces, as the parent planned it: one JSON argv element. A field this
+/// helper does not know is refused, so a newer parent's restriction is never dropped by an
+/// older helper.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub(crate) struct Policy {
     /// The Landlock ABI whose rights are all handled; every one must be enforced.
     pub(crate) abi: u8,
@@ -89,6 +95,7 @@ pub(crate) struct Policy {
 
 /// What the outer stage tells the init stage, as one argv element after the policy.
 #[derive(Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub(crate) struct Handoff {
     /// The descriptor (inherited, not close-on-exec) the status line is written to.
     pub(crate) status_fd: i32,

@@ -173,7 +173,7 @@ fn assert_sees_nothing_outside(report: &Value) {
     for (pid, line) in report["seen"].as_object().unwrap() {
         let line = line.as_str().unwrap_or_default();
         assert!(
-            *pid == me || line.contains("__skills-sandbox-init"),
+            *pid == me || line.contains("__skills-sandbox-v2-init"),
             "the script sees process {pid} ({line}) outside its run: {report}"
         );
     }
@@ -632,7 +632,14 @@ fn without_user_namespaces_runs_are_refused_never_run_with_fewer_layers() {
     let script = format!("echo ran > '{}'", mark.display());
     let helper = without_user_namespaces(
         binary,
-        &["__skills-sandbox", &policy, "--", "/bin/sh", "-c", &script],
+        &[
+            "__skills-sandbox-v2",
+            &policy,
+            "--",
+            "/bin/sh",
+            "-c",
+            &script,
+        ],
         &tree.base,
     )
     .unwrap();

@@ -367,7 +367,14 @@ fn the_helper_refuses_a_policy_it_cannot_enforce_in_full() {
     let script = format!("echo ran > '{}'", mark.display());
     let helper = |policy: &str| {
         let output = Command::new(skills_tests::skills_binary())
-            .args(["__skills-sandbox", policy, "--", "/bin/sh", "-c", &script])
+            .args([
+                "__skills-sandbox-v2",
+                policy,
+                "--",
+                "/bin/sh",
+                "-c",
+                &script,
+            ])
             .output()
             .unwrap();
         (
@@ -392,6 +399,10 @@ fn the_helper_refuses_a_policy_it_cannot_enforce_in_full() {
         format!(
             r#"{{"abi":3,"write_dirs":["{dir}"],"write_files":[],"network":"allow","supervisor":1}}"#
         ),
+        // A restriction this helper does not know (a newer parent's) is never dropped.
+        format!(
+            r#"{{"abi":3,"write_dirs":["{dir}"],"write_files":[],"network":"allow","supervisor":{me},"forbid_more":true}}"#
+        ),
         "not json".to_owned(),
     ] {
         let (code, stderr) = helper(&policy);
@@ -400,6 +411,21 @@ fn the_helper_refuses_a_policy_it_cannot_enforce_in_full() {
         assert_eq!(stderr.lines().count(), 1, "{stderr}");
         assert!(!mark.exists(), "{policy} ran the command");
     }
+    // The marker of the protocol before the two-stage boundary is no helper line at all: the
+    // program takes it for a command line it does not know, and nothing runs.
+    let old = Command::new(skills_tests::skills_binary())
+        .args([
+            "__skills-sandbox",
+            r#"{"abi":3,"write_dirs":[],"write_files":[],"network":"allow"}"#,
+            "--",
+            "/bin/sh",
+            "-c",
+            &script,
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(old.status.code(), Some(2), "{old:?}");
+    assert!(!mark.exists(), "the old protocol ran the command");
     // A policy the kernel can enforce runs the command; one it cannot is refused by the
     // helper itself, whatever the parent decided.
     let (code, stderr) = helper(&format!(
@@ -505,7 +531,7 @@ fn from_abi_6_a_sandboxed_process_cannot_signal_one_outside_it() {
     );
     let output = Command::new(skills_tests::skills_binary())
         .args([
-            "__skills-sandbox",
+            "__skills-sandbox-v2",
             &format!(
                 r#"{{"abi":6,"write_dirs":[],"write_files":[],"network":"allow","supervisor":{}}}"#,
                 std::process::id()
