@@ -406,6 +406,7 @@ fn supervise(
     let mut marker_checked = started;
     let mut closed_at: Option<Instant> = None;
     let grace = Duration::from_millis(KILL_GRACE_MILLIS);
+    let exit = Exit::of(pid);
     loop {
         if ending.status.is_none() && exited_at.is_none() {
             match child.try_wait() {
@@ -475,16 +476,51 @@ fn supervise(
             Err(RecvTimeoutError::Disconnected) => {
                 open_readers = 0;
                 // Both streams are closed: the process is ending (or has closed them and
-                // goes on). Look again soon, so a run ends when its process does.
+                // goes on). Wait for its exit itself, so a run ends when its process does.
                 if exited_at.is_none() {
                     let closed = *closed_at.get_or_insert_with(Instant::now);
                     let quick = closed.elapsed() < SETTLE_FOR;
-                    std::thread::sleep(if quick { SETTLE } else { TICK });
+                    exit.wait(if quick { SETTLE } else { TICK });
                 }
             }
         }
     }
     ending
+}
+
+/// The child's exit, to wait on: its pidfd (readable the instant it exits), or a plain
+/// sleep where the kernel has none (before Linux 5.3).
+struct Exit(Option<std::os::fd::OwnedFd>);
+
+impl Exit {
+    fn of(pid: u32) -> Self {
+        let pidfd = i32::try_from(pid)
+            .ok()
+            .and_then(rustix::process::Pid::from_raw)
+            .and_then(|pid| {
+                rustix::process::pidfd_open(pid, rustix::process::PidfdFlags::empty()).ok()
+            });
+        Self(pidfd)
+    }
+
+    /// Returns when the child has exited or `most` has passed.
+    fn wait(&self, most: Duration) {
+        let Some(pidfd) = &self.0 else {
+            std::thread::sleep(most);
+            return;
+        };
+        let timeout = rustix::event::Timespec {
+            tv_sec: i64::try_from(most.as_secs()).unwrap_or(i64::MAX),
+            tv_nsec: i64::from(most.subsec_nanos()),
+        };
+        let mut fds = [rustix::event::PollFd::new(
+            pidfd,
+            rustix::event::PollFlags::IN,
+        )];
+        if rustix::event::poll(&mut fds, Some(&timeout)).is_err() {
+            std::thread::sleep(most);
+        }
+    }
 }
 
 /// The outcome of `ending`.
