@@ -79,9 +79,14 @@ struct Registry {
 }
 
 impl Inner {
-    fn unregister(&self, run_id: &str) -> Vec<String> {
+    fn unregister(&self, run_id: &str) {
         let mut registry = self.registry.lock().unwrap_or_else(PoisonError::into_inner);
         registry.runs.remove(run_id);
+    }
+
+    /// The runs registered now: their logs are never removed by retention.
+    fn running(&self) -> Vec<String> {
+        let registry = self.registry.lock().unwrap_or_else(PoisonError::into_inner);
         registry.runs.keys().cloned().collect()
     }
 }
@@ -158,12 +163,25 @@ impl Runtime {
             .spawn(move || {
                 let run_id = thread_id;
                 let runs = thread_runs;
+                // Older logs are pruned while the script runs, not after it: the newest logs
+                // and every registered run (this one included) are kept, and the run's end
+                // is not held up by a walk of the runs folder.
+                let retention = {
+                    let runs = runs.clone();
+                    let keep = inner.running();
+                    std::thread::Builder::new()
+                        .name("skills-run-retention".to_owned())
+                        .spawn(move || log::apply_retention(&runs, &keep))
+                };
                 let (outcome, error) =
                     process::execute(&prepared, &run_id, &runs, &thread_control, writer, &hooks);
                 thread_control.end();
-                let still_running = inner.unregister(&run_id);
+                inner.unregister(&run_id);
                 drop(runs.remove(&log::marker_name(&run_id)));
-                log::apply_retention(&runs, &still_running);
+                match retention {
+                    Ok(retention) => drop(retention.join()),
+                    Err(error) => tracing::warn!(%error, "could not start pruning old run logs"),
+                }
                 if let Some(notices) = &hooks.notices {
                     notices(&RunNotice::Finished {
                         run_id: run_id.clone(),
