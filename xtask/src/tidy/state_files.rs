@@ -63,6 +63,8 @@ pub(super) const STATE_NAMES: &[&str] = &[
     "INSTALL_RECORD",
     "PROVENANCE_FILE",
     "PROVENANCE",
+    "INTERPRETER_VERSIONS_FILE",
+    "INTERPRETER_VERSIONS",
     // The names themselves, in case a file spells one again instead of using its constant.
     "\"stamps.json\"",
     "\"trusted-workspaces.json\"",
@@ -70,6 +72,7 @@ pub(super) const STATE_NAMES: &[&str] = &[
     "\"skills-lock.json\"",
     "\".skills-install.lock\"",
     "\".skill-source.json\"",
+    "\"interpreters.json\"",
     "\".refresh.lock\"",
     "\"skill-registry\"",
     "\"npm-cache\"",
