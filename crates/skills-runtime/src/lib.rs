@@ -26,6 +26,7 @@ mod log;
 mod managed_node;
 mod npm;
 mod output;
+mod pid;
 mod prepare;
 mod process;
 mod runtimes;

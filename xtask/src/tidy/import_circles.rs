@@ -50,36 +50,8 @@ const KNOWN_CIRCLES: &[(&[&str], &str)] = &[
     ),
     (
         &[
-            "crates/skills-ops/src/discover/probe.rs",
-            "crates/skills-ops/src/discover/scan.rs",
-        ],
-        "being untangled",
-    ),
-    (
-        &[
-            "crates/skills-runtime/src/cancel.rs",
-            "crates/skills-runtime/src/log.rs",
-        ],
-        "being untangled",
-    ),
-    (
-        &[
             "crates/skills-runtime/src/prepare.rs",
             "crates/skills-runtime/src/runtimes.rs",
-        ],
-        "being untangled",
-    ),
-    (
-        &[
-            "crates/skills-types/src/config.rs",
-            "crates/skills-types/src/runtime.rs",
-        ],
-        "being untangled",
-    ),
-    (
-        &[
-            "crates/skills-types/src/run.rs",
-            "crates/skills-types/src/skill.rs",
         ],
         "being untangled",
     ),
