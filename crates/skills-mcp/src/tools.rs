@@ -274,23 +274,29 @@ fn answer(
             match service.execute_tool(&call) {
                 Ok(execution) => Ok(from_tool_result(&execution.result)),
                 // Not a tool of a skill (any more): as unknown as any other name.
-                Err(error @ Error::ToolNotFound { .. }) => Err(Failure::Protocol(to_mcp(&error))),
+                Err(error @ Error::ToolNotFound { .. }) => Err(unknown_tool(error.to_string())),
                 Err(error) => Err(error.into()),
             }
         }
-        unknown => Err(Failure::Protocol(ErrorData::new(
-            rmcp::model::ErrorCode::INVALID_PARAMS,
-            if scripts {
-                format!("no tool named '{unknown}'; `tools/list` names every tool")
-            } else {
-                format!(
-                    "no tool named '{unknown}' (this server was started with --no-scripts, \
-                     so it runs nothing)"
-                )
-            },
-            Some(json!({ "kind": "tool_not_found" })),
-        ))),
+        unknown => Err(unknown_tool(if scripts {
+            format!("no tool named '{unknown}'; `tools/list` names every tool")
+        } else {
+            format!(
+                "no tool named '{unknown}' (this server was started with --no-scripts, so it \
+                 runs nothing)"
+            )
+        })),
     }
+}
+
+/// A call of a tool this server does not offer: the protocol error MCP 2025-11-25 gives for
+/// it (Tools §Error Handling: "Unknown tools", code -32602), whose data carries the kind.
+fn unknown_tool(message: String) -> Failure {
+    Failure::Protocol(ErrorData::new(
+        rmcp::model::ErrorCode::INVALID_PARAMS,
+        message,
+        Some(json!({ "kind": "tool_not_found" })),
+    ))
 }
 
 fn run_script(
