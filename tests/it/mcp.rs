@@ -194,7 +194,10 @@ pub(crate) fn failure_kind(result: &CallToolResult) -> String {
         result.structured_content, None,
         "a failure promises no structured content: {result:?}"
     );
-    assert!(!text_of(result).is_empty(), "a failure says why: {result:?}");
+    assert!(
+        !text_of(result).is_empty(),
+        "a failure says why: {result:?}"
+    );
     result
         .meta
         .as_ref()
@@ -292,7 +295,10 @@ fn a_host_sees_the_catalog_and_calls_every_tool() {
         // `who` with a format of its own, `uint64` among the output schemas' numbers before).
         let mut formats = Vec::new();
         for listed in &tools {
-            formats_in(&Value::Object(listed.input_schema.as_ref().clone()), &mut formats);
+            formats_in(
+                &Value::Object(listed.input_schema.as_ref().clone()),
+                &mut formats,
+            );
             if let Some(output) = &listed.output_schema {
                 formats_in(&Value::Object(output.as_ref().clone()), &mut formats);
             }
@@ -632,7 +638,10 @@ fn every_uri_is_a_valid_url_and_reads_back_whatever_the_skill_is_named() {
     let tree = tree();
     converse(&tree, &["--no-scripts"], |client| async move {
         let listed = client.list_resources(None).await.unwrap().resources;
-        let uris: Vec<&str> = listed.iter().map(|resource| resource.uri.as_str()).collect();
+        let uris: Vec<&str> = listed
+            .iter()
+            .map(|resource| resource.uri.as_str())
+            .collect();
         assert!(
             uris.contains(&SPACED_URI) && uris.contains(&SPACED_FILE_URI),
             "{uris:?}"
@@ -649,7 +658,10 @@ fn every_uri_is_a_valid_url_and_reads_back_whatever_the_skill_is_named() {
             .unwrap();
         match &read.contents[..] {
             [ResourceContents::TextResourceContents { text, uri, .. }] => {
-                assert!(text.contains("Body of API Fuzzing for Bug Bounty."), "{text}");
+                assert!(
+                    text.contains("Body of API Fuzzing for Bug Bounty."),
+                    "{text}"
+                );
                 assert_eq!(uri, SPACED_URI, "the read names the URI asked for");
             }
             other => panic!("one text content was expected: {other:?}"),
@@ -678,9 +690,18 @@ fn every_uri_is_a_valid_url_and_reads_back_whatever_the_skill_is_named() {
         // Decoding opens no door: a decoded `/` or `..` in the path is judged by the safe
         // reader as what it spells, and in the name it is a name no skill has.
         for (uri, kind) in [
-            ("skill://API%20Fuzzing%20for%20Bug%20Bounty/..%2F..%2Fetc%2Fpasswd", "refused_path"),
-            ("skill://API%20Fuzzing%20for%20Bug%20Bounty/%2e%2e/weather/SKILL.md", "refused_path"),
-            ("skill://demo/references%2F..%2F..%2Fweather%2FSKILL.md", "refused_path"),
+            (
+                "skill://API%20Fuzzing%20for%20Bug%20Bounty/..%2F..%2Fetc%2Fpasswd",
+                "refused_path",
+            ),
+            (
+                "skill://API%20Fuzzing%20for%20Bug%20Bounty/%2e%2e/weather/SKILL.md",
+                "refused_path",
+            ),
+            (
+                "skill://demo/references%2F..%2F..%2Fweather%2FSKILL.md",
+                "refused_path",
+            ),
             ("skill://..%2F..%2Fetc/passwd", "not_found"),
             ("skill://demo%2F..%2Fweather/SKILL.md", "not_found"),
         ] {

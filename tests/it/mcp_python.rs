@@ -150,10 +150,7 @@ fn the_official_python_client_sees_the_catalog_tools_resources_and_prompts() {
     );
     assert_eq!(findings["spaced"]["uri"], SPACED_URI);
     let spaced = findings["spaced"]["text"].as_str().unwrap_or_default();
-    assert!(
-        spaced.contains(&format!("Body of {SPACED}.")),
-        "{spaced}"
-    );
+    assert!(spaced.contains(&format!("Body of {SPACED}.")), "{spaced}");
     for uri in ["skill://demo/SKILL.md", "skill://demo/assets/logo.png"] {
         assert!(resources.contains(&json!(uri)), "{uri} in {resources:?}");
     }

@@ -48,7 +48,12 @@ fn the_official_typescript_client_gets_tool_errors_valid_uris_and_no_format_warn
         Command::new("npm")
             .current_dir(&folder)
             .args(["install", "--ignore-scripts", "--no-audit", "--no-fund"])
-            .args(["--no-package-lock", "--prefer-offline", "--loglevel", "error"])
+            .args([
+                "--no-package-lock",
+                "--prefer-offline",
+                "--loglevel",
+                "error",
+            ])
             .args(["--fetch-retries", "1", "--fetch-timeout", "30000"])
             .arg(SDK),
         "`npm install`",
@@ -135,8 +140,7 @@ fn the_official_typescript_client_gets_tool_errors_valid_uris_and_no_format_warn
     );
     assert_eq!(findings["loaded_name"], "demo", "{findings}");
     assert_eq!(
-        findings["unknown_skill"]["isError"],
-        true,
+        findings["unknown_skill"]["isError"], true,
         "an unknown skill is a tool error the model reads: {findings}"
     );
     assert_eq!(findings["unknown_skill"]["kind"], "not_found", "{findings}");

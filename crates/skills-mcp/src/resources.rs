@@ -267,11 +267,10 @@ fn bundled(skill: &str, path: &str, size: u64) -> Resource {
 /// slashes.
 pub(crate) fn templates() -> Vec<ResourceTemplate> {
     vec![
-        ResourceTemplate::new(format!("{SCHEME}{{name}}/{{path}}"), "skill-file")
-            .with_description(
-                "A file bundled with a skill (references/..., assets/..., scripts/...), read \
+        ResourceTemplate::new(format!("{SCHEME}{{name}}/{{path}}"), "skill-file").with_description(
+            "A file bundled with a skill (references/..., assets/..., scripts/...), read \
                  through the safe reader: text as text, anything else as base64.",
-            ),
+        ),
     ]
 }
 
@@ -292,7 +291,9 @@ fn parse(uri: &str) -> Result<(String, String), ErrorData> {
         percent_decode_str(part)
             .decode_utf8()
             .map(std::borrow::Cow::into_owned)
-            .map_err(|_| errors::invalid(format!("the {what} of '{uri}' is not UTF-8 once decoded")))
+            .map_err(|_| {
+                errors::invalid(format!("the {what} of '{uri}' is not UTF-8 once decoded"))
+            })
     };
     Ok((decode(skill, "skill name")?, decode(path, "path")?))
 }
@@ -463,7 +464,10 @@ mod tests {
             skill_of("skill://API Fuzzing for Bug Bounty/SKILL.md").as_deref(),
             Some("API Fuzzing for Bug Bounty")
         );
-        assert!(parse("skill://%FF/SKILL.md").is_err(), "not UTF-8 once decoded");
+        assert!(
+            parse("skill://%FF/SKILL.md").is_err(),
+            "not UTF-8 once decoded"
+        );
     }
 
     #[test]

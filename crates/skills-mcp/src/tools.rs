@@ -362,11 +362,19 @@ fn failed(error: &Error, hint: Option<&str>) -> CallToolResult {
         ),
         _ => None,
     });
-    let text = match next {
-        Some(next) => format!("{error}. {next}"),
-        None => format!("{error}."),
-    };
-    with_kind(CallToolResult::error(vec![ContentBlock::text(text)]), error.kind())
+    let mut text = error.to_string();
+    // The error's sentence may end on its own question ("did you mean 'pdf-tools'?").
+    if !text.ends_with(['.', '?', '!']) {
+        text.push('.');
+    }
+    if let Some(next) = next {
+        text.push(' ');
+        text.push_str(next);
+    }
+    with_kind(
+        CallToolResult::error(vec![ContentBlock::text(text)]),
+        error.kind(),
+    )
 }
 
 /// `result` with the stable `kind` of its failure in `_meta`.
