@@ -13,7 +13,8 @@
 //! machine that installed the SDK once installs it again offline. When the npm registry cannot
 //! be reached, the test fails saying so: it is the one thing outside this machine it needs.
 //!
-//! POSIX only, like the Python client's test whose watchdog it shares.
+//! It runs on the machine's `node` (the SDK needs 18 or later). POSIX only, like the Python
+//! client's test whose watchdog it shares.
 #![cfg(unix)]
 
 use std::path::Path;
