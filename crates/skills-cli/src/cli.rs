@@ -840,12 +840,18 @@ pub(crate) struct ValidateArgs {
 pub(crate) enum ProfileArg {
     /// The agentskills.io specification, as its reference validator applies it.
     Agentskills,
-    /// What Claude Code, Codex and OpenCode load (unknown fields are warnings).
+    /// What `skills list` loads: only what keeps a skill out of the catalog is an error.
     Lenient,
     /// agentskills plus platforms, triggers, legacy fields and x-* keys.
     Openhuman,
     /// agentskills plus x-astron-* keys, package rules and compliance claims.
     Skillhub,
+    /// The fields and name rules Claude Code documents (disable-model-invocation, hooks, ...).
+    ClaudeCode,
+    /// The fields and name rules Codex documents (and its agents/openai.yaml).
+    Codex,
+    /// The fields and name rules OpenCode documents.
+    Opencode,
 }
 
 impl From<ProfileArg> for Profile {
@@ -855,6 +861,9 @@ impl From<ProfileArg> for Profile {
             ProfileArg::Lenient => Profile::Lenient,
             ProfileArg::Openhuman => Profile::Openhuman,
             ProfileArg::Skillhub => Profile::Skillhub,
+            ProfileArg::ClaudeCode => Profile::ClaudeCode,
+            ProfileArg::Codex => Profile::Codex,
+            ProfileArg::Opencode => Profile::Opencode,
         }
     }
 }

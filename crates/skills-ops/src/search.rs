@@ -64,7 +64,8 @@ const WRITER_BYTES: usize = 20_000_000;
 /// The most of a definition file read for its headings.
 const MAX_BODY_BYTES: u64 = 1024 * 1024;
 
-/// The skills that best match `query`, at most `limit` (1 to [`MAX_LIMIT`]), best first.
+/// The skills that best match `query`, at most `limit` (1 to [`MAX_LIMIT`]), best first. A
+/// skill started by name only ([`Skill::offered_to_model`]) is never among them.
 pub fn search(config: &SkillsConfig, query: &str, limit: usize) -> Result<Vec<SearchHit>, Error> {
     let catalog = discover(config)?;
     Searchable::open(config, &catalog)?.query(&catalog, query, limit)
@@ -283,8 +284,19 @@ impl Searchable {
                 .map(|word| (Occur::Should, word_query(fields, word)))
                 .collect(),
         );
+        // A skill started by name only is never in a result (results are what an agent is
+        // offered to choose from): the index holds it, so as many more are asked for as the
+        // catalog has, and it is passed over below.
+        let manual = catalog
+            .skills
+            .iter()
+            .filter(|skill| !skill.offered_to_model())
+            .count();
         let top = searcher
-            .search(&all, &TopDocs::with_limit(limit).order_by_score())
+            .search(
+                &all,
+                &TopDocs::with_limit(limit.saturating_add(manual)).order_by_score(),
+            )
             .map_err(|error| index_error(&error))?;
         // Which fields matched: each word of each field explained on its own (a term's
         // explanation is exact and cheap; a whole field's Boolean one is not always sound).
@@ -315,9 +327,13 @@ impl Searchable {
             else {
                 continue;
             };
-            let Some(skill) = skill_named(catalog, name) else {
+            let Some(skill) = skill_named(catalog, name).filter(|skill| skill.offered_to_model())
+            else {
                 continue;
             };
+            if hits.len() == limit {
+                break;
+            }
             let segment = searcher.segment_reader(address.segment_ord);
             let mut contributions: BTreeMap<&str, f32> = BTreeMap::new();
             for (weight, field) in &weights {

@@ -38,6 +38,13 @@ pub const WORKFLOW_TOML: &str = "workflow.toml";
 /// The oldest manifest form.
 pub const SKILL_JSON: &str = "skill.json";
 
+/// The folder of a skill holding one configuration file per product that reads the skill
+/// (Codex's `agents/openai.yaml`); none of it is shown to a model.
+pub const AGENTS_METADATA_DIR: &str = "agents";
+/// Codex's file in [`AGENTS_METADATA_DIR`]: its `interface`, `dependencies` and
+/// `policy.allow_implicit_invocation`, of which discovery reads the policy.
+pub const OPENAI_METADATA_FILE: &str = "openai.yaml";
+
 /// The provenance record an install writes into a skill folder (03 §Writing to disk).
 pub const PROVENANCE_FILE: &str = ".skill-source.json";
 /// The record of installed skills kept at a skill root. Not `skills-lock.json`: the vercel
