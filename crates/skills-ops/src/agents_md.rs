@@ -471,6 +471,22 @@ mod tests {
     }
 
     #[test]
+    fn a_skill_started_by_name_only_is_not_in_the_block() {
+        let mut skills = two();
+        skills[0].invocation = skills_types::skill::Invocation::Manual;
+        let text = block(&skills);
+        assert!(
+            !text.contains(&format!("<name>{}</name>", skills[0].name)),
+            "{text}"
+        );
+        assert!(
+            text.contains(&format!("<name>{}</name>", skills[1].name)),
+            "{text}"
+        );
+        assert_eq!(text.matches("<skill>").count(), 1);
+    }
+
+    #[test]
     fn block_snapshot() {
         insta::assert_snapshot!("agents_md_block", block(&two()));
     }

@@ -662,6 +662,29 @@ mod tests {
     }
 
     #[test]
+    fn a_skill_started_by_name_only_is_never_rendered() {
+        let mut skills = catalog();
+        skills[0].invocation = skills_types::skill::Invocation::Manual;
+        for format in [Format::Xml, Format::Markdown, Format::Json] {
+            let text = rendered(&skills, format);
+            assert!(!text.contains("csv-tools"), "{format:?}: {text}");
+            assert!(text.contains("pdf-tools"), "{format:?}: {text}");
+            // Neither a pin, a match nor a budget brings it back.
+            let mut options = RenderOptions::new(format).budget(10_000);
+            options.pinned = vec!["csv-tools".to_owned()];
+            let ranked = render_ranked(&skills, &options, &["csv-tools".to_owned()]);
+            assert!(
+                !ranked.text.contains("csv-tools"),
+                "{format:?}: {}",
+                ranked.text
+            );
+            assert!(ranked.matched.is_empty());
+            let report = ranked.budget.unwrap();
+            assert!(report.dropped.is_empty() && report.shortened.is_empty());
+        }
+    }
+
+    #[test]
     fn xml_snapshot() {
         insta::assert_snapshot!("xml", rendered(&catalog(), Format::Xml));
     }

@@ -744,6 +744,41 @@ mod tests {
     }
 
     #[test]
+    fn a_skill_started_by_name_only_is_never_a_result() {
+        let tree = Tree::new();
+        for index in 0..4 {
+            add(
+                &tree,
+                &format!("invoice-{index}"),
+                "Reads invoices and their totals.",
+                "# Invoices\n",
+            );
+        }
+        let manual = tree.home.join(".openhuman/skills/invoice-0/SKILL.md");
+        std::fs::write(
+            &manual,
+            "---\nname: invoice-0\ndescription: Reads invoices, invoices and invoice totals.\ndisable-model-invocation: true\n---\n# Invoices\n",
+        )
+        .unwrap();
+        let mut config = tree.config();
+        config.cache = true;
+        // The manual skill matches best, and the limit is still filled with the others.
+        let hits = search(&config, "invoice totals", 3).unwrap();
+        assert_eq!(
+            names(&hits),
+            ["invoice-1", "invoice-2", "invoice-3"],
+            "{hits:?}"
+        );
+        let catalog = discover(&config).unwrap();
+        let open = OpenIndex::default();
+        let hits = open
+            .search(&config, &catalog, 1, "invoice totals", 10)
+            .unwrap();
+        assert!(!names(&hits).contains(&"invoice-0"), "{hits:?}");
+        assert_eq!(hits.len(), 3);
+    }
+
+    #[test]
     fn query_words_are_stemmed_and_never_syntax() {
         let found = words("What's the +best way to OCR scanned tables? title:AND -x");
         assert!(
