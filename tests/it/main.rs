@@ -9,6 +9,7 @@ mod agent_json;
 mod app_dir;
 mod discovery;
 mod docs;
+mod hosts;
 mod hubs;
 mod install;
 mod manage;
