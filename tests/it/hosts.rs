@@ -20,9 +20,12 @@ fn fixtures(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(name)
 }
 
-/// `skills validate --recursive --json --profile PROFILE PATH`: the exit status and, per
-/// skill folder (relative to `path`), whether it is valid and its error codes.
-fn validate(profile: &str, path: &Path) -> (Option<i32>, BTreeMap<String, (bool, Vec<String>)>) {
+/// Per skill folder (relative to the path validated): whether it is valid, and its error codes.
+type Verdicts = BTreeMap<String, (bool, Vec<String>)>;
+
+/// `skills validate --recursive --json --profile PROFILE PATH`: the exit status and the
+/// verdicts.
+fn validate(profile: &str, path: &Path) -> (Option<i32>, Verdicts) {
     let output = skills()
         .args(["validate", "--recursive", "--json", "--profile", profile])
         .arg(path)
