@@ -135,8 +135,9 @@ impl Rules<'_> {
         }
         let mut others: Vec<char> = name
             .chars()
+            // An ASCII capital is `name-not-lowercase` alone: lowercasing fixes it.
             .filter(|c| !(c.is_ascii_lowercase() || c.is_ascii_digit() || *c == '-'))
-            .filter(|c| !c.is_uppercase())
+            .filter(|c| !c.is_ascii_uppercase())
             .collect();
         if !others.is_empty() {
             others.dedup();
@@ -464,9 +465,10 @@ impl Rules<'_> {
                 ),
             ));
         }
-        if name.chars().any(|c| {
-            !(c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c.is_uppercase())
-        }) {
+        if name
+            .chars()
+            .any(|c| !(c.is_ascii_alphanumeric() || c == '-'))
+        {
             problems.push((
                 DiagnosticCode::NameInvalidCharacters,
                 format!(

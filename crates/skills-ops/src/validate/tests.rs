@@ -477,6 +477,13 @@ fn host_profiles_take_the_fields_and_names_their_hosts_document() {
         )
         .profile(Profile::ClaudeCode),
         case(
+            "a capital that is not ASCII is not only a case problem",
+            "дата",
+            "name: Дата\ndescription: d\n",
+            &[(E, NameNotLowercase), (E, NameInvalidCharacters)],
+        )
+        .profile(Profile::ClaudeCode),
+        case(
             "Claude Code documents no top-level version",
             "pdf-tools",
             &format!("{BASE}version: 0.1.0\n"),
@@ -594,6 +601,18 @@ fn host_profiles_take_the_fields_and_names_their_hosts_document() {
             "дата",
             "name: дата\ndescription: d\n",
             &[(E, NameInvalidCharacters)],
+        )
+        .profile(Profile::Opencode),
+        case(
+            "OpenCode's separators",
+            "pdf--tools-",
+            "name: PDF--tools-\ndescription: d\n",
+            &[
+                (E, NameNotLowercase),
+                (E, NameLeadingTrailingHyphen),
+                (E, NameConsecutiveHyphens),
+                (E, NameDirectoryMismatch),
+            ],
         )
         .profile(Profile::Opencode),
         case(
