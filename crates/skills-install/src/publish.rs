@@ -24,8 +24,8 @@ use std::path::{Path, PathBuf};
 use skills_types::files::{PROVENANCE_FILE, SKILL_MD, is_excluded_dir_name};
 use skills_types::limits::{MAX_RELATIVE_PATH_COMPONENTS, PackageLimits};
 use skills_types::publish::{
-    ARCHIVE_EXTENSION, ARCHIVE_FILE_MODE, ARCHIVE_MTIME, ArtifactKind, INDEX_FILE, IndexEntry,
-    Outcome, Refused, Request, WELL_KNOWN_DIR,
+    ARCHIVE_EXTENSION, ARCHIVE_FILE_MODE, ARCHIVE_MTIME, ArtifactKind, IndexEntry, Outcome,
+    Refused, Request,
 };
 use skills_types::validate::{Options, Profile, Report};
 use skills_types::{Error, Frontmatter};
@@ -90,16 +90,7 @@ pub fn publish(request: &Request) -> Result<Outcome, Error> {
         }
     }
     if artifacts.is_empty() {
-        // Every skill was refused: there is nothing to publish, and an index without them
-        // would take every skill off the site, so nothing is written.
-        return Ok(Outcome {
-            index: request.out.join(WELL_KNOWN_DIR).join(INDEX_FILE),
-            skills: Vec::new(),
-            snapshots: Vec::new(),
-            changed: false,
-            warnings,
-            refused,
-        });
+        return Ok(site::untouched(&request.out, warnings, refused));
     }
     site::write(&request.out, artifacts, warnings, refused)
 }

@@ -119,6 +119,33 @@ pub(super) fn write(
     })
 }
 
+/// The outcome when every skill was refused: nothing is written (an index without them would
+/// only take skills off the site), and each refused skill the site's index lists is `kept`,
+/// since the site goes on serving it. An index that cannot be read marks none.
+pub(super) fn untouched(out: &Path, warnings: Vec<String>, mut refused: Vec<Refused>) -> Outcome {
+    let folder = out.join(WELL_KNOWN_DIR);
+    let published: Option<Index> =
+        skills_ops::reader::read_bytes_beneath(&folder, INDEX_FILE, MAX_SITE_FILE_BYTES)
+            .ok()
+            .and_then(|read| serde_json::from_slice(&read.data).ok());
+    for refusal in &mut refused {
+        refusal.kept = published.as_ref().is_some_and(|index| {
+            index
+                .skills
+                .iter()
+                .any(|entry| Some(&entry.name) == refusal.name.as_ref())
+        });
+    }
+    Outcome {
+        index: folder.join(INDEX_FILE),
+        skills: Vec::new(),
+        snapshots: Vec::new(),
+        changed: false,
+        warnings,
+        refused,
+    }
+}
+
 fn not_a_real_folder(path: &Path) -> Error {
     Error::InvalidInput(format!(
         "{} is not a folder (a symbolic link or a file); publish writes only into real folders \

@@ -656,9 +656,20 @@ fn keep_going_with_every_skill_refused_writes_nothing() {
     skill(&skills, "notes", None, "Take notes.", &[]);
     too_long(&skills);
     let site = root.path().join("site");
-    let outcome = publish(&Request::new(vec![skills], &site).keep_going(true)).unwrap();
+    let outcome = publish(&Request::new(vec![skills.clone()], &site).keep_going(true)).unwrap();
     assert!(!outcome.changed);
     assert!(outcome.skills.is_empty());
     assert_eq!(outcome.refused.len(), 1);
+    assert!(!outcome.refused[0].kept, "there is no site");
     assert!(!site.exists(), "nothing is written");
+
+    // A site that publishes it goes on serving it, untouched.
+    skill(&skills, "notes", None, "Take notes.", &[]);
+    publish(&Request::new(vec![skills.clone()], &site)).unwrap();
+    let before = tree(&site);
+    too_long(&skills);
+    let outcome = publish(&Request::new(vec![skills], &site).keep_going(true)).unwrap();
+    assert!(!outcome.changed);
+    assert!(outcome.refused[0].kept, "{:?}", outcome.refused);
+    assert_eq!(tree(&site), before);
 }
