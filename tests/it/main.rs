@@ -9,6 +9,7 @@ mod agent_json;
 mod app_dir;
 mod discovery;
 mod docs;
+mod home;
 mod hosts;
 mod hubs;
 mod install;

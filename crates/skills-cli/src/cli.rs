@@ -817,6 +817,11 @@ pub(crate) struct PublishArgs {
     /// .well-known/agent-skills/ folder is written.
     #[arg(long, value_name = "SITE")]
     pub(crate) out: PathBuf,
+    /// Publish the skills that pass and list the others with why (exit status 1 when any is
+    /// refused), instead of writing nothing when one fails. A refused skill the site already
+    /// publishes keeps its earlier copy there.
+    #[arg(long)]
+    pub(crate) keep_going: bool,
 }
 
 #[derive(Debug, Args)]

@@ -41,6 +41,8 @@ const _: fn(
 
 const _: fn(&skills::publish::Request) -> Result<skills::publish::Outcome, Error> =
     skills::publish::publish;
+const _: fn(skills::publish::Request, bool) -> skills::publish::Request =
+    skills::publish::Request::keep_going;
 
 const _: fn(SkillsConfig) -> Skills = Skills::new;
 const _: fn(&Skills) -> &SkillsConfig = Skills::config;
