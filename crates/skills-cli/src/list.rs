@@ -151,17 +151,7 @@ fn print_notes(listing: &Listing, skills: &skills::Skills, quiet: bool) {
         .filter(|diagnostic| diagnostic.severity >= Severity::Warning)
         .collect();
     for diagnostic in findings.iter().take(SHOWN_FINDINGS) {
-        let path = diagnostic
-            .path
-            .as_ref()
-            .map(|path| format!(" {}", output::shown_path(path)))
-            .unwrap_or_default();
-        eprintln!(
-            "{WARNING}{}{WARNING:#}{DIM}[{}]{DIM:#}{path}: {}",
-            diagnostic.severity,
-            diagnostic.code,
-            output::shown(&diagnostic.message)
-        );
+        eprintln!("{}", output::diagnostic_line(diagnostic));
     }
     if findings.len() > SHOWN_FINDINGS {
         eprintln!(

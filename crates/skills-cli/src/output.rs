@@ -138,6 +138,40 @@ pub(crate) fn print_error(message: &str, hint: Option<&str>) {
     }
 }
 
+/// A diagnostic as `list` prints it under its table: `error[invalid-config] PATH: message`.
+pub(crate) fn diagnostic_line(diagnostic: &skills::Diagnostic) -> String {
+    let path = diagnostic
+        .path
+        .as_ref()
+        .map(|path| format!(" {}", shown_path(path)))
+        .unwrap_or_default();
+    format!(
+        "{WARNING}{}{WARNING:#}{DIM}[{}]{DIM:#}{path}: {}",
+        diagnostic.severity,
+        diagnostic.code,
+        shown(&diagnostic.message)
+    )
+}
+
+/// The problems of the configuration files, on stderr the way `list` prints them, for a
+/// command that uses their settings (`runtimes`, `tools`, `setup`, `run`, `test`): a value that
+/// means nothing (`[runtime] sandbox = "of"`) is said wherever it matters, not only by `list`.
+pub(crate) fn print_settings_problems(skills: &skills::Skills) {
+    for diagnostic in skills.settings_diagnostics() {
+        if diagnostic.severity >= skills::Severity::Warning {
+            eprintln!("{}", diagnostic_line(&diagnostic));
+        }
+    }
+}
+
+/// The hints of a failed run (which rule refused what, what is missing, and what allows
+/// it), on stderr under the script's own output.
+pub(crate) fn print_run_hints(hints: &[skills::run::RunHint]) {
+    for hint in hints {
+        eprintln!("{DIM}hint{DIM:#}: {}", shown(&hint.message));
+    }
+}
+
 /// A warning line on stderr, sanitised.
 pub(crate) fn warn(message: &str) {
     eprintln!("{WARNING}warning{WARNING:#}: {}", shown(message));

@@ -45,6 +45,12 @@ pub(crate) fn run(global: &Global, args: &RunArgs) -> Exit {
         Err(message) => return output::usage(global, &message),
     };
     let running = interrupt::watch(signals, &skills);
+    output::print_settings_problems(&skills);
+    if args.setup
+        && let Err(exit) = crate::setup::before_run(global, &skills, &args.name, args.yes)
+    {
+        return exit;
+    }
     let target = match (&args.script, &args.code, args.lang) {
         _ if args.npm.is_some() => RunTarget::Npm {
             args: args.npm.clone().unwrap_or_default(),
@@ -99,7 +105,12 @@ pub(crate) fn run(global: &Global, args: &RunArgs) -> Exit {
 fn finished(global: &Global, outcome: &RunOutcome) -> Exit {
     if global.json {
         output::print_json(outcome);
-    } else if !global.quiet {
+    } else {
+        // What the run ran into that the user can fix: said even with --quiet, which keeps
+        // problems.
+        output::print_run_hints(&outcome.hints);
+    }
+    if !global.json && !global.quiet {
         let ending = if outcome.timed_out {
             Some("the run was stopped at its deadline".to_owned())
         } else if outcome.cancelled {
@@ -169,7 +180,7 @@ pub(crate) fn ask(skill: &str, reason: &str) -> bool {
 /// The sink that prints a run's output as it arrives: each stream to the same stream of
 /// this process, raw into a pipe or file, sanitised onto a terminal (see the module
 /// documentation). Flushed per chunk, so a script's prompt without a line feed shows.
-fn live_output() -> RunSink {
+pub(crate) fn live_output() -> RunSink {
     let terminal = Terminals::now();
     // The runtime reads the two streams on two threads; one lock keeps a chunk whole.
     let order = Mutex::new(());
