@@ -70,18 +70,15 @@ const NETWORK_ERRORS: [&str; 4] = [
     "errno 13",
     "operation not permitted",
 ];
-/// ... next to a word of the network ...
-const NETWORK_WORDS: [&str; 9] = [
-    "connect",
-    "socket",
-    "connection",
-    "urlopen",
-    "bind",
-    "getaddrinfo",
-    "resolve",
-    "fetch",
-    "http",
+/// ... with a word of the network on its line, or (when the line names no path) in the
+/// traceback that ends in it (the [`NETWORK_CONTEXT`] lines before) (Python's frames name `socket.py` and `create_connection`,
+/// Node's error says `connect EACCES`) ...
+const NETWORK_WORDS: [&str; 10] = [
+    "connect", "socket", "urlopen", "urllib", "bind", "getaddrinfo", "resolve", "fetch", "http",
+    "request",
 ];
+/// How many lines before an error its traceback is looked at.
+const NETWORK_CONTEXT: usize = 40;
 /// ... or a name lookup that could not even start.
 const LOOKUP_ERRORS: [&str; 4] = [
     "temporary failure in name resolution",
@@ -131,10 +128,16 @@ fn write_refusals(
     let mut seen: Vec<PathBuf> = Vec::new();
     for line in lines {
         let lower = line.to_lowercase();
-        let Some((_, layer)) = WRITE_ERRORS.iter().find(|(error, _)| lower.contains(error)) else {
+        let Some((error, layer)) = WRITE_ERRORS.iter().find(|(error, _)| lower.contains(error))
+        else {
             continue;
         };
-        for candidate in paths_in(line) {
+        // A connection's error names a URL path, not a file.
+        if NETWORK_WORDS.iter().any(|word| lower.contains(word)) {
+            continue;
+        }
+        let before = lower.find(error).unwrap_or(lower.len());
+        for candidate in refused_paths(line, before) {
             let Some(path) = absolute(&candidate, &prepared.cwd, home.as_deref()) else {
                 continue;
             };
@@ -218,12 +221,7 @@ fn write_hint(prepared: &Prepared, mode: SandboxMode, path: &Path, layer: &str) 
 /// A hint when the error output shows a connection or a name lookup the network rule
 /// refused.
 fn network_refusal(prepared: &Prepared, lines: &[&str]) -> Option<RunHint> {
-    let line = lines.iter().find(|line| {
-        let lower = line.to_lowercase();
-        (NETWORK_ERRORS.iter().any(|error| lower.contains(error))
-            && NETWORK_WORDS.iter().any(|word| lower.contains(word)))
-            || LOOKUP_ERRORS.iter().any(|error| lower.contains(error))
-    })?;
+    let line = lines[refused_connection(lines)?];
     let key = prepared.network_key;
     let file = home_config_file_of(prepared);
     let remedy = format!("[runtime] {key} = \"allow\"");
@@ -245,6 +243,23 @@ fn network_refusal(prepared: &Prepared, lines: &[&str]) -> Option<RunHint> {
         ),
         Some(remedy),
     ))
+}
+
+/// The line of `lines` that shows a refused connection or name lookup, if one does.
+fn refused_connection(lines: &[&str]) -> Option<usize> {
+    let lower: Vec<String> = lines.iter().map(|line| line.to_lowercase()).collect();
+    let networky = |text: &String| NETWORK_WORDS.iter().any(|word| text.contains(word));
+    (0..lines.len()).find(|&index| {
+        let line = &lower[index];
+        // A line that names a path and no network is a file's error, not a socket's.
+        let refused = NETWORK_ERRORS.iter().any(|error| line.contains(error))
+            && (networky(line)
+                || (paths_in(lines[index]).is_empty()
+                    && lower[index.saturating_sub(NETWORK_CONTEXT)..=index]
+                        .iter()
+                        .any(networky)));
+        refused || LOOKUP_ERRORS.iter().any(|error| line.contains(error))
+    })
 }
 
 /// A module a script imports and does not find.
@@ -406,7 +421,7 @@ fn not_set_up(
             format!(
                 "the script needs {what}, which the skill declares and which is not installed \
                  for it: `{setup}` installs the skill's dependencies into its own environment \
-                 (or `skills run ... --setup` before a run)"
+                 (`--setup` on a run does it first)"
             ),
             Some(setup.to_owned()),
         );
@@ -432,9 +447,40 @@ fn not_set_up(
     )
 }
 
+/// The paths a line with a refused write names, the error at byte `error`: the quoted ones
+/// (Python's `...: '/x'`, Node's `open '/x'`, coreutils' `'/x'` or `‘/x’`), else the last
+/// unquoted one before the error (the shells' `cannot create /x: Read-only file system`,
+/// where the script's own path starts the line).
+fn refused_paths(line: &str, error: usize) -> Vec<String> {
+    let quoted = quoted_paths(line);
+    if !quoted.is_empty() {
+        return quoted;
+    }
+    let head = line.get(..error).unwrap_or(line);
+    head.split_whitespace()
+        .map(|word| word.trim_end_matches([':', ',', ';', ')']))
+        .filter(|word| word.starts_with('/') && word.len() > 1)
+        .last()
+        .map(str::to_owned)
+        .into_iter()
+        .collect()
+}
+
 /// The paths a line of error output names: quoted (any of the quotes programs use), or
 /// unquoted words that start with `/`.
 fn paths_in(line: &str) -> Vec<String> {
+    let mut found = quoted_paths(line);
+    for word in line.split_whitespace() {
+        let word = word.trim_end_matches([':', ',', '.', ')', ';']);
+        if word.starts_with('/') && word.len() > 1 && !found.iter().any(|known| known == word) {
+            found.push(word.to_owned());
+        }
+    }
+    found
+}
+
+/// The quoted texts of a line that can be paths.
+fn quoted_paths(line: &str) -> Vec<String> {
     let mut found = Vec::new();
     for (open, close) in [('\'', '\''), ('"', '"'), ('‘', '’'), ('“', '”')] {
         let mut rest = line;
@@ -448,12 +494,6 @@ fn paths_in(line: &str) -> Vec<String> {
                 found.push(quoted.to_owned());
             }
             rest = &after[end + close.len_utf8()..];
-        }
-    }
-    for word in line.split_whitespace() {
-        let word = word.trim_end_matches([':', ',', '.', ')', ';']);
-        if word.starts_with('/') && word.len() > 1 && !found.iter().any(|known| known == word) {
-            found.push(word.to_owned());
         }
     }
     found
@@ -512,23 +552,16 @@ fn resolved(path: &Path) -> PathBuf {
 
 /// Whether this (unconfined) process may write `path`: the file itself when it exists (and
 /// read it: a file the user cannot read failed to open for another reason than the sandbox,
-/// which never refuses a read), else the nearest folder above it that exists (where it would
-/// be created).
+/// which never refuses a read), else the folder it would be created in, which must exist (a
+/// program creates a file or a folder in one that exists; a path below a missing folder
+/// failed for that reason).
 fn user_may_write(path: &Path) -> bool {
     use rustix::fs::{Access, access};
     if std::fs::symlink_metadata(path).is_ok() {
         return access(path, Access::READ_OK | Access::WRITE_OK).is_ok();
     }
-    let mut at = path;
-    loop {
-        if std::fs::symlink_metadata(at).is_ok() {
-            return access(at, Access::WRITE_OK).is_ok();
-        }
-        match at.parent() {
-            Some(parent) => at = parent,
-            None => return false,
-        }
-    }
+    path.parent()
+        .is_some_and(|parent| parent.is_dir() && access(parent, Access::WRITE_OK).is_ok())
 }
 
 fn home_config_file_of(prepared: &Prepared) -> PathBuf {
@@ -603,6 +636,26 @@ mod tests {
     }
 
     #[test]
+    fn a_refused_write_names_the_path_next_to_its_error() {
+        let refused = |line: &str| {
+            let at = line.to_lowercase().find("read-only file system").unwrap();
+            refused_paths(line, at)
+        };
+        assert_eq!(
+            refused("/s/scripts/write.sh: 1: cannot create /srv/out/x: Read-only file system"),
+            ["/srv/out/x"]
+        );
+        assert_eq!(
+            refused("bash: line 1: /srv/out/x: Read-only file system"),
+            ["/srv/out/x"]
+        );
+        assert_eq!(
+            refused("OSError: [Errno 30] Read-only file system: '/srv/out/x'"),
+            ["/srv/out/x"]
+        );
+    }
+
+    #[test]
     fn paths_are_made_absolute_against_the_working_folder_and_home() {
         let cwd = Path::new("/work/space");
         let home = Some(Path::new("/home/me"));
@@ -641,6 +694,30 @@ mod tests {
         assert_eq!(read("Error: Cannot find module './helper'"), None);
         assert_eq!(read("Error: Cannot find module '/s/scripts/x.js'"), None);
         assert_eq!(read("everything is fine"), None);
+    }
+
+    #[test]
+    fn refused_connections_are_told_from_refused_files() {
+        let python = [
+            "Traceback (most recent call last):",
+            "  File \"/s/scripts/connect.py\", line 2, in <module>",
+            "    socket.create_connection(('127.0.0.1', 80))",
+            "  File \"/usr/lib/python3.11/socket.py\", line 851, in create_connection",
+            "PermissionError: [Errno 13] Permission denied",
+        ];
+        assert_eq!(refused_connection(&python), Some(4));
+        let pip = ["WARNING: Could not fetch URL http://127.0.0.1:1/simple/pypdf/: connection error: (Caused by NewConnectionError('...: Failed to establish a new connection: [Errno 13] Permission denied')) - skipping"];
+        assert_eq!(refused_connection(&pip), Some(0));
+        let node = ["Error: connect EACCES 127.0.0.1:8080"];
+        assert_eq!(refused_connection(&node), Some(0));
+        let lookup = ["socket.gaierror: [Errno -3] Temporary failure in name resolution"];
+        assert_eq!(refused_connection(&lookup), Some(0));
+        let file = [
+            "  File \"/s/scripts/save.py\", line 3, in save",
+            "PermissionError: [Errno 13] Permission denied: '/srv/out/x.txt'",
+        ];
+        assert_eq!(refused_connection(&file), None);
+        assert_eq!(refused_connection(&["it failed"]), None);
     }
 
     #[test]

@@ -1182,9 +1182,24 @@ mod tests {
             sandbox: SandboxMode::Off,
             network: NetworkMode::Allow,
             note: None,
+            hints: Vec::new(),
         };
         assert_eq!(outcome.exit_status(), 3);
         assert!(outcome.to_tool_result().is_error);
+        // A hint reaches the model with the rest of the run.
+        outcome.hints.push(RunHint::new(
+            RunHintKind::MissingModule,
+            "pypdf",
+            "the script needs the Python module 'pypdf'",
+            Some("skills setup pdf".to_owned()),
+        ));
+        assert!(
+            outcome
+                .text_for_model()
+                .ends_with("[the script exited with status 3]\n[hint: the script needs the Python module 'pypdf']"),
+            "{}",
+            outcome.text_for_model()
+        );
         outcome.timed_out = true;
         outcome.status = RunStatus::TimedOut;
         assert_eq!(outcome.exit_status(), 124);
