@@ -260,6 +260,11 @@ fn run_script(
         text.push_str("\nstderr:\n");
         text.push_str(&outcome.stderr);
     }
+    // What the run ran into that the user can fix (a sandbox refusal, a missing module),
+    // for the model to pass on.
+    for hint in &outcome.hints {
+        text.push_str(&format!("\nhint: {}", hint.message));
+    }
     let structured = serde_json::to_value(&outcome).unwrap_or_default();
     let mut result = success(text, structured);
     result.is_error = Some(outcome.status != RunStatus::Succeeded);

@@ -74,7 +74,15 @@ const NETWORK_ERRORS: [&str; 4] = [
 /// traceback that ends in it (the [`NETWORK_CONTEXT`] lines before) (Python's frames name `socket.py` and `create_connection`,
 /// Node's error says `connect EACCES`) ...
 const NETWORK_WORDS: [&str; 10] = [
-    "connect", "socket", "urlopen", "urllib", "bind", "getaddrinfo", "resolve", "fetch", "http",
+    "connect",
+    "socket",
+    "urlopen",
+    "urllib",
+    "bind",
+    "getaddrinfo",
+    "resolve",
+    "fetch",
+    "http",
     "request",
 ];
 /// How many lines before an error its traceback is looked at.
@@ -459,8 +467,7 @@ fn refused_paths(line: &str, error: usize) -> Vec<String> {
     let head = line.get(..error).unwrap_or(line);
     head.split_whitespace()
         .map(|word| word.trim_end_matches([':', ',', ';', ')']))
-        .filter(|word| word.starts_with('/') && word.len() > 1)
-        .last()
+        .rfind(|word| word.starts_with('/') && word.len() > 1)
         .map(str::to_owned)
         .into_iter()
         .collect()
@@ -706,7 +713,9 @@ mod tests {
             "PermissionError: [Errno 13] Permission denied",
         ];
         assert_eq!(refused_connection(&python), Some(4));
-        let pip = ["WARNING: Could not fetch URL http://127.0.0.1:1/simple/pypdf/: connection error: (Caused by NewConnectionError('...: Failed to establish a new connection: [Errno 13] Permission denied')) - skipping"];
+        let pip = [
+            "WARNING: Could not fetch URL http://127.0.0.1:1/simple/pypdf/: connection error: (Caused by NewConnectionError('...: Failed to establish a new connection: [Errno 13] Permission denied')) - skipping",
+        ];
         assert_eq!(refused_connection(&pip), Some(0));
         let node = ["Error: connect EACCES 127.0.0.1:8080"];
         assert_eq!(refused_connection(&node), Some(0));

@@ -254,10 +254,11 @@ pub(crate) fn setup(
     // that starts from here on.
     if let Ok(entries) = folder.entries() {
         for entry in entries {
-            if entry.name != env_name && environment::is_env_name(&entry.name) {
-                if let Err(error) = folder.remove_tree(&entry.name) {
-                    tracing::warn!(path = %folder.join(&entry.name).display(), %error, "could not remove an older environment");
-                }
+            if entry.name != env_name
+                && environment::is_env_name(&entry.name)
+                && let Err(error) = folder.remove_tree(&entry.name)
+            {
+                tracing::warn!(path = %folder.join(&entry.name).display(), %error, "could not remove an older environment");
             }
         }
     }

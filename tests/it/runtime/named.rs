@@ -62,7 +62,10 @@ fn document(run: &Run) -> Value {
 
 /// The hints of a run's JSON outcome.
 fn hints(run: &Run) -> Vec<Value> {
-    document(&run)["hints"].as_array().cloned().unwrap_or_default()
+    document(run)["hints"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
 }
 
 /// The path as the sandbox's rules see it (the test's temporary folder may sit below a link).
@@ -91,10 +94,7 @@ fn a_refused_write_names_the_rule_and_the_setting_that_allows_it() {
             return;
         }
         // Python exits 1, `sh` 2 for a redirection it could not make.
-        assert!(
-            matches!(refused.code, Some(1 | 2)),
-            "{script}: {refused:?}"
-        );
+        assert!(matches!(refused.code, Some(1 | 2)), "{script}: {refused:?}");
         assert!(!target.exists(), "{script} wrote outside the workspace");
         let hints = hints(&refused);
         assert_eq!(hints.len(), 1, "{script}: {hints:?}");
@@ -115,10 +115,18 @@ fn a_refused_write_names_the_rule_and_the_setting_that_allows_it() {
         );
     }
     // The human form says it under the script's own error.
-    let shown = tree.run(&["run", SKILL, "scripts/write.py", "--", &target.display().to_string()]);
+    let shown = tree.run(&[
+        "run",
+        SKILL,
+        "scripts/write.py",
+        "--",
+        &target.display().to_string(),
+    ]);
     assert!(shown.stderr.contains("Read-only file system"), "{shown:?}");
     assert!(
-        shown.stderr.contains("hint: the sandbox refused to let the script write"),
+        shown
+            .stderr
+            .contains("hint: the sandbox refused to let the script write"),
         "{shown:?}"
     );
 
@@ -151,7 +159,10 @@ fn a_refused_write_names_the_rule_and_the_setting_that_allows_it() {
     tree.user_config("[runtime]\nwritable = [\"~/missing\"]\n");
     let missing = run(&tree, "scripts/write.py", &[&note.display().to_string()]);
     assert_eq!(error_kind(&missing), "config_invalid", "{missing:?}");
-    assert!(missing.stderr.contains("`[runtime] writable` names"), "{missing:?}");
+    assert!(
+        missing.stderr.contains("`[runtime] writable` names"),
+        "{missing:?}"
+    );
 }
 
 #[test]
@@ -173,7 +184,11 @@ fn a_workspace_may_drop_writable_folders_but_never_add_one() {
         ),
     );
     tree.trust();
-    let first = run(&tree, "scripts/write.py", &[&out.join("a").display().to_string()]);
+    let first = run(
+        &tree,
+        "scripts/write.py",
+        &[&out.join("a").display().to_string()],
+    );
     if refused_here(&first) {
         return;
     }
@@ -188,7 +203,9 @@ fn a_workspace_may_drop_writable_folders_but_never_add_one() {
     }
     // And the command says what it ignored, as `list` does.
     assert!(
-        first.stderr.contains("[runtime] writable in the workspace's")
+        first
+            .stderr
+            .contains("[runtime] writable in the workspace's")
             && first.stderr.contains("is ignored"),
         "{first:?}"
     );

@@ -109,7 +109,10 @@ fn pdf_lab(script: &str, requirements: Option<&str>, config: &str) -> (Tree, Pat
         files.push(("requirements.txt", requirements));
     }
     let dir = add_skill(&tree, Place::UserOpenhuman, PDF, &files, None);
-    tree.write(&dir.join("forms.md"), "# Filling forms\n\nRun the check first.\n");
+    tree.write(
+        &dir.join("forms.md"),
+        "# Filling forms\n\nRun the check first.\n",
+    );
     tree.write(
         &tree.workspace.join("form.pdf"),
         "%PDF-1.4\n1 0 obj << /AcroForm 2 0 R >> endobj\n%%EOF\n",
@@ -165,14 +168,23 @@ fn wheel_folder(wheels: &Path) -> [(&'static str, String); 2] {
 }
 
 fn pairs<'a>(env: &'a [(&'static str, String)]) -> Vec<(&'static str, &'a str)> {
-    env.iter().map(|(name, value)| (*name, value.as_str())).collect()
+    env.iter()
+        .map(|(name, value)| (*name, value.as_str()))
+        .collect()
 }
 
 /// `--json run pdf scripts/check_fillable_fields.py -- FORM`.
 fn check(tree: &Tree, form: &str) -> Run {
     skills(
         tree,
-        &["--json", "run", PDF, "scripts/check_fillable_fields.py", "--", form],
+        &[
+            "--json",
+            "run",
+            PDF,
+            "scripts/check_fillable_fields.py",
+            "--",
+            form,
+        ],
         &[],
     )
 }
@@ -197,7 +209,12 @@ fn environments(tree: &Tree) -> Vec<PathBuf> {
     for place in std::fs::read_dir(&envs).into_iter().flatten() {
         for entry in std::fs::read_dir(place.unwrap().path()).unwrap() {
             let path = entry.unwrap().path();
-            if path.file_name().unwrap().to_string_lossy().starts_with("env-") {
+            if path
+                .file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("env-")
+            {
                 found.push(path);
             }
         }
@@ -239,11 +256,19 @@ fn setup_installs_the_requirements_from_a_wheel_folder_and_runs_use_them() {
     // The human form says it too, under the script's error.
     let shown = skills(
         &tree,
-        &["run", PDF, "scripts/check_fillable_fields.py", "--", "form.pdf"],
+        &[
+            "run",
+            PDF,
+            "scripts/check_fillable_fields.py",
+            "--",
+            "form.pdf",
+        ],
         &[],
     );
     assert!(
-        shown.stderr.contains("hint: the script needs the Python module 'pypdf'"),
+        shown
+            .stderr
+            .contains("hint: the script needs the Python module 'pypdf'"),
         "{shown:?}"
     );
 
@@ -253,7 +278,10 @@ fn setup_installs_the_requirements_from_a_wheel_folder_and_runs_use_them() {
     let outcome = document(&set_up);
     assert_eq!(outcome["status"], "set_up", "{outcome}");
     assert_eq!(outcome["requirements"], serde_json::json!(["pypdf>=9"]));
-    assert_eq!(outcome["declared_in"], serde_json::json!(["requirements.txt"]));
+    assert_eq!(
+        outcome["declared_in"],
+        serde_json::json!(["requirements.txt"])
+    );
     let place = PathBuf::from(outcome["environment"].as_str().unwrap());
     assert!(
         place.starts_with(tree.home.join(".openhuman/runtimes/envs")),
@@ -310,7 +338,7 @@ fn setup_installs_the_requirements_from_a_wheel_folder_and_runs_use_them() {
     assert_eq!(again.code, Some(0), "{again:?}");
     assert_eq!(document(&again)["status"], "up_to_date", "{again:?}");
     assert_eq!(log_files(&tree).len(), logs.len());
-    assert_eq!(environments(&tree), [place.clone()]);
+    assert_eq!(environments(&tree), std::slice::from_ref(&place));
 
     // Forced, it is made again in a new folder, and the old one goes.
     let forced = skills(&tree, &["--json", "setup", PDF, "--force"], &pairs(&env));
@@ -344,14 +372,22 @@ fn run_with_setup_installs_what_a_script_declares_inline() {
         "{run:?}"
     );
     assert!(
-        run.stderr.contains("set up 'pdf'") && run.stderr.contains("scripts/check_fillable_fields.py"),
+        run.stderr.contains("set up 'pdf'")
+            && run.stderr.contains("scripts/check_fillable_fields.py"),
         "{run:?}"
     );
     // A second `--setup` finds it set up and only runs.
     let logs = log_files(&tree).len();
     let again = skills(
         &tree,
-        &["run", PDF, "scripts/check_fillable_fields.py", "--setup", "--", "plain.pdf"],
+        &[
+            "run",
+            PDF,
+            "scripts/check_fillable_fields.py",
+            "--setup",
+            "--",
+            "plain.pdf",
+        ],
         &pairs(&env),
     );
     assert_eq!(again.code, Some(0), "{again:?}");
@@ -365,7 +401,10 @@ fn a_skill_that_declares_nothing_is_given_a_package_by_the_user() {
     let (tree, _, wheels) = pdf_lab(CHECK_FIELDS, None, "setup_network = \"deny\"\n");
     let outcome = document(&check(&tree, "form.pdf"));
     let missing = hint(&outcome, "missing_module");
-    assert_eq!(missing["remedy"], "skills setup pdf --package pypdf", "{missing}");
+    assert_eq!(
+        missing["remedy"], "skills setup pdf --package pypdf",
+        "{missing}"
+    );
     assert!(
         missing["message"]
             .as_str()
@@ -377,11 +416,17 @@ fn a_skill_that_declares_nothing_is_given_a_package_by_the_user() {
     let env = wheel_folder(&wheels);
     let nothing = skills(&tree, &["setup", PDF], &pairs(&env));
     assert_eq!(nothing.code, Some(1), "{nothing:?}");
-    assert!(nothing.stderr.contains("declares no dependencies"), "{nothing:?}");
+    assert!(
+        nothing.stderr.contains("declares no dependencies"),
+        "{nothing:?}"
+    );
     assert!(environments(&tree).is_empty());
 
     // Where packages come from is pip's configuration, never a package argument.
-    for hostile in ["--index-url=http://127.0.0.1:1/simple", "pypdf @ http://127.0.0.1:1/x.whl"] {
+    for hostile in [
+        "--index-url=http://127.0.0.1:1/simple",
+        "pypdf @ http://127.0.0.1:1/x.whl",
+    ] {
         let package = format!("--package={hostile}");
         let refused = skills(&tree, &["setup", PDF, &package], &pairs(&env));
         assert_eq!(refused.code, Some(1), "{hostile}: {refused:?}");
@@ -389,14 +434,24 @@ fn a_skill_that_declares_nothing_is_given_a_package_by_the_user() {
         assert!(environments(&tree).is_empty(), "{refused:?}");
     }
 
-    let given = skills(&tree, &["--json", "setup", PDF, "--package", "pypdf"], &pairs(&env));
+    let given = skills(
+        &tree,
+        &["--json", "setup", PDF, "--package", "pypdf"],
+        &pairs(&env),
+    );
     assert_eq!(given.code, Some(0), "{given:?}");
-    assert_eq!(document(&given)["declared_in"], serde_json::json!(["--package"]));
+    assert_eq!(
+        document(&given)["declared_in"],
+        serde_json::json!(["--package"])
+    );
     assert_eq!(check(&tree, "form.pdf").code, Some(0));
     // The package is kept for later setups.
     let again = skills(&tree, &["--json", "setup", PDF], &pairs(&env));
     assert_eq!(document(&again)["status"], "up_to_date", "{again:?}");
-    assert_eq!(document(&again)["requirements"], serde_json::json!(["pypdf"]));
+    assert_eq!(
+        document(&again)["requirements"],
+        serde_json::json!(["pypdf"])
+    );
 }
 
 /// A PEP 503 simple index of the one wheel, on loopback.
@@ -438,7 +493,10 @@ fn the_network_is_open_for_the_setup_alone_and_only_when_the_home_allows_it() {
     let set_up = skills(&tree, &["--json", "setup", PDF], &pairs(&env));
     assert_eq!(set_up.code, Some(0), "{set_up:?}");
     let targets = server.targets();
-    assert!(targets.contains(&"/simple/pypdf/".to_owned()), "{targets:?}");
+    assert!(
+        targets.contains(&"/simple/pypdf/".to_owned()),
+        "{targets:?}"
+    );
     assert!(targets.contains(&format!("/files/{WHEEL}")), "{targets:?}");
     let place = environments(&tree);
     assert_eq!(check(&tree, "form.pdf").code, Some(0));
@@ -448,10 +506,17 @@ fn the_network_is_open_for_the_setup_alone_and_only_when_the_home_allows_it() {
     // A run of the same skill keeps `network = "deny"`: it cannot reach the same server.
     let connections = server.connections();
     let url = server.url("/simple/");
-    let fetch = skills(&tree, &["--json", "run", PDF, "scripts/fetch.py", "--", &url], &[]);
+    let fetch = skills(
+        &tree,
+        &["--json", "run", PDF, "scripts/fetch.py", "--", &url],
+        &[],
+    );
     assert_eq!(fetch.code, Some(1), "{fetch:?}");
     let refused = hint(&document(&fetch), "sandbox_network").clone();
-    assert_eq!(refused["remedy"], "[runtime] network = \"allow\"", "{refused}");
+    assert_eq!(
+        refused["remedy"], "[runtime] network = \"allow\"",
+        "{refused}"
+    );
     assert_eq!(server.connections(), connections);
 
     // With `setup_network = "deny"` in the home, the setup cannot reach it either: it fails,
@@ -463,9 +528,15 @@ fn the_network_is_open_for_the_setup_alone_and_only_when_the_home_allows_it() {
     assert_eq!(outcome["status"], "failed", "{outcome}");
     let last = outcome["steps"].as_array().unwrap().last().unwrap();
     let refused = hint(last, "sandbox_network");
-    assert_eq!(refused["remedy"], "[runtime] setup_network = \"allow\"", "{refused}");
+    assert_eq!(
+        refused["remedy"], "[runtime] setup_network = \"allow\"",
+        "{refused}"
+    );
     assert!(
-        refused["message"].as_str().unwrap().contains("setup_network = \"deny\""),
+        refused["message"]
+            .as_str()
+            .unwrap()
+            .contains("setup_network = \"deny\""),
         "{refused}"
     );
     assert_eq!(server.connections(), connections, "{:?}", server.targets());
@@ -473,8 +544,14 @@ fn the_network_is_open_for_the_setup_alone_and_only_when_the_home_allows_it() {
     assert_eq!(check(&tree, "form.pdf").code, Some(0));
     // The human form names it too.
     let shown = skills(&tree, &["setup", PDF, "--force"], &pairs(&env));
-    assert!(shown.stderr.contains("setting up 'pdf' failed"), "{shown:?}");
-    assert!(shown.stderr.contains("setup_network = \"allow\""), "{shown:?}");
+    assert!(
+        shown.stderr.contains("setting up 'pdf' failed"),
+        "{shown:?}"
+    );
+    assert!(
+        shown.stderr.contains("setup_network = \"allow\""),
+        "{shown:?}"
+    );
 }
 
 /// A gzipped npm package tarball (`package/...`) of `greet` 1.0.0.
@@ -517,7 +594,10 @@ pub(crate) fn greeter_lab() -> (Tree, PathBuf) {
                 "package.json",
                 "{\"name\": \"greeter\", \"private\": true,\n \"scripts\": {\"postinstall\": \"node -e \\\"require('fs').writeFileSync('postinstall-ran', 'yes')\\\"\"},\n \"dependencies\": {\"greet\": \"file:vendor/greet-1.0.0.tgz\"},\n \"devDependencies\": {\"left-pad\": \"^1.3.0\"}}\n",
             ),
-            ("scripts/hello.js", "console.log(require('greet')('setup'));\n"),
+            (
+                "scripts/hello.js",
+                "console.log(require('greet')('setup'));\n",
+            ),
             (
                 "scripts/hello.mjs",
                 "import greet from 'greet';\nconsole.log(greet('module'));\n",
