@@ -259,6 +259,42 @@ mod tests {
     }
 
     #[test]
+    fn a_run_takes_the_environment_only_with_the_interpreter_it_was_made_with() {
+        use std::os::unix::fs::PermissionsExt as _;
+
+        let dir = tempfile::tempdir().unwrap();
+        let python = python_in(dir.path());
+        std::fs::create_dir_all(python.parent().unwrap()).unwrap();
+        std::fs::write(&python, "#!/bin/sh\n").unwrap();
+        std::fs::set_permissions(&python, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let mut record = new_record("pdf", "env-1", "digest".to_owned());
+        record.python = Some(PythonPart {
+            base: PathBuf::from("/usr/bin/python3"),
+            base_version: Some("3.11.2".to_owned()),
+            requirements: vec!["pypdf".to_owned()],
+        });
+        let in_use = InUse {
+            dir: dir.path().to_path_buf(),
+            record,
+        };
+        assert_eq!(
+            in_use.python_for(Path::new("/usr/bin/python3")),
+            Some(python.clone())
+        );
+        // The user chose another interpreter since: theirs wins.
+        assert_eq!(
+            in_use.python_for(Path::new("/opt/python3.12/bin/python3")),
+            None
+        );
+        // No node part: nothing on NODE_PATH.
+        assert_eq!(in_use.node_modules(), None);
+        // The interpreter the venv links to is gone: not used.
+        std::fs::remove_file(&python).unwrap();
+        std::os::unix::fs::symlink("/nonexistent/python3", &python).unwrap();
+        assert_eq!(in_use.python_for(Path::new("/usr/bin/python3")), None);
+    }
+
+    #[test]
     fn only_names_this_module_makes_are_environments() {
         assert!(is_env_name(&fresh_env_name()));
         for name in [
