@@ -203,6 +203,7 @@ mod tests {
         ("*.cancel", "marker_name"),
         ("*", "REMOTE_DIR"),
         ("node-v*", "RUNTIMES_DIR"),
+        ("env-*", "SKILL_ENV_PREFIX"),
     ];
 
     /// The names and folders the state table (`crates/skills-ops/src/state.rs`) gives its kinds,
