@@ -15,6 +15,7 @@ mod manage;
 mod mcp;
 mod mcp_http;
 mod mcp_python;
+mod mcp_typescript;
 mod network;
 #[cfg(unix)]
 mod peers;

@@ -8,6 +8,7 @@
 //! The debugging-leftover rule scans raw text, comments and strings included: a test that
 //! needs such a macro name as data builds it with `concat!`, as this file does.
 
+mod import_circles;
 mod state_files;
 
 use std::fmt;
@@ -210,9 +211,11 @@ enum Rule {
     /// The program's own files are read and written through `skills_ops::state` alone
     /// ([`state_files`]).
     StateFiles,
+    /// No files of a crate import each other in a loop ([`import_circles`]).
+    ImportCircles,
 }
 
-const RULES: [Rule; 7] = [
+const RULES: [Rule; 8] = [
     Rule::DocComment,
     Rule::FeatureDocs,
     Rule::Leftovers,
@@ -220,6 +223,7 @@ const RULES: [Rule; 7] = [
     Rule::Boundaries,
     Rule::StandAlone,
     Rule::StateFiles,
+    Rule::ImportCircles,
 ];
 
 /// Runs every rule over the repository and prints the findings.
@@ -247,6 +251,9 @@ fn check(root: &Path, rules: &[Rule]) -> Vec<Problem> {
         for rule in rules {
             problems.extend(apply(root, file, *rule));
         }
+    }
+    if rules.contains(&Rule::ImportCircles) {
+        problems.extend(import_circles::check(root, &files));
     }
     problems
 }
@@ -315,6 +322,8 @@ fn apply(root: &Path, file: &Path, rule: Rule) -> Vec<Problem> {
             .iter()
             .any(|suffix| name.ends_with(suffix)),
         Rule::PendingSnapshots => return pending_snapshot(file).into_iter().collect(),
+        // A rule over a whole crate's files, run once by `check`.
+        Rule::ImportCircles => return Vec::new(),
     };
     if !wants_text {
         return Vec::new();
@@ -341,7 +350,7 @@ fn apply(root: &Path, file: &Path, rule: Rule) -> Vec<Problem> {
         Rule::Boundaries => crossed_boundaries(file, &text),
         Rule::StandAlone => outside_references(root, file, &text),
         Rule::StateFiles => state_files::check(file, &text),
-        Rule::PendingSnapshots => Vec::new(),
+        Rule::PendingSnapshots | Rule::ImportCircles => Vec::new(),
     }
 }
 
@@ -637,6 +646,11 @@ mod tests {
     #[test]
     fn state_files_go_through_the_state_module() {
         assert_tidy(Rule::StateFiles);
+    }
+
+    #[test]
+    fn no_import_circles() {
+        assert_tidy(Rule::ImportCircles);
     }
 
     // The rules on small inputs, so a rule that silently stops matching is noticed.

@@ -25,7 +25,10 @@ use std::sync::{Arc, Mutex, PoisonError};
 use serde_json::{Map, Value};
 use skills::Error;
 use skills::Skills;
-use skills::run::{InputType, RunNotice, RunOutcome, RunRequest, RunSink, RunTarget, Stream};
+use skills::run::{
+    InputType, RunNotice, RunOutcome, RunRequest, RunSink, RunTarget, SetupOutcome, SetupRequest,
+    SetupStatus, Stream,
+};
 use skills::types::sanitize;
 
 use crate::Exit;
@@ -47,7 +50,7 @@ pub(crate) fn run(global: &Global, args: &RunArgs) -> Exit {
     let running = interrupt::watch(signals, &skills);
     output::print_settings_problems(&skills);
     if args.setup
-        && let Err(exit) = crate::setup::before_run(global, &skills, &args.name, args.yes)
+        && let Err(exit) = before_run(global, &skills, &args.name, args.yes)
     {
         return exit;
     }
@@ -98,6 +101,52 @@ pub(crate) fn run(global: &Global, args: &RunArgs) -> Exit {
     match outcome {
         Ok(outcome) => finished(global, &outcome),
         Err(error) => refused(global, &error),
+    }
+}
+
+/// `run --setup`: sets the skill up when it is not, before its run. `Ok` to go on with the
+/// run (also when the skill declares nothing: the run says what it misses); the exit status
+/// of a setup that failed otherwise.
+fn before_run(global: &Global, skills: &Skills, skill: &str, yes: bool) -> Result<(), Exit> {
+    let request = SetupRequest::new(skill).confirmed(yes);
+    let outcome = set_up(global, skills, &request)?;
+    match outcome.status {
+        SetupStatus::SetUp => {
+            if !global.quiet && !global.json {
+                output::print_setup_outcome(global, &outcome);
+            }
+            Ok(())
+        }
+        SetupStatus::Failed => {
+            if global.json {
+                output::print_json(&outcome);
+            } else {
+                output::print_setup_outcome(global, &outcome);
+            }
+            Err(Exit::Failure)
+        }
+        _ => Ok(()),
+    }
+}
+
+/// The setup, asking the user when it needs their yes and a person is there.
+pub(crate) fn set_up(
+    global: &Global,
+    skills: &Skills,
+    request: &SetupRequest,
+) -> Result<SetupOutcome, Exit> {
+    let sink = (!global.json).then(live_output);
+    match skills.setup_skill(request, sink.clone()) {
+        Err(Error::NeedsConfirmation { skill, reason }) if !request.confirmed && can_ask() => {
+            if !ask(&skill, &reason) {
+                output::print_error("the setup was not confirmed; nothing was installed", None);
+                return Err(Exit::Failure);
+            }
+            skills
+                .setup_skill(&request.clone().confirmed(true), sink)
+                .map_err(|error| refused(global, &error))
+        }
+        other => other.map_err(|error| refused(global, &error)),
     }
 }
 

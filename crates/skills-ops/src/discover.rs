@@ -30,7 +30,7 @@ mod walked;
 pub use walked::Walked;
 
 pub(crate) use extent::{RootExtent, extent};
-pub(crate) use scan::DirKey;
+pub(crate) use probe::DirKey;
 
 pub use sidecar::{is_model_tool_name, is_offered, tool_name};
 

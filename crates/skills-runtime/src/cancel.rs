@@ -7,7 +7,6 @@
 //! The canceller first leaves a marker beside the log, so the process recording the run
 //! knows the TERM its child got was a cancel (and reports `cancelled`, not `failed`).
 
-use std::path::Path;
 use std::time::{Duration, Instant};
 
 use rustix::process::{Pid, Signal};
@@ -16,6 +15,7 @@ use skills_types::Error;
 use skills_types::run::KILL_GRACE_MILLIS;
 
 use crate::log;
+use crate::pid::start_time;
 
 /// How often a canceller looks whether the group is gone during the grace.
 const POLL: Duration = Duration::from_millis(25);
@@ -33,31 +33,6 @@ pub(crate) fn group_exists(pgid: u32) -> bool {
         .ok()
         .and_then(Pid::from_raw)
         .is_some_and(|pid| rustix::process::test_kill_process_group(pid).is_ok())
-}
-
-/// Whether a process `pid` exists (a zombie counts until it is reaped).
-pub(crate) fn process_exists(pid: u32) -> bool {
-    Path::new(&format!("/proc/{pid}")).exists()
-}
-
-/// The start time of `pid` (field 22 of `/proc/PID/stat`, clock ticks since boot), unless it
-/// is gone or a zombie.
-pub(crate) fn start_time(pid: u32) -> Option<u64> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    parse_start_time(&stat)
-}
-
-/// Field 22 of a `/proc/PID/stat` line. The second field is the command name in parentheses,
-/// and the name may itself hold spaces and parentheses (`a) (b`), so the fields are counted
-/// from after the last `)`: the state is field 3 there, the start time field 22.
-pub(crate) fn parse_start_time(stat: &str) -> Option<u64> {
-    let (_, rest) = stat.rsplit_once(')')?;
-    let mut fields = rest.split_whitespace();
-    let state = fields.next()?;
-    if state == "Z" || state == "X" {
-        return None;
-    }
-    fields.nth(22 - 4)?.parse().ok()
 }
 
 /// TERM to the group, then KILL once the grace has passed if any of it is left.
@@ -104,25 +79,5 @@ pub(crate) fn cancel_elsewhere(runs: &Folder, run_id: &str) -> Result<bool, Erro
             log::mark_cancelled(runs, run_id)?;
             Ok(true)
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_start_time_is_counted_after_the_last_parenthesis() {
-        let fields: Vec<String> = (4..=52).map(|n| n.to_string()).collect();
-        let tail = fields.join(" ");
-        // Field 22 is the 19th number after the state (fields 4..=52 hold their own number).
-        let line = format!("1234 (a) (b c) S {tail}");
-        assert_eq!(parse_start_time(&line), Some(22));
-        let zombie = format!("1234 (x) Z {tail}");
-        assert_eq!(parse_start_time(&zombie), None);
-        assert_eq!(parse_start_time("garbage"), None);
-        assert_eq!(parse_start_time("1 (x) S 4 5"), None);
-        let own = start_time(std::process::id()).unwrap();
-        assert_eq!(start_time(std::process::id()), Some(own));
     }
 }

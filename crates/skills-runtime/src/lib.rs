@@ -29,6 +29,7 @@ mod log;
 mod managed_node;
 mod npm;
 mod output;
+mod pid;
 mod prepare;
 mod process;
 mod runtimes;

@@ -255,12 +255,10 @@ impl Scanned {
         if let Some(LogRecord::End { status, .. }) = &self.end {
             return *status;
         }
-        let recorder_alive = self
-            .recorder_pid()
-            .is_some_and(crate::cancel::process_exists);
+        let recorder_alive = self.recorder_pid().is_some_and(crate::pid::process_exists);
         let child_alive = self
             .spawned
-            .is_some_and(|(pid, start_time)| crate::cancel::start_time(pid) == Some(start_time));
+            .is_some_and(|(pid, start_time)| crate::pid::start_time(pid) == Some(start_time));
         if recorder_alive || child_alive {
             RunStatus::Running
         } else {

@@ -31,7 +31,7 @@ use skills_types::run::{
 };
 use skills_types::runtime::{NetworkMode, SandboxMode};
 
-use crate::cancel::{self, signal_group};
+use crate::cancel::signal_group;
 use crate::diagnose;
 use crate::log::{self, LogWriter};
 use crate::output::{Capture, Decoder};
@@ -235,7 +235,7 @@ pub(crate) fn execute(
     let pid = child.id();
     shared.record(&LogRecord::Spawned {
         pid,
-        start_time: cancel::start_time(pid).unwrap_or(0),
+        start_time: crate::pid::start_time(pid).unwrap_or(0),
     });
     if let Some(events) = &hooks.events {
         events.publish(DomainEvent::skills(

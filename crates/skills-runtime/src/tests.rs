@@ -337,7 +337,7 @@ fn live_members(pgid: u32) -> Vec<String> {
     loop {
         let alive: Vec<String> = group_members(pgid)
             .into_iter()
-            .filter(|stat| crate::cancel::parse_start_time(stat).is_some())
+            .filter(|stat| crate::pid::parse_start_time(stat).is_some())
             .collect();
         if alive.is_empty() || Instant::now() > deadline {
             return alive;
@@ -381,7 +381,7 @@ fn a_deadline_stops_the_whole_group_even_a_grandchild_ignoring_term() {
         .parse()
         .unwrap();
     assert!(
-        crate::cancel::start_time(grandchild).is_none(),
+        crate::pid::start_time(grandchild).is_none(),
         "the grandchild is alive"
     );
 }
@@ -470,7 +470,7 @@ fn a_recycled_pid_is_never_signalled() {
     let run_id = uuid::Uuid::now_v7().hyphenated().to_string();
     std::fs::create_dir_all(fx.runs_dir()).unwrap();
     let me = std::process::id();
-    let own_start = crate::cancel::start_time(me).unwrap();
+    let own_start = crate::pid::start_time(me).unwrap();
     let spawned = LogRecord::Spawned {
         pid: me,
         start_time: own_start + 1,

@@ -259,6 +259,18 @@ pub struct PermissionRule {
     pub permission: Permission,
 }
 
+/// A permission verdict: `deny` is stricter than `ask`, `ask` than `allow` (the home's and a
+/// workspace's verdicts combine to the stricter).
+impl crate::runtime::Strictness for Permission {
+    fn rank(self) -> u8 {
+        match self {
+            Self::Allow => 0,
+            Self::Ask => 1,
+            Self::Deny => 2,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::runtime::{NetworkMode, SandboxMode};
+pub use crate::skill::InputType;
 use crate::skill::SkillInput;
 use crate::{Error, ToolContent, ToolResult};
 
@@ -817,53 +818,6 @@ impl RuntimeInfo {
             version: None,
             usable: false,
             problem: None,
-        }
-    }
-}
-
-/// The type of a declared input: one of `string`, `number`, `boolean` and `json`.
-#[derive(
-    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema,
-)]
-#[serde(rename_all = "lowercase")]
-pub enum InputType {
-    /// Text: the default.
-    #[default]
-    String,
-    /// A JSON number.
-    Number,
-    /// `true` or `false`.
-    Boolean,
-    /// Any JSON value.
-    Json,
-}
-
-impl InputType {
-    /// The name in `skill.toml`.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Self::String => "string",
-            Self::Number => "number",
-            Self::Boolean => "boolean",
-            Self::Json => "json",
-        }
-    }
-
-    /// The type `skill.toml` names (`"number"`), when it is one of the closed set.
-    pub fn from_name(name: &str) -> Option<Self> {
-        [Self::String, Self::Number, Self::Boolean, Self::Json]
-            .into_iter()
-            .find(|kind| kind.as_str() == name)
-    }
-
-    /// Whether `value` is of this type: a JSON string, number or boolean, or for `json` any
-    /// value at all. `null` is no type's value (a required input given `null` is missing).
-    pub fn accepts(self, value: &Value) -> bool {
-        match self {
-            Self::String => value.is_string(),
-            Self::Number => value.is_number(),
-            Self::Boolean => value.is_boolean(),
-            Self::Json => !value.is_null(),
         }
     }
 }

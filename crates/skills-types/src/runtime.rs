@@ -95,18 +95,6 @@ impl Strictness for ConfirmMode {
     }
 }
 
-/// A permission verdict: `deny` is stricter than `ask`, `ask` than `allow` (the home's and a
-/// workspace's verdicts combine to the stricter).
-impl Strictness for crate::config::Permission {
-    fn rank(self) -> u8 {
-        match self {
-            Self::Allow => 0,
-            Self::Ask => 1,
-            Self::Deny => 2,
-        }
-    }
-}
-
 /// Where managed Node comes from when [`RuntimeConfig::node_dist`] says nothing.
 pub const DEFAULT_NODE_DIST: &str = "https://nodejs.org/dist";
 /// Default of [`RuntimeConfig::max_concurrent_runs`].

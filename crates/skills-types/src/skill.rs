@@ -7,9 +7,57 @@
 use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 use crate::config::Permission;
 use crate::{Diagnostic, Frontmatter, SkillScope};
+
+/// The type of a declared input: one of `string`, `number`, `boolean` and `json`.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum InputType {
+    /// Text: the default.
+    #[default]
+    String,
+    /// A JSON number.
+    Number,
+    /// `true` or `false`.
+    Boolean,
+    /// Any JSON value.
+    Json,
+}
+
+impl InputType {
+    /// The name in `skill.toml`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::String => "string",
+            Self::Number => "number",
+            Self::Boolean => "boolean",
+            Self::Json => "json",
+        }
+    }
+
+    /// The type `skill.toml` names (`"number"`), when it is one of the closed set.
+    pub fn from_name(name: &str) -> Option<Self> {
+        [Self::String, Self::Number, Self::Boolean, Self::Json]
+            .into_iter()
+            .find(|kind| kind.as_str() == name)
+    }
+
+    /// Whether `value` is of this type: a JSON string, number or boolean, or for `json` any
+    /// value at all. `null` is no type's value (a required input given `null` is missing).
+    pub fn accepts(self, value: &Value) -> bool {
+        match self {
+            Self::String => value.is_string(),
+            Self::Number => value.is_number(),
+            Self::Boolean => value.is_boolean(),
+            Self::Json => !value.is_null(),
+        }
+    }
+}
 
 /// One input a skill declares in its `skill.toml` sidecar (`[[inputs]]`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -24,11 +72,11 @@ pub struct SkillInput {
     pub required: bool,
     /// The type its value must have (`string` unless `skill.toml` says otherwise).
     #[serde(default, rename = "type")]
-    pub kind: crate::run::InputType,
+    pub kind: InputType,
     /// The value used when the input is not given; always of the input's type (discovery
     /// drops a default of another type with a diagnostic).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub default: Option<serde_json::Value>,
+    pub default: Option<Value>,
 }
 
 impl SkillInput {
@@ -38,7 +86,7 @@ impl SkillInput {
             name: name.into(),
             description: String::new(),
             required: false,
-            kind: crate::run::InputType::String,
+            kind: InputType::String,
             default: None,
         }
     }

@@ -16,7 +16,8 @@ use std::path::{Path, PathBuf};
 use skills_types::catalog::Root;
 use skills_types::{Diagnostic, DiagnosticCode, SkillsConfig};
 
-use super::scan::{self, DirKey, Scan};
+use super::probe::DirKey;
+use super::scan::{self, Scan};
 use super::{roots, settings};
 use crate::trust;
 

@@ -11,6 +11,13 @@ use std::path::{Path, PathBuf};
 
 use super::cache::Stamp;
 
+/// What identifies a directory however it is reached: device and inode on Unix (no path to
+/// build or hash), the canonical path elsewhere.
+#[cfg(unix)]
+pub(crate) type DirKey = (u64, u64);
+#[cfg(not(unix))]
+pub(crate) type DirKey = PathBuf;
+
 /// What kind of entry a name is, without following a symlink.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Kind {
@@ -50,7 +57,7 @@ impl Info {
     }
 
     /// The identity of the directory this entry is, when it is one (not a symlink).
-    pub(crate) fn key(&self) -> Option<super::scan::DirKey> {
+    pub(crate) fn key(&self) -> Option<DirKey> {
         #[cfg(unix)]
         {
             (self.kind == Kind::Other).then_some((self.device, self.stamp.inode))

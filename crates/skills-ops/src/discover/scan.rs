@@ -45,14 +45,7 @@ use skills_types::limits::MAX_ENTRIES_PER_ROOT;
 use skills_types::{Diagnostic, DiagnosticCode, Severity};
 
 use super::cache::Stamp;
-use super::probe::{Folder, Info, Kind};
-
-/// What identifies a directory however it is reached: device and inode on Unix (no path to
-/// build or hash), the canonical path elsewhere.
-#[cfg(unix)]
-pub(crate) type DirKey = (u64, u64);
-#[cfg(not(unix))]
-pub(crate) type DirKey = PathBuf;
+use super::probe::{DirKey, Folder, Info, Kind};
 
 /// The identity of the directory at `path`, following symlinks.
 fn dir_key(path: &Path) -> Option<DirKey> {
