@@ -173,6 +173,10 @@ pub(crate) enum Command {
     /// Run a skill's script, its entry (no SCRIPT) or inline code (-e), streaming its output;
     /// exits with the script's status (124 when stopped at --timeout, 130 when cancelled).
     Run(RunArgs),
+    /// Install a skill's dependencies (requirements.txt, its scripts' `# /// script` block,
+    /// package.json) into its own environment in your home, which its runs then use; the
+    /// network is allowed for this step as `[runtime] setup_network` says (allow by default).
+    Setup(SetupArgs),
     /// The newest runs, with their status.
     Runs(RunsArgs),
     /// A run's log: its output in order, then how it ended.
@@ -239,9 +243,30 @@ pub(crate) struct RunArgs {
     /// Confirm the run without asking (needed off a terminal for `ask` and project skills).
     #[arg(short = 'y', long)]
     pub(crate) yes: bool,
+    /// Set the skill's dependencies up first when they are not (as `skills setup NAME`).
+    #[arg(long)]
+    pub(crate) setup: bool,
     /// Arguments for the script, after `--`; each is one argument, never read by a shell.
     #[arg(last = true, value_name = "ARGS")]
     pub(crate) args: Vec<String>,
+    #[command(flatten)]
+    pub(crate) discovery: Discovery,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct SetupArgs {
+    /// The skill's name (or its directory name).
+    pub(crate) name: String,
+    /// A Python package to install besides what the skill declares (repeatable; a name with
+    /// version specifiers, `pypdf>=4`), for a skill that declares none; kept for later setups.
+    #[arg(long = "package", value_name = "SPEC")]
+    pub(crate) packages: Vec<String>,
+    /// Set the environment up again even when it is up to date.
+    #[arg(long)]
+    pub(crate) force: bool,
+    /// Confirm without asking (needed off a terminal for `ask` and project skills).
+    #[arg(short = 'y', long)]
+    pub(crate) yes: bool,
     #[command(flatten)]
     pub(crate) discovery: Discovery,
 }

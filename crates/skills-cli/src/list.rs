@@ -157,17 +157,7 @@ fn print_notes(listing: &Listing, skills: &skills::Skills, quiet: bool) {
     // below never hides it.
     findings.sort_by_key(|diagnostic| std::cmp::Reverse(diagnostic.severity));
     for diagnostic in findings.iter().take(SHOWN_FINDINGS) {
-        let path = diagnostic
-            .path
-            .as_ref()
-            .map(|path| format!(" {}", output::shown_path(path)))
-            .unwrap_or_default();
-        eprintln!(
-            "{WARNING}{}{WARNING:#}{DIM}[{}]{DIM:#}{path}: {}",
-            diagnostic.severity,
-            diagnostic.code,
-            output::shown(&diagnostic.message)
-        );
+        eprintln!("{}", output::diagnostic_line(diagnostic));
     }
     if findings.len() > SHOWN_FINDINGS {
         eprintln!(

@@ -340,6 +340,11 @@ fn run_script(
         text.push_str("\nstderr:\n");
         text.push_str(&outcome.stderr);
     }
+    // What the run ran into that the user can fix (a sandbox refusal, a missing module),
+    // for the model to pass on.
+    for hint in &outcome.hints {
+        text.push_str(&format!("\nhint: {}", hint.message));
+    }
     // A script that ran and failed is still a run outcome, the shape the output schema
     // declares: it stays the structured content of the tool error.
     let structured = serde_json::to_value(&outcome).unwrap_or_default();

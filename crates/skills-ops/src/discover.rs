@@ -143,6 +143,14 @@ pub fn run_policy(config: &SkillsConfig) -> Result<SkillsConfig, Error> {
     }
 }
 
+/// What is wrong with the configuration files `config` reaches (the home `skills.toml`, and
+/// the workspace's when it is trusted): the `invalid-config` diagnostics `list` shows, for the
+/// commands that use a file's settings without listing (`runtimes`, `tools`, `setup`), so a
+/// value that means nothing (`[runtime] sandbox = "of"`) is said wherever it matters.
+pub fn settings_diagnostics(config: &SkillsConfig) -> Vec<Diagnostic> {
+    settings::effective(config, trust::standing(config).trusted).diagnostics
+}
+
 /// Everything a skill folder's `skill.toml` (or `workflow.toml`) says, as the runtime reads
 /// it, and what was wrong with it: each problem is a diagnostic naming its key, and the rest
 /// of the file still applies. A folder without a sidecar has an empty manifest.
