@@ -16,6 +16,7 @@ pub mod github;
 pub mod install;
 pub mod local;
 pub mod mentions;
+pub mod plugin;
 pub mod policy;
 pub mod publish;
 pub mod registry;
