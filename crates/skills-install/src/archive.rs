@@ -664,10 +664,7 @@ impl<'a> Collector<'a> {
 
     /// Whether the file entry `name` is kept (it is refused if its name is).
     fn wants(&self, name: &str) -> Result<bool, String> {
-        Ok(matches!(
-            self.classify(name)?,
-            Disposition::Keep(_)
-        ))
+        Ok(matches!(self.classify(name)?, Disposition::Keep(_)))
     }
 
     /// A folder entry: nothing to keep, but its name takes part in the collision check.
@@ -1100,17 +1097,40 @@ pub struct Search {
 /// beside its skills, a large file outside every skill) it is left out like any file outside
 /// the skills.
 pub fn skills_found(tree: Tree, under: Option<&str>, url: &Url) -> Result<Search, String> {
+    skills_found_in(tree, under, url, true)
+}
+
+/// [`skills_found`] for a tree that has no wrapping folder to unwrap (a local folder: the
+/// folder the user named is the root, so its `skills/big` is named so, never `big`).
+pub fn skills_found_in_folder(
+    tree: Tree,
+    under: Option<&str>,
+    url: &Url,
+) -> Result<Search, String> {
+    skills_found_in(tree, under, url, false)
+}
+
+fn skills_found_in(
+    tree: Tree,
+    under: Option<&str>,
+    url: &Url,
+    unwrap: bool,
+) -> Result<Search, String> {
     let Tree {
         mut files,
         mut withheld,
     } = tree;
-    let top = single_top_folder(
-        files
-            .iter()
-            .map(|(path, _)| path.as_str())
-            .chain(withheld.iter().map(|entry| entry.path.as_str())),
-    )
-    .map(|top| format!("{top}/"));
+    let top = unwrap
+        .then(|| {
+            single_top_folder(
+                files
+                    .iter()
+                    .map(|(path, _)| path.as_str())
+                    .chain(withheld.iter().map(|entry| entry.path.as_str())),
+            )
+        })
+        .flatten()
+        .map(|top| format!("{top}/"));
     if let Some(prefix) = top {
         for (path, _) in &mut files {
             *path = path[prefix.len()..].to_owned();

@@ -431,8 +431,13 @@ async fn local(path: &Path) -> Result<Fetched, Problem> {
     let url = Url::from_file_path(&absolute).map_err(|()| {
         Problem::Invalid(format!("'{}' cannot be named as a URL", absolute.display()))
     })?;
-    let search = archive::skills_found(files, None, &url)
-        .map_err(|reason| Problem::Invalid(format!("'{}': {reason}", path.display())))?;
+    let found = if absolute.is_dir() {
+        archive::skills_found_in_folder(files, None, &url)
+    } else {
+        archive::skills_found(files, None, &url)
+    };
+    let search =
+        found.map_err(|reason| Problem::Invalid(format!("'{}': {reason}", path.display())))?;
     let mut fetched = Fetched {
         kind: "local",
         ..Fetched::default()

@@ -617,9 +617,10 @@ fn choose(
                         reason: why,
                     });
                 }
-                chosen
-                    .skipped
-                    .push(format!("{}; it was not installed", skills_types::sanitize::line(&why)));
+                chosen.skipped.push(format!(
+                    "{}; it was not installed",
+                    skills_types::sanitize::line(&why)
+                ));
                 failures.push(why);
             }
         }
@@ -628,6 +629,16 @@ fn choose(
         return Err(Error::InvalidPackage {
             source_url: source.shown(),
             reason: failures.join("; "),
+        });
+    }
+    // A marketplace's skills in the order of its plugins (the source's order within each, the
+    // skills in no plugin last), so a listing groups them as the manifest does.
+    if !plugins.is_empty() {
+        chosen.installable.sort_by_key(|(_, _, plugin)| {
+            plugin
+                .as_ref()
+                .and_then(|plugin| plugins.iter().position(|name| name == plugin))
+                .unwrap_or(usize::MAX)
         });
     }
     if chosen.installable.is_empty() && !selection.plugins.is_empty() {

@@ -114,7 +114,10 @@ impl Manifests {
 
     /// Every plugin name, in manifest order.
     pub fn names(&self) -> Vec<String> {
-        self.plugins.iter().map(|plugin| plugin.name.clone()).collect()
+        self.plugins
+            .iter()
+            .map(|plugin| plugin.name.clone())
+            .collect()
     }
 
     fn marketplace<'a>(&mut self, bytes: &[u8], file: &dyn Fn(&str) -> Option<&'a [u8]>) {
@@ -227,7 +230,9 @@ impl Manifests {
                 None
             }
             Err(error) => {
-                self.warn(format!("{shown} is not used: it is not valid JSON ({error})"));
+                self.warn(format!(
+                    "{shown} is not used: it is not valid JSON ({error})"
+                ));
                 None
             }
         }
@@ -300,12 +305,16 @@ impl Manifests {
 fn elsewhere(name: &str, source: &serde_json::Map<String, Value>) -> String {
     let text = |key: &str| source.get(key).and_then(Value::as_str).map(str::trim);
     let place = match (text("source"), text("repo"), text("url")) {
-        (Some("github"), Some(repo), _) => format!("the GitHub repository {repo} (install it with `skills install {repo}`)"),
+        (Some("github"), Some(repo), _) => {
+            format!("the GitHub repository {repo} (install it with `skills install {repo}`)")
+        }
         (_, _, Some(url)) => format!("the git repository {url}"),
         (Some(kind), _, _) => format!("a '{kind}' source"),
         _ => "another source".to_owned(),
     };
-    format!("the plugin '{name}' is published in {place}, not in this source; its skills are not listed here")
+    format!(
+        "the plugin '{name}' is published in {place}, not in this source; its skills are not listed here"
+    )
 }
 
 /// A manifest's relative path (`"./plugins/x"`, `"plugins/x/"`, `"./"`) as a checked path

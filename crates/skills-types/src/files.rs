@@ -206,7 +206,14 @@ mod tests {
         for name in ["skills", "targets", "pdf", "venv2"] {
             assert!(!is_excluded_dir_name(name), "{name}");
         }
-        for name in [".git", ".github", "node_modules", ".venv", ".next", "target"] {
+        for name in [
+            ".git",
+            ".github",
+            "node_modules",
+            ".venv",
+            ".next",
+            "target",
+        ] {
             assert!(is_excluded_source_dir(name), "{name}");
         }
         for name in [".curated", ".system", ".experimental", ".claude", "skills"] {

@@ -765,7 +765,10 @@ fn skills_below_hidden_folders_are_found_and_excluded_folders_skipped() {
         file("openai-skills-1a2b3c4/README.md", b"readme"),
         file("openai-skills-1a2b3c4/.github/skills/ci/SKILL.md", SKILL),
         file("openai-skills-1a2b3c4/.git/config", b"[core]"),
-        file("openai-skills-1a2b3c4/skills/.curated/fix-ci/SKILL.md", SKILL),
+        file(
+            "openai-skills-1a2b3c4/skills/.curated/fix-ci/SKILL.md",
+            SKILL,
+        ),
         file(
             "openai-skills-1a2b3c4/skills/.curated/fix-ci/scripts/inspect.py",
             b"print()",
@@ -775,7 +778,10 @@ fn skills_below_hidden_folders_are_found_and_excluded_folders_skipped() {
             b"interface: {}",
         ),
         // Hidden inside a skill: never part of it.
-        file("openai-skills-1a2b3c4/skills/.curated/fix-ci/.env", b"SECRET=1"),
+        file(
+            "openai-skills-1a2b3c4/skills/.curated/fix-ci/.env",
+            b"SECRET=1",
+        ),
         file(
             "openai-skills-1a2b3c4/skills/.curated/fix-ci/.cache/x.json",
             b"{}",
@@ -784,14 +790,23 @@ fn skills_below_hidden_folders_are_found_and_excluded_folders_skipped() {
             "openai-skills-1a2b3c4/skills/.curated/fix-ci/.venv-link",
             "/usr",
         ),
-        file("openai-skills-1a2b3c4/skills/.system/creator/SKILL.md", SKILL),
-        file("openai-skills-1a2b3c4/skills/.experimental/plan/SKILL.md", SKILL),
+        file(
+            "openai-skills-1a2b3c4/skills/.system/creator/SKILL.md",
+            SKILL,
+        ),
+        file(
+            "openai-skills-1a2b3c4/skills/.experimental/plan/SKILL.md",
+            SKILL,
+        ),
         file("openai-skills-1a2b3c4/node_modules/dep/SKILL.md", SKILL),
         file("openai-skills-1a2b3c4/x/.venv/lib/SKILL.md", SKILL),
     ]);
     // The strict form still has nothing hidden.
     let strict = extract(&bytes, Format::TarGz, &Limits::default()).unwrap();
-    assert!(strict.iter().all(|(path, _)| !path.contains("/.")), "{strict:?}");
+    assert!(
+        strict.iter().all(|(path, _)| !path.contains("/.")),
+        "{strict:?}"
+    );
     let tree = extract_tree(&bytes, Format::TarGz, &Limits::default()).unwrap();
     assert!(
         tree.files
@@ -801,7 +816,11 @@ fn skills_below_hidden_folders_are_found_and_excluded_folders_skipped() {
         paths(&tree.files)
     );
     let search = skills_found(tree.clone(), None, &url()).unwrap();
-    let folders: Vec<&str> = search.found.iter().map(|found| found.folder.as_str()).collect();
+    let folders: Vec<&str> = search
+        .found
+        .iter()
+        .map(|found| found.folder.as_str())
+        .collect();
     assert_eq!(
         folders,
         [
@@ -812,7 +831,10 @@ fn skills_below_hidden_folders_are_found_and_excluded_folders_skipped() {
     );
     let fix = &search.found[0];
     assert_eq!(fix.download.name.as_deref(), Some("fix-ci"));
-    assert_eq!(fix.refusal, None, "a link hidden inside a skill is not part of it");
+    assert_eq!(
+        fix.refusal, None,
+        "a link hidden inside a skill is not part of it"
+    );
     assert_eq!(
         files_of(&fix.download),
         ["SKILL.md", "agents/openai.yaml", "scripts/inspect.py"]
@@ -822,7 +844,11 @@ fn skills_below_hidden_folders_are_found_and_excluded_folders_skipped() {
     assert_eq!(names(&named), [Some("fix-ci")]);
     let curated = skills_in(tree.clone(), Some("skills/.curated"), &url()).unwrap();
     assert_eq!(names(&curated), [Some("fix-ci")]);
-    for bad in ["skills/.curated/../..", "skills/.curated/a:b", "skills/.curated/a\\b"] {
+    for bad in [
+        "skills/.curated/../..",
+        "skills/.curated/a:b",
+        "skills/.curated/a\\b",
+    ] {
         assert_refused(skills_in(tree.clone(), Some(bad), &url()), &["is refused"]);
     }
 }
@@ -910,13 +936,19 @@ fn the_skills_of_a_marketplace_carry_their_plugins() {
     assert_eq!(
         plugins,
         [
-            ("plugins/contracts/skills/scan", vec!["contracts".to_owned()]),
+            (
+                "plugins/contracts/skills/scan",
+                vec!["contracts".to_owned()]
+            ),
             ("skills/loose", Vec::new()),
         ]
     );
     assert_eq!(search.plugins, ["contracts"]);
     assert!(
-        search.warnings.iter().any(|warning| warning.contains("acme/remote")),
+        search
+            .warnings
+            .iter()
+            .any(|warning| warning.contains("acme/remote")),
         "{:?}",
         search.warnings
     );

@@ -36,10 +36,7 @@ fn plugins_in_their_own_folders_hold_the_skills_below_their_skills_folder() {
         None,
     );
     assert_eq!(manifests.warnings, Vec::<String>::new());
-    assert_eq!(
-        manifests.names(),
-        ["contracts", "commands-only", "review"]
-    );
+    assert_eq!(manifests.names(), ["contracts", "commands-only", "review"]);
     assert_eq!(
         manifests.of("plugins/contracts/skills/scanner"),
         ["contracts"]
@@ -178,7 +175,10 @@ fn manifests_that_cannot_be_read_are_warnings() {
         let manifests = Manifests::read(&[(MARKETPLACE.to_owned(), bytes)], None);
         assert_eq!(manifests.names(), Vec::<String>::new());
         assert!(
-            manifests.warnings.iter().any(|warning| warning.contains(needle)),
+            manifests
+                .warnings
+                .iter()
+                .any(|warning| warning.contains(needle)),
             "{needle}: {:?}",
             manifests.warnings
         );
