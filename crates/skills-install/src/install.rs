@@ -306,8 +306,7 @@ pub(crate) async fn install_fetched(
     } = fetched;
     // The whole download is validated before anything is written.
     let candidates = candidates(offers, refused, naming);
-    let chosen = choose(source, candidates, &listed, &plugins, selection)?;
-    let mut chosen = chosen;
+    let mut chosen = choose(source, candidates, &listed, &plugins, selection)?;
     warnings.append(&mut chosen.skipped);
     let mut seen = BTreeSet::new();
     for (offer, slug, _) in &chosen.installable {
@@ -333,8 +332,7 @@ pub(crate) async fn install_fetched(
         .iter()
         .filter(|(offer, _, _)| offer.definition_only)
         .filter_map(|(offer, slug, _)| {
-            crate::mentions::unfetched_warning(&offer.download, source)
-                .map(|note| (slug.clone(), note))
+            crate::mentions::unfetched_warning(&offer.download).map(|note| (slug.clone(), note))
         })
         .collect();
 

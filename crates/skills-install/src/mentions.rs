@@ -26,7 +26,6 @@ use std::collections::BTreeSet;
 use skills_types::files::SKILL_MD;
 
 use crate::fetch::Download;
-use crate::source::Source;
 
 /// Folders skills conventionally bundle their files in (agentskills.io names `scripts`,
 /// `references` and `assets`; the others are the most common in real repositories): only a
@@ -63,7 +62,7 @@ pub fn mentioned_paths(body: &str) -> Vec<String> {
 
 /// The warning for a definition-only download whose body mentions bundled files it does not
 /// hold, if any. The caller asks only for downloads that brought the `SKILL.md` alone.
-pub fn unfetched_warning(download: &Download, source: &Source) -> Option<String> {
+pub fn unfetched_warning(download: &Download) -> Option<String> {
     let definition = download
         .files
         .iter()
@@ -82,18 +81,10 @@ pub fn unfetched_warning(download: &Download, source: &Source) -> Option<String>
     if missing.is_empty() {
         return None;
     }
-    let how = match source {
-        Source::Folder(_) | Source::Site(_) => {
-            "the folder offers no index, so only its SKILL.md was installed; install the skill \
-             from a pack (an index.json that lists every file of the skill), a GitHub folder or \
-             an archive to bring the whole skill"
-        }
-        _ => {
-            "a SKILL.md URL, a GitHub file page, a well-known skill-md entry or a registry entry \
-             brings only the SKILL.md; install the skill from a pack (an index.json that lists \
-             every file of the skill), a GitHub folder or an archive to bring the whole skill"
-        }
-    };
+    let how = "a SKILL.md URL, a GitHub file page, a well-known skill-md entry, a registry entry \
+               or a folder without an index brings only the SKILL.md; install the skill from a \
+               pack (an index.json that lists every file of the skill), a GitHub folder or an \
+               archive to bring the whole skill";
     Some(format!(
         "SKILL.md mentions {} that {} not installed: {}; {how}",
         if missing.len() == 1 {

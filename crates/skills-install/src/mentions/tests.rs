@@ -92,8 +92,7 @@ fn download(files: &[(&str, &str)]) -> Download {
 fn the_warning_names_what_was_not_fetched_and_how_to_bring_it() {
     let definition = "---\nname: x\ndescription: \"See scripts/in-frontmatter.py\"\n---\n\
                       Run scripts/recalc.py with references/a.md.\n";
-    let single = Source::SkillFile(url::Url::parse("https://example.com/x/SKILL.md").unwrap());
-    let warning = unfetched_warning(&download(&[("SKILL.md", definition)]), &single).unwrap();
+    let warning = unfetched_warning(&download(&[("SKILL.md", definition)])).unwrap();
     assert!(
         warning.starts_with(
             "SKILL.md mentions bundled files that were not installed: scripts/recalc.py, \
@@ -108,7 +107,7 @@ fn the_warning_names_what_was_not_fetched_and_how_to_bring_it() {
     assert!(!warning.contains("in-frontmatter"), "{warning}");
 
     let partial = download(&[("SKILL.md", definition), ("scripts/recalc.py", "print()")]);
-    let warning = unfetched_warning(&partial, &single).unwrap();
+    let warning = unfetched_warning(&partial).unwrap();
     assert!(
         warning.starts_with(
             "SKILL.md mentions a bundled file that was not installed: references/a.md; "
@@ -120,12 +119,9 @@ fn the_warning_names_what_was_not_fetched_and_how_to_bring_it() {
         ("scripts/recalc.py", "print()"),
         ("references/a.md", "# A"),
     ]);
-    assert_eq!(unfetched_warning(&whole, &single), None);
+    assert_eq!(unfetched_warning(&whole), None);
     assert_eq!(
-        unfetched_warning(
-            &download(&[("SKILL.md", "---\nname: x\n---\nNo files.\n")]),
-            &single
-        ),
+        unfetched_warning(&download(&[("SKILL.md", "---\nname: x\n---\nNo files.\n")])),
         None
     );
 }
@@ -133,13 +129,9 @@ fn the_warning_names_what_was_not_fetched_and_how_to_bring_it() {
 #[test]
 fn a_mentioned_folder_is_fetched_when_any_file_in_it_is() {
     let definition = "See the scripts/ folder.";
-    let single = Source::SkillFile(url::Url::parse("https://example.com/SKILL.md").unwrap());
-    assert!(unfetched_warning(&download(&[("SKILL.md", definition)]), &single).is_some());
+    assert!(unfetched_warning(&download(&[("SKILL.md", definition)])).is_some());
     assert_eq!(
-        unfetched_warning(
-            &download(&[("SKILL.md", definition), ("scripts/a.py", "")]),
-            &single
-        ),
+        unfetched_warning(&download(&[("SKILL.md", definition), ("scripts/a.py", "")])),
         None
     );
 }
