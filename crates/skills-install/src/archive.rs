@@ -388,7 +388,8 @@ enum Disposition<'a> {
 
 /// The relative-path check of 03 on an entry name (a leading `./`, which `tar -C dir .`
 /// writes, is dropped first). A hidden file, and anything below an excluded folder (`.git/`,
-/// `node_modules/`) or, for a runtime, below any hidden folder, is a skip; a name
+/// `node_modules/`) or, for a runtime (whose `lib/node_modules` is its own), below any hidden
+/// folder, is a skip; a name
 /// below another hidden folder is kept (see the module comment). Everything else a hidden name
 /// might hold (`..`, a drive, a backslash, a device name) is still refused: a hostile entry is
 /// refused even where it would have been skipped.
@@ -398,7 +399,12 @@ fn classify(name: &str, hidden_folders: bool) -> Result<Disposition<'_>, Refusal
     let (last, folders) = components.split_last().unwrap_or((&"", &[]));
     let skipped = last.starts_with('.')
         || folders.iter().any(|folder| {
-            is_excluded_source_dir(folder) || (!hidden_folders && folder.starts_with('.'))
+            if hidden_folders {
+                is_excluded_source_dir(folder)
+            } else {
+                // A runtime keeps its `lib/node_modules`, and nothing hidden.
+                folder.starts_with('.')
+            }
         });
     Ok(if skipped {
         Disposition::Skip

@@ -986,11 +986,16 @@ fn runtime_tar_gz(entries: &[(Raw<'_>, u32)]) -> Vec<u8> {
 
 #[test]
 fn a_runtime_keeps_execute_bits_and_links_that_land_in_its_tree() {
+    // Node's own layout: npm under `lib/node_modules`, which a skill source passes over but a
+    // runtime keeps.
     let bytes = runtime_tar_gz(&[
         (entry("node-v1/bin/", EntryType::Directory), 0o755),
         (file("node-v1/bin/node", b"#!/bin/sh\n"), 0o755),
-        (file("node-v1/lib/npm/cli.js", b"js"), 0o644),
-        (link("node-v1/bin/npm", "../lib/npm/cli.js"), 0o777),
+        (file("node-v1/lib/node_modules/npm/cli.js", b"js"), 0o644),
+        (
+            link("node-v1/bin/npm", "../lib/node_modules/npm/cli.js"),
+            0o777,
+        ),
         (entry("node-v1/share/", EntryType::Directory), 0o755),
     ]);
     let unpacked = extract_runtime(&bytes, &RUNTIME_LIMITS).unwrap();
@@ -1003,14 +1008,14 @@ fn a_runtime_keeps_execute_bits_and_links_that_land_in_its_tree() {
         files,
         [
             ("node-v1/bin/node", true),
-            ("node-v1/lib/npm/cli.js", false)
+            ("node-v1/lib/node_modules/npm/cli.js", false)
         ]
     );
     assert_eq!(
         unpacked.links,
         [UnpackedLink {
             path: "node-v1/bin/npm".to_owned(),
-            target: "../lib/npm/cli.js".to_owned()
+            target: "../lib/node_modules/npm/cli.js".to_owned()
         }]
     );
     assert!(unpacked.folders.contains(&"node-v1/share".to_owned()));
