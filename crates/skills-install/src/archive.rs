@@ -53,7 +53,7 @@ use skills_types::limits::{MIB, PackageLimits};
 use unicode_normalization::UnicodeNormalization as _;
 use url::Url;
 
-use crate::fetch::{Download, hex_digest};
+use crate::download::{Download, hex_digest};
 
 /// Most entries read from one archive (09 §Archives).
 pub const MAX_ENTRIES: usize = 2_000;

@@ -10,7 +10,6 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use serde::Deserialize;
-use sha2::{Digest, Sha256};
 use skills_types::files::{SKILL_MD, match_definition};
 use skills_types::limits::{MAX_SKILL_MD_BYTES, PackageLimits};
 use url::Url;
@@ -27,18 +26,8 @@ pub use skills_types::publish::{SCHEMA_V0_2, VERSIONS_FILE};
 /// Largest index (pack or well-known) accepted.
 const MAX_INDEX_BYTES: u64 = skills_types::limits::MIB;
 
-/// One skill's files, in memory.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Download {
-    /// The name the source gave it (a pack or index entry), if any.
-    pub name: Option<String>,
-    /// `(relative path, bytes)`, the definition file named `SKILL.md`.
-    pub files: Vec<(String, Vec<u8>)>,
-    /// The version the source declared.
-    pub version: Option<String>,
-    /// Where the definition file came from.
-    pub url: Url,
-}
+// Below both this module and the extractor; named here too, where every caller looks.
+pub use crate::download::{Download, hex_digest};
 
 /// Why a download is not acceptable.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -925,11 +914,6 @@ fn is_sha256_digest(digest: &str) -> bool {
 fn parse_json<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T, Problem> {
     serde_json::from_slice(bytes)
         .map_err(|error| Problem::Invalid(format!("the index is not valid: {error}")))
-}
-
-/// Lowercase hex SHA-256.
-pub fn hex_digest(bytes: &[u8]) -> String {
-    format!("{:x}", Sha256::digest(bytes))
 }
 
 #[cfg(test)]

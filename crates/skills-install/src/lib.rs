@@ -11,6 +11,7 @@
 pub mod address;
 pub mod archive;
 pub mod client;
+pub mod download;
 pub mod fetch;
 pub mod github;
 pub mod install;

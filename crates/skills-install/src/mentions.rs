@@ -44,7 +44,7 @@ const BUNDLE_FOLDERS: [&str; 8] = [
 /// Longest mention considered, in bytes: longer tokens are not paths a person typed.
 const MAX_MENTION_BYTES: usize = 200;
 
-/// The bundled files and folders (paths below [`BUNDLE_FOLDERS`]) that `body` (a `SKILL.md`
+/// The bundled files and folders (paths below `BUNDLE_FOLDERS`) that `body` (a `SKILL.md`
 /// without its frontmatter) mentions, in the order first mentioned, each once, without a
 /// leading `./`. A folder keeps its trailing `/`.
 pub fn mentioned_paths(body: &str) -> Vec<String> {
