@@ -20,6 +20,7 @@ mod crash;
 mod local_http;
 mod published;
 mod replace;
+mod repositories;
 mod scopes;
 mod sources;
 #[cfg(unix)]

@@ -581,7 +581,12 @@ pub(crate) struct InstallArgs {
     /// Install only this skill of a multi-skill source (repeatable).
     #[arg(long = "skill", value_name = "NAME")]
     pub(crate) skills: Vec<String>,
-    /// Show what the source offers (name, description, kind) and install nothing.
+    /// Install only the skills of this plugin of a Claude Code plugin marketplace
+    /// (`.claude-plugin/marketplace.json`, `plugin.json`) (repeatable).
+    #[arg(long = "plugin", value_name = "NAME")]
+    pub(crate) plugins: Vec<String>,
+    /// Show what the source offers (name, description, kind; grouped by plugin when it has
+    /// plugins) and install nothing.
     #[arg(long)]
     pub(crate) list: bool,
     /// Install a published version of an agent-skills site (one its versions.json lists).

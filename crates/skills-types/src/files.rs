@@ -113,11 +113,35 @@ pub const EXCLUDED_DIR_NAMES: &[&str] = &[
     ".mypy_cache",
     ".ruff_cache",
     "target",
+    // Other version control, and the hidden caches and build output of JavaScript and JVM
+    // tools: a source searched for skills (`install .`) passes over them rather than read
+    // thousands of files no skill lives in.
+    ".svn",
+    ".hg",
+    ".cache",
+    ".next",
+    ".nuxt",
+    ".turbo",
+    ".parcel-cache",
+    ".gradle",
+    ".yarn",
+    ".npm",
+    ".pnpm-store",
 ];
 
 /// Whether a directory with this name is skipped when looking for skills.
 pub fn is_excluded_dir_name(name: &str) -> bool {
     name.starts_with('.') || EXCLUDED_DIR_NAMES.contains(&name)
+}
+
+/// Whether a folder of a *source* given to `install` (a repository, an archive, a local
+/// folder) is passed over when looking for skills in it: exactly the folders of
+/// [`EXCLUDED_DIR_NAMES`]. Other hidden folders are searched there, as the peers do: OpenAI
+/// keeps its catalog under `skills/.curated`, `skills/.system` and `skills/.experimental`,
+/// and a repository's `.claude/skills` is a place skills live. A root being discovered is
+/// another matter ([`is_excluded_dir_name`]): there every hidden folder is skipped.
+pub fn is_excluded_source_dir(name: &str) -> bool {
+    EXCLUDED_DIR_NAMES.contains(&name)
 }
 
 /// How a directory entry matched a definition file.
@@ -188,6 +212,19 @@ mod tests {
         }
         for name in ["skills", "targets", "pdf", "venv2"] {
             assert!(!is_excluded_dir_name(name), "{name}");
+        }
+        for name in [
+            ".git",
+            ".github",
+            "node_modules",
+            ".venv",
+            ".next",
+            "target",
+        ] {
+            assert!(is_excluded_source_dir(name), "{name}");
+        }
+        for name in [".curated", ".system", ".experimental", ".claude", "skills"] {
+            assert!(!is_excluded_source_dir(name), "{name}");
         }
     }
 
