@@ -5,7 +5,7 @@
 //! UTF-8, or its frontmatter never closes. Everything else (bad YAML, missing fields, wrong
 //! types) leaves a document and a diagnostic, so one sloppy file never hides the others. A
 //! document whose frontmatter did not parse is still made (an editor may show its body), but
-//! discovery refuses it ([`refusal`]): its name and description would be guesses.
+//! discovery refuses it (`refusal`): its name and description would be guesses.
 
 use std::collections::BTreeMap;
 use std::fs::File;

@@ -106,7 +106,7 @@ impl Frontmatter {
     }
 }
 
-/// Whether `text` is one of [`TRUE_WORDS`], ignoring case and surrounding blanks.
+/// Whether `text` is one of `TRUE_WORDS`, ignoring case and surrounding blanks.
 pub fn is_true_word(text: &str) -> bool {
     let text = text.trim();
     TRUE_WORDS
