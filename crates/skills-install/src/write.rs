@@ -175,6 +175,61 @@ impl Registered {
     }
 }
 
+impl Registered {
+    /// The entry a `registry` object of a provenance record or lock entry names ([`Registered::record`]
+    /// read back); `None` when the record has none, or one without coordinates or an id.
+    pub fn from_record(record: &serde_json::Value) -> Option<Self> {
+        let registry = record.get("registry")?;
+        let text = |field: &str| {
+            registry
+                .get(field)
+                .and_then(serde_json::Value::as_str)
+                .map(str::to_owned)
+        };
+        Some(Self {
+            coordinates: Coordinates::parse(&text("coordinates")?).ok()?,
+            id: text("id")?,
+            version: text("version"),
+            catalog: text("catalog").unwrap_or_default(),
+        })
+    }
+}
+
+/// The digest of a skill's content, as the lock entry's `sha256` records it:
+/// `sha256:<hex>` over each file's path and digest, in path order (two installs of the same
+/// content have the same digest, wherever they came from).
+pub fn summary_digest(digests: &BTreeMap<String, String>) -> String {
+    let summary: String = digests
+        .iter()
+        .map(|(path, digest)| format!("{path}\0{digest}\n"))
+        .collect();
+    format!("sha256:{}", hex_digest(summary.as_bytes()))
+}
+
+/// [`summary_digest`] of a download's files.
+pub fn download_digest(download: &Download) -> String {
+    summary_digest(
+        &download
+            .files
+            .iter()
+            .map(|(path, bytes)| (path.clone(), hex_digest(bytes)))
+            .collect(),
+    )
+}
+
+/// [`summary_digest`] of the skill installed in `dir` (its provenance record left out), or
+/// `None` when the folder is missing or holds anything but plain folders and files.
+pub(crate) fn installed_digest(dir: &Path) -> Option<String> {
+    let files = installed_files(dir)?;
+    Some(summary_digest(
+        &files
+            .iter()
+            .filter(|(path, _)| path.as_str() != PROVENANCE_FILE)
+            .map(|(path, bytes)| (path.clone(), hex_digest(bytes)))
+            .collect(),
+    ))
+}
+
 /// One skill to write: its folder name and its files.
 #[derive(Clone, Debug)]
 pub struct Item {
@@ -290,10 +345,6 @@ impl<'a> Plan<'a> {
             .iter()
             .map(|(path, bytes)| ((*path).to_owned(), hex_digest(bytes)))
             .collect();
-        let summary: String = digests
-            .iter()
-            .map(|(path, digest)| format!("{path}\0{digest}\n"))
-            .collect();
         let destination = target.root.join(&item.slug);
         let existing = std::fs::symlink_metadata(&destination).is_ok();
         // The same bytes from another registry namespace are still another skill.
@@ -308,7 +359,7 @@ impl<'a> Plan<'a> {
             scope: target.scope,
             files: files.len(),
             bytes: files.values().map(|bytes| bytes.len() as u64).sum(),
-            sha256: format!("sha256:{}", hex_digest(summary.as_bytes())),
+            sha256: summary_digest(&digests),
             new_skills: Vec::new(),
             already_installed,
             replaced: false,
