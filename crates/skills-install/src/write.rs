@@ -217,14 +217,18 @@ pub fn download_digest(download: &Download) -> String {
     )
 }
 
-/// [`summary_digest`] of the skill installed in `dir` (its provenance record left out), or
-/// `None` when the folder is missing or holds anything but plain folders and files.
+/// [`summary_digest`] of the skill installed in `dir`, or `None` when the folder is missing or
+/// holds anything but plain folders and files. The provenance record is not the skill's and is
+/// not looked at at all: whatever is under its name (the state module refuses a trap there
+/// when it is read) does not make the skill another one.
 pub(crate) fn installed_digest(dir: &Path) -> Option<String> {
-    let files = installed_files(dir)?;
+    let mut found = BTreeMap::new();
+    if !collect_skipping(dir, "", &mut found, &[PROVENANCE_FILE]) {
+        return None;
+    }
     Some(summary_digest(
-        &files
+        &found
             .iter()
-            .filter(|(path, _)| path.as_str() != PROVENANCE_FILE)
             .map(|(path, bytes)| (path.clone(), hex_digest(bytes)))
             .collect(),
     ))
@@ -570,6 +574,16 @@ pub(crate) fn installed_files(dir: &Path) -> Option<BTreeMap<String, Vec<u8>>> {
 }
 
 fn collect(dir: &Path, prefix: &str, found: &mut BTreeMap<String, Vec<u8>>) -> bool {
+    collect_skipping(dir, prefix, found, &[])
+}
+
+/// [`collect`], passing over the entries of `dir` itself named in `skip`.
+fn collect_skipping(
+    dir: &Path,
+    prefix: &str,
+    found: &mut BTreeMap<String, Vec<u8>>,
+    skip: &[&str],
+) -> bool {
     let Ok(metadata) = std::fs::symlink_metadata(dir) else {
         return false;
     };
@@ -584,6 +598,9 @@ fn collect(dir: &Path, prefix: &str, found: &mut BTreeMap<String, Vec<u8>>) -> b
         let Ok(name) = entry.file_name().into_string() else {
             return false;
         };
+        if prefix.is_empty() && skip.contains(&name.as_str()) {
+            continue;
+        }
         let relative = if prefix.is_empty() {
             name
         } else {
@@ -712,6 +729,39 @@ mod tests {
                 .any(|name| name.starts_with(STAGING_PREFIX)),
             "no staging folder is left behind"
         );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn an_installed_skills_digest_is_its_files_whatever_its_provenance_record_is() {
+        let dir = tempfile::tempdir().unwrap_or_else(|error| panic!("{error}"));
+        let target = Target {
+            root: dir.path().join("skills"),
+            scope: SkillScope::User,
+            agent_folders: Vec::new(),
+        };
+        let pack = [item("alpha", "body")];
+        let written = write_all(&target, &pack, false, &provenance())
+            .unwrap_or_else(|error| panic!("{error}"));
+        let folder = target.root.join("alpha");
+        assert_eq!(
+            installed_digest(&folder).as_deref(),
+            Some(written[0].sha256.as_str())
+        );
+        assert_eq!(download_digest(&pack[0].download), written[0].sha256);
+        // A trap under the record's name is not read, and not the skill's.
+        std::fs::remove_file(folder.join(PROVENANCE_FILE)).unwrap_or_else(|e| panic!("{e}"));
+        std::os::unix::fs::symlink("/dev/zero", folder.join(PROVENANCE_FILE))
+            .unwrap_or_else(|error| panic!("{error}"));
+        assert_eq!(
+            installed_digest(&folder).as_deref(),
+            Some(written[0].sha256.as_str())
+        );
+        // A link among the skill's own files is a change.
+        std::os::unix::fs::symlink("/dev/zero", folder.join("extra"))
+            .unwrap_or_else(|error| panic!("{error}"));
+        assert_eq!(installed_digest(&folder), None);
+        assert_eq!(installed_digest(&target.root.join("missing")), None);
     }
 
     #[test]

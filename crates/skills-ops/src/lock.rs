@@ -415,7 +415,10 @@ mod tests {
 
         for (broken, says) in [
             ("<<<<<<< HEAD\n{}", "not valid JSON"),
-            (r#"{"version":2,"skills":{}}"#, "version 2"),
+            (
+                r#"{"version":2,"skills":{"pdf":{"source":"a/b","sourceType":"github"}}}"#,
+                "version 2",
+            ),
             (r#"{"version":1}"#, "no `skills`"),
         ] {
             std::fs::write(&path, broken).unwrap();
