@@ -25,6 +25,10 @@ const FILE: &str = "/fuzz/skill-name/SKILL.md";
 /// are compared with it.
 const PROFILES: [Profile; 3] = [Profile::Agentskills, Profile::Lenient, Profile::Openhuman];
 
+/// The host profiles: checked for a sound report, not compared (each host documents its own
+/// rules, neither stricter nor looser than the specification's).
+const HOSTS: [Profile; 3] = Profile::HOSTS;
+
 fuzz_target!(|data: &[u8]| {
     let path = Path::new(FILE);
     let loaded = load::parse_document(path, data);
@@ -81,9 +85,29 @@ fuzz_target!(|data: &[u8]| {
         reports.push(report);
     }
 
+    for profile in HOSTS {
+        let report = validate_bytes(path, data, Options::new(profile));
+        check_report(&report, profile, false);
+        let strict = validate_bytes(path, data, Options::new(profile).strict(true));
+        check_report(&strict, profile, true);
+        check_strict_only_promotes_warnings(&report, &strict);
+    }
+
     let [agentskills, lenient, openhuman] = &reports[..] else {
         unreachable!("one report per profile");
     };
+    // `lenient` is what discovery loads: the document parses, and nothing in it is a finding
+    // that keeps a skill out of the catalog (the folder's name here can always be shown).
+    let listed = loaded.as_ref().is_ok_and(|document| {
+        !document
+            .diagnostics
+            .iter()
+            .any(|d| d.severity == Severity::Error && d.code.refuses_skill())
+    });
+    assert_eq!(
+        lenient.valid, listed,
+        "lenient must be valid exactly when discovery would list the skill"
+    );
     if agentskills.valid {
         assert!(lenient.valid, "lenient must only relax agentskills");
         assert!(openhuman.valid, "openhuman must only relax agentskills");

@@ -22,6 +22,7 @@ mod local_http;
 mod private;
 mod published;
 mod replace;
+mod repositories;
 mod restore;
 mod scopes;
 mod sources;

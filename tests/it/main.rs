@@ -9,12 +9,15 @@ mod agent_json;
 mod app_dir;
 mod discovery;
 mod docs;
+mod home;
+mod hosts;
 mod hubs;
 mod install;
 mod manage;
 mod mcp;
 mod mcp_http;
 mod mcp_python;
+mod mcp_typescript;
 mod network;
 #[cfg(unix)]
 mod peers;

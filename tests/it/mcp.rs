@@ -32,7 +32,7 @@ const SIDECAR: &str = r#"
 name = "greet"
 description = "Greets whom it is told to."
 script = "scripts/greet.py"
-parameters = { type = "object", properties = { who = { type = "string" } }, required = ["who"] }
+parameters = { type = "object", properties = { who = { type = "string", format = "person-name" }, reply_to = { type = "string", format = "email" } }, required = ["who"] }
 
 [[inputs]]
 name = "count"
@@ -51,7 +51,21 @@ pub(crate) const LOGO: &[u8] = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\xff\xfe";
 /// A bundled text file over the 128 KiB a read returns.
 const BIG: usize = 200 * 1024;
 
-/// A tree with `demo` (a tool, inputs, a reference file) and `weather`.
+/// The name of a skill that is not a valid URI host as it stands (real skills are named like
+/// this): its URIs percent-encode it.
+pub(crate) const SPACED: &str = "API Fuzzing for Bug Bounty";
+
+/// [`SPACED`]'s definition, as every client must read it back.
+pub(crate) const SPACED_URI: &str = "skill://API%20Fuzzing%20for%20Bug%20Bounty/SKILL.md";
+
+/// A bundled file of [`SPACED`] whose own name needs escapes too.
+pub(crate) const SPACED_FILE_URI: &str =
+    "skill://API%20Fuzzing%20for%20Bug%20Bounty/references/payload%20list%20%231.md";
+
+/// The one `_meta` key of a failed tool call: the subsystem's stable kind.
+pub(crate) const KIND: &str = "skills/kind";
+
+/// A tree with `demo` (a tool, inputs, a reference file), `weather` and [`SPACED`].
 pub(crate) fn tree() -> Tree {
     let tree = Tree::new();
     let dir = add_skill(
@@ -69,6 +83,16 @@ pub(crate) fn tree() -> Tree {
         "weather",
         "weather",
         "Forecasts for any city.",
+    );
+    let spaced = tree.skill(
+        Place::UserOpenhuman,
+        "api-fuzzing",
+        SPACED,
+        "Fuzzes web APIs for bugs.",
+    );
+    tree.write(
+        &spaced.with_file_name("references/payload list #1.md"),
+        "# Payloads\n",
     );
     tree
 }
@@ -162,6 +186,68 @@ fn text_of(result: &CallToolResult) -> String {
         .collect()
 }
 
+/// The stable `kind` a failed tool call carries in its `_meta`, after checking that it is a
+/// tool error (`isError`) with no structured content, as every server-made failure is.
+pub(crate) fn failure_kind(result: &CallToolResult) -> String {
+    assert_eq!(result.is_error, Some(true), "a tool error: {result:?}");
+    assert_eq!(
+        result.structured_content, None,
+        "a failure promises no structured content: {result:?}"
+    );
+    assert!(
+        !text_of(result).is_empty(),
+        "a failure says why: {result:?}"
+    );
+    result
+        .meta
+        .as_ref()
+        .and_then(|meta| meta.0.get(KIND))
+        .and_then(Value::as_str)
+        .unwrap_or_else(|| panic!("the kind in `_meta`: {result:?}"))
+        .to_owned()
+}
+
+/// Every `format` keyword in `schema` (any object member named `format` holding a string: the
+/// fixtures' data holds none, so this errs on the side of finding too many).
+pub(crate) fn formats_in(schema: &Value, found: &mut Vec<String>) {
+    match schema {
+        Value::Object(members) => {
+            for (key, value) in members {
+                if let (true, Value::String(format)) = (key == "format", value) {
+                    found.push(format.clone());
+                }
+                formats_in(value, found);
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|item| formats_in(item, found)),
+        _ => {}
+    }
+}
+
+/// The formats JSON Schema defines (draft 2020-12, Validation §7.3): the only ones a tool
+/// schema may name.
+pub(crate) const STANDARD_FORMATS: [&str; 19] = [
+    "date-time",
+    "date",
+    "time",
+    "duration",
+    "email",
+    "idn-email",
+    "hostname",
+    "idn-hostname",
+    "ipv4",
+    "ipv6",
+    "uri",
+    "uri-reference",
+    "iri",
+    "iri-reference",
+    "uuid",
+    "uri-template",
+    "json-pointer",
+    "relative-json-pointer",
+    "regex",
+];
+
 /// The stable `kind` an MCP error carries in its data.
 fn kind_of(error: &ServiceError) -> String {
     match error {
@@ -204,6 +290,28 @@ fn a_host_sees_the_catalog_and_calls_every_tool() {
         );
         let greet = &tools[4];
         assert_eq!(greet.input_schema["required"], json!(["who"]));
+        // Every schema of every tool, the declared tool's own included, names only formats
+        // JSON Schema defines: a client compiling it knows each one (`demo__greet` declares
+        // `who` with a format of its own, `uint64` among the output schemas' numbers before).
+        let mut formats = Vec::new();
+        for listed in &tools {
+            formats_in(
+                &Value::Object(listed.input_schema.as_ref().clone()),
+                &mut formats,
+            );
+            if let Some(output) = &listed.output_schema {
+                formats_in(&Value::Object(output.as_ref().clone()), &mut formats);
+            }
+        }
+        assert!(
+            formats.contains(&"email".to_owned()),
+            "a standard format is kept: {formats:?}"
+        );
+        let unknown: Vec<&String> = formats
+            .iter()
+            .filter(|format| !STANDARD_FORMATS.contains(&format.as_str()))
+            .collect();
+        assert!(unknown.is_empty(), "non-standard formats: {unknown:?}");
 
         let loaded = call(&client, "load_skill", json!({ "name": "demo" }))
             .await
@@ -221,18 +329,41 @@ fn a_host_sees_the_catalog_and_calls_every_tool() {
         .await
         .unwrap();
         assert_eq!(text_of(&read), "# Guide\n\nStep one.\n");
+        // Every failure of a tool is a result the model reads (MCP 2025-11-25, tools §Error
+        // Handling), not a protocol error it never sees.
         let refused = call(
             &client,
             "read_skill_resource",
             json!({ "name": "demo", "path": "../../../etc/passwd" }),
         )
         .await
-        .unwrap_err();
-        assert_eq!(kind_of(&refused), "refused_path", "{refused}");
+        .unwrap();
+        assert_eq!(failure_kind(&refused), "refused_path", "{refused:?}");
         let missing = call(&client, "load_skill", json!({ "name": "nope" }))
             .await
-            .unwrap_err();
-        assert_eq!(kind_of(&missing), "not_found", "{missing}");
+            .unwrap();
+        assert_eq!(failure_kind(&missing), "not_found", "{missing:?}");
+        assert!(
+            text_of(&missing).contains("no skill named 'nope'")
+                && text_of(&missing).contains("search_skills"),
+            "{missing:?}"
+        );
+        let unnamed = call(&client, "load_skill", json!({})).await.unwrap();
+        assert_eq!(failure_kind(&unnamed), "invalid_input", "{unnamed:?}");
+        assert!(text_of(&unnamed).contains("`name`"), "{unnamed:?}");
+        let not_running = call(
+            &client,
+            "run_skill_script",
+            json!({ "name": "nope", "script": "scripts/x.py" }),
+        )
+        .await
+        .unwrap();
+        assert_eq!(failure_kind(&not_running), "not_found", "{not_running:?}");
+        // A name the server does not offer is the one protocol error (the spec's own example).
+        for unknown in ["no_such_tool", "demo__no_such_tool"] {
+            let refused = call(&client, unknown, json!({})).await.unwrap_err();
+            assert_eq!(kind_of(&refused), "tool_not_found", "{unknown}: {refused}");
+        }
 
         let found = call(
             &client,
@@ -474,10 +605,11 @@ fn bundled_files_are_listed_and_binary_ones_come_back_as_base64() {
             json!({ "name": "demo", "path": "assets/logo.png" }),
         )
         .await
-        .unwrap_err();
+        .unwrap();
+        assert_eq!(failure_kind(&as_text), "refused_path", "{as_text:?}");
         assert!(
-            as_text.to_string().contains("skill://demo/assets/logo.png"),
-            "the text tool points at the resource: {as_text}"
+            text_of(&as_text).contains("skill://demo/assets/logo.png"),
+            "the text tool points at the resource: {as_text:?}"
         );
 
         let too_large = client
@@ -497,6 +629,92 @@ fn bundled_files_are_listed_and_binary_ones_come_back_as_base64() {
             "refused_path",
             "{encoded_traversal}"
         );
+        client
+    });
+}
+
+#[test]
+fn every_uri_is_a_valid_url_and_reads_back_whatever_the_skill_is_named() {
+    let tree = tree();
+    converse(&tree, &["--no-scripts"], |client| async move {
+        let listed = client.list_resources(None).await.unwrap().resources;
+        let uris: Vec<&str> = listed
+            .iter()
+            .map(|resource| resource.uri.as_str())
+            .collect();
+        assert!(
+            uris.contains(&SPACED_URI) && uris.contains(&SPACED_FILE_URI),
+            "{uris:?}"
+        );
+        // A WHATWG URL parser (the `url` crate, as Node's `URL` and pydantic) takes every URI
+        // as it stands, and gives it back unchanged.
+        for uri in &uris {
+            let parsed = url::Url::parse(uri).unwrap_or_else(|error| panic!("{uri}: {error}"));
+            assert_eq!(parsed.as_str(), *uri, "a URI the parser rewrites");
+        }
+        let read = client
+            .read_resource(ReadResourceRequestParams::new(SPACED_URI))
+            .await
+            .unwrap();
+        match &read.contents[..] {
+            [ResourceContents::TextResourceContents { text, uri, .. }] => {
+                assert!(
+                    text.contains("Body of API Fuzzing for Bug Bounty."),
+                    "{text}"
+                );
+                assert_eq!(uri, SPACED_URI, "the read names the URI asked for");
+            }
+            other => panic!("one text content was expected: {other:?}"),
+        }
+        for uri in [
+            SPACED_FILE_URI,
+            // What a client makes from the template (`skill://{name}/{path}`, simple expansion).
+            "skill://API%20Fuzzing%20for%20Bug%20Bounty/references%2Fpayload%20list%20%231.md",
+            // The name written without escapes, as URIs were before.
+            "skill://API Fuzzing for Bug Bounty/references/payload list %231.md",
+        ] {
+            let read = client
+                .read_resource(ReadResourceRequestParams::new(uri))
+                .await
+                .unwrap_or_else(|error| panic!("{uri}: {error}"));
+            let text = serde_json::to_value(&read.contents).unwrap()[0]["text"].clone();
+            assert_eq!(text, "# Payloads\n", "{uri}");
+        }
+        let templates = client
+            .list_resource_templates(None)
+            .await
+            .unwrap()
+            .resource_templates;
+        assert_eq!(templates[0].uri_template, "skill://{name}/{path}");
+
+        // Decoding opens no door: a decoded `/` or `..` in the path is judged by the safe
+        // reader as what it spells, and in the name it is a name no skill has.
+        for (uri, kind) in [
+            (
+                "skill://API%20Fuzzing%20for%20Bug%20Bounty/..%2F..%2Fetc%2Fpasswd",
+                "refused_path",
+            ),
+            (
+                "skill://API%20Fuzzing%20for%20Bug%20Bounty/%2e%2e/weather/SKILL.md",
+                "refused_path",
+            ),
+            (
+                "skill://demo/references%2F..%2F..%2Fweather%2FSKILL.md",
+                "refused_path",
+            ),
+            ("skill://..%2F..%2Fetc/passwd", "not_found"),
+            ("skill://demo%2F..%2Fweather/SKILL.md", "not_found"),
+        ] {
+            let refused = client
+                .read_resource(ReadResourceRequestParams::new(uri))
+                .await
+                .unwrap_err();
+            assert_eq!(kind_of(&refused), kind, "{uri}: {refused}");
+        }
+        let loaded = call(&client, "load_skill", json!({ "name": SPACED }))
+            .await
+            .unwrap();
+        assert_eq!(loaded.is_error, Some(false), "{loaded:?}");
         client
     });
 }
@@ -575,12 +793,7 @@ fn an_ask_skill_is_refused_until_the_host_confirms_and_nothing_runs() {
         let asked = call(&client, "demo__greet", json!({ "who": "mcp" }))
             .await
             .unwrap();
-        assert_eq!(asked.is_error, Some(true), "{asked:?}");
-        assert_eq!(
-            asked.structured_content.as_ref().unwrap()["kind"],
-            "needs_confirmation",
-            "{asked:?}"
-        );
+        assert_eq!(failure_kind(&asked), "needs_confirmation", "{asked:?}");
         assert!(text_of(&asked).contains("confirm"), "{asked:?}");
         let ran = call(
             &client,
@@ -589,11 +802,9 @@ fn an_ask_skill_is_refused_until_the_host_confirms_and_nothing_runs() {
         )
         .await
         .unwrap();
-        assert_eq!(
-            ran.structured_content.as_ref().unwrap()["kind"],
-            "needs_confirmation",
-            "{ran:?}"
-        );
+        // `run_skill_script` declares the run outcome as its output: the refusal carries no
+        // structured content of another shape, which a validating client would reject.
+        assert_eq!(failure_kind(&ran), "needs_confirmation", "{ran:?}");
         client
     });
     assert!(
@@ -1044,13 +1255,14 @@ fn an_ask_skill_runs_once_the_user_confirms_in_the_host_and_not_when_they_declin
                 let result = call(&client, "demo__greet", json!({ "who": "user" }))
                     .await
                     .unwrap();
-                let structured = result.structured_content.clone().unwrap_or_default();
                 if ran {
                     assert_eq!(result.is_error, Some(false), "{result:?}");
-                    assert_eq!(structured, json!({ "greeting": "hello, user" }));
+                    assert_eq!(
+                        result.structured_content,
+                        Some(json!({ "greeting": "hello, user" }))
+                    );
                 } else {
-                    assert_eq!(result.is_error, Some(true), "{action:?}: {result:?}");
-                    assert_eq!(structured["kind"], "declined", "{action:?}: {result:?}");
+                    assert_eq!(failure_kind(&result), "declined", "{action:?}: {result:?}");
                 }
                 client
             },

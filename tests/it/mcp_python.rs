@@ -19,7 +19,7 @@ use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
 use serde_json::{Value, json};
 
-use crate::mcp::{LOGO, tree};
+use crate::mcp::{LOGO, SPACED, SPACED_URI, tree};
 
 /// The `mcp` release the test installs: pinned, so a new release cannot change the verdict
 /// without a commit saying so.
@@ -27,7 +27,7 @@ const MCP_VERSION: &str = "2.3.0";
 
 /// How long any one child (venv creation, pip, the client) may run before it is killed, so
 /// a hung server or registry fails the test instead of stalling the suite.
-const DEADLINE: Duration = Duration::from_secs(120);
+pub(crate) const DEADLINE: Duration = Duration::from_secs(120);
 
 #[test]
 fn the_official_python_client_sees_the_catalog_tools_resources_and_prompts() {
@@ -78,6 +78,8 @@ fn the_official_python_client_sees_the_catalog_tools_resources_and_prompts() {
         .arg(hex(LOGO))
         .arg("--server-log")
         .arg(&server_log)
+        .arg("--spaced-uri")
+        .arg(SPACED_URI)
         .env_remove("COLUMNS");
     for (key, _) in std::env::vars_os() {
         if key.to_string_lossy().starts_with("SKILLS_") {
@@ -128,7 +130,27 @@ fn the_official_python_client_sees_the_catalog_tools_resources_and_prompts() {
         findings["greet"],
         json!({ "is_error": false, "structured_content": { "greeting": "hello, python" } })
     );
+    let unknown = &findings["unknown_skill"];
+    assert_eq!(unknown["is_error"], true, "{unknown}");
+    assert_eq!(unknown["kind"], "not_found", "{unknown}");
+    assert_eq!(unknown["structured_content"], Value::Null, "{unknown}");
+    assert!(
+        unknown["text"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("no skill named 'no-such-skill'"),
+        "{unknown}"
+    );
     let resources = findings["resources"].as_array().unwrap();
+    assert!(resources.contains(&json!(SPACED_URI)), "{resources:?}");
+    assert_eq!(
+        findings["uris_not_round_tripped"],
+        json!([]),
+        "every URI is one pydantic's AnyUrl takes and gives back as it was"
+    );
+    assert_eq!(findings["spaced"]["uri"], SPACED_URI);
+    let spaced = findings["spaced"]["text"].as_str().unwrap_or_default();
+    assert!(spaced.contains(&format!("Body of {SPACED}.")), "{spaced}");
     for uri in ["skill://demo/SKILL.md", "skill://demo/assets/logo.png"] {
         assert!(resources.contains(&json!(uri)), "{uri} in {resources:?}");
     }
@@ -163,6 +185,12 @@ fn the_official_python_client_sees_the_catalog_tools_resources_and_prompts() {
 /// Runs `command` to completion with its output captured, killing its process group if it
 /// outlives [`DEADLINE`].
 fn output_within_deadline(command: &mut Command, what: &str) -> Output {
+    output_within(command, what, DEADLINE)
+}
+
+/// Runs `command` to completion with its output captured, killing its process group if it
+/// outlives `deadline`.
+pub(crate) fn output_within(command: &mut Command, what: &str, deadline: Duration) -> Output {
     let child = command
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -173,7 +201,7 @@ fn output_within_deadline(command: &mut Command, what: &str) -> Output {
     let group = Pid::from_raw(i32::try_from(child.id()).unwrap());
     let (finished, done) = mpsc::channel::<()>();
     let watchdog = std::thread::spawn(move || {
-        let timed_out = done.recv_timeout(DEADLINE) == Err(mpsc::RecvTimeoutError::Timeout);
+        let timed_out = done.recv_timeout(deadline) == Err(mpsc::RecvTimeoutError::Timeout);
         if timed_out {
             // Already gone is fine: the wait below then returns on its own.
             killpg(group, Signal::SIGKILL).ok();
@@ -185,7 +213,7 @@ fn output_within_deadline(command: &mut Command, what: &str) -> Output {
     let timed_out = watchdog.join().unwrap();
     assert!(
         !timed_out,
-        "{what} did not finish within {DEADLINE:?} and was killed; its stderr:\n{}",
+        "{what} did not finish within {deadline:?} and was killed; its stderr:\n{}",
         String::from_utf8_lossy(&output.stderr)
     );
     output

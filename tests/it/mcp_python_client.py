@@ -2,7 +2,8 @@
 
 Run by `tests/it/mcp_python.rs` with a throwaway virtual environment's interpreter. It spawns
 the server itself through `stdio_client`, walks the conversation a host would have (catalog,
-tools, resources, a refused traversal, a typed prompt), asserts what it can, and prints one
+tools, a failed tool call, resources of a skill named with spaces, every URI through pydantic's
+`AnyUrl`, a refused traversal, a typed prompt), asserts what it can, and prints one
 JSON object of its findings on stdout so the Rust test can assert them too. Any failure
 raises, which exits non-zero with a traceback on stderr.
 """
@@ -19,6 +20,7 @@ import anyio
 from mcp import ClientSession, MCPError, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp_types import PaginatedRequestParams
+from pydantic import AnyUrl, TypeAdapter
 
 # Under the Rust test's 120 s watchdog, so a hang is reported here first, with a traceback.
 DEADLINE_SECONDS = 90
@@ -45,6 +47,7 @@ def parse_arguments() -> argparse.Namespace:
     parser.add_argument("--cwd", required=True, help="where the server runs")
     parser.add_argument("--logo-hex", required=True, help="the bytes of assets/logo.png")
     parser.add_argument("--server-log", required=True, help="where the server's stderr goes")
+    parser.add_argument("--spaced-uri", required=True, help="the URI of the skill named with spaces")
     return parser.parse_args()
 
 
@@ -59,6 +62,21 @@ def server_environment() -> dict[str, str]:
 
 def text_blocks(blocks) -> str:
     return "".join(block.text for block in blocks if getattr(block, "type", None) == "text")
+
+
+def not_round_tripped(uris: list[str]) -> list[str]:
+    """Each URI that pydantic's `AnyUrl` refuses or rewrites, with what it made of it."""
+    url = TypeAdapter(AnyUrl)
+    found = []
+    for uri in uris:
+        try:
+            parsed = str(url.validate_python(uri))
+        except ValueError as refused:
+            found.append(f"{uri}: refused ({refused})")
+            continue
+        if parsed != uri:
+            found.append(f"{uri}: read as {parsed}")
+    return found
 
 
 async def all_resources(session: ClientSession) -> list[str]:
@@ -106,6 +124,16 @@ async def converse(arguments: argparse.Namespace, server_log) -> dict:
             assert "Body of demo." in loaded_text, f"load_skill returned: {loaded_text!r}"
             findings["load_skill_text"] = loaded_text
 
+            # A tool that fails is a result the model reads, not an exception.
+            missing = await session.call_tool("load_skill", {"name": "no-such-skill"})
+            assert missing.is_error, f"an unknown skill is a tool error: {missing}"
+            findings["unknown_skill"] = {
+                "is_error": missing.is_error,
+                "structured_content": missing.structured_content,
+                "kind": (missing.meta or {}).get("skills/kind"),
+                "text": text_blocks(missing.content),
+            }
+
             greeted = await session.call_tool("demo__greet", {"who": "python"})
             assert not greeted.is_error, f"demo__greet failed: {greeted}"
             assert greeted.structured_content == {"greeting": "hello, python"}, (
@@ -120,6 +148,12 @@ async def converse(arguments: argparse.Namespace, server_log) -> dict:
             for expected in ["skill://demo/SKILL.md", "skill://demo/assets/logo.png"]:
                 assert expected in uris, f"{expected} is not among the resources {uris}"
             findings["resources"] = uris
+            # pydantic's `AnyUrl` (the WHATWG URL rules, as the Rust `url` crate) takes every
+            # URI and gives it back unchanged.
+            findings["uris_not_round_tripped"] = not_round_tripped(uris)
+            spaced = (await session.read_resource(arguments.spaced_uri)).contents
+            assert len(spaced) == 1 and hasattr(spaced[0], "text"), f"read as: {spaced}"
+            findings["spaced"] = {"uri": spaced[0].uri, "text": spaced[0].text}
 
             guide = (await session.read_resource("skill://demo/references/guide.md")).contents
             assert len(guide) == 1 and hasattr(guide[0], "text"), f"guide.md read as: {guide}"

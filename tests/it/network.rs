@@ -9,6 +9,7 @@
 //! fixtures of [`skills_tests::http`]. Each test asserts the exact refusal and what the servers
 //! saw: a refusal that happened after the request went out is no refusal.
 
+mod local_paths;
 mod namespace;
 mod packs;
 mod proxies;

@@ -438,3 +438,94 @@ fn a_hard_link_a_fifo_a_socket_or_a_link_stops_publish_and_writes_no_partial_sit
         );
     }
 }
+
+/// `--keep-going` (issue 30): one skill over the description limit no longer blocks the two
+/// valid ones beside it. Without the flag nothing is written; with it the two are published,
+/// the refused one is named by its folder with why, and the status is 1. `--json` carries the
+/// same refusal.
+#[test]
+fn keep_going_publishes_the_valid_skills_and_names_the_refused_folder() {
+    let tree = Tree::new();
+    let skills = sources(&tree);
+    let description = "d".repeat(skills_types::limits::MAX_DESCRIPTION_CHARS + 1);
+    let long = skills.join("long-winded");
+    tree.write(
+        &long.join("SKILL.md"),
+        format!("---\nname: long-winded\ndescription: {description}\n---\n# Long\n"),
+    );
+    let site = tree.base.join("site");
+    let args = |extra: &[&'static str]| {
+        let mut args = vec![
+            "publish".to_owned(),
+            skills.display().to_string(),
+            "--out".to_owned(),
+            site.display().to_string(),
+        ];
+        args.extend(extra.iter().map(|arg| (*arg).to_owned()));
+        args
+    };
+
+    let all_or_nothing = run(&tree, &strs(&args(&[])));
+    assert_eq!(all_or_nothing.code, Some(1), "{all_or_nothing:?}");
+    assert!(!site.exists(), "nothing is written without the flag");
+
+    let kept_going = run(&tree, &strs(&args(&["--keep-going"])));
+    assert_eq!(kept_going.code, Some(1), "{kept_going:?}");
+    let refused_line = kept_going
+        .stdout
+        .lines()
+        .find(|line| line.starts_with("refused "))
+        .unwrap_or_else(|| panic!("no refused line: {kept_going:?}"));
+    assert!(
+        refused_line.contains(&long.display().to_string()),
+        "named by its folder: {refused_line}"
+    );
+    assert!(
+        kept_going.stdout.contains("description-too-long"),
+        "{kept_going:?}"
+    );
+    for name in ["notes", "pdf-tools"] {
+        assert!(
+            kept_going.stdout.contains(&format!("published {name} ")),
+            "{kept_going:?}"
+        );
+    }
+    assert!(
+        kept_going.stderr.contains("1 skill was not published"),
+        "{kept_going:?}"
+    );
+    let index: Value = serde_json::from_slice(
+        &std::fs::read(site.join(".well-known/agent-skills/index.json")).unwrap(),
+    )
+    .unwrap();
+    let names: Vec<&str> = index["skills"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|entry| entry["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["notes", "pdf-tools"]);
+
+    let mut json_args = vec!["--json".to_owned()];
+    json_args.extend(args(&["--keep-going"]));
+    let json = run(&tree, &strs(&json_args));
+    assert_eq!(json.code, Some(1), "{json:?}");
+    let outcome: Value = serde_json::from_str(&json.stdout).unwrap();
+    assert_eq!(outcome["skills"].as_array().unwrap().len(), 2, "{outcome}");
+    let refused = outcome["refused"].as_array().unwrap();
+    assert_eq!(refused.len(), 1, "{outcome}");
+    assert_eq!(refused[0]["dir"], long.display().to_string());
+    assert_eq!(refused[0]["kind"], "not_publishable");
+    assert!(
+        refused[0]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("description"),
+        "{outcome}"
+    );
+    assert_eq!(refused[0]["kept"], false);
+}
+
+fn strs(args: &[String]) -> Vec<&str> {
+    args.iter().map(String::as_str).collect()
+}

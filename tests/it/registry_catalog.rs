@@ -344,6 +344,59 @@ fn install_identifiers_resolve_to_github_folders_and_the_official_base() {
     }
 }
 
+/// Issue 30 §6: an `official/<category>/<slug>` entry under a download base that is not
+/// GitHub is that folder: its own index forms, then its own `SKILL.md`, never the origin
+/// root's index, which here lists another skill.
+#[test]
+fn a_download_base_folder_resolves_to_its_own_skill_md_never_the_origin_root() {
+    let catalog = json!([{
+        "name": "1password", "description": "Official.", "category": "security",
+        "source": "optional", "tags": [], "platforms": [], "author": "", "version": "",
+        "license": "", "docsPath": "", "installIdentifier": "official/security/1password"
+    }]);
+    let mut fixture = Fixture::new(catalog.to_string().into_bytes());
+    let files = Server::start().unwrap();
+    fixture.config.registry.download_base_url = Some(files.url("/optional"));
+    let own = "---\nname: 1password\ndescription: The 1password skill.\n---\nUse op.\n";
+    files.text("/optional/security/1password/SKILL.md", own);
+    // The origin root publishes something else entirely.
+    let intruder = "---\nname: intruder\ndescription: Not this one.\n---\nNo.\n";
+    files.text("/intruder/SKILL.md", intruder);
+    let digest = format!(
+        "sha256:{:x}",
+        <sha2::Sha256 as sha2::Digest>::digest(intruder.as_bytes())
+    );
+    files.text(
+        "/.well-known/agent-skills/index.json",
+        &json!({"$schema": "https://schemas.agentskills.io/discovery/0.2.0/schema.json",
+                "skills": [{"name": "intruder", "type": "skill-md", "description": "x",
+                            "url": "/intruder/SKILL.md", "digest": digest}]})
+        .to_string(),
+    );
+    let outcome = runtime()
+        .block_on(registry::install(
+            &fixture.config,
+            &Hooks::default(),
+            &InstallRequest::new("1password"),
+        ))
+        .unwrap();
+    assert_eq!(outcome.slug, "1password");
+    assert_eq!(
+        std::fs::read_to_string(outcome.path.join("SKILL.md")).unwrap(),
+        own
+    );
+    assert_eq!(
+        files.targets(),
+        [
+            "/optional/security/1password/.well-known/agent-skills/index.json",
+            "/optional/security/1password/.well-known/skills/index.json",
+            "/optional/security/1password/index.json",
+            "/optional/security/1password/SKILL.md",
+        ],
+        "the folder alone, never the origin's root"
+    );
+}
+
 #[test]
 fn catalogs_over_either_cap_are_refused_and_the_cached_copy_stays() {
     let small = catalog::generate(&Shape {

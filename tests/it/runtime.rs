@@ -11,12 +11,14 @@ mod confirm;
 mod deadline;
 mod inputs;
 mod logs;
+mod named;
 pub(crate) mod npm;
 mod output;
 mod policy;
 mod refusals;
 mod sandbox;
 mod selftest;
+pub(crate) mod setup;
 #[cfg(target_os = "linux")]
 mod terminal;
 mod tools;

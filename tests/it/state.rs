@@ -3,9 +3,9 @@
 //! [`every_kind_of_state_file_has_a_row`]) × every trap that fits it (a FIFO, a link to
 //! `/dev/zero`, a link to a copy elsewhere, an oversized file, corrupt content, and the
 //! program's own folder above it made a link) × every command that reads or writes it
-//! (`list`, `search`, `trust`, `runs`, `logs`, `cancel`, `run`, `runtimes`, `registry ...`,
-//! `update --remote`, `install`, `install` without a source (a restore), `update`,
-//! `uninstall`), each against a fresh tree and, where
+//! (`list`, `search`, `trust`, `runs`, `logs`, `cancel`, `run`, `runtimes`, `setup`,
+//! `registry ...`, `update --remote`, `install`, `install` without a source (a restore),
+//! `update`, `uninstall`), each against a fresh tree and, where
 //! the network is involved, a loopback server only.
 //!
 //! Every command runs under a watchdog (killed and failed after [`WATCHDOG`]) and a memory
@@ -642,6 +642,37 @@ fn npm_steps(_: &Lab) -> Vec<Step> {
     vec![ci]
 }
 
+// Skill environments: the npm skill of `runtime/setup.rs`, set up once (npm installs a
+// tarball from inside the skill, offline); its run falls back to "no environment" when the
+// environment cannot be used, so a trap never makes it fail.
+
+fn environment() -> Lab {
+    let (tree, _) = crate::runtime::setup::greeter_lab();
+    let mut lab = Lab::new(tree);
+    lab.env = vec![(
+        "npm_config_registry".to_owned(),
+        format!("http://127.0.0.1:{}/", crate::runtime::npm::closed_port()),
+    )];
+    lab.seed(&["setup", "greeter"]);
+    lab
+}
+
+/// The skill's place in `runtimes/envs/`.
+fn environment_place(lab: &Lab) -> PathBuf {
+    folder_in(&lab.app().join("runtimes/envs"), "greeter-")
+}
+
+fn environment_steps(_: &Lab) -> Vec<Step> {
+    vec![
+        step(&["--json", "setup", "greeter"]),
+        step(&["run", "greeter", "scripts/maybe.js"]),
+    ]
+}
+
+fn environment_lock_steps(_: &Lab) -> Vec<Step> {
+    vec![step(&["--json", "setup", "greeter", "--force"])]
+}
+
 // Interpreter versions: a Python run with the interpreter's binary configured (a launcher
 // script such as a pyenv shim is never remembered).
 
@@ -807,6 +838,27 @@ const ROWS: &[Row] = &[
         steps: npm_steps,
     },
     Row {
+        kind: "skill-env-record",
+        build: environment,
+        instances: |lab| vec![environment_place(lab).join("setup.json")],
+        before: nothing,
+        steps: environment_steps,
+    },
+    Row {
+        kind: "skill-env",
+        build: environment,
+        instances: |lab| vec![folder_in(&environment_place(lab), "env-")],
+        before: nothing,
+        steps: environment_steps,
+    },
+    Row {
+        kind: "skill-env-lock",
+        build: environment,
+        instances: |lab| vec![environment_place(lab).join(".setup.lock")],
+        before: nothing,
+        steps: environment_lock_steps,
+    },
+    Row {
         kind: "install-record",
         build: installed,
         instances: |lab| vec![user_root(lab).join(".skills-installed.json")],
@@ -884,6 +936,9 @@ rows! {
     the_remote_lock => "remote-lock",
     a_managed_runtime => "managed-runtime",
     the_npm_cache => "npm-cache",
+    a_skill_environment_record => "skill-env-record",
+    a_skill_environment => "skill-env",
+    a_skill_environment_lock => "skill-env-lock",
     the_install_record => "install-record",
     the_legacy_install_record => "legacy-install-record",
     the_install_lock => "install-lock",

@@ -51,7 +51,7 @@ fn human_output_names_each_file_and_problem() {
     assert_eq!(output.status.code(), Some(1));
     insta::assert_snapshot!(text(&output.stdout), @r"
     FAIL  ./Broken
-          error[unexpected-field] SKILL.md:4: unexpected fields in frontmatter: color, model; the agentskills profile allows only allowed-tools, compatibility, description, license, metadata, name
+          error[unexpected-field] SKILL.md:4: unexpected fields in frontmatter: color, model; the agentskills profile allows only allowed-tools, compatibility, description, license, metadata, name (model is Claude Code's; validate with --profile claude-code to check a skill written for Claude Code)
           error[name-not-lowercase] SKILL.md:2: the name 'Broken_Skill' must be lowercase
           error[name-invalid-characters] SKILL.md:2: the name 'Broken_Skill' contains '_'; only letters, digits and '-' are allowed
           error[name-directory-mismatch] SKILL.md:2: the name 'Broken_Skill' differs from its directory 'Broken'

@@ -80,6 +80,12 @@ pub fn install() -> Result<Peers, Unavailable> {
     let cache = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/bench/peers/npm-cache");
     let node_package = format!("{platform}@{NODE_MAJOR}");
     let output = npm_install(folder.path(), &cache, &node_package)
+        .map_err(|error| {
+            Unavailable::Broken(format!(
+                "no package.json could be written in {}: {error}",
+                folder.path().display()
+            ))
+        })?
         .stdin(Stdio::null())
         .output()
         .map_err(|error| {
@@ -161,13 +167,22 @@ impl Peers {
     }
 }
 
-/// `npm install` of `node_package` and both peers into `prefix`, with `cache` as npm's cache
+/// `npm install` of `node_package` and both peers into `folder`, with `cache` as npm's cache
 /// (kept between runs, so a machine that fetched them once needs no registry again).
-pub fn npm_install(prefix: &Path, cache: &Path, node_package: &str) -> Command {
+///
+/// npm runs *in* `folder`, made a project by a `package.json` written there first, rather than
+/// with `--prefix folder`: `--prefix` also moves npm's global configuration file to
+/// `folder/etc/npmrc`, so the machine's own (`npm config get globalconfig`) is never read, and
+/// with it the `cafile` a machine behind a TLS-intercepting proxy keeps there. Run in the
+/// folder, npm reads the same configuration as any `npm install` the user types.
+pub fn npm_install(folder: &Path, cache: &Path, node_package: &str) -> std::io::Result<Command> {
+    std::fs::write(
+        folder.join("package.json"),
+        "{\"name\": \"skills-peers\", \"private\": true}\n",
+    )?;
     let mut npm = Command::new("npm");
-    npm.arg("install")
-        .arg("--prefix")
-        .arg(prefix)
+    npm.current_dir(folder)
+        .arg("install")
         .arg("--cache")
         .arg(cache)
         .args([
@@ -185,7 +200,7 @@ pub fn npm_install(prefix: &Path, cache: &Path, node_package: &str) -> Command {
             "error",
         ])
         .args([node_package, VERCEL_SKILLS, OPENSKILLS]);
-    npm
+    Ok(npm)
 }
 
 /// Whether npm's errors say the registry could not be reached (rather than a broken install).

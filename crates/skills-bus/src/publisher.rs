@@ -277,6 +277,7 @@ pub(crate) mod tests {
             diagnostics: Vec::new(),
             shadowed: Vec::new(),
             permission: Permission::default(),
+            invocation: skills_types::skill::Invocation::Model,
         }
     }
 

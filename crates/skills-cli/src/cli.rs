@@ -186,6 +186,10 @@ pub(crate) enum Command {
     /// Run a skill's script, its entry (no SCRIPT) or inline code (-e), streaming its output;
     /// exits with the script's status (124 when stopped at --timeout, 130 when cancelled).
     Run(RunArgs),
+    /// Install a skill's dependencies (requirements.txt, its scripts' `# /// script` block,
+    /// package.json) into its own environment in your home, which its runs then use; the
+    /// network is allowed for this step as `[runtime] setup_network` says (allow by default).
+    Setup(SetupArgs),
     /// The newest runs, with their status.
     Runs(RunsArgs),
     /// A run's log: its output in order, then how it ended.
@@ -252,9 +256,30 @@ pub(crate) struct RunArgs {
     /// Confirm the run without asking (needed off a terminal for `ask` and project skills).
     #[arg(short = 'y', long)]
     pub(crate) yes: bool,
+    /// Set the skill's dependencies up first when they are not (as `skills setup NAME`).
+    #[arg(long)]
+    pub(crate) setup: bool,
     /// Arguments for the script, after `--`; each is one argument, never read by a shell.
     #[arg(last = true, value_name = "ARGS")]
     pub(crate) args: Vec<String>,
+    #[command(flatten)]
+    pub(crate) discovery: Discovery,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct SetupArgs {
+    /// The skill's name (or its directory name).
+    pub(crate) name: String,
+    /// A Python package to install besides what the skill declares (repeatable; a name with
+    /// version specifiers, `pypdf>=4`), for a skill that declares none; kept for later setups.
+    #[arg(long = "package", value_name = "SPEC")]
+    pub(crate) packages: Vec<String>,
+    /// Set the environment up again even when it is up to date.
+    #[arg(long)]
+    pub(crate) force: bool,
+    /// Confirm without asking (needed off a terminal for `ask` and project skills).
+    #[arg(short = 'y', long)]
+    pub(crate) yes: bool,
     #[command(flatten)]
     pub(crate) discovery: Discovery,
 }
@@ -571,7 +596,12 @@ pub(crate) struct InstallArgs {
     /// Install only this skill of a multi-skill source (repeatable).
     #[arg(long = "skill", value_name = "NAME", requires = "source")]
     pub(crate) skills: Vec<String>,
-    /// Show what the source offers (name, description, kind) and install nothing.
+    /// Install only the skills of this plugin of a Claude Code plugin marketplace
+    /// (`.claude-plugin/marketplace.json`, `plugin.json`) (repeatable).
+    #[arg(long = "plugin", value_name = "NAME", requires = "source")]
+    pub(crate) plugins: Vec<String>,
+    /// Show what the source offers (name, description, kind; grouped by plugin when it has
+    /// plugins) and install nothing.
     #[arg(long, requires = "source")]
     pub(crate) list: bool,
     /// Install a published version of an agent-skills site (one its versions.json lists).
@@ -845,6 +875,11 @@ pub(crate) struct PublishArgs {
     /// .well-known/agent-skills/ folder is written.
     #[arg(long, value_name = "SITE")]
     pub(crate) out: PathBuf,
+    /// Publish the skills that pass and list the others with why (exit status 1 when any is
+    /// refused), instead of writing nothing when one fails. A refused skill the site already
+    /// publishes keeps its earlier copy there.
+    #[arg(long)]
+    pub(crate) keep_going: bool,
 }
 
 #[derive(Debug, Args)]
@@ -868,12 +903,18 @@ pub(crate) struct ValidateArgs {
 pub(crate) enum ProfileArg {
     /// The agentskills.io specification, as its reference validator applies it.
     Agentskills,
-    /// What Claude Code, Codex and OpenCode load (unknown fields are warnings).
+    /// What `skills list` loads: only what keeps a skill out of the catalog is an error.
     Lenient,
     /// agentskills plus platforms, triggers, legacy fields and x-* keys.
     Openhuman,
     /// agentskills plus x-astron-* keys, package rules and compliance claims.
     Skillhub,
+    /// The fields and name rules Claude Code documents (disable-model-invocation, hooks, ...).
+    ClaudeCode,
+    /// The fields and name rules Codex documents (and its agents/openai.yaml).
+    Codex,
+    /// The fields and name rules OpenCode documents.
+    Opencode,
 }
 
 impl From<ProfileArg> for Profile {
@@ -883,6 +924,9 @@ impl From<ProfileArg> for Profile {
             ProfileArg::Lenient => Profile::Lenient,
             ProfileArg::Openhuman => Profile::Openhuman,
             ProfileArg::Skillhub => Profile::Skillhub,
+            ProfileArg::ClaudeCode => Profile::ClaudeCode,
+            ProfileArg::Codex => Profile::Codex,
+            ProfileArg::Opencode => Profile::Opencode,
         }
     }
 }

@@ -42,7 +42,10 @@ pub(crate) fn config(
             .map_err(|error| format!("the current directory cannot be read: {error}"))?,
     };
     let home = match &global.home {
-        Some(home) => home.clone(),
+        Some(home) => {
+            check_home(home)?;
+            home.clone()
+        }
         None => std::env::home_dir()
             .ok_or("no home directory is known: pass --home DIR or set SKILLS_HOME")?,
     };
@@ -77,6 +80,29 @@ pub(crate) fn config(
     config.registry.token = secret(REGISTRY_TOKEN);
     config.github.url = text(GITHUB_URL);
     Ok(config)
+}
+
+/// A home the user named (`--home`, `SKILLS_HOME`) must be a folder that exists: a mistyped
+/// one would otherwise list "no skills found" and exit 0, or have `install` build a new home
+/// where nobody looks. `$HOME` itself is not checked: an account whose home is missing (a
+/// service user's `/nonexistent`) still lists the project's skills.
+fn check_home(home: &std::path::Path) -> Result<(), String> {
+    match std::fs::metadata(home) {
+        Ok(metadata) if metadata.is_dir() => Ok(()),
+        Ok(_) => Err(format!(
+            "the home {} (from --home or SKILLS_HOME) is not a directory",
+            home.display()
+        )),
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => Err(format!(
+            "the home {} (from --home or SKILLS_HOME) does not exist; create it, or name an \
+             existing folder",
+            home.display()
+        )),
+        Err(error) => Err(format!(
+            "the home {} (from --home or SKILLS_HOME) cannot be used: {error}",
+            home.display()
+        )),
+    }
 }
 
 /// The handle for a discovery command.

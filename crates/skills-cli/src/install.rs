@@ -37,6 +37,7 @@ pub(crate) fn run(global: &Global, args: &InstallArgs) -> Exit {
     request.force = args.force;
     request.timeout_secs = Some(args.placement.timeout);
     request.skills.clone_from(&args.skills);
+    request.plugins.clone_from(&args.plugins);
     request.list = args.list;
     request.version.clone_from(&args.version);
     let runtime = match runtime() {
@@ -167,13 +168,48 @@ fn print_restored(global: &Global, report: &Report) -> Exit {
     status
 }
 
-/// Prints what a source offers: `{"offered": [...]}` with `--json`, else one line per skill
-/// (name, kind, whether installed) and its description below it.
+/// Prints what a source offers: `{"offered": [...]}` with `--json` (each with its `plugin`
+/// when it has one), else one line per skill (name, kind, whether installed) and its
+/// description below it, under a heading per plugin when the source has plugins (the skills in
+/// none last).
 fn print_offered(global: &Global, outcomes: &[InstallOutcome]) -> Exit {
     if global.json {
         output::print_json(&serde_json::json!({ "offered": outcomes }));
         return Exit::Success;
     }
+    if outcomes.iter().any(|outcome| outcome.plugin.is_some()) {
+        let mut groups: Vec<(Option<&str>, Vec<&InstallOutcome>)> = Vec::new();
+        for outcome in outcomes {
+            let plugin = outcome.plugin.as_deref();
+            match groups.iter_mut().find(|(name, _)| *name == plugin) {
+                Some((_, members)) => members.push(outcome),
+                None => groups.push((plugin, vec![outcome])),
+            }
+        }
+        // The skills in no plugin come last.
+        groups.sort_by_key(|(name, _)| name.is_none());
+        for (name, members) in groups {
+            let count = members.len();
+            let plural = if count == 1 { "" } else { "s" };
+            match name {
+                Some(name) => output::line(format_args!(
+                    "plugin {OK}{}{OK:#} {DIM}({count} skill{plural}){DIM:#}",
+                    output::shown(name)
+                )),
+                None => output::line(format_args!(
+                    "in no plugin {DIM}({count} skill{plural}){DIM:#}"
+                )),
+            }
+            print_offers(&members, "  ");
+        }
+        return Exit::Success;
+    }
+    print_offers(&outcomes.iter().collect::<Vec<_>>(), "");
+    Exit::Success
+}
+
+/// One line per offered skill, indented by `indent`, its description and warnings below.
+fn print_offers(outcomes: &[&InstallOutcome], indent: &str) {
     for outcome in outcomes {
         let version = outcome
             .version
@@ -186,20 +222,22 @@ fn print_offered(global: &Global, outcomes: &[InstallOutcome]) -> Exit {
             ""
         };
         output::line(format_args!(
-            "{OK}{}{OK:#} {DIM}({}, {} file{}{version}{state}){DIM:#}",
+            "{indent}{OK}{}{OK:#} {DIM}({}, {} file{}{version}{state}){DIM:#}",
             output::shown(&outcome.slug),
             outcome.kind,
             outcome.files,
             if outcome.files == 1 { "" } else { "s" },
         ));
         if !outcome.description.is_empty() {
-            output::line(format_args!("    {}", output::shown(&outcome.description)));
+            output::line(format_args!(
+                "{indent}    {}",
+                output::shown(&outcome.description)
+            ));
         }
         for warning in &outcome.warnings {
             output::warn(warning);
         }
     }
-    Exit::Success
 }
 
 /// Prints install outcomes: `{"installed": [...]}` with `--json`, else one line per skill

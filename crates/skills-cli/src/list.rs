@@ -124,6 +124,9 @@ fn summary_row(skill: &SkillSummary, shadowed: bool) -> Row<'_> {
     if skill.permission == Permission::Ask {
         notes.push("ask".to_owned());
     }
+    if !skill.offered_to_model() {
+        notes.push("manual only".to_owned());
+    }
     let problems = count(&skill.diagnostics);
     if problems > 0 && !shadowed {
         notes.push(format!(
@@ -145,23 +148,16 @@ fn summary_row(skill: &SkillSummary, shadowed: bool) -> Row<'_> {
 }
 
 fn print_notes(listing: &Listing, skills: &skills::Skills, quiet: bool) {
-    let findings: Vec<&Diagnostic> = listing
+    let mut findings: Vec<&Diagnostic> = listing
         .diagnostics
         .iter()
         .filter(|diagnostic| diagnostic.severity >= Severity::Warning)
         .collect();
+    // A skill that could not be loaded (an error) is named before the warnings, so the cut
+    // below never hides it.
+    findings.sort_by_key(|diagnostic| std::cmp::Reverse(diagnostic.severity));
     for diagnostic in findings.iter().take(SHOWN_FINDINGS) {
-        let path = diagnostic
-            .path
-            .as_ref()
-            .map(|path| format!(" {}", output::shown_path(path)))
-            .unwrap_or_default();
-        eprintln!(
-            "{WARNING}{}{WARNING:#}{DIM}[{}]{DIM:#}{path}: {}",
-            diagnostic.severity,
-            diagnostic.code,
-            output::shown(&diagnostic.message)
-        );
+        eprintln!("{}", output::diagnostic_line(diagnostic));
     }
     if findings.len() > SHOWN_FINDINGS {
         eprintln!(

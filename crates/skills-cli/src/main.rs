@@ -20,6 +20,7 @@ mod runtimes;
 mod search;
 mod secrets;
 mod serve;
+mod setup;
 mod show;
 mod task;
 mod test;
@@ -87,6 +88,7 @@ fn main() -> ExitCode {
         cli::Command::Validate(args) => validate::run(global, args),
         cli::Command::Publish(args) => publish::run(global, args),
         cli::Command::Run(args) => run::run(global, args),
+        cli::Command::Setup(args) => setup::run(global, args),
         cli::Command::Runs(args) => runs::runs(global, args),
         cli::Command::Logs(args) => runs::logs(global, args),
         cli::Command::Cancel(args) => runs::cancel(global, args),

@@ -138,6 +138,119 @@ pub(crate) fn print_error(message: &str, hint: Option<&str>) {
     }
 }
 
+/// A diagnostic as `list` prints it under its table: `error[invalid-config] PATH: message`.
+pub(crate) fn diagnostic_line(diagnostic: &skills::Diagnostic) -> String {
+    let path = diagnostic
+        .path
+        .as_ref()
+        .map(|path| format!(" {}", shown_path(path)))
+        .unwrap_or_default();
+    format!(
+        "{WARNING}{}{WARNING:#}{DIM}[{}]{DIM:#}{path}: {}",
+        diagnostic.severity,
+        diagnostic.code,
+        shown(&diagnostic.message)
+    )
+}
+
+/// The problems of the configuration files, on stderr the way `list` prints them, for a
+/// command that uses their settings (`runtimes`, `tools`, `setup`, `run`, `test`): a value that
+/// means nothing (`[runtime] sandbox = "of"`) is said wherever it matters, not only by `list`.
+pub(crate) fn print_settings_problems(skills: &skills::Skills) {
+    for diagnostic in skills.settings_diagnostics() {
+        if diagnostic.severity >= skills::Severity::Warning {
+            eprintln!("{}", diagnostic_line(&diagnostic));
+        }
+    }
+}
+
+/// The hints of a failed run (which rule refused what, what is missing, and what allows
+/// it), on stderr under the script's own output.
+pub(crate) fn print_run_hints(hints: &[skills::run::RunHint]) {
+    for hint in hints {
+        eprintln!("{DIM}hint{DIM:#}: {}", shown(&hint.message));
+    }
+}
+
+/// What a setup did (`skills setup`, `run --setup`), in words on stderr: the steps' own
+/// output went by above it.
+pub(crate) fn print_setup_outcome(global: &Global, outcome: &skills::run::SetupOutcome) {
+    let skill = shown(&outcome.skill);
+    let place = outcome
+        .environment
+        .as_deref()
+        .map(shown_path)
+        .unwrap_or_default();
+    match outcome.status {
+        skills::run::SetupStatus::SetUp => {
+            if global.quiet {
+                return;
+            }
+            let mut what = Vec::new();
+            if !outcome.requirements.is_empty() {
+                what.push(format!(
+                    "Python: {}",
+                    shown(&outcome.requirements.join(", "))
+                ));
+            }
+            if !outcome.node_dependencies.is_empty() {
+                what.push(format!(
+                    "npm: {}",
+                    shown(&outcome.node_dependencies.join(", "))
+                ));
+            }
+            eprintln!(
+                "set up '{skill}' ({}; declared in {}); its runs use {place}",
+                what.join("; "),
+                shown(&outcome.declared_in.join(", "))
+            );
+        }
+        skills::run::SetupStatus::UpToDate => {
+            if !global.quiet {
+                eprintln!("'{skill}' is set up already ({place}); --force sets it up again");
+            }
+        }
+        skills::run::SetupStatus::Failed => {
+            let step = outcome.steps.last();
+            let failed = step.map_or_else(
+                || "a step failed".to_owned(),
+                |step| {
+                    format!(
+                        "step {} (run {}) ended {} with status {}",
+                        outcome.steps.len(),
+                        step.run_id,
+                        step.status.as_str(),
+                        step.exit_status()
+                    )
+                },
+            );
+            print_error(
+                &format!(
+                    "setting up '{}' failed: {failed}; the environment runs use is as it was, \
+                     and nothing of this setup was kept",
+                    outcome.skill
+                ),
+                None,
+            );
+            if let Some(step) = step {
+                print_run_hints(&step.hints);
+            }
+        }
+        _ => print_error(
+            &format!(
+                "'{}' declares no dependencies: no requirements.txt (in its folder or \
+                 scripts/), no `# /// script` block in its Python scripts, no dependencies in a \
+                 package.json",
+                outcome.skill
+            ),
+            Some(&format!(
+                "`skills setup {} --package NAME` installs a Python package into the skill's own environment",
+                outcome.skill
+            )),
+        ),
+    }
+}
+
 /// A warning line on stderr, sanitised.
 pub(crate) fn warn(message: &str) {
     eprintln!("{WARNING}warning{WARNING:#}: {}", shown(message));

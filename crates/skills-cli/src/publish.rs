@@ -3,17 +3,19 @@
 //!
 //! Exit status: 0 when the site holds the skills (written now, or already), 1 when a skill is
 //! not valid (every report is printed, as `validate --strict` would) or the site cannot be
-//! written, 2 for bad input (a missing folder, a symlink inside a skill).
+//! written, 2 for bad input (a missing folder, a symlink inside a skill). With `--keep-going`
+//! the skills that pass are published and each refused one is listed by its folder with why;
+//! the status is then 1 when any was refused, whatever the reason.
 
 use skills::Error;
 use skills::publish::{Outcome, Request};
 
 use crate::Exit;
 use crate::cli::{Global, PublishArgs};
-use crate::output::{self, DIM, ErrorRecord, OK};
+use crate::output::{self, DIM, ErrorRecord, FAIL, OK};
 
 pub(crate) fn run(global: &Global, args: &PublishArgs) -> Exit {
-    let request = Request::new(args.dirs.clone(), &args.out);
+    let request = Request::new(args.dirs.clone(), &args.out).keep_going(args.keep_going);
     match skills::publish::publish(&request) {
         Ok(outcome) => print_outcome(global, &outcome),
         Err(Error::NotPublishable { reports }) => {
@@ -45,7 +47,10 @@ pub(crate) fn run(global: &Global, args: &PublishArgs) -> Exit {
 fn print_outcome(global: &Global, outcome: &Outcome) -> Exit {
     if global.json {
         output::print_json(outcome);
-    } else if !global.quiet {
+    } else {
+        print_refused(outcome);
+    }
+    if !global.json && !global.quiet {
         for skill in &outcome.skills {
             let entry = &skill.entry;
             output::line(format_args!(
@@ -70,18 +75,75 @@ fn print_outcome(global: &Global, outcome: &Outcome) -> Exit {
                 output::shown(&snapshot.url),
             ));
         }
-        output::line(format_args!(
-            "{} {}",
-            if outcome.changed {
-                "wrote"
-            } else {
-                "unchanged:"
-            },
-            output::shown_path(&outcome.index)
-        ));
+        if outcome.skills.is_empty() {
+            output::line("nothing written: no skill could be published");
+        } else {
+            output::line(format_args!(
+                "{} {}",
+                if outcome.changed {
+                    "wrote"
+                } else {
+                    "unchanged:"
+                },
+                output::shown_path(&outcome.index)
+            ));
+        }
     }
     for warning in &outcome.warnings {
         output::warn(warning);
     }
-    Exit::Success
+    if outcome.refused.is_empty() {
+        return Exit::Success;
+    }
+    let count = outcome.refused.len();
+    output::print_error(
+        &format!(
+            "{count} skill{} not published (--keep-going published the {} other{})",
+            if count == 1 { " was" } else { "s were" },
+            outcome.skills.len(),
+            if outcome.skills.len() == 1 { "" } else { "s" },
+        ),
+        Some(
+            "fix what is said for each refused folder ('skills validate --strict DIR' checks again)",
+        ),
+    );
+    Exit::Failure
+}
+
+/// Each refused skill, named by its folder: the validation report as `validate` prints it
+/// when that is what failed, then one line saying why and whether the site keeps its earlier
+/// copy. Printed even with `--quiet`: these are the problems.
+fn print_refused(outcome: &Outcome) {
+    if outcome.refused.is_empty() {
+        return;
+    }
+    let mut text = String::new();
+    for refused in &outcome.refused {
+        if let Some(report) = &refused.report {
+            crate::validate::write_report(&mut text, report, false);
+        }
+    }
+    output::block(&text);
+    for refused in &outcome.refused {
+        // The report above already lists each error.
+        let why = match &refused.report {
+            Some(report) => {
+                let errors = report.count(skills::Severity::Error);
+                format!(
+                    "not valid under the strict agentskills profile ({errors} error{} above)",
+                    if errors == 1 { "" } else { "s" }
+                )
+            }
+            None => output::shown(&refused.reason).into_owned(),
+        };
+        output::line(format_args!(
+            "{FAIL}refused{FAIL:#} {}: {why}{}",
+            output::shown_path(&refused.dir),
+            if refused.kept {
+                format!(" {DIM}(the site keeps the copy it published before){DIM:#}")
+            } else {
+                String::new()
+            }
+        ));
+    }
 }

@@ -25,7 +25,10 @@ use std::sync::{Arc, Mutex, PoisonError};
 use serde_json::{Map, Value};
 use skills::Error;
 use skills::Skills;
-use skills::run::{InputType, RunNotice, RunOutcome, RunRequest, RunSink, RunTarget, Stream};
+use skills::run::{
+    InputType, RunNotice, RunOutcome, RunRequest, RunSink, RunTarget, SetupOutcome, SetupRequest,
+    SetupStatus, Stream,
+};
 use skills::types::sanitize;
 
 use crate::Exit;
@@ -45,6 +48,12 @@ pub(crate) fn run(global: &Global, args: &RunArgs) -> Exit {
         Err(message) => return output::usage(global, &message),
     };
     let running = interrupt::watch(signals, &skills);
+    output::print_settings_problems(&skills);
+    if args.setup
+        && let Err(exit) = before_run(global, &skills, &args.name, args.yes)
+    {
+        return exit;
+    }
     let target = match (&args.script, &args.code, args.lang) {
         _ if args.npm.is_some() => RunTarget::Npm {
             args: args.npm.clone().unwrap_or_default(),
@@ -95,11 +104,62 @@ pub(crate) fn run(global: &Global, args: &RunArgs) -> Exit {
     }
 }
 
+/// `run --setup`: sets the skill up when it is not, before its run. `Ok` to go on with the
+/// run (also when the skill declares nothing: the run says what it misses); the exit status
+/// of a setup that failed otherwise.
+fn before_run(global: &Global, skills: &Skills, skill: &str, yes: bool) -> Result<(), Exit> {
+    let request = SetupRequest::new(skill).confirmed(yes);
+    let outcome = set_up(global, skills, &request)?;
+    match outcome.status {
+        SetupStatus::SetUp => {
+            if !global.quiet && !global.json {
+                output::print_setup_outcome(global, &outcome);
+            }
+            Ok(())
+        }
+        SetupStatus::Failed => {
+            if global.json {
+                output::print_json(&outcome);
+            } else {
+                output::print_setup_outcome(global, &outcome);
+            }
+            Err(Exit::Failure)
+        }
+        _ => Ok(()),
+    }
+}
+
+/// The setup, asking the user when it needs their yes and a person is there.
+pub(crate) fn set_up(
+    global: &Global,
+    skills: &Skills,
+    request: &SetupRequest,
+) -> Result<SetupOutcome, Exit> {
+    let sink = (!global.json).then(live_output);
+    match skills.setup_skill(request, sink.clone()) {
+        Err(Error::NeedsConfirmation { skill, reason }) if !request.confirmed && can_ask() => {
+            if !ask(&skill, &reason) {
+                output::print_error("the setup was not confirmed; nothing was installed", None);
+                return Err(Exit::Failure);
+            }
+            skills
+                .setup_skill(&request.clone().confirmed(true), sink)
+                .map_err(|error| refused(global, &error))
+        }
+        other => other.map_err(|error| refused(global, &error)),
+    }
+}
+
 /// Reports the end of a run and passes its status on.
 fn finished(global: &Global, outcome: &RunOutcome) -> Exit {
     if global.json {
         output::print_json(outcome);
-    } else if !global.quiet {
+    } else {
+        // What the run ran into that the user can fix: said even with --quiet, which keeps
+        // problems.
+        output::print_run_hints(&outcome.hints);
+    }
+    if !global.json && !global.quiet {
         let ending = if outcome.timed_out {
             Some("the run was stopped at its deadline".to_owned())
         } else if outcome.cancelled {
@@ -169,7 +229,7 @@ pub(crate) fn ask(skill: &str, reason: &str) -> bool {
 /// The sink that prints a run's output as it arrives: each stream to the same stream of
 /// this process, raw into a pipe or file, sanitised onto a terminal (see the module
 /// documentation). Flushed per chunk, so a script's prompt without a line feed shows.
-fn live_output() -> RunSink {
+pub(crate) fn live_output() -> RunSink {
     let terminal = Terminals::now();
     // The runtime reads the two streams on two threads; one lock keeps a chunk whole.
     let order = Mutex::new(());

@@ -14,6 +14,7 @@ pub(crate) fn run(global: &Global, args: &RuntimesArgs) -> Exit {
         Ok(skills) => skills,
         Err(message) => return output::usage(global, &message),
     };
+    output::print_settings_problems(&skills);
     let runtimes = skills.resolve_runtimes(args.kind.map(Into::into));
     if global.json {
         output::print_json(&runtimes);

@@ -43,6 +43,12 @@ fn print(skill: &Skill) {
             format!("{:?}", skill.permission).to_lowercase(),
         ),
     ];
+    if !skill.offered_to_model() {
+        fields.push((
+            "invocation",
+            "manual only: never offered to a model; read or run it by name".to_owned(),
+        ));
+    }
     if skill.id != skill.name {
         fields.push(("id", skill.id.clone()));
     }

@@ -17,6 +17,7 @@ pub(crate) fn run(global: &Global, args: &TestArgs) -> Exit {
         Ok(skills) => skills,
         Err(message) => return output::usage(global, &message),
     };
+    output::print_settings_problems(&skills);
     let mut request = TestRequest::new(args.name.clone());
     request.confirmed = args.yes;
     let outcomes = match skills.run_tests(&request, None) {

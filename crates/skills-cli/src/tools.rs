@@ -17,6 +17,7 @@ pub(crate) fn run(global: &Global, args: &ToolsArgs) -> Exit {
         Ok(skills) => skills,
         Err(message) => return output::usage(global, &message),
     };
+    output::print_settings_problems(&skills);
     let tools = match skills.list_tools() {
         Ok(tools) => tools,
         Err(error) => return output::fail(global, &error),

@@ -26,10 +26,18 @@
 //! are returned for the caller to create after every file; nothing else about what skill
 //! installs get is loosened.
 //!
-//! Entries below a hidden component (`.github/`, `.gitignore`, `.env`) are skipped, not
-//! refused: every repository tarball has some, and none is ever installed (the path check
-//! refuses hidden components). They still pass the other path rules and count towards the
-//! entry limit and the decompressed-stream cap.
+//! Hidden files (`.gitignore`, `.env`) and everything below a folder no source is searched in
+//! (`.git/`, `.github/`, `.venv/`: [`skills_types::files::is_excluded_source_dir`]) are
+//! skipped, not refused: every repository tarball has some, and none is ever installed. Other
+//! hidden folders are kept, because skills live below some (`skills/.curated/<skill>` in
+//! OpenAI's catalog) and plugin manifests in others (`.claude-plugin/`); the skill finder
+//! still leaves out of each skill anything hidden inside it, and the writer's own path check
+//! refuses a hidden component, so nothing hidden is ever installed. Skipped entries still pass
+//! the other path rules and count towards the entry limit and the decompressed-stream cap.
+//!
+//! A file over the per-file limit does not refuse the archive: it is kept aside as
+//! [`Withheld`], like a link, and refuses only the skill it lies in ([`skills_found`]), so one
+//! large file in one skill of a repository never blocks installing (or listing) the others.
 
 #[cfg(test)]
 mod tests;
@@ -40,12 +48,12 @@ use std::collections::hash_map::Entry;
 use std::io::{self, Read};
 
 use skills_ops::path::{self, Refusal};
-use skills_types::files::{SKILL_MD, is_excluded_dir_name, match_definition};
+use skills_types::files::{SKILL_MD, is_excluded_source_dir, match_definition};
 use skills_types::limits::{MIB, PackageLimits};
 use unicode_normalization::UnicodeNormalization as _;
 use url::Url;
 
-use crate::fetch::{Download, hex_digest};
+use crate::download::{Download, hex_digest};
 
 /// Most entries read from one archive (09 §Archives).
 pub const MAX_ENTRIES: usize = 2_000;
@@ -164,19 +172,21 @@ pub fn check_digest(bytes: &[u8], digest: &str) -> Result<(), String> {
 }
 
 /// What an archive or a local folder holds: its regular files, sorted by path, and the
-/// entries that are not regular files (links, devices, FIFOs), which are never created or
-/// followed. Hidden entries are in neither.
+/// entries kept aside (links, devices, FIFOs, files over the per-file limit), which are never
+/// created, followed or installed. Hidden files and excluded folders are in neither; files
+/// below other hidden folders are (see the module comment).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Tree {
     /// `('/'-separated relative path, bytes)`, sorted by path.
     pub files: Vec<(String, Vec<u8>)>,
-    /// The entries that are not regular files.
-    pub not_files: Vec<NotAFile>,
+    /// The entries kept aside.
+    pub withheld: Vec<Withheld>,
 }
 
-/// An entry that is not a regular file, and the message refusing it.
+/// An entry that is never installed (not a regular file, or over the per-file limit), and the
+/// message refusing the skill that holds it.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct NotAFile {
+pub struct Withheld {
     /// Its checked relative path.
     pub path: String,
     /// Why it cannot be installed, naming it (and a link's target).
@@ -184,13 +194,27 @@ pub struct NotAFile {
 }
 
 impl Tree {
-    /// The files alone, refusing the tree if it holds anything that is not a file.
+    /// The files alone, without anything below a hidden folder, refusing the tree if it holds
+    /// anything withheld (outside hidden folders, which were never part of this form).
     pub fn into_files(self) -> Result<Vec<(String, Vec<u8>)>, String> {
-        match self.not_files.into_iter().next() {
-            Some(not_a_file) => Err(not_a_file.refusal),
-            None => Ok(self.files),
+        match self
+            .withheld
+            .into_iter()
+            .find(|entry| !is_hidden_path(&entry.path))
+        {
+            Some(withheld) => Err(withheld.refusal),
+            None => Ok(self
+                .files
+                .into_iter()
+                .filter(|(path, _)| !is_hidden_path(path))
+                .collect()),
         }
     }
+}
+
+/// Whether a relative path has a hidden component.
+pub(crate) fn is_hidden_path(path: &str) -> bool {
+    path.split('/').any(|component| component.starts_with('.'))
 }
 
 /// A runtime's archive as [`extract_runtime`] returns it.
@@ -235,8 +259,8 @@ pub fn extract_runtime(bytes: &[u8], limits: &Limits) -> Result<Unpacked, String
         tar_gz_with(bytes, limits, Some(RuntimeParts::default())).map_err(refuse)?;
     let mut runtime = runtime.unwrap_or_default();
     // Hard links, devices and FIFOs stay refused, runtime or not.
-    if let Some(not_a_file) = tree.not_files.first() {
-        return Err(refuse(not_a_file.refusal.clone()));
+    if let Some(withheld) = tree.withheld.first() {
+        return Err(refuse(withheld.refusal.clone()));
     }
     // A regular entry that is not kept is hidden (skipped); only kept ones count as targets.
     let mut entries: std::collections::HashSet<String> =
@@ -327,9 +351,9 @@ fn check_link(
 
 /// Extracts the regular files of an archive into memory: `('/'-separated relative path,
 /// bytes)`, sorted by path. Folder entries are accepted and produce nothing; hidden entries
-/// are skipped (see the module comment); anything else that is not a regular file refuses the
-/// whole archive. [`extract_tree`] with [`skills_in`] refuses such an entry only when it lies
-/// inside a skill that is installed.
+/// are left out; anything else that is not a regular file, or a file over the per-file limit,
+/// refuses the whole archive. [`extract_tree`] with [`skills_found`] refuses such an entry only
+/// for the skill it lies in.
 pub fn extract(
     bytes: &[u8],
     format: Format,
@@ -340,8 +364,9 @@ pub fn extract(
         .map_err(|why| format!("the {} archive is refused: {why}", format.describe()))
 }
 
-/// Extracts an archive into memory, keeping its links, devices and FIFOs as [`NotAFile`]s
-/// for the caller to judge (never created). Every other rule of [`extract`] applies.
+/// Extracts an archive into memory, keeping its links, devices, FIFOs and files over the
+/// per-file limit as [`Withheld`]s for the caller to judge (never created), and the files
+/// below hidden folders other than the excluded ones. Every other rule of [`extract`] applies.
 pub fn extract_tree(bytes: &[u8], format: Format, limits: &Limits) -> Result<Tree, String> {
     let mut tree = match format {
         Format::TarGz => tar_gz_with(bytes, limits, None).map(|(tree, _)| tree),
@@ -349,7 +374,7 @@ pub fn extract_tree(bytes: &[u8], format: Format, limits: &Limits) -> Result<Tre
     }
     .map_err(|why| format!("the {} archive is refused: {why}", format.describe()))?;
     tree.files.sort_by(|a, b| a.0.cmp(&b.0));
-    tree.not_files.sort_by(|a, b| a.path.cmp(&b.path));
+    tree.withheld.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(tree)
 }
 
@@ -357,31 +382,35 @@ pub fn extract_tree(bytes: &[u8], format: Format, limits: &Limits) -> Result<Tre
 enum Disposition<'a> {
     /// Kept, with its checked components.
     Keep(Vec<&'a str>),
-    /// Below a hidden component: never installed.
+    /// A hidden file, or below a folder never searched: never installed.
     Skip,
 }
 
 /// The relative-path check of 03 on an entry name (a leading `./`, which `tar -C dir .`
-/// writes, is dropped first), with hidden components turned into a skip. Everything else a
-/// hidden name might hold (`..`, a drive, a backslash, a device name) is still refused: a
-/// hostile entry is refused even where it would have been skipped.
-fn classify(name: &str) -> Result<Disposition<'_>, Refusal> {
+/// writes, is dropped first). A hidden file, and anything below an excluded folder (`.git/`,
+/// `node_modules/`) or, for a runtime (whose `lib/node_modules` is its own), below any hidden
+/// folder, is a skip; a name
+/// below another hidden folder is kept (see the module comment). Everything else a hidden name
+/// might hold (`..`, a drive, a backslash, a device name) is still refused: a hostile entry is
+/// refused even where it would have been skipped.
+fn classify(name: &str, hidden_folders: bool) -> Result<Disposition<'_>, Refusal> {
     let name = path::strip_current_dir_prefix(name);
-    match path::check_relative(name) {
-        Ok(components) => Ok(Disposition::Keep(components)),
-        Err(Refusal::Hidden(_)) => {
-            // The whole-path checks (length, NUL, controls, `\`, `:`, absolute, depth) ran
-            // before the components; each component is checked on its own for the rest.
-            for component in name.split('/') {
-                match path::check_relative(component) {
-                    Ok(_) | Err(Refusal::Hidden(_)) => {}
-                    Err(refusal) => return Err(refusal),
-                }
+    let components = path::check_named(name)?;
+    let (last, folders) = components.split_last().unwrap_or((&"", &[]));
+    let skipped = last.starts_with('.')
+        || folders.iter().any(|folder| {
+            if hidden_folders {
+                is_excluded_source_dir(folder)
+            } else {
+                // A runtime keeps its `lib/node_modules`, and nothing hidden.
+                folder.starts_with('.')
             }
-            Ok(Disposition::Skip)
-        }
-        Err(refusal) => Err(refusal),
-    }
+        });
+    Ok(if skipped {
+        Disposition::Skip
+    } else {
+        Disposition::Keep(components)
+    })
 }
 
 /// The kind of a name in [`Names`].
@@ -584,7 +613,7 @@ struct Collector<'a> {
     total: u64,
     names: Names,
     files: Vec<(String, Vec<u8>)>,
-    not_files: Vec<NotAFile>,
+    withheld: Vec<Withheld>,
     /// The name of the entry being read (or last read), for the messages.
     current: String,
     /// Set for a runtime's archive only: what it keeps that a skill's never does.
@@ -611,7 +640,7 @@ impl<'a> Collector<'a> {
             current: String::new(),
             names: Names::default(),
             files: Vec::new(),
-            not_files: Vec::new(),
+            withheld: Vec::new(),
             runtime: None,
         }
     }
@@ -619,7 +648,7 @@ impl<'a> Collector<'a> {
     fn finish(self) -> Tree {
         Tree {
             files: self.files,
-            not_files: self.not_files,
+            withheld: self.withheld,
         }
     }
 
@@ -634,12 +663,14 @@ impl<'a> Collector<'a> {
         Ok(())
     }
 
+    /// [`classify`] for this extraction: a runtime keeps nothing below a hidden folder.
+    fn classify<'n>(&self, name: &'n str) -> Result<Disposition<'n>, String> {
+        classify(name, self.runtime.is_none()).map_err(|refusal| refused(name, &refusal))
+    }
+
     /// Whether the file entry `name` is kept (it is refused if its name is).
     fn wants(&self, name: &str) -> Result<bool, String> {
-        Ok(matches!(
-            classify(name).map_err(|refusal| refused(name, &refusal))?,
-            Disposition::Keep(_)
-        ))
+        Ok(matches!(self.classify(name)?, Disposition::Keep(_)))
     }
 
     /// A folder entry: nothing to keep, but its name takes part in the collision check.
@@ -648,7 +679,7 @@ impl<'a> Collector<'a> {
         if matches!(folder, "" | ".") {
             return Ok(());
         }
-        match classify(folder).map_err(|refusal| refused(name, &refusal))? {
+        match classify(folder, self.runtime.is_none()).map_err(|refusal| refused(name, &refusal))? {
             Disposition::Keep(components) => {
                 self.names.add_folder(&components)?;
                 if let Some(runtime) = &mut self.runtime {
@@ -663,7 +694,7 @@ impl<'a> Collector<'a> {
     /// A symbolic link of a runtime's archive: kept for [`check_link`] (its name takes part in
     /// the collision check, so no entry can be placed through it).
     fn runtime_link(&mut self, name: &str, target: String) -> Result<(), String> {
-        match classify(name).map_err(|refusal| refused(name, &refusal))? {
+        match self.classify(name)? {
             Disposition::Keep(components) => {
                 self.names.add_file(&components)?;
                 if let Some(runtime) = &mut self.runtime {
@@ -681,13 +712,13 @@ impl<'a> Collector<'a> {
     /// A link, device or FIFO: never created. Recorded (with its name in the collision check,
     /// so a file cannot be placed "through" it) for the caller to refuse.
     fn not_a_file(&mut self, name: &str, kind: &str, target: Option<String>) -> Result<(), String> {
-        match classify(name).map_err(|refusal| refused(name, &refusal))? {
+        match self.classify(name)? {
             Disposition::Keep(components) => {
                 self.names.add_file(&components)?;
                 let target = target
                     .map(|target| format!(" (to '{}')", target.escape_debug()))
                     .unwrap_or_default();
-                self.not_files.push(NotAFile {
+                self.withheld.push(Withheld {
                     path: components.join("/"),
                     refusal: format!(
                         "the entry '{}' is {kind}{target}; only regular files and folders \
@@ -701,12 +732,13 @@ impl<'a> Collector<'a> {
         }
     }
 
-    /// A regular file entry, kept unless its name is hidden: read through a counter at most
-    /// the file limit plus one byte, so a file past the limit is seen without reading all of
-    /// it; `declared` (the header's size) is only compared afterwards, to catch a truncated
-    /// or inconsistent entry.
+    /// A regular file entry, kept unless [`classify`] skips it: read through a counter at
+    /// most the file limit plus one byte, so a file past the limit is seen without reading all
+    /// of it (and kept aside as [`Withheld`], refusing only its skill; a runtime's archive is
+    /// refused whole); `declared` (the header's size) is only compared afterwards, to catch a
+    /// truncated or inconsistent entry.
     fn file(&mut self, name: &str, reader: &mut dyn Read, declared: u64) -> Result<(), String> {
-        let components = match classify(name).map_err(|refusal| refused(name, &refusal))? {
+        let components = match self.classify(name)? {
             Disposition::Keep(components) => components,
             Disposition::Skip => return Ok(()),
         };
@@ -718,10 +750,15 @@ impl<'a> Collector<'a> {
             .map_err(|error| format!("'{name}' cannot be read: {error}"))?;
         let size = bytes.len() as u64;
         if size > self.limits.file {
-            return Err(format!(
-                "'{name}' is larger than {} bytes, the limit for one file",
-                self.limits.file
-            ));
+            let refusal = too_large(name, self.limits.file);
+            if self.runtime.is_some() {
+                return Err(refusal);
+            }
+            self.withheld.push(Withheld {
+                path: components.join("/"),
+                refusal,
+            });
+            return Ok(());
         }
         self.total += size;
         if self.total > self.limits.total {
@@ -743,6 +780,14 @@ impl<'a> Collector<'a> {
         }
         Ok(())
     }
+}
+
+/// The refusal of a file over the per-file limit (shared with the local reader).
+pub(crate) fn too_large(name: &str, limit: u64) -> String {
+    format!(
+        "'{}' is larger than {limit} bytes, the limit for one file",
+        name.escape_debug()
+    )
 }
 
 fn refused(name: &str, refusal: &Refusal) -> String {
@@ -996,23 +1041,19 @@ pub fn skills(
     skills_in(
         Tree {
             files,
-            not_files: Vec::new(),
+            withheld: Vec::new(),
         },
         under,
         url,
     )
 }
 
-/// The skills in an extracted (or locally read) tree. When every entry sits under one top
-/// folder (GitHub's `repo-ref/`), that folder is unwrapped; then only what is below `under`
-/// (a relative path, checked) is considered; then every folder holding a `SKILL.md` at its
-/// top, and not inside another such folder, yields one download of the files below it.
-/// Folders discovery never scans (`node_modules`, `target`, virtual environments) are not
-/// looked in for skills. An entry that is not a regular file (a link, a device) refuses the
-/// whole tree when it lies inside a skill found; elsewhere (a repository's `CLAUDE.md ->
-/// AGENTS.md` beside its skills) it is left out like any file outside the skills.
+/// The skills in an extracted (or locally read) tree, each refused as a whole by the first
+/// entry of it that is withheld (a link, a device, a file over the limit): see
+/// [`skills_found`] for how they are found, and for the form that refuses only that skill.
 pub fn skills_in(tree: Tree, under: Option<&str>, url: &Url) -> Result<Vec<Download>, String> {
     skills_found(tree, under, url)?
+        .found
         .into_iter()
         .map(|found| match found.refusal {
             Some(refusal) => Err(refusal),
@@ -1024,33 +1065,83 @@ pub fn skills_in(tree: Tree, under: Option<&str>, url: &Url) -> Result<Vec<Downl
 /// A skill found in a tree, and why it may not be installed, if it may not.
 #[derive(Debug)]
 pub struct Found {
-    /// Its files (without the entries that are not regular files).
+    /// Its files (without the entries withheld, and without anything hidden inside it).
     pub download: Download,
-    /// Set when an entry inside it is not a regular file (a link, a device): installing it
-    /// is refused with this message. Other skills of the tree are not affected, so a caller
-    /// that installs only some of them refuses only when a chosen one has a refusal.
+    /// Its folder, relative to the tree's root once a single top folder is unwrapped
+    /// (`skills/.curated/pdf`; `""` for a skill at the root), for messages.
+    pub folder: String,
+    /// Set when an entry inside it is withheld (a link, a device, a file over the per-file
+    /// limit): installing it is refused with this message. Other skills of the tree are not
+    /// affected, so a caller refuses only the skills it would install that have a refusal.
     pub refusal: Option<String>,
+    /// The plugins of the tree's manifests that hold it ([`crate::plugin`]), in their order.
+    pub plugins: Vec<String>,
 }
 
-/// The skills of a tree as [`skills_in`] finds them, each with its own refusal instead of one
-/// refusal for the whole tree.
-pub fn skills_found(tree: Tree, under: Option<&str>, url: &Url) -> Result<Vec<Found>, String> {
+/// What a tree offers: its skills, the plugins its manifests declare, and what the manifests
+/// made worth saying.
+#[derive(Debug, Default)]
+pub struct Search {
+    /// The skills, by folder.
+    pub found: Vec<Found>,
+    /// Every plugin the manifests declare, skills or not, in their order.
+    pub plugins: Vec<String>,
+    /// Plugins hosted elsewhere, manifests that could not be read.
+    pub warnings: Vec<String>,
+}
+
+/// The skills of a tree, each with its own refusal instead of one refusal for the whole tree.
+///
+/// When every entry sits under one top folder (GitHub's `owner-repo-sha/`), that folder is
+/// unwrapped; plugin manifests are read from the root ([`crate::plugin`]); then only what is
+/// below `under` (a path the user named, checked, hidden folders allowed) is considered; then
+/// every folder holding a `SKILL.md` at its top, and not inside another such folder, yields
+/// one download of the files below it, as the peers find skills: hidden folders on the way are
+/// searched (`skills/.curated/<skill>`), the excluded ones (`.git`, `node_modules`, `target`,
+/// virtual environments) are not, and nothing hidden inside a skill is part of it. A withheld
+/// entry inside a skill refuses that skill; elsewhere (a repository's `CLAUDE.md -> AGENTS.md`
+/// beside its skills, a large file outside every skill) it is left out like any file outside
+/// the skills.
+pub fn skills_found(tree: Tree, under: Option<&str>, url: &Url) -> Result<Search, String> {
+    skills_found_in(tree, under, url, true)
+}
+
+/// [`skills_found`] for a tree that has no wrapping folder to unwrap (a local folder: the
+/// folder the user named is the root, so its `skills/big` is named so, never `big`).
+pub fn skills_found_in_folder(
+    tree: Tree,
+    under: Option<&str>,
+    url: &Url,
+) -> Result<Search, String> {
+    skills_found_in(tree, under, url, false)
+}
+
+fn skills_found_in(
+    tree: Tree,
+    under: Option<&str>,
+    url: &Url,
+    unwrap: bool,
+) -> Result<Search, String> {
     let Tree {
         mut files,
-        mut not_files,
+        mut withheld,
     } = tree;
-    let top = single_top_folder(
-        files
-            .iter()
-            .map(|(path, _)| path.as_str())
-            .chain(not_files.iter().map(|entry| entry.path.as_str())),
-    )
-    .map(|top| format!("{top}/"));
+    let top = unwrap
+        .then(|| {
+            single_top_folder(
+                files
+                    .iter()
+                    .map(|(path, _)| path.as_str())
+                    .chain(withheld.iter().map(|entry| entry.path.as_str())),
+            )
+        })
+        .flatten()
+        .map(|top| format!("{top}/"));
     if let Some(prefix) = top {
         for (path, _) in &mut files {
             *path = path[prefix.len()..].to_owned();
         }
-        for entry in &mut not_files {
+        for entry in &mut withheld {
             entry.path = entry.path[prefix.len()..].to_owned();
         }
     }
@@ -1058,10 +1149,14 @@ pub fn skills_found(tree: Tree, under: Option<&str>, url: &Url) -> Result<Vec<Fo
         .map(|under| path::strip_current_dir_prefix(under.trim_matches('/')))
         .filter(|under| !under.is_empty());
     if let Some(under) = under {
-        path::check_relative(under).map_err(|refusal| {
+        path::check_named(under).map_err(|refusal| {
             format!("the path '{}' is refused: {refusal}", under.escape_debug())
         })?;
-        let prefix = format!("{under}/");
+    }
+    let manifests = crate::plugin::Manifests::read(&files, under);
+    // From here on, paths are below `under`; `prefix` puts it back for the folder names.
+    let prefix = under.map(|under| format!("{under}/")).unwrap_or_default();
+    if let Some(under) = under {
         files = files
             .into_iter()
             .filter_map(|(path, bytes)| {
@@ -1069,7 +1164,7 @@ pub fn skills_found(tree: Tree, under: Option<&str>, url: &Url) -> Result<Vec<Fo
                     .map(|rest| (rest.to_owned(), bytes))
             })
             .collect();
-        not_files = not_files
+        withheld = withheld
             .into_iter()
             .filter_map(|mut entry| {
                 let rest = entry.path.strip_prefix(&prefix)?.to_owned();
@@ -1077,20 +1172,20 @@ pub fn skills_found(tree: Tree, under: Option<&str>, url: &Url) -> Result<Vec<Fo
                 Some(entry)
             })
             .collect();
-        if files.is_empty() && not_files.is_empty() {
+        if files.is_empty() && withheld.is_empty() {
             return Err(format!("the archive holds nothing under '{under}'"));
         }
     }
     let mut folders: Vec<String> = files
         .iter()
         .map(|(path, _)| path.as_str())
-        .chain(not_files.iter().map(|entry| entry.path.as_str()))
+        .chain(withheld.iter().map(|entry| entry.path.as_str()))
         .filter_map(|path| {
             let (folder, file) = path.rsplit_once('/').unwrap_or(("", path));
-            let scanned = folder
+            let searched = folder
                 .split('/')
-                .all(|component| !is_excluded_dir_name(component));
-            (is_skill_md(file) && (folder.is_empty() || scanned)).then(|| folder.to_owned())
+                .all(|component| !is_excluded_source_dir(component));
+            (is_skill_md(file) && (folder.is_empty() || searched)).then(|| folder.to_owned())
         })
         .collect();
     folders.sort();
@@ -1118,9 +1213,22 @@ pub fn skills_found(tree: Tree, under: Option<&str>, url: &Url) -> Result<Vec<Fo
             folder.rsplit('/').next().map(str::to_owned)
         }
     };
+    // Where a path lies: the skill holding it and the path inside that skill, or `None` for
+    // a path outside every skill or hidden inside one (never part of it).
+    let place = |path: &str| -> Option<(usize, String)> {
+        let index = outer.iter().position(|skill| inside(path, skill))?;
+        let relative = if outer[index].is_empty() {
+            path
+        } else {
+            // A file named like the skill's folder is not in it (an extraction refuses one).
+            path.strip_prefix(outer[index].as_str())?
+                .strip_prefix('/')?
+        };
+        (!is_hidden_path(relative)).then(|| (index, relative.to_owned()))
+    };
     let mut refusals: Vec<Option<String>> = vec![None; outer.len()];
-    for entry in &not_files {
-        if let Some(index) = outer.iter().position(|skill| inside(&entry.path, skill)) {
+    for entry in &withheld {
+        if let Some((index, _)) = place(&entry.path) {
             let named = name_of(&outer[index])
                 .map(|name| format!(" '{name}'"))
                 .unwrap_or_default();
@@ -1139,20 +1247,8 @@ pub fn skills_found(tree: Tree, under: Option<&str>, url: &Url) -> Result<Vec<Fo
         })
         .collect();
     for (path, bytes) in files {
-        let Some(index) = outer.iter().position(|skill| inside(&path, skill)) else {
+        let Some((index, relative)) = place(&path) else {
             continue;
-        };
-        let relative = if outer[index].is_empty() {
-            path
-        } else {
-            // A file named like the skill's folder is not in it (an extraction refuses one).
-            match path
-                .strip_prefix(outer[index].as_str())
-                .and_then(|rest| rest.strip_prefix('/'))
-            {
-                Some(rest) => rest.to_owned(),
-                None => continue,
-            }
         };
         let relative = if is_skill_md(&relative) {
             SKILL_MD.to_owned()
@@ -1164,11 +1260,29 @@ pub fn skills_found(tree: Tree, under: Option<&str>, url: &Url) -> Result<Vec<Fo
     for download in &mut downloads {
         download.files.sort_by(|a, b| a.0.cmp(&b.0));
     }
-    Ok(downloads
+    let found = downloads
         .into_iter()
         .zip(refusals)
-        .map(|(download, refusal)| Found { download, refusal })
-        .collect())
+        .zip(&outer)
+        .map(|((download, refusal), folder)| {
+            let folder = if folder.is_empty() {
+                prefix.trim_end_matches('/').to_owned()
+            } else {
+                format!("{prefix}{folder}")
+            };
+            Found {
+                plugins: manifests.of(&folder),
+                download,
+                folder,
+                refusal,
+            }
+        })
+        .collect();
+    Ok(Search {
+        found,
+        plugins: manifests.names(),
+        warnings: manifests.warnings,
+    })
 }
 
 /// Whether a file name is the definition file `SKILL.md` or one of its case variants.

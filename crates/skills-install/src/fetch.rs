@@ -10,7 +10,6 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use serde::Deserialize;
-use sha2::{Digest, Sha256};
 use skills_types::files::{SKILL_MD, match_definition};
 use skills_types::limits::{MAX_SKILL_MD_BYTES, PackageLimits};
 use url::Url;
@@ -27,18 +26,8 @@ pub use skills_types::publish::{SCHEMA_V0_2, VERSIONS_FILE};
 /// Largest index (pack or well-known) accepted.
 const MAX_INDEX_BYTES: u64 = skills_types::limits::MIB;
 
-/// One skill's files, in memory.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Download {
-    /// The name the source gave it (a pack or index entry), if any.
-    pub name: Option<String>,
-    /// `(relative path, bytes)`, the definition file named `SKILL.md`.
-    pub files: Vec<(String, Vec<u8>)>,
-    /// The version the source declared.
-    pub version: Option<String>,
-    /// Where the definition file came from.
-    pub url: Url,
-}
+// Below both this module and the extractor; named here too, where every caller looks.
+pub use crate::download::{Download, hex_digest};
 
 /// Why a download is not acceptable.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -62,6 +51,43 @@ pub struct Offer {
     pub download: Download,
     /// The digest the source gave for it (an index entry's), or of the archive it came in.
     pub digest: Option<String>,
+    /// Its folder in a repository, archive or local folder (`skills/.curated/pdf`), for
+    /// messages.
+    pub folder: Option<String>,
+    /// The plugins of the source's manifests that hold it, in their order.
+    pub plugins: Vec<String>,
+    /// The source brought its `SKILL.md` alone (a single-file URL, a GitHub file page, a
+    /// well-known `skill-md` entry, a folder's `SKILL.md`), not every file of the skill: the
+    /// one case in which mentioned bundled files may be missing ([`crate::mentions`]).
+    pub definition_only: bool,
+}
+
+impl Offer {
+    /// A whole skill as the source gives it, outside any plugin.
+    pub fn whole(download: Download, digest: Option<String>) -> Self {
+        Self {
+            download,
+            digest,
+            folder: None,
+            plugins: Vec::new(),
+            definition_only: false,
+        }
+    }
+}
+
+/// A skill a repository, archive or local folder holds that cannot be installed: one of its
+/// entries is withheld (a link, a device, a file over the per-file limit). Only it is refused;
+/// the installer says why when it would have installed it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Refused {
+    /// Its files, the withheld ones left out (never written; read for its name).
+    pub download: Download,
+    /// Its folder in the source (`skills/big`).
+    pub folder: String,
+    /// The plugins that hold it.
+    pub plugins: Vec<String>,
+    /// Why, naming the entry.
+    pub reason: String,
 }
 
 /// What downloading a source gave.
@@ -82,6 +108,10 @@ pub struct Fetched {
     /// Every entry name an index lists, the ones not fetched included (for the message that
     /// says what a source offers when `--skill` names something else).
     pub listed: Vec<String>,
+    /// The skills of a tree that cannot be installed, each with why.
+    pub refused: Vec<Refused>,
+    /// Every plugin the source's manifests declare, in their order.
+    pub plugins: Vec<String>,
 }
 
 impl Fetched {
@@ -94,7 +124,36 @@ impl Fetched {
     }
 
     fn offer(&mut self, download: Download, digest: Option<String>) {
-        self.offers.push(Offer { download, digest });
+        self.offers.push(Offer::whole(download, digest));
+    }
+
+    /// A skill of which the source brought only the `SKILL.md`.
+    fn offer_definition(&mut self, download: Download, digest: Option<String>) {
+        self.offers.push(Offer {
+            definition_only: true,
+            ..Offer::whole(download, digest)
+        });
+    }
+
+    /// The skills a tree search found: the installable ones offered, the others refused.
+    fn offer_tree(&mut self, search: archive::Search, digest: Option<&str>) {
+        for found in search.found {
+            match found.refusal {
+                None => self.offers.push(Offer {
+                    folder: Some(found.folder),
+                    plugins: found.plugins,
+                    ..Offer::whole(found.download, digest.map(str::to_owned))
+                }),
+                Some(reason) => self.refused.push(Refused {
+                    download: found.download,
+                    folder: found.folder,
+                    plugins: found.plugins,
+                    reason,
+                }),
+            }
+        }
+        self.plugins = search.plugins;
+        self.warnings.extend(search.warnings);
     }
 }
 
@@ -123,7 +182,7 @@ pub async fn download(
     if want.version.is_some()
         && !matches!(
             source,
-            Source::WellKnown(_) | Source::Site(_) | Source::Github(_)
+            Source::WellKnown(_) | Source::Site(_) | Source::Folder(_) | Source::Github(_)
         )
     {
         return Err(Problem::Invalid(
@@ -137,7 +196,7 @@ pub async fn download(
             let bytes = get(client, url, MAX_SKILL_MD_BYTES).await?;
             let mut fetched = Fetched::new("skill-md", url);
             let digest = format!("sha256:{}", hex_digest(&bytes));
-            fetched.offer(
+            fetched.offer_definition(
                 Download {
                     name: None,
                     files: vec![(SKILL_MD.to_owned(), bytes)],
@@ -161,6 +220,7 @@ pub async fn download(
             well_known(client, url, &bytes, limits, want).await
         }
         Source::Site(url) => site(client, url, limits, want).await,
+        Source::Folder(url) => folder(client, url, limits, want).await,
         Source::Github(github) => {
             if want.version.is_some() {
                 return Err(Problem::Invalid(
@@ -168,10 +228,10 @@ pub async fn download(
                         .to_owned(),
                 ));
             }
-            repository(client, &github.0, &github.1, want).await
+            repository(client, &github.0, &github.1).await
         }
-        Source::Archive(url) => archive_url(client, url, want).await,
-        Source::Local(path) => local(path, want).await,
+        Source::Archive(url) => archive_url(client, url).await,
+        Source::Local(path) => local(path).await,
     }
 }
 
@@ -180,21 +240,50 @@ fn archive_limits() -> Limits {
     Limits::default()
 }
 
-/// A bare origin, a docs page or a pack's folder (09 §Publishers): the agent-skills index
-/// beside the path, then at the origin's root, then vercel's `/.well-known/skills/` index the
-/// same two ways (path-relative before root, as the vercel tool looks), then an `index.json`
-/// pack in the folder. Only "not there" (404, 410, and the 403 an object store gives for a missing key) moves on to the next place; any other
-/// failure is the answer.
+/// A bare origin, a docs page or a pack's folder (09 §Publishers), looked at as the peers
+/// look: every index form at the path first (the agent-skills index, v0.2 or the older form
+/// its `$schema` tells apart; vercel's `/.well-known/skills/` index, v0.1; an `index.json`
+/// pack in the folder), and only then the origin's root (its agent-skills index, then its
+/// vercel index). A site at `/docs` is the publisher of what is at `/docs`: an index at the
+/// root belongs to whoever owns the origin, which may be someone else entirely (a hosting
+/// service's own skills), so it never wins over the path. Only "not there" (404, 410, and the
+/// 403 an object store gives for a missing key) moves on to the next place; any other failure
+/// is the answer.
 async fn site(
     client: &Client,
     url: &Url,
     limits: &PackageLimits,
     want: Want<'_>,
 ) -> Result<Fetched, Problem> {
-    let candidates = site_candidates(url)?;
+    look(client, site_candidates(url)?, limits, want).await
+}
+
+/// A registry download base's folder for one skill: the index forms at the folder, then the
+/// folder's own `SKILL.md`; never the origin's root, whose index lists other skills.
+async fn folder(
+    client: &Client,
+    url: &Url,
+    limits: &PackageLimits,
+    want: Want<'_>,
+) -> Result<Fetched, Problem> {
+    look(client, folder_candidates(url)?, limits, want).await
+}
+
+/// Fetches the first of `candidates` that is there, and reads it as the kind it is.
+async fn look(
+    client: &Client,
+    candidates: Vec<(Url, &'static str)>,
+    limits: &PackageLimits,
+    want: Want<'_>,
+) -> Result<Fetched, Problem> {
     let mut tried = Vec::new();
     for (candidate, kind) in candidates {
-        match client.fetch(&candidate, MAX_INDEX_BYTES).await {
+        let cap = if kind == "skill-md" {
+            MAX_SKILL_MD_BYTES
+        } else {
+            MAX_INDEX_BYTES
+        };
+        match client.fetch(&candidate, cap).await {
             Ok(bytes) => {
                 return match kind {
                     "well-known" => well_known(client, &candidate, &bytes, limits, want).await,
@@ -202,6 +291,20 @@ async fn site(
                         "{} is not an agent-skills index: it has no versions to choose from",
                         policy::redact(&candidate)
                     ))),
+                    "skill-md" => {
+                        let mut fetched = Fetched::new("skill-md", &candidate);
+                        let digest = format!("sha256:{}", hex_digest(&bytes));
+                        fetched.offer_definition(
+                            Download {
+                                name: None,
+                                files: vec![(SKILL_MD.to_owned(), bytes)],
+                                version: None,
+                                url: candidate,
+                            },
+                            Some(digest),
+                        );
+                        Ok(fetched)
+                    }
                     other => pack(client, &candidate, &bytes, limits, want, other).await,
                 };
             }
@@ -216,26 +319,48 @@ async fn site(
     )))
 }
 
-/// The places `site` looks, in order, with the kind each one is.
-pub fn site_candidates(url: &Url) -> Result<Vec<(Url, &'static str)>, Problem> {
+/// `url` without its query and fragment, and its path without a trailing `/`.
+fn base_of(url: &Url) -> (Url, String) {
     let mut base = url.clone();
     base.set_query(None);
     base.set_fragment(None);
     let path = base.path().trim_end_matches('/').to_owned();
-    let at = |path: &str, file: &str| -> Result<Url, Problem> {
-        let mut candidate = base.clone();
-        candidate.set_path(&format!("{path}{file}"));
-        Ok(candidate)
-    };
-    let mut candidates = vec![(at(&path, WELL_KNOWN_INDEX)?, "well-known")];
+    (base, path)
+}
+
+/// `base` with the path `path` + `file`.
+fn at(base: &Url, path: &str, file: &str) -> Url {
+    let mut candidate = base.clone();
+    candidate.set_path(&format!("{path}{file}"));
+    candidate
+}
+
+/// The index forms at `path`, in the order they are tried: v0.2 (and the older agent-skills
+/// form), v0.1, a pack.
+fn indexes_at(base: &Url, path: &str) -> Vec<(Url, &'static str)> {
+    vec![
+        (at(base, path, WELL_KNOWN_INDEX), "well-known"),
+        (at(base, path, VERCEL_INDEX), "vercel-well-known"),
+        (at(base, path, &format!("/{PACK_INDEX}")), "pack"),
+    ]
+}
+
+/// The places `site` looks, in order, with the kind each one is.
+pub fn site_candidates(url: &Url) -> Result<Vec<(Url, &'static str)>, Problem> {
+    let (base, path) = base_of(url);
+    let mut candidates = indexes_at(&base, &path);
     if !path.is_empty() {
-        candidates.push((at("", WELL_KNOWN_INDEX)?, "well-known"));
+        candidates.push((at(&base, "", WELL_KNOWN_INDEX), "well-known"));
+        candidates.push((at(&base, "", VERCEL_INDEX), "vercel-well-known"));
     }
-    candidates.push((at(&path, VERCEL_INDEX)?, "vercel-well-known"));
-    if !path.is_empty() {
-        candidates.push((at("", VERCEL_INDEX)?, "vercel-well-known"));
-    }
-    candidates.push((at(&path, &format!("/{PACK_INDEX}"))?, "pack"));
+    Ok(candidates)
+}
+
+/// The places a download base's folder is looked at, in order, with the kind each one is.
+pub fn folder_candidates(url: &Url) -> Result<Vec<(Url, &'static str)>, Problem> {
+    let (base, path) = base_of(url);
+    let mut candidates = indexes_at(&base, &path);
+    candidates.push((at(&base, &path, &format!("/{SKILL_MD}")), "skill-md"));
     Ok(candidates)
 }
 
@@ -245,7 +370,6 @@ async fn repository(
     client: &Client,
     repository: &Repository,
     tarball: &Url,
-    want: Want<'_>,
 ) -> Result<Fetched, Problem> {
     let limits = archive_limits();
     let bytes = get(client, tarball, limits.total).await?;
@@ -259,38 +383,34 @@ async fn repository(
         .map(|(_, sha)| sha)
         .filter(|sha| (7..=40).contains(&sha.len()) && sha.bytes().all(|b| b.is_ascii_hexdigit()))
         .map(str::to_owned);
-    let downloads = wanted_skills(files, repository.path.as_deref(), tarball, want)
+    let search = archive::skills_found(files, repository.path.as_deref(), tarball)
         .map_err(|reason| Problem::Invalid(format!("{}: {reason}", repository.display())))?;
     let mut fetched = Fetched::new("github", tarball);
     fetched.reference = repository.reference.clone();
     fetched.commit = commit;
     let digest = format!("sha256:{}", hex_digest(&bytes));
-    for download in downloads {
-        fetched.offer(download, Some(digest.clone()));
-    }
+    fetched.offer_tree(search, Some(&digest));
     Ok(fetched)
 }
 
 /// Any archive URL: extracted, every skill inside offered.
-async fn archive_url(client: &Client, url: &Url, want: Want<'_>) -> Result<Fetched, Problem> {
+async fn archive_url(client: &Client, url: &Url) -> Result<Fetched, Problem> {
     let limits = archive_limits();
     let bytes = get(client, url, limits.total).await?;
     let format = Format::sniff(&bytes)
         .or_else(|| Format::of_name(url.path()))
         .ok_or_else(|| Problem::Invalid("the download is neither a .tar.gz nor a .zip".into()))?;
     let files = archive::extract_tree(&bytes, format, &limits).map_err(Problem::Invalid)?;
-    let downloads = wanted_skills(files, None, url, want).map_err(Problem::Invalid)?;
+    let search = archive::skills_found(files, None, url).map_err(Problem::Invalid)?;
     let mut fetched = Fetched::new("archive", url);
     let digest = format!("sha256:{}", hex_digest(&bytes));
-    for download in downloads {
-        fetched.offer(download, Some(digest.clone()));
-    }
+    fetched.offer_tree(search, Some(&digest));
     Ok(fetched)
 }
 
 /// A folder or archive on this machine: read without following any link (a link is refused,
 /// never copied through), then the skills found in it. No network.
-async fn local(path: &Path, want: Want<'_>) -> Result<Fetched, Problem> {
+async fn local(path: &Path) -> Result<Fetched, Problem> {
     let absolute = std::path::absolute(path)
         .map_err(|error| Problem::Invalid(format!("'{}': {error}", path.display())))?;
     let reading = absolute.clone();
@@ -300,50 +420,24 @@ async fn local(path: &Path, want: Want<'_>) -> Result<Fetched, Problem> {
     let url = Url::from_file_path(&absolute).map_err(|()| {
         Problem::Invalid(format!("'{}' cannot be named as a URL", absolute.display()))
     })?;
-    let downloads = wanted_skills(files, None, &url, want)
-        .map_err(|reason| Problem::Invalid(format!("'{}': {reason}", path.display())))?;
+    let found = if absolute.is_dir() {
+        archive::skills_found_in_folder(files, None, &url)
+    } else {
+        archive::skills_found(files, None, &url)
+    };
+    let search =
+        found.map_err(|reason| Problem::Invalid(format!("'{}': {reason}", path.display())))?;
     let mut fetched = Fetched {
         kind: "local",
         ..Fetched::default()
     };
-    for download in downloads {
-        fetched.offer(download, None);
-    }
+    fetched.offer_tree(search, None);
     Ok(fetched)
 }
 
-/// The skills of a tree, refused only when one the caller wants holds a link or a special
-/// file: a link inside skill B does not stop `--skill A`. A skill with such an entry that is
-/// not wanted is left out (the installer would drop it anyway).
-fn wanted_skills(
-    tree: archive::Tree,
-    under: Option<&str>,
-    url: &Url,
-    want: Want<'_>,
-) -> Result<Vec<Download>, String> {
-    let mut downloads = Vec::new();
-    for found in archive::skills_found(tree, under, url)? {
-        match found.refusal {
-            None => downloads.push(found.download),
-            Some(refusal) if wanted(&found.download, want) => return Err(refusal),
-            Some(_) => {}
-        }
-    }
-    Ok(downloads)
-}
-
-/// Whether the caller asked for this skill: by its folder name or the name it installs as.
-fn wanted(download: &Download, want: Want<'_>) -> bool {
-    want.skills.is_empty()
-        || download
-            .name
-            .as_deref()
-            .is_some_and(|name| want.wants(name))
-        || crate::write::slug(download).is_ok_and(|slug| want.wants(&slug))
-}
-
-/// Links and special files are kept aside by the reader, never opened; one inside a skill
-/// found refuses the install (see [`archive::skills_in`]).
+/// Links, special files and files over the limit are kept aside by the reader, never opened
+/// or read past the limit; one inside a skill found refuses that skill (see
+/// [`archive::skills_found`]).
 fn local_files(path: &Path) -> Result<archive::Tree, Problem> {
     crate::local::read_tree(path, &archive_limits()).map_err(Problem::Invalid)
 }
@@ -784,7 +878,7 @@ async fn entries_of(
                 entry.name
             )));
         }
-        fetched.offer(
+        fetched.offer_definition(
             Download {
                 name: Some(entry.name),
                 files: vec![(SKILL_MD.to_owned(), bytes)],
@@ -822,11 +916,6 @@ fn parse_json<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T, Problem
         .map_err(|error| Problem::Invalid(format!("the index is not valid: {error}")))
 }
 
-/// Lowercase hex SHA-256.
-pub fn hex_digest(bytes: &[u8]) -> String {
-    format!("{:x}", Sha256::digest(bytes))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -856,6 +945,8 @@ mod tests {
 
     #[test]
     fn a_site_is_looked_at_beside_its_path_before_its_root() {
+        // Every index form at the path (v0.2, v0.1, a pack), then the origin's root: a root
+        // index never wins over one at the path.
         assert_eq!(
             candidates("https://example.com/docs/?q=1#top"),
             [
@@ -864,18 +955,18 @@ mod tests {
                     "well-known"
                 ),
                 (
-                    "https://example.com/.well-known/agent-skills/index.json".to_owned(),
-                    "well-known"
-                ),
-                (
                     "https://example.com/docs/.well-known/skills/index.json".to_owned(),
                     "vercel-well-known"
+                ),
+                ("https://example.com/docs/index.json".to_owned(), "pack"),
+                (
+                    "https://example.com/.well-known/agent-skills/index.json".to_owned(),
+                    "well-known"
                 ),
                 (
                     "https://example.com/.well-known/skills/index.json".to_owned(),
                     "vercel-well-known"
                 ),
-                ("https://example.com/docs/index.json".to_owned(), "pack"),
             ]
         );
         // A bare origin has one place of each kind.
@@ -884,5 +975,44 @@ mod tests {
             .map(|(_, kind)| *kind)
             .collect();
         assert_eq!(origin, ["well-known", "vercel-well-known", "pack"]);
+    }
+
+    #[test]
+    fn a_download_base_folder_is_looked_at_alone_then_its_skill_md() {
+        let found: Vec<(String, &str)> =
+            folder_candidates(&Url::parse("https://cdn.example.org/skills/security/x/").unwrap())
+                .unwrap()
+                .into_iter()
+                .map(|(url, kind)| (url.to_string(), kind))
+                .collect();
+        assert_eq!(
+            found,
+            [
+                (
+                    "https://cdn.example.org/skills/security/x/.well-known/agent-skills/index.json"
+                        .to_owned(),
+                    "well-known"
+                ),
+                (
+                    "https://cdn.example.org/skills/security/x/.well-known/skills/index.json"
+                        .to_owned(),
+                    "vercel-well-known"
+                ),
+                (
+                    "https://cdn.example.org/skills/security/x/index.json".to_owned(),
+                    "pack"
+                ),
+                (
+                    "https://cdn.example.org/skills/security/x/SKILL.md".to_owned(),
+                    "skill-md"
+                ),
+            ]
+        );
+        assert!(
+            found
+                .iter()
+                .all(|(url, _)| url.starts_with("https://cdn.example.org/skills/security/x/")),
+            "never the origin's root"
+        );
     }
 }

@@ -13,6 +13,10 @@
 //! A `tree/` URL cannot say where a ref with a slash ends and the path begins (`tree/a/b/c` is
 //! ref `a` and path `b/c`, or ref `a/b` and path `c`); like the peers, the first segment is the
 //! ref. A ref with a slash is given with the shorthand: `owner/repo/path@feature/x`.
+//!
+//! A path the user names (in the shorthand, a `tree/` or a `blob/` page) may pass through
+//! hidden folders, as OpenAI's instructions do (`openai/skills/skills/.curated/<skill>`); it is
+//! checked with every other rule of the relative-path check ([`skills_ops::path::check_named`]).
 
 use url::Url;
 
@@ -137,7 +141,9 @@ impl Bases {
             [owner, name, "blob", reference, path @ ..] if !path.is_empty() => {
                 let repository = Repository::new(owner, name, Some(reference), None)?;
                 let path = path.join("/");
-                skills_ops::path::check_relative(&path)
+                // A path the user names may pass through hidden folders
+                // (`skills/.curated/...`); every other rule holds.
+                skills_ops::path::check_named(&path)
                     .map_err(|refusal| format!("the file '{path}': {refusal}"))?;
                 // A file page is one skill's definition; any other file is not a skill.
                 if !path.to_ascii_lowercase().ends_with(".md") {
@@ -217,8 +223,22 @@ impl Repository {
         let path = match path.map(|path| path.trim_matches('/')) {
             Some("") | None => None,
             Some(path) => {
-                skills_ops::path::check_relative(path)
+                // Hidden folders are places skills are kept (`skills/.curated/<skill>` in
+                // OpenAI's catalog); every other rule of the path check holds.
+                let components = skills_ops::path::check_named(path)
                     .map_err(|refusal| format!("the path '{}': {refusal}", path.escape_debug()))?;
+                // Nothing below `.git` or `node_modules` is ever taken from a tarball: said
+                // before the download rather than after it.
+                if let Some(excluded) = components
+                    .iter()
+                    .find(|component| skills_types::files::is_excluded_source_dir(component))
+                {
+                    return Err(format!(
+                        "the path '{}' goes through '{excluded}', a folder no source is \
+                         searched in",
+                        path.escape_debug()
+                    ));
+                }
                 Some(path.to_owned())
             }
         };
@@ -340,6 +360,12 @@ mod tests {
         assert_eq!(deep.reference.as_deref(), Some("feature/x"));
         assert_eq!(deep.display(), "acme/skills/tools/pdf@feature/x");
         assert_eq!(parsed("acme/skills.git").name, "skills");
+        assert_eq!(
+            parsed("openai/skills/skills/.curated/gh-fix-ci")
+                .path
+                .as_deref(),
+            Some("skills/.curated/gh-fix-ci")
+        );
         for not_github in ["./x", "/abs", "~/x", "https://x/y", "single", "c:/x"] {
             assert!(Repository::shorthand(not_github).is_none(), "{not_github}");
         }
@@ -351,6 +377,8 @@ mod tests {
             "acme/x@a..b",
             "acme/x@-rf",
             "acme/x/.git/config",
+            "acme/x/node_modules/dep",
+            "acme/x/.curated/../../etc",
         ] {
             assert!(Repository::shorthand(bad).unwrap().is_err(), "{bad}");
         }

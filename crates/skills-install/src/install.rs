@@ -24,7 +24,7 @@ pub async fn install(
     request: &InstallRequest,
 ) -> Result<Vec<InstallOutcome>, Error> {
     let policy = policy_of(config)?;
-    let source = resolve(config, &request.url, &policy)?;
+    let (source, reading) = resolve_typed(config, &request.url, &policy)?;
     let target =
         write::target(config, request.scope, request.agent)?.linking(config, &request.agents)?;
     let client = install_client(config, hooks, timeout(request.timeout_secs))?;
@@ -37,8 +37,9 @@ pub async fn install(
         skills: &request.skills,
         list: request.list,
         version: request.version.as_deref(),
+        plugins: &request.plugins,
     };
-    install_selected(
+    let installed = install_selected(
         config,
         &client,
         &source,
@@ -47,21 +48,114 @@ pub async fn install(
         &naming,
         selection,
     )
-    .await
+    .await;
+    match (installed, reading) {
+        (Ok(mut outcomes), Some(Reading::LocalOverShorthand(note))) => {
+            if let Some(first) = outcomes.first_mut() {
+                first.warnings.insert(0, note);
+            }
+            Ok(outcomes)
+        }
+        (Err(error), Some(Reading::Shorthand(note))) => Err(with_reading(error, &note)),
+        (installed, _) => installed,
+    }
 }
 
-/// What `text` names as a source: a local path, the GitHub shorthand (through the configured
-/// bases), or a URL checked by the policy and classified.
+/// How text that could mean two sources was read, for the message that says so.
+enum Reading {
+    /// An existing local path that also has the GitHub shorthand's shape: read as local.
+    LocalOverShorthand(String),
+    /// The GitHub shorthand, since no local path of that name exists: said when the install
+    /// fails, when the user may have meant a path.
+    Shorthand(String),
+}
+
+/// A failed install of a shorthand, with the reading said: `arch/out/x.tar.gz` that is not a
+/// file here was looked for on GitHub, which a person who mistyped a path needs to hear.
+fn with_reading(error: Error, note: &str) -> Error {
+    match error {
+        Error::Download { url, reason, kind } => Error::Download {
+            url,
+            reason: format!("{reason} ({note})"),
+            kind,
+        },
+        Error::InvalidPackage { source_url, reason } => Error::InvalidPackage {
+            source_url,
+            reason: format!("{reason} ({note})"),
+        },
+        other => other,
+    }
+}
+
+/// What `text` names as a source, from the text alone: a local path (`./x`, `../x`, `/x`; one
+/// that does not exist is an error naming it), the GitHub shorthand (through the configured
+/// bases), or a URL checked by the policy and classified. For text recorded or resolved by the
+/// program (an install record, a registry entry): what a person types goes through
+/// `resolve_typed`, which also reads an existing path as local.
 pub fn resolve(config: &SkillsConfig, text: &str, policy: &Policy) -> Result<Source, Error> {
+    resolve_with_note(config, text, policy, false).map(|(source, _)| source)
+}
+
+/// What text a person typed names as a source: [`resolve`], except that text naming an
+/// existing file or folder here is that local source, whatever else it could be read as.
+/// `arch/out/x.tar.gz` beside the user is their archive, never the GitHub repository
+/// `arch/out`, and nothing is fetched to decide; the shorthand applies only when no such path
+/// exists, and the outcome (or the error) says which reading was used.
+///
+/// Only typed text gets this: a recorded `owner/repo/path` re-resolved by `update` in a
+/// workspace that happens to (or is made to) hold a folder of that name must still go to
+/// GitHub, never to whatever the workspace put there.
+fn resolve_typed(
+    config: &SkillsConfig,
+    text: &str,
+    policy: &Policy,
+) -> Result<(Source, Option<Reading>), Error> {
+    resolve_with_note(config, text, policy, true)
+}
+
+/// [`resolve`] or [`resolve_typed`], and how ambiguous text was read.
+fn resolve_with_note(
+    config: &SkillsConfig,
+    text: &str,
+    policy: &Policy,
+    typed: bool,
+) -> Result<(Source, Option<Reading>), Error> {
     let bases = github_bases(config)?;
+    let trimmed = text.trim();
+    let path = std::path::Path::new(trimmed);
+    // An existing path is local, looked at on this machine alone, before any other reading.
+    if typed
+        && !trimmed.is_empty()
+        && !trimmed.contains("://")
+        && std::fs::symlink_metadata(path).is_ok()
+    {
+        let source = local(path)?;
+        let note = match source::given(trimmed) {
+            Ok(source::Given::Github(repository)) => Some(Reading::LocalOverShorthand(format!(
+                "'{}' is a {} here, so it was installed from there, not from the GitHub \
+                 repository {}/{} (give https://github.com/{}/{} for that)",
+                path.display(),
+                if path.is_dir() { "folder" } else { "file" },
+                repository.owner,
+                repository.name,
+                repository.owner,
+                repository.name,
+            ))),
+            _ => None,
+        };
+        return Ok((source, note));
+    }
     match source::given(text).map_err(Error::InvalidInput)? {
-        // Recorded absolute: `update` re-reads it from anywhere.
-        source::Given::Local(path) => std::path::absolute(&path)
-            .map(Source::Local)
-            .map_err(|error| Error::io("resolve", &path, error)),
+        source::Given::Local(path) => local(&path).map(|source| (source, None)),
         source::Given::Github(repository) => {
+            let note = typed.then(|| {
+                Reading::Shorthand(format!(
+                    "'{trimmed}' was read as the GitHub shorthand owner/repo[/path][@ref], since \
+                     no file or folder of that name exists here"
+                ))
+            });
             let tarball = bases.tarball(&repository);
-            Ok(Source::Github(Box::new((repository, tarball))))
+            Ok((Source::Github(Box::new((repository, tarball))), note))
         }
         source::Given::Url(text) => {
             let url = policy::parse(&text, policy).map_err(|refusal| match refusal {
@@ -71,7 +165,9 @@ pub fn resolve(config: &SkillsConfig, text: &str, policy: &Policy) -> Result<Sou
                 }
                 _ => refused(shown(&text), &refusal, refusal.is_local(), policy),
             })?;
-            source::classify_with(&url, &bases).map_err(Error::InvalidInput)
+            source::classify_with(&url, &bases)
+                .map(|source| (source, None))
+                .map_err(Error::InvalidInput)
         }
     }
 }
@@ -131,6 +227,24 @@ pub(crate) fn install_client(
     )
 }
 
+/// A local source, recorded absolute (`update` re-reads it from anywhere); one that does not
+/// exist is said so, as a mistake in what was typed.
+fn local(path: &std::path::Path) -> Result<Source, Error> {
+    match std::fs::symlink_metadata(path) {
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+            return Err(Error::InvalidInput(format!(
+                "'{}': no such file or folder (a local source is a folder, or a .zip or \
+                 .tar.gz file, that exists)",
+                path.display()
+            )));
+        }
+        _ => {}
+    }
+    std::path::absolute(path)
+        .map(Source::Local)
+        .map_err(|error| Error::io("resolve", path, error))
+}
+
 /// How an install names and records what it writes.
 pub(crate) struct Naming {
     /// The source's kind, recorded in the provenance.
@@ -150,6 +264,8 @@ pub(crate) struct Selection<'a> {
     pub(crate) list: bool,
     /// A published version of an agent-skills index.
     pub(crate) version: Option<&'a str>,
+    /// Only the skills of these plugins (`.claude-plugin` manifests); all when empty.
+    pub(crate) plugins: &'a [String],
 }
 
 /// The rest of an install once the source is known; also used by the registry.
@@ -226,40 +342,44 @@ pub(crate) async fn install_fetched(
     write::check_record(target)?;
     let fetch::Fetched {
         offers,
-        warnings,
+        mut warnings,
         kind,
         resolved,
         reference,
         commit,
         listed,
+        refused,
+        plugins,
     } = fetched;
     // The whole download is validated before anything is written.
-    let mut slugs = Vec::with_capacity(offers.len());
+    let candidates = candidates(offers, refused, naming);
+    let mut chosen = choose(source, candidates, &listed, &plugins, selection)?;
+    warnings.append(&mut chosen.skipped);
     let mut seen = BTreeSet::new();
-    for offer in &offers {
-        let download = &offer.download;
-        let slug = write::slug(download).map_err(|reason| Error::InvalidPackage {
-            source_url: shown_download(source, download),
-            reason,
-        })?;
-        let slug = naming.slug.clone().unwrap_or(slug);
+    for (offer, slug, _) in &chosen.installable {
         if !seen.insert(slug.clone()) {
             return Err(Error::InvalidPackage {
                 source_url: source.shown(),
-                reason: format!("two skills would be installed as '{slug}'"),
+                reason: format!(
+                    "two skills would be installed as '{slug}'{}",
+                    offer
+                        .folder
+                        .as_deref()
+                        .map(|folder| format!(" (one of them in '{folder}')"))
+                        .unwrap_or_default()
+                ),
             });
         }
-        slugs.push(slug);
     }
-    let (offers, slugs) = select(source, offers, slugs, &listed, selection.skills)?;
     // Said after the write, on the skill's own outcome: the install stands, but the agent will
-    // be told to run files that are not there.
-    let unfetched: Vec<(String, String)> = offers
+    // be told to run files that are not there. Only a source that brought the SKILL.md alone
+    // can have left files behind; a folder, archive, repository or pack brings every file.
+    let unfetched: Vec<(String, String)> = chosen
+        .installable
         .iter()
-        .zip(&slugs)
-        .filter_map(|(offer, slug)| {
-            crate::mentions::unfetched_warning(&offer.download, source)
-                .map(|note| (slug.clone(), note))
+        .filter(|(offer, _, _)| offer.definition_only)
+        .filter_map(|(offer, slug, _)| {
+            crate::mentions::unfetched_warning(&offer.download).map(|note| (slug.clone(), note))
         })
         .collect();
 
@@ -276,13 +396,14 @@ pub(crate) async fn install_fetched(
         commit,
         registry: naming.registry.clone(),
     };
-    let items: Vec<write::Item> = offers
+    let items: Vec<write::Item> = chosen
+        .installable
         .into_iter()
-        .zip(slugs)
-        .map(|(offer, slug)| write::Item {
+        .map(|(offer, slug, plugin)| write::Item {
             slug,
             download: offer.download,
             digest: offer.digest,
+            plugin,
         })
         .collect();
     if selection.list {
@@ -327,70 +448,252 @@ pub(crate) async fn install_fetched(
     Ok(outcomes)
 }
 
-/// The skills `wanted` names (all when it is empty): a name matches the index entry or folder
-/// name, or the folder the skill would be installed under. A name matching nothing is an
-/// error listing what the source offers, before anything is written.
-fn select(
-    source: &Source,
-    offers: Vec<fetch::Offer>,
-    slugs: Vec<String>,
-    listed: &[String],
-    wanted: &[String],
-) -> Result<(Vec<fetch::Offer>, Vec<String>), Error> {
-    if wanted.is_empty() {
-        return Ok((offers, slugs));
+/// One skill a source offers or holds, with the folder name it would be installed under, or
+/// why it cannot be installed.
+struct Candidate {
+    /// Its files and where they came from (never written when `problem` is set).
+    offer: fetch::Offer,
+    /// The folder name it installs under, when its `SKILL.md` gives one.
+    slug: Option<String>,
+    /// Why it cannot be installed: a withheld entry inside it, a `SKILL.md` that is not a
+    /// skill's.
+    problem: Option<String>,
+}
+
+impl Candidate {
+    /// Whether `name` names this skill: its index entry or folder name, or the folder it
+    /// would be installed under.
+    fn is(&self, name: &str) -> bool {
+        self.offer.download.name.as_deref() == Some(name) || self.slug.as_deref() == Some(name)
     }
-    let matches = |offer: &fetch::Offer, slug: &str, name: &str| {
-        slug == name || offer.download.name.as_deref() == Some(name)
+
+    /// What the messages call it: its folder in the source, else its name.
+    fn shown(&self) -> String {
+        let name = self.offer.download.name.as_ref().or(self.slug.as_ref());
+        match (&self.offer.folder, name) {
+            (Some(folder), _) if !folder.is_empty() => format!("'{folder}'"),
+            (_, Some(name)) => format!("'{name}'"),
+            _ => "the skill".to_owned(),
+        }
+    }
+}
+
+/// Every skill of a download as a candidate: the offers with their slug (or why the
+/// `SKILL.md` cannot be installed), the refused ones with their refusal (and their slug, so
+/// `--skill` finds them and says why).
+fn candidates(
+    offers: Vec<fetch::Offer>,
+    refused: Vec<fetch::Refused>,
+    naming: &Naming,
+) -> Vec<Candidate> {
+    let mut candidates: Vec<Candidate> = offers
+        .into_iter()
+        .map(|offer| match write::slug(&offer.download) {
+            Ok(slug) => Candidate {
+                offer,
+                slug: Some(naming.slug.clone().unwrap_or(slug)),
+                problem: None,
+            },
+            Err(reason) => Candidate {
+                offer,
+                slug: None,
+                problem: Some(reason),
+            },
+        })
+        .collect();
+    for refused in refused {
+        let offer = fetch::Offer {
+            folder: Some(refused.folder),
+            plugins: refused.plugins,
+            ..fetch::Offer::whole(refused.download, None)
+        };
+        candidates.push(Candidate {
+            slug: write::slug(&offer.download).ok(),
+            offer,
+            problem: Some(refused.reason),
+        });
+    }
+    candidates
+}
+
+/// What an install takes from a source once the selection is applied.
+struct Chosen {
+    /// Each skill to write, its folder name and the plugin it is recorded under.
+    installable: Vec<(fetch::Offer, String, Option<String>)>,
+    /// The skills left out, each with why (said as warnings).
+    skipped: Vec<String>,
+}
+
+/// The skills `selection` names, and what becomes of each.
+///
+/// `--skill NAME` matches an index entry or folder name, or the folder the skill would be
+/// installed under; `--plugin NAME` the skills of that plugin. A name matching nothing is an
+/// error listing what the source offers. A skill that cannot be installed (a withheld entry
+/// inside it, a `SKILL.md` that is not a skill's) refuses the install when `--skill` named it;
+/// otherwise it is left out and said in a warning naming its folder, so one broken or
+/// oversized skill never blocks the others of a multi-skill source. When every skill chosen
+/// is left out, that is the error. Nothing has been written when any of this fails.
+fn choose(
+    source: &Source,
+    candidates: Vec<Candidate>,
+    listed: &[String],
+    plugins: &[String],
+    selection: Selection<'_>,
+) -> Result<Chosen, Error> {
+    let shown_names = |names: &mut dyn Iterator<Item = &str>| {
+        let names: Vec<String> = names
+            .map(|name| skills_types::sanitize::line(name).into_owned())
+            .collect();
+        if names.is_empty() {
+            "nothing".to_owned()
+        } else {
+            names.join(", ")
+        }
     };
-    let missing: Vec<&String> = wanted
+    let unknown_plugins: Vec<&String> = selection
+        .plugins
+        .iter()
+        .filter(|wanted| !plugins.contains(wanted))
+        .collect();
+    if !unknown_plugins.is_empty() {
+        return Err(Error::InvalidInput(format!(
+            "{} has no plugin {}; {}",
+            source.shown(),
+            unknown_plugins
+                .iter()
+                .map(|name| format!("'{}'", skills_types::sanitize::line(name)))
+                .collect::<Vec<_>>()
+                .join(", "),
+            if plugins.is_empty() {
+                "it declares no plugins (no .claude-plugin/marketplace.json or plugin.json)"
+                    .to_owned()
+            } else {
+                format!(
+                    "its plugins are {}",
+                    shown_names(&mut plugins.iter().map(String::as_str))
+                )
+            }
+        )));
+    }
+    let in_plugins = |candidate: &Candidate| {
+        selection.plugins.is_empty()
+            || candidate
+                .offer
+                .plugins
+                .iter()
+                .any(|plugin| selection.plugins.contains(plugin))
+    };
+    let missing: Vec<&String> = selection
+        .skills
         .iter()
         .filter(|name| {
-            !offers
+            !candidates
                 .iter()
-                .zip(&slugs)
-                .any(|(offer, slug)| matches(offer, slug, name))
+                .any(|candidate| in_plugins(candidate) && candidate.is(name))
         })
         .collect();
     if !missing.is_empty() {
         // An index says what it lists; a folder or archive offers what was found in it.
-        let offered: Vec<&str> = if listed.is_empty() {
-            slugs.iter().map(String::as_str).collect()
+        let offered: Vec<String> = if listed.is_empty() {
+            candidates
+                .iter()
+                .filter(|candidate| in_plugins(candidate))
+                .filter_map(|candidate| {
+                    candidate
+                        .slug
+                        .clone()
+                        .or_else(|| candidate.offer.download.name.clone())
+                })
+                .collect()
         } else {
-            listed.iter().map(String::as_str).collect()
+            listed.to_vec()
         };
         return Err(Error::InvalidInput(format!(
-            "{} does not offer {}; it offers {}",
+            "{}{} does not offer {}; it offers {}",
             source.shown(),
+            if selection.plugins.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    " (plugin {})",
+                    shown_names(&mut selection.plugins.iter().map(String::as_str))
+                )
+            },
             missing
                 .iter()
                 .map(|name| format!("'{}'", skills_types::sanitize::line(name)))
                 .collect::<Vec<_>>()
                 .join(", "),
-            if offered.is_empty() {
-                "nothing".to_owned()
-            } else {
-                offered
-                    .iter()
-                    .map(|name| skills_types::sanitize::line(name))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            }
+            shown_names(&mut offered.iter().map(String::as_str))
         )));
     }
-    Ok(offers
-        .into_iter()
-        .zip(slugs)
-        .filter(|(offer, slug)| wanted.iter().any(|name| matches(offer, slug, name)))
-        .unzip())
-}
-
-/// Where a download came from, for a message: its URL, or the local source.
-fn shown_download(source: &Source, download: &fetch::Download) -> String {
-    match source {
-        Source::Local(_) => source.shown(),
-        _ => policy::redact(&download.url),
+    let mut chosen = Chosen {
+        installable: Vec::new(),
+        skipped: Vec::new(),
+    };
+    let mut failures = Vec::new();
+    let several = candidates.len() > 1;
+    for candidate in candidates {
+        if !in_plugins(&candidate) {
+            continue;
+        }
+        let named = selection.skills.iter().any(|name| candidate.is(name));
+        if !selection.skills.is_empty() && !named {
+            continue;
+        }
+        let plugin = candidate
+            .offer
+            .plugins
+            .iter()
+            .find(|plugin| selection.plugins.is_empty() || selection.plugins.contains(plugin))
+            .cloned();
+        match (candidate.slug.clone(), candidate.problem.clone()) {
+            (Some(slug), None) => chosen.installable.push((candidate.offer, slug, plugin)),
+            (_, problem) => {
+                let reason = problem.unwrap_or_default();
+                let why = if several || candidate.offer.folder.is_some() {
+                    format!("{}: {reason}", candidate.shown())
+                } else {
+                    reason
+                };
+                if named {
+                    return Err(Error::InvalidPackage {
+                        source_url: source.shown(),
+                        reason: why,
+                    });
+                }
+                chosen.skipped.push(format!(
+                    "{}; it was not installed",
+                    skills_types::sanitize::line(&why)
+                ));
+                failures.push(why);
+            }
+        }
     }
+    if chosen.installable.is_empty() && !failures.is_empty() {
+        return Err(Error::InvalidPackage {
+            source_url: source.shown(),
+            reason: failures.join("; "),
+        });
+    }
+    // A marketplace's skills in the order of its plugins (the source's order within each, the
+    // skills in no plugin last), so a listing groups them as the manifest does.
+    if !plugins.is_empty() {
+        chosen.installable.sort_by_key(|(_, _, plugin)| {
+            plugin
+                .as_ref()
+                .and_then(|plugin| plugins.iter().position(|name| name == plugin))
+                .unwrap_or(usize::MAX)
+        });
+    }
+    if chosen.installable.is_empty() && !selection.plugins.is_empty() {
+        return Err(Error::InvalidInput(format!(
+            "the plugin {} of {} holds no skills",
+            shown_names(&mut selection.plugins.iter().map(String::as_str)),
+            source.shown()
+        )));
+    }
+    Ok(chosen)
 }
 
 fn names(config: &SkillsConfig) -> BTreeSet<String> {

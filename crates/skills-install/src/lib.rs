@@ -11,11 +11,13 @@
 pub mod address;
 pub mod archive;
 pub mod client;
+pub mod download;
 pub mod fetch;
 pub mod github;
 pub mod install;
 pub mod local;
 pub mod mentions;
+pub mod plugin;
 pub mod policy;
 pub mod publish;
 pub mod registry;

@@ -12,9 +12,13 @@
 //! apart means resolving the link, which is the step that goes wrong, and a skill that needs
 //! the file can hold the file. A file with more than one hard link is treated so for the
 //! reason the safe reader refuses it (it may be a file from elsewhere), and so are FIFOs,
-//! sockets and devices (never opened: a FIFO would hang the read). Hidden entries (`.git`,
-//! `.env`, `.DS_Store`) and the folders discovery never scans (`node_modules`, `target`,
-//! virtual environments) are skipped, never read.
+//! sockets and devices (never opened: a FIFO would hang the read). Hidden files (`.env`,
+//! `.DS_Store`) and the folders no source is searched in (`.git`, `node_modules`, `target`,
+//! virtual environments, caches: [`is_excluded_source_dir`]) are skipped, never read; other
+//! hidden folders are read like the extractor keeps them (`skills/.curated/<skill>`,
+//! `.claude-plugin/`), and the skill finder leaves out whatever is hidden inside a skill. A
+//! file over the per-file limit is not read past the limit and refuses only the skill that
+//! holds it, as in an archive.
 //!
 //! The folder the user names is resolved as given (it may itself be a link the user made);
 //! only what is below it is read without following links. A `.zip` or `.tar.gz` file is read
@@ -25,14 +29,15 @@ mod tests;
 
 use std::path::Path;
 
-use skills_types::files::is_excluded_dir_name;
+use skills_types::files::is_excluded_source_dir;
 
-use crate::archive::{self, Format, Limits, Names, NotAFile, Tree};
+use crate::archive::{self, Format, Limits, Names, Tree, Withheld};
 
 /// Reads the folder (or `.zip` / `.tar.gz` file) at `path`: `('/'-separated relative path,
-/// bytes)`, sorted by path, for [`archive::skills`]. A symlink, a special file or a file with
-/// several hard links anywhere below refuses the whole read; [`read_tree`] with
-/// [`archive::skills_in`] refuses one only when it lies inside a skill that is installed.
+/// bytes)`, sorted by path, without anything below a hidden folder. A symlink, a special file,
+/// a file with several hard links or a file over the limit anywhere else below refuses the
+/// whole read; [`read_tree`] with [`archive::skills_found`] refuses one only for the skill it
+/// lies in.
 pub fn read(path: &Path, limits: &Limits) -> Result<Vec<(String, Vec<u8>)>, String> {
     let shown = path.display();
     read_tree(path, limits)?
@@ -41,7 +46,7 @@ pub fn read(path: &Path, limits: &Limits) -> Result<Vec<(String, Vec<u8>)>, Stri
 }
 
 /// Reads the folder (or archive) at `path`, keeping what is not a regular file as
-/// [`archive::NotAFile`]s, never opened or followed.
+/// [`archive::Withheld`]s, never opened or followed.
 pub fn read_tree(path: &Path, limits: &Limits) -> Result<Tree, String> {
     let shown = path.display();
     let metadata =
@@ -65,7 +70,7 @@ pub fn read_tree(path: &Path, limits: &Limits) -> Result<Tree, String> {
     imp::walk_root(path, &mut walk).map_err(|why| format!("'{shown}' is refused: {why}"))?;
     let mut tree = walk.tree;
     tree.files.sort_by(|a, b| a.0.cmp(&b.0));
-    tree.not_files.sort_by(|a, b| a.path.cmp(&b.path));
+    tree.withheld.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(tree)
 }
 
@@ -102,7 +107,7 @@ enum Step {
 impl Walk<'_> {
     /// Counts an entry and turns its name into the relative path below the root, or a skip.
     fn step(&mut self, parent: &str, name: &str, is_folder: bool) -> Result<Step, String> {
-        if name.starts_with('.') || (is_folder && is_excluded_dir_name(name)) {
+        if (!is_folder && name.starts_with('.')) || (is_folder && is_excluded_source_dir(name)) {
             return Ok(Step::Skip);
         }
         self.entries += 1;
@@ -117,7 +122,7 @@ impl Walk<'_> {
         } else {
             format!("{parent}/{name}")
         };
-        let components = skills_ops::path::check_relative(&relative)
+        let components = skills_ops::path::check_named(&relative)
             .map_err(|refusal| format!("'{}' is refused: {refusal}", relative.escape_debug()))?;
         if is_folder {
             self.names.add_folder(&components)?;
@@ -136,10 +141,10 @@ impl Walk<'_> {
             .map_err(|error| format!("'{relative}' cannot be read: {error}"))?;
         let size = bytes.len() as u64;
         if size > self.limits.file {
-            return Err(format!(
-                "'{relative}' is larger than {} bytes, the limit for one file",
-                self.limits.file
-            ));
+            // Refuses the skill that holds it, not the folder (see [`archive::skills_found`]).
+            let refusal = archive::too_large(&relative, self.limits.file);
+            self.not_a_file(relative, refusal);
+            return Ok(());
         }
         self.total += size;
         if self.total > self.limits.total {
@@ -152,9 +157,10 @@ impl Walk<'_> {
         Ok(())
     }
 
-    /// Records an entry that is not copied (a link, a special file, a hard-linked file).
+    /// Records an entry that is not copied (a link, a special file, a hard-linked file, a file
+    /// over the limit).
     fn not_a_file(&mut self, relative: String, refusal: String) {
-        self.tree.not_files.push(NotAFile {
+        self.tree.withheld.push(Withheld {
             path: relative,
             refusal,
         });

@@ -1,42 +1,52 @@
-//! Bundled files a `SKILL.md` mentions but the install did not bring (issue 11 §4).
+//! Bundled files a `SKILL.md` mentions but the install did not bring (issue 11 §4, issue 30
+//! §5).
 //!
 //! A single `SKILL.md` URL, a GitHub file page, a well-known `skill-md` entry or a registry
 //! entry brings the definition file alone; a body that says "run `scripts/recalc.py`" then
 //! points the agent at a file that is not there, and nothing said so. [`mentioned_paths`] finds
-//! the relative paths a body names, and [`unfetched_warning`] turns those missing from the
-//! download into one warning that names them and the source form that brings a whole skill.
+//! the bundled files a body names, and [`unfetched_warning`] turns those missing from the
+//! download into one warning that names them and the source forms that bring a whole skill.
+//!
+//! The warning is only ever given for such a definition-only download (the installer asks only
+//! for those, [`crate::fetch::Offer::definition_only`]): a folder, an archive, a GitHub
+//! repository or a pack brings every file the skill has, so a path its body names and it does
+//! not hold is an example in the prose (`path/to/test.test.ts`, `word/_rels/document.xml.rels`
+//! in a skill about `.docx` files), not a file the install left behind. Measured on real
+//! repositories, nearly every path flagged on whole sources existed nowhere.
 //!
 //! The detector is deliberately conservative: a false warning teaches people to ignore
 //! warnings. A mention counts only when it is a relative path inside the skill (no scheme, no
-//! host, not absolute, no `..`, no empty or odd component) and looks like a file in a folder
-//! (`scripts/x.py`, `./assets/logo.png`, `./helper.sh`) or a well-known bundle folder
-//! (`references/`). Prose such as `and/or` or `input/output`, package names such as
-//! `@acme/pdf` and hosts such as `www.example.com/x.html` are not mentions.
+//! host, not absolute, no `..`, no empty or odd component) below one of the folders skills
+//! bundle their files in (`scripts/x.py`, `./assets/logo.png`, `references/`). Other paths
+//! (`src/app/page.tsx`, `./helper.sh`), prose such as `and/or` or `input/output`, package
+//! names such as `@acme/pdf` and hosts such as `www.example.com/x.html` are not mentions.
 
 use std::collections::BTreeSet;
 
 use skills_types::files::SKILL_MD;
 
 use crate::fetch::Download;
-use crate::source::Source;
 
-/// Folders skills conventionally bundle (agentskills.io names `scripts`, `references` and
-/// `assets`); a mention inside one counts even without a file extension.
-const BUNDLE_FOLDERS: [&str; 6] = [
+/// Folders skills conventionally bundle their files in (agentskills.io names `scripts`,
+/// `references` and `assets`; the others are the most common in real repositories): only a
+/// mention inside one counts, with or without a file extension.
+const BUNDLE_FOLDERS: [&str; 8] = [
     "scripts",
     "references",
+    "reference",
     "assets",
     "templates",
     "examples",
     "resources",
+    "rules",
 ];
 
 /// Longest mention considered, in bytes: longer tokens are not paths a person typed.
 const MAX_MENTION_BYTES: usize = 200;
 
-/// The relative paths inside the skill that `body` (a `SKILL.md` without its frontmatter)
-/// mentions, in the order first mentioned, each once, without a leading `./`. A folder keeps
-/// its trailing `/`.
+/// The bundled files and folders (paths below `BUNDLE_FOLDERS`) that `body` (a `SKILL.md`
+/// without its frontmatter) mentions, in the order first mentioned, each once, without a
+/// leading `./`. A folder keeps its trailing `/`.
 pub fn mentioned_paths(body: &str) -> Vec<String> {
     let mut seen = BTreeSet::new();
     let mut found = Vec::new();
@@ -50,8 +60,9 @@ pub fn mentioned_paths(body: &str) -> Vec<String> {
     found
 }
 
-/// The warning for a download whose body mentions bundled files it does not hold, if any.
-pub fn unfetched_warning(download: &Download, source: &Source) -> Option<String> {
+/// The warning for a definition-only download whose body mentions bundled files it does not
+/// hold, if any. The caller asks only for downloads that brought the `SKILL.md` alone.
+pub fn unfetched_warning(download: &Download) -> Option<String> {
     let definition = download
         .files
         .iter()
@@ -70,21 +81,10 @@ pub fn unfetched_warning(download: &Download, source: &Source) -> Option<String>
     if missing.is_empty() {
         return None;
     }
-    let how = match source {
-        Source::Pack(_) | Source::Vercel(_) | Source::Site(_) => {
-            "the pack's index.json does not list them; a pack brings exactly the files its \
-             index lists, so list every file of the skill there"
-        }
-        Source::Github(_) | Source::Archive(_) | Source::Local(_) => {
-            "the source does not hold them; a folder or archive brings exactly the files it \
-             holds"
-        }
-        Source::SkillFile(_) | Source::WellKnown(_) => {
-            "a SKILL.md URL, a GitHub file page, a well-known skill-md entry or a registry entry \
-             brings only the SKILL.md; install the skill from a pack (an index.json that lists \
-             every file of the skill) to bring the whole skill"
-        }
-    };
+    let how = "a SKILL.md URL, a GitHub file page, a well-known skill-md entry, a registry entry \
+               or a folder without an index brings only the SKILL.md; install the skill from a \
+               pack (an index.json that lists every file of the skill), a GitHub folder or an \
+               archive to bring the whole skill";
     Some(format!(
         "SKILL.md mentions {} that {} not installed: {}; {how}",
         if missing.len() == 1 {
@@ -144,9 +144,9 @@ fn as_bundled_path(token: &str) -> Option<String> {
         // A scheme (`https:`, `mailto:`), a drive or a Windows path: not inside the skill.
         return None;
     }
-    let (explicit, rest) = match token.strip_prefix("./") {
-        Some(rest) => (true, rest),
-        None => (false, without_base_placeholder(token)?),
+    let rest = match token.strip_prefix("./") {
+        Some(rest) => rest,
+        None => without_base_placeholder(token)?,
     };
     if rest.starts_with(['/', '~', '@', '$', '{', '-']) {
         return None;
@@ -160,27 +160,16 @@ fn as_bundled_path(token: &str) -> Option<String> {
         return None;
     }
     let first = components[0];
-    let in_bundle_folder = BUNDLE_FOLDERS.contains(&first);
+    // Only a path in a bundle folder looks like one of the skill's own files; any other is
+    // as likely an example in the prose (`path/to/file.ts`) as a file of the skill.
+    if !BUNDLE_FOLDERS.contains(&first) {
+        return None;
+    }
     if folder {
-        // A folder counts only when it is one of the conventional ones.
-        return (components.len() == 1 && in_bundle_folder).then(|| format!("{first}/"));
+        return (components.len() == 1).then(|| format!("{first}/"));
     }
-    let last = components[components.len() - 1];
-    if last == SKILL_MD && components.len() == 1 {
-        return None;
-    }
-    // A dotted first folder is a host (`www.example.com/x.html`) unless it is hidden
-    // (`.github/...`).
-    if components.len() > 1 && first.contains('.') && !first.starts_with('.') {
-        return None;
-    }
-    let looks_like_file = has_extension(last);
-    let counts = if components.len() == 1 {
-        explicit && looks_like_file
-    } else {
-        looks_like_file || in_bundle_folder
-    };
-    counts.then(|| components.join("/"))
+    // `scripts` alone is a word (and `./scripts` a folder named without its `/`).
+    (components.len() > 1).then(|| components.join("/"))
 }
 
 /// `token` without a leading base-folder placeholder (`{baseDir}/`, `${SKILL_DIR}/`,
@@ -215,19 +204,6 @@ fn is_plain_component(component: &str) -> bool {
         && component
             .chars()
             .all(|c| c.is_alphanumeric() || matches!(c, '.' | '_' | '-' | '+'))
-}
-
-/// A file extension with a letter in it (`.py`, `.md`, `.mp3`), so `1.5` or `v2.0` is not one.
-fn has_extension(name: &str) -> bool {
-    match name.rsplit_once('.') {
-        Some((stem, extension)) => {
-            !stem.is_empty()
-                && (1..=10).contains(&extension.len())
-                && extension.chars().all(char::is_alphanumeric)
-                && extension.chars().any(char::is_alphabetic)
-        }
-        None => false,
-    }
 }
 
 #[cfg(test)]

@@ -3,7 +3,9 @@
 //! can serve; there is no server of ours to run.
 //!
 //! Three properties matter more than anything else here. Nothing invalid is published: every
-//! skill passes the strict agentskills profile first, or nothing is written. The output is
+//! skill passes the strict agentskills profile first, or nothing is written (with
+//! `keep_going`, the skills that fail are left out and listed instead, and a site that
+//! published one of them before keeps its earlier copy). The output is
 //! reproducible: the same folders give the same bytes (sorted archive entries, fixed times,
 //! owners and modes, a gzip header without a time or a name), so a digest names content, not
 //! the moment it was packed, and a CDN cache is not invalidated by a rebuild. And the site is
@@ -15,35 +17,44 @@ mod site;
 #[cfg(test)]
 mod tests;
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use skills_types::files::{PROVENANCE_FILE, SKILL_MD, is_excluded_dir_name};
 use skills_types::limits::{MAX_RELATIVE_PATH_COMPONENTS, PackageLimits};
 use skills_types::publish::{
-    ARCHIVE_EXTENSION, ARCHIVE_FILE_MODE, ARCHIVE_MTIME, ArtifactKind, IndexEntry, Outcome, Request,
+    ARCHIVE_EXTENSION, ARCHIVE_FILE_MODE, ARCHIVE_MTIME, ArtifactKind, IndexEntry, Outcome,
+    Refused, Request,
 };
-use skills_types::validate::{Options, Profile};
+use skills_types::validate::{Options, Profile, Report};
 use skills_types::{Error, Frontmatter};
 
 use crate::fetch::hex_digest;
 
 /// Validates every skill the request names, then writes (or leaves, when nothing changed) the
-/// well-known tree under `request.out`.
+/// well-known tree under `request.out`. All or nothing, unless `request.keep_going`: then a
+/// skill that fails is listed in [`Outcome::refused`] and the others are published.
 pub fn publish(request: &Request) -> Result<Outcome, Error> {
     if request.dirs.is_empty() {
         return Err(Error::InvalidInput(
             "publish needs at least one skill folder".to_owned(),
         ));
     }
+    // A folder the user named that is missing, or holds no skill, is bad input rather than a
+    // skill that fails: it stops the publish with or without `keep_going`.
     let folders = skill_folders(&request.dirs)?;
     let options = Options::new(Profile::Agentskills).strict(true);
+    let mut refused = Vec::new();
     let mut invalid = Vec::new();
+    let mut passed = Vec::with_capacity(folders.len());
     for folder in &folders {
-        let report = skills_ops::validate::validate_path(folder, &options)?;
-        if !report.valid {
-            invalid.push(report);
+        match skills_ops::validate::validate_path(folder, &options) {
+            Ok(report) if report.valid => passed.push((folder, report.name)),
+            Ok(report) if request.keep_going => refused.push(not_valid(report)),
+            Ok(report) => invalid.push(report),
+            Err(error) if request.keep_going => refused.push(refusal(folder, None, &error)),
+            Err(error) => return Err(error),
         }
     }
     if !invalid.is_empty() {
@@ -51,25 +62,116 @@ pub fn publish(request: &Request) -> Result<Outcome, Error> {
     }
 
     let mut warnings = Vec::new();
-    let mut skills = Vec::with_capacity(folders.len());
-    let mut names = BTreeSet::new();
-    for folder in &folders {
-        let skill = Skill::read(folder, &mut warnings)?;
-        if !names.insert(skill.frontmatter.name.clone()) {
+    let mut skills = Vec::with_capacity(passed.len());
+    for (folder, name) in passed {
+        // A refused skill's notes (a hidden file left out) are not worth saying.
+        let mut own = Vec::new();
+        match Skill::read(folder, &mut own) {
+            Ok(skill) => {
+                warnings.append(&mut own);
+                skills.push(skill);
+            }
+            Err(error) if request.keep_going => refused.push(refusal(folder, name, &error)),
+            Err(error) => return Err(error),
+        }
+    }
+    let skills = one_per_name(skills, request.keep_going, &mut refused)?;
+
+    let mut artifacts = Vec::with_capacity(skills.len());
+    for skill in &skills {
+        match skill.artifact() {
+            Ok(artifact) => artifacts.push(artifact),
+            Err(error) if request.keep_going => refused.push(refusal(
+                &skill.dir,
+                Some(skill.frontmatter.name.clone()),
+                &error,
+            )),
+            Err(error) => return Err(error),
+        }
+    }
+    if artifacts.is_empty() {
+        return Ok(site::untouched(&request.out, warnings, refused));
+    }
+    site::write(&request.out, artifacts, warnings, refused)
+}
+
+/// The skills sorted by name, each name once. Two folders whose skills share a name are an
+/// error; with `keep_going`, every folder of such a name is refused instead (which one is
+/// meant is not ours to guess) and the rest go on.
+fn one_per_name(
+    skills: Vec<Skill>,
+    keep_going: bool,
+    refused: &mut Vec<Refused>,
+) -> Result<Vec<Skill>, Error> {
+    let mut by_name: BTreeMap<String, Vec<Skill>> = BTreeMap::new();
+    for skill in skills {
+        let same = by_name.entry(skill.frontmatter.name.clone()).or_default();
+        if !same.is_empty() && !keep_going {
             return Err(Error::InvalidInput(format!(
                 "two of the folders to publish are skills named '{}'; an index lists each name once",
                 skill.frontmatter.name
             )));
         }
-        skills.push(skill);
+        same.push(skill);
     }
-    skills.sort_by(|a, b| a.frontmatter.name.cmp(&b.frontmatter.name));
+    let mut unique = Vec::with_capacity(by_name.len());
+    for (name, mut same) in by_name {
+        if same.len() == 1 {
+            unique.append(&mut same);
+            continue;
+        }
+        let folders: Vec<String> = same
+            .iter()
+            .map(|skill| skill.dir.display().to_string())
+            .collect();
+        let error = Error::InvalidInput(format!(
+            "{} folders to publish are skills named '{name}' ({}); an index lists each name \
+             once, so none of them is published (rename all but one)",
+            folders.len(),
+            folders.join(", ")
+        ));
+        for skill in same {
+            refused.push(refusal(&skill.dir, Some(name.clone()), &error));
+        }
+    }
+    Ok(unique)
+}
 
-    let mut artifacts = Vec::with_capacity(skills.len());
-    for skill in &skills {
-        artifacts.push(skill.artifact()?);
+/// The refusal of a skill the strict validation failed: its errors, in one sentence.
+fn not_valid(report: Report) -> Refused {
+    let errors: Vec<String> = report
+        .diagnostics
+        .iter()
+        .filter(|diagnostic| diagnostic.is_error())
+        .map(|diagnostic| format!("{} ({})", diagnostic.message, diagnostic.code))
+        .collect();
+    let kind = Error::NotPublishable {
+        reports: Vec::new(),
     }
-    site::write(&request.out, artifacts, warnings)
+    .kind();
+    Refused {
+        dir: report.dir.clone(),
+        name: report.name.clone(),
+        kind: kind.to_owned(),
+        reason: format!(
+            "not valid under the strict agentskills profile: {}",
+            errors.join("; ")
+        ),
+        report: Some(report),
+        kept: false,
+    }
+}
+
+/// The refusal of the skill in `dir` for `error`.
+fn refusal(dir: &Path, name: Option<String>, error: &Error) -> Refused {
+    Refused {
+        dir: dir.to_path_buf(),
+        name,
+        kind: error.kind().to_owned(),
+        reason: error.to_string(),
+        report: None,
+        kept: false,
+    }
 }
 
 /// How deep below a named folder skills are looked for: category folders (`ops/incident-notes`)
@@ -215,7 +317,8 @@ pub(crate) struct Artifact {
     pub(crate) bytes: Vec<u8>,
     /// The folder it was read from.
     pub(crate) dir: PathBuf,
-    /// How many files it holds.
+    /// How many files it holds (0 for a refused skill's earlier artifact kept as published,
+    /// which is not reported as published).
     pub(crate) files: usize,
 }
 

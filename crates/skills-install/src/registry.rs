@@ -459,7 +459,11 @@ pub fn resolve_entry(
 /// The source a resolved entry is installed through: what `skills install` makes of the same
 /// text (the URL classified, the GitHub shorthand through the configured GitHub bases).
 fn source_of(config: &SkillsConfig, resolved: &Resolved, policy: &Policy) -> Result<Source, Error> {
-    install::resolve(config, &resolved.text(), policy)
+    match resolved {
+        // A download base's folder is that folder, never a site whose root is looked at too.
+        Resolved::Folder(url) => Ok(Source::Folder(url.clone())),
+        other => install::resolve(config, &other.text(), policy),
+    }
 }
 
 /// A client for the registry: its token (09 §Registries, Tokens) goes to the origin of the

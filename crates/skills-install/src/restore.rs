@@ -462,6 +462,20 @@ async fn plan(
         ([one], _) => *one,
         ([], [only]) if entry.registry.is_some() => only,
         _ => {
+            // The source still has it, but it cannot be installed (a file over a limit, a
+            // link): that reason, not "gone".
+            if let Some(refused) = fetched.refused.iter().find(|refused| {
+                write::slug(&refused.download).is_ok_and(|slug| slug == entry.slug)
+                    || refused.download.name.as_deref() == Some(entry.slug.as_str())
+            }) {
+                return Plan::Differs(
+                    Difference::Unrestorable,
+                    format!(
+                        "{} still offers '{}', but it cannot be installed: {}",
+                        entry.shown, entry.slug, refused.reason
+                    ),
+                );
+            }
             return Plan::Differs(
                 Difference::Missing,
                 format!(
@@ -577,12 +591,12 @@ async fn write_one(
     };
     let one = Fetched {
         offers: vec![offer],
-        warnings: Vec::new(),
         kind: fetched.kind,
         resolved: fetched.resolved.clone(),
         reference: fetched.reference.clone(),
         commit: fetched.commit.clone(),
-        listed: Vec::new(),
+        plugins: fetched.plugins.clone(),
+        ..Fetched::default()
     };
     let outcomes = install::install_fetched(
         config,

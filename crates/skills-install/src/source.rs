@@ -30,6 +30,9 @@ pub enum Source {
     Vercel(Url),
     /// A bare origin, a docs page or a pack's base: the indexes are looked for (09 order).
     Site(Url),
+    /// A registry download base's folder for one skill: its indexes, then its own `SKILL.md`,
+    /// never the origin's root.
+    Folder(Url),
     /// A GitHub (or GitHub Enterprise) repository or folder, fetched as a tarball.
     Github(Box<(Repository, Url)>),
     /// An archive URL (`.tar.gz`, `.tgz`, `.zip`).
@@ -47,6 +50,7 @@ impl Source {
             | Self::WellKnown(url)
             | Self::Vercel(url)
             | Self::Site(url)
+            | Self::Folder(url)
             | Self::Archive(url) => Some(url),
             Self::Github(github) => Some(&github.1),
             Self::Local(_) => None,
@@ -71,6 +75,7 @@ impl Source {
             Self::WellKnown(_) => "well-known",
             Self::Vercel(_) => "vercel-well-known",
             Self::Site(_) => "site",
+            Self::Folder(_) => "folder",
             Self::Github(_) => "github",
             Self::Archive(_) => "archive",
             Self::Local(_) => "local",

@@ -330,13 +330,19 @@ async fn download(
         .map_err(|problem| install::error_of(client, &source, problem).to_string())
 }
 
-/// The recorded source, resolved as `install` resolves what it is given.
+/// The recorded source, resolved as `install` resolves what it is given. A registry entry
+/// never resolves to a site (`registry/resolve.rs`): a folder URL it recorded is a download
+/// base's folder, looked at alone, never at its origin's root.
 fn source_of(config: &SkillsConfig, client: &Client, skill: &Installed) -> Result<Source, Error> {
-    install::resolve(
+    let source = install::resolve(
         config,
         &skill.text("source_url").unwrap_or_default(),
         &client.settings().policy,
-    )
+    )?;
+    Ok(match source {
+        Source::Site(url) if registered(skill).is_some() => Source::Folder(url),
+        other => other,
+    })
 }
 
 /// The registry entry a skill was installed from, rebuilt from its record.
@@ -387,6 +393,7 @@ async fn reinstall(
         },
         list: false,
         version: version.as_deref(),
+        plugins: &[],
     };
     let outcomes =
         install::install_selected(config, client, &source, &target, true, &naming, selection)

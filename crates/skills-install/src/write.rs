@@ -243,6 +243,8 @@ pub struct Item {
     pub download: Download,
     /// The digest the source gave (an index entry's `sha256:…`) or of the archive it came in.
     pub digest: Option<String>,
+    /// The plugin of the source's manifests it is installed as part of, recorded.
+    pub plugin: Option<String>,
 }
 
 /// What writing `items` would do, without taking the lock or writing anything (`install
@@ -373,6 +375,7 @@ impl<'a> Plan<'a> {
             description: description_of(&item.download),
             version: item.download.version.clone(),
             links: Vec::new(),
+            plugin: item.plugin.clone(),
         };
         Self {
             item,
@@ -474,7 +477,8 @@ fn with_registry(mut record: serde_json::Value, provenance: &Provenance) -> serd
 }
 
 /// Adds where the skill came from beyond the source as given: the URL that answered, the ref
-/// or version, the commit and the digest, each only when known (older records lack them all).
+/// or version, the commit, the digest and the plugin it came in, each only when known (older
+/// records lack them all).
 fn with_origin(
     mut record: serde_json::Value,
     provenance: &Provenance,
@@ -486,6 +490,7 @@ fn with_origin(
             ("ref", provenance.reference.as_deref()),
             ("commit", provenance.commit.as_deref()),
             ("digest", item.digest.as_deref()),
+            ("plugin", item.plugin.as_deref()),
         ];
         for (key, value) in known {
             if let Some(value) = value {
@@ -667,6 +672,7 @@ mod tests {
                     .unwrap_or_else(|error| panic!("{error}")),
             },
             digest: None,
+            plugin: None,
         }
     }
 

@@ -1,6 +1,7 @@
-//! The subsystem's errors as MCP errors: the message is the error's own sentence and the
-//! data carries its stable `kind`, so a host can tell `path_refused` from `skill_not_found`
-//! without parsing English.
+//! The subsystem's errors as MCP errors, for the requests that are not tool calls
+//! (`resources/read`, `prompts/get`, the lists): the message is the error's own sentence and
+//! the data carries its stable `kind`, so a host can tell `refused_path` from `not_found`
+//! without parsing English. A tool's failures are tool results instead (`tools.rs`).
 
 use rmcp::ErrorData;
 use rmcp::model::ErrorCode;

@@ -24,6 +24,7 @@ mod http;
 mod outbound;
 mod prompts;
 mod resources;
+mod schema;
 mod server;
 mod tools;
 

@@ -8,6 +8,7 @@ use rmcp::model::{
     GetPromptResult, ListPromptsResult, Prompt, PromptArgument, PromptMessage, Role,
 };
 use serde_json::{Map, Value};
+use skills_types::SkillSummary;
 use skills_types::catalog::Listing;
 use skills_types::run::parse_input_text;
 use skills_types::sanitize;
@@ -23,8 +24,14 @@ pub(crate) fn list(
     cursor_text: Option<&str>,
 ) -> Result<ListPromptsResult, ErrorData> {
     let start = offset(cursor_text)?;
-    let names: Vec<&str> = listing
+    // A skill started by name only is no prompt: the list is offered to the model's host to
+    // choose from. `prompts/get` by its name still works, as `load_skill` does.
+    let offered: Vec<&SkillSummary> = listing
         .skills
+        .iter()
+        .filter(|skill| skill.offered_to_model())
+        .collect();
+    let names: Vec<&str> = offered
         .iter()
         .skip(start)
         .take(PAGE_SIZE)
@@ -35,8 +42,7 @@ pub(crate) fn list(
     } else {
         service.read(&names).map_err(|error| to_mcp(&error))?
     };
-    let prompts = listing
-        .skills
+    let prompts = offered
         .iter()
         .skip(start)
         .zip(&bodies)
@@ -59,7 +65,7 @@ pub(crate) fn list(
         .collect();
     let end = start + names.len();
     let mut result = ListPromptsResult::with_all_items(prompts);
-    if end < listing.skills.len() {
+    if end < offered.len() {
         result.next_cursor = Some(cursor(end));
     }
     Ok(result)

@@ -2,14 +2,22 @@
 //! file it bundles, listed a page at a time so that a catalog of 10,000 skills stays one cheap
 //! request per page. Every read goes through the subsystem's safe reader, so
 //! `skill://x/../../etc/passwd` is refused there, by the same rule as `read_skill_resource`
-//! and `skills read`. Text comes back as text; an image, an archive or any file that is not
+//! and `skills read`. A URI is percent-encoded, the skill's name as well as each segment of
+//! the path, so every one is a valid URI (RFC 3986) that a WHATWG `URL` parser (a browser,
+//! Node, the Rust `url` crate, pydantic) reads back unchanged, whatever the name holds: a
+//! skill named `API Fuzzing for Bug Bounty` is `skill://API%20Fuzzing%20for%20Bug%20Bounty/SKILL.md`.
+//! A read decodes both before anything is looked up; the name is only ever matched against
+//! the catalog and the path only ever goes to the safe reader, so an escape such as `%2F` or
+//! `%2e%2e` decodes to what it spells and is judged as that. Text comes back as text; an image, an archive or any file that is not
 //! UTF-8 comes back as a base64 blob; a file over the read limit is listed with its size and
 //! refused on read.
 
 use std::path::Path;
 
 use base64::Engine as _;
-use percent_encoding::{AsciiSet, CONTROLS, percent_decode_str, utf8_percent_encode};
+use percent_encoding::{
+    AsciiSet, CONTROLS, NON_ALPHANUMERIC, percent_decode_str, utf8_percent_encode,
+};
 use rmcp::ErrorData;
 use rmcp::model::{
     ListResourcesResult, ReadResourceResult, Resource, ResourceContents, ResourceTemplate,
@@ -55,6 +63,16 @@ const SEGMENT: &AsciiSet = &CONTROLS
     .add(b'{')
     .add(b'|')
     .add(b'}');
+
+/// What a skill's name keeps literal in a URI, where it stands as the authority: only RFC
+/// 3986's unreserved characters, so the URI is what the template's `{name}` expands to
+/// (RFC 6570 simple expansion) and no parser reads a character of it as syntax (`:` a port,
+/// `@` user information, a space or `|` an invalid host).
+const NAME: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~');
 
 /// A MIME type by extension, and whether files of that type are text (served as text when
 /// they are UTF-8) rather than bytes (always served as base64).
@@ -150,13 +168,17 @@ pub(crate) fn mime_type(path: &str) -> Option<&'static str> {
     declared_type(path).map(|known| known.mime)
 }
 
-/// The URI of a skill's file, each segment of its path percent-encoded.
+/// The URI of a skill's file: its name and each segment of its path percent-encoded.
 pub(crate) fn uri(skill: &str, path: &str) -> String {
     let encoded: Vec<String> = path
         .split('/')
         .map(|segment| utf8_percent_encode(segment, SEGMENT).to_string())
         .collect();
-    format!("{SCHEME}{skill}/{}", encoded.join("/"))
+    format!(
+        "{SCHEME}{}/{}",
+        utf8_percent_encode(skill, NAME),
+        encoded.join("/")
+    )
 }
 
 /// An opaque page cursor: the offset of the page's first skill, tagged so that a cursor from
@@ -237,19 +259,24 @@ fn bundled(skill: &str, path: &str, size: u64) -> Resource {
     resource
 }
 
-/// The template of every bundled file.
+/// The template of every bundled file. Both variables are simple expansions (RFC 6570), which
+/// percent-encode everything but the unreserved characters, `/` of the path included: the
+/// URI a client makes from it is valid whatever the name and the path hold (a reserved
+/// expansion, `{+path}`, would leave a `#` or `?` of a file name to be read as a fragment or
+/// a query), and a read decodes it to the same file as the listed URI, whose path keeps its
+/// slashes.
 pub(crate) fn templates() -> Vec<ResourceTemplate> {
     vec![
-        ResourceTemplate::new(format!("{SCHEME}{{name}}/{{+path}}"), "skill-file")
-            .with_description(
-                "A file bundled with a skill (references/..., assets/..., scripts/...), read \
+        ResourceTemplate::new(format!("{SCHEME}{{name}}/{{path}}"), "skill-file").with_description(
+            "A file bundled with a skill (references/..., assets/..., scripts/...), read \
                  through the safe reader: text as text, anything else as base64.",
-            ),
+        ),
     ]
 }
 
-/// The skill and the decoded path a `skill://` URI names.
-fn parse(uri: &str) -> Result<(&str, String), ErrorData> {
+/// The decoded skill name and path a `skill://` URI names. A name or path written without
+/// escapes (as URIs were before names were encoded) decodes to itself.
+fn parse(uri: &str) -> Result<(String, String), ErrorData> {
     let not_ours = || {
         errors::invalid(format!(
             "'{uri}' is not a skill resource: they read skill://NAME/SKILL.md or skill://NAME/PATH"
@@ -260,14 +287,19 @@ fn parse(uri: &str) -> Result<(&str, String), ErrorData> {
         .and_then(|rest| rest.split_once('/'))
         .filter(|(skill, path)| !skill.is_empty() && !path.is_empty())
         .ok_or_else(not_ours)?;
-    let path = percent_decode_str(path)
-        .decode_utf8()
-        .map_err(|_| errors::invalid(format!("the path of '{uri}' is not UTF-8 once decoded")))?;
-    Ok((skill, path.into_owned()))
+    let decode = |part: &str, what: &str| {
+        percent_decode_str(part)
+            .decode_utf8()
+            .map(std::borrow::Cow::into_owned)
+            .map_err(|_| {
+                errors::invalid(format!("the {what} of '{uri}' is not UTF-8 once decoded"))
+            })
+    };
+    Ok((decode(skill, "skill name")?, decode(path, "path")?))
 }
 
 /// The skill a `skill://` URI names, if it is one.
-pub(crate) fn skill_of(uri: &str) -> Option<&str> {
+pub(crate) fn skill_of(uri: &str) -> Option<String> {
     parse(uri).ok().map(|(skill, _)| skill)
 }
 
@@ -282,6 +314,7 @@ pub(crate) fn read(
     uri: &str,
 ) -> Result<ReadResourceResult, ErrorData> {
     let (skill, path) = parse(uri)?;
+    let skill = skill.as_str();
     let data = match service.read_resource_bytes(skill, &path) {
         Ok(read) => read.data,
         // A definition file may be spelled in another case on disk (`skill.md`); its URI
@@ -363,7 +396,7 @@ mod tests {
             let uri = uri("demo", path);
             assert!(!uri.contains(' ') && !uri.contains('#'), "{uri}");
             let (skill, decoded) = parse(&uri).unwrap();
-            assert_eq!((skill, decoded.as_str()), ("demo", path), "{uri}");
+            assert_eq!((skill.as_str(), decoded.as_str()), ("demo", path), "{uri}");
         }
         assert_eq!(
             uri("demo", "references/guide.md"),
@@ -385,6 +418,77 @@ mod tests {
         assert_eq!(
             parse("skill://x/%2e%2e/%2e%2e/etc/passwd").unwrap().1,
             "../../etc/passwd"
+        );
+        assert_eq!(
+            parse("skill://x/..%2F..%2Fetc%2Fpasswd").unwrap().1,
+            "../../etc/passwd"
+        );
+    }
+
+    #[test]
+    fn names_are_encoded_to_unreserved_characters_and_decoded_exactly() {
+        for name in [
+            "API Fuzzing for Bug Bounty",
+            "host:8080",
+            "user@host",
+            "a/b",
+            "100%",
+            "[v6]",
+            "pipes|and^carets",
+            "données",
+            "emoji 🦀",
+            "-._~",
+        ] {
+            let uri = uri(name, "SKILL.md");
+            let authority = uri
+                .strip_prefix(SCHEME)
+                .and_then(|rest| rest.strip_suffix("/SKILL.md"))
+                .unwrap();
+            assert!(
+                authority
+                    .bytes()
+                    .all(|byte| byte.is_ascii_alphanumeric() || b"-._~%".contains(&byte)),
+                "{uri}"
+            );
+            let (skill, path) = parse(&uri).unwrap();
+            assert_eq!((skill.as_str(), path.as_str()), (name, "SKILL.md"), "{uri}");
+            assert_eq!(skill_of(&uri).as_deref(), Some(name));
+        }
+        assert_eq!(
+            uri("API Fuzzing for Bug Bounty", "SKILL.md"),
+            "skill://API%20Fuzzing%20for%20Bug%20Bounty/SKILL.md"
+        );
+        assert_eq!(uri("pdf-tools", "SKILL.md"), "skill://pdf-tools/SKILL.md");
+        // A URI written before names were encoded still names its skill.
+        assert_eq!(
+            skill_of("skill://API Fuzzing for Bug Bounty/SKILL.md").as_deref(),
+            Some("API Fuzzing for Bug Bounty")
+        );
+        assert!(
+            parse("skill://%FF/SKILL.md").is_err(),
+            "not UTF-8 once decoded"
+        );
+    }
+
+    #[test]
+    fn the_template_expands_to_uris_that_read_the_same_file() {
+        let [template] = &templates()[..] else {
+            panic!("one template")
+        };
+        assert_eq!(template.uri_template, "skill://{name}/{path}");
+        // RFC 6570 simple expansion: everything but the unreserved characters encoded.
+        let expand = |value: &str| utf8_percent_encode(value, NAME).to_string();
+        let expanded = template
+            .uri_template
+            .replace("{name}", &expand("API Fuzzing"))
+            .replace("{path}", &expand("assets/my logo #1.png"));
+        assert_eq!(
+            expanded,
+            "skill://API%20Fuzzing/assets%2Fmy%20logo%20%231.png"
+        );
+        assert_eq!(
+            parse(&expanded).unwrap(),
+            parse(&uri("API Fuzzing", "assets/my logo #1.png")).unwrap()
         );
     }
 }

@@ -112,7 +112,7 @@ impl Session {
 
 /// The URIs among `uris` that name a file of one of `skills`.
 fn within<'a>(uris: impl Iterator<Item = &'a String>, skills: &BTreeSet<String>) -> Vec<String> {
-    uris.filter(|uri| resources::skill_of(uri).is_some_and(|skill| skills.contains(skill)))
+    uris.filter(|uri| resources::skill_of(uri).is_some_and(|skill| skills.contains(&skill)))
         .cloned()
         .collect()
 }
@@ -369,9 +369,9 @@ impl ServerHandler for SkillsServer {
                 tools::call(service, scripts, &name, arguments, confirmed)
             })
         };
-        let first = call(false).await?;
-        let Some(reason) = tools::confirmation_needed(&first) else {
-            return Ok(first.into());
+        let (reason, refused) = match call(false).await? {
+            tools::Called::Answered(result) => return Ok(result.into()),
+            tools::Called::NeedsConfirmation { reason, refused } => (reason, refused),
         };
         // The user, not the model, confirms: through the host's form where it has one.
         if !context
@@ -379,17 +379,22 @@ impl ServerHandler for SkillsServer {
             .supported_elicitation_modes()
             .contains(&ElicitationMode::Form)
         {
-            return Ok(first.into());
+            return Ok(refused.into());
         }
         let question = format!("An agent wants to run the tool '{name}': {reason}. Run it now?");
         match context.peer.elicit::<Confirmation>(question).await {
-            Ok(Some(Confirmation { run: true })) => Ok(call(true).await?.into()),
+            Ok(Some(Confirmation { run: true })) => match call(true).await? {
+                tools::Called::Answered(result)
+                | tools::Called::NeedsConfirmation {
+                    refused: result, ..
+                } => Ok(result.into()),
+            },
             Ok(_) | Err(ElicitationError::UserDeclined | ElicitationError::UserCancelled) => {
                 Ok(tools::declined(&name).into())
             }
             // The host could not ask (the 2026 revision has no server-to-client requests, or
             // the request failed): the refusal stands, and says how to confirm.
-            Err(_) => Ok(first.into()),
+            Err(_) => Ok(refused.into()),
         }
     }
 

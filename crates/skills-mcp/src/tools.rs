@@ -2,15 +2,23 @@
 //! served, `run_skill_script` and every tool the skills declare, under its `<skill>__<tool>`
 //! name with its own `parameters` as the input schema.
 //!
-//! A failure the model can act on (a run that needs the user's confirmation, a script that
-//! failed) is a tool result with `is_error`, because hosts show those to the model; a request
-//! naming something that does not exist, or a refused path, is an MCP error whose data
-//! carries the stable `kind`.
+//! Every failure of a tool the server offers is a tool result with `isError` (MCP 2025-11-25,
+//! Tools §Error Handling: hosts give those to the model, which can correct itself; a JSON-RPC
+//! error it never sees): an unknown skill, a refused path, a missing argument, a denied or
+//! unconfirmed run, a script that failed. Its text is the error's own sentence, and its
+//! `_meta` carries the stable `kind` ([`KIND`]), so a host tells `refused_path` from
+//! `not_found` without reading English. Only a call the server cannot take at all is a
+//! protocol error: a tool name it does not offer, or a call whose thread was lost.
+//!
+//! A failure carries no `structuredContent`: a tool with an `outputSchema` promises structured
+//! content of that shape, and clients check whatever structured content comes back against it
+//! (the TypeScript SDK does, error or not), so an error record there would fail the call. A
+//! script that ran and failed is the exception: its run outcome is the declared shape.
 
 use std::sync::Arc;
 
 use rmcp::ErrorData;
-use rmcp::model::{CallToolResult, ContentBlock, JsonObject, Tool};
+use rmcp::model::{CallToolResult, ContentBlock, JsonObject, MetaObject, Tool};
 use serde_json::{Map, Value, json};
 use skills_types::Error;
 use skills_types::catalog::SkillBody;
@@ -22,7 +30,12 @@ use skills_types::service::SkillsService;
 use skills_types::skill::ResourceContent;
 use skills_types::tool::{ToolCall, ToolContent, ToolResult};
 
-use crate::errors::{self, to_mcp};
+use crate::errors::to_mcp;
+use crate::schema::keep_standard_formats;
+
+/// The `_meta` key of a failed call's stable kind (`not_found`, `refused_path`, ...; the
+/// subsystem's `Error::kind`, or `declined` when the user said no).
+pub(crate) const KIND: &str = "skills/kind";
 
 /// The built-in tools' names; a declared tool's name always holds `__`, so none collides.
 const LOAD_SKILL: &str = "load_skill";
@@ -74,9 +87,20 @@ pub(crate) fn list(service: &dyn SkillsService, scripts: bool) -> Result<Vec<Too
     tools[0].output_schema = Some(schema_of::<SkillBody>());
     tools[1].output_schema = Some(schema_of::<ResourceContent>());
     tools[2].output_schema = Some(schema_of::<SearchResults>());
-    if !scripts {
-        return Ok(tools);
+    if scripts {
+        tools.extend(runnable(service)?);
     }
+    for listed in &mut tools {
+        keep_standard_formats(Arc::make_mut(&mut listed.input_schema));
+        if let Some(output) = listed.output_schema.as_mut() {
+            keep_standard_formats(Arc::make_mut(output));
+        }
+    }
+    Ok(tools)
+}
+
+/// The tools that run something: `run_skill_script` and every tool the skills declare.
+fn runnable(service: &dyn SkillsService) -> Result<Vec<Tool>, ErrorData> {
     let mut run = tool(
         RUN_SKILL_SCRIPT,
         "Run a script bundled with a skill (under the skill's process policy and sandbox) and \
@@ -94,7 +118,7 @@ pub(crate) fn list(service: &dyn SkillsService, scripts: bool) -> Result<Vec<Too
         }),
     );
     run.output_schema = Some(schema_of::<RunOutcome>());
-    tools.push(run);
+    let mut tools = vec![run];
     for declared in service.list_tools().map_err(|error| to_mcp(&error))? {
         let schema = match declared.parameters {
             Value::Object(schema) => schema,
@@ -132,19 +156,72 @@ fn schema_of<T: schemars::JsonSchema>() -> Arc<JsonObject> {
     object(schemars::schema_for!(T).to_value())
 }
 
+/// What one `tools/call` comes to.
+#[derive(Debug)]
+pub(crate) enum Called {
+    /// The answer to send as it is: the tool's result, or a tool error.
+    Answered(CallToolResult),
+    /// A run that needs the user's confirmation; nothing was started. `reason` says why, for
+    /// the question the host shows the user; `refused` is the tool error sent when the host
+    /// cannot ask.
+    NeedsConfirmation {
+        reason: String,
+        refused: CallToolResult,
+    },
+}
+
+/// Why a call did not succeed, and so how it is told.
+enum Failure {
+    /// The tool failed: a tool error the model reads, with what to do next when the error's
+    /// own sentence does not say it.
+    Tool { error: Error, hint: Option<String> },
+    /// The call names no tool this server offers: a protocol error.
+    Protocol(ErrorData),
+}
+
+impl From<Error> for Failure {
+    fn from(error: Error) -> Self {
+        Self::Tool { error, hint: None }
+    }
+}
+
 /// Answers one `tools/call`.
 /// `confirmed` says the user agreed to the run in the host (an elicitation answered yes).
+/// `Err` is a protocol error: only for a tool name this server does not offer.
 pub(crate) fn call(
     service: &dyn SkillsService,
     scripts: bool,
     name: &str,
     arguments: JsonObject,
     confirmed: bool,
-) -> Result<CallToolResult, ErrorData> {
+) -> Result<Called, ErrorData> {
+    match answer(service, scripts, name, arguments, confirmed) {
+        Ok(result) => Ok(Called::Answered(result)),
+        Err(Failure::Protocol(error)) => Err(error),
+        Err(Failure::Tool { error, hint }) => {
+            let refused = failed(&error, hint.as_deref());
+            Ok(match error {
+                Error::NeedsConfirmation { .. } => Called::NeedsConfirmation {
+                    reason: error.to_string(),
+                    refused,
+                },
+                _ => Called::Answered(refused),
+            })
+        }
+    }
+}
+
+fn answer(
+    service: &dyn SkillsService,
+    scripts: bool,
+    name: &str,
+    arguments: JsonObject,
+    confirmed: bool,
+) -> Result<CallToolResult, Failure> {
     match name {
         LOAD_SKILL => {
             let skill = text_argument(&arguments, "name")?;
-            let bodies = service.read(&[skill]).map_err(|error| to_mcp(&error))?;
+            let bodies = service.read(&[skill])?;
             let structured = serde_json::to_value(bodies.first()).unwrap_or_default();
             Ok(success(read_text(&bodies), structured))
         }
@@ -153,7 +230,7 @@ pub(crate) fn call(
             let path = text_argument(&arguments, "path")?;
             let read = service
                 .read_resource(skill, path)
-                .map_err(|error| not_text_hint(&error, skill, path))?;
+                .map_err(|error| not_text_hint(error, skill, path))?;
             let structured = serde_json::to_value(&read).unwrap_or_default();
             Ok(success(read.content, structured))
         }
@@ -164,11 +241,9 @@ pub(crate) fn call(
                 Some(limit) => limit
                     .as_u64()
                     .and_then(|limit| usize::try_from(limit).ok())
-                    .ok_or_else(|| errors::invalid("`limit` must be a positive whole number"))?,
+                    .ok_or_else(|| invalid("`limit` must be a positive whole number"))?,
             };
-            let hits = service
-                .search(query, limit.clamp(1, MAX_LIMIT))
-                .map_err(|error| to_mcp(&error))?;
+            let hits = service.search(query, limit.clamp(1, MAX_LIMIT))?;
             let text = if hits.is_empty() {
                 format!("No skill matches '{}'.", sanitize::line(query))
             } else {
@@ -198,29 +273,37 @@ pub(crate) fn call(
             call.confirmed = confirmed;
             match service.execute_tool(&call) {
                 Ok(execution) => Ok(from_tool_result(&execution.result)),
-                Err(error) => refusal(&error),
+                // Not a tool of a skill (any more): as unknown as any other name.
+                Err(error @ Error::ToolNotFound { .. }) => Err(unknown_tool(error.to_string())),
+                Err(error) => Err(error.into()),
             }
         }
-        unknown => Err(ErrorData::new(
-            rmcp::model::ErrorCode::INVALID_PARAMS,
-            if scripts {
-                format!("no tool named '{unknown}'; `tools/list` names every tool")
-            } else {
-                format!(
-                    "no tool named '{unknown}' (this server was started with --no-scripts, \
-                     so it runs nothing)"
-                )
-            },
-            Some(json!({ "kind": "tool_not_found" })),
-        )),
+        unknown => Err(unknown_tool(if scripts {
+            format!("no tool named '{unknown}'; `tools/list` names every tool")
+        } else {
+            format!(
+                "no tool named '{unknown}' (this server was started with --no-scripts, so it \
+                 runs nothing)"
+            )
+        })),
     }
+}
+
+/// A call of a tool this server does not offer: the protocol error MCP 2025-11-25 gives for
+/// it (Tools §Error Handling: "Unknown tools", code -32602), whose data carries the kind.
+fn unknown_tool(message: String) -> Failure {
+    Failure::Protocol(ErrorData::new(
+        rmcp::model::ErrorCode::INVALID_PARAMS,
+        message,
+        Some(json!({ "kind": "tool_not_found" })),
+    ))
 }
 
 fn run_script(
     service: &dyn SkillsService,
     arguments: &JsonObject,
     confirmed: bool,
-) -> Result<CallToolResult, ErrorData> {
+) -> Result<CallToolResult, Failure> {
     let skill = text_argument(arguments, "name")?;
     let script = text_argument(arguments, "script")?;
     let mut request = RunRequest::new(
@@ -232,25 +315,22 @@ fn run_script(
     .confirmed(confirmed);
     if let Some(args) = arguments.get("args") {
         request.args = serde_json::from_value(args.clone())
-            .map_err(|_| errors::invalid("`args` must be an array of strings"))?;
+            .map_err(|_| invalid("`args` must be an array of strings"))?;
     }
     if let Some(inputs) = arguments.get("inputs") {
         request.inputs = serde_json::from_value(inputs.clone())
-            .map_err(|_| errors::invalid("`inputs` must be an object of input values"))?;
+            .map_err(|_| invalid("`inputs` must be an object of input values"))?;
     }
     if let Some(timeout) = arguments.get("timeout_secs") {
-        request.timeout_secs =
-            Some(timeout.as_u64().ok_or_else(|| {
-                errors::invalid("`timeout_secs` must be a positive whole number")
-            })?);
+        request.timeout_secs = Some(
+            timeout
+                .as_u64()
+                .ok_or_else(|| invalid("`timeout_secs` must be a positive whole number"))?,
+        );
     }
-    let outcome = match service
+    let outcome = service
         .start_run(&request)
-        .and_then(|started| started.wait())
-    {
-        Ok(outcome) => outcome,
-        Err(error) => return refusal(&error),
-    };
+        .and_then(|started| started.wait())?;
     let mut text = format!("exit status: {:?}\n", outcome.status);
     if !outcome.stdout.is_empty() {
         text.push_str("stdout:\n");
@@ -260,44 +340,63 @@ fn run_script(
         text.push_str("\nstderr:\n");
         text.push_str(&outcome.stderr);
     }
+    // What the run ran into that the user can fix (a sandbox refusal, a missing module),
+    // for the model to pass on.
+    for hint in &outcome.hints {
+        text.push_str(&format!("\nhint: {}", hint.message));
+    }
+    // A script that ran and failed is still a run outcome, the shape the output schema
+    // declares: it stays the structured content of the tool error.
     let structured = serde_json::to_value(&outcome).unwrap_or_default();
     let mut result = success(text, structured);
     result.is_error = Some(outcome.status != RunStatus::Succeeded);
     Ok(result)
 }
 
-/// A run the subsystem refused before anything started. A confirmation the user must give
-/// is a tool result the model reads (the server asks the host first where it can:
-/// `server.rs`); every other refusal is an MCP error with its `kind`.
-fn refusal(error: &Error) -> Result<CallToolResult, ErrorData> {
-    if let Error::NeedsConfirmation { .. } = error {
-        let message = format!(
-            "{error}. The host did not ask the user: confirm it there, or run it with \
-             `skills run` after reading what it does."
-        );
-        let mut result = CallToolResult::error(vec![ContentBlock::text(message)]);
-        result.structured_content =
-            Some(json!({ "kind": error.kind(), "reason": error.to_string() }));
-        return Ok(result);
+/// The tool error of `error`: its sentence, then `hint` (or the usual next step for its kind),
+/// with its stable kind in `_meta`, and no structured content (see the module's header).
+fn failed(error: &Error, hint: Option<&str>) -> CallToolResult {
+    let next = hint.or(match error {
+        Error::SkillNotFound { .. } => Some(
+            "The catalog in this server's instructions names every skill, and `search_skills` \
+             finds one by what it does.",
+        ),
+        Error::NeedsConfirmation { .. } => Some(
+            "The host did not ask the user: confirm it there, or run it with `skills run` \
+             after reading what it does.",
+        ),
+        _ => None,
+    });
+    let mut text = error.to_string();
+    // The error's sentence may end on its own question ("did you mean 'pdf-tools'?").
+    if !text.ends_with(['.', '?', '!']) {
+        text.push('.');
     }
-    Err(to_mcp(error))
+    if let Some(next) = next {
+        text.push(' ');
+        text.push_str(next);
+    }
+    with_kind(
+        CallToolResult::error(vec![ContentBlock::text(text)]),
+        error.kind(),
+    )
 }
 
-/// What the user is asked when `result` is a run refused for want of confirmation.
-pub(crate) fn confirmation_needed(result: &CallToolResult) -> Option<String> {
-    let structured = result.structured_content.as_ref()?;
-    (structured["kind"] == "needs_confirmation")
-        .then(|| structured["reason"].as_str().unwrap_or_default().to_owned())
+/// `result` with the stable `kind` of its failure in `_meta`.
+fn with_kind(mut result: CallToolResult, kind: &str) -> CallToolResult {
+    let mut meta = JsonObject::new();
+    meta.insert(KIND.to_owned(), json!(kind));
+    result.meta = Some(MetaObject(meta));
+    result
 }
 
 /// The answer when the user said no: nothing ran.
 pub(crate) fn declined(tool: &str) -> CallToolResult {
-    let mut result = CallToolResult::error(vec![ContentBlock::text(format!(
+    let result = CallToolResult::error(vec![ContentBlock::text(format!(
         "The user declined running '{tool}'; nothing was started. Do not retry it unless \
          the user asks."
     ))]);
-    result.structured_content = Some(json!({ "kind": "declined" }));
-    result
+    with_kind(result, "declined")
 }
 
 /// A declared tool's result: its text and JSON parts as content, its JSON as structured
@@ -327,22 +426,22 @@ fn from_tool_result(result: &ToolResult) -> CallToolResult {
 }
 
 /// A refused `read_skill_resource`; a file that is not text says where its bytes are served.
-fn not_text_hint(error: &Error, skill: &str, path: &str) -> ErrorData {
-    let mut mapped = to_mcp(error);
-    if let Error::PathRefused {
-        refusal: "not_utf8",
-        ..
-    } = error
-    {
-        mapped.message = format!(
-            "{}; this tool returns text, so read the resource {} instead, which serves \
-             binary files as base64",
-            mapped.message,
+fn not_text_hint(error: Error, skill: &str, path: &str) -> Failure {
+    let hint = matches!(
+        error,
+        Error::PathRefused {
+            refusal: "not_utf8",
+            ..
+        }
+    )
+    .then(|| {
+        format!(
+            "This tool returns text: read the resource {} instead, which serves binary files \
+             as base64.",
             crate::resources::uri(skill, path)
         )
-        .into();
-    }
-    mapped
+    });
+    Failure::Tool { error, hint }
 }
 
 fn success(text: String, structured: Value) -> CallToolResult {
@@ -351,9 +450,15 @@ fn success(text: String, structured: Value) -> CallToolResult {
     result
 }
 
-fn text_argument<'a>(arguments: &'a JsonObject, name: &str) -> Result<&'a str, ErrorData> {
+/// An argument the model got wrong: a tool error it can correct (MCP 2025-11-25 counts input
+/// validation among tool execution errors).
+fn invalid(message: impl Into<String>) -> Failure {
+    Error::InvalidInput(message.into()).into()
+}
+
+fn text_argument<'a>(arguments: &'a JsonObject, name: &str) -> Result<&'a str, Failure> {
     arguments
         .get(name)
         .and_then(Value::as_str)
-        .ok_or_else(|| errors::invalid(format!("the argument `{name}` (a string) is required")))
+        .ok_or_else(|| invalid(format!("the argument `{name}` (a string) is required")))
 }

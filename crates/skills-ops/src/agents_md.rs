@@ -69,11 +69,12 @@ pub fn block(skills: &[Skill]) -> String {
 
 /// The `AGENTS.md` block listing `skills`, telling the agent to run `command read NAME`.
 ///
-/// Each entry's name is its [`command_name`] (a skill without one is left out) and its
-/// description the sanitised one-line form (`sanitize::description`), XML-escaped: a
-/// description holding a line break, `</skills_system>` or `<!-- SKILLS_TABLE_END -->` can
-/// then neither start a Markdown heading, nor end the block early, nor make the next sync
-/// replace the wrong span.
+/// A skill started by name only ([`Skill::offered_to_model`]) is left out: the block is what
+/// the agent is offered. Each entry's name is its [`command_name`] (a skill without one is
+/// left out) and its description the sanitised one-line form (`sanitize::description`),
+/// XML-escaped: a description holding a line break, `</skills_system>` or
+/// `<!-- SKILLS_TABLE_END -->` can then neither start a Markdown heading, nor end the block
+/// early, nor make the next sync replace the wrong span.
 pub fn block_for(skills: &[Skill], command: &str) -> String {
     let command = sanitize::line(command);
     let mut out = String::new();
@@ -83,7 +84,7 @@ pub fn block_for(skills: &[Skill], command: &str) -> String {
     out.push_str("\n<usage>\n");
     out.push_str(&USAGE.replace("{command}", &escape_xml(&command)));
     out.push_str("</usage>\n\n<available_skills>\n\n");
-    for skill in skills {
+    for skill in skills.iter().filter(|skill| skill.offered_to_model()) {
         let Some(name) = command_name(skill) else {
             continue;
         };
@@ -284,6 +285,7 @@ pub fn sync(config: &SkillsConfig, options: &SyncOptions) -> Result<SyncOutcome,
         .skills
         .into_iter()
         .filter(|skill| !options.project_only || skill.scope == SkillScope::Project)
+        .filter(Skill::offered_to_model)
         .collect();
     // An embedding core may set the word directly; one that is not a plain program word is
     // ignored rather than written into the agent's instructions.
@@ -466,6 +468,22 @@ mod tests {
             "splicing is not idempotent"
         );
         once
+    }
+
+    #[test]
+    fn a_skill_started_by_name_only_is_not_in_the_block() {
+        let mut skills = two();
+        skills[0].invocation = skills_types::skill::Invocation::Manual;
+        let text = block(&skills);
+        assert!(
+            !text.contains(&format!("<name>{}</name>", skills[0].name)),
+            "{text}"
+        );
+        assert!(
+            text.contains(&format!("<name>{}</name>", skills[1].name)),
+            "{text}"
+        );
+        assert_eq!(text.matches("<skill>").count(), 1);
     }
 
     #[test]

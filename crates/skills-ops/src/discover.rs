@@ -10,6 +10,7 @@
 //! run to run on the same tree. A watching handle's discoveries ([`rediscover`]) keep their
 //! walk, and a burst inside known skill folders looks at those folders alone (`walked`).
 
+mod agent_policy;
 mod cache;
 mod extent;
 mod last_good;
@@ -29,6 +30,8 @@ mod walked;
 
 pub use walked::Walked;
 
+pub use agent_policy::{AgentPolicy, agent_policy};
+
 pub(crate) use extent::{RootExtent, extent};
 pub(crate) use probe::DirKey;
 
@@ -40,9 +43,12 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 use skills_types::catalog::{Hidden, HiddenReason, Root};
 use skills_types::config::Permission;
-use skills_types::files::{SKILL_JSON, SKILL_TOML, WORKFLOW_TOML};
+use skills_types::files::{
+    AGENTS_METADATA_DIR, OPENAI_METADATA_FILE, SKILL_JSON, SKILL_TOML, WORKFLOW_TOML,
+};
+use skills_types::limits::MAX_AGENT_METADATA_BYTES;
 use skills_types::limits::MAX_SKILL_MD_BYTES;
-use skills_types::skill::{Shadowed, SkillInput};
+use skills_types::skill::{Invocation, Shadowed, SkillInput};
 use skills_types::{
     Catalog, Diagnostic, DiagnosticCode, Error, Frontmatter, Severity, Skill, SkillsConfig,
 };
@@ -68,6 +74,9 @@ pub(crate) struct Loaded {
     pub(crate) diagnostics: Vec<Diagnostic>,
     pub(crate) when_to_use: Option<String>,
     pub(crate) inputs: Vec<SkillInput>,
+    /// Who may start it: its frontmatter's `disable-model-invocation` and its
+    /// `agents/openai.yaml` policy together.
+    pub(crate) invocation: Invocation,
 }
 
 /// Sidecar files are looked for in this order; the first present is read.
@@ -132,6 +141,14 @@ pub fn run_policy(config: &SkillsConfig) -> Result<SkillsConfig, Error> {
         Some(refusal) => Err(refusal),
         None => Ok(layered.config),
     }
+}
+
+/// What is wrong with the configuration files `config` reaches (the home `skills.toml`, and
+/// the workspace's when it is trusted): the `invalid-config` diagnostics `list` shows, for the
+/// commands that use a file's settings without listing (`runtimes`, `tools`, `setup`), so a
+/// value that means nothing (`[runtime] sandbox = "of"`) is said wherever it matters.
+pub fn settings_diagnostics(config: &SkillsConfig) -> Vec<Diagnostic> {
+    settings::effective(config, trust::standing(config).trusted).diagnostics
 }
 
 /// Everything a skill folder's `skill.toml` (or `workflow.toml`) says, as the runtime reads
@@ -425,6 +442,7 @@ fn record(found: Found, mut loaded: Loaded, roots: &[Root]) -> Result<Skill, Dia
         diagnostics: loaded.diagnostics,
         shadowed: Vec::new(),
         permission: Permission::Allow,
+        invocation: loaded.invocation,
     })
 }
 
@@ -441,7 +459,14 @@ fn plan(found: &Found, position: usize, cache: Option<&Cache>) -> Option<(Stamps
             .is_none_or(|(which, stamp)| stamp_of(&sidecar_path(found, which)) == Some(stamp))
         && cached
             .manifest
-            .is_none_or(|stamp| stamp_of(&found.dir.join(SKILL_JSON)) == Some(stamp));
+            .is_none_or(|stamp| stamp_of(&found.dir.join(SKILL_JSON)) == Some(stamp))
+        // The skill folder's stamp does not change when a file appears in `agents/`, the
+        // `agents` folder's does; while it holds, only an existing file can have changed.
+        && cached.agents.is_none_or(|(folder, file)| {
+            let agents = found.dir.join(AGENTS_METADATA_DIR);
+            folder_stamp_of(&agents) == Some(folder)
+                && file.is_none_or(|stamp| stamp_of(&agents.join(OPENAI_METADATA_FILE)) == Some(stamp))
+        });
     unchanged.then_some((*cached, index))
 }
 
@@ -460,11 +485,19 @@ fn probe(found: &Found, dir: Stamp, folder: &Below<'_>) -> Stamps {
         let which = u8::try_from(index).ok()?;
         stamp(name).map(|stamp| (which, stamp))
     });
+    // `agents/openai.yaml` is looked for only below a real `agents` folder (a link to one is
+    // not followed), whose own stamp shows when the file comes or goes.
+    let agents = folder
+        .lstat(AGENTS_METADATA_DIR)
+        .ok()
+        .filter(|info| info.kind == probe::Kind::Other && info.key().is_some())
+        .map(|info| (info.stamp, stamp(&agent_policy::relative_path())));
     Stamps {
         definition: found.stamp,
         dir,
         sidecar,
         manifest: stamp(SKILL_JSON),
+        agents,
     }
 }
 
@@ -480,6 +513,14 @@ fn stamp_of(path: &Path) -> Option<Stamp> {
     std::fs::symlink_metadata(path)
         .ok()
         .filter(|metadata| metadata.is_file())
+        .map(|metadata| Stamp::of(&metadata))
+}
+
+/// The stamp of a real folder (not a link to one).
+fn folder_stamp_of(path: &Path) -> Option<Stamp> {
+    std::fs::symlink_metadata(path)
+        .ok()
+        .filter(|metadata| metadata.is_dir())
         .map(|metadata| Stamp::of(&metadata))
 }
 
@@ -530,6 +571,16 @@ fn load_one(found: &Found, stamps: &Stamps, folder: &Below<'_>) -> Result<Loaded
     .map_err(unloadable)?;
     let (frontmatter, document_diagnostics, _body) =
         load::parse_parts(&found.definition, &bytes, &fallback).map_err(unloadable)?;
+    // A frontmatter that does not parse leaves only guesses (the folder's name, the body's
+    // first paragraph): never offered to an agent as the skill, so not loaded at all.
+    if let Some(refusal) = load::refusal(&document_diagnostics) {
+        let mut refusal = refusal.clone().with_path(&found.definition);
+        refusal.message = format!(
+            "{}; the skill is not loaded until its frontmatter parses",
+            refusal.message
+        );
+        return Err(refusal);
+    }
     let sidecar = match stamps.sidecar {
         Some((which, _)) => {
             let path = sidecar_path(found, which);
@@ -540,6 +591,24 @@ fn load_one(found: &Found, stamps: &Stamps, folder: &Below<'_>) -> Result<Loaded
         }
         None => skills_types::run::SkillManifest::default(),
     };
+    let policy = match stamps.agents {
+        Some((_, Some(_))) => {
+            let relative = agent_policy::relative_path();
+            let path = found.dir.join(&relative);
+            let read = match folder.open_file(&relative) {
+                Some(opened) => load::read_opened(&path, opened, MAX_AGENT_METADATA_BYTES),
+                None => load::read_definition(&path, MAX_AGENT_METADATA_BYTES),
+            };
+            agent_policy::decode(&path, read)
+        }
+        _ => AgentPolicy::Absent,
+    };
+    diagnostics.extend(policy.diagnostic());
+    let invocation = if frontmatter.disables_model_invocation() {
+        Invocation::Manual
+    } else {
+        policy.invocation()
+    };
     let mut all = document_diagnostics;
     all.extend(diagnostics);
     Ok(Loaded {
@@ -547,6 +616,7 @@ fn load_one(found: &Found, stamps: &Stamps, folder: &Below<'_>) -> Result<Loaded
         diagnostics: all,
         when_to_use: sidecar.when_to_use,
         inputs: sidecar.inputs,
+        invocation,
     })
 }
 

@@ -6,7 +6,7 @@
 //! The bytes of a replaced file go to a fresh temporary file beside the target (same
 //! directory, so the final rename stays on one file system and is atomic), which is flushed to
 //! disk, given the target's permissions and renamed over it; the directory is then flushed so
-//! the rename itself survives a power cut. [`replace_in`] does that relative to an open folder,
+//! the rename itself survives a power cut. `replace_in` does that relative to an open folder,
 //! which is how [`crate::state`] replaces the program's own files (their folders reached
 //! without following a link).
 

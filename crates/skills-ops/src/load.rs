@@ -1,9 +1,11 @@
 //! The lenient loader (01): reads a definition file, splits it, parses the frontmatter and
 //! normalises it into a [`SkillDocument`], recording what it had to forgive as diagnostics.
 //!
-//! Only three things stop a file from loading at all: it is over the size limit, it is not
+//! Only three things stop a file from parsing at all: it is over the size limit, it is not
 //! UTF-8, or its frontmatter never closes. Everything else (bad YAML, missing fields, wrong
-//! types) leaves a usable skill and a diagnostic, so one sloppy file never hides the others.
+//! types) leaves a document and a diagnostic, so one sloppy file never hides the others. A
+//! document whose frontmatter did not parse is still made (an editor may show its body), but
+//! discovery refuses it ([`refusal`]): its name and description would be guesses.
 
 use std::collections::BTreeMap;
 use std::fs::File;
@@ -123,6 +125,15 @@ pub(crate) fn parse_parts<'b>(
     let directory = directory_name(path);
     let frontmatter = normalize(entries, source.body, &directory, fallback, &mut diagnostics);
     Ok((frontmatter, diagnostics, source.body))
+}
+
+/// The finding among a parsed document's that keeps the skill out of the catalog
+/// ([`DiagnosticCode::refuses_skill`]): its frontmatter did not parse, so the record would be
+/// made of guesses. Discovery refuses such a skill; the `lenient` profile errs on it.
+pub(crate) fn refusal(diagnostics: &[Diagnostic]) -> Option<&Diagnostic> {
+    diagnostics.iter().find(|diagnostic| {
+        diagnostic.severity == skills_types::Severity::Error && diagnostic.code.refuses_skill()
+    })
 }
 
 /// What kind of file system entry `metadata` describes, in words, for messages that must say

@@ -136,14 +136,40 @@ pub fn check_relative(path: &str) -> Result<Vec<&str>, Refusal> {
     Ok(components)
 }
 
+/// [`check_relative`] for a path a person names on purpose to say where skills are in a
+/// source (`install owner/repo/skills/.curated/pdf`, a GitHub `tree/` page, an archive's
+/// folder): every rule but the one refusing hidden components. OpenAI keeps its catalog under
+/// `skills/.curated`, so a hidden folder on the way to a skill is a place, not a secret; what
+/// is *installed* still never holds a hidden component, because every file written passes
+/// [`check_relative`] itself. `..`, absolute paths, drives, backslashes, controls, device names
+/// and trailing dots stay refused in every component, hidden ones included.
+pub fn check_named(path: &str) -> Result<Vec<&str>, Refusal> {
+    match check_relative(path) {
+        Err(Refusal::Hidden(_)) => {
+            // The whole-path checks passed before the components were looked at; each
+            // component now gets the rest.
+            let components: Vec<&str> = path.split('/').collect();
+            for component in &components {
+                check_component_of(component, true)?;
+            }
+            Ok(components)
+        }
+        other => other,
+    }
+}
+
 fn check_component(component: &str) -> Result<(), Refusal> {
+    check_component_of(component, false)
+}
+
+fn check_component_of(component: &str, hidden_allowed: bool) -> Result<(), Refusal> {
     match component {
         "" => return Err(Refusal::EmptyComponent),
         "." => return Err(Refusal::CurrentDirectory),
         ".." => return Err(Refusal::ParentDirectory),
         _ => {}
     }
-    if component.starts_with('.') {
+    if component.starts_with('.') && !hidden_allowed {
         return Err(Refusal::Hidden(component.to_owned()));
     }
     if component.ends_with(['.', ' ']) {
@@ -214,6 +240,35 @@ mod tests {
         }
         assert!(check_relative("console.md").is_ok());
         assert!(check_relative("com10").is_ok());
+    }
+
+    #[test]
+    fn a_named_path_may_pass_through_hidden_folders_and_nothing_else() {
+        assert_eq!(
+            check_named("skills/.curated/pdf").unwrap(),
+            ["skills", ".curated", "pdf"]
+        );
+        assert_eq!(check_named("a/b").unwrap(), ["a", "b"]);
+        let cases: Vec<(&str, Refusal)> = vec![
+            (".curated/..", Refusal::ParentDirectory),
+            ("skills/.curated/../../x", Refusal::ParentDirectory),
+            ("/.curated/x", Refusal::Absolute),
+            (".x/./y", Refusal::CurrentDirectory),
+            (".x//y", Refusal::EmptyComponent),
+            (".x:y", Refusal::Colon),
+            (".x\\y", Refusal::Backslash),
+            (".hidden./x", Refusal::TrailingDotOrSpace(".hidden.".into())),
+            (".x/nul.txt", Refusal::DeviceName("nul.txt".into())),
+            (".x/a\u{7}", Refusal::ControlCharacter),
+        ];
+        for (path, refusal) in cases {
+            assert_eq!(check_named(path), Err(refusal), "{path:?}");
+        }
+        // The ordinary check is unchanged.
+        assert_eq!(
+            check_relative("skills/.curated/pdf"),
+            Err(Refusal::Hidden(".curated".into()))
+        );
     }
 
     #[test]

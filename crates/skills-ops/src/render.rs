@@ -32,8 +32,10 @@ const JSON_SEPARATOR_CHARS: usize = 2;
 /// The catalog as text for an agent, fitted into `options.budget_chars` when there is one.
 ///
 /// Empty `skills` give empty text. The output lists skills in the order given (the catalog's
-/// order, by name), whatever the budget shortened or dropped. `options.query` is not looked
-/// at: ranking needs the search index, and [`render_ranked`] takes what it found.
+/// order, by name), whatever the budget shortened or dropped. A skill started by name only
+/// ([`Skill::offered_to_model`]) is left out: this text is what a model is offered.
+/// `options.query` is not looked at: ranking needs the search index, and [`render_ranked`]
+/// takes what it found.
 pub fn render(skills: &[Skill], options: &RenderOptions) -> Rendered {
     render_in(skills, options, None)
 }
@@ -113,16 +115,23 @@ struct Ranked {
 }
 
 impl Ranked {
+    /// The order of the skills offered to a model ([`Skill::offered_to_model`]): a skill
+    /// started by name only is never rendered, pinned or matched.
     fn new(skills: &[Skill], pinned: &HashSet<&str>, matched: Option<&[String]>) -> Self {
+        let offered = |index: &usize| skills[*index].offered_to_model();
         let Some(matched) = matched else {
             return Self {
-                order: (0..skills.len()).map(|index| (index, None)).collect(),
+                order: (0..skills.len())
+                    .filter(offered)
+                    .map(|index| (index, None))
+                    .collect(),
                 matched: Vec::new(),
             };
         };
         let by_name: HashMap<&str, usize> = skills
             .iter()
             .enumerate()
+            .filter(|(index, _)| offered(index))
             .map(|(index, skill)| (skill.name.as_str(), index))
             .collect();
         let mut rank_of: Vec<Option<usize>> = vec![None; skills.len()];
@@ -137,6 +146,7 @@ impl Ranked {
         }
         let is_pinned = |index: usize| pinned.contains(skills[index].name.as_str());
         let mut order: Vec<(usize, Option<usize>)> = (0..skills.len())
+            .filter(offered)
             .filter(|&index| is_pinned(index))
             .map(|index| (index, rank_of[index]))
             .collect();
@@ -148,6 +158,7 @@ impl Ranked {
         );
         order.extend(
             (0..skills.len())
+                .filter(offered)
                 .filter(|&index| !is_pinned(index) && rank_of[index].is_none())
                 .map(|index| (index, None)),
         );
@@ -503,6 +514,7 @@ fn summary(skill: &Skill, description: String) -> SkillSummary {
         diagnostics: Vec::new(),
         shadowed: Vec::new(),
         shadowed_by: None,
+        invocation: skill.invocation,
     }
 }
 
@@ -647,6 +659,29 @@ mod tests {
             .collect();
         skills.sort_by(|a, b| a.name.cmp(&b.name));
         skills
+    }
+
+    #[test]
+    fn a_skill_started_by_name_only_is_never_rendered() {
+        let mut skills = catalog();
+        skills[0].invocation = skills_types::skill::Invocation::Manual;
+        for format in [Format::Xml, Format::Markdown, Format::Json] {
+            let text = rendered(&skills, format);
+            assert!(!text.contains("csv-tools"), "{format:?}: {text}");
+            assert!(text.contains("pdf-tools"), "{format:?}: {text}");
+            // Neither a pin, a match nor a budget brings it back.
+            let mut options = RenderOptions::new(format).budget(10_000);
+            options.pinned = vec!["csv-tools".to_owned()];
+            let ranked = render_ranked(&skills, &options, &["csv-tools".to_owned()]);
+            assert!(
+                !ranked.text.contains("csv-tools"),
+                "{format:?}: {}",
+                ranked.text
+            );
+            assert!(ranked.matched.is_empty());
+            let report = ranked.budget.unwrap();
+            assert!(report.dropped.is_empty() && report.shortened.is_empty());
+        }
     }
 
     #[test]

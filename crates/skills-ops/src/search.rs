@@ -64,7 +64,8 @@ const WRITER_BYTES: usize = 20_000_000;
 /// The most of a definition file read for its headings.
 const MAX_BODY_BYTES: u64 = 1024 * 1024;
 
-/// The skills that best match `query`, at most `limit` (1 to [`MAX_LIMIT`]), best first.
+/// The skills that best match `query`, at most `limit` (1 to [`MAX_LIMIT`]), best first. A
+/// skill started by name only ([`Skill::offered_to_model`]) is never among them.
 pub fn search(config: &SkillsConfig, query: &str, limit: usize) -> Result<Vec<SearchHit>, Error> {
     let catalog = discover(config)?;
     Searchable::open(config, &catalog)?.query(&catalog, query, limit)
@@ -283,8 +284,19 @@ impl Searchable {
                 .map(|word| (Occur::Should, word_query(fields, word)))
                 .collect(),
         );
+        // A skill started by name only is never in a result (results are what an agent is
+        // offered to choose from): the index holds it, so as many more are asked for as the
+        // catalog has, and it is passed over below.
+        let manual = catalog
+            .skills
+            .iter()
+            .filter(|skill| !skill.offered_to_model())
+            .count();
         let top = searcher
-            .search(&all, &TopDocs::with_limit(limit).order_by_score())
+            .search(
+                &all,
+                &TopDocs::with_limit(limit.saturating_add(manual)).order_by_score(),
+            )
             .map_err(|error| index_error(&error))?;
         // Which fields matched: each word of each field explained on its own (a term's
         // explanation is exact and cheap; a whole field's Boolean one is not always sound).
@@ -315,9 +327,13 @@ impl Searchable {
             else {
                 continue;
             };
-            let Some(skill) = skill_named(catalog, name) else {
+            let Some(skill) = skill_named(catalog, name).filter(|skill| skill.offered_to_model())
+            else {
                 continue;
             };
+            if hits.len() == limit {
+                break;
+            }
             let segment = searcher.segment_reader(address.segment_ord);
             let mut contributions: BTreeMap<&str, f32> = BTreeMap::new();
             for (weight, field) in &weights {
@@ -725,6 +741,41 @@ mod tests {
         );
         assert!(!tree.home.join(".openhuman").join(CACHE_DIR).exists());
         assert!(search(&config, "", 3).unwrap().is_empty());
+    }
+
+    #[test]
+    fn a_skill_started_by_name_only_is_never_a_result() {
+        let tree = Tree::new();
+        for index in 0..4 {
+            add(
+                &tree,
+                &format!("invoice-{index}"),
+                "Reads invoices and their totals.",
+                "# Invoices\n",
+            );
+        }
+        let manual = tree.home.join(".openhuman/skills/invoice-0/SKILL.md");
+        std::fs::write(
+            &manual,
+            "---\nname: invoice-0\ndescription: Reads invoices, invoices and invoice totals.\ndisable-model-invocation: true\n---\n# Invoices\n",
+        )
+        .unwrap();
+        let mut config = tree.config();
+        config.cache = true;
+        // The manual skill matches best, and the limit is still filled with the others.
+        let hits = search(&config, "invoice totals", 3).unwrap();
+        assert_eq!(
+            names(&hits),
+            ["invoice-1", "invoice-2", "invoice-3"],
+            "{hits:?}"
+        );
+        let catalog = discover(&config).unwrap();
+        let open = OpenIndex::default();
+        let hits = open
+            .search(&config, &catalog, 1, "invoice totals", 10)
+            .unwrap();
+        assert!(!names(&hits).contains(&"invoice-0"), "{hits:?}");
+        assert_eq!(hits.len(), 3);
     }
 
     #[test]

@@ -1,8 +1,9 @@
 //! The one reader and writer of the files this program keeps for itself: the catalog cache,
 //! the search index, the trust record, the run logs and cancel markers, the registry's cached
-//! catalog, the remote packs' copies, managed runtimes, a root's install record and lock, a
-//! skill's provenance record, and the one file of another tool it reads (the vercel tool's
-//! project lock) ([`KINDS`] lists every one, with where it lives and how much of
+//! catalog, the remote packs' copies, managed runtimes, the skills' own environments
+//! (`skills setup`), a root's install record and lock, a skill's provenance record, and the one
+//! file of another tool it reads (the vercel tool's project lock) ([`KINDS`] lists every one,
+//! with where it lives and how much of
 //! it is ever read). Nothing else in the workspace opens them (`cargo xtask tidy` holds that).
 //!
 //! These files sit where other processes and people write too, so each one may turn out to be
@@ -65,6 +66,17 @@ pub const REGISTRY_DIR: &str = skills_types::registry::CACHE_DIR;
 pub const RUNTIMES_DIR: &str = "runtimes";
 /// npm's cache, inside [`RUNTIMES_DIR`].
 pub const NPM_CACHE_DIR: &str = "npm-cache";
+/// The skills' own environments (`skills setup NAME`), inside [`RUNTIMES_DIR`]: one folder
+/// per skill folder.
+pub const SKILL_ENVS_DIR: &str = "envs";
+/// A skill environment's record: what was set up, from which declarations, with which
+/// interpreter, in which of its `env-*` folders.
+pub const SETUP_RECORD_FILE: &str = "setup.json";
+/// The prefix of the folder a setup fills (`env-<unique>`): a new one per setup, so a setup
+/// that fails leaves the environment in use as it was.
+pub const SKILL_ENV_PREFIX: &str = "env-";
+/// The lock a skill's setup is made under.
+pub const SETUP_LOCK_FILE: &str = ".setup.lock";
 /// The stamps of a search index: which version of each skill it holds.
 pub const SEARCH_STAMPS_FILE: &str = "stamps.json";
 /// The prefix of a search index's folder in [`CACHE_DIR`] (`search-<roots digest>`).
@@ -345,6 +357,45 @@ pub const NPM_CACHE: Kind = Kind {
     when_broken: WhenBroken::Refused,
 };
 
+/// A skill environment's record (`setup.json`): which `env-*` folder is in use, and what it
+/// was made from. A broken one is a skill that is not set up: runs use the machine's
+/// interpreters, and the next setup writes it again.
+pub const SKILL_ENV_RECORD: Kind = Kind {
+    id: "skill-env-record",
+    what: "a skill environment's record",
+    base: Base::App,
+    folders: &[RUNTIMES_DIR, SKILL_ENVS_DIR, "*"],
+    name: SETUP_RECORD_FILE,
+    form: Form::File,
+    limit: 64 * KIB,
+    when_broken: WhenBroken::Rebuilt,
+};
+
+/// A skill's environment: a Python virtual environment and npm's `node_modules`, written by
+/// `python3 -m venv`, pip and npm (folders only the setup writes, never through a link).
+pub const SKILL_ENV: Kind = Kind {
+    id: "skill-env",
+    what: "a skill's environment",
+    base: Base::App,
+    folders: &[RUNTIMES_DIR, SKILL_ENVS_DIR, "*"],
+    name: "env-*",
+    form: Form::Tree,
+    limit: 0,
+    when_broken: WhenBroken::Skipped,
+};
+
+/// The lock one skill's setup takes, so two setups never fill one environment.
+pub const SKILL_ENV_LOCK: Kind = Kind {
+    id: "skill-env-lock",
+    what: "a skill environment's setup lock",
+    base: Base::App,
+    folders: &[RUNTIMES_DIR, SKILL_ENVS_DIR, "*"],
+    name: SETUP_LOCK_FILE,
+    form: Form::Lock,
+    limit: 0,
+    when_broken: WhenBroken::Refused,
+};
+
 /// A root's install record.
 pub const INSTALL_RECORD: Kind = Kind {
     id: "install-record",
@@ -421,7 +472,7 @@ pub const INTERPRETER_VERSIONS: Kind = Kind {
 
 /// Every kind of state file the program keeps: the one table the code, `cargo xtask tidy`
 /// and the end-to-end tests (`tests/it/state.rs`) all go by.
-pub const KINDS: [Kind; 22] = [
+pub const KINDS: [Kind; 25] = [
     TRUST_RECORD,
     CATALOG_CACHE,
     SEARCH_STAMPS,
@@ -438,6 +489,9 @@ pub const KINDS: [Kind; 22] = [
     REMOTE_LOCK,
     MANAGED_RUNTIME,
     NPM_CACHE,
+    SKILL_ENV_RECORD,
+    SKILL_ENV,
+    SKILL_ENV_LOCK,
     INSTALL_RECORD,
     LEGACY_INSTALL_RECORD,
     INSTALL_LOCK_FILE,

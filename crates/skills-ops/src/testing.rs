@@ -27,6 +27,7 @@ pub(crate) fn skill(name: &str, description: &str, scope: SkillScope) -> Skill {
         diagnostics: Vec::new(),
         shadowed: Vec::new(),
         permission: Permission::Allow,
+        invocation: skills_types::skill::Invocation::Model,
     }
 }
 

@@ -127,7 +127,7 @@ pub fn standing(config: &SkillsConfig) -> Standing {
 ///
 /// A folder whose file system reports no birth time is refused: its record could not tell it
 /// from a folder made again at the same path. A folder made in the last few milliseconds is
-/// recorded once the clock has moved past its birth ([`settle`]).
+/// recorded once the clock has moved past its birth (`settle`).
 pub fn trust(config: &SkillsConfig, workspace: &Path) -> Result<TrustChange, Error> {
     let folder = identity(workspace).map_err(|source| Error::io("trust", workspace, source))?;
     let Some(birth) = folder.birth else {

@@ -14,7 +14,7 @@ use rayon::prelude::*;
 use skills_types::files::{EXCLUDED_DIR_NAMES, match_definition, pick_definition};
 use skills_types::frontmatter::LEGACY_TOP_LEVEL_FIELDS;
 use skills_types::limits::{
-    MAX_COMPATIBILITY_CHARS, MAX_DESCRIPTION_CHARS, MAX_RELATIVE_PATH_COMPONENTS,
+    MAX_COMPATIBILITY_CHARS, MAX_DESCRIPTION_CHARS, MAX_NAME_CHARS, MAX_RELATIVE_PATH_COMPONENTS,
     MAX_SKILL_MD_BYTES,
 };
 use skills_types::validate::{ComplianceSnapshot, Options, Profile, Report};
@@ -23,6 +23,8 @@ use skills_types::{Diagnostic, DiagnosticCode, Error, Severity};
 use crate::load::{self, RawFrontmatter, Source};
 use crate::yaml::Node;
 use crate::{compliance, name, package};
+
+mod hosts;
 
 /// The fields of the agentskills.io specification, allowed in every profile.
 const SPEC_FIELDS: [&str; 6] = [
@@ -33,6 +35,11 @@ const SPEC_FIELDS: [&str; 6] = [
     "metadata",
     "allowed-tools",
 ];
+
+/// `one` or `many`, after the number of `items`.
+fn plural<'a>(items: &[&str], one: &'a str, many: &'a str) -> &'a str {
+    if items.len() == 1 { one } else { many }
+}
 
 /// The key holding compliance claims (profile `skillhub`).
 const COMPLIANCE_FIELD: &str = "x-astron-compliance";
@@ -69,7 +76,8 @@ fn validate_resolved(
         name.as_deref().unwrap_or(&directory),
     ));
     if let Some(outer) = inside {
-        let severity = if options.strict {
+        // Discovery never loads a nested skill, so `lenient` (what discovery loads) errs on it.
+        let severity = if options.strict || options.profile == Profile::Lenient {
             Severity::Error
         } else {
             Severity::Warning
@@ -384,8 +392,14 @@ fn check(dir: &Path, directory: &str, file: &Path, bytes: &[u8], options: &Optio
                         snapshot = valid;
                     }
                 }
+                if options.profile == Profile::Codex {
+                    rules.diagnostics.extend(hosts::openai_metadata(dir));
+                }
             }
         },
+    }
+    if options.profile == Profile::Lenient {
+        forgive(&mut diagnostics, name.as_deref(), directory);
     }
     if options.strict {
         for diagnostic in &mut diagnostics {
@@ -395,6 +409,30 @@ fn check(dir: &Path, directory: &str, file: &Path, bytes: &[u8], options: &Optio
         }
     }
     (name, diagnostics, snapshot)
+}
+
+/// Profile `lenient` is what discovery loads: every error but those that keep a skill out of
+/// the catalog ([`DiagnosticCode::refuses_skill`]) is a warning, and a skill whose name and
+/// folder name can neither be shown to an agent (discovery does not list it) is an error.
+fn forgive(diagnostics: &mut Vec<Diagnostic>, name: Option<&str>, directory: &str) {
+    for diagnostic in diagnostics.iter_mut() {
+        if diagnostic.severity == Severity::Error && !diagnostic.code.refuses_skill() {
+            diagnostic.severity = Severity::Warning;
+        }
+    }
+    let shown = name.map(str::trim).filter(|name| !name.is_empty());
+    let refused = diagnostics
+        .iter()
+        .any(|diagnostic| diagnostic.code.refuses_skill());
+    if !refused
+        && !skills_types::sanitize::is_clean_line(shown.unwrap_or(directory))
+        && !skills_types::sanitize::is_clean_line(directory)
+    {
+        diagnostics.push(Diagnostic::error(
+            DiagnosticCode::NameUnshowable,
+            "neither the name nor the folder's name holds only characters an agent can be shown, so the skill is not listed: rename the folder",
+        ));
+    }
 }
 
 /// How a profile treats a top-level key.
@@ -426,18 +464,23 @@ impl Rules<'_> {
         self.push(Severity::Warning, code, key, message.into());
     }
 
-    /// A finding that is an error except in profile `lenient`.
-    fn lenient_warning(&mut self, code: DiagnosticCode, key: &str, message: impl Into<String>) {
-        let severity = if self.profile == Profile::Lenient {
-            Severity::Warning
-        } else {
-            Severity::Error
+    /// The fields the profile allows besides its extras ([`Self::classify`]).
+    fn allowed_fields(&self) -> Vec<&'static str> {
+        let mut fields: Vec<&'static str> = match self.profile {
+            Profile::Opencode => hosts::OPENCODE_FIELDS.to_vec(),
+            Profile::ClaudeCode | Profile::Lenient => SPEC_FIELDS
+                .iter()
+                .chain(&hosts::CLAUDE_CODE_FIELDS)
+                .copied()
+                .collect(),
+            _ => SPEC_FIELDS.to_vec(),
         };
-        self.push(severity, code, key, message.into());
+        fields.sort_unstable();
+        fields
     }
 
     fn classify(&self, key: &str) -> Key {
-        if SPEC_FIELDS.contains(&key) {
+        if self.allowed_fields().contains(&key) {
             return Key::Allowed;
         }
         match self.profile {
@@ -445,12 +488,79 @@ impl Rules<'_> {
             Profile::Openhuman if LEGACY_TOP_LEVEL_FIELDS.contains(&key) => Key::Deprecated,
             Profile::Openhuman if key.starts_with("x-") => Key::Allowed,
             Profile::Skillhub if key.starts_with("x-astron-") => Key::Allowed,
+            // What the loader itself reads: its own fields, and the legacy spellings it moves.
+            Profile::Lenient if matches!(key, "platforms" | "triggers" | "allowed_tools") => {
+                Key::Allowed
+            }
+            Profile::Lenient if LEGACY_TOP_LEVEL_FIELDS.contains(&key) => Key::Deprecated,
             _ => Key::Unexpected,
         }
     }
 
     /// Runs every field rule; returns the name as written.
     fn fields(&mut self, entries: &[(String, Node)], directory: &str) -> Option<String> {
+        self.unexpected(entries);
+        let field = |key: &str| {
+            entries
+                .iter()
+                .find(|(name, _)| name == key)
+                .map(|(_, node)| node)
+        };
+        let name = match self.profile {
+            Profile::ClaudeCode => self.claude_code_name(field("name")),
+            Profile::Codex => self.codex_text("name", field("name"), MAX_NAME_CHARS),
+            Profile::Opencode => self.opencode_name(field("name"), directory),
+            _ => self.name(field("name"), directory),
+        };
+        match self.profile {
+            Profile::ClaudeCode => {
+                self.claude_code_description(field("description"), field("when_to_use"));
+            }
+            Profile::Codex => {
+                self.codex_text("description", field("description"), MAX_DESCRIPTION_CHARS);
+            }
+            _ => self.description(field("description")),
+        }
+        if let Some(node) = field("compatibility") {
+            self.compatibility(node);
+        }
+        if let Some(node) = field("license")
+            && node.as_text().is_none()
+        {
+            self.warning(
+                DiagnosticCode::InvalidFieldType,
+                "license",
+                format!("'license' should be a string, not a {}", node.type_name()),
+            );
+        }
+        if let Some(node) = field("metadata") {
+            match self.profile {
+                Profile::Codex => self.codex_metadata(node),
+                Profile::Opencode => self.opencode_metadata(node),
+                _ => self.metadata(node),
+            }
+        }
+        if self.profile != Profile::Opencode
+            && let Some(node) = field("allowed-tools")
+        {
+            self.allowed_tools(node);
+        }
+        if matches!(self.profile, Profile::ClaudeCode | Profile::Lenient) {
+            self.claude_code_fields(&field);
+        }
+        if self.profile == Profile::Openhuman {
+            for key in ["platforms", "triggers"] {
+                if let Some(node) = field(key) {
+                    self.string_list(key, node);
+                }
+            }
+        }
+        name
+    }
+
+    /// One finding naming every field the profile does not allow (legacy fields it tolerates
+    /// are each a deprecation warning instead).
+    fn unexpected(&mut self, entries: &[(String, Node)]) {
         let mut unexpected = BTreeSet::new();
         for (key, _) in entries {
             match self.classify(key) {
@@ -465,74 +575,59 @@ impl Rules<'_> {
                 }
             }
         }
-        if !unexpected.is_empty() {
-            let names: Vec<&str> = unexpected.into_iter().collect();
-            let mut allowed = SPEC_FIELDS.to_vec();
-            allowed.sort_unstable();
-            // Point at the first unexpected field as written.
-            let first = entries
-                .iter()
-                .map(|(key, _)| key.as_str())
-                .find(|key| names.contains(key))
-                .unwrap_or_default();
-            self.lenient_warning(
-                DiagnosticCode::UnexpectedField,
-                first,
-                format!(
-                    "unexpected fields in frontmatter: {}; the {} profile allows {}",
-                    names.join(", "),
-                    self.profile,
-                    self.allowed_description(&allowed)
-                ),
-            );
+        if unexpected.is_empty() {
+            return;
         }
-
-        let field = |key: &str| {
-            entries
-                .iter()
-                .find(|(name, _)| name == key)
-                .map(|(_, node)| node)
-        };
-        let name = self.name(field("name"), directory);
-        self.description(field("description"));
-        if let Some(node) = field("compatibility") {
-            self.compatibility(node);
-        }
-        if let Some(node) = field("license")
-            && node.as_text().is_none()
-        {
-            self.warning(
-                DiagnosticCode::InvalidFieldType,
-                "license",
-                format!("'license' should be a string, not a {}", node.type_name()),
-            );
-        }
-        if let Some(node) = field("metadata") {
-            self.metadata(node);
-        }
-        if let Some(node) = field("allowed-tools") {
-            self.allowed_tools(node);
-        }
-        if self.profile == Profile::Openhuman {
-            for key in ["platforms", "triggers"] {
-                if let Some(node) = field(key) {
-                    self.string_list(key, node);
+        let names: Vec<&str> = unexpected.into_iter().collect();
+        // Point at the first unexpected field as written.
+        let first = entries
+            .iter()
+            .map(|(key, _)| key.as_str())
+            .find(|key| names.contains(key))
+            .unwrap_or_default();
+        let mut message = format!(
+            "unexpected fields in frontmatter: {}; the {} profile allows {}",
+            names.join(", "),
+            self.profile,
+            self.allowed_description()
+        );
+        // A field Claude Code documents is not a typo: say which profile accepts it.
+        let claude_code: Vec<&str> = names
+            .iter()
+            .copied()
+            .filter(|key| hosts::is_claude_code_field(key))
+            .collect();
+        if !claude_code.is_empty() && self.profile != Profile::ClaudeCode {
+            let ignored = match self.profile.host() {
+                Some(host) => format!("{host} ignores {}", plural(&claude_code, "it", "them")),
+                None => {
+                    "validate with --profile claude-code to check a skill written for Claude Code"
+                        .to_owned()
                 }
-            }
+            };
+            message.push_str(&format!(
+                " ({} {} Claude Code's; {ignored})",
+                claude_code.join(", "),
+                plural(&claude_code, "is", "are"),
+            ));
         }
-        name
+        // An unexpected field is an error everywhere but in `lenient`, where `forgive` makes it
+        // a warning with every other error the loader forgives.
+        self.error(DiagnosticCode::UnexpectedField, first, message);
     }
 
-    fn allowed_description(&self, spec: &[&str]) -> String {
+    fn allowed_description(&self) -> String {
+        let spec = self.allowed_fields().join(", ");
         let extra = match self.profile {
-            Profile::Agentskills | Profile::Lenient => "",
             Profile::Openhuman => ", platforms, triggers, version, author, tags and any x-* key",
             Profile::Skillhub => " and any x-astron-* key",
+            Profile::Lenient => ", platforms, triggers, allowed_tools, version, author and tags",
+            Profile::Agentskills | Profile::ClaudeCode | Profile::Codex | Profile::Opencode => "",
         };
         if extra.is_empty() {
-            format!("only {}", spec.join(", "))
+            format!("only {spec}")
         } else {
-            format!("{}{extra}", spec.join(", "))
+            format!("{spec}{extra}")
         }
     }
 
@@ -569,7 +664,7 @@ impl Rules<'_> {
             self.error(code, "name", message);
         }
         if !empty && !name::matches_directory(text, directory) {
-            self.lenient_warning(
+            self.error(
                 DiagnosticCode::NameDirectoryMismatch,
                 "name",
                 format!(

@@ -21,6 +21,9 @@
 #![warn(missing_docs)]
 
 mod cancel;
+mod dependencies;
+mod diagnose;
+mod environment;
 mod inputs;
 mod log;
 mod managed_node;
@@ -32,6 +35,7 @@ mod process;
 mod runtimes;
 mod sandbox;
 mod selftest;
+mod setup;
 mod task;
 #[cfg(test)]
 mod tests;
@@ -46,7 +50,7 @@ use serde_json::{Map, Value, json};
 use skills_types::event::{DomainEvent, SkillsEvent};
 use skills_types::run::{
     RunHooks, RunLogChunk, RunNotice, RunOutcome, RunRequest, RunSummary, RuntimeInfo, RuntimeKind,
-    StartedRun, Task, TestOutcome, TestRequest,
+    SetupOutcome, SetupRequest, StartedRun, Task, TestOutcome, TestRequest,
 };
 use skills_types::tool::{ToolCall, ToolExecution, ToolInfo};
 use skills_types::{Error, SkillsConfig};
@@ -142,6 +146,24 @@ impl Runtime {
     ) -> Result<StartedRun, Error> {
         let prepared = prepare::prepare(&self.inner.runtimes, config, request)?;
         self.start_prepared(config, prepared, hooks)
+    }
+
+    /// Installs what the skill declares (`requirements.txt`, its scripts' `# /// script`
+    /// dependencies, `package.json`) and what `request` adds into the skill's own
+    /// environment under `<home>/<app_dir>/runtimes/envs/`, each step a run under the home's
+    /// sandbox with `[runtime] setup_network`; runs of the skill use it from then on.
+    pub fn setup(
+        &self,
+        config: &SkillsConfig,
+        request: &SetupRequest,
+        hooks: &RunHooks,
+    ) -> Result<SetupOutcome, Error> {
+        setup::setup(self, config, request, hooks)
+    }
+
+    /// The interpreters of this runtime.
+    pub(crate) fn runtimes(&self) -> &runtimes::Runtimes {
+        &self.inner.runtimes
     }
 
     /// Registers a run already checked and planned, then runs it on a thread of its own.

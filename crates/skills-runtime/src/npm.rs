@@ -40,7 +40,7 @@ pub(crate) const PACKAGE_JSON: &str = "package.json";
 /// The lock files npm reads, in its order of preference.
 const LOCK_FILES: [&str; 2] = ["npm-shrinkwrap.json", "package-lock.json"];
 /// The project configuration npm would read from the skill folder.
-const PROJECT_NPMRC: &str = ".npmrc";
+pub(crate) const PROJECT_NPMRC: &str = ".npmrc";
 /// Where npm's cache lives, under `<home>/<app_dir>/`: shared by the installs of every skill
 /// (npm checks each cached package's integrity when it reads it).
 const CACHE_DIR: [&str; 2] = [

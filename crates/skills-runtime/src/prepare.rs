@@ -17,9 +17,10 @@ use skills_types::config::Permission;
 use skills_types::run::{
     InlineLanguage, MAX_TIMEOUT_SECS, RunRequest, RunTarget, RuntimeKind, SANDBOXED_DEADLINE_SECS,
 };
-use skills_types::runtime::{ConfirmMode, RuntimeConfig};
+use skills_types::runtime::{ConfirmMode, RuntimeConfig, SandboxMode};
 use skills_types::{Error, SkillScope, SkillsConfig};
 
+use crate::environment::{InUse, Place};
 use crate::inputs;
 use crate::npm;
 use crate::runtimes::{self, NODE_STRIPS_TYPES, Runtimes};
@@ -59,19 +60,38 @@ pub(crate) struct Prepared {
     pub(crate) input_names: Vec<String>,
     /// The deadline, clamped; `None` for none.
     pub(crate) timeout_secs: Option<u64>,
-    /// The workspace (what `workspace-write` lets a run write).
-    pub(crate) workspace: PathBuf,
-    /// The working directory: the workspace, or the skill folder for npm.
+    /// The working directory: the workspace, the skill folder for npm, the environment for
+    /// a setup step.
     pub(crate) cwd: PathBuf,
-    /// Folders the run may write besides the workspace and its temporary folder (the skill
-    /// folder of an npm install); empty for every other run.
-    pub(crate) extra_writable: Vec<PathBuf>,
+    /// The folders a sandboxed run may write besides its temporary folder: under
+    /// `workspace-write` the workspace, the home's `[runtime] writable` folders and the skill
+    /// folder of an npm install; under `read-only` none; for a setup step the skill's
+    /// environment (and npm's cache).
+    pub(crate) write_dirs: Vec<PathBuf>,
+    /// The `[runtime]` key whose value is the run's network rule: `network`, or
+    /// `setup_network` for a setup step (what a refusal names).
+    pub(crate) network_key: &'static str,
+    /// The skill's own environment, and whether this run takes its interpreter or modules.
+    pub(crate) environment: Environment,
     /// What the child reads on stdin (a tool's arguments); `None` gives it a null stdin.
     pub(crate) stdin: Option<Vec<u8>>,
     /// The `[runtime]` settings in force.
     pub(crate) settings: RuntimeConfig,
     /// The sandbox the helper will apply; `None` for `sandbox = "off"`.
     pub(crate) sandbox: Option<sandbox::Plan>,
+}
+
+/// A run's view of the skill's environment (`skills setup`).
+#[derive(Clone, Debug)]
+pub(crate) struct Environment {
+    /// Where it is (or would be).
+    pub(crate) place: Place,
+    /// The one set up, if any.
+    pub(crate) in_use: Option<InUse>,
+    /// Whether this run takes its interpreter (Python) or modules (Node) from it.
+    pub(crate) used: bool,
+    /// Whether this run is a step of a setup (no hint tells it to set itself up).
+    pub(crate) setting_up: bool,
 }
 
 impl Prepared {
@@ -131,6 +151,9 @@ pub(crate) fn prepare_for(
         )));
     }
     let skill_dir = real_dir(&skill.dir)?;
+    let place = Place::of(config, &skill.name, &skill_dir)?;
+    let in_use = place.in_use();
+    let mut used = false;
 
     let (target, plan) = match &request.target {
         RunTarget::Script { path } => (format!("script {path}"), Plan::Script(path.clone())),
@@ -153,11 +176,7 @@ pub(crate) fn prepare_for(
                 return Err(Error::InvalidInput(format!(
                     "inline code is refused because it runs no reviewed file; to allow it, set \
                      `[runtime] allow_inline = true` in the home {} (a workspace's file cannot)",
-                    config
-                        .home
-                        .join(&config.app_dir)
-                        .join(skills_ops::discover::CONFIG_FILE)
-                        .display()
+                    home_config_file(config).display()
                 )));
             }
             (
@@ -175,11 +194,18 @@ pub(crate) fn prepare_for(
     };
 
     let mut npm_plan = None;
-    let (program, program_version, mut argv) = match plan {
+    // Which interpreter kind runs the code, for the skill's environment below.
+    let mut kind = None;
+    let (mut program, program_version, mut argv) = match plan {
         Plan::Script(path) => {
             let (absolute, head, extension) = open_script(&skill_dir, &path)?;
             let interpreter =
                 interpreter_for(runtimes, settings, &path, &extension, &head, &skill_dir)?;
+            kind = match extension.as_str() {
+                "py" => Some(RuntimeKind::Python),
+                "js" | "mjs" | "cjs" | "ts" => Some(RuntimeKind::Node),
+                _ => None,
+            };
             (
                 interpreter.0,
                 interpreter.1,
@@ -187,6 +213,7 @@ pub(crate) fn prepare_for(
             )
         }
         Plan::Inline(language, code) => {
+            kind = Some(language.runtime());
             let info = usable(runtimes, settings, language.runtime())?;
             let flag = match language {
                 InlineLanguage::Node => "-e",
@@ -214,6 +241,25 @@ pub(crate) fn prepare_for(
     if npm_plan.is_none() {
         argv.extend(request.args.iter().map(OsString::from));
     }
+    // A skill set up with `skills setup` runs Python in its own virtual environment (made
+    // with the interpreter chosen above, which it links to), and Node with its
+    // `node_modules` on `NODE_PATH`.
+    let mut node_path = None;
+    if let Some(in_use) = &in_use {
+        match kind {
+            Some(RuntimeKind::Python) => {
+                if let Some(python) = in_use.python_for(&program) {
+                    program = python;
+                    used = true;
+                }
+            }
+            Some(RuntimeKind::Node) => {
+                node_path = in_use.node_modules();
+                used = node_path.is_some();
+            }
+            _ => {}
+        }
+    }
 
     let declared: &[skills_types::skill::SkillInput] = match purpose {
         Purpose::Run => &skill.inputs,
@@ -237,6 +283,9 @@ pub(crate) fn prepare_for(
     env.push(("SKILL_DIR".to_owned(), skill_dir.display().to_string()));
     env.push(("SKILL_NAME".to_owned(), skill.name.clone()));
     env.extend(checked.env());
+    if let Some(modules) = node_path {
+        env.push(("NODE_PATH".to_owned(), modules.display().to_string()));
+    }
     if let Some(bin) = runtimes.managed_bin() {
         runtimes::prepend_path(&mut env, &bin);
     }
@@ -250,6 +299,15 @@ pub(crate) fn prepare_for(
         }
         None => (config.workspace.clone(), Vec::new()),
     };
+    let write_dirs = match (&sandbox, settings.sandbox) {
+        (Some(_), SandboxMode::WorkspaceWrite) => {
+            let mut dirs = vec![config.workspace.clone()];
+            dirs.extend(writable_folders(config, settings)?);
+            dirs.extend(extra_writable);
+            dirs
+        }
+        _ => Vec::new(),
+    };
 
     Ok(Prepared {
         skill: skill.name.clone(),
@@ -262,11 +320,105 @@ pub(crate) fn prepare_for(
         env,
         input_names: checked.names(),
         timeout_secs: deadline(request.timeout_secs, sandbox.is_some()),
-        workspace: config.workspace.clone(),
         cwd,
-        extra_writable,
+        write_dirs,
+        network_key: "network",
+        environment: Environment {
+            place,
+            in_use,
+            used,
+            setting_up: false,
+        },
         stdin: None,
         settings: settings.clone(),
+        sandbox,
+    })
+}
+
+/// The home's `[runtime] writable` folders, each resolved (a link the user made is followed:
+/// the sandbox's bind mount and Landlock rule name the folder it leads to). A folder that is
+/// not there refuses the run, naming it: granting nothing quietly would fail later, inside
+/// the script, with a message that names neither the folder nor the setting.
+fn writable_folders(
+    config: &SkillsConfig,
+    settings: &RuntimeConfig,
+) -> Result<Vec<PathBuf>, Error> {
+    settings
+        .writable
+        .iter()
+        .map(|folder| match std::fs::canonicalize(folder) {
+            Ok(resolved) if resolved.is_dir() => Ok(resolved),
+            found => Err(Error::ConfigInvalid {
+                path: home_config_file(config),
+                reason: format!(
+                    "`[runtime] writable` names {}, which {}; create the folder or take it off the list",
+                    folder.display(),
+                    match found {
+                        Ok(_) => "is not a folder".to_owned(),
+                        Err(error) => format!("cannot be used ({error})"),
+                    }
+                ),
+            }),
+        })
+        .collect()
+}
+
+/// The home `skills.toml`, for messages.
+pub(crate) fn home_config_file(config: &SkillsConfig) -> PathBuf {
+    config
+        .home
+        .join(&config.app_dir)
+        .join(skills_ops::discover::CONFIG_FILE)
+}
+
+/// One step of a setup (`setup.rs`) as a run: a program the runtime chose, with its argv,
+/// working directory, environment and writable folders, under the home's sandbox with the
+/// network rule of `setup_network`.
+pub(crate) struct Step<'a> {
+    pub(crate) skill: &'a str,
+    pub(crate) skill_dir: &'a Path,
+    pub(crate) place: &'a Place,
+    pub(crate) target: String,
+    pub(crate) program: PathBuf,
+    pub(crate) program_version: Option<String>,
+    pub(crate) argv: Vec<OsString>,
+    pub(crate) env: Vec<(String, String)>,
+    pub(crate) cwd: PathBuf,
+    pub(crate) write_dirs: Vec<PathBuf>,
+}
+
+/// Plans `step` as a run under `settings` (the effective `[runtime]`).
+pub(crate) fn step(settings: &RuntimeConfig, step: Step<'_>) -> Result<Prepared, Error> {
+    let mut settings = settings.clone();
+    settings.network = settings.setup_network;
+    let sandbox = sandbox::plan(&settings)?;
+    Ok(Prepared {
+        skill: step.skill.to_owned(),
+        skill_dir: step.skill_dir.to_path_buf(),
+        target: step.target,
+        program: step.program,
+        program_version: step.program_version,
+        argv: step.argv,
+        args: Vec::new(),
+        env: step.env,
+        input_names: Vec::new(),
+        // Installing packages can take a while, but not for ever.
+        timeout_secs: deadline(Some(MAX_TIMEOUT_SECS), sandbox.is_some()),
+        cwd: step.cwd,
+        write_dirs: if sandbox.is_some() {
+            step.write_dirs
+        } else {
+            Vec::new()
+        },
+        network_key: "setup_network",
+        environment: Environment {
+            place: step.place.clone(),
+            in_use: None,
+            used: false,
+            setting_up: true,
+        },
+        stdin: None,
+        settings,
         sandbox,
     })
 }
@@ -293,7 +445,7 @@ pub(crate) fn deadline(seconds: Option<u64>, sandboxed: bool) -> Option<u64> {
 /// Why a run of this skill needs the user's yes, if it does. A skill that came with the
 /// workspace (project, legacy or profile scope) always does: a cloned repository chose it,
 /// not the user.
-fn confirmation_needed(
+pub(crate) fn confirmation_needed(
     confirm: ConfirmMode,
     scope: SkillScope,
     permission: Permission,
@@ -312,7 +464,7 @@ fn confirmation_needed(
     }
 }
 
-fn in_current_profile(config: &SkillsConfig, root: &Path) -> bool {
+pub(crate) fn in_current_profile(config: &SkillsConfig, root: &Path) -> bool {
     config.profile.as_deref().is_some_and(|profile| {
         root.ends_with(Path::new("personalities").join(profile).join("skills"))
     })
@@ -340,7 +492,7 @@ pub(crate) fn allowlisted_env(settings: &RuntimeConfig) -> Vec<(String, String)>
 
 /// The folder a skill's files are read from: a skill reached through a symlinked folder
 /// (which discovery vetted) runs from its target, so the no-symlink walk starts there.
-fn real_dir(dir: &Path) -> Result<PathBuf, Error> {
+pub(crate) fn real_dir(dir: &Path) -> Result<PathBuf, Error> {
     let metadata =
         std::fs::symlink_metadata(dir).map_err(|source| Error::io("inspect", dir, source))?;
     let dir = if metadata.is_symlink() {
@@ -546,7 +698,7 @@ fn shebang_shell(head: &[u8]) -> Option<&'static str> {
 }
 
 /// The path and version of `kind`, or why no run may use it.
-fn usable(
+pub(crate) fn usable(
     runtimes: &Runtimes,
     settings: &RuntimeConfig,
     kind: RuntimeKind,

@@ -32,6 +32,7 @@ use skills_types::run::{
 use skills_types::runtime::{NetworkMode, SandboxMode};
 
 use crate::cancel::signal_group;
+use crate::diagnose;
 use crate::log::{self, LogWriter};
 use crate::output::{Capture, Decoder};
 use crate::prepare::Prepared;
@@ -191,9 +192,8 @@ pub(crate) fn execute(
         None => (prepared.program.clone(), prepared.argv.clone()),
         Some(plan) => match sandbox::helper_argv(
             plan,
-            &prepared.workspace,
             temp.path(),
-            &prepared.extra_writable,
+            &prepared.write_dirs,
             &prepared.program,
             &prepared.argv,
         ) {
@@ -293,7 +293,10 @@ pub(crate) fn execute(
     ending.stdout = stdout;
     ending.stderr = stderr;
     ending.truncated = stdout_cut || stderr_cut;
-    let outcome = ended(prepared, run_id, ending, started);
+    let mut outcome = ended(prepared, run_id, ending, started);
+    if outcome.status == RunStatus::Failed {
+        outcome.hints = diagnose::hints(prepared, &outcome, temp.path());
+    }
     finish(&shared, &outcome);
     drop(temp);
     // The helper refused to exec (the kernel could not enforce the policy in full): nothing

@@ -397,11 +397,12 @@ fn helper_program(settings: &RuntimeConfig) -> Result<PathBuf, Error> {
 }
 
 /// The helper's command line for a run: the policy, `--`, then the interpreter and its argv.
+/// The run may write its temporary folder and `write_dirs` (which the plan of the run chose
+/// for its mode: `prepare.rs`).
 pub(crate) fn helper_argv(
     plan: &Plan,
-    workspace: &Path,
     temp: &Path,
-    extra_writable: &[PathBuf],
+    write_dirs: &[PathBuf],
     program: &Path,
     argv: &[OsString],
 ) -> Result<Vec<OsString>, Error> {
@@ -410,13 +411,14 @@ pub(crate) fn helper_argv(
     let absolute = |path: &Path| {
         std::path::absolute(path).map_err(|source| Error::io("resolve", path, source))
     };
-    let mut write_dirs = vec![absolute(temp)?];
-    if plan.mode == SandboxMode::WorkspaceWrite {
-        write_dirs.push(absolute(workspace)?);
-        for dir in extra_writable {
-            write_dirs.push(absolute(dir)?);
+    let mut dirs = vec![absolute(temp)?];
+    for dir in write_dirs {
+        let dir = absolute(dir)?;
+        if !dirs.contains(&dir) {
+            dirs.push(dir);
         }
     }
+    let write_dirs = dirs;
     let policy = Policy {
         abi: plan.abi,
         write_dirs,
@@ -520,9 +522,12 @@ mod tests {
     fn the_helper_line_carries_the_policy_then_the_interpreter() {
         let line = helper_argv(
             &plan_for(SandboxMode::WorkspaceWrite, NetworkMode::Deny),
-            Path::new("/work/space"),
             Path::new("/tmp/skills-run-1"),
-            &[PathBuf::from("/skills/npm-skill")],
+            &[
+                PathBuf::from("/work/space"),
+                PathBuf::from("/skills/npm-skill"),
+                PathBuf::from("/work/space"),
+            ],
             Path::new("/usr/bin/python3"),
             &[OsString::from("/skills/x/run.py"), OsString::from("--flag")],
         )
@@ -550,12 +555,11 @@ mod tests {
     }
 
     #[test]
-    fn read_only_writes_only_the_temporary_folder() {
+    fn a_run_with_no_folders_writes_only_its_temporary_folder() {
         let line = helper_argv(
             &plan_for(SandboxMode::ReadOnly, NetworkMode::Allow),
-            Path::new("/work/space"),
             Path::new("/tmp/skills-run-1"),
-            &[PathBuf::from("/skills/npm-skill")],
+            &[],
             Path::new("/bin/sh"),
             &[],
         )

@@ -44,7 +44,9 @@ const MAX_VIOLATION_CHARS: usize = 200;
 /// Every declared tool of the catalog, sorted by name. Tools whose offered name a model API
 /// would refuse, or whose schema holds text validation reads that an agent cannot be shown,
 /// are left out (discovery reports them as `invalid-tool-name` and `invalid-tool-schema`),
-/// and denied or disabled skills offer none (discovery hides them).
+/// denied or disabled skills offer none (discovery hides them), and neither does a skill
+/// started by name only (`Skill::offered_to_model`): the list is offered to a model. Its
+/// tools can still be called by name.
 pub(crate) fn list_tools(config: &SkillsConfig) -> Result<Vec<ToolInfo>, Error> {
     let catalog = skills_ops::discover::discover(config)?;
     Ok(offered(&catalog))
@@ -56,6 +58,7 @@ fn offered(catalog: &Catalog) -> Vec<ToolInfo> {
     let mut tools: Vec<ToolInfo> = catalog
         .skills
         .iter()
+        .filter(|skill| skill.offered_to_model())
         .flat_map(|skill| declared(skill).into_iter().map(|(info, _)| info))
         .collect();
     tools.sort_by(|a, b| a.name.cmp(&b.name));

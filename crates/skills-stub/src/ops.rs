@@ -71,6 +71,11 @@ pub mod discover {
         config.clone()
     }
 
+    /// Disabled: no file is read, so nothing is wrong with one.
+    pub fn settings_diagnostics(_config: &SkillsConfig) -> Vec<skills_types::Diagnostic> {
+        Vec::new()
+    }
+
     /// Disabled: there is no walk to keep.
     #[derive(Debug, Default)]
     pub struct Walked {

@@ -4,7 +4,7 @@
 use serde_json::{Map, Value};
 use skills_types::run::{
     RunHooks, RunLogChunk, RunOutcome, RunRequest, RunSummary, RuntimeInfo, RuntimeKind,
-    StartedRun, Task, TestOutcome, TestRequest,
+    SetupOutcome, SetupRequest, StartedRun, Task, TestOutcome, TestRequest,
 };
 use skills_types::tool::{ToolCall, ToolExecution, ToolInfo};
 use skills_types::{Error, SkillsConfig};
@@ -49,6 +49,16 @@ impl Runtime {
         _request: &RunRequest,
         _hooks: &RunHooks,
     ) -> Result<StartedRun, Error> {
+        Err(Error::Disabled)
+    }
+
+    /// Disabled: always `Err(Error::Disabled)`.
+    pub fn setup(
+        &self,
+        _config: &SkillsConfig,
+        _request: &SetupRequest,
+        _hooks: &RunHooks,
+    ) -> Result<SetupOutcome, Error> {
         Err(Error::Disabled)
     }
 

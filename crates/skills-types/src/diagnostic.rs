@@ -42,8 +42,8 @@ diagnostic_codes! {
     NotUtf8 = "not-utf8": "The definition file is not valid UTF-8 and was not loaded.",
     NoFrontmatter = "no-frontmatter": "The file does not open with a `---` line, so it has no frontmatter; the whole file is the body.",
     UnterminatedFrontmatter = "unterminated-frontmatter": "The frontmatter opens with `---` but no closing `---` line follows; the skill was not loaded.",
-    YamlError = "yaml-error": "The frontmatter is not valid YAML, or is not a mapping.",
-    YamlTooComplex = "yaml-too-complex": "The frontmatter nests too deeply or expands aliases beyond the limits (a YAML bomb).",
+    YamlError = "yaml-error": "The frontmatter is not valid YAML, or is not a mapping; the skill is not loaded (its name and description would be guesses), and a running watch keeps its last valid version.",
+    YamlTooComplex = "yaml-too-complex": "The frontmatter nests too deeply or expands aliases beyond the limits (a YAML bomb); the skill is not loaded.",
     NoncanonicalFilename = "noncanonical-filename": "The definition file is a case variant of `SKILL.md` (such as `skill.md`); it is read, and written back as `SKILL.md`.",
     NotAFile = "not-a-file": "The definition file is not a regular file (a FIFO, a device or a directory) and was not read.",
     ConflictingFields = "conflicting-fields": "Two spellings of one field are both given (`allowed-tools` and `allowed_tools`); the first is used.",
@@ -70,6 +70,7 @@ diagnostic_codes! {
     CompatibilityTooLong = "compatibility-too-long": "The compatibility note is longer than 500 characters.",
     MetadataNotMap = "metadata-not-map": "The `metadata` field is not a mapping.",
     AllowedToolsInvalid = "allowed-tools-invalid": "The `allowed-tools` field is neither a string nor a list of strings.",
+    InvalidFieldValue = "invalid-field-value": "A field holds a value its host does not document (an `effort` level, a `context` or `shell` other than the documented ones, `agent` without `context: fork`); the host may ignore it.",
     // Discovery (02 §Scopes and roots, §Scanning a root, §Identity, collisions and order).
     Shadowed = "shadowed": "Another skill of the same name in a higher-precedence place wins; this copy is not used.",
     UntrustedWorkspace = "untrusted-workspace": "The workspace is not trusted, so its project and legacy skills were not loaded (run `skills trust`).",
@@ -111,6 +112,27 @@ diagnostic_codes! {
     ComplianceDuplicate = "compliance-duplicate": "Two compliance entries share `standard`, `version` and `controlId`.",
     // Triggers (04 §Triggers).
     TriggerInvalid = "trigger-invalid": "An entry of `triggers` is not a valid pattern (`domain`, `domain/slug`, `domain/*`); it never matches.",
+}
+
+impl DiagnosticCode {
+    /// The findings that keep a definition file out of the catalog: its bytes cannot be read as
+    /// a skill (too large, not UTF-8, not a regular file, frontmatter never closed), or its
+    /// frontmatter cannot be parsed, so its name and description would be guesses an agent must
+    /// never be offered. Discovery refuses a skill on exactly these, and the `lenient`
+    /// validation profile errs on exactly these: a skill `list` loads is never an error there.
+    pub const REFUSING: &'static [DiagnosticCode] = &[
+        Self::TooLarge,
+        Self::NotUtf8,
+        Self::UnterminatedFrontmatter,
+        Self::NotAFile,
+        Self::YamlError,
+        Self::YamlTooComplex,
+    ];
+
+    /// Whether a finding with this code keeps the skill out of the catalog ([`Self::REFUSING`]).
+    pub fn refuses_skill(self) -> bool {
+        Self::REFUSING.contains(&self)
+    }
 }
 
 impl fmt::Display for DiagnosticCode {

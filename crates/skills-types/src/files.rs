@@ -38,6 +38,13 @@ pub const WORKFLOW_TOML: &str = "workflow.toml";
 /// The oldest manifest form.
 pub const SKILL_JSON: &str = "skill.json";
 
+/// The folder of a skill holding one configuration file per product that reads the skill
+/// (Codex's `agents/openai.yaml`); none of it is shown to a model.
+pub const AGENTS_METADATA_DIR: &str = "agents";
+/// Codex's file in [`AGENTS_METADATA_DIR`]: its `interface`, `dependencies` and
+/// `policy.allow_implicit_invocation`, of which discovery reads the policy.
+pub const OPENAI_METADATA_FILE: &str = "openai.yaml";
+
 /// The provenance record an install writes into a skill folder (03 §Writing to disk).
 pub const PROVENANCE_FILE: &str = ".skill-source.json";
 /// The record of installed skills kept at a skill root. Not `skills-lock.json`: the vercel
@@ -110,11 +117,35 @@ pub const EXCLUDED_DIR_NAMES: &[&str] = &[
     ".mypy_cache",
     ".ruff_cache",
     "target",
+    // Other version control, and the hidden caches and build output of JavaScript and JVM
+    // tools: a source searched for skills (`install .`) passes over them rather than read
+    // thousands of files no skill lives in.
+    ".svn",
+    ".hg",
+    ".cache",
+    ".next",
+    ".nuxt",
+    ".turbo",
+    ".parcel-cache",
+    ".gradle",
+    ".yarn",
+    ".npm",
+    ".pnpm-store",
 ];
 
 /// Whether a directory with this name is skipped when looking for skills.
 pub fn is_excluded_dir_name(name: &str) -> bool {
     name.starts_with('.') || EXCLUDED_DIR_NAMES.contains(&name)
+}
+
+/// Whether a folder of a *source* given to `install` (a repository, an archive, a local
+/// folder) is passed over when looking for skills in it: exactly the folders of
+/// [`EXCLUDED_DIR_NAMES`]. Other hidden folders are searched there, as the peers do: OpenAI
+/// keeps its catalog under `skills/.curated`, `skills/.system` and `skills/.experimental`,
+/// and a repository's `.claude/skills` is a place skills live. A root being discovered is
+/// another matter ([`is_excluded_dir_name`]): there every hidden folder is skipped.
+pub fn is_excluded_source_dir(name: &str) -> bool {
+    EXCLUDED_DIR_NAMES.contains(&name)
 }
 
 /// How a directory entry matched a definition file.
@@ -185,6 +216,19 @@ mod tests {
         }
         for name in ["skills", "targets", "pdf", "venv2"] {
             assert!(!is_excluded_dir_name(name), "{name}");
+        }
+        for name in [
+            ".git",
+            ".github",
+            "node_modules",
+            ".venv",
+            ".next",
+            "target",
+        ] {
+            assert!(is_excluded_source_dir(name), "{name}");
+        }
+        for name in [".curated", ".system", ".experimental", ".claude", "skills"] {
+            assert!(!is_excluded_source_dir(name), "{name}");
         }
     }
 

@@ -49,7 +49,25 @@ pub struct Frontmatter {
 /// Top-level fields that older skills wrote beside `name` and that now belong in `metadata`.
 pub const LEGACY_TOP_LEVEL_FIELDS: [&str; 3] = ["version", "author", "tags"];
 
+/// Claude Code's field that keeps a skill from the model: only a person starts it, by name.
+pub const DISABLE_MODEL_INVOCATION: &str = "disable-model-invocation";
+
+/// The words Claude Code reads as a true boolean in frontmatter (case-insensitively), besides
+/// YAML's own `true`; any other value leaves the field off.
+const TRUE_WORDS: [&str; 4] = ["true", "yes", "on", "1"];
+
 impl Frontmatter {
+    /// Whether the frontmatter says `disable-model-invocation: true` (or `yes`, `on`, `1`, as
+    /// Claude Code reads it): the skill is started by name only, never offered to a model.
+    pub fn disables_model_invocation(&self) -> bool {
+        match self.extra.get(DISABLE_MODEL_INVOCATION) {
+            Some(serde_json::Value::Bool(flag)) => *flag,
+            Some(serde_json::Value::String(text)) => is_true_word(text),
+            Some(serde_json::Value::Number(number)) => is_true_word(&number.to_string()),
+            _ => false,
+        }
+    }
+
     /// The skill's version: `metadata.version`, else a legacy top-level `version`.
     pub fn version(&self) -> Option<String> {
         self.legacy_text("version")
@@ -86,6 +104,24 @@ impl Frontmatter {
             other => Some(other.to_string()),
         }
     }
+}
+
+/// Whether `text` is one of [`TRUE_WORDS`], ignoring case and surrounding blanks.
+pub fn is_true_word(text: &str) -> bool {
+    let text = text.trim();
+    TRUE_WORDS
+        .iter()
+        .any(|word| word.eq_ignore_ascii_case(text))
+}
+
+/// Whether `text` is a boolean as Claude Code reads one in frontmatter: a true word, or
+/// `false`, `no`, `off`, `0` (any case).
+pub fn is_boolean_word(text: &str) -> bool {
+    let text = text.trim();
+    is_true_word(text)
+        || ["false", "no", "off", "0"]
+            .iter()
+            .any(|word| word.eq_ignore_ascii_case(text))
 }
 
 fn split_tags(text: &str) -> Vec<String> {
@@ -176,5 +212,36 @@ mod tests {
         assert_eq!(frontmatter.version(), None);
         assert_eq!(frontmatter.author(), None);
         assert!(frontmatter.tags().is_empty());
+    }
+
+    #[test]
+    fn disable_model_invocation_reads_as_claude_code_reads_booleans() {
+        let with = |value: serde_json::Value| {
+            let mut frontmatter = Frontmatter::default();
+            frontmatter
+                .extra
+                .insert(DISABLE_MODEL_INVOCATION.into(), value);
+            frontmatter.disables_model_invocation()
+        };
+        for on in [
+            json!(true),
+            json!("yes"),
+            json!("On"),
+            json!(" TRUE "),
+            json!(1),
+        ] {
+            assert!(with(on.clone()), "{on}");
+        }
+        for off in [
+            json!(false),
+            json!("no"),
+            json!("0"),
+            json!("maybe"),
+            json!(["true"]),
+        ] {
+            assert!(!with(off.clone()), "{off}");
+        }
+        assert!(!Frontmatter::default().disables_model_invocation());
+        assert!(is_boolean_word("Off") && is_boolean_word("1") && !is_boolean_word("2"));
     }
 }

@@ -66,6 +66,11 @@ pub struct InstallRequest {
     /// A published version of an agent-skills index (a snapshot `versions.json` lists).
     #[serde(default)]
     pub version: Option<String>,
+    /// Only the skills of these plugins of a Claude Code plugin marketplace
+    /// (`.claude-plugin/marketplace.json`, a plugin's `plugin.json`); all when empty. A name
+    /// the source does not declare is an error listing the plugins it does.
+    #[serde(default)]
+    pub plugins: Vec<String>,
 }
 
 impl InstallRequest {
@@ -81,6 +86,7 @@ impl InstallRequest {
             skills: Vec::new(),
             list: false,
             version: None,
+            plugins: Vec::new(),
         }
     }
 }
@@ -125,6 +131,10 @@ pub struct InstallOutcome {
     #[serde(default, with = "crate::path_text::list")]
     #[schemars(with = "Vec<String>")]
     pub links: Vec<PathBuf>,
+    /// The plugin of the source's plugin marketplace it belongs to (the one it was installed
+    /// as part of, with `plugins`), recorded with it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plugin: Option<String>,
 }
 
 /// The environment variable the command line maps to [`NetworkConfig::allow_loopback_http`]

@@ -10,6 +10,9 @@ pub const MIB: u64 = 1024 * KIB;
 pub const MAX_SKILL_MD_BYTES: u64 = MIB;
 /// A bundled resource larger than this is not read.
 pub const MAX_RESOURCE_BYTES: u64 = 128 * KIB;
+/// A skill's `agents/openai.yaml` larger than this is not read (its policy is then ignored, as
+/// Codex ignores a file it cannot read): real ones are a few hundred bytes.
+pub const MAX_AGENT_METADATA_BYTES: u64 = 64 * KIB;
 
 /// Longest `name`, in Unicode scalar values after trimming.
 pub const MAX_NAME_CHARS: usize = 64;

@@ -39,15 +39,28 @@ pub struct Request {
     pub dirs: Vec<PathBuf>,
     /// The site root: the tree is written to `<out>/.well-known/agent-skills/`.
     pub out: PathBuf,
+    /// Publish the skills that pass and list the others in [`Outcome::refused`], instead of
+    /// writing nothing when one skill fails (the default: all or nothing).
+    #[serde(default)]
+    pub keep_going: bool,
 }
 
 impl Request {
-    /// Publish these folders into the site `out`.
+    /// Publish these folders into the site `out`, all or nothing.
     pub fn new(dirs: Vec<PathBuf>, out: impl Into<PathBuf>) -> Self {
         Self {
             dirs,
             out: out.into(),
+            keep_going: false,
         }
+    }
+
+    /// The same request, publishing the skills that pass and listing the others when
+    /// `keep_going`.
+    #[must_use]
+    pub fn keep_going(mut self, keep_going: bool) -> Self {
+        self.keep_going = keep_going;
+        self
     }
 }
 
@@ -147,19 +160,50 @@ pub struct Snapshot {
 }
 
 /// What a publish did.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Outcome {
     /// The index written (`<out>/.well-known/agent-skills/index.json`).
     #[serde(with = "crate::path_text")]
     #[schemars(with = "String")]
     pub index: PathBuf,
-    /// Every skill in the index, sorted by name.
+    /// Every skill published from the folders given, sorted by name. The index lists these,
+    /// and the refused skills the site still serves from before ([`Refused::kept`]).
     pub skills: Vec<Published>,
     /// The snapshots this run added (older versions kept under `vX/`).
     pub snapshots: Vec<Snapshot>,
-    /// `false` when the site already held exactly these bytes, so nothing was written.
+    /// `false` when the site already held exactly these bytes, or when every skill was
+    /// refused (with [`Request`]'s `keep_going`), so nothing was written.
     pub changed: bool,
     /// What the caller should know: hidden files left out, content changed without a new
     /// version.
     pub warnings: Vec<String>,
+    /// With [`Request`]'s `keep_going`: the skills that were not published, each with why,
+    /// in the order their folders were found. Always empty otherwise (a refusal is then an
+    /// error and nothing is written).
+    #[serde(default)]
+    pub refused: Vec<Refused>,
+}
+
+/// A skill `publish` left out (with [`Request`]'s `keep_going`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Refused {
+    /// The skill's folder, as found below the folder given.
+    #[serde(with = "crate::path_text")]
+    #[schemars(with = "String")]
+    pub dir: PathBuf,
+    /// The name its frontmatter gives, when it gives one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// The error kind (`Error::kind`): `not_publishable` when the strict validation failed,
+    /// `refused_path` for a link or special file inside, `invalid_input` for a file over the
+    /// limits or a name two folders share, ...
+    pub kind: String,
+    /// Why, as a sentence naming what to fix.
+    pub reason: String,
+    /// The strict validation's report, when that is what failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub report: Option<crate::validate::Report>,
+    /// `true` when the site had published this skill before: its earlier entry and artifact
+    /// stay, unchanged, so a refusal never takes a skill off the site.
+    pub kept: bool,
 }

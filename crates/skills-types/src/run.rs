@@ -245,6 +245,11 @@ pub struct RunOutcome {
     /// Set when the run succeeded and printed nothing: only printed output reaches an agent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// What a failed run's error output shows the user can fix: a write or a connection the
+    /// sandbox refused (which rule, and the home setting that allows it), a module the skill's
+    /// environment lacks (and how to set it up). Empty for a run that succeeded.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hints: Vec<RunHint>,
 }
 
 impl RunOutcome {
@@ -268,6 +273,176 @@ impl RunOutcome {
             sandbox: SandboxMode::Off,
             network: NetworkMode::Allow,
             note: None,
+            hints: Vec::new(),
+        }
+    }
+}
+
+/// What a failed run ran into that the user can fix, as the runtime found it in the run's
+/// error output and checked against what it knows (the sandbox it applied, the skill's
+/// environment).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[non_exhaustive]
+pub struct RunHint {
+    /// What kind of thing went wrong.
+    pub kind: RunHintKind,
+    /// What was refused or is missing: a path, a host or `network`, a module's name.
+    pub subject: String,
+    /// The whole hint in one sentence: which rule refused what (or what is missing), and what
+    /// allows it.
+    pub message: String,
+    /// The setting or command that allows it (`[runtime] writable = ["/srv/out"]` in the home
+    /// `skills.toml`, `skills setup pdf`), when there is one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub remedy: Option<String>,
+}
+
+impl RunHint {
+    /// A hint of `kind` about `subject`, saying `message`, with `remedy` when there is one.
+    pub fn new(
+        kind: RunHintKind,
+        subject: impl Into<String>,
+        message: impl Into<String>,
+        remedy: Option<String>,
+    ) -> Self {
+        Self {
+            kind,
+            subject: subject.into(),
+            message: message.into(),
+            remedy,
+        }
+    }
+}
+
+/// The kinds of [`RunHint`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum RunHintKind {
+    /// The sandbox refused a write outside the folders the run may write.
+    SandboxWrite,
+    /// The sandbox refused a connection (or a new socket) under `network = "deny"`.
+    SandboxNetwork,
+    /// A module (Python) or package (Node) the script imports is not installed for it.
+    MissingModule,
+}
+
+impl RunHintKind {
+    /// The name on the wire.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::SandboxWrite => "sandbox_write",
+            Self::SandboxNetwork => "sandbox_network",
+            Self::MissingModule => "missing_module",
+        }
+    }
+}
+
+/// A request to install a skill's dependencies into its own environment (`skills setup
+/// NAME`): what its `requirements.txt`, its scripts' inline metadata (`# /// script`) and its
+/// `package.json` declare, plus what the user adds.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[non_exhaustive]
+pub struct SetupRequest {
+    /// The skill's name or folder name.
+    pub skill: String,
+    /// Python requirements to install besides what the skill declares (`pypdf>=4`), for a
+    /// skill that declares none; kept in the environment's record, so later setups keep them.
+    #[serde(default)]
+    pub packages: Vec<String>,
+    /// Set the environment up again even when it is up to date.
+    #[serde(default)]
+    pub force: bool,
+    /// The user confirmed the setup (needed for `ask` and project skills, as for a run: a
+    /// setup fetches what a repository declares).
+    #[serde(default)]
+    pub confirmed: bool,
+}
+
+impl SetupRequest {
+    /// A setup of `skill` with nothing added, not forced, unconfirmed.
+    pub fn new(skill: impl Into<String>) -> Self {
+        Self {
+            skill: skill.into(),
+            packages: Vec::new(),
+            force: false,
+            confirmed: false,
+        }
+    }
+
+    /// With these Python requirements added.
+    #[must_use]
+    pub fn with_packages(mut self, packages: impl IntoIterator<Item = String>) -> Self {
+        self.packages = packages.into_iter().collect();
+        self
+    }
+
+    /// Set up again even when up to date.
+    #[must_use]
+    pub fn forced(mut self, force: bool) -> Self {
+        self.force = force;
+        self
+    }
+
+    /// Marked as confirmed by the user.
+    #[must_use]
+    pub fn confirmed(mut self, confirmed: bool) -> Self {
+        self.confirmed = confirmed;
+        self
+    }
+}
+
+/// How a setup ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum SetupStatus {
+    /// The environment was made, and runs of the skill use it now.
+    SetUp,
+    /// It was already made from the same declarations and interpreter: nothing ran.
+    UpToDate,
+    /// A step failed: the environment in use (if any) is as it was.
+    Failed,
+    /// The skill declares no dependencies (no `requirements.txt`, no `# /// script` block,
+    /// no `package.json` dependencies) and none were added: nothing to set up.
+    NothingDeclared,
+}
+
+/// What a setup did.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[non_exhaustive]
+pub struct SetupOutcome {
+    /// The skill's name.
+    pub skill: String,
+    /// How it ended.
+    pub status: SetupStatus,
+    /// The environment runs of the skill use, when there is one.
+    #[schemars(with = "Option<String>")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub environment: Option<PathBuf>,
+    /// The Python requirements installed (declared, then added).
+    pub requirements: Vec<String>,
+    /// The npm dependencies installed (from `package.json`).
+    pub node_dependencies: Vec<String>,
+    /// Where the dependencies were declared (`requirements.txt`, `scripts/x.py`,
+    /// `package.json`, `--package`).
+    pub declared_in: Vec<String>,
+    /// Each step as a run (`python3 -m venv`, `pip install`, `npm install`), in order; the
+    /// last one failed when the setup did.
+    pub steps: Vec<RunOutcome>,
+}
+
+impl SetupOutcome {
+    /// An outcome of `skill` with `status` and nothing else yet.
+    pub fn new(skill: impl Into<String>, status: SetupStatus) -> Self {
+        Self {
+            skill: skill.into(),
+            status,
+            environment: None,
+            requirements: Vec::new(),
+            node_dependencies: Vec::new(),
+            declared_in: Vec::new(),
+            steps: Vec::new(),
         }
     }
 }
@@ -339,6 +514,12 @@ impl RunOutcome {
                 text.push('\n');
             }
             text.push_str(&format!("[{note}]"));
+        }
+        for hint in &self.hints {
+            if !text.is_empty() && !text.ends_with('\n') {
+                text.push('\n');
+            }
+            text.push_str(&format!("[hint: {}]", hint.message));
         }
         text
     }
@@ -955,9 +1136,24 @@ mod tests {
             sandbox: SandboxMode::Off,
             network: NetworkMode::Allow,
             note: None,
+            hints: Vec::new(),
         };
         assert_eq!(outcome.exit_status(), 3);
         assert!(outcome.to_tool_result().is_error);
+        // A hint reaches the model with the rest of the run.
+        outcome.hints.push(RunHint::new(
+            RunHintKind::MissingModule,
+            "pypdf",
+            "the script needs the Python module 'pypdf'",
+            Some("skills setup pdf".to_owned()),
+        ));
+        assert!(
+            outcome
+                .text_for_model()
+                .ends_with("[the script exited with status 3]\n[hint: the script needs the Python module 'pypdf']"),
+            "{}",
+            outcome.text_for_model()
+        );
         outcome.timed_out = true;
         outcome.status = RunStatus::TimedOut;
         assert_eq!(outcome.exit_status(), 124);

@@ -1,8 +1,8 @@
 //! How skills' scripts may be run: the `[runtime]` table of `skills.toml`.
 //!
 //! The security keys (`pass_env`, `sandbox`, `network`, `allow_inline`, `confirm`, the
-//! interpreter paths, `managed_node`, `allow_install_scripts`) are the user's: only the home
-//! `skills.toml` sets them. A workspace's file may tighten them and is told, key by key, when
+//! interpreter paths, `managed_node`, `allow_install_scripts`, `writable`, `setup_network`)
+//! are the user's: only the home `skills.toml` sets them. A workspace's file may tighten them and is told, key by key, when
 //! it tries to loosen one, because a cloned repository can ship that file. Each setting knows
 //! which of two values is the stricter, so the layering rule is written once. The sandbox's
 //! helper program (`sandbox_helper`) is one of them: it runs before any sandbox exists.
@@ -140,6 +140,18 @@ pub struct RuntimeConfig {
     pub max_concurrent_runs: usize,
     /// Most runs started per minute per handle.
     pub max_runs_per_minute: usize,
+    /// Folders a sandboxed run may write besides the workspace and its temporary folder
+    /// (`writable = ["~/out"]`), granted under `workspace-write` by the same layers that
+    /// confine every other write: a way to let a skill write its output somewhere without
+    /// turning the sandbox off. Absolute (`~/` resolved against the home) when read from a
+    /// file.
+    #[schemars(with = "Vec<String>")]
+    pub writable: Vec<PathBuf>,
+    /// Whether the setup of a skill's dependencies (`skills setup NAME`: a Python
+    /// environment, `pip install`, `npm install`) may reach the network. The user asked for
+    /// the setup, and package managers fetch packages, so the default is `allow`; runs of the
+    /// skill keep [`RuntimeConfig::network`].
+    pub setup_network: NetworkMode,
     /// The program that applies the sandbox and then execs the interpreter: one whose `main`
     /// calls `skills::run::sandbox_main()` first (the `skills` binary does). Unset: this
     /// program itself, when it called `sandbox_main()`; otherwise sandboxed runs are refused.
@@ -200,6 +212,8 @@ impl Default for RuntimeConfig {
             node_dist: None,
             max_concurrent_runs: DEFAULT_MAX_CONCURRENT_RUNS,
             max_runs_per_minute: DEFAULT_MAX_RUNS_PER_MINUTE,
+            writable: Vec::new(),
+            setup_network: NetworkMode::Allow,
             sandbox_helper: None,
             landlock_abi_ceiling: None,
             simulate_no_user_namespaces: false,
@@ -230,7 +244,9 @@ mod tests {
         assert_eq!(config.sandbox, SandboxMode::WorkspaceWrite);
         assert_eq!(config.network, NetworkMode::Deny);
         assert!(!config.allow_inline && !config.allow_install_scripts);
-        assert!(config.pass_env.is_empty());
+        assert!(config.pass_env.is_empty() && config.writable.is_empty());
+        // The setup of dependencies is asked for by the user, and fetches packages.
+        assert_eq!(config.setup_network, NetworkMode::Allow);
         assert_eq!(
             (config.max_concurrent_runs, config.max_runs_per_minute),
             (4, 60)

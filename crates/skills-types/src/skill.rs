@@ -199,6 +199,38 @@ pub struct Shadowed {
     pub reason: String,
 }
 
+/// Who may start a skill: the model on its own, or only someone who names it.
+///
+/// Hosts spell the second differently — Claude Code's `disable-model-invocation: true` in the
+/// frontmatter, Codex's `policy.allow_implicit_invocation: false` in the skill's
+/// `agents/openai.yaml` — and mean the same: the skill is kept out of everything offered to a
+/// model (the rendered catalog, the `AGENTS.md` block, an MCP server's instructions and
+/// prompts, ranked search results), while reading or running it by name still works.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Invocation {
+    /// Offered to the model, which may start it when a task fits; a person may too.
+    #[default]
+    Model,
+    /// Started by name only (a slash command, `skills read NAME`); never offered to a model.
+    Manual,
+}
+
+impl Invocation {
+    /// Whether a skill started this way is offered to a model: the one decision every exit
+    /// that shows skills to a model (catalog, `AGENTS.md`, MCP, search) asks.
+    pub const fn offered_to_model(self) -> bool {
+        matches!(self, Self::Model)
+    }
+
+    /// Whether this is the default, which the wire form leaves out.
+    pub fn is_model(&self) -> bool {
+        *self == Self::Model
+    }
+}
+
 /// One discovered skill.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Skill {
@@ -243,6 +275,10 @@ pub struct Skill {
     pub shadowed: Vec<Shadowed>,
     /// `allow`, or `ask` when the core should ask the user first.
     pub permission: Permission,
+    /// Who may start it: `manual` when its frontmatter or `agents/openai.yaml` keeps it from
+    /// the model (left out when `model`).
+    #[serde(default, skip_serializing_if = "Invocation::is_model")]
+    pub invocation: Invocation,
 }
 
 /// The wire form of a skill in a listing: no frontmatter, no body.
@@ -271,6 +307,9 @@ pub struct SkillSummary {
     /// On a copy that lost a collision: the scope of the copy that won.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shadowed_by: Option<SkillScope>,
+    /// Who may start it: `manual` when it is never offered to a model (left out when `model`).
+    #[serde(default, skip_serializing_if = "Invocation::is_model")]
+    pub invocation: Invocation,
 }
 
 /// Whether a winner of `scope` that beat the copies `shadowed` is a workspace copy (project,
@@ -288,12 +327,22 @@ impl Skill {
     pub fn shadows_user(&self) -> bool {
         shadows_user(self.scope, &self.shadowed)
     }
+
+    /// Whether the skill may be shown to a model ([`Invocation::offered_to_model`]).
+    pub const fn offered_to_model(&self) -> bool {
+        self.invocation.offered_to_model()
+    }
 }
 
 impl SkillSummary {
     /// Whether this workspace copy won over a user copy of the same name.
     pub fn shadows_user(&self) -> bool {
         shadows_user(self.scope, &self.shadowed)
+    }
+
+    /// Whether the skill may be shown to a model ([`Invocation::offered_to_model`]).
+    pub const fn offered_to_model(&self) -> bool {
+        self.invocation.offered_to_model()
     }
 
     /// The summary of `skill`, its fields moved out: what is left of the record (frontmatter,
@@ -309,6 +358,7 @@ impl SkillSummary {
             diagnostics: std::mem::take(&mut skill.diagnostics),
             shadowed: std::mem::take(&mut skill.shadowed),
             shadowed_by: None,
+            invocation: skill.invocation,
         }
     }
 }
@@ -331,6 +381,7 @@ impl From<&Skill> for SkillSummary {
             diagnostics: skill.diagnostics.clone(),
             shadowed: skill.shadowed.clone(),
             shadowed_by: None,
+            invocation: skill.invocation,
         }
     }
 }

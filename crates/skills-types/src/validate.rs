@@ -14,36 +14,61 @@ use crate::{Diagnostic, Severity};
 #[derive(
     Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema,
 )]
-#[serde(rename_all = "lowercase")]
+#[serde(rename_all = "kebab-case")]
 pub enum Profile {
     /// The agentskills.io specification, as its reference validator applies it.
     #[default]
     Agentskills,
-    /// What Claude Code, Codex and OpenCode load: unknown fields and a name that differs from
-    /// the directory are warnings.
+    /// What this subsystem's own loader (`skills list`) loads: only what keeps a skill out of
+    /// the catalog is an error; every other finding is a warning.
     Lenient,
     /// `agentskills` plus `platforms`, `triggers`, legacy top-level fields (warned) and `x-*`.
     Openhuman,
     /// `agentskills` plus `x-astron-*` keys, the package rules and `x-astron-compliance`.
     Skillhub,
+    /// The fields and name rules Claude Code documents for its skills.
+    ClaudeCode,
+    /// The fields and name rules Codex documents for its skills.
+    Codex,
+    /// The fields and name rules OpenCode documents for its skills.
+    Opencode,
 }
 
 impl Profile {
     /// Every profile, the default first.
-    pub const ALL: [Profile; 4] = [
+    pub const ALL: [Profile; 7] = [
         Self::Agentskills,
         Self::Lenient,
         Self::Openhuman,
         Self::Skillhub,
+        Self::ClaudeCode,
+        Self::Codex,
+        Self::Opencode,
     ];
 
-    /// The lowercase name used on the wire and on the command line.
+    /// The profiles that each stand for one host's documented rules.
+    pub const HOSTS: [Profile; 3] = [Self::ClaudeCode, Self::Codex, Self::Opencode];
+
+    /// The kebab-case name used on the wire and on the command line.
     pub const fn as_str(self) -> &'static str {
         match self {
             Self::Agentskills => "agentskills",
             Self::Lenient => "lenient",
             Self::Openhuman => "openhuman",
             Self::Skillhub => "skillhub",
+            Self::ClaudeCode => "claude-code",
+            Self::Codex => "codex",
+            Self::Opencode => "opencode",
+        }
+    }
+
+    /// The product a host profile stands for, as people write it.
+    pub const fn host(self) -> Option<&'static str> {
+        match self {
+            Self::ClaudeCode => Some("Claude Code"),
+            Self::Codex => Some("Codex"),
+            Self::Opencode => Some("OpenCode"),
+            Self::Agentskills | Self::Lenient | Self::Openhuman | Self::Skillhub => None,
         }
     }
 }
@@ -56,7 +81,9 @@ impl fmt::Display for Profile {
 
 /// The error of parsing a profile name.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown profile '{0}': expected one of agentskills, lenient, openhuman, skillhub")]
+#[error(
+    "unknown profile '{0}': expected one of agentskills, lenient, openhuman, skillhub, claude-code, codex, opencode"
+)]
 pub struct UnknownProfile(pub String);
 
 impl FromStr for Profile {
@@ -235,6 +262,13 @@ mod tests {
         }
         assert_eq!(Profile::default(), Profile::Agentskills);
         assert!("strict".parse::<Profile>().is_err());
+        let listed = UnknownProfile("x".into()).to_string();
+        for profile in Profile::ALL {
+            assert!(listed.contains(profile.as_str()), "{listed}");
+        }
+        for profile in Profile::HOSTS {
+            assert!(profile.host().is_some(), "{profile}");
+        }
     }
 
     #[test]

@@ -15,7 +15,7 @@ use skills_types::registry::{self, Counts, Query, Status};
 use skills_types::render::{RenderOptions, Rendered, SyncOptions, SyncOutcome};
 use skills_types::run::{
     RunHooks, RunLogChunk, RunNotice, RunOutcome, RunRequest, RunSink, RunSummary, RuntimeInfo,
-    RuntimeKind, StartedRun, Task, TestOutcome, TestRequest,
+    RuntimeKind, SetupOutcome, SetupRequest, StartedRun, Task, TestOutcome, TestRequest,
 };
 use skills_types::search::SearchHit;
 use skills_types::service::{BoxFuture, SkillsService};
@@ -516,6 +516,36 @@ impl Skills {
     ) -> Result<StartedRun, Error> {
         self.runtime
             .start(self.writable("run code")?, request, &self.run_hooks(sink))
+    }
+
+    /// Installs a skill's declared dependencies (`requirements.txt`, its scripts' inline
+    /// `# /// script` metadata, `package.json`) and the Python packages `request` adds into
+    /// the skill's own environment in the home's app folder: a Python virtual environment
+    /// made with the interpreter runs use, and npm's `node_modules`. Each step runs like a
+    /// run (same spawner, sandbox and log) with the network rule of `[runtime]
+    /// setup_network`; `sink` gets their output. Runs of the skill use the environment from
+    /// then on. Nothing is installed unless asked for here.
+    pub fn setup_skill(
+        &self,
+        request: &SetupRequest,
+        sink: Option<RunSink>,
+    ) -> Result<SetupOutcome, Error> {
+        self.runtime.setup(
+            self.writable("set up a skill's dependencies")?,
+            request,
+            &self.run_hooks(sink),
+        )
+    }
+
+    /// What is wrong with the configuration files this handle reads (the home `skills.toml`,
+    /// and a trusted workspace's): the `invalid-config` diagnostics a listing carries, for a
+    /// caller that uses the settings without listing (a value that means nothing, such as
+    /// `[runtime] sandbox = "of"`, refuses runs and is said here).
+    pub fn settings_diagnostics(&self) -> Vec<skills_types::Diagnostic> {
+        match self.checked() {
+            Ok(config) => ops::discover::settings_diagnostics(config),
+            Err(_) => Vec::new(),
+        }
     }
 
     /// Stops a run, from this process or another sharing the home: `true` when a running run

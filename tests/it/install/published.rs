@@ -25,12 +25,12 @@ use crate::discovery::{Place, Tree};
 
 const SCHEMA: &str = "https://schemas.agentskills.io/discovery/0.2.0/schema.json";
 /// The commit the GitHub fixture's tarball holds.
-const COMMIT: &str = "4f2a9c1";
+pub(super) const COMMIT: &str = "4f2a9c1";
 
 /// One entry of a tar stream, hostile ones included (names are written raw, so `../x` and
 /// `/etc/x` reach the extractor as a real attacker would send them).
 #[derive(Clone, Copy)]
-enum Tar<'a> {
+pub(super) enum Tar<'a> {
     Dir(&'a str),
     File(&'a str, &'a [u8]),
     Symlink(&'a str, &'a str),
@@ -38,7 +38,7 @@ enum Tar<'a> {
     GlobalHeader(&'a str),
 }
 
-fn tar_gz(entries: &[Tar<'_>]) -> Vec<u8> {
+pub(super) fn tar_gz(entries: &[Tar<'_>]) -> Vec<u8> {
     let mut builder = tar::Builder::new(Vec::new());
     for entry in entries {
         let mut header = tar::Header::new_ustar();
@@ -79,7 +79,7 @@ fn tar_gz(entries: &[Tar<'_>]) -> Vec<u8> {
 }
 
 /// A zip of `files` (deflated), with `links` as symlink entries.
-fn zip_of(files: &[(&str, &[u8])], links: &[(&str, &str)]) -> Vec<u8> {
+pub(super) fn zip_of(files: &[(&str, &[u8])], links: &[(&str, &str)]) -> Vec<u8> {
     let mut writer = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
     let options = zip::write::SimpleFileOptions::default()
         .compression_method(zip::CompressionMethod::Deflated);
@@ -112,7 +112,7 @@ fn tar_of_skill(skill: &Skill) -> Vec<u8> {
     )
 }
 
-fn digest(bytes: &[u8]) -> String {
+pub(super) fn digest(bytes: &[u8]) -> String {
     format!("sha256:{}", sha256(bytes))
 }
 
@@ -176,7 +176,7 @@ fn serve_v0_2(server: &Server, dir: &str, version: &str, archive: &[u8]) -> Valu
 }
 
 /// The state of every place an install could write.
-fn roots(
+pub(super) fn roots(
     tree: &Tree,
 ) -> (
     BTreeMap<String, super::Identity>,
@@ -185,11 +185,11 @@ fn roots(
     (snapshot(&tree.home), snapshot(&tree.workspace))
 }
 
-fn installed(tree: &Tree, slug: &str) -> Files {
+pub(super) fn installed(tree: &Tree, slug: &str) -> Files {
     content(files_of(&tree.root(Place::UserAgents).join(slug)))
 }
 
-fn provenance(tree: &Tree, slug: &str) -> Value {
+pub(super) fn provenance(tree: &Tree, slug: &str) -> Value {
     read_json(
         &tree
             .root(Place::UserAgents)
@@ -198,7 +198,7 @@ fn provenance(tree: &Tree, slug: &str) -> Value {
     )
 }
 
-fn install(tree: &Tree, args: &[&str]) -> Vec<Value> {
+pub(super) fn install(tree: &Tree, args: &[&str]) -> Vec<Value> {
     let mut full = vec!["--json", "install"];
     full.extend_from_slice(args);
     let document = run(tree, &full).json();
@@ -206,7 +206,7 @@ fn install(tree: &Tree, args: &[&str]) -> Vec<Value> {
 }
 
 /// Runs an install that must fail, and checks that it changed nothing; returns stderr.
-fn refused(tree: &Tree, args: &[&str], env: &[(&str, &str)]) -> String {
+pub(super) fn refused(tree: &Tree, args: &[&str], env: &[(&str, &str)]) -> String {
     let before = roots(tree);
     let mut full = vec!["install"];
     full.extend_from_slice(args);
@@ -279,11 +279,14 @@ fn a_docs_page_looks_beside_its_path_before_the_origin_root() {
     let outcomes = install(&tree, &[&server.url("/docs/"), "--skill", "wrangler"]);
     assert_eq!(outcomes.len(), 1);
     assert_eq!(installed(&tree, "wrangler"), multi().files);
+    // Every index form at the path first, then the origin's root.
     let targets = server.targets();
     assert_eq!(
-        targets[..2],
+        targets[..4],
         [
             "/docs/.well-known/agent-skills/index.json".to_owned(),
+            "/docs/.well-known/skills/index.json".to_owned(),
+            "/docs/index.json".to_owned(),
             "/.well-known/agent-skills/index.json".to_owned()
         ],
         "{targets:?}"
@@ -291,6 +294,84 @@ fn a_docs_page_looks_beside_its_path_before_the_origin_root() {
     assert!(
         !targets.iter().any(|target| target.contains("code-review")),
         "an unwanted entry was fetched: {targets:?}"
+    );
+}
+
+/// Issue 30 §6: a v0.2 index at the origin's root used to win over a v0.1 (vercel) index or a
+/// pack at the path asked for, installing another publisher's skills. Every form at the path
+/// comes first now; the root is asked only when the path has none.
+#[test]
+fn every_index_form_at_the_path_wins_over_the_origin_root() {
+    let server = Server::start().unwrap();
+    // The origin's root publishes its own skills (v0.2).
+    serve_v0_2(
+        &server,
+        "/.well-known/agent-skills",
+        "1.0.0",
+        &tar_of_skill(&multi()),
+    );
+    // A v0.1 index at /docs, and a pack at /packs.
+    let docs = Skill::new("docs-skill", "From the docs.", "Body.", &[]);
+    server.route(
+        "/docs/.well-known/skills/docs-skill/SKILL.md",
+        Reply::Ok(docs.definition().to_vec()),
+    );
+    server.text(
+        "/docs/.well-known/skills/index.json",
+        &json!({"skills": [{"name": "docs-skill", "description": "From the docs.", "files": ["SKILL.md"]}]})
+            .to_string(),
+    );
+    let packed = Skill::new("packed", "From the pack.", "Body.", &[]);
+    serve_pack(&server, "/packs", std::slice::from_ref(&packed), "1.0.0");
+    for (path, slug, kind, tried) in [
+        (
+            "/docs",
+            "docs-skill",
+            "vercel-well-known",
+            &[
+                "/docs/.well-known/agent-skills/index.json",
+                "/docs/.well-known/skills/index.json",
+            ][..],
+        ),
+        (
+            "/packs/",
+            "packed",
+            "pack",
+            &[
+                "/packs/.well-known/agent-skills/index.json",
+                "/packs/.well-known/skills/index.json",
+                "/packs/index.json",
+            ][..],
+        ),
+    ] {
+        let tree = Tree::new();
+        let before = server.targets().len();
+        let outcomes = install(&tree, &[&server.url(path)]);
+        assert_eq!(outcomes.len(), 1, "{path}: {outcomes:?}");
+        assert_eq!(outcomes[0]["slug"], slug);
+        assert_eq!(outcomes[0]["kind"], kind);
+        let targets = server.targets()[before..].to_vec();
+        assert_eq!(targets[..tried.len()], *tried, "{path}: {targets:?}");
+        assert!(
+            !targets
+                .iter()
+                .any(|target| target.starts_with("/.well-known/")),
+            "{path}: the root was asked: {targets:?}"
+        );
+    }
+    // A path with no index of any form falls back to the root, last.
+    let tree = Tree::new();
+    let before = server.targets().len();
+    let outcomes = install(&tree, &[&server.url("/blog"), "--skill", "code-review"]);
+    assert_eq!(outcomes[0]["slug"], "code-review");
+    assert_eq!(
+        server.targets()[before..before + 4],
+        [
+            "/blog/.well-known/agent-skills/index.json",
+            "/blog/.well-known/skills/index.json",
+            "/blog/index.json",
+            "/.well-known/agent-skills/index.json",
+        ]
     );
 }
 
@@ -794,7 +875,8 @@ fn a_local_folder_and_a_local_archive_install_without_network() {
 }
 
 /// A link inside one skill refuses that skill, not its neighbours: `--skill` of another one
-/// installs, and nothing of the linked one (or what it points to) is written.
+/// installs, the whole folder installs the others and names the refused one, and nothing of
+/// the linked one (or what it points to) is written. Naming the linked one is an error.
 #[cfg(unix)]
 #[test]
 fn a_link_inside_one_skill_refuses_only_that_skill() {
@@ -807,7 +889,6 @@ fn a_link_inside_one_skill_refuses_only_that_skill() {
     std::os::unix::fs::symlink(&secret_path, source.join("wrangler/references/key.md")).unwrap();
 
     for args in [
-        vec!["./src"],
         vec!["./src", "--skill", "wrangler"],
         vec!["./src", "--skill", "wrangler", "--skill", "code-review"],
     ] {
@@ -820,6 +901,20 @@ fn a_link_inside_one_skill_refuses_only_that_skill() {
     let outcomes = install(&tree, &["./src", "--skill", "code-review"]);
     assert_eq!(outcomes.len(), 1, "{outcomes:?}");
     assert_eq!(installed(&tree, "code-review"), single().files);
+    assert!(!tree.home.join(".agents/skills/wrangler").exists());
+
+    let whole = run(&tree, &["install", "./src"]);
+    assert_eq!(whole.code, Some(0), "{whole:?}");
+    let warning = whole
+        .stderr
+        .lines()
+        .find(|line| line.contains("not installed"))
+        .unwrap_or_else(|| panic!("no warning: {whole:?}"));
+    assert!(
+        warning.starts_with("warning: 'wrangler': ")
+            && warning.contains("'wrangler/references/key.md' is a symbolic link"),
+        "{warning}"
+    );
     assert!(!tree.home.join(".agents/skills/wrangler").exists());
 }
 

@@ -2,7 +2,8 @@
 //! (`scripts/recalc.py`, `references/…`, `./assets/…`), the install still succeeds, but a
 //! warning on stderr, and in the outcome's `warnings` for programs, names every mentioned path
 //! that was not fetched and says that a pack brings the whole skill. URLs, absolute paths and
-//! `..` in the body are not mentions; a pack that lists every file gets no warning.
+//! `..` in the body are not mentions; a pack, which brings every file it lists, gets no
+//! warning (the repositories of `repositories.rs` check folders, archives and GitHub).
 
 use serde_json::Value;
 use skills_tests::http::{Reply, Server};
@@ -73,8 +74,11 @@ fn a_single_skill_md_warns_of_every_bundled_file_it_mentions() {
     assert_eq!(format!("warning: {}", notes[0]), warning);
 }
 
+/// A pack brings exactly the files its index lists: a whole skill, whatever its body names.
+/// A path the index leaves out is the publisher's to fix, not a file the install left behind
+/// (issue 30 §5), so neither a complete nor a partial pack gets the warning.
 #[test]
-fn a_pack_warns_only_of_the_files_its_index_leaves_out() {
+fn a_pack_brings_the_whole_skill_so_it_never_warns() {
     let tree = Tree::new();
     let server = Server::start().unwrap();
     let mut whole = recalc();
@@ -99,14 +103,7 @@ fn a_pack_warns_only_of_the_files_its_index_leaves_out() {
         .files
         .insert("scripts/recalc.py".to_owned(), b"x\n".to_vec());
     let url = serve_pack(&server, "/partial", &[partial], "1.0.0");
-    let outcomes = install_json(&tree, &[&url]);
-    let notes = warnings(&outcomes[0]);
-    assert_eq!(notes.len(), 1, "{notes:?}");
-    assert!(
-        notes[0].starts_with(
-            "SKILL.md mentions bundled files that were not installed: references/formulas.md, \
-             assets/style.pdf; the pack's index.json does not list them"
-        ),
-        "{notes:?}"
-    );
+    let human = run(&tree, &["install", &url]);
+    assert_eq!(human.code, Some(0), "{human:?}");
+    assert!(!human.stderr.contains("not installed"), "{human:?}");
 }

@@ -93,14 +93,20 @@ impl Peers {
                 std::env::consts::ARCH
             )
         })?;
-        let prefix = scratch.join("peers");
-        std::fs::create_dir_all(&prefix)
-            .map_err(|error| format!("could not create {}: {error}", prefix.display()))?;
+        let folder = scratch.join("peers");
+        std::fs::create_dir_all(&folder)
+            .map_err(|error| format!("could not create {}: {error}", folder.display()))?;
         let node_package = format!("{platform}@{NODE_MAJOR}");
         let mut npm =
-            skills_tests::peers::npm_install(&prefix, &root.join(NPM_CACHE), &node_package);
+            skills_tests::peers::npm_install(&folder, &root.join(NPM_CACHE), &node_package)
+                .map_err(|error| {
+                    format!(
+                        "could not write a package.json in {}: {error}",
+                        folder.display()
+                    )
+                })?;
         npm.stdin(Stdio::null());
-        println!("$ {}", process::describe(&npm));
+        println!("$ cd {} && {}", folder.display(), process::describe(&npm));
         let output = npm.output().map_err(|error| {
             format!("npm could not be started ({error}): install Node and npm to measure the peers")
         })?;
@@ -123,7 +129,7 @@ impl Peers {
                 )
             });
         }
-        let modules = prefix.join("node_modules");
+        let modules = folder.join("node_modules");
         let peers = Self {
             node: modules.join(platform).join("bin/node"),
             node_version: String::new(),

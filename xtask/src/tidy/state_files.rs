@@ -57,6 +57,12 @@ pub(super) const STATE_NAMES: &[&str] = &[
     "REMOTE_LOCK",
     "RUNTIMES_DIR",
     "NPM_CACHE_DIR",
+    "SKILL_ENVS_DIR",
+    "SETUP_RECORD_FILE",
+    "SKILL_ENV_PREFIX",
+    "SETUP_LOCK_FILE",
+    "SKILL_ENV_RECORD",
+    "SKILL_ENV_LOCK",
     "LOCK_FILE",
     "LEGACY_LOCK_FILE",
     "INSTALL_LOCK",
@@ -78,6 +84,8 @@ pub(super) const STATE_NAMES: &[&str] = &[
     "\".refresh.lock\"",
     "\"skill-registry\"",
     "\"npm-cache\"",
+    "\"setup.json\"",
+    "\".setup.lock\"",
 ];
 
 /// What opens, reads, writes, creates, renames or removes a file or folder: the standard
@@ -202,6 +210,7 @@ mod tests {
         ("*.cancel", "marker_name"),
         ("*", "REMOTE_DIR"),
         ("node-v*", "RUNTIMES_DIR"),
+        ("env-*", "SKILL_ENV_PREFIX"),
     ];
 
     /// The names and folders the state table (`crates/skills-ops/src/state.rs`) gives its kinds,

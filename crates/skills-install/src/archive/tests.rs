@@ -338,12 +338,12 @@ fn a_link_outside_every_skill_is_left_out_one_inside_refuses_the_skill() {
     );
     let tree = extract_tree(&bytes, Format::TarGz, &Limits::default()).unwrap();
     assert_eq!(paths(&tree.files).len(), 3);
-    let not_files: Vec<&str> = tree
-        .not_files
+    let withheld: Vec<&str> = tree
+        .withheld
         .iter()
         .map(|entry| entry.path.as_str())
         .collect();
-    assert_eq!(not_files, ["repo-1/CLAUDE.md", "repo-1/skills/beta/key"]);
+    assert_eq!(withheld, ["repo-1/CLAUDE.md", "repo-1/skills/beta/key"]);
     let downloads = skills_in(tree.clone(), Some("skills/alpha"), &url()).unwrap();
     assert_eq!(names(&downloads), [Some("alpha")]);
     assert_refused(
@@ -758,6 +758,214 @@ fn finding_no_skill_or_a_bad_subpath_is_a_clear_error() {
     );
 }
 
+#[test]
+fn skills_below_hidden_folders_are_found_and_excluded_folders_skipped() {
+    // OpenAI's catalog layout, with the folders no source is searched in beside it.
+    let bytes = tar_gz(&[
+        file("openai-skills-1a2b3c4/README.md", b"readme"),
+        file("openai-skills-1a2b3c4/.github/skills/ci/SKILL.md", SKILL),
+        file("openai-skills-1a2b3c4/.git/config", b"[core]"),
+        file(
+            "openai-skills-1a2b3c4/skills/.curated/fix-ci/SKILL.md",
+            SKILL,
+        ),
+        file(
+            "openai-skills-1a2b3c4/skills/.curated/fix-ci/scripts/inspect.py",
+            b"print()",
+        ),
+        file(
+            "openai-skills-1a2b3c4/skills/.curated/fix-ci/agents/openai.yaml",
+            b"interface: {}",
+        ),
+        // Hidden inside a skill: never part of it.
+        file(
+            "openai-skills-1a2b3c4/skills/.curated/fix-ci/.env",
+            b"SECRET=1",
+        ),
+        file(
+            "openai-skills-1a2b3c4/skills/.curated/fix-ci/.cache/x.json",
+            b"{}",
+        ),
+        link(
+            "openai-skills-1a2b3c4/skills/.curated/fix-ci/.venv-link",
+            "/usr",
+        ),
+        file(
+            "openai-skills-1a2b3c4/skills/.system/creator/SKILL.md",
+            SKILL,
+        ),
+        file(
+            "openai-skills-1a2b3c4/skills/.experimental/plan/SKILL.md",
+            SKILL,
+        ),
+        file("openai-skills-1a2b3c4/node_modules/dep/SKILL.md", SKILL),
+        file("openai-skills-1a2b3c4/x/.venv/lib/SKILL.md", SKILL),
+    ]);
+    // The strict form still has nothing hidden.
+    let strict = extract(&bytes, Format::TarGz, &Limits::default()).unwrap();
+    assert!(
+        strict.iter().all(|(path, _)| !path.contains("/.")),
+        "{strict:?}"
+    );
+    let tree = extract_tree(&bytes, Format::TarGz, &Limits::default()).unwrap();
+    assert!(
+        tree.files
+            .iter()
+            .all(|(path, _)| !path.contains(".git/") && !path.ends_with(".env")),
+        "{:?}",
+        paths(&tree.files)
+    );
+    let search = skills_found(tree.clone(), None, &url()).unwrap();
+    let folders: Vec<&str> = search
+        .found
+        .iter()
+        .map(|found| found.folder.as_str())
+        .collect();
+    assert_eq!(
+        folders,
+        [
+            "skills/.curated/fix-ci",
+            "skills/.experimental/plan",
+            "skills/.system/creator"
+        ]
+    );
+    let fix = &search.found[0];
+    assert_eq!(fix.download.name.as_deref(), Some("fix-ci"));
+    assert_eq!(
+        fix.refusal, None,
+        "a link hidden inside a skill is not part of it"
+    );
+    assert_eq!(
+        files_of(&fix.download),
+        ["SKILL.md", "agents/openai.yaml", "scripts/inspect.py"]
+    );
+    // A path the user names may pass through a hidden folder, and is still checked.
+    let named = skills_in(tree.clone(), Some("skills/.curated/fix-ci"), &url()).unwrap();
+    assert_eq!(names(&named), [Some("fix-ci")]);
+    let curated = skills_in(tree.clone(), Some("skills/.curated"), &url()).unwrap();
+    assert_eq!(names(&curated), [Some("fix-ci")]);
+    for bad in [
+        "skills/.curated/../..",
+        "skills/.curated/a:b",
+        "skills/.curated/a\\b",
+    ] {
+        assert_refused(skills_in(tree.clone(), Some(bad), &url()), &["is refused"]);
+    }
+}
+
+#[test]
+fn a_file_over_the_limit_refuses_only_the_skill_that_holds_it() {
+    let limits = Limits {
+        file: 20,
+        ..Limits::default()
+    };
+    let big = [b'x'; 21];
+    for bytes in [
+        tar_gz(&[
+            file("r/skills/big/SKILL.md", b"---\nname: big\n---\n"),
+            file("r/skills/big/assets/movie.bin", &big),
+            file("r/skills/small/SKILL.md", b"---\n---\n"),
+            file("r/demo.gif", &big),
+        ]),
+        zip_of(&[
+            ("r/skills/big/SKILL.md", b"---\nname: big\n---\n"),
+            ("r/skills/big/assets/movie.bin", &big),
+            ("r/skills/small/SKILL.md", b"---\n---\n"),
+            ("r/demo.gif", &big),
+        ]),
+    ] {
+        let format = Format::sniff(&bytes).unwrap();
+        // The strict form refuses the archive, as before.
+        assert_refused(
+            extract(&bytes, format, &limits),
+            &["is larger than 20 bytes"],
+        );
+        let tree = extract_tree(&bytes, format, &limits).unwrap();
+        assert!(tree.files.iter().all(|(_, bytes)| bytes.len() <= 20));
+        let search = skills_found(tree.clone(), None, &url()).unwrap();
+        let found: Vec<(&str, bool)> = search
+            .found
+            .iter()
+            .map(|found| (found.folder.as_str(), found.refusal.is_some()))
+            .collect();
+        // The large file outside every skill refuses nothing.
+        assert_eq!(found, [("skills/big", true), ("skills/small", false)]);
+        let refusal = search.found[0].refusal.as_deref().unwrap();
+        assert!(
+            refusal.contains("'r/skills/big/assets/movie.bin' is larger than 20 bytes")
+                && refusal.contains("part of the skill 'big'"),
+            "{refusal}"
+        );
+        assert_eq!(
+            names(&skills_in(tree, Some("skills/small"), &url()).unwrap()),
+            [Some("small")]
+        );
+    }
+}
+
+#[test]
+fn the_skills_of_a_marketplace_carry_their_plugins() {
+    let marketplace = br#"{"name": "m", "plugins": [
+        {"name": "contracts", "source": "./plugins/contracts"},
+        {"name": "remote", "source": {"source": "github", "repo": "acme/remote"}}
+    ]}"#;
+    let files = tree(&[
+        ("repo-9f/.claude-plugin/marketplace.json", marketplace),
+        (
+            "repo-9f/plugins/contracts/.claude-plugin/plugin.json",
+            br#"{"name": "contracts"}"#,
+        ),
+        ("repo-9f/plugins/contracts/skills/scan/SKILL.md", SKILL),
+        ("repo-9f/plugins/contracts/commands/audit.md", b"# audit"),
+        ("repo-9f/skills/loose/SKILL.md", SKILL),
+    ]);
+    let search = skills_found(
+        Tree {
+            files: files.clone(),
+            withheld: Vec::new(),
+        },
+        None,
+        &url(),
+    )
+    .unwrap();
+    let plugins: Vec<(&str, Vec<String>)> = search
+        .found
+        .iter()
+        .map(|found| (found.folder.as_str(), found.plugins.clone()))
+        .collect();
+    assert_eq!(
+        plugins,
+        [
+            (
+                "plugins/contracts/skills/scan",
+                vec!["contracts".to_owned()]
+            ),
+            ("skills/loose", Vec::new()),
+        ]
+    );
+    assert_eq!(search.plugins, ["contracts"]);
+    assert!(
+        search
+            .warnings
+            .iter()
+            .any(|warning| warning.contains("acme/remote")),
+        "{:?}",
+        search.warnings
+    );
+    // Below a named folder, the plugin is still known from the root's manifest.
+    let search = skills_found(
+        Tree {
+            files,
+            withheld: Vec::new(),
+        },
+        Some("plugins/contracts/skills/scan"),
+        &url(),
+    )
+    .unwrap();
+    assert_eq!(search.found[0].folder, "plugins/contracts/skills/scan");
+    assert_eq!(search.found[0].plugins, ["contracts"]);
+}
+
 /// A tar.gz of a runtime: each entry with its mode (links and folders take theirs as given).
 fn runtime_tar_gz(entries: &[(Raw<'_>, u32)]) -> Vec<u8> {
     let mut builder = tar::Builder::new(Vec::new());
@@ -778,11 +986,16 @@ fn runtime_tar_gz(entries: &[(Raw<'_>, u32)]) -> Vec<u8> {
 
 #[test]
 fn a_runtime_keeps_execute_bits_and_links_that_land_in_its_tree() {
+    // Node's own layout: npm under `lib/node_modules`, which a skill source passes over but a
+    // runtime keeps.
     let bytes = runtime_tar_gz(&[
         (entry("node-v1/bin/", EntryType::Directory), 0o755),
         (file("node-v1/bin/node", b"#!/bin/sh\n"), 0o755),
-        (file("node-v1/lib/npm/cli.js", b"js"), 0o644),
-        (link("node-v1/bin/npm", "../lib/npm/cli.js"), 0o777),
+        (file("node-v1/lib/node_modules/npm/cli.js", b"js"), 0o644),
+        (
+            link("node-v1/bin/npm", "../lib/node_modules/npm/cli.js"),
+            0o777,
+        ),
         (entry("node-v1/share/", EntryType::Directory), 0o755),
     ]);
     let unpacked = extract_runtime(&bytes, &RUNTIME_LIMITS).unwrap();
@@ -795,14 +1008,14 @@ fn a_runtime_keeps_execute_bits_and_links_that_land_in_its_tree() {
         files,
         [
             ("node-v1/bin/node", true),
-            ("node-v1/lib/npm/cli.js", false)
+            ("node-v1/lib/node_modules/npm/cli.js", false)
         ]
     );
     assert_eq!(
         unpacked.links,
         [UnpackedLink {
             path: "node-v1/bin/npm".to_owned(),
-            target: "../lib/npm/cli.js".to_owned()
+            target: "../lib/node_modules/npm/cli.js".to_owned()
         }]
     );
     assert!(unpacked.folders.contains(&"node-v1/share".to_owned()));

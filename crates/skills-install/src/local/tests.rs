@@ -285,3 +285,64 @@ fn with_read_tree_a_link_beside_the_skills_is_left_out_and_one_inside_refused() 
         &["'CLAUDE.md' is a symbolic link (to 'AGENTS.md')"],
     );
 }
+
+#[test]
+fn hidden_folders_are_read_hidden_files_and_excluded_folders_never() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(root, "skills/.curated/fix-ci/SKILL.md", SKILL);
+    write(root, "skills/.curated/fix-ci/scripts/a.py", b"print()");
+    write(root, "skills/.curated/fix-ci/.env", b"SECRET=1");
+    write(root, ".claude-plugin/plugin.json", b"{\"name\": \"p\"}");
+    write(root, ".git/config", b"[core]");
+    write(root, ".next/cache/x", b"x");
+    write(root, "node_modules/dep/SKILL.md", SKILL);
+    let tree = read_tree(root, &Limits::default()).unwrap();
+    assert_eq!(
+        paths(&tree.files),
+        [
+            ".claude-plugin/plugin.json",
+            "skills/.curated/fix-ci/SKILL.md",
+            "skills/.curated/fix-ci/scripts/a.py",
+        ]
+    );
+    assert!(tree.files.iter().all(|(_, bytes)| bytes != b"SECRET=1"));
+    let url = url::Url::parse("file:///local").unwrap();
+    let search = archive::skills_found(tree, None, &url).unwrap();
+    assert_eq!(search.found.len(), 1);
+    assert_eq!(search.found[0].folder, "skills/.curated/fix-ci");
+    assert_eq!(search.found[0].plugins, ["p"]);
+    // The strict read keeps its old form: nothing below a hidden folder.
+    assert!(read(root, &Limits::default()).unwrap().is_empty());
+}
+
+#[test]
+fn a_file_over_the_limit_refuses_only_its_skill_and_is_not_read_past_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(root, "big/SKILL.md", SKILL);
+    write(root, "big/assets/movie.bin", &[7; 300]);
+    write(root, "small/SKILL.md", SKILL);
+    write(root, "demo.gif", &[7; 300]);
+    let limits = Limits {
+        file: 100,
+        ..Limits::default()
+    };
+    let tree = read_tree(root, &limits).unwrap();
+    assert!(tree.files.iter().all(|(_, bytes)| bytes.len() <= 100));
+    let url = url::Url::parse("file:///local").unwrap();
+    let search = archive::skills_found(tree, None, &url).unwrap();
+    let found: Vec<(&str, bool)> = search
+        .found
+        .iter()
+        .map(|found| (found.folder.as_str(), found.refusal.is_some()))
+        .collect();
+    assert_eq!(found, [("big", true), ("small", false)]);
+    assert!(
+        search.found[0]
+            .refusal
+            .as_deref()
+            .unwrap()
+            .contains("'big/assets/movie.bin' is larger than 100 bytes")
+    );
+}

@@ -1,6 +1,7 @@
-//! The mention detector, table-driven: what a body mentions, what it must not count (URLs,
-//! absolute paths, `..`, prose with slashes, package names, hosts), and the warning built from
-//! a download.
+//! The mention detector, table-driven: what a body mentions (paths in the folders skills
+//! bundle files in), what it must not count (URLs, absolute paths, `..`, prose with slashes,
+//! package names, hosts, example paths outside the bundle folders), and the warning built
+//! from a definition-only download.
 
 use super::*;
 
@@ -26,7 +27,6 @@ python3 scripts/lib/util.py
             "scripts/recalc.py",
             "references/formulas.md",
             "assets/guide.pdf",
-            "helper.sh",
             "scripts/check.sh",
             "templates/report.docx",
             "scripts/",
@@ -56,6 +56,13 @@ fn ignores_what_is_not_a_path_inside_the_skill() {
         "./SKILL.md",
         "$HOME/x.py and ${HOME}",
         "-v/--verbose",
+        // Example paths in the prose of real skills: nothing the skill bundles.
+        "./helper.sh and ./build.sh",
+        "path/to/test.test.ts",
+        "word/_rels/document.xml.rels and ppt/slides/slide1.xml",
+        "src/app/page.tsx, lib/utils.ts",
+        "scripts and references without a slash, ./scripts",
+        "docs/scripts/x.py",
     ] {
         assert_eq!(mentioned_paths(text), Vec::<String>::new(), "{text}");
     }
@@ -64,8 +71,8 @@ fn ignores_what_is_not_a_path_inside_the_skill() {
 #[test]
 fn each_path_is_named_once_in_order_of_first_mention() {
     assert_eq!(
-        mentioned_paths("b/x.md a/y.md ./b/x.md `b/x.md`"),
-        ["b/x.md", "a/y.md"]
+        mentioned_paths("scripts/x.md references/y.md ./scripts/x.md `scripts/x.md`"),
+        ["scripts/x.md", "references/y.md"]
     );
 }
 
@@ -85,8 +92,7 @@ fn download(files: &[(&str, &str)]) -> Download {
 fn the_warning_names_what_was_not_fetched_and_how_to_bring_it() {
     let definition = "---\nname: x\ndescription: \"See scripts/in-frontmatter.py\"\n---\n\
                       Run scripts/recalc.py with references/a.md.\n";
-    let single = Source::SkillFile(url::Url::parse("https://example.com/x/SKILL.md").unwrap());
-    let warning = unfetched_warning(&download(&[("SKILL.md", definition)]), &single).unwrap();
+    let warning = unfetched_warning(&download(&[("SKILL.md", definition)])).unwrap();
     assert!(
         warning.starts_with(
             "SKILL.md mentions bundled files that were not installed: scripts/recalc.py, \
@@ -100,11 +106,12 @@ fn the_warning_names_what_was_not_fetched_and_how_to_bring_it() {
     );
     assert!(!warning.contains("in-frontmatter"), "{warning}");
 
-    let pack = Source::Pack(url::Url::parse("https://example.com/index.json").unwrap());
     let partial = download(&[("SKILL.md", definition), ("scripts/recalc.py", "print()")]);
-    let warning = unfetched_warning(&partial, &pack).unwrap();
+    let warning = unfetched_warning(&partial).unwrap();
     assert!(
-        warning.starts_with("SKILL.md mentions a bundled file that was not installed: references/a.md; the pack's index.json does not list them"),
+        warning.starts_with(
+            "SKILL.md mentions a bundled file that was not installed: references/a.md; "
+        ),
         "{warning}"
     );
     let whole = download(&[
@@ -112,12 +119,9 @@ fn the_warning_names_what_was_not_fetched_and_how_to_bring_it() {
         ("scripts/recalc.py", "print()"),
         ("references/a.md", "# A"),
     ]);
-    assert_eq!(unfetched_warning(&whole, &pack), None);
+    assert_eq!(unfetched_warning(&whole), None);
     assert_eq!(
-        unfetched_warning(
-            &download(&[("SKILL.md", "---\nname: x\n---\nNo files.\n")]),
-            &single
-        ),
+        unfetched_warning(&download(&[("SKILL.md", "---\nname: x\n---\nNo files.\n")])),
         None
     );
 }
@@ -125,13 +129,9 @@ fn the_warning_names_what_was_not_fetched_and_how_to_bring_it() {
 #[test]
 fn a_mentioned_folder_is_fetched_when_any_file_in_it_is() {
     let definition = "See the scripts/ folder.";
-    let single = Source::SkillFile(url::Url::parse("https://example.com/SKILL.md").unwrap());
-    assert!(unfetched_warning(&download(&[("SKILL.md", definition)]), &single).is_some());
+    assert!(unfetched_warning(&download(&[("SKILL.md", definition)])).is_some());
     assert_eq!(
-        unfetched_warning(
-            &download(&[("SKILL.md", definition), ("scripts/a.py", "")]),
-            &single
-        ),
+        unfetched_warning(&download(&[("SKILL.md", definition), ("scripts/a.py", "")])),
         None
     );
 }

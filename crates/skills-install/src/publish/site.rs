@@ -12,7 +12,7 @@ use std::path::Path;
 
 use skills_types::files::STAGING_PREFIX;
 use skills_types::publish::{
-    ARCHIVE_EXTENSION, ArtifactKind, INDEX_FILE, Index, IndexEntry, Outcome, Published,
+    ARCHIVE_EXTENSION, ArtifactKind, INDEX_FILE, Index, IndexEntry, Outcome, Published, Refused,
     SCHEMA_V0_2, SNAPSHOT_PREFIX, Snapshot, VERSIONS_FILE, VersionEntry, Versions, WELL_KNOWN_DIR,
 };
 use skills_types::{Error, files::SKILL_MD};
@@ -60,11 +60,13 @@ fn snapshot_folder(version: &str) -> String {
 }
 
 /// Writes the tree for `artifacts` (sorted by name) under `out`, keeping the snapshots the
-/// site holds and adding one for each skill whose version changed.
+/// site holds and adding one for each skill whose version changed. A `refused` skill the site
+/// already publishes keeps its entry and artifact as they are (and is marked `kept`).
 pub(super) fn write(
     out: &Path,
     artifacts: Vec<Artifact>,
     mut warnings: Vec<String>,
+    mut refused: Vec<Refused>,
 ) -> Result<Outcome, Error> {
     std::fs::create_dir_all(out).map_err(|error| Error::io("create", out, error))?;
     let parent = out.join(".well-known");
@@ -85,7 +87,13 @@ pub(super) fn write(
         Ok(_) => Some(Existing::read(&folder)?),
     };
 
-    let plan = Plan::new(&artifacts, existing.as_ref(), &mut warnings)?;
+    let kept = match &existing {
+        Some(existing) => existing.keep(&artifacts, &mut refused)?,
+        None => Vec::new(),
+    };
+    let mut listed: Vec<&Artifact> = artifacts.iter().chain(&kept).collect();
+    listed.sort_by(|a, b| a.entry.name.cmp(&b.entry.name));
+    let plan = Plan::new(&listed, existing.as_ref(), &mut warnings)?;
     let index = folder.join(INDEX_FILE);
     let skills = artifacts
         .into_iter()
@@ -107,7 +115,35 @@ pub(super) fn write(
         snapshots: plan.added,
         changed: !unchanged,
         warnings,
+        refused,
     })
+}
+
+/// The outcome when every skill was refused: nothing is written (an index without them would
+/// only take skills off the site), and each refused skill the site's index lists is `kept`,
+/// since the site goes on serving it. An index that cannot be read marks none.
+pub(super) fn untouched(out: &Path, warnings: Vec<String>, mut refused: Vec<Refused>) -> Outcome {
+    let folder = out.join(WELL_KNOWN_DIR);
+    let published: Option<Index> =
+        skills_ops::reader::read_bytes_beneath(&folder, INDEX_FILE, MAX_SITE_FILE_BYTES)
+            .ok()
+            .and_then(|read| serde_json::from_slice(&read.data).ok());
+    for refusal in &mut refused {
+        refusal.kept = published.as_ref().is_some_and(|index| {
+            index
+                .skills
+                .iter()
+                .any(|entry| Some(&entry.name) == refusal.name.as_ref())
+        });
+    }
+    Outcome {
+        index: folder.join(INDEX_FILE),
+        skills: Vec::new(),
+        snapshots: Vec::new(),
+        changed: false,
+        warnings,
+        refused,
+    }
 }
 
 fn not_a_real_folder(path: &Path) -> Error {
@@ -242,6 +278,43 @@ impl Existing {
 }
 
 impl Existing {
+    /// The published entries of the `refused` skills (by the name their frontmatter gives)
+    /// that no new artifact replaces, as artifacts with their published bytes; each such
+    /// refusal is marked `kept`. A refusal must never take a skill off the site: its
+    /// clients would lose a skill that worked because a change to it does not pass yet.
+    fn keep(
+        &self,
+        artifacts: &[Artifact],
+        refused: &mut [Refused],
+    ) -> Result<Vec<Artifact>, Error> {
+        let mut kept: Vec<Artifact> = Vec::new();
+        let Some(index) = &self.index else {
+            return Ok(kept);
+        };
+        for refusal in refused {
+            let Some(name) = &refusal.name else { continue };
+            if artifacts
+                .iter()
+                .any(|artifact| &artifact.entry.name == name)
+            {
+                continue;
+            }
+            let Some(entry) = index.skills.iter().find(|entry| &entry.name == name) else {
+                continue;
+            };
+            refusal.kept = true;
+            if kept.iter().all(|artifact| &artifact.entry.name != name) {
+                kept.push(Artifact {
+                    entry: entry.clone(),
+                    bytes: self.artifact(&entry.url)?,
+                    dir: refusal.dir.clone(),
+                    files: 0,
+                });
+            }
+        }
+        Ok(kept)
+    }
+
     /// An artifact [`Existing::read`] checked against its digest.
     fn artifact(&self, path: &str) -> Result<Vec<u8>, Error> {
         self.files.get(path).cloned().ok_or_else(|| {
@@ -311,7 +384,7 @@ struct Plan {
 
 impl Plan {
     fn new(
-        artifacts: &[Artifact],
+        artifacts: &[&Artifact],
         existing: Option<&Existing>,
         warnings: &mut Vec<String>,
     ) -> Result<Self, Error> {

@@ -490,3 +490,186 @@ fn skills_in_category_folders_are_published_and_hidden_or_nested_ones_are_not() 
         .collect();
     assert_eq!(names, ["deep", "incident-notes", "top"]);
 }
+
+/// Writes `notes` with a description one character over the limit (its version bumped, so a
+/// publish that took it would change the site).
+fn too_long(skills: &Path) {
+    let description = "d".repeat(skills_types::limits::MAX_DESCRIPTION_CHARS + 1);
+    std::fs::write(
+        skills.join("notes/SKILL.md"),
+        format!("---\nname: notes\ndescription: {description}\nmetadata:\n  version: \"2.1.0\"\n---\nTake notes.\n"),
+    )
+    .unwrap();
+}
+
+#[test]
+fn keep_going_publishes_the_valid_skills_and_lists_the_refused_one_with_why() {
+    let root = tempfile::tempdir().unwrap();
+    let skills = sources(root.path());
+    too_long(&skills);
+    skill(&skills, "csv-tools", None, "Profile a CSV.", &[]);
+    let site = root.path().join("site");
+
+    // All or nothing without the flag.
+    let error = publish(&Request::new(vec![skills.clone()], &site)).unwrap_err();
+    assert_eq!(error.kind(), "not_publishable", "{error}");
+    assert!(!site.exists(), "nothing is written");
+
+    let outcome = publish(&Request::new(vec![skills.clone()], &site).keep_going(true)).unwrap();
+    assert!(outcome.changed);
+    let published: Vec<&str> = outcome
+        .skills
+        .iter()
+        .map(|skill| skill.entry.name.as_str())
+        .collect();
+    assert_eq!(published, ["csv-tools", "pdf-tools"]);
+    assert_eq!(outcome.refused.len(), 1, "{:?}", outcome.refused);
+    let refused = &outcome.refused[0];
+    assert_eq!(refused.dir, skills.join("notes"));
+    assert_eq!(refused.name.as_deref(), Some("notes"));
+    assert_eq!(refused.kind, "not_publishable");
+    assert!(
+        refused.reason.contains("description") && refused.reason.contains("1024"),
+        "{}",
+        refused.reason
+    );
+    assert!(refused.report.as_ref().is_some_and(|report| !report.valid));
+    assert!(!refused.kept, "the site never had it");
+    let index = index(&site);
+    let names: Vec<&str> = index["skills"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|entry| entry["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["csv-tools", "pdf-tools"]);
+    assert!(!site.join(".well-known/agent-skills/notes").exists());
+}
+
+/// A refused skill the site published before stays exactly as published (entry, artifact, no
+/// snapshot), while the others are updated.
+#[test]
+fn keep_going_keeps_the_published_copy_of_a_refused_skill() {
+    let root = tempfile::tempdir().unwrap();
+    let skills = sources(root.path());
+    let site = root.path().join("site");
+    publish(&Request::new(vec![skills.clone()], &site)).unwrap();
+    let well_known = site.join(".well-known/agent-skills");
+    let before = index(&site);
+    let notes_bytes = std::fs::read(well_known.join("notes/SKILL.md")).unwrap();
+
+    too_long(&skills);
+    std::fs::write(skills.join("pdf-tools/scripts/extract.py"), "print('v2')\n").unwrap();
+    let outcome = publish(&Request::new(vec![skills.clone()], &site).keep_going(true)).unwrap();
+    assert!(outcome.changed);
+    assert_eq!(outcome.refused.len(), 1);
+    assert!(outcome.refused[0].kept, "{:?}", outcome.refused);
+    assert!(outcome.snapshots.is_empty(), "{:?}", outcome.snapshots);
+    assert!(
+        outcome
+            .warnings
+            .iter()
+            .all(|warning| !warning.contains("notes")),
+        "{:?}",
+        outcome.warnings
+    );
+    let after = index(&site);
+    assert_eq!(
+        after["skills"][0], before["skills"][0],
+        "notes as published"
+    );
+    assert_ne!(after["skills"][1]["digest"], before["skills"][1]["digest"]);
+    assert_eq!(
+        std::fs::read(well_known.join("notes/SKILL.md")).unwrap(),
+        notes_bytes
+    );
+    assert_eq!(outcome.skills.len(), 1, "only pdf-tools was published now");
+}
+
+#[test]
+fn keep_going_refuses_every_folder_of_a_shared_name_and_a_skill_over_the_limits() {
+    let root = tempfile::tempdir().unwrap();
+    let skills = sources(root.path());
+    let a = root.path().join("a");
+    let b = root.path().join("b");
+    skill(&a, "twin", None, "A", &[]);
+    skill(&b, "twin", None, "B", &[]);
+    let big =
+        "x".repeat(usize::try_from(skills_types::limits::MAX_PACKAGE_FILE_BYTES).unwrap() + 1);
+    skill(
+        &skills,
+        "heavy",
+        None,
+        "Big.",
+        &[("assets/big.txt", big.as_str())],
+    );
+    let site = root.path().join("site");
+
+    let request = Request::new(vec![skills.clone(), a.clone(), b.clone()], &site);
+    let error = publish(&request).unwrap_err();
+    assert!(
+        !site.exists(),
+        "{error}: nothing is written without the flag"
+    );
+
+    let outcome = publish(&request.keep_going(true)).unwrap();
+    let published: Vec<&str> = outcome
+        .skills
+        .iter()
+        .map(|skill| skill.entry.name.as_str())
+        .collect();
+    assert_eq!(published, ["notes", "pdf-tools"]);
+    let mut refused: Vec<(&Path, &str)> = outcome
+        .refused
+        .iter()
+        .map(|refused| (refused.dir.as_path(), refused.kind.as_str()))
+        .collect();
+    refused.sort_unstable();
+    let twin_a = a.join("twin");
+    let twin_b = b.join("twin");
+    let heavy = skills.join("heavy");
+    let mut expected = vec![
+        (twin_a.as_path(), "invalid_input"),
+        (twin_b.as_path(), "invalid_input"),
+        (heavy.as_path(), "invalid_input"),
+    ];
+    expected.sort_unstable();
+    assert_eq!(refused, expected, "{:?}", outcome.refused);
+    for refusal in &outcome.refused {
+        if refusal.name.as_deref() == Some("twin") {
+            assert!(
+                refusal.reason.contains(&twin_a.display().to_string())
+                    && refusal.reason.contains(&twin_b.display().to_string()),
+                "both folders are named: {}",
+                refusal.reason
+            );
+        } else {
+            assert!(refusal.reason.contains("big.txt"), "{}", refusal.reason);
+        }
+    }
+}
+
+#[test]
+fn keep_going_with_every_skill_refused_writes_nothing() {
+    let root = tempfile::tempdir().unwrap();
+    let skills = root.path().join("skills");
+    skill(&skills, "notes", None, "Take notes.", &[]);
+    too_long(&skills);
+    let site = root.path().join("site");
+    let outcome = publish(&Request::new(vec![skills.clone()], &site).keep_going(true)).unwrap();
+    assert!(!outcome.changed);
+    assert!(outcome.skills.is_empty());
+    assert_eq!(outcome.refused.len(), 1);
+    assert!(!outcome.refused[0].kept, "there is no site");
+    assert!(!site.exists(), "nothing is written");
+
+    // A site that publishes it goes on serving it, untouched.
+    skill(&skills, "notes", None, "Take notes.", &[]);
+    publish(&Request::new(vec![skills.clone()], &site)).unwrap();
+    let before = tree(&site);
+    too_long(&skills);
+    let outcome = publish(&Request::new(vec![skills], &site).keep_going(true)).unwrap();
+    assert!(!outcome.changed);
+    assert!(outcome.refused[0].kept, "{:?}", outcome.refused);
+    assert_eq!(tree(&site), before);
+}

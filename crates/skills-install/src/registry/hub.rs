@@ -365,10 +365,10 @@ pub(super) async fn install_zip(
     // The whole zip was checked above; the source only names where it came from.
     let source = Source::Archive(planned.url.clone());
     let fetched = fetch::Fetched {
-        offers: vec![fetch::Offer {
+        offers: vec![fetch::Offer::whole(
             download,
-            digest: Some(format!("sha256:{}", fetch::hex_digest(bytes))),
-        }],
+            Some(format!("sha256:{}", fetch::hex_digest(bytes))),
+        )],
         kind: planned.kind,
         resolved: Some(planned.url.clone()),
         reference: version,

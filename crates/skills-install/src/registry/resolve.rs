@@ -15,7 +15,9 @@
 //!   Hermes serves its official skills from `optional-skills/` of its own repository, so a
 //!   base that is a GitHub folder page (and, when none is configured, Hermes's own
 //!   `NousResearch/hermes-agent/optional-skills`) gives the GitHub form; any other base gives
-//!   `<base>/<category>/<slug>/` as a site for the installer's index discovery.
+//!   the folder `<base>/<category>/<slug>/`: its own index forms (an agent-skills or vercel
+//!   index, a pack), then its own `SKILL.md`, and never the origin's root, whose index lists
+//!   whatever else that host publishes.
 //!   `<owner>/<repo>/<path>` (Hermes's GitHub taps) is the GitHub form. The prefixes of other
 //!   hubs (`skills-sh/`, `clawhub/`, `lobehub/`, `browse-sh/`) name skills this kind cannot
 //!   reach, and say so with the entry's source page.
@@ -54,13 +56,16 @@ pub enum Resolved {
     Url(Url),
     /// A GitHub folder in the shorthand `owner/repo[/path][@ref]`.
     Github(String),
+    /// A download base's folder for the one skill (checked by the URL policy): its indexes,
+    /// then its own `SKILL.md`, never the origin's root.
+    Folder(Url),
 }
 
 impl Resolved {
     /// The source text, as `skills install` takes it.
     pub fn text(&self) -> String {
         match self {
-            Self::Url(url) => url.to_string(),
+            Self::Url(url) | Self::Folder(url) => url.to_string(),
             Self::Github(shorthand) => shorthand.clone(),
         }
     }
@@ -181,7 +186,7 @@ fn official(
         return Ok(Resolved::Github(under.display()));
     }
     push_segments(&mut url, base, parts.iter().copied().chain([""]))?;
-    Ok(Resolved::Url(url))
+    Ok(Resolved::Folder(url))
 }
 
 fn push_segments<'a>(

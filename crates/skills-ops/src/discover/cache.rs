@@ -20,14 +20,14 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use skills_types::catalog::Root;
 use skills_types::run::InputType;
-use skills_types::skill::SkillInput;
+use skills_types::skill::{Invocation, SkillInput};
 use skills_types::{Diagnostic, DiagnosticCode, Frontmatter, Severity, Skill, SkillsConfig};
 
 use super::Loaded;
 use crate::state::{self, CACHE_DIR, CATALOG_CACHE, CATALOG_CACHE_PREFIX, Folder};
 
 /// Bumped whenever the layout below or what the loader produces changes.
-const FORMAT: u32 = 3;
+const FORMAT: u32 = 4;
 
 /// What identifies one version of a file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -101,6 +101,9 @@ pub(crate) struct Stamps {
     /// `skill.toml` (0) or `workflow.toml` (1), with its stamp.
     pub(crate) sidecar: Option<(u8, Stamp)>,
     pub(crate) manifest: Option<Stamp>,
+    /// The `agents` folder, when it is a real one, and its `openai.yaml` when that is a
+    /// regular file.
+    pub(crate) agents: Option<(Stamp, Option<Stamp>)>,
 }
 
 /// The file opens with this header; then come the chunks, each its byte length (8 bytes,
@@ -141,6 +144,8 @@ struct CachedLoad<'a> {
     diagnostics: Vec<CachedDiagnostic<'a>>,
     when_to_use: Option<Cow<'a, str>>,
     inputs: Vec<CachedInput<'a>>,
+    /// Started by name only (`Invocation::Manual`).
+    manual: bool,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -212,6 +217,7 @@ pub(crate) struct LoadedView<'a> {
     diagnostics: &'a [Diagnostic],
     when_to_use: Option<&'a str>,
     inputs: &'a [SkillInput],
+    invocation: Invocation,
 }
 
 impl<'a> From<&'a Loaded> for LoadedView<'a> {
@@ -221,6 +227,7 @@ impl<'a> From<&'a Loaded> for LoadedView<'a> {
             diagnostics: &loaded.diagnostics,
             when_to_use: loaded.when_to_use.as_deref(),
             inputs: &loaded.inputs,
+            invocation: loaded.invocation,
         }
     }
 }
@@ -232,6 +239,7 @@ impl<'a> From<&'a Skill> for LoadedView<'a> {
             diagnostics: &skill.diagnostics,
             when_to_use: skill.when_to_use.as_deref(),
             inputs: &skill.inputs,
+            invocation: skill.invocation,
         }
     }
 }
@@ -276,6 +284,7 @@ impl<'a> CachedLoad<'a> {
                         .map(|value| Cow::Owned(value.to_string())),
                 })
                 .collect(),
+            manual: !loaded.invocation.offered_to_model(),
         }
     }
 
@@ -325,6 +334,11 @@ impl<'a> CachedLoad<'a> {
                     })
                 })
                 .collect::<Option<_>>()?,
+            invocation: if self.manual {
+                Invocation::Manual
+            } else {
+                Invocation::Model
+            },
         })
     }
 }

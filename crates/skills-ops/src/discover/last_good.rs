@@ -3,10 +3,9 @@
 //! catalog, flagged, until it loads again or is removed. A file that never loaded is reported
 //! and absent.
 //!
-//! While remembering is on, "loads" is strict: a record the lenient loader could only make by
-//! falling back (its frontmatter did not parse, so the name and description were guessed,
-//! an error-level finding) does not count as valid. Outside a watch the lenient loader's
-//! record stands, as it always has.
+//! A file whose frontmatter does not parse is a failure like any other (discovery refuses it:
+//! its name and description would be guesses), so while a watch runs agents see its last good
+//! version, and outside a watch nothing of it.
 
 use std::collections::HashSet;
 use std::path::Path;
@@ -31,15 +30,10 @@ pub(super) fn keep(memory: &LastGood, built: &mut [Result<Skill, Diagnostic>]) -
             let mut failures = Vec::new();
             for outcome in built.iter_mut() {
                 if let Ok(skill) = outcome {
-                    match first_error(skill) {
-                        None => {
-                            if records.get(&skill.location) != Some(skill) {
-                                records.insert(skill.location.clone(), skill.clone());
-                            }
-                            continue;
-                        }
-                        Some(error) => *outcome = Err(error),
+                    if records.get(&skill.location) != Some(skill) {
+                        records.insert(skill.location.clone(), skill.clone());
                     }
+                    continue;
                 }
                 let Err(diagnostic) = outcome else { continue };
                 let Some(last) = diagnostic.path.as_ref().and_then(|path| records.get(path)) else {
@@ -66,16 +60,4 @@ pub(super) fn keep(memory: &LastGood, built: &mut [Result<Skill, Diagnostic>]) -
             failures
         })
         .unwrap_or_default()
-}
-
-/// The first error-level finding of a record the loader made anyway (by falling back), as a
-/// failure of its definition file.
-fn first_error(skill: &Skill) -> Option<Diagnostic> {
-    let error = skill
-        .diagnostics
-        .iter()
-        .find(|diagnostic| diagnostic.severity == Severity::Error)?;
-    let mut failure = error.clone();
-    failure.path = Some(skill.location.clone());
-    Some(failure)
 }

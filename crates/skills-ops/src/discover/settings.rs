@@ -318,7 +318,9 @@ impl Layered {
                     );
                 }
             },
-            (Some("runtime"), key) => return runtime(key, value, workspace, &mut config.runtime),
+            (Some("runtime"), key) => {
+                return runtime(key, value, workspace, file.home, &mut config.runtime);
+            }
             _ => return Err(no_reader(row)),
         }
         Ok(Taken::All)
@@ -402,6 +404,7 @@ fn runtime(
     key: &str,
     value: &toml::Value,
     workspace: bool,
+    home: &Path,
     runtime: &mut RuntimeConfig,
 ) -> Result<Taken, String> {
     let text = value.as_str();
@@ -459,6 +462,28 @@ fn runtime(
                 Taken::All
             }
         }
+        "writable" => {
+            let folders = strings(value)
+                .ok_or("'runtime.writable' must be a list of folders")?
+                .iter()
+                .map(|folder| writable_folder(folder, home))
+                .collect::<Result<Vec<_>, _>>()?;
+            if workspace {
+                // Fewer folders tighten; one the home does not list would loosen.
+                let loosens = folders
+                    .iter()
+                    .any(|folder| !runtime.writable.contains(folder));
+                runtime.writable.retain(|folder| folders.contains(folder));
+                if loosens {
+                    Taken::OnlyWhatTightens
+                } else {
+                    Taken::All
+                }
+            } else {
+                runtime.writable = folders;
+                Taken::All
+            }
+        }
         "max_concurrent_runs" | "max_runs_per_minute" => {
             let limit = value
                 .as_integer()
@@ -479,6 +504,12 @@ fn runtime(
         }
         // The keys below are the home's alone (the table says so, and a workspace's value
         // never reaches here).
+        "setup_network" => {
+            runtime.setup_network = text
+                .and_then(network_mode)
+                .ok_or("'runtime.setup_network' must be \"allow\" or \"deny\"")?;
+            Taken::All
+        }
         "sandbox_helper" => {
             let path = text.filter(|path| Path::new(path).is_absolute()).ok_or(
                 "'runtime.sandbox_helper' must be an absolute path to a program whose main \
@@ -525,6 +556,38 @@ fn runtime(
         _ => return Err(format!("'runtime.{key}' has no reader; this is a bug")),
     };
     Ok(taken)
+}
+
+/// One folder of `[runtime] writable`: absolute, or `~/...` below the home; never `..` (a
+/// folder the user can read at a glance is the one granted) and never `/` (every folder:
+/// that is `sandbox = "off"`, which says so).
+fn writable_folder(text: &str, home: &Path) -> Result<PathBuf, String> {
+    let path = match text.strip_prefix('~') {
+        Some("") => home.to_path_buf(),
+        Some(rest) if rest.starts_with('/') => home.join(rest.trim_start_matches('/')),
+        _ => PathBuf::from(text),
+    };
+    let shown = text.escape_debug();
+    if !path.is_absolute() {
+        return Err(format!(
+            "'runtime.writable' holds '{shown}', which is not an absolute path (write /path or ~/path)"
+        ));
+    }
+    if path
+        .components()
+        .any(|part| matches!(part, std::path::Component::ParentDir))
+    {
+        return Err(format!(
+            "'runtime.writable' holds '{shown}', which goes through '..'; name the folder itself"
+        ));
+    }
+    if path.parent().is_none() {
+        return Err(
+            "'runtime.writable' holds '/', every folder: to run without the sandbox, say `sandbox = \"off\"`"
+                .to_owned(),
+        );
+    }
+    Ok(path)
 }
 
 /// `value` into `field` when it comes from the home, or from a workspace and is at least as

@@ -433,7 +433,7 @@ pub fn tool_name(skill: &str, tool: &str) -> String {
 /// Whether `skill`'s tool `spec` is offered to agents: its offered name is one every model API
 /// accepts, and its schema holds no text validation reads that an agent could not be shown
 /// ([`unshowable_schema_text`]). The runtime offers and answers only these; discovery reports
-/// the others ([`tool_diagnostics`]).
+/// the others (`tool_diagnostics`).
 pub fn is_offered(skill: &str, spec: &ToolSpec) -> bool {
     is_model_tool_name(&tool_name(skill, &spec.name))
         && unshowable_schema_text(&spec.parameters).is_none()

@@ -1052,3 +1052,142 @@ fn a_root_reads_a_bounded_number_of_entries() {
             .any(|d| d.code == DiagnosticCode::DirectoryLimit)
     );
 }
+
+#[test]
+fn a_frontmatter_that_does_not_parse_keeps_its_skill_out() {
+    let tree = Tree::new();
+    let root = tree.user();
+    tree.skill(&root, "good", "good");
+    for (folder, text) in [
+        (
+            "bad-yaml",
+            "---\nname: bad-yaml\ndescription: [unclosed\n---\nA body.\n",
+        ),
+        ("a-list", "---\n- name\n- description\n---\nA body.\n"),
+    ] {
+        std::fs::create_dir_all(root.join(folder)).unwrap();
+        std::fs::write(root.join(folder).join("SKILL.md"), text).unwrap();
+    }
+    for cache in [false, true, true] {
+        let mut config = tree.config();
+        config.cache = cache;
+        let catalog = discover(&config).unwrap();
+        assert_eq!(
+            names(&catalog),
+            [("good", SkillScope::User)],
+            "cache {cache}"
+        );
+        let refused: Vec<_> = catalog
+            .diagnostics
+            .iter()
+            .filter(|diagnostic| diagnostic.code == DiagnosticCode::YamlError)
+            .collect();
+        assert_eq!(refused.len(), 2, "{:?}", catalog.diagnostics);
+        for diagnostic in refused {
+            assert_eq!(diagnostic.severity, Severity::Error);
+            assert!(
+                diagnostic.message.contains("not loaded"),
+                "{}",
+                diagnostic.message
+            );
+            assert!(diagnostic.path.is_some());
+        }
+    }
+}
+
+#[test]
+fn manual_only_skills_come_from_the_frontmatter_or_the_codex_policy() {
+    let tree = Tree::new();
+    let root = tree.user();
+    let write = |folder: &str, extra: &str| {
+        let dir = root.join(folder);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(
+            dir.join("SKILL.md"),
+            format!("---\nname: {folder}\ndescription: d\n{extra}---\nBody\n"),
+        )
+        .unwrap();
+        dir
+    };
+    write("offered", "");
+    write("claude", "disable-model-invocation: true\n");
+    write("claude-yes", "disable-model-invocation: yes\n");
+    write("claude-off", "disable-model-invocation: false\n");
+    let codex = write("codex", "");
+    std::fs::create_dir_all(codex.join("agents")).unwrap();
+    std::fs::write(
+        codex.join("agents/openai.yaml"),
+        "interface:\n  display_name: \"Codex\"\npolicy:\n  allow_implicit_invocation: false\n",
+    )
+    .unwrap();
+    let broken = write("codex-broken", "");
+    std::fs::create_dir_all(broken.join("agents")).unwrap();
+    std::fs::write(
+        broken.join("agents/openai.yaml"),
+        "policy:\n  allow_implicit_invocation: nope\n",
+    )
+    .unwrap();
+    let manual = |catalog: &Catalog| -> Vec<String> {
+        catalog
+            .skills
+            .iter()
+            .filter(|skill| !skill.offered_to_model())
+            .map(|skill| skill.name.clone())
+            .collect()
+    };
+    let mut config = tree.config();
+    config.cache = true;
+    let cold = discover(&config).unwrap();
+    assert_eq!(manual(&cold), ["claude", "claude-yes", "codex"]);
+    let ignored = cold
+        .skills
+        .iter()
+        .find(|skill| skill.name == "codex-broken")
+        .unwrap();
+    assert!(
+        ignored
+            .diagnostics
+            .iter()
+            .any(|diagnostic| diagnostic.code == DiagnosticCode::InvalidSidecar),
+        "{:?}",
+        ignored.diagnostics
+    );
+    assert_eq!(
+        discover(&config).unwrap(),
+        cold,
+        "the cache keeps the policy"
+    );
+
+    // The cache notices the policy file change, appear and go, though the skill folder's
+    // own stamp never moves.
+    std::fs::write(
+        codex.join("agents/openai.yaml"),
+        "policy:\n  allow_implicit_invocation: true\n",
+    )
+    .unwrap();
+    assert_eq!(
+        manual(&discover(&config).unwrap()),
+        ["claude", "claude-yes"]
+    );
+    let offered = root.join("offered");
+    std::fs::create_dir_all(offered.join("agents")).unwrap();
+    assert_eq!(
+        manual(&discover(&config).unwrap()),
+        ["claude", "claude-yes"]
+    );
+    std::fs::write(
+        offered.join("agents/openai.yaml"),
+        "policy:\n  allow_implicit_invocation: false\n",
+    )
+    .unwrap();
+    let now = discover(&config).unwrap();
+    assert_eq!(manual(&now), ["claude", "claude-yes", "offered"]);
+    let mut uncached = tree.config();
+    uncached.cache = false;
+    assert_eq!(now, discover(&uncached).unwrap());
+    std::fs::remove_file(offered.join("agents/openai.yaml")).unwrap();
+    assert_eq!(
+        manual(&discover(&config).unwrap()),
+        ["claude", "claude-yes"]
+    );
+}

@@ -410,10 +410,10 @@ fn profiles_differ_where_01_says() {
         )
         .profile(Profile::Lenient),
         case(
-            "lenient still checks the name",
+            "lenient warns of the name the loader forgives",
             "pdf",
             "name: Pdf\ndescription: d\n",
-            &[(E, NameNotLowercase), (W, NameDirectoryMismatch)],
+            &[(W, NameNotLowercase), (W, NameDirectoryMismatch)],
         )
         .profile(Profile::Lenient),
         case("skillhub allows x-astron keys", "pdf-tools", &astron, &[]).profile(Profile::Skillhub),
@@ -427,6 +427,359 @@ fn profiles_differ_where_01_says() {
         case("openhuman allows any x- key", "pdf-tools", &astron, &[]).profile(Profile::Openhuman),
     ];
     check_cases(cases);
+}
+
+/// Every field Claude Code documents, each with a value of the documented type.
+const CLAUDE_CODE_ALL: &str = "name: deploy\n\
+description: Deploys the current branch to staging.\n\
+when_to_use: When the user says ship it.\n\
+argument-hint: \"[environment] [version]\"\n\
+arguments: environment version\n\
+disable-model-invocation: true\n\
+user-invocable: yes\n\
+allowed-tools: Bash(git push:*) Read\n\
+disallowed-tools: [Write]\n\
+model: sonnet\n\
+effort: high\n\
+context: fork\n\
+agent: Explore\n\
+hooks:\n  PreToolUse:\n    - matcher: Bash\n      hooks:\n        - type: command\n          command: ./check.sh\n\
+paths: [\"src/**\", \"deploy/*.yaml\"]\n\
+shell: bash\n\
+license: MIT\n\
+compatibility: Needs git\n\
+metadata:\n  owner: platform\n";
+
+#[test]
+fn host_profiles_take_the_fields_and_names_their_hosts_document() {
+    let cases = vec![
+        case("every Claude Code field", "deploy", CLAUDE_CODE_ALL, &[])
+            .profile(Profile::ClaudeCode),
+        case(
+            "Claude Code's name is optional and need not match the folder",
+            "anything",
+            "description: Commits.\nallowed-tools: [\"Read\", \"Bash\"]\n",
+            &[],
+        )
+        .profile(Profile::ClaudeCode),
+        case(
+            "Claude Code's name rule",
+            "skill-development",
+            "name: Skill Development\ndescription: d\n",
+            &[(E, NameNotLowercase), (E, NameInvalidCharacters)],
+        )
+        .profile(Profile::ClaudeCode),
+        case(
+            "Claude Code allows no Unicode letters in a name",
+            "дата",
+            "name: дата\ndescription: d\n",
+            &[(E, NameInvalidCharacters)],
+        )
+        .profile(Profile::ClaudeCode),
+        case(
+            "a capital that is not ASCII is not only a case problem",
+            "дата",
+            "name: Дата\ndescription: d\n",
+            &[(E, NameNotLowercase), (E, NameInvalidCharacters)],
+        )
+        .profile(Profile::ClaudeCode),
+        case(
+            "Claude Code documents no top-level version",
+            "pdf-tools",
+            &format!("{BASE}version: 0.1.0\n"),
+            &[(E, UnexpectedField)],
+        )
+        .profile(Profile::ClaudeCode),
+        case(
+            "Claude Code's field types",
+            "pdf-tools",
+            &format!(
+                "{BASE}disable-model-invocation: sometimes\nuser-invocable: [a]\nhooks: run.sh\npaths: {{a: b}}\nmodel: [a]\n"
+            ),
+            &[
+                (E, InvalidFieldType),
+                (E, InvalidFieldType),
+                (E, InvalidFieldType),
+                (E, InvalidFieldType),
+                (E, InvalidFieldType),
+            ],
+        )
+        .profile(Profile::ClaudeCode),
+        case(
+            "Claude Code's documented values",
+            "pdf-tools",
+            &format!("{BASE}effort: ultra\nshell: zsh\ncontext: inline\nagent: Plan\n"),
+            &[
+                (W, InvalidFieldValue),
+                (W, InvalidFieldValue),
+                (W, InvalidFieldValue),
+                (W, InvalidFieldValue),
+            ],
+        )
+        .profile(Profile::ClaudeCode),
+        case(
+            "an unquoted argument-hint is a list Claude Code turns into text",
+            "pdf-tools",
+            &format!("{BASE}argument-hint: [issue-number]\n"),
+            &[(W, InvalidFieldType)],
+        )
+        .profile(Profile::ClaudeCode),
+        case(
+            "Claude Code takes the body's paragraph for a missing description",
+            "pdf-tools",
+            "name: pdf-tools\n",
+            &[(W, DescriptionMissing)],
+        )
+        .profile(Profile::ClaudeCode),
+        case(
+            "Claude Code cuts description and when_to_use at 1,536",
+            "pdf-tools",
+            &format!(
+                "name: pdf-tools\ndescription: {}\nwhen_to_use: {}\n",
+                "d".repeat(1000),
+                "w".repeat(600)
+            ),
+            &[(W, DescriptionTooLong)],
+        )
+        .profile(Profile::ClaudeCode),
+        case(
+            "Codex takes any one-line name up to 64",
+            "tools",
+            "name: PDF Tools (beta)\ndescription: d\nmetadata:\n  short-description: Reads PDFs\n",
+            &[],
+        )
+        .profile(Profile::Codex),
+        case(
+            "Codex requires both fields, as strings",
+            "pdf-tools",
+            "name: 3000\n",
+            &[(E, InvalidFieldType), (E, DescriptionMissing)],
+        )
+        .profile(Profile::Codex),
+        case(
+            "Codex's limits",
+            "pdf-tools",
+            &format!(
+                "name: {}\ndescription: {}\nmetadata:\n  short-description: {}\n",
+                "n".repeat(65),
+                "d".repeat(1025),
+                "s".repeat(1025)
+            ),
+            &[(E, NameTooLong), (E, DescriptionTooLong), (E, DescriptionTooLong)],
+        )
+        .profile(Profile::Codex),
+        case(
+            "Codex refuses a metadata that is not a mapping",
+            "pdf-tools",
+            &format!("{BASE}metadata: [a]\n"),
+            &[(E, MetadataNotMap)],
+        )
+        .profile(Profile::Codex),
+        case(
+            "Codex ignores Claude Code's fields",
+            "pdf-tools",
+            &format!("{BASE}disable-model-invocation: true\n"),
+            &[(E, UnexpectedField)],
+        )
+        .profile(Profile::Codex),
+        case(
+            "OpenCode's fields",
+            "git-release",
+            "name: git-release\ndescription: d\nlicense: MIT\ncompatibility: opencode\nmetadata:\n  audience: maintainers\n",
+            &[],
+        )
+        .profile(Profile::Opencode),
+        case(
+            "OpenCode does not document allowed-tools",
+            "pdf-tools",
+            &format!("{BASE}allowed-tools: Read\n"),
+            &[(E, UnexpectedField)],
+        )
+        .profile(Profile::Opencode),
+        case(
+            "OpenCode's name rule",
+            "дата",
+            "name: дата\ndescription: d\n",
+            &[(E, NameInvalidCharacters)],
+        )
+        .profile(Profile::Opencode),
+        case(
+            "OpenCode's separators",
+            "pdf--tools-",
+            "name: PDF--tools-\ndescription: d\n",
+            &[
+                (E, NameNotLowercase),
+                (E, NameLeadingTrailingHyphen),
+                (E, NameConsecutiveHyphens),
+                (E, NameDirectoryMismatch),
+            ],
+        )
+        .profile(Profile::Opencode),
+        case(
+            "OpenCode requires the directory's name",
+            "pdf",
+            BASE,
+            &[(E, NameDirectoryMismatch)],
+        )
+        .profile(Profile::Opencode),
+        case(
+            "OpenCode's metadata maps strings to strings",
+            "pdf-tools",
+            &format!("{BASE}metadata:\n  tags: [a, b]\n"),
+            &[(E, InvalidFieldType)],
+        )
+        .profile(Profile::Opencode),
+        case(
+            "the default names the profile for Claude Code's fields",
+            "pdf-tools",
+            &format!("{BASE}disable-model-invocation: true\n"),
+            &[(E, UnexpectedField)],
+        ),
+        case("lenient takes every Claude Code field", "deploy", CLAUDE_CODE_ALL, &[])
+            .profile(Profile::Lenient),
+        case(
+            "lenient warns of a Claude Code field's type",
+            "pdf-tools",
+            &format!("{BASE}hooks: run.sh\n"),
+            &[(W, InvalidFieldType)],
+        )
+        .profile(Profile::Lenient),
+    ];
+    check_cases(cases);
+}
+
+#[test]
+fn unexpected_field_messages_point_to_the_claude_code_profile() {
+    let root = tempfile::tempdir().unwrap();
+    let text = frontmatter(&format!("{BASE}user-invocable: false\ncolour: red\n"));
+    let message = |profile| {
+        let report = run_in(
+            root.path(),
+            "pdf-tools",
+            text.as_bytes(),
+            &Options::new(profile),
+        );
+        report.diagnostics[0].message.clone()
+    };
+    let default = message(Profile::Agentskills);
+    assert!(
+        default.contains("colour, user-invocable")
+            && default.contains("user-invocable is Claude Code's")
+            && default.contains("--profile claude-code"),
+        "{default}"
+    );
+    let codex = message(Profile::Codex);
+    assert!(codex.contains("Codex ignores it"), "{codex}");
+    let claude = message(Profile::ClaudeCode);
+    assert!(
+        claude.starts_with("unexpected fields in frontmatter: colour;")
+            && !claude.contains("Claude Code's"),
+        "{claude}"
+    );
+}
+
+#[test]
+fn codex_reads_the_policy_file_beside_the_skill() {
+    let root = tempfile::tempdir().unwrap();
+    let skill = root.path().join("pdf-tools");
+    std::fs::create_dir_all(skill.join("agents")).unwrap();
+    let options = Options::new(Profile::Codex);
+    std::fs::write(
+        skill.join("agents/openai.yaml"),
+        "interface:\n  display_name: \"PDF\"\npolicy:\n  allow_implicit_invocation: false\n",
+    )
+    .unwrap();
+    let report = run_in(
+        root.path(),
+        "pdf-tools",
+        frontmatter(BASE).as_bytes(),
+        &options,
+    );
+    assert!(report.diagnostics.is_empty(), "{:?}", report.diagnostics);
+    std::fs::write(
+        skill.join("agents/openai.yaml"),
+        "policy:\n  allow_implicit_invocation: \"no\"\n",
+    )
+    .unwrap();
+    let report = validate_path(&skill, &options).unwrap();
+    assert!(report.valid);
+    assert_eq!(findings(&report), [(W, InvalidSidecar)]);
+    assert!(
+        report.diagnostics[0]
+            .message
+            .contains("Codex ignores the file"),
+        "{}",
+        report.diagnostics[0].message
+    );
+    // Other profiles do not look at a Codex file.
+    let report = validate_path(&skill, &Options::default()).unwrap();
+    assert!(report.diagnostics.is_empty(), "{:?}", report.diagnostics);
+}
+
+#[test]
+fn lenient_errs_only_where_discovery_refuses() {
+    let root = tempfile::tempdir().unwrap();
+    let lenient = Options::new(Profile::Lenient);
+    let cases: [(&str, &[u8], &[Finding]); 5] = [
+        (
+            "loads with guesses",
+            b"No frontmatter at all.\n",
+            &[(W, NoFrontmatter)],
+        ),
+        (
+            "wrong types",
+            b"---\nname: [a]\ndescription: {b: c}\nmetadata: x\n---\nBody\n",
+            &[
+                (W, InvalidFieldType),
+                (W, InvalidFieldType),
+                (W, MetadataNotMap),
+            ],
+        ),
+        (
+            "bad yaml",
+            b"---\nname: a\n  b: : c\n---\nBody\n",
+            &[(E, YamlError)],
+        ),
+        ("not utf-8", b"---\nname: \xff\n---\n", &[(E, NotUtf8)]),
+        (
+            "unterminated",
+            b"---\nname: a\n",
+            &[(E, UnterminatedFrontmatter)],
+        ),
+    ];
+    let mut failures = Vec::new();
+    for (index, (what, text, expect)) in cases.iter().enumerate() {
+        let report = run_in(
+            &root.path().join(index.to_string()),
+            "skill",
+            text,
+            &lenient,
+        );
+        let found = findings(&report);
+        if found.as_slice() != *expect {
+            failures.push(format!("{what}: expected {expect:?}, found {found:?}"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    // A name the folder can stand in for loads; when neither can be shown, nothing does.
+    let report = run_in(
+        root.path(),
+        "fine",
+        frontmatter("name: \"x\\u200by\"\ndescription: d\n").as_bytes(),
+        &lenient,
+    );
+    assert!(report.valid, "{:?}", report.diagnostics);
+    let report = run_in(
+        root.path(),
+        "bad\u{200b}folder",
+        frontmatter("description: d\n").as_bytes(),
+        &lenient,
+    );
+    assert!(!report.valid);
+    assert!(
+        findings(&report).contains(&(E, NameUnshowable)),
+        "{report:?}"
+    );
 }
 
 #[test]

@@ -15,8 +15,9 @@ use skills::manage::{CreateSkill, Uninstalled, UpdateSkill, Written};
 use skills::registry::{self as registry, Counts, Query, Status};
 use skills::render::{RenderOptions, Rendered, SyncOptions, SyncOutcome};
 use skills::run::{
-    RunLogChunk, RunOutcome, RunRequest, RunSink, RunSummary, RuntimeInfo, RuntimeKind, StartedRun,
-    Task, TestOutcome, TestRequest, ToolCall, ToolExecution, ToolInfo,
+    RunLogChunk, RunOutcome, RunRequest, RunSink, RunSummary, RuntimeInfo, RuntimeKind,
+    SetupOutcome, SetupRequest, StartedRun, Task, TestOutcome, TestRequest, ToolCall,
+    ToolExecution, ToolInfo,
 };
 use skills::trust::{TrustChange, TrustedWorkspace};
 use skills::validate::{Options, Profile, Report};
@@ -41,6 +42,8 @@ const _: fn(
 
 const _: fn(&skills::publish::Request) -> Result<skills::publish::Outcome, Error> =
     skills::publish::publish;
+const _: fn(skills::publish::Request, bool) -> skills::publish::Request =
+    skills::publish::Request::keep_going;
 
 const _: fn(SkillsConfig) -> Skills = Skills::new;
 const _: fn(&Skills) -> &SkillsConfig = Skills::config;
@@ -67,6 +70,9 @@ const _: fn() = skills::run::sandbox_main;
 const _: fn(&Skills, &RunRequest) -> Result<RunOutcome, Error> = Skills::run;
 const _: fn(&Skills, &RunRequest, Option<RunSink>) -> Result<RunOutcome, Error> = Skills::run_with;
 const _: fn(&Skills, &RunRequest, Option<RunSink>) -> Result<StartedRun, Error> = Skills::start_run;
+const _: fn(&Skills, &SetupRequest, Option<RunSink>) -> Result<SetupOutcome, Error> =
+    Skills::setup_skill;
+const _: fn(&Skills) -> Vec<skills::Diagnostic> = Skills::settings_diagnostics;
 const _: fn(&Skills, &str) -> Result<bool, Error> = Skills::cancel_run;
 const _: fn(&Skills, usize) -> Result<Vec<RunSummary>, Error> = Skills::recent_runs;
 const _: fn(&Skills, &str, u64, usize) -> Result<RunLogChunk, Error> = Skills::read_run_log;

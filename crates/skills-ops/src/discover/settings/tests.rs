@@ -149,6 +149,60 @@ fn workspace_sources_are_project_and_the_homes_stay_the_homes() {
     assert_eq!(both.project.urls, ["https://b.example/pack"]);
 }
 
+/// `[runtime] writable`: the home's folders (with `~` below the home) are granted; a
+/// workspace's list keeps only what the home also lists; a folder that is relative, goes
+/// through `..` or is `/` itself is a value that means nothing, and refuses runs.
+#[test]
+fn writable_folders_come_from_the_home_and_a_workspace_may_only_drop_some() {
+    let pair = Pair::new();
+    let home = pair.home.path();
+    pair.home_file("[runtime]\nwritable = ['~/out', '/srv/data', '~']\n");
+    let (alone, _) = pair.both();
+    assert!(alone.diagnostics.is_empty(), "{:?}", alone.diagnostics);
+    assert_eq!(
+        alone.config.runtime.writable,
+        [
+            home.join("out"),
+            PathBuf::from("/srv/data"),
+            home.to_path_buf()
+        ]
+    );
+    let file = pair.workspace_file("[runtime]\nwritable = ['/srv/data', '/etc']\n");
+    let (_, both) = pair.both();
+    assert_eq!(both.config.runtime.writable, [PathBuf::from("/srv/data")]);
+    let said = messages(&both);
+    assert_eq!(said.len(), 1, "{said:?}");
+    assert!(said[0].starts_with("[runtime] writable "), "{said:?}");
+    assert!(said[0].contains(&file.display().to_string()), "{said:?}");
+    std::fs::remove_file(&file).unwrap();
+    for bad in ["['out']", "['/srv/../etc']", "['/']", "'/srv'", "[1]"] {
+        let file = pair.home_file(&format!("[runtime]\nwritable = {bad}\n"));
+        let (alone, _) = pair.both();
+        refused(&alone, &file);
+    }
+}
+
+/// `[runtime] setup_network`: the home's, `allow` unless it says otherwise; a workspace's is
+/// ignored with a word.
+#[test]
+fn the_setup_network_is_the_homes_alone() {
+    let pair = Pair::new();
+    let (alone, _) = pair.both();
+    assert_eq!(alone.config.runtime.setup_network, NetworkMode::Allow);
+    pair.home_file("[runtime]\nsetup_network = 'deny'\n");
+    let file = pair.workspace_file("[runtime]\nsetup_network = 'allow'\n");
+    let (_, both) = pair.both();
+    assert_eq!(both.config.runtime.setup_network, NetworkMode::Deny);
+    let said = messages(&both);
+    assert!(
+        said.len() == 1 && said[0].contains(&file.display().to_string()),
+        "{said:?}"
+    );
+    let file = pair.home_file("[runtime]\nsetup_network = 'sometimes'\n");
+    let (alone, _) = pair.both();
+    refused(&alone, &file);
+}
+
 #[test]
 fn a_workspace_that_is_the_home_reads_the_file_once_as_the_home() {
     let home = tempfile::tempdir().unwrap();
@@ -612,6 +666,10 @@ fn samples(row: &Key) -> Vec<&'static str> {
             vec!["'https://nodejs.org/dist'", "'http://evil.example'"]
         }
         (Some("runtime"), "sandbox_helper") => vec!["'/opt/skills/bin/skills'", "'/tmp/evil'"],
+        (Some("runtime"), "writable") => {
+            vec!["['/srv/out', '~/out']", "['~/out']", "['/etc']", "[]"]
+        }
+        (Some("runtime"), "setup_network") => vec!["'allow'", "'deny'"],
         other => panic!("no sample values for {other:?}: add them with the row"),
     }
 }
@@ -765,6 +823,8 @@ fn not_looser(row: &Key, alone: &Layered, both: &Layered) -> Result<(), String> 
         (Some("runtime"), "managed_node") => ar.managed_node == br.managed_node,
         (Some("runtime"), "node_dist") => ar.node_dist == br.node_dist,
         (Some("runtime"), "sandbox_helper") => ar.sandbox_helper == br.sandbox_helper,
+        (Some("runtime"), "writable") => br.writable.iter().all(|dir| ar.writable.contains(dir)),
+        (Some("runtime"), "setup_network") => ar.setup_network == br.setup_network,
         other => return Err(format!("no property for {other:?}: add one with the row")),
     };
     if holds {
