@@ -12,7 +12,7 @@ use crate::discovery::{Run, Tree};
 
 /// Every command that reads a home, with the arguments it needs to get past its own parser.
 /// No argument leads off this machine: the one source is a loopback URL on the discard port.
-const WITH_HOME: [(&str, &[&str]); 28] = [
+const WITH_HOME: [(&str, &[&str]); 29] = [
     ("list", &[]),
     ("show", &["notes"]),
     ("read", &["notes"]),
@@ -37,6 +37,7 @@ const WITH_HOME: [(&str, &[&str]); 28] = [
     ("search", &["meeting", "notes"]),
     ("watch", &[]),
     ("test", &["notes"]),
+    ("setup", &["notes"]),
     ("serve", &[]),
     ("mcp", &[]),
     // Listed twice on purpose: `--json` too must say it as a usage error.

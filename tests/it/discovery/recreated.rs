@@ -127,9 +127,19 @@ skills trust -q
 stat -c '%d %i' "$ws" >"$out/first"
 skills list --json >"$out/trusted.json"
 umount "$mount_point"
-mount -t tmpfs tmpfs "$mount_point"
-clone
-stat -c '%d %i' "$ws" >"$out/again"
+# The kernel hands a new tmpfs the lowest free anonymous device number, which is the one just
+# freed unless another process (a concurrent test's sandbox mounting its procfs) takes it in
+# between: mount again until it comes back, which is the attack this test is about.
+tries=0
+while :; do
+    mount -t tmpfs tmpfs "$mount_point"
+    clone
+    stat -c '%d %i' "$ws" >"$out/again"
+    if cmp -s "$out/first" "$out/again" || [ "$tries" -ge 100 ]; then break; fi
+    tries=$((tries + 1))
+    umount "$mount_point"
+    sleep 0.05
+done
 skills list --json >"$out/again.json"
 skills list >"$out/again.out" 2>"$out/again.err"
 skills trust --list --json >"$out/records.json"

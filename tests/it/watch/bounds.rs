@@ -129,7 +129,7 @@ fn a_workspace_whose_roots_link_to_usr_and_proc_costs_a_few_watches_and_no_proce
     tree.trust();
 
     let started = Instant::now();
-    let mut watch = Session::json(&tree, &[]);
+    let mut watch = watch(&tree, &[]);
     let ready = watch.ready();
     assert!(
         started.elapsed() < super::PATIENCE,
@@ -172,7 +172,7 @@ fn links_to_usr_and_proc_inside_roots_cost_a_few_watches_and_no_processor_time()
     link("/proc", &project.join("proc"));
     tree.trust();
 
-    let mut watch = Session::json(&tree, &[]);
+    let mut watch = watch(&tree, &[]);
     let ready = watch.ready();
     assert_eq!(ready.skills, 1, "{}", watch.report());
     assert_eq!(
@@ -194,7 +194,7 @@ fn a_root_of_thousands_of_empty_folders_costs_one_watch() {
     for index in 0..2_500 {
         std::fs::create_dir_all(empty.join(format!("folder-{index:05}"))).unwrap();
     }
-    let mut watch = Session::json(&tree, &[]);
+    let mut watch = watch(&tree, &[]);
     let ready = watch.ready();
     assert_eq!(ready.skills, 1, "{}", watch.report());
     assert!(
@@ -226,7 +226,7 @@ fn a_root_needing_more_watches_than_the_cap_is_polled_and_still_reported() {
             std::fs::create_dir_all(root.join(name).join(format!("d{index:05}"))).unwrap();
         }
     }
-    let mut watch = Session::json(&tree, &["--poll-ms", "500"]);
+    let mut watch = watch(&tree, &["--poll-ms", "500"]);
     let ready = watch.ready();
     assert_eq!(ready.skills, 3, "{}", watch.report());
     let polled: Vec<&Value> = ready
@@ -267,18 +267,23 @@ fn a_root_needing_more_watches_than_the_cap_is_polled_and_still_reported() {
 /// its files (so it may write the tree's home), but holds no capability over them, root
 /// included, so a folder of mode 000 is unreadable to it as to any user. Fails with what to
 /// do where a user namespace cannot be made.
+/// `skills` in a user namespace of its own whose root is the user running the tests, with every
+/// capability dropped before it starts (`setpriv`): even when the tests run as root, it cannot
+/// read a folder of mode 000, and the process `/proc` entries of the non-dumpable `skills`
+/// belong to the namespace's root, that is to the user running the tests, who can read them
+/// (the kernel's own count of its inotify watches) as root or as a normal user alike.
 fn skills_without_privilege() -> Command {
-    let remedy = "the unreadable-root test runs the binary in a user namespace of its own so \
-                  that even root cannot read a folder of mode 000: run it where `unshare --user \
-                  true` succeeds (util-linux on PATH; unprivileged user namespaces allowed)";
+    let remedy = "the watch-bound tests run the binary in a user namespace of their own: run \
+                  them where `unshare --user --map-root-user setpriv --bounding-set=-all true` \
+                  succeeds (util-linux on PATH; unprivileged user namespaces allowed)";
     let mut probe = Command::new("unshare");
-    probe.args(["--user", "true"]);
-    if let Err(why) = skills_tests::netns::probe(probe, "unshare --user true", remedy) {
+    probe.args(UNPRIVILEGED).arg("true");
+    if let Err(why) = skills_tests::netns::probe(probe, "unshare --user setpriv true", remedy) {
         panic!("{why}");
     }
     let skills = skills_tests::skills();
     let mut command = Command::new("unshare");
-    command.arg("--user").arg(skills.get_program());
+    command.args(UNPRIVILEGED).arg(skills.get_program());
     for (key, value) in skills.get_envs() {
         match value {
             Some(value) => command.env(key, value),
@@ -286,6 +291,28 @@ fn skills_without_privilege() -> Command {
         };
     }
     command
+}
+
+/// `unshare` and `setpriv` options: a user namespace whose root is the caller, then no
+/// capability at all (none inherited, none in the bounding set, none regained by being root).
+const UNPRIVILEGED: [&str; 7] = [
+    "--user",
+    "--map-root-user",
+    "setpriv",
+    "--inh-caps=-all",
+    "--bounding-set=-all",
+    "--securebits=+noroot,+noroot_locked",
+    "--",
+];
+
+/// `skills watch --json ARGS` on `tree`, started through [`skills_without_privilege`].
+fn watch(tree: &Tree, args: &[&str]) -> Session {
+    Session::spawn(Session::command(
+        tree,
+        skills_without_privilege(),
+        true,
+        args,
+    ))
 }
 
 #[test]
