@@ -5,8 +5,9 @@
 //!
 //! The submodules: `sources` (a single `SKILL.md`, a pack, a well-known index), `replace`
 //! (already installed, a conflicting skill, `--force`), `scopes` (project scope, agent roots,
-//! uninstall), `concurrent` (eight processes racing for one slug) and `crash` (a child killed at
-//! random points, fifty times). This file holds what they share: skill fixtures, serving them,
+//! uninstall), `concurrent` (eight processes racing for one slug), `crash` (a child killed at
+//! random points, fifty times), `restore` (`install` without a source: the records restored,
+//! `--frozen`, the vercel tool's lock) and `private` (a GitHub token's origin binding). This file holds what they share: skill fixtures, serving them,
 //! running `install`, and reading a folder back whole.
 //!
 //! Only loopback is ever contacted: every URL comes from [`Server::url`], and
@@ -18,9 +19,11 @@ mod agents;
 mod concurrent;
 mod crash;
 mod local_http;
+mod private;
 mod published;
 mod replace;
 mod repositories;
+mod restore;
 mod scopes;
 mod sources;
 #[cfg(unix)]

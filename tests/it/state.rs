@@ -4,7 +4,8 @@
 //! `/dev/zero`, a link to a copy elsewhere, an oversized file, corrupt content, and the
 //! program's own folder above it made a link) × every command that reads or writes it
 //! (`list`, `search`, `trust`, `runs`, `logs`, `cancel`, `run`, `runtimes`, `setup`,
-//! `registry ...`, `update --remote`, `install`, `update`, `uninstall`), each against a fresh tree and, where
+//! `registry ...`, `update --remote`, `install`, `install` without a source (a restore),
+//! `update`, `uninstall`), each against a fresh tree and, where
 //! the network is involved, a loopback server only.
 //!
 //! Every command runs under a watchdog (killed and failed after [`WATCHDOG`]) and a memory
@@ -545,7 +546,38 @@ fn install_steps(lab: &Lab) -> Vec<Step> {
         step(&["--json", "list"]),
         step(&["--json", "install", &lab.id]),
         step(&["--json", "update"]),
+        step(&["--json", "install", "--scope", "user"]),
         step(&["--json", "uninstall", "csv-tools"]),
+    ]
+}
+
+// The vercel tool's project lock: a trusted workspace whose `skills-lock.json` lists a skill
+// of a local folder, restored once.
+
+fn vercel() -> Lab {
+    let tree = Tree::new();
+    tree.write(
+        &tree.workspace.join("vendor/team-notes/SKILL.md"),
+        "---\nname: team-notes\ndescription: Keeps team notes.\n---\nWrite them down.\n",
+    );
+    tree.write(
+        &tree.workspace.join("skills-lock.json"),
+        json!({"version": 1, "skills": {"team-notes": {
+            "source": "vendor/team-notes", "sourceType": "local", "computedHash": "77c0"
+        }}})
+        .to_string(),
+    );
+    let lab = Lab::new(tree);
+    lab.seed(&["trust"]);
+    lab.seed(&["--json", "install"]);
+    lab
+}
+
+fn vercel_steps(_: &Lab) -> Vec<Step> {
+    vec![
+        step(&["--json", "install"]),
+        step(&["--json", "install", "--frozen"]),
+        step(&["--json", "list"]),
     ]
 }
 
@@ -848,6 +880,13 @@ const ROWS: &[Row] = &[
         steps: install_steps,
     },
     Row {
+        kind: "vercel-lock",
+        build: vercel,
+        instances: |lab| vec![lab.tree.workspace.join("skills-lock.json")],
+        before: nothing,
+        steps: vercel_steps,
+    },
+    Row {
         kind: "provenance",
         build: installed,
         instances: |lab| vec![user_root(lab).join("pdf-tools/.skill-source.json")],
@@ -905,4 +944,5 @@ rows! {
     the_install_lock => "install-lock",
     a_provenance_record => "provenance",
     the_interpreter_versions => "interpreter-versions",
+    the_vercel_lock => "vercel-lock",
 }

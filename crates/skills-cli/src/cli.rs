@@ -71,6 +71,16 @@ fn local_http_help() -> String {
     )
 }
 
+fn install_help() -> String {
+    let [first, second] = skills::types::install::GITHUB_TOKEN_VARS;
+    format!(
+        "{} A private GitHub repository needs a token: {first} or {second}, or the variable \
+         `[github] token_env` names in the home skills.toml; it is sent to the configured \
+         GitHub's API and archive hosts only.",
+        local_http_help()
+    )
+}
+
 fn capitalised(text: &str) -> String {
     let mut characters = text.chars();
     characters
@@ -149,7 +159,10 @@ pub(crate) enum Command {
     /// Install skills from where they are published: an https URL (a SKILL.md, a site or docs
     /// page, a well-known index, a pack, a .tar.gz or .zip, a GitHub page), the GitHub
     /// shorthand owner/repo[/path][@ref], or a local folder or archive (./dir, /abs/x.zip).
-    #[command(after_help = local_http_help())]
+    /// Without a source, restore every skill the install records list (the project's by
+    /// default; --scope user for the home's), each from its recorded source at its recorded
+    /// version and digest; --frozen writes nothing unless nothing differs (for CI).
+    #[command(after_help = install_help())]
     Install(InstallArgs),
     /// Installed skills whose source offers other files now (a new version or a different
     /// digest), and those changed locally since install. Writes nothing.
@@ -571,27 +584,35 @@ pub(crate) struct UninstallArgs {
 
 #[derive(Debug, Args)]
 pub(crate) struct InstallArgs {
-    /// The source: a URL, owner/repo[/path][@ref], or ./folder, ../x.zip, /abs/path.
-    pub(crate) source: String,
+    /// The source: a URL, owner/repo[/path][@ref], or ./folder, ../x.zip, /abs/path. Without
+    /// one, the skills the install records list are restored.
+    pub(crate) source: Option<String>,
     #[command(flatten)]
     pub(crate) placement: Placement,
-    /// Replace a different skill already installed under the same name (atomically).
+    /// Replace a different skill already installed under the same name (atomically); when
+    /// restoring, replace a skill changed since it was installed with its recorded version.
     #[arg(long)]
     pub(crate) force: bool,
     /// Install only this skill of a multi-skill source (repeatable).
-    #[arg(long = "skill", value_name = "NAME")]
+    #[arg(long = "skill", value_name = "NAME", requires = "source")]
     pub(crate) skills: Vec<String>,
     /// Install only the skills of this plugin of a Claude Code plugin marketplace
     /// (`.claude-plugin/marketplace.json`, `plugin.json`) (repeatable).
-    #[arg(long = "plugin", value_name = "NAME")]
+    #[arg(long = "plugin", value_name = "NAME", requires = "source")]
     pub(crate) plugins: Vec<String>,
     /// Show what the source offers (name, description, kind; grouped by plugin when it has
     /// plugins) and install nothing.
-    #[arg(long)]
+    #[arg(long, requires = "source")]
     pub(crate) list: bool,
     /// Install a published version of an agent-skills site (one its versions.json lists).
-    #[arg(long, value_name = "VERSION")]
+    #[arg(long, value_name = "VERSION", requires = "source")]
     pub(crate) version: Option<String>,
+    /// Restore only when everything matches the records: fetch every recorded source and
+    /// compare every skill first, and on any difference (a source that cannot be reached, a
+    /// skill it no longer offers, another digest, a copy changed since) list them, write
+    /// nothing and exit 1. For CI.
+    #[arg(long, conflicts_with_all = ["source", "force"])]
+    pub(crate) frozen: bool,
     #[command(flatten)]
     pub(crate) discovery: Discovery,
 }
@@ -631,9 +652,9 @@ pub(crate) struct UpdateArgs {
 /// install`.
 #[derive(Debug, Args)]
 pub(crate) struct Placement {
-    /// Where to install.
-    #[arg(long, value_enum, default_value_t = WritableScope::User, value_name = "SCOPE")]
-    pub(crate) scope: WritableScope,
+    /// Where to install [default: user; project when `install` restores the records].
+    #[arg(long, value_enum, value_name = "SCOPE")]
+    pub(crate) scope: Option<WritableScope>,
     /// Which root of the scope to install into (app, agents, claude) [default: `[install]
     /// root` of the home skills.toml, else agents], and the agents that should see it too
     /// (repeatable: cursor, windsurf, ..., or detected; see `docs/cli.md`).
@@ -702,6 +723,13 @@ pub(crate) struct RegistryInstallArgs {
     /// namespace (atomically).
     #[arg(long)]
     pub(crate) force: bool,
+}
+
+impl Placement {
+    /// The scope asked for, else `default`.
+    pub(crate) fn scope_or(&self, default: WritableScope) -> skills::SkillScope {
+        self.scope.unwrap_or(default).into()
+    }
 }
 
 /// The roots of a scope `install --agent` and `new --agent` can write to.

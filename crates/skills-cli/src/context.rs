@@ -108,11 +108,20 @@ fn check_home(home: &std::path::Path) -> Result<(), String> {
 /// The handle for a discovery command.
 pub(crate) fn skills(global: &Global, discovery: Option<&Discovery>) -> Result<Skills, String> {
     let mut config = config(global, discovery)?;
-    resolve_token_env(&mut config);
+    let home = Skills::new(config.clone()).home_config();
+    resolve_token_env(&mut config, &home);
+    resolve_github_token(&mut config, &home);
     // The runtime draws a script's (allowlisted) environment from here; the library reads
-    // no environment itself. A variable whose name or value is not UTF-8 is left out.
+    // no environment itself. A variable whose name or value is not UTF-8 is left out. The
+    // secrets this process took out of its own environment are still the user's to pass to a
+    // script by name (`pass_env = ["GITHUB_TOKEN"]`); the allowlist keeps them out otherwise.
     config.runtime.inherited_env = std::env::vars_os()
         .filter_map(|(name, value)| Some((name.into_string().ok()?, value.into_string().ok()?)))
+        .chain(
+            crate::secrets::taken()
+                .iter()
+                .map(|(name, value)| (name.clone(), value.clone())),
+        )
         .collect();
     // Tests simulate an older kernel with it; a lower ABI can only refuse more runs.
     config.runtime.landlock_abi_ceiling = text(TEST_LANDLOCK_ABI).and_then(|abi| abi.parse().ok());
@@ -134,17 +143,32 @@ fn sibling_helper() -> Option<std::path::PathBuf> {
 /// `[registry] token_env = "NAME"` in the home `skills.toml`: the library reads no
 /// environment, so the command line reads the variable it names, once the effective
 /// configuration is known. `SKILLS_REGISTRY_TOKEN` wins over it.
-fn resolve_token_env(config: &mut SkillsConfig) {
+fn resolve_token_env(config: &mut SkillsConfig, home: &SkillsConfig) {
     if config.registry.token.is_some() {
         return;
     }
-    let home = Skills::new(config.clone()).home_config();
     if let Some(name) = home.registry.token_env.as_deref() {
         // A secret like the two this program knows by name: out of the environment (this
         // process starts itself again without it when it is set) before anything runs.
         crate::secrets::take(&[name]);
         config.registry.token = secret(name);
     }
+}
+
+/// The GitHub token for private repositories: the variable the home `skills.toml`'s
+/// `[github] token_env` names when it names one (the user's explicit choice), else
+/// `GITHUB_TOKEN`, else `GH_TOKEN`. The library sends it to the configured GitHub's API and
+/// archive origins only; like every secret here, it leaves this process's environment.
+fn resolve_github_token(config: &mut SkillsConfig, home: &SkillsConfig) {
+    config.github.token_env.clone_from(&home.github.token_env);
+    if let Some(name) = home.github.token_env.as_deref() {
+        crate::secrets::take(&[name]);
+        config.github.token = secret(name);
+        return;
+    }
+    config.github.token = skills::types::install::GITHUB_TOKEN_VARS
+        .iter()
+        .find_map(|name| secret(name));
 }
 
 /// Whether `skills registry` commands refresh the catalog first, however fresh the cache.

@@ -1,12 +1,15 @@
 //! `skills install SOURCE`: downloads, checks and installs skills (03, 09), one line per
-//! skill; with `--list`, what the source offers, nothing installed.
+//! skill; with `--list`, what the source offers, nothing installed. `skills install` without
+//! a source restores what the install records list (`--frozen`: only if nothing differs).
 
+use anstream::eprintln;
 use skills::install::{InstallOutcome, InstallRequest};
+use skills::restore::{Action, Report};
 
 use crate::Exit;
-use crate::cli::{Global, InstallArgs};
+use crate::cli::{Global, InstallArgs, WritableScope};
 use crate::context;
-use crate::output::{self, DIM, OK};
+use crate::output::{self, DIM, ERROR, OK, WARNING};
 use crate::progress::Progress;
 
 pub(crate) fn run(global: &Global, args: &InstallArgs) -> Exit {
@@ -14,13 +17,16 @@ pub(crate) fn run(global: &Global, args: &InstallArgs) -> Exit {
         Ok(skills) => skills,
         Err(message) => return output::usage(global, &message),
     };
+    let Some(source) = &args.source else {
+        return restore(global, args, skills);
+    };
     let progress = Progress::start(global, "installing");
     let skills = match &progress {
         Some(progress) => skills.with_progress(progress.sink()),
         None => skills,
     };
-    let mut request = InstallRequest::new(&args.source);
-    request.scope = args.placement.scope.into();
+    let mut request = InstallRequest::new(source);
+    request.scope = args.placement.scope_or(WritableScope::User);
     match crate::cli::agent_choice(&args.placement.agent) {
         Ok((agent, agents)) => {
             request.agent = agent;
@@ -48,6 +54,118 @@ pub(crate) fn run(global: &Global, args: &InstallArgs) -> Exit {
         return print_offered(global, &outcomes);
     }
     print_outcomes(global, &outcomes)
+}
+
+/// `skills install` without a source: restores the records of the scope (the project's by
+/// default), one line per recorded skill; a skill that differs is an error line, and makes
+/// the exit status 1.
+fn restore(global: &Global, args: &InstallArgs, skills: skills::Skills) -> Exit {
+    let mut request =
+        skills::restore::Request::new(args.placement.scope_or(WritableScope::Project));
+    match crate::cli::agent_choice(&args.placement.agent) {
+        Ok((agent, agents)) if agents.is_empty() => request.agent = agent,
+        Ok(_) => {
+            return output::usage(
+                global,
+                "a restore writes each skill back into the root that records it; --agent can only choose that root (app, agents, claude), not link other agents",
+            );
+        }
+        Err(message) => return output::usage(global, &message),
+    }
+    request.frozen = args.frozen;
+    request.force = args.force;
+    request.timeout_secs = Some(args.placement.timeout);
+    let runtime = match runtime() {
+        Ok(runtime) => runtime,
+        Err(message) => return output::usage(global, &message),
+    };
+    let progress = Progress::start(global, "restoring");
+    let skills = match &progress {
+        Some(progress) => skills.with_progress(progress.sink()),
+        None => skills,
+    };
+    let result = runtime.block_on(skills.restore(&request));
+    drop(progress);
+    match result {
+        Ok(report) => print_restored(global, &report),
+        Err(error) => output::fail(global, &error),
+    }
+}
+
+/// Prints a restore: `{"restore": {...}}` with `--json`, else one line per recorded skill
+/// (current ones only without `-q`), the differences last, on stderr, with what to do.
+fn print_restored(global: &Global, report: &Report) -> Exit {
+    let status = if report.differences().next().is_some() {
+        Exit::Failure
+    } else {
+        Exit::Success
+    };
+    if global.json {
+        output::print_json(&serde_json::json!({ "restore": report }));
+        return status;
+    }
+    if report.records.is_empty() {
+        output::warn(
+            "no install record lists a skill here; `skills install SOURCE` installs one and records it",
+        );
+        return status;
+    }
+    for outcome in &report.skills {
+        let (state, shown) = match outcome.action {
+            Action::Installed => ("restored", true),
+            Action::Current => ("current", !global.quiet),
+            Action::Held => ("held", true),
+            Action::Differs => continue,
+        };
+        if !shown {
+            continue;
+        }
+        output::line(format_args!(
+            "{OK}{state}{OK:#} {} {DIM}({} scope, from {}, {}){DIM:#}",
+            output::shown(&outcome.slug),
+            outcome.scope,
+            output::shown(&outcome.source),
+            output::shown_path(&outcome.path)
+        ));
+        if let Some(message) = &outcome.message {
+            output::line(format_args!("    {DIM}{}{DIM:#}", output::shown(message)));
+        }
+        for warning in outcome
+            .installed
+            .iter()
+            .flat_map(|installed| &installed.warnings)
+        {
+            output::warn(warning);
+        }
+    }
+    let differences: Vec<_> = report.differences().collect();
+    if !differences.is_empty() {
+        eprintln!(
+            "{ERROR}{} of {} recorded skill{} differ{} from the record{ERROR:#}{}:",
+            differences.len(),
+            report.skills.len(),
+            if report.skills.len() == 1 { "" } else { "s" },
+            if differences.len() == 1 { "s" } else { "" },
+            if report.frozen {
+                "; nothing was written"
+            } else {
+                ""
+            }
+        );
+        for outcome in differences {
+            let kind = outcome
+                .difference
+                .and_then(|difference| serde_json::to_value(difference).ok())
+                .and_then(|value| value.as_str().map(str::to_owned))
+                .unwrap_or_default();
+            eprintln!(
+                "  {WARNING}{kind}{WARNING:#} {}: {}",
+                output::shown(&outcome.slug),
+                output::shown(outcome.message.as_deref().unwrap_or_default())
+            );
+        }
+    }
+    status
 }
 
 /// Prints what a source offers: `{"offered": [...]}` with `--json` (each with its `plugin`

@@ -107,7 +107,7 @@ pub(crate) fn run(global: &Global, command: &RegistryCommand) -> Exit {
         }
         RegistryCommand::Install(args) => {
             let mut request = InstallRequest::new(&args.id);
-            request.scope = args.placement.scope.into();
+            request.scope = args.placement.scope_or(crate::cli::WritableScope::User);
             match crate::cli::agent_choice(&args.placement.agent) {
                 Ok((agent, agents)) => {
                     request.agent = agent;

@@ -1,5 +1,5 @@
-//! The secrets this process holds (the MCP bearer token, the registry's token), kept out of
-//! its environment once read (issue 29).
+//! The secrets this process holds (the MCP bearer token, the registry's token, a GitHub
+//! token), kept out of its environment once read (issue 29).
 //!
 //! A variable stays in a process's environment block for its whole life, readable as
 //! `/proc/PID/environ`, and is inherited by any child started without clearing it. The
@@ -14,7 +14,10 @@
 //! standard streams.
 //!
 //! Only `context.rs` and `mcp.rs` read secrets, through [`value`]; the variables a user's
-//! configuration names (`[registry] token_env`) are taken the same way once known.
+//! configuration names (`[registry] token_env`, `[github] token_env`) are taken the same way
+//! once known. A variable taken out is still the user's to give a script: `[runtime]
+//! pass_env` reaches it through [`taken`] (the runs' environment is built from a list, never
+//! inherited).
 
 use std::collections::BTreeMap;
 use std::io::{Read as _, Seek as _, Write as _};
@@ -25,9 +28,15 @@ pub(crate) const MCP_TOKEN: &str = "SKILLS_MCP_TOKEN";
 /// The registry's bearer token (sent to the registry's own origin only).
 pub(crate) const REGISTRY_TOKEN: &str = "SKILLS_REGISTRY_TOKEN";
 
-/// The variables whose values are secrets this process holds. `[registry] token_env` names
-/// another at run time.
-pub(crate) const SECRET_VARIABLES: [&str; 2] = [MCP_TOKEN, REGISTRY_TOKEN];
+/// The variables whose values are secrets this process holds: the two of its own, and the
+/// GitHub token's (`skills_types::install::GITHUB_TOKEN_VARS`). `[registry] token_env` and
+/// `[github] token_env` name others at run time.
+pub(crate) const SECRET_VARIABLES: [&str; 4] = [
+    MCP_TOKEN,
+    REGISTRY_TOKEN,
+    skills::types::install::GITHUB_TOKEN_VARS[0],
+    skills::types::install::GITHUB_TOKEN_VARS[1],
+];
 
 /// The variable that carries the handover's descriptor number into the new image.
 const HANDOVER: &str = "SKILLS_SECRETS_FD";
@@ -67,6 +76,12 @@ pub(crate) fn value(name: &str) -> Option<String> {
         .get(name)
         .cloned()
         .or_else(|| std::env::var(name).ok())
+}
+
+/// Every secret taken out of the environment, by variable name: what the runs' environment
+/// may still be given by `pass_env`.
+pub(crate) fn taken() -> &'static BTreeMap<String, String> {
+    handed_over()
 }
 
 /// Reads what the image before this one handed over (closing its descriptor, so no child

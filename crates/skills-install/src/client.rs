@@ -18,10 +18,12 @@
 //!   the total deadline); a `Content-Length` over the cap is refused before reading, and the
 //!   body is counted while it streams (chunked bodies and lying lengths).
 //! - **Tokens stay home.** A [`Bearer`] token is attached only to a request whose origin
-//!   (scheme, host, port) is the token's own; reqwest drops `Authorization` on a redirect to
-//!   another host, port or scheme, and the header is marked sensitive so no debug output shows
-//!   it. A registry's token therefore never reaches a CDN, a GitHub hand-off or a redirect
-//!   target, and no message carries it.
+//!   (scheme, host, port) is one the token was granted for; reqwest drops `Authorization` on
+//!   a redirect to another host, port or scheme (and never adds it back on a later hop), and
+//!   the header is marked sensitive so no debug output shows it. A registry's token therefore
+//!   never reaches a CDN, a GitHub hand-off or a redirect target, a GitHub token never leaves
+//!   the configured GitHub's API and archive origins (its API's redirect to the archive host
+//!   carries a token of GitHub's own in the URL), and no message carries either.
 //! - **Backstop.** The peer address of the response is checked again, against the same policy
 //!   as the resolver's answers: should a connection ever be made where the resolver did not
 //!   look, the response is refused. `client/tests.rs` makes exactly such a connection.
@@ -73,29 +75,47 @@ pub struct Settings {
     pub bearer: Option<Bearer>,
 }
 
-/// A bearer token and the one origin it may be sent to (09 §Registries, Tokens).
+/// Bearer tokens and the origins each may be sent to (09 §Registries, Tokens): a registry's
+/// token to the registry's origin, a GitHub token to the configured GitHub's API and archive
+/// origins. A request gets the token of its own origin, or none.
 #[derive(Clone)]
 pub struct Bearer {
-    origin: url::Origin,
-    token: String,
+    grants: Vec<(url::Origin, String)>,
 }
 
 impl Bearer {
     /// `token` for the origin of `url` (its scheme, host and port).
     pub fn new(url: &Url, token: impl Into<String>) -> Self {
-        Self {
-            origin: url.origin(),
-            token: token.into(),
-        }
+        Self { grants: Vec::new() }.with(url, token)
     }
 
-    /// The `Authorization` value for a request to `url`: `None` off the token's origin.
-    fn header_for(&self, url: &Url) -> Option<reqwest::header::HeaderValue> {
-        if url.origin() != self.origin || !self.origin.is_tuple() {
-            return None;
+    /// This bearer, also sending `token` to the origin of `url` (an origin granted already
+    /// keeps its first token).
+    pub fn with(mut self, url: &Url, token: impl Into<String>) -> Self {
+        let origin = url.origin();
+        if origin.is_tuple() && !self.grants.iter().any(|(granted, _)| *granted == origin) {
+            self.grants.push((origin, token.into()));
         }
-        let mut value =
-            reqwest::header::HeaderValue::from_str(&format!("Bearer {}", self.token)).ok()?;
+        self
+    }
+
+    /// Whether a token goes to the origin of `url`.
+    pub fn covers(&self, url: &Url) -> bool {
+        self.token_for(url).is_some()
+    }
+
+    fn token_for(&self, url: &Url) -> Option<&str> {
+        let origin = url.origin();
+        self.grants
+            .iter()
+            .find(|(granted, _)| origin.is_tuple() && *granted == origin)
+            .map(|(_, token)| token.as_str())
+    }
+
+    /// The `Authorization` value for a request to `url`: `None` off the tokens' origins.
+    fn header_for(&self, url: &Url) -> Option<reqwest::header::HeaderValue> {
+        let token = self.token_for(url)?;
+        let mut value = reqwest::header::HeaderValue::from_str(&format!("Bearer {token}")).ok()?;
         value.set_sensitive(true);
         Some(value)
     }
@@ -103,8 +123,13 @@ impl Bearer {
 
 impl std::fmt::Debug for Bearer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let origins: Vec<String> = self
+            .grants
+            .iter()
+            .map(|(origin, _)| origin.ascii_serialization())
+            .collect();
         f.debug_struct("Bearer")
-            .field("origin", &self.origin.ascii_serialization())
+            .field("origins", &origins)
             .field("token", &"<redacted>")
             .finish()
     }

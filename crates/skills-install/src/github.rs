@@ -24,6 +24,9 @@ use url::Url;
 pub const GITHUB_WEB: &str = "https://github.com";
 const GITHUB_API: &str = "https://api.github.com";
 const GITHUB_RAW: &str = "https://raw.githubusercontent.com";
+/// Where github.com's API sends a tarball request (with a short-lived token of its own in the
+/// URL).
+const GITHUB_CODELOAD: &str = "https://codeload.github.com";
 
 /// Where one GitHub (or GitHub Enterprise) server lives.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -60,6 +63,23 @@ impl Bases {
             join(&web, &["api", "v3"])
         };
         Ok(Self { web, api, public })
+    }
+
+    /// The URLs whose origins a GitHub token is sent to: the API's and the archives' (and
+    /// the raw files'). For github.com, `api.github.com`, `codeload.github.com` and
+    /// `raw.githubusercontent.com`, never `github.com` itself (no request of an install goes
+    /// there); for GitHub Enterprise, the server's own origin, which serves all three.
+    pub fn token_origins(&self) -> Vec<Url> {
+        if !self.public {
+            return vec![self.api.clone()];
+        }
+        let mut origins = vec![self.api.clone()];
+        origins.extend(
+            [GITHUB_CODELOAD, GITHUB_RAW]
+                .into_iter()
+                .filter_map(|text| Url::parse(text).ok()),
+        );
+        origins
     }
 
     /// Whether `url` is a page of this server's web interface.
@@ -405,6 +425,29 @@ mod tests {
         ] {
             assert!(bases.page(&url(refused)).is_err(), "{refused}");
         }
+    }
+
+    #[test]
+    fn a_token_goes_to_the_api_and_archive_origins_only() {
+        let origins = |bases: &Bases| -> Vec<String> {
+            bases
+                .token_origins()
+                .iter()
+                .map(|url| url.origin().ascii_serialization())
+                .collect()
+        };
+        assert_eq!(
+            origins(&Bases::new(None).unwrap()),
+            [
+                "https://api.github.com",
+                "https://codeload.github.com",
+                "https://raw.githubusercontent.com"
+            ]
+        );
+        assert_eq!(
+            origins(&Bases::new(Some("https://ghe.example.com/git")).unwrap()),
+            ["https://ghe.example.com"]
+        );
     }
 
     #[test]

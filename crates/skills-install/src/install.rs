@@ -27,7 +27,7 @@ pub async fn install(
     let (source, reading) = resolve_typed(config, &request.url, &policy)?;
     let target =
         write::target(config, request.scope, request.agent)?.linking(config, &request.agents)?;
-    let client = client(policy, hooks, timeout(request.timeout_secs))?;
+    let client = install_client(config, hooks, timeout(request.timeout_secs))?;
     let naming = Naming {
         kind: source.kind(),
         slug: None,
@@ -120,14 +120,7 @@ fn resolve_with_note(
     policy: &Policy,
     typed: bool,
 ) -> Result<(Source, Option<Reading>), Error> {
-    // `[github] url` comes from the home skills.toml unless the caller set it. Only that is
-    // taken from the layered settings: the rest of `config` goes on to discovery, which layers
-    // the files itself (twice would list the extra roots twice).
-    let github = match &config.github.url {
-        Some(url) => Some(url.clone()),
-        None => skills_ops::discover::home_settings(config).github.url,
-    };
-    let bases = crate::github::Bases::new(github.as_deref()).map_err(Error::InvalidInput)?;
+    let bases = github_bases(config)?;
     let trimmed = text.trim();
     let path = std::path::Path::new(trimmed);
     // An existing path is local, looked at on this machine alone, before any other reading.
@@ -177,6 +170,61 @@ fn resolve_with_note(
                 .map_err(Error::InvalidInput)
         }
     }
+}
+
+/// Where GitHub lives for `config`: `[github] url` comes from the home skills.toml unless the
+/// caller set it. Only that is taken from the layered settings: the rest of `config` goes on
+/// to discovery, which layers the files itself (twice would list the extra roots twice).
+pub(crate) fn github_bases(config: &SkillsConfig) -> Result<crate::github::Bases, Error> {
+    let github = match &config.github.url {
+        Some(url) => Some(url.clone()),
+        None => skills_ops::discover::home_settings(config).github.url,
+    };
+    crate::github::Bases::new(github.as_deref()).map_err(Error::InvalidInput)
+}
+
+/// `bearer` (or a new one) also sending the GitHub token, when the caller gave one, to the
+/// configured GitHub's API and archive origins ([`crate::github::Bases::token_origins`]) and
+/// nowhere else. A base that does not parse grants nothing (the install that needs it fails
+/// on it anyway).
+fn with_github_token(
+    config: &SkillsConfig,
+    bearer: Option<crate::client::Bearer>,
+) -> Option<crate::client::Bearer> {
+    let Some(token) = config
+        .github
+        .token
+        .as_deref()
+        .map(str::trim)
+        .filter(|token| !token.is_empty())
+    else {
+        return bearer;
+    };
+    let Ok(bases) = github_bases(config) else {
+        return bearer;
+    };
+    bases
+        .token_origins()
+        .iter()
+        .fold(bearer, |bearer, url| match bearer {
+            Some(bearer) => Some(bearer.with(url, token)),
+            None => Some(crate::client::Bearer::new(url, token)),
+        })
+}
+
+/// The client of an install, an update or a restore: `config`'s URL policy, and the GitHub
+/// token (when given) for GitHub's own origins.
+pub(crate) fn install_client(
+    config: &SkillsConfig,
+    hooks: &Hooks,
+    total: Duration,
+) -> Result<Client, Error> {
+    client_with(
+        policy_of(config)?,
+        hooks,
+        total,
+        with_github_token(config, None),
+    )
 }
 
 /// A local source, recorded absolute (`update` re-reads it from anywhere); one that does not
@@ -267,8 +315,7 @@ pub(crate) async fn install_selected(
         reason: FetchError::Timeout.to_string(),
         kind: FetchError::Timeout.kind(),
     })?;
-    let fetched =
-        downloaded.map_err(|problem| error_of(source, problem, &client.settings().policy))?;
+    let fetched = downloaded.map_err(|problem| error_of(client, source, problem))?;
     install_fetched(
         config, client, source, target, force, naming, selection, fetched,
     )
@@ -691,11 +738,6 @@ pub(crate) fn policy_of(config: &SkillsConfig) -> Result<Policy, Error> {
     })
 }
 
-/// A client with these hooks and deadline.
-pub(crate) fn client(policy: Policy, hooks: &Hooks, total: Duration) -> Result<Client, Error> {
-    client_with(policy, hooks, total, None)
-}
-
 /// The client of a registry operation: the registry's token (09 §Registries, Tokens) goes to
 /// the origin of the registry's URL only, whatever the requests of an install go on to reach.
 /// Here, below the registry, so the registry and its cache both build it without importing
@@ -712,7 +754,8 @@ pub(crate) fn registry_client(
             .map(|url| crate::client::Bearer::new(&url, token.trim())),
         _ => None,
     };
-    client_with(policy, hooks, total, bearer)
+    // An entry the registry leads to GitHub is fetched from there, with the GitHub token.
+    client_with(policy, hooks, total, with_github_token(config, bearer))
 }
 
 /// [`client`], sending `bearer`'s token to its own origin only.
@@ -755,7 +798,11 @@ pub(crate) fn shown(text: &str) -> String {
     }
 }
 
-pub(crate) fn error_of(source: &Source, problem: Problem, policy: &Policy) -> Error {
+/// A failed download of `source` as the facade's error. GitHub answers a private repository
+/// exactly as a missing one (404, or 401/403), so a refusal of that kind says how to give a
+/// token, or that the one sent cannot read it.
+pub(crate) fn error_of(client: &Client, source: &Source, problem: Problem) -> Error {
+    let policy = &client.settings().policy;
     let (url, error) = match problem {
         Problem::Fetch(failure) => *failure,
         Problem::Invalid(reason) => {
@@ -765,6 +812,24 @@ pub(crate) fn error_of(source: &Source, problem: Problem, policy: &Policy) -> Er
             };
         }
     };
+    if let (Source::Github(github), FetchError::Status(status @ (401 | 403 | 404))) =
+        (source, &error)
+    {
+        let token_sent = client
+            .settings()
+            .bearer
+            .as_ref()
+            .is_some_and(|bearer| bearer.covers(&url));
+        return Error::Download {
+            url: policy::redact(&url),
+            reason: skills_types::install::github_access_advice(
+                &github.0.display(),
+                *status,
+                token_sent,
+            ),
+            kind: error.kind(),
+        };
+    }
     fetch_failure(&url, error, policy)
 }
 

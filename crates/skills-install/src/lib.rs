@@ -1,7 +1,7 @@
 //! Installing skills from the network (03-install.md): the URL policy and the address check,
 //! the guarded HTTP client, sources (single files, GitHub pages, packs, well-known indexes, a
-//! registry catalog), the one safe archive extractor and the local-folder reader, and atomic,
-//! never-overwriting writes.
+//! registry catalog), the one safe archive extractor and the local-folder reader, atomic,
+//! never-overwriting writes, and restoring what the install records list.
 //!
 //! This is the most attacked surface of any skills tool. Every rule here exists because some
 //! tool got it wrong: request forgery through redirects, DNS rebinding and IPv4-mapped IPv6;
@@ -22,9 +22,11 @@ pub mod policy;
 pub mod publish;
 pub mod registry;
 pub mod remote;
+pub mod restore;
 pub mod source;
 pub mod update;
 pub mod write;
 
 pub use install::install;
 pub use publish::publish;
+pub use restore::restore;

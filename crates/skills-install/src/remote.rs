@@ -34,11 +34,7 @@ pub async fn refresh(
     request: &Refresh,
 ) -> Result<Vec<Refreshed>, Error> {
     let urls = cache::configured_urls(config);
-    let client = install::client(
-        install::policy_of(config)?,
-        hooks,
-        install::timeout(request.timeout_secs),
-    )?;
+    let client = install::install_client(config, hooks, install::timeout(request.timeout_secs))?;
     let now = now_secs();
     let mut refreshed = Vec::with_capacity(urls.len());
     let app = cache::app_dir(config);
@@ -89,7 +85,7 @@ async fn download(
         )
     })?;
     let fetched =
-        downloaded.map_err(|problem| install::error_of(&source, problem, policy).to_string())?;
+        downloaded.map_err(|problem| install::error_of(client, &source, problem).to_string())?;
     let mut seen = BTreeSet::new();
     let mut skills = Vec::with_capacity(fetched.offers.len());
     for offer in fetched.offers {

@@ -12,7 +12,6 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use skills_types::files::PROVENANCE_FILE;
 use skills_types::install::Hooks;
-use skills_types::registry::Coordinates;
 use skills_types::update::{Action, Check, Outcome, Request};
 use skills_types::{Error, SkillScope, SkillsConfig};
 
@@ -29,11 +28,7 @@ fn prepare(
     request: &Request,
 ) -> Result<(Vec<Installed>, Client), Error> {
     let installed = installed(config, &request.names)?;
-    let client = install::client(
-        install::policy_of(config)?,
-        hooks,
-        install::timeout(request.timeout_secs),
-    )?;
+    let client = install::install_client(config, hooks, install::timeout(request.timeout_secs))?;
     Ok((installed, client))
 }
 
@@ -288,8 +283,15 @@ async fn compare(
 /// The snapshot an install from an agent-skills index chose (`install --version`): an update
 /// stays on it, since a published version never changes.
 fn pinned(skill: &Installed) -> Option<String> {
-    (skill.text("kind").as_deref() == Some("well-known"))
-        .then(|| skill.text("reference"))
+    snapshot_of(&skill.record)
+}
+
+/// The snapshot version a provenance record or lock entry of an agent-skills index install
+/// names (its `ref`, written only when `--version` chose one).
+pub(crate) fn snapshot_of(record: &serde_json::Value) -> Option<String> {
+    let text = |field: &str| record.get(field).and_then(serde_json::Value::as_str);
+    (text("kind") == Some("well-known"))
+        .then(|| text("ref").map(str::to_owned))
         .flatten()
 }
 
@@ -325,9 +327,7 @@ async fn download(
                 .map(|offer| offer.download)
                 .collect()
         })
-        .map_err(|problem| {
-            install::error_of(&source, problem, &client.settings().policy).to_string()
-        })
+        .map_err(|problem| install::error_of(client, &source, problem).to_string())
 }
 
 /// The recorded source, resolved as `install` resolves what it is given. A registry entry
@@ -347,19 +347,7 @@ fn source_of(config: &SkillsConfig, client: &Client, skill: &Installed) -> Resul
 
 /// The registry entry a skill was installed from, rebuilt from its record.
 fn registered(skill: &Installed) -> Option<Registered> {
-    let registry = skill.record.get("registry")?;
-    let text = |field: &str| {
-        registry
-            .get(field)
-            .and_then(serde_json::Value::as_str)
-            .map(str::to_owned)
-    };
-    Some(Registered {
-        coordinates: Coordinates::parse(&text("coordinates")?).ok()?,
-        id: text("id")?,
-        version: text("version"),
-        catalog: text("catalog").unwrap_or_default(),
-    })
+    Registered::from_record(&skill.record)
 }
 
 /// Installs the skill again from its source, through `install`'s own path (download, checks,
@@ -421,6 +409,14 @@ mod tests {
     use std::path::Path;
 
     use super::*;
+
+    #[test]
+    fn a_chosen_snapshot_is_read_from_the_ref_the_record_holds() {
+        let record = serde_json::json!({"kind": "well-known", "ref": "1.0.0"});
+        assert_eq!(snapshot_of(&record).as_deref(), Some("1.0.0"));
+        let github = serde_json::json!({"kind": "github", "ref": "main"});
+        assert_eq!(snapshot_of(&github), None);
+    }
 
     #[test]
     fn a_record_without_digests_compares_as_empty() {

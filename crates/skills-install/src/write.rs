@@ -175,6 +175,65 @@ impl Registered {
     }
 }
 
+impl Registered {
+    /// The entry a `registry` object of a provenance record or lock entry names ([`Registered::record`]
+    /// read back); `None` when the record has none, or one without coordinates or an id.
+    pub fn from_record(record: &serde_json::Value) -> Option<Self> {
+        let registry = record.get("registry")?;
+        let text = |field: &str| {
+            registry
+                .get(field)
+                .and_then(serde_json::Value::as_str)
+                .map(str::to_owned)
+        };
+        Some(Self {
+            coordinates: Coordinates::parse(&text("coordinates")?).ok()?,
+            id: text("id")?,
+            version: text("version"),
+            catalog: text("catalog").unwrap_or_default(),
+        })
+    }
+}
+
+/// The digest of a skill's content, as the lock entry's `sha256` records it:
+/// `sha256:<hex>` over each file's path and digest, in path order (two installs of the same
+/// content have the same digest, wherever they came from).
+pub fn summary_digest(digests: &BTreeMap<String, String>) -> String {
+    let summary: String = digests
+        .iter()
+        .map(|(path, digest)| format!("{path}\0{digest}\n"))
+        .collect();
+    format!("sha256:{}", hex_digest(summary.as_bytes()))
+}
+
+/// [`summary_digest`] of a download's files.
+pub fn download_digest(download: &Download) -> String {
+    summary_digest(
+        &download
+            .files
+            .iter()
+            .map(|(path, bytes)| (path.clone(), hex_digest(bytes)))
+            .collect(),
+    )
+}
+
+/// [`summary_digest`] of the skill installed in `dir`, or `None` when the folder is missing or
+/// holds anything but plain folders and files. The provenance record is not the skill's and is
+/// not looked at at all: whatever is under its name (the state module refuses a trap there
+/// when it is read) does not make the skill another one.
+pub(crate) fn installed_digest(dir: &Path) -> Option<String> {
+    let mut found = BTreeMap::new();
+    if !collect_skipping(dir, "", &mut found, &[PROVENANCE_FILE]) {
+        return None;
+    }
+    Some(summary_digest(
+        &found
+            .iter()
+            .map(|(path, bytes)| (path.clone(), hex_digest(bytes)))
+            .collect(),
+    ))
+}
+
 /// One skill to write: its folder name and its files.
 #[derive(Clone, Debug)]
 pub struct Item {
@@ -292,10 +351,6 @@ impl<'a> Plan<'a> {
             .iter()
             .map(|(path, bytes)| ((*path).to_owned(), hex_digest(bytes)))
             .collect();
-        let summary: String = digests
-            .iter()
-            .map(|(path, digest)| format!("{path}\0{digest}\n"))
-            .collect();
         let destination = target.root.join(&item.slug);
         let existing = std::fs::symlink_metadata(&destination).is_ok();
         // The same bytes from another registry namespace are still another skill.
@@ -310,7 +365,7 @@ impl<'a> Plan<'a> {
             scope: target.scope,
             files: files.len(),
             bytes: files.values().map(|bytes| bytes.len() as u64).sum(),
-            sha256: format!("sha256:{}", hex_digest(summary.as_bytes())),
+            sha256: summary_digest(&digests),
             new_skills: Vec::new(),
             already_installed,
             replaced: false,
@@ -524,6 +579,16 @@ pub(crate) fn installed_files(dir: &Path) -> Option<BTreeMap<String, Vec<u8>>> {
 }
 
 fn collect(dir: &Path, prefix: &str, found: &mut BTreeMap<String, Vec<u8>>) -> bool {
+    collect_skipping(dir, prefix, found, &[])
+}
+
+/// [`collect`], passing over the entries of `dir` itself named in `skip`.
+fn collect_skipping(
+    dir: &Path,
+    prefix: &str,
+    found: &mut BTreeMap<String, Vec<u8>>,
+    skip: &[&str],
+) -> bool {
     let Ok(metadata) = std::fs::symlink_metadata(dir) else {
         return false;
     };
@@ -538,6 +603,9 @@ fn collect(dir: &Path, prefix: &str, found: &mut BTreeMap<String, Vec<u8>>) -> b
         let Ok(name) = entry.file_name().into_string() else {
             return false;
         };
+        if prefix.is_empty() && skip.contains(&name.as_str()) {
+            continue;
+        }
         let relative = if prefix.is_empty() {
             name
         } else {
@@ -667,6 +735,39 @@ mod tests {
                 .any(|name| name.starts_with(STAGING_PREFIX)),
             "no staging folder is left behind"
         );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn an_installed_skills_digest_is_its_files_whatever_its_provenance_record_is() {
+        let dir = tempfile::tempdir().unwrap_or_else(|error| panic!("{error}"));
+        let target = Target {
+            root: dir.path().join("skills"),
+            scope: SkillScope::User,
+            agent_folders: Vec::new(),
+        };
+        let pack = [item("alpha", "body")];
+        let written = write_all(&target, &pack, false, &provenance())
+            .unwrap_or_else(|error| panic!("{error}"));
+        let folder = target.root.join("alpha");
+        assert_eq!(
+            installed_digest(&folder).as_deref(),
+            Some(written[0].sha256.as_str())
+        );
+        assert_eq!(download_digest(&pack[0].download), written[0].sha256);
+        // A trap under the record's name is not read, and not the skill's.
+        std::fs::remove_file(folder.join(PROVENANCE_FILE)).unwrap_or_else(|e| panic!("{e}"));
+        std::os::unix::fs::symlink("/dev/zero", folder.join(PROVENANCE_FILE))
+            .unwrap_or_else(|error| panic!("{error}"));
+        assert_eq!(
+            installed_digest(&folder).as_deref(),
+            Some(written[0].sha256.as_str())
+        );
+        // A link among the skill's own files is a change.
+        std::os::unix::fs::symlink("/dev/zero", folder.join("extra"))
+            .unwrap_or_else(|error| panic!("{error}"));
+        assert_eq!(installed_digest(&folder), None);
+        assert_eq!(installed_digest(&target.root.join("missing")), None);
     }
 
     #[test]

@@ -6,16 +6,19 @@
 //! Its name was `skills-lock.json`, which the vercel tool uses for a different file (its
 //! project lock). An old record under that name is read as the record and moved to the new
 //! name by the next write; a `skills-lock.json` in the vercel tool's shape is never read as
-//! ours and never touched.
+//! ours and never touched. A project restore reads the vercel tool's lock at the workspace
+//! root as what it is ([`read_vercel`]), and never writes it.
 
 use std::collections::BTreeMap;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 use skills_types::Error;
-use skills_types::files::{INSTALL_LOCK, LEGACY_LOCK_FILE, LOCK_FILE};
+use skills_types::files::{INSTALL_LOCK, LEGACY_LOCK_FILE, LOCK_FILE, VERCEL_LOCK_FILE};
 
-use crate::state::{self, Folder, INSTALL_LOCK_FILE, INSTALL_RECORD, LEGACY_INSTALL_RECORD};
+use crate::state::{
+    self, Folder, INSTALL_LOCK_FILE, INSTALL_RECORD, LEGACY_INSTALL_RECORD, VERCEL_LOCK,
+};
 
 /// The format written now.
 pub const LOCK_VERSION: u32 = 1;
@@ -131,6 +134,69 @@ pub fn is_ours(value: &serde_json::Value) -> bool {
                 && entry.get("sourceType").is_none()
                 && entry.get("computedHash").is_none()
         })
+}
+
+/// The version of the vercel tool's project lock this program reads.
+pub const VERCEL_LOCK_VERSION: u64 = 1;
+
+/// The vercel tool's project lock (`skills-lock.json` at a project's root, vercel-labs/skills
+/// `src/local-lock.ts`): `{version: 1, skills: {<name>: {source, ref?, sourceType,
+/// computedHash, skillPath?, sourceUrl?}}}`. Entries are kept as written: the fields vary with
+/// the tool's version and the kind of source, and one entry this program cannot restore must
+/// not keep the others from being restored.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct VercelLock {
+    /// The file's `version`.
+    pub version: u64,
+    /// The skills by name, each entry as written.
+    pub skills: BTreeMap<String, serde_json::Value>,
+}
+
+/// Reads the vercel tool's project lock in `workspace`; `None` when there is none, or when the
+/// file there is an old record of ours under the same name (which is not a project lock).
+/// Opened like every state file (no link followed, no FIFO waited on, bounded); a file that
+/// is not a lock of a version this program reads stops the restore that asked for it, naming
+/// the file.
+pub fn read_vercel(workspace: &Path) -> Result<Option<VercelLock>, Error> {
+    let refused = |reason: String| Error::StateFileInvalid {
+        path: workspace.join(VERCEL_LOCK_FILE),
+        reason: format!(
+            "{reason}. It is the vercel tool's project lock, which a project restore reads (and never writes): fix it, or move it away to restore from this program's records alone"
+        ),
+    };
+    let folder = Folder::open(workspace, &[]).map_err(|refusal| refused(refusal.to_string()))?;
+    let Some(folder) = folder else {
+        return Ok(None);
+    };
+    let Some(bytes) = folder
+        .read(&VERCEL_LOCK, VERCEL_LOCK_FILE)
+        .map_err(|refusal| refused(refusal.to_string()))?
+    else {
+        return Ok(None);
+    };
+    let value: serde_json::Value = serde_json::from_slice(&bytes)
+        .map_err(|error| refused(format!("it is not valid JSON ({error})")))?;
+    // An empty lock counts as ours too; it lists nothing to restore either way.
+    if is_ours(&value) {
+        return Ok(None);
+    }
+    let version = value
+        .get("version")
+        .and_then(serde_json::Value::as_u64)
+        .ok_or_else(|| refused("it has no numeric `version`".to_owned()))?;
+    if version != VERCEL_LOCK_VERSION {
+        return Err(refused(format!(
+            "it has version {version}, and this program reads version {VERCEL_LOCK_VERSION}"
+        )));
+    }
+    let skills = match value.get("skills") {
+        Some(serde_json::Value::Object(skills)) => skills
+            .iter()
+            .map(|(name, entry)| (name.clone(), entry.clone()))
+            .collect(),
+        _ => return Err(refused("it has no `skills` object".to_owned())),
+    };
+    Ok(Some(VercelLock { version, skills }))
 }
 
 /// Takes the exclusive install lock of `root` (`.skills-install.lock`), waiting for another
@@ -317,6 +383,53 @@ mod tests {
         let error = read(dir.path()).unwrap_err();
         assert_eq!(error.kind(), "state_file_invalid");
         assert!(error.to_string().contains(LEGACY_LOCK_FILE), "{error}");
+    }
+
+    #[test]
+    fn the_vercel_tools_lock_is_read_as_written_and_ours_is_not_taken_for_it() {
+        let dir = tempfile::tempdir().unwrap();
+        assert_eq!(read_vercel(dir.path()).unwrap(), None);
+        let path = dir.path().join(VERCEL_LOCK_FILE);
+        let text = "{\n  \"version\": 1,\n  \"skills\": {\n    \"pdf\": {\n      \"source\": \"acme/skills\",\n      \"ref\": \"v1\",\n      \"sourceType\": \"github\",\n      \"computedHash\": \"ab\"\n    }\n  }\n}\n";
+        std::fs::write(&path, text).unwrap();
+        let lock = read_vercel(dir.path()).unwrap().unwrap();
+        assert_eq!(lock.version, 1);
+        assert_eq!(lock.skills["pdf"]["sourceType"], "github");
+        assert_eq!(lock.skills["pdf"]["ref"], "v1");
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            text,
+            "never written"
+        );
+
+        std::fs::write(
+            &path,
+            r#"{"version":1,"skills":{"a":{"source_url":"https://a/SKILL.md","sha256":"sha256:00"}}}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            read_vercel(dir.path()).unwrap(),
+            None,
+            "an old record of ours"
+        );
+
+        for (broken, says) in [
+            ("<<<<<<< HEAD\n{}", "not valid JSON"),
+            (
+                r#"{"version":2,"skills":{"pdf":{"source":"a/b","sourceType":"github"}}}"#,
+                "version 2",
+            ),
+            (r#"{"version":1}"#, "no `skills`"),
+        ] {
+            std::fs::write(&path, broken).unwrap();
+            let error = read_vercel(dir.path()).unwrap_err();
+            assert_eq!(error.kind(), "state_file_invalid");
+            let message = error.to_string();
+            assert!(
+                message.contains(says) && message.contains(VERCEL_LOCK_FILE),
+                "{message}"
+            );
+        }
     }
 
     #[test]

@@ -1,7 +1,9 @@
 //! The one reader and writer of the files this program keeps for itself: the catalog cache,
 //! the search index, the trust record, the run logs and cancel markers, the registry's cached
 //! catalog, the remote packs' copies, managed runtimes, the skills' own environments
-//! (`skills setup`), a root's install record and lock, a skill's provenance record ([`KINDS`] lists every one, with where it lives and how much of
+//! (`skills setup`), a root's install record and lock, a skill's provenance record, and the one
+//! file of another tool it reads (the vercel tool's project lock) ([`KINDS`] lists every one,
+//! with where it lives and how much of
 //! it is ever read). Nothing else in the workspace opens them (`cargo xtask tidy` holds that).
 //!
 //! These files sit where other processes and people write too, so each one may turn out to be
@@ -41,7 +43,9 @@ use std::fmt;
 use std::path::PathBuf;
 
 use skills_types::SkillsConfig;
-use skills_types::files::{INSTALL_LOCK, LEGACY_LOCK_FILE, LOCK_FILE, PROVENANCE_FILE};
+use skills_types::files::{
+    INSTALL_LOCK, LEGACY_LOCK_FILE, LOCK_FILE, PROVENANCE_FILE, VERCEL_LOCK_FILE,
+};
 use skills_types::limits::{KIB, MAX_LOCK_FILE_BYTES, MAX_TRUST_FILE_BYTES, MIB};
 use skills_types::registry::{CACHE_FILE, REFRESH_LOCK};
 use skills_types::remote::{REMOTE_DIR, REMOTE_SKILLS_DIR, REMOTE_STATE_FILE};
@@ -90,6 +94,8 @@ pub enum Base {
     Root,
     /// A skill folder inside a root.
     Skill,
+    /// The workspace: another tool's file at a project's root, only ever read.
+    Workspace,
 }
 
 impl Base {
@@ -98,7 +104,7 @@ impl Base {
     pub const fn file_mode(self) -> u32 {
         match self {
             Self::App => 0o600,
-            Self::Root | Self::Skill => 0o644,
+            Self::Root | Self::Skill | Self::Workspace => 0o644,
         }
     }
 }
@@ -438,6 +444,19 @@ pub const PROVENANCE: Kind = Kind {
     when_broken: WhenBroken::Skipped,
 };
 
+/// The vercel tool's project lock: read by a project restore, never written. A broken one
+/// stops the restore that asked for it (it lists what the team installed).
+pub const VERCEL_LOCK: Kind = Kind {
+    id: "vercel-lock",
+    what: "the vercel tool's project lock",
+    base: Base::Workspace,
+    folders: &[],
+    name: VERCEL_LOCK_FILE,
+    form: Form::File,
+    limit: MAX_LOCK_FILE_BYTES,
+    when_broken: WhenBroken::Refused,
+};
+
 /// The interpreters' versions, remembered by the identity of each binary: `python3 --version`
 /// costs a process start on every command otherwise.
 pub const INTERPRETER_VERSIONS: Kind = Kind {
@@ -453,7 +472,7 @@ pub const INTERPRETER_VERSIONS: Kind = Kind {
 
 /// Every kind of state file the program keeps: the one table the code, `cargo xtask tidy`
 /// and the end-to-end tests (`tests/it/state.rs`) all go by.
-pub const KINDS: [Kind; 24] = [
+pub const KINDS: [Kind; 25] = [
     TRUST_RECORD,
     CATALOG_CACHE,
     SEARCH_STAMPS,
@@ -478,6 +497,7 @@ pub const KINDS: [Kind; 24] = [
     INSTALL_LOCK_FILE,
     PROVENANCE,
     INTERPRETER_VERSIONS,
+    VERCEL_LOCK,
 ];
 
 /// The app folder of a configuration, `<home>/<app_dir>`: the base of most state files.

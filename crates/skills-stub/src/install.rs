@@ -4,6 +4,7 @@
 pub mod publish;
 pub mod registry;
 pub mod remote;
+pub mod restore;
 pub mod update;
 
 use skills_types::install::{Hooks, InstallOutcome, InstallRequest};

@@ -52,10 +52,14 @@ pub const PROVENANCE_FILE: &str = ".skill-source.json";
 /// sourceType, computedHash}}}`) at a project's root, and two incompatible files must not
 /// share a name (docs/decisions.md, "Our install record and the vercel tool's lock").
 pub const LOCK_FILE: &str = ".skills-installed.json";
-/// The name this program gave [`LOCK_FILE`] before: an old record found under it in a root is
-/// read, and moved to the new name by the next write; a file under it in the vercel tool's
-/// shape is left alone.
-pub const LEGACY_LOCK_FILE: &str = "skills-lock.json";
+/// The vercel tool's project lock, at a project's root: read by a project restore (`skills
+/// install` without a source) so a team moving from that tool restores the same skills, and
+/// never written.
+pub const VERCEL_LOCK_FILE: &str = "skills-lock.json";
+/// The name this program gave [`LOCK_FILE`] before, which is the vercel tool's name for its
+/// lock (the reason ours moved): an old record found under it in a root is read, and moved to
+/// the new name by the next write; a file under it in the vercel tool's shape is left alone.
+pub const LEGACY_LOCK_FILE: &str = VERCEL_LOCK_FILE;
 /// The lock taken on a root while installing into it.
 pub const INSTALL_LOCK: &str = ".skills-install.lock";
 /// The prefix of staging folders: starting with `.`, discovery never sees them.

@@ -238,12 +238,61 @@ impl std::fmt::Debug for RegistryConfig {
 /// `SKILLS_GITHUB_URL` on the command line. `None` is `https://github.com` (API at
 /// `api.github.com`, archives at `codeload.github.com`); any other base is a GitHub
 /// Enterprise server (API under `<url>/api/v3`), or a loopback fixture in tests.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+///
+/// A token for private repositories (`token`) is sent to that server's API and archive
+/// origins only ([`GITHUB_TOKEN_VARS`], or the variable `[github] token_env` names).
+#[derive(Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[non_exhaustive]
 pub struct GithubConfig {
     /// The web base, such as `https://github.example.com`.
     #[serde(default)]
     pub url: Option<String>,
+    /// The name of the environment variable holding the GitHub token (`[github] token_env`,
+    /// home only); the library reads no environment, the CLI resolves it into `token`.
+    #[serde(default)]
+    pub token_env: Option<String>,
+    /// The token, sent only to the configured GitHub's API and archive origins (never across
+    /// a redirect to another origin); never logged, recorded or serialised.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub token: Option<String>,
+}
+
+impl std::fmt::Debug for GithubConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // The token never reaches a log, even through `{:?}`.
+        f.debug_struct("GithubConfig")
+            .field("url", &self.url)
+            .field("token_env", &self.token_env)
+            .field("token", &self.token.as_ref().map(|_| "<redacted>"))
+            .finish()
+    }
+}
+
+/// The environment variables the command line takes a GitHub token from, in this order,
+/// when the home configuration's `[github] token_env` names none (the library reads no
+/// environment; it names them so its messages can).
+pub const GITHUB_TOKEN_VARS: [&str; 2] = ["GITHUB_TOKEN", "GH_TOKEN"];
+
+/// What a 401, 403 or 404 from GitHub for `repository` adds: a private repository answers
+/// exactly like a missing one, so the person needs to hear how to give a token, or that the
+/// one given cannot read it.
+pub fn github_access_advice(repository: &str, status: u16, token_sent: bool) -> String {
+    let [first, second] = GITHUB_TOKEN_VARS;
+    let limit = if status == 403 {
+        " (or the API's rate limit for requests without a token is spent)"
+    } else {
+        ""
+    };
+    if token_sent {
+        format!(
+            "GitHub answered {status} for {repository} with the configured token: the repository does not exist, or the token cannot read it{limit}; give a token with read access to its contents"
+        )
+    } else {
+        format!(
+            "GitHub answered {status} for {repository}{limit}: if it is private, set {first} or {second} (or `[github] token_env` in the home skills.toml) to a token that can read it"
+        )
+    }
 }
 
 /// Resolves host names; the system resolver by default. A core may supply its own (a DNS

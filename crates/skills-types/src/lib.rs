@@ -25,6 +25,7 @@ pub mod publish;
 pub mod registry;
 pub mod remote;
 pub mod render;
+pub mod restore;
 pub mod rpc;
 pub mod run;
 pub mod runtime;

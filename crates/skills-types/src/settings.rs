@@ -196,6 +196,12 @@ pub const KEYS: &[Key] = &[
         OnInvalid::Warn,
         "where GitHub lives is the user's choice; a repository that set it could point installs, and the user's GitHub token, at its own server",
     ),
+    home(
+        Some("github"),
+        "token_env",
+        OnInvalid::Warn,
+        "which variable holds the GitHub token is the user's choice; a repository that set it could send another secret to GitHub, or read it back through a repository it owns",
+    ),
     both(
         RUNTIME,
         "pass_env",

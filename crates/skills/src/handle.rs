@@ -375,6 +375,29 @@ impl Skills {
         Ok(outcomes)
     }
 
+    /// Restores every skill the install records of `request.scope` list (each root's
+    /// `.skills-installed.json`; in a project, the vercel tool's `skills-lock.json` too, read
+    /// and never written): installed from its recorded source at its recorded version, and
+    /// only when what the source serves has the recorded digest. A skill installed as
+    /// recorded is left alone. With `request.frozen`, every source is fetched and every skill
+    /// compared first, and nothing is written unless nothing differs. Publishes `installed`
+    /// for each skill written.
+    pub async fn restore(
+        &self,
+        request: &skills_types::restore::Request,
+    ) -> Result<skills_types::restore::Report, Error> {
+        self.baseline(&self.ordered());
+        let report =
+            install_impl::restore::restore(self.writable("restore skills")?, &self.hooks, request)
+                .await?;
+        let written = report
+            .skills
+            .iter()
+            .filter_map(|outcome| outcome.installed.as_ref());
+        self.changed(&self.ordered(), SkillsEvent::Installed, written);
+        Ok(report)
+    }
+
     /// Fetches the remote packs the configuration lists (`urls` of the home `skills.toml`, and
     /// of the workspace's when it is trusted) into the cache the `remote` scope lists; with
     /// `request.stale_only`, only those older than a day, missing or failed (what a

@@ -149,6 +149,13 @@ pub mod remote {
     pub use skills_types::remote::*;
 }
 
+pub mod restore {
+    //! Restoring the skills the install records list (`npm ci` for skills): see
+    //! [`crate::Skills::restore`].
+
+    pub use skills_types::restore::*;
+}
+
 pub mod update {
     //! Checking installed skills against their sources and updating them (09 §Updates): see
     //! [`crate::Skills::check_updates`] and [`crate::Skills::update_installed`].

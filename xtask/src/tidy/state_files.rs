@@ -71,6 +71,8 @@ pub(super) const STATE_NAMES: &[&str] = &[
     "PROVENANCE",
     "INTERPRETER_VERSIONS_FILE",
     "INTERPRETER_VERSIONS",
+    "VERCEL_LOCK_FILE",
+    "VERCEL_LOCK",
     // The names themselves, in case a file spells one again instead of using its constant.
     "\"stamps.json\"",
     "\"trusted-workspaces.json\"",

@@ -5,7 +5,9 @@
 //! proxy, a pooled connection, a builder option) and show that the check of the connected
 //! socket's address still refuses the response, while the same path to loopback is accepted.
 //!
-//! They run inside a private network namespace whose only interface is `lo`, with the
+//! The bearer's grants are here too: which origin gets which token, before any request.
+//!
+//! The backstop tests run inside a private network namespace whose only interface is `lo`, with the
 //! forbidden address added to `lo`, so the refused server is on this machine and nothing can
 //! leave it, whatever the code under test does.
 
@@ -95,4 +97,54 @@ fn the_same_bypass_to_loopback_is_accepted() {
         assert_eq!(body, b"ok");
         assert_eq!(told.try_recv().as_deref(), Ok("GET /SKILL.md HTTP/1.1"));
     });
+}
+
+#[test]
+fn a_bearer_sends_each_token_to_its_own_origins_only() {
+    let url = |text: &str| Url::parse(text).unwrap();
+    let bearer = Bearer::new(&url("https://registry.example/catalog.json"), "reg")
+        .with(&url("https://api.github.com/repos"), "gh")
+        .with(&url("https://codeload.github.com"), "gh")
+        // An origin granted already keeps its first token.
+        .with(&url("https://registry.example/other"), "later");
+    let sent = |text: &str| {
+        bearer
+            .header_for(&url(text))
+            .map(|value| value.to_str().unwrap().to_owned())
+    };
+    assert_eq!(
+        sent("https://registry.example/x").as_deref(),
+        Some("Bearer reg")
+    );
+    assert_eq!(
+        sent("https://api.github.com/repos/o/r/tarball").as_deref(),
+        Some("Bearer gh")
+    );
+    assert_eq!(
+        sent("https://codeload.github.com/o/r/tar.gz/main").as_deref(),
+        Some("Bearer gh")
+    );
+    for elsewhere in [
+        "https://github.com/o/r",
+        "http://api.github.com/repos",
+        "https://api.github.com:8443/repos",
+        "https://objects.githubusercontent.com/x",
+        "https://registry.example.evil/x",
+    ] {
+        assert_eq!(sent(elsewhere), None, "{elsewhere}");
+        assert!(!bearer.covers(&url(elsewhere)));
+    }
+    let shown = format!("{bearer:?}");
+    assert!(
+        shown.contains("https://api.github.com")
+            && !shown.contains("gh\"")
+            && !shown.contains("reg\""),
+        "{shown}"
+    );
+    assert!(
+        bearer
+            .header_for(&url("https://api.github.com"))
+            .unwrap()
+            .is_sensitive()
+    );
 }

@@ -309,6 +309,15 @@ impl Layered {
                 // What the caller set (the CLI's SKILLS_GITHUB_URL) wins.
                 config.github.url.get_or_insert_with(|| url.to_owned());
             }
+            (Some("github"), "token_env") => match value.as_str() {
+                Some(name) if is_variable(name) => config.github.token_env = Some(name.to_owned()),
+                _ => {
+                    return Err(
+                        "'github.token_env' must name an environment variable (letters, digits, _)"
+                            .to_owned(),
+                    );
+                }
+            },
             (Some("runtime"), key) => {
                 return runtime(key, value, workspace, file.home, &mut config.runtime);
             }

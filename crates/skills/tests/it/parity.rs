@@ -107,6 +107,18 @@ fn update_signatures<'a>(
     )
 }
 
+/// `restore` is `async` like `install`; pinned the same way.
+#[expect(
+    dead_code,
+    reason = "compiled, never called: the signature is the test"
+)]
+fn restore_signature<'a>(
+    skills: &'a Skills,
+    request: &'a skills::restore::Request,
+) -> impl Future<Output = Result<skills::restore::Report, Error>> + Send + 'a {
+    skills.restore(request)
+}
+
 /// `install` is `async`, so it is pinned through a function with its exact signature, and its
 /// future must be `Send` (an agent core spawns it on a multi-threaded runtime).
 #[expect(

@@ -316,10 +316,12 @@ fn registry_and_github_come_from_the_home_file_only_and_the_caller_wins() {
     let pair = Pair::new();
     pair.home_file(
         "[registry]\nkind = 'clawhub'\nurl = 'https://hub.example'\ntoken_env = 'HUB_TOKEN'\n\
-         max_catalog_bytes = 1000\nmax_catalog_entries = 10\n[github]\nurl = 'https://ghe.example'\n",
+         max_catalog_bytes = 1000\nmax_catalog_entries = 10\n[github]\nurl = 'https://ghe.example'\n\
+         token_env = 'TEAM_GH_TOKEN'\n",
     );
     pair.workspace_file(
-        "[registry]\nurl = 'https://evil.example'\n[github]\nurl = 'https://evil.example'\n",
+        "[registry]\nurl = 'https://evil.example'\n[github]\nurl = 'https://evil.example'\n\
+         token_env = 'AWS_SECRET'\n",
     );
     let (_, merged) = pair.both();
     let registry = &merged.config.registry;
@@ -332,7 +334,11 @@ fn registry_and_github_come_from_the_home_file_only_and_the_caller_wins() {
         merged.config.github.url.as_deref(),
         Some("https://ghe.example")
     );
-    assert_eq!(merged.diagnostics.len(), 2, "{:?}", merged.diagnostics);
+    assert_eq!(
+        merged.config.github.token_env.as_deref(),
+        Some("TEAM_GH_TOKEN")
+    );
+    assert_eq!(merged.diagnostics.len(), 3, "{:?}", merged.diagnostics);
     assert!(
         merged
             .diagnostics
@@ -355,10 +361,12 @@ fn registry_and_github_come_from_the_home_file_only_and_the_caller_wins() {
 
     // Malformed values of these keys guard nothing a default loosens: warnings only.
     pair.home_file(
-        "[registry]\nkind = 'npm'\ntoken_env = 'A B'\nmax_catalog_bytes = -1\nurl = 3\n",
+        "[registry]\nkind = 'npm'\ntoken_env = 'A B'\nmax_catalog_bytes = -1\nurl = 3\n\
+         [github]\ntoken_env = 'GH TOKEN'\n",
     );
     let (alone, _) = pair.both();
-    assert_eq!(alone.diagnostics.len(), 4, "{:?}", alone.diagnostics);
+    assert_eq!(alone.diagnostics.len(), 5, "{:?}", alone.diagnostics);
+    assert_eq!(alone.config.github.token_env, None);
     assert!(alone.invalid.is_empty());
 }
 
@@ -641,6 +649,7 @@ fn samples(row: &Key) -> Vec<&'static str> {
         (Some("registry"), "token_env") => vec!["'HUB_TOKEN'", "'AWS_SECRET'"],
         (Some("registry"), "max_catalog_bytes" | "max_catalog_entries") => vec!["10", "99999"],
         (Some("github"), "url") => vec!["'https://ghe.example'", "'https://evil.example'"],
+        (Some("github"), "token_env") => vec!["'GITHUB_TOKEN'", "'AWS_SECRET'"],
         (Some("runtime"), "pass_env") => vec!["['A', 'B']", "['B', 'C']", "['C']", "[]"],
         (Some("runtime"), "sandbox") => vec!["'off'", "'workspace-write'", "'read-only'"],
         (Some("runtime"), "network") => vec!["'allow'", "'deny'"],
@@ -792,7 +801,7 @@ fn not_looser(row: &Key, alone: &Layered, both: &Layered) -> Result<(), String> 
         (Some("sync"), "read_command") => a.read_command == b.read_command,
         (Some("install"), "root") => a.install_root == b.install_root,
         (Some("registry"), _) => a.registry == b.registry,
-        (Some("github"), "url") => a.github == b.github,
+        (Some("github"), "url" | "token_env") => a.github == b.github,
         (Some("runtime"), "pass_env") => br.pass_env.iter().all(|name| ar.pass_env.contains(name)),
         (Some("runtime"), "sandbox") => br.sandbox.tightens(ar.sandbox),
         (Some("runtime"), "network") => br.network.tightens(ar.network),
