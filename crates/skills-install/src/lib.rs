@@ -17,6 +17,7 @@ pub mod github;
 pub mod install;
 pub mod local;
 pub mod mentions;
+mod namespace;
 pub mod plugin;
 pub mod policy;
 pub mod publish;

@@ -24,11 +24,8 @@ mod skillhub;
 mod tests;
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use serde_json::Value;
-use skills_ops::state::PROVENANCE;
-use skills_types::files::PROVENANCE_FILE;
 use skills_types::install::{AgentTarget, Hooks, InstallOutcome, RegistryKind};
 use skills_types::limits::MAX_CATALOG_ENTRIES;
 use skills_types::manage::Uninstalled;
@@ -38,6 +35,7 @@ use skills_types::registry::{
 use skills_types::{Error, SkillScope, SkillsConfig};
 
 use crate::install::{self, Naming};
+use crate::namespace::{check_namespace, installed_from};
 use crate::policy::Policy;
 use crate::source::Source;
 use crate::write::{self, Registered};
@@ -474,39 +472,6 @@ pub(crate) fn client_for(
     total: std::time::Duration,
 ) -> Result<crate::client::Client, Error> {
     install::registry_client(config, hooks, total)
-}
-
-/// Refuses to install `wanted` over a skill another namespace installed under its slug.
-pub(crate) fn check_namespace(root: &Path, wanted: &Coordinates) -> Result<(), Error> {
-    match installed_from(root, &wanted.slug) {
-        Some(installed) if !installed.same_skill(wanted) => Err(Error::NamespaceConflict {
-            path: root.join(&wanted.slug),
-            installed: installed.to_string(),
-            requested: wanted.unpinned().to_string(),
-        }),
-        _ => Ok(()),
-    }
-}
-
-/// The registry coordinates the skill `<root>/<slug>` was installed from: read from its
-/// provenance record, or, when that cannot be read, from the root's lock. `None` when nothing
-/// is there or it did not come from the registry.
-pub(crate) fn installed_from(root: &Path, slug: &str) -> Option<Coordinates> {
-    let dir = root.join(slug);
-    std::fs::symlink_metadata(&dir).ok()?;
-    let record = read_record(&dir)
-        .or_else(|| skills_ops::lock::read(root).ok()?.skills.get(slug).cloned())?;
-    let text = record.get("registry")?.get("coordinates")?.as_str()?;
-    Coordinates::parse(text)
-        .ok()
-        .map(|coordinates| coordinates.unpinned())
-}
-
-/// A skill's provenance record, read through the one state reader (a link, a FIFO or an
-/// oversized file is no record).
-fn read_record(dir: &Path) -> Option<Value> {
-    let bytes = skills_ops::state::read_in(dir, &PROVENANCE, PROVENANCE_FILE).ok()??;
-    serde_json::from_slice(&bytes).ok()
 }
 
 /// Every root a skill of `scope` (or of the user and project scopes) may be installed into.

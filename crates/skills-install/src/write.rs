@@ -299,7 +299,7 @@ pub fn write_all(
     // Another namespace's skill under the same slug is a different skill, even with the same
     // bytes; checked here, under the lock, as well as before the download.
     if !force && let Some(registered) = &provenance.registry {
-        crate::registry::check_namespace(root, &registered.coordinates)?;
+        crate::namespace::check_namespace(root, &registered.coordinates)?;
     }
     if !force
         && let Some(conflict) = plans
@@ -355,7 +355,7 @@ impl<'a> Plan<'a> {
         let existing = std::fs::symlink_metadata(&destination).is_ok();
         // The same bytes from another registry namespace are still another skill.
         let other_namespace = provenance.registry.as_ref().is_some_and(|registered| {
-            crate::registry::installed_from(&target.root, &item.slug)
+            crate::namespace::installed_from(&target.root, &item.slug)
                 .is_some_and(|installed| !installed.same_skill(&registered.coordinates))
         });
         let already_installed = existing && !other_namespace && holds_exactly(&destination, &files);

@@ -33,7 +33,7 @@ use skills_types::watch::{Watch, WatchEvent, WatchMode, WatchOptions};
 use skills_types::{Diagnostic, Error, Severity, sanitize};
 use tokio::sync::{broadcast, oneshot};
 
-use crate::server::{instructions, instructions_from, render_options};
+use crate::instructions::{instructions, instructions_from, render_options};
 
 /// How often the catalog is compared with the last look when it cannot be watched.
 pub(crate) const POLL_INTERVAL: Duration = Duration::from_secs(2);

@@ -4,8 +4,8 @@
 //! configuration, trust, permissions and safe reader as the CLI and `skills serve` — over
 //! stdin and stdout with the official Rust SDK (`rmcp`); the protocol, its revisions and their
 //! negotiation are the SDK's, never ours. What the server offers lives in [`SkillsServer`]
-//! (`server.rs`): the catalog as instructions, the tools (`tools.rs`), one resource per skill
-//! (`resources.rs`) and one prompt per skill (`prompts.rs`). Stdout is the protocol: nothing
+//! (`server.rs`): the catalog as instructions (`instructions.rs`), the tools (`tools.rs`),
+//! one resource per skill (`resources.rs`) and one prompt per skill (`prompts.rs`). Stdout is the protocol: nothing
 //! here prints. [`serve_http`] (`http.rs`) serves the same over streamable HTTP, behind a
 //! bearer token. Whichever transport, every message leaves through `outbound.rs`, which puts
 //! it whole through the one sanitiser: no handler has to remember a field.
@@ -21,6 +21,7 @@ pub use skills_types::mcp::Options;
 mod changes;
 mod errors;
 mod http;
+mod instructions;
 mod outbound;
 mod prompts;
 mod resources;

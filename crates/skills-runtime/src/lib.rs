@@ -24,6 +24,7 @@ mod cancel;
 mod dependencies;
 mod diagnose;
 mod environment;
+mod inherited_env;
 mod inputs;
 mod log;
 mod managed_node;

@@ -21,18 +21,11 @@ use skills_types::runtime::{ConfirmMode, RuntimeConfig, SandboxMode};
 use skills_types::{Error, SkillScope, SkillsConfig};
 
 use crate::environment::{InUse, Place};
+use crate::inherited_env::allowlisted_env;
 use crate::inputs;
 use crate::npm;
 use crate::runtimes::{self, NODE_STRIPS_TYPES, Runtimes};
 use crate::sandbox;
-
-/// The variables of the parent's environment a script may see; anything else reaches it only
-/// when the home configuration names it in `pass_env`. Tokens and keys live in environments,
-/// and a script the user never read must not inherit them.
-pub(crate) const ALLOWED_ENV: [&str; 11] = [
-    "PATH", "HOME", "USER", "LOGNAME", "SHELL", "TERM", "LANG", "LC_ALL", "LC_CTYPE", "TZ",
-    "TMPDIR",
-];
 
 /// The bytes of a script read to find its `#!` line.
 const SHEBANG_BYTES: usize = 256;
@@ -468,26 +461,6 @@ pub(crate) fn in_current_profile(config: &SkillsConfig, root: &Path) -> bool {
     config.profile.as_deref().is_some_and(|profile| {
         root.ends_with(Path::new("personalities").join(profile).join("skills"))
     })
-}
-
-/// The allowlisted variables of the inherited environment, then the `pass_env` ones.
-pub(crate) fn allowlisted_env(settings: &RuntimeConfig) -> Vec<(String, String)> {
-    ALLOWED_ENV
-        .iter()
-        .copied()
-        .chain(
-            settings
-                .pass_env
-                .iter()
-                .map(String::as_str)
-                .filter(|name| !ALLOWED_ENV.contains(name)),
-        )
-        .filter_map(|name| {
-            settings
-                .inherited(name)
-                .map(|value| (name.to_owned(), value.to_owned()))
-        })
-        .collect()
 }
 
 /// The folder a skill's files are read from: a skill reached through a symlinked folder

@@ -341,7 +341,7 @@ fn ask_version(config: &RuntimeConfig, path: &Path) -> Result<String, String> {
     command
         .arg("--version")
         .env_clear()
-        .envs(crate::prepare::allowlisted_env(config))
+        .envs(crate::inherited_env::allowlisted_env(config))
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::null());

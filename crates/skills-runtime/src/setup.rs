@@ -41,6 +41,7 @@ use skills_types::{Error, SkillScope, SkillsConfig};
 
 use crate::dependencies;
 use crate::environment::{self, Place, PythonPart};
+use crate::inherited_env;
 use crate::prepare::{self, Step};
 use crate::runtimes;
 
@@ -457,7 +458,7 @@ fn record(steps: &mut Vec<RunOutcome>, outcome: RunOutcome) -> bool {
 /// A setup step's environment: the allowlist and `pass_env`, then the package managers' own
 /// variables and the network's ([`SETUP_ENV`], [`SETUP_ENV_PREFIXES`]).
 fn setup_env(settings: &RuntimeConfig) -> Vec<(String, String)> {
-    let mut env = prepare::allowlisted_env(settings);
+    let mut env = inherited_env::allowlisted_env(settings);
     for (name, value) in &settings.inherited_env {
         let wanted = SETUP_ENV.contains(&name.as_str())
             || SETUP_ENV_PREFIXES

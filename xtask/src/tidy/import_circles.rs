@@ -22,37 +22,8 @@ use std::path::{Path, PathBuf};
 use super::Problem;
 
 /// Circles tolerated for now, as the sorted list of the files (relative to the repository
-/// root) that form one, with why it is still there. Empty is the goal.
-const KNOWN_CIRCLES: &[(&[&str], &str)] = &[
-    (
-        &[
-            "crates/skills-install/src/install.rs",
-            "crates/skills-install/src/registry.rs",
-            "crates/skills-install/src/registry/cache.rs",
-            "crates/skills-install/src/registry/clawhub.rs",
-            "crates/skills-install/src/registry/hub.rs",
-            "crates/skills-install/src/registry/resolve.rs",
-            "crates/skills-install/src/registry/skillhub.rs",
-            "crates/skills-install/src/write.rs",
-        ],
-        "being untangled: the registry moves above installing (the download types are below \
-         both since issue 30: `download.rs`)",
-    ),
-    (
-        &[
-            "crates/skills-mcp/src/changes.rs",
-            "crates/skills-mcp/src/server.rs",
-        ],
-        "being untangled",
-    ),
-    (
-        &[
-            "crates/skills-runtime/src/prepare.rs",
-            "crates/skills-runtime/src/runtimes.rs",
-        ],
-        "being untangled",
-    ),
-];
+/// root) that form one, with why it is still there. Empty since issue 30: keep it so.
+const KNOWN_CIRCLES: &[(&[&str], &str)] = &[];
 
 /// The problems of the whole repository: one per circle in any crate under `crates/`.
 pub(super) fn check(root: &Path, files: &[PathBuf]) -> Vec<Problem> {

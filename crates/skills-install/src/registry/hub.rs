@@ -316,7 +316,7 @@ pub(super) fn check_target(
     let target =
         write::target(config, request.scope, request.agent)?.linking(config, &request.agents)?;
     if !request.force {
-        super::check_namespace(&target.root, coordinates)?;
+        crate::namespace::check_namespace(&target.root, coordinates)?;
     }
     Ok(target)
 }

@@ -12,7 +12,8 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
-use serde_json::json;
+use serde_json::{Value, json};
+use skills_types::files::PROVENANCE_FILE;
 use skills_types::limits::{CATALOG_TTL_SECS, MAX_CATALOG_BYTES};
 use skills_types::registry::{CACHE_DIR, CACHE_FILE};
 
