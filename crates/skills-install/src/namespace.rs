@@ -7,9 +7,9 @@ use std::path::Path;
 
 use serde_json::Value;
 use skills_ops::state::PROVENANCE;
+use skills_types::Error;
 use skills_types::files::PROVENANCE_FILE;
 use skills_types::registry::Coordinates;
-use skills_types::Error;
 
 /// Refuses to install `wanted` over a skill another namespace installed under its slug.
 pub(crate) fn check_namespace(root: &Path, wanted: &Coordinates) -> Result<(), Error> {

@@ -21,9 +21,9 @@ use rmcp::service::{
     SubscriptionContext, SubscriptionSendError,
 };
 use rmcp::{ErrorData, RoleServer, ServerHandler};
+use skills_types::Severity;
 use skills_types::mcp::Options;
 use skills_types::service::SkillsService;
-use skills_types::Severity;
 use tokio::sync::broadcast::error::RecvError;
 
 use crate::changes::{Change, Live, Log};

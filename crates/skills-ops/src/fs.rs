@@ -334,6 +334,38 @@ pub fn read_no_follow(path: &Path, limit: u64) -> Result<Option<Vec<u8>>, String
     Ok(Some(bytes))
 }
 
+/// Reads the first `limit` bytes of a file by the rules of [`read_no_follow`] (no final
+/// symlink, no FIFO or device, a regular file only), whatever its size: what a scanner reads
+/// of a file it must not load whole. `Ok(Some((bytes, size)))`, `size` being the whole file's
+/// length when it was opened; `Ok(None)` when nothing is there.
+pub fn read_prefix_no_follow(path: &Path, limit: u64) -> Result<Option<(Vec<u8>, u64)>, String> {
+    use std::io::Read as _;
+    let file = match open_no_follow(path) {
+        Ok(file) => file,
+        Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(error) if is_symlink_refusal(path, &error) => {
+            return Err("it is a symbolic link, not a regular file".to_owned());
+        }
+        Err(error) => return Err(format!("it cannot be opened ({error})")),
+    };
+    let metadata = file
+        .metadata()
+        .map_err(|error| format!("it cannot be examined ({error})"))?;
+    if !metadata.is_file() {
+        return Err(format!(
+            "it is {}, not a regular file",
+            file_kind(&metadata)
+        ));
+    }
+    let mut bytes =
+        Vec::with_capacity(usize::try_from(metadata.len().min(limit)).unwrap_or_default());
+    file.take(limit)
+        .read_to_end(&mut bytes)
+        .map_err(|error| format!("it cannot be read ({error})"))?;
+    let size = metadata.len().max(bytes.len() as u64);
+    Ok(Some((bytes, size)))
+}
+
 #[cfg(unix)]
 fn is_symlink_refusal(_path: &Path, error: &io::Error) -> bool {
     error.raw_os_error() == Some(rustix::io::Errno::LOOP.raw_os_error())

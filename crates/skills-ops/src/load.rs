@@ -70,6 +70,13 @@ pub fn parse_document(path: &Path, bytes: &[u8]) -> Result<SkillDocument, Error>
     parse_with(path, bytes, &Fallback::default())
 }
 
+/// The YAML text of a definition file's frontmatter, by the same line-based split loading
+/// uses; `None` when the file has none or never closes it. For readers that need the raw
+/// mapping (the audit reads every key, known or not) rather than the loaded [`Frontmatter`](skills_types::Frontmatter).
+pub fn frontmatter_text(text: &str) -> Option<&str> {
+    split::split(split::strip_bom(text)).ok()?.frontmatter
+}
+
 /// Values a skill's older manifest (`skill.json`) offers for fields the frontmatter lacks;
 /// they take precedence over the directory name and the body's first paragraph.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

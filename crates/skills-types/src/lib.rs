@@ -8,6 +8,7 @@
 #![warn(missing_docs)]
 
 pub mod agents;
+pub mod audit;
 pub mod catalog;
 pub mod config;
 pub mod diagnostic;

@@ -67,6 +67,83 @@ impl InlineLanguage {
     }
 }
 
+/// The language a bundled script runs as: decided by its extension, as the runtime decides
+/// (07 §Interpreters), with a `#!` line asking for bash making a `.sh` file bash. The audit
+/// reads scripts in the language they would run as, so both ask this one table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum ScriptLanguage {
+    /// `.py`: `python3`.
+    Python,
+    /// `.js`, `.mjs`, `.cjs`: `node`.
+    JavaScript,
+    /// `.ts`: a `node` that strips types.
+    TypeScript,
+    /// `.sh`: `sh`.
+    Sh,
+    /// `.sh` whose `#!` line names bash: `bash`.
+    Bash,
+}
+
+/// The extensions the runtime runs, and as what (`.sh` may become bash by its `#!` line).
+const SCRIPT_EXTENSIONS: [(&str, ScriptLanguage); 6] = [
+    ("py", ScriptLanguage::Python),
+    ("js", ScriptLanguage::JavaScript),
+    ("mjs", ScriptLanguage::JavaScript),
+    ("cjs", ScriptLanguage::JavaScript),
+    ("ts", ScriptLanguage::TypeScript),
+    ("sh", ScriptLanguage::Sh),
+];
+
+impl ScriptLanguage {
+    /// The language the runtime runs `path` as, given the file's first bytes (`head`, for the
+    /// `#!` line); `None` for a file it does not run.
+    pub fn of(path: &str, head: &[u8]) -> Option<Self> {
+        let extension = path.rsplit_once('.')?.1;
+        let language = SCRIPT_EXTENSIONS
+            .iter()
+            .find(|(known, _)| *known == extension)?
+            .1;
+        if language == Self::Sh && Self::of_shebang(head) == Some(Self::Bash) {
+            return Some(Self::Bash);
+        }
+        Some(language)
+    }
+
+    /// The language a `#!` line names (`#!/usr/bin/env python3`, `#!/bin/bash`), for a file
+    /// an agent could run directly whatever its name.
+    pub fn of_shebang(head: &[u8]) -> Option<Self> {
+        let line = head.strip_prefix(b"#!")?;
+        let line = &line[..line
+            .iter()
+            .position(|&byte| byte == b'\n')
+            .unwrap_or(line.len())];
+        let line = std::str::from_utf8(line).ok()?;
+        let mut words = line.split_whitespace();
+        let mut program = words.next()?.rsplit('/').next()?;
+        if program == "env" {
+            program = words.find(|word| !word.starts_with('-'))?;
+        }
+        let program = program.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
+        match program {
+            "python" => Some(Self::Python),
+            "node" | "nodejs" | "deno" | "bun" => Some(Self::JavaScript),
+            "sh" | "dash" | "ash" => Some(Self::Sh),
+            "bash" | "zsh" | "ksh" => Some(Self::Bash),
+            _ => None,
+        }
+    }
+
+    /// The interpreter kind that runs it.
+    pub const fn runtime(self) -> RuntimeKind {
+        match self {
+            Self::Python => RuntimeKind::Python,
+            Self::JavaScript | Self::TypeScript => RuntimeKind::Node,
+            Self::Sh | Self::Bash => RuntimeKind::Sh,
+        }
+    }
+}
+
 /// What a run executes: exactly one of these.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case")]
@@ -1093,6 +1170,49 @@ pub fn parse_input_text(kind: InputType, text: &str) -> Result<Value, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_script_runs_as_its_extension_says_and_a_bash_line_makes_sh_bash() {
+        assert_eq!(
+            ScriptLanguage::of("scripts/a.py", b""),
+            Some(ScriptLanguage::Python)
+        );
+        assert_eq!(
+            ScriptLanguage::of("a.cjs", b""),
+            Some(ScriptLanguage::JavaScript)
+        );
+        assert_eq!(
+            ScriptLanguage::of("a.ts", b""),
+            Some(ScriptLanguage::TypeScript)
+        );
+        assert_eq!(
+            ScriptLanguage::of("a.sh", b"#!/bin/sh\n"),
+            Some(ScriptLanguage::Sh)
+        );
+        assert_eq!(
+            ScriptLanguage::of("a.sh", b"#!/usr/bin/env bash\necho"),
+            Some(ScriptLanguage::Bash)
+        );
+        assert_eq!(ScriptLanguage::of("README.md", b"#!/bin/sh"), None);
+        assert_eq!(ScriptLanguage::of("noextension", b""), None);
+    }
+
+    #[test]
+    fn a_shebang_names_its_interpreter_through_env_and_versions() {
+        let of = ScriptLanguage::of_shebang;
+        assert_eq!(
+            of(b"#!/usr/bin/env python3\n"),
+            Some(ScriptLanguage::Python)
+        );
+        assert_eq!(of(b"#!/usr/bin/python3.11"), Some(ScriptLanguage::Python));
+        assert_eq!(
+            of(b"#!/usr/bin/env -S node --flag"),
+            Some(ScriptLanguage::JavaScript)
+        );
+        assert_eq!(of(b"#!/bin/bash -e"), Some(ScriptLanguage::Bash));
+        assert_eq!(of(b"#!/usr/bin/perl"), None);
+        assert_eq!(of(b"print('no line')"), None);
+    }
 
     #[test]
     fn text_is_read_as_the_declared_type() {

@@ -337,23 +337,15 @@ fn read_only_except(writable: &[PathBuf]) -> Result<(), Failure> {
     }
     let text = std::fs::read_to_string(MOUNTINFO)
         .map_err(|error| Failure::Refused(format!("reading {MOUNTINFO}: {error}")))?;
-    for point in mount_points(&text) {
+    for (point, flags) in mounts(&text) {
         // The run's own /proc replaces the host's; its entries are not files to protect.
-        if point == Path::new("/proc") || point.starts_with("/proc/") {
+        // A mount that is read-only already needs nothing.
+        if point == Path::new("/proc")
+            || point.starts_with("/proc/")
+            || flags.contains(MsFlags::MS_RDONLY)
+        {
             continue;
         }
-        let flags = match kept_flags(&point) {
-            Ok(flags) => flags,
-            // Gone, or out of this user's reach (then out of the script's too).
-            Err(nix::Error::ENOENT | nix::Error::EACCES | nix::Error::ENOTDIR) => continue,
-            Err(error) => {
-                return Err(Failure::Refused(format!(
-                    "reading the flags of the mount at {}: {}",
-                    point.display(),
-                    error.desc()
-                )));
-            }
-        };
         match remount(&point, flags | MsFlags::MS_RDONLY) {
             // Not a mount point from here (covered by a later mount), or out of reach.
             Ok(()) | Err(nix::Error::EINVAL | nix::Error::ENOENT | nix::Error::EACCES) => {}
@@ -398,8 +390,8 @@ fn remount(point: &Path, flags: MsFlags) -> nix::Result<()> {
     )
 }
 
-/// The per-mount flags of the mount holding `path` that a remount must keep: a user
-/// namespace may not clear `nosuid`, `nodev`, `noexec` or `ro` that came from outside it.
+/// The per-mount flags of the mount holding `path` that a remount must keep (the same as
+/// [`KEPT_OPTIONS`], read through `statvfs` for a folder rather than a mount point).
 fn kept_flags(path: &Path) -> nix::Result<MsFlags> {
     let found = statvfs(path)?.flags();
     let mut flags = MsFlags::empty();
@@ -408,6 +400,9 @@ fn kept_flags(path: &Path) -> nix::Result<MsFlags> {
         (FsFlags::ST_NOSUID, MsFlags::MS_NOSUID),
         (FsFlags::ST_NODEV, MsFlags::MS_NODEV),
         (FsFlags::ST_NOEXEC, MsFlags::MS_NOEXEC),
+        (FsFlags::ST_NOATIME, MsFlags::MS_NOATIME),
+        (FsFlags::ST_NODIRATIME, MsFlags::MS_NODIRATIME),
+        (FsFlags::ST_RELATIME, MsFlags::MS_RELATIME),
     ] {
         if found.contains(statvfs) {
             flags |= mount;
@@ -416,13 +411,44 @@ fn kept_flags(path: &Path) -> nix::Result<MsFlags> {
     Ok(flags)
 }
 
+/// The per-mount options of `mountinfo` that a remount must keep, and the flag of each: a
+/// user namespace may not clear `ro`, `nosuid`, `nodev`, `noexec` or the access-time
+/// choice that came from outside it (the remount fails with `EPERM`).
+const KEPT_OPTIONS: [(&str, MsFlags); 7] = [
+    ("ro", MsFlags::MS_RDONLY),
+    ("nosuid", MsFlags::MS_NOSUID),
+    ("nodev", MsFlags::MS_NODEV),
+    ("noexec", MsFlags::MS_NOEXEC),
+    ("noatime", MsFlags::MS_NOATIME),
+    ("nodiratime", MsFlags::MS_NODIRATIME),
+    ("relatime", MsFlags::MS_RELATIME),
+];
+
 /// The mount points of a `mountinfo` text (its fifth field, with the kernel's octal escapes
-/// of space, tab, newline and backslash undone), in the kernel's order.
-fn mount_points(text: &str) -> Vec<PathBuf> {
-    text.lines()
-        .filter_map(|line| line.split(' ').nth(4))
-        .map(|field| PathBuf::from(unescape(field)))
-        .collect()
+/// of space, tab, newline and backslash undone) with the flags of their per-mount options
+/// (the sixth field), each point once: a remount acts on the mount on top, the last listed.
+/// Reading the flags here spares a `statvfs` per mount on every run.
+fn mounts(text: &str) -> Vec<(PathBuf, MsFlags)> {
+    let mut found: Vec<(PathBuf, MsFlags)> = Vec::new();
+    for line in text.lines() {
+        let mut fields = line.split(' ').skip(4);
+        let (Some(point), Some(options)) = (fields.next(), fields.next()) else {
+            continue;
+        };
+        let flags = options
+            .split(',')
+            .filter_map(|option| {
+                KEPT_OPTIONS
+                    .iter()
+                    .find(|(name, _)| *name == option)
+                    .map(|(_, flag)| *flag)
+            })
+            .fold(MsFlags::empty(), |all, flag| all | flag);
+        let point = PathBuf::from(unescape(point));
+        found.retain(|(seen, _)| *seen != point);
+        found.push((point, flags));
+    }
+    found
 }
 
 fn unescape(field: &str) -> OsString {
@@ -454,18 +480,26 @@ mod tests {
     use super::*;
 
     #[test]
-    fn mount_points_are_unescaped_in_order() {
+    fn mount_points_are_unescaped_in_order_once_each_with_their_kept_options() {
         let text = "22 27 0:21 / /proc rw,relatime - proc proc rw\n\
                     27 1 254:0 / / rw,relatime - ext4 /dev/vda rw\n\
                     28 27 0:25 / /mnt/my\\040disk\\134x ro,nosuid - tmpfs t ro\n\
-                    29 27 0:26 / /odd\\0 rw - tmpfs t rw\n";
+                    29 27 0:26 / /odd\\0 rw,noexec,noatime - tmpfs t rw\n\
+                    30 27 0:27 / / rw,nodev - tmpfs t rw\n\
+                    31 27 0:28 /x /short\n";
         assert_eq!(
-            mount_points(text),
+            mounts(text),
             [
-                PathBuf::from("/proc"),
-                PathBuf::from("/"),
-                PathBuf::from("/mnt/my disk\\x"),
-                PathBuf::from("/odd\\0"),
+                (PathBuf::from("/proc"), MsFlags::MS_RELATIME),
+                (
+                    PathBuf::from("/mnt/my disk\\x"),
+                    MsFlags::MS_RDONLY | MsFlags::MS_NOSUID
+                ),
+                (
+                    PathBuf::from("/odd\\0"),
+                    MsFlags::MS_NOEXEC | MsFlags::MS_NOATIME
+                ),
+                (PathBuf::from("/"), MsFlags::MS_NODEV),
             ]
         );
     }

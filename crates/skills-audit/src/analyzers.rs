@@ -1,0 +1,34 @@
+//! The analyzers, each with its own rules table: see the crate's header for what each reads.
+
+mod hidden;
+mod instructions;
+mod manifest;
+mod rules;
+mod scripts;
+
+use crate::files::Skill;
+use crate::findings::{Collector, Rule};
+
+/// Every built-in rule, analyzer by analyzer: what `docs/audit.md` lists and what the
+/// fixtures cover.
+pub fn all_rules() -> Vec<&'static Rule> {
+    [
+        instructions::RULES,
+        hidden::RULES,
+        scripts::RULES,
+        manifest::RULES,
+        rules::RULES,
+    ]
+    .into_iter()
+    .flatten()
+    .collect()
+}
+
+/// Runs every analyzer over `skill`.
+pub(crate) fn run(skill: &Skill, out: &mut Collector) {
+    instructions::analyze(skill, out);
+    hidden::analyze(skill, out);
+    scripts::analyze(skill, out);
+    manifest::analyze(skill, out);
+    rules::analyze(skill, out);
+}

@@ -1,0 +1,231 @@
+//! One skill's scan, from files to [`Report`]: parse what the analyzers need once, run them,
+//! and put the verdict together.
+
+use std::path::Path;
+
+use sha2::{Digest, Sha256};
+use skills_types::Error;
+use skills_types::audit::{Report, Severity, Skipped};
+use skills_types::files::SKILL_MD;
+
+use crate::analyzers;
+use crate::files::{self, Caps, ScannedFile, Skill};
+use crate::findings::Collector;
+
+/// The version of the built-in rules. A report records it, and an install records the
+/// report's: when it changes, `skills check` scans again. Bump it with any change to a rule
+/// (the rules' fingerprint test fails until it is bumped).
+pub const RULES_VERSION: &str = "2026.12.0";
+
+/// How a scan runs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Options {
+    /// A report is not safe with a finding at or above this.
+    pub fail_on: Severity,
+    /// How much of a skill is read.
+    pub caps: Caps,
+    /// The names of the other skills the user has, for names that imitate one.
+    pub neighbours: Vec<String>,
+}
+
+impl Options {
+    /// Failing on high, with the default caps and no neighbours.
+    pub fn new() -> Self {
+        Self {
+            fail_on: Severity::High,
+            caps: Caps::default(),
+            neighbours: Vec::new(),
+        }
+    }
+
+    /// This threshold instead.
+    pub fn with_fail_on(mut self, fail_on: Severity) -> Self {
+        self.fail_on = fail_on;
+        self
+    }
+
+    /// These neighbours instead.
+    pub fn with_neighbours(mut self, neighbours: Vec<String>) -> Self {
+        self.neighbours = neighbours;
+        self
+    }
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// Scans the skill folder `dir`. An error only when the folder cannot be read at all; a file
+/// that cannot be read is in the report's `skipped`.
+pub fn scan_dir(dir: &Path, options: &Options) -> Result<Report, Error> {
+    let read = files::read_dir(dir, &options.caps)?;
+    Ok(scan(dir, read.files, read.skipped, options))
+}
+
+/// Scans a skill held in memory (`(relative path, bytes)`, as an install stages it) before
+/// anything is written. `path` is what the report names it by.
+pub fn scan_files(path: &Path, staged: &[(String, Vec<u8>)], options: &Options) -> Report {
+    let cap = usize::try_from(options.caps.bytes_per_file).unwrap_or(usize::MAX);
+    let mut skipped = Vec::new();
+    let mut files = Vec::new();
+    for (relative, bytes) in staged {
+        if files.len() >= options.caps.files {
+            skipped.push(Skipped {
+                file: relative.clone(),
+                reason: format!("more than {} files in the skill", options.caps.files),
+            });
+            continue;
+        }
+        let kept = &bytes[..bytes.len().min(cap)];
+        if kept.len() < bytes.len() {
+            skipped.push(Skipped {
+                file: relative.clone(),
+                reason: format!("read the first {} bytes of {}", kept.len(), bytes.len()),
+            });
+        }
+        files.push(ScannedFile::new(
+            relative.clone(),
+            kept.to_vec(),
+            bytes.len() as u64,
+        ));
+    }
+    files.sort_by(|a, b| {
+        (a.path != SKILL_MD)
+            .cmp(&(b.path != SKILL_MD))
+            .then_with(|| a.path.cmp(&b.path))
+    });
+    scan(path, files, skipped, options)
+}
+
+fn scan(path: &Path, files: Vec<ScannedFile>, skipped: Vec<Skipped>, options: &Options) -> Report {
+    let digest = digest(&files);
+    let frontmatter = files
+        .iter()
+        .find(|file| file.path == SKILL_MD)
+        .and_then(|file| skills_ops::load::parse_document(&path.join(SKILL_MD), &file.bytes).ok())
+        .map(|document| document.frontmatter);
+    let field = |pick: fn(&skills_types::Frontmatter) -> &String| {
+        frontmatter
+            .as_ref()
+            .map(pick)
+            .filter(|value| !value.is_empty())
+            .cloned()
+    };
+    let folder = path
+        .file_name()
+        .map(|name| name.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let skill = Skill {
+        name: field(|frontmatter| &frontmatter.name).unwrap_or(folder),
+        description: field(|frontmatter| &frontmatter.description).unwrap_or_default(),
+        frontmatter,
+        files,
+        neighbours: options.neighbours.clone(),
+    };
+    let mut out = Collector::default();
+    analyzers::run(&skill, &mut out);
+    let findings = out.into_sorted();
+    Report::new(
+        skills_types::sanitize::line(&skill.name).into_owned(),
+        path.to_path_buf(),
+        findings,
+        options.fail_on,
+        RULES_VERSION,
+        digest,
+        skipped,
+    )
+}
+
+/// The digest of the files as scanned: each path and its bytes, in path order, so the same
+/// files always give the same digest and any change (a byte, a name, a file added) gives
+/// another.
+fn digest(files: &[ScannedFile]) -> String {
+    let mut sorted: Vec<&ScannedFile> = files.iter().collect();
+    sorted.sort_by(|a, b| a.path.cmp(&b.path));
+    let mut hasher = Sha256::new();
+    for file in sorted {
+        hasher.update((file.path.len() as u64).to_le_bytes());
+        hasher.update(file.path.as_bytes());
+        hasher.update(file.size.to_le_bytes());
+        hasher.update((file.bytes.len() as u64).to_le_bytes());
+        hasher.update(&file.bytes);
+    }
+    format!("sha256:{:x}", hasher.finalize())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn staged(files: &[(&str, &str)]) -> Vec<(String, Vec<u8>)> {
+        files
+            .iter()
+            .map(|(path, text)| ((*path).to_owned(), text.as_bytes().to_vec()))
+            .collect()
+    }
+
+    #[test]
+    fn the_digest_changes_with_any_byte_or_name_and_not_with_order() {
+        let options = Options::new();
+        let a = scan_files(
+            Path::new("x"),
+            &staged(&[("SKILL.md", "a"), ("b.py", "b")]),
+            &options,
+        );
+        let reordered = scan_files(
+            Path::new("x"),
+            &staged(&[("b.py", "b"), ("SKILL.md", "a")]),
+            &options,
+        );
+        let changed = scan_files(
+            Path::new("x"),
+            &staged(&[("SKILL.md", "a"), ("b.py", "c")]),
+            &options,
+        );
+        let renamed = scan_files(
+            Path::new("x"),
+            &staged(&[("SKILL.md", "a"), ("c.py", "b")]),
+            &options,
+        );
+        assert_eq!(a.digest, reordered.digest);
+        assert_ne!(a.digest, changed.digest);
+        assert_ne!(a.digest, renamed.digest);
+    }
+
+    #[test]
+    fn the_name_comes_from_the_frontmatter_else_the_folder() {
+        let options = Options::new();
+        let named = scan_files(
+            Path::new("dir/folder"),
+            &staged(&[("SKILL.md", "---\nname: pdf\ndescription: d\n---\nbody\n")]),
+            &options,
+        );
+        assert_eq!(named.skill_name, "pdf");
+        let bare = scan_files(
+            Path::new("dir/folder"),
+            &staged(&[("SKILL.md", "no frontmatter")]),
+            &options,
+        );
+        assert_eq!(bare.skill_name, "folder");
+    }
+
+    #[test]
+    fn a_file_over_the_cap_is_read_in_part_and_reported() {
+        let mut options = Options::new();
+        options.caps.bytes_per_file = 4;
+        let report = scan_files(
+            Path::new("x"),
+            &staged(&[("SKILL.md", "0123456789")]),
+            &options,
+        );
+        assert_eq!(report.skipped.len(), 1);
+        assert!(
+            report.skipped[0].reason.contains("first 4 bytes of 10"),
+            "{:?}",
+            report.skipped
+        );
+    }
+}
