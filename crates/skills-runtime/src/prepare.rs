@@ -16,6 +16,7 @@ use skills_ops::reader::Refusal;
 use skills_types::config::Permission;
 use skills_types::run::{
     InlineLanguage, MAX_TIMEOUT_SECS, RunRequest, RunTarget, RuntimeKind, SANDBOXED_DEADLINE_SECS,
+    ScriptLanguage,
 };
 use skills_types::runtime::{ConfirmMode, RuntimeConfig, SandboxMode};
 use skills_types::{Error, SkillScope, SkillsConfig};
@@ -194,11 +195,10 @@ pub(crate) fn prepare_for(
             let (absolute, head, extension) = open_script(&skill_dir, &path)?;
             let interpreter =
                 interpreter_for(runtimes, settings, &path, &extension, &head, &skill_dir)?;
-            kind = match extension.as_str() {
-                "py" => Some(RuntimeKind::Python),
-                "js" | "mjs" | "cjs" | "ts" => Some(RuntimeKind::Node),
-                _ => None,
-            };
+            // Only Python and Node have a skill environment; a shell script runs as it is.
+            kind = ScriptLanguage::of(&path, &head)
+                .map(ScriptLanguage::runtime)
+                .filter(|runtime| matches!(runtime, RuntimeKind::Python | RuntimeKind::Node));
             (
                 interpreter.0,
                 interpreter.1,
@@ -574,22 +574,20 @@ fn interpreter_for(
     head: &[u8],
     skill_dir: &Path,
 ) -> Result<(PathBuf, Option<String>), Error> {
-    match extension {
-        "js" | "mjs" | "cjs" => usable(runtimes, settings, RuntimeKind::Node),
-        "py" => usable(runtimes, settings, RuntimeKind::Python),
-        "sh" => match shebang_shell(head) {
-            Some("bash") => {
-                let bash = runtimes::find_on_path(settings, "bash").ok_or_else(|| {
-                    Error::RuntimeUnavailable {
-                        runtime: "bash".to_owned(),
-                        reason: format!("{path} asks for bash in its #! line; looked for `bash` on PATH and found none"),
-                    }
-                })?;
-                Ok((bash, None))
-            }
-            _ => usable(runtimes, settings, RuntimeKind::Sh),
-        },
-        "ts" => {
+    match ScriptLanguage::of(path, head) {
+        Some(ScriptLanguage::JavaScript) => usable(runtimes, settings, RuntimeKind::Node),
+        Some(ScriptLanguage::Python) => usable(runtimes, settings, RuntimeKind::Python),
+        Some(ScriptLanguage::Bash) => {
+            let bash = runtimes::find_on_path(settings, "bash").ok_or_else(|| {
+                Error::RuntimeUnavailable {
+                    runtime: "bash".to_owned(),
+                    reason: format!("{path} asks for bash in its #! line; looked for `bash` on PATH and found none"),
+                }
+            })?;
+            Ok((bash, None))
+        }
+        Some(ScriptLanguage::Sh) => usable(runtimes, settings, RuntimeKind::Sh),
+        Some(ScriptLanguage::TypeScript) => {
             let node = usable(runtimes, settings, RuntimeKind::Node)?;
             let strips = node
                 .1
@@ -611,7 +609,8 @@ fn interpreter_for(
                 })
             }
         }
-        other => {
+        None => {
+            let other = extension;
             let (manifest, diagnostics) = skills_ops::discover::read_skill_manifest(skill_dir);
             let Some(program) = manifest.interpreters.get(other) else {
                 // The sidecar reader drops an unusable entry (a path, a bad name) with a
@@ -651,25 +650,6 @@ fn interpreter_for(
     }
 }
 
-/// `bash` or `sh` when the `#!` line names one of them (directly or through `env`).
-fn shebang_shell(head: &[u8]) -> Option<&'static str> {
-    let line = head.strip_prefix(b"#!")?;
-    let line = line.split(|&byte| byte == b'\n').next()?;
-    let line = std::str::from_utf8(line).ok()?;
-    let mut words = line.split_whitespace();
-    let first = words.next()?;
-    let program = if first.rsplit('/').next() == Some("env") {
-        words.next()?
-    } else {
-        first
-    };
-    match program.rsplit('/').next()? {
-        "bash" => Some("bash"),
-        "sh" => Some("sh"),
-        _ => None,
-    }
-}
-
 /// The path and version of `kind`, or why no run may use it.
 pub(crate) fn usable(
     runtimes: &Runtimes,
@@ -693,12 +673,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn shebang_lines_pick_bash_or_sh() {
-        assert_eq!(shebang_shell(b"#!/bin/bash\necho"), Some("bash"));
-        assert_eq!(shebang_shell(b"#!/usr/bin/env bash\n"), Some("bash"));
-        assert_eq!(shebang_shell(b"#! /bin/sh -e\n"), Some("sh"));
-        assert_eq!(shebang_shell(b"#!/usr/bin/zsh\n"), None);
-        assert_eq!(shebang_shell(b"echo hi\n"), None);
+    fn a_sh_script_runs_with_bash_only_when_its_line_names_bash() {
+        let of = |head: &[u8]| ScriptLanguage::of("scripts/x.sh", head);
+        assert_eq!(of(b"#!/bin/bash\necho"), Some(ScriptLanguage::Bash));
+        assert_eq!(of(b"#!/usr/bin/env bash\n"), Some(ScriptLanguage::Bash));
+        assert_eq!(of(b"#! /bin/sh -e\n"), Some(ScriptLanguage::Sh));
+        assert_eq!(of(b"#!/usr/bin/zsh\n"), Some(ScriptLanguage::Sh));
+        assert_eq!(of(b"echo hi\n"), Some(ScriptLanguage::Sh));
     }
 
     #[test]

@@ -95,6 +95,23 @@ const SCRIPT_EXTENSIONS: [(&str, ScriptLanguage); 6] = [
     ("sh", ScriptLanguage::Sh),
 ];
 
+/// The program a `#!` line runs, without its folder (`#!/usr/bin/env bash` → `bash`,
+/// `#!/bin/sh -e` → `sh`): the first word, or the first non-option word after `env`.
+fn shebang_program(head: &[u8]) -> Option<&str> {
+    let line = head.strip_prefix(b"#!")?;
+    let line = &line[..line
+        .iter()
+        .position(|&byte| byte == b'\n')
+        .unwrap_or(line.len())];
+    let line = std::str::from_utf8(line).ok()?;
+    let mut words = line.split_whitespace();
+    let first = words.next()?.rsplit('/').next()?;
+    if first == "env" {
+        return words.find(|word| !word.starts_with('-'));
+    }
+    Some(first)
+}
+
 impl ScriptLanguage {
     /// The language the runtime runs `path` as, given the file's first bytes (`head`, for the
     /// `#!` line); `None` for a file it does not run.
@@ -104,7 +121,7 @@ impl ScriptLanguage {
             .iter()
             .find(|(known, _)| *known == extension)?
             .1;
-        if language == Self::Sh && Self::of_shebang(head) == Some(Self::Bash) {
+        if language == Self::Sh && shebang_program(head) == Some("bash") {
             return Some(Self::Bash);
         }
         Some(language)
@@ -113,17 +130,7 @@ impl ScriptLanguage {
     /// The language a `#!` line names (`#!/usr/bin/env python3`, `#!/bin/bash`), for a file
     /// an agent could run directly whatever its name.
     pub fn of_shebang(head: &[u8]) -> Option<Self> {
-        let line = head.strip_prefix(b"#!")?;
-        let line = &line[..line
-            .iter()
-            .position(|&byte| byte == b'\n')
-            .unwrap_or(line.len())];
-        let line = std::str::from_utf8(line).ok()?;
-        let mut words = line.split_whitespace();
-        let mut program = words.next()?.rsplit('/').next()?;
-        if program == "env" {
-            program = words.find(|word| !word.starts_with('-'))?;
-        }
+        let program = shebang_program(head)?;
         let program = program.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
         match program {
             "python" => Some(Self::Python),
@@ -1192,6 +1199,11 @@ mod tests {
         assert_eq!(
             ScriptLanguage::of("a.sh", b"#!/usr/bin/env bash\necho"),
             Some(ScriptLanguage::Bash)
+        );
+        // The runtime runs a `.sh` with bash only when its line names bash itself.
+        assert_eq!(
+            ScriptLanguage::of("a.sh", b"#!/bin/zsh\n"),
+            Some(ScriptLanguage::Sh)
         );
         assert_eq!(ScriptLanguage::of("README.md", b"#!/bin/sh"), None);
         assert_eq!(ScriptLanguage::of("noextension", b""), None);
