@@ -283,7 +283,7 @@ fn markup(path: &str) -> Markup {
         .any(|extension| lower.ends_with(extension))
     {
         Markup::Html
-    } else if instructions::reading_of(path) == Reading::Markdown {
+    } else if instructions::reading_of(path) == Some(Reading::Markdown) {
         Markup::Markdown
     } else {
         Markup::None
@@ -312,72 +312,65 @@ struct Invisible {
 /// Bidi controls, zero-width characters, tag characters and variation selectors, in one pass.
 fn invisible_characters(file: &ScannedFile, text: &str, out: &mut Collector) {
     let mut found = Invisible::default();
-    let characters: Vec<(usize, char)> = text.char_indices().collect();
-    let mut index = 0;
-    while index < characters.len() {
-        let (offset, character) = characters[index];
+    let mut characters = text.char_indices().peekable();
+    let mut previous: Option<char> = None;
+    while let Some((offset, character)) = characters.next() {
         if is_bidi_control(character) {
             found.bidi.get_or_insert((offset, character));
             found.bidi_count += 1;
-            index += 1;
         } else if is_zero_width(character) && !(offset == 0 && character == '\u{feff}') {
-            let end = run_end(&characters, index, is_zero_width);
-            let run: Vec<char> = characters[index..end].iter().map(|(_, c)| *c).collect();
-            let before = index.checked_sub(1).map(|i| characters[i].1);
-            let after = characters.get(end).map(|(_, c)| *c);
+            let mut run = vec![character];
+            while let Some((_, next)) = characters.next_if(|(_, c)| is_zero_width(*c)) {
+                if run.len() < SMUGGLED_CHARS * 8 {
+                    run.push(next);
+                }
+            }
+            let after = characters.peek().map(|(_, c)| *c);
             if run.len() >= ZERO_WIDTH_RUN_LENGTH {
                 if found.run.is_none() {
-                    let length = run.len();
-                    found.run = Some((offset, length, run));
+                    found.run = Some((offset, run.len(), run));
                 }
-            } else if before.is_some_and(|c| c.is_ascii_alphanumeric())
+            } else if previous.is_some_and(|c| c.is_ascii_alphanumeric())
                 && after.is_some_and(|c| c.is_ascii_alphanumeric())
             {
                 found.in_word.get_or_insert((offset, run.len()));
                 found.in_word_count += 1;
             }
-            index = end;
+            // What comes before the next character is the run, not a letter.
+            previous = Some(character);
+            continue;
         } else if is_tag(character) {
-            let end = run_end(&characters, index, is_tag);
-            let flag = index
-                .checked_sub(1)
-                .is_some_and(|i| characters[i].1 == '\u{1f3f4}');
+            let flag = previous == Some('\u{1f3f4}');
+            let mut count = 1;
+            let mut spelled = vec![character];
+            while let Some((_, next)) = characters.next_if(|(_, c)| is_tag(*c)) {
+                count += 1;
+                spelled.push(next);
+            }
             if !flag {
                 found.tags.get_or_insert(offset);
-                found.tag_count += end - index;
-                for (_, tag) in &characters[index..end] {
-                    let ascii = u32::from(*tag) - 0xe0000;
+                found.tag_count += count;
+                for tag in spelled {
+                    let ascii = u32::from(tag) - 0xe0000;
                     if (0x20..0x7f).contains(&ascii) && found.tag_text.len() < SMUGGLED_CHARS {
                         found.tag_text.extend(char::from_u32(ascii));
                     }
                 }
             }
-            index = end;
-        } else if variation_byte(character).is_some() {
-            let end = run_end(&characters, index, |c| variation_byte(c).is_some());
-            if end - index >= VARIATION_RUN_LENGTH {
-                found.selectors.get_or_insert(offset);
-                for (_, selector) in &characters[index..end] {
-                    if found.selector_bytes.len() < SMUGGLED_CHARS {
-                        found.selector_bytes.extend(variation_byte(*selector));
-                    }
-                }
+        } else if let Some(byte) = variation_byte(character) {
+            let mut bytes = vec![byte];
+            while let Some((_, next)) = characters.next_if(|(_, c)| variation_byte(*c).is_some()) {
+                bytes.extend(variation_byte(next));
             }
-            index = end;
-        } else {
-            index += 1;
+            if bytes.len() >= VARIATION_RUN_LENGTH {
+                found.selectors.get_or_insert(offset);
+                let room = SMUGGLED_CHARS.saturating_sub(found.selector_bytes.len());
+                found.selector_bytes.extend(bytes.into_iter().take(room));
+            }
         }
+        previous = Some(character);
     }
     report_invisible(file, found, out);
-}
-
-/// The index just past the run of characters matching `belongs` that starts at `index`.
-fn run_end(characters: &[(usize, char)], index: usize, belongs: impl Fn(char) -> bool) -> usize {
-    index
-        + characters[index..]
-            .iter()
-            .take_while(|(_, c)| belongs(*c))
-            .count()
 }
 
 fn report_invisible(file: &ScannedFile, found: Invisible, out: &mut Collector) {

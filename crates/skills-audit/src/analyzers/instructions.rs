@@ -496,20 +496,36 @@ fn voided(pattern: &patterns::Pattern, text: &str, start: usize, end: usize) -> 
     false
 }
 
-/// How a file of the skill is read, from its name.
-pub(in crate::analyzers) fn reading_of(path: &str) -> Reading {
+/// How a file of the skill is read, from its name: `None` for code and configuration in
+/// languages the agent runs rather than reads (shell rc files, Go, C): their strings and
+/// comments are not orders to the agent, and the `scripts` analyzer reads the code it runs.
+pub(in crate::analyzers) fn reading_of(path: &str) -> Option<Reading> {
     const STRUCTURED: [&str; 12] = [
         ".json", ".jsonl", ".yaml", ".yml", ".toml", ".xml", ".ini", ".cfg", ".conf", ".csv",
         ".tsv", ".ipynb",
     ];
+    const PROSE: [&str; 10] = [
+        ".md",
+        ".markdown",
+        ".mdx",
+        ".mdc",
+        ".txt",
+        ".text",
+        ".rst",
+        ".adoc",
+        ".html",
+        ".htm",
+    ];
     let lower = path.to_ascii_lowercase();
-    if STRUCTURED
-        .iter()
-        .any(|extension| lower.ends_with(extension))
+    let name = lower.rsplit('/').next().unwrap_or(&lower);
+    if STRUCTURED.iter().any(|extension| name.ends_with(extension)) {
+        Some(Reading::Structured)
+    } else if PROSE.iter().any(|extension| name.ends_with(extension))
+        || !name.trim_start_matches('.').contains('.') && !name.starts_with('.')
     {
-        Reading::Structured
+        Some(Reading::Markdown)
     } else {
-        Reading::Markdown
+        None
     }
 }
 
@@ -547,8 +563,10 @@ pub(crate) fn analyze(skill: &Skill, out: &mut Collector) {
         if file.kind != FileKind::Text {
             continue;
         }
-        let Some(text) = file.text() else { continue };
-        let hits = scan(text, reading_of(&file.path));
+        let (Some(text), Some(reading)) = (file.text(), reading_of(&file.path)) else {
+            continue;
+        };
+        let hits = scan(text, reading);
         let mut quoted: Vec<(Family, Hit, usize)> = Vec::new();
         let mut placed: Vec<Placed<'_>> = Vec::new();
         for hit in hits {
@@ -716,7 +734,7 @@ static SENDING_WORDS_RE: LazyLock<Option<Regex>> = LazyLock::new(|| {
 /// Credential stores read by a bundled script: the paths and calls that only a tool about
 /// credentials has a reason to touch. (The `scripts` analyzer reports these on their own;
 /// here they only count against a description that says nothing of them.)
-const SCRIPT_CREDENTIALS: &str = r"(~/\.ssh|\.ssh/id_|\bid_rsa\b|\bid_ed25519\b|\.aws/credentials|\.netrc\b|\.git-credentials|\.docker/config\.json|\.kube/config|/proc/[^/\s]+/environ|Login Data|cookies\.sqlite|find-generic-password|find-internet-password|dump-keychain|wallet\.dat|\.bash_history|\.zsh_history|dict\(os\.environ\)|os\.environ\.copy\(\)|json\.dumps\(os\.environ|JSON\.stringify\(process\.env\))";
+const SCRIPT_CREDENTIALS: &str = r"(~/\.ssh|\.ssh/id_|\bid_rsa\b|\bid_ed25519\b|\.aws/credentials|\.netrc\b|\.git-credentials|\.docker/config\.json|\.kube/config|/proc/[^/\s]+/environ|Login Data|cookies\.sqlite|find-generic-password|find-internet-password|dump-keychain|wallet\.dat|\.bash_history|\.zsh_history)";
 
 static SCRIPT_CREDENTIALS_RE: LazyLock<Option<Regex>> =
     LazyLock::new(|| Regex::new(SCRIPT_CREDENTIALS).ok());

@@ -27,7 +27,7 @@ const LINES_BACK: usize = 200;
 const DESCRIBING: &str = r"(?-u:\b)(detect\w*|detection|examples?|exemplified|e\.g\.|for instance|such as|attacks?|attackers?|attacked|adversar\w*|malicious\w*|malware|injections?|injected|inject|jailbreak\w*|payloads?|exploit\w*|vulnerab\w*|threats?|phishing|red flags?|suspicious|warning signs?|look (out )?for|watch (out )?for|beware|flag(s|ged|ging)?|reject\w*|refus\w*|untrusted|patterns?|phrases?|test cases?|signatures?|heuristics?|scanner|classif\w*|poison\w*|hijack\w*|manipulat\w*|defen[sc]\w*|mitigat\w*|guard against|protect against|pentest\w*|red[- ]team\w*|sanitiz\w*|sanitis\w*|indicators?|iocs?|demonstrat\w*|illustrat\w*|simulat\w*|samples?|anti-patterns?|social engineering|abus\w*|tricks?|tricked|impersonat\w*|spoof\w*|trojan\w*|backdoor\w*|rogue|compromis\w*|exfiltration|steal\w*|scan (for|skills?|files?)|cli reference|dangerous\w*|risky|risks?|unsafe)(?-u:\b)|(?-u:\b)if (a|an|the|any|some) [^.\n]{0,60}(says|tells|asks|contains|instructs|includes|requests)|(?-u:\b)(flags?|options?|arguments?|parameters?):";
 
 /// The heading words that make a whole section a description of attacks or examples.
-const DESCRIBING_HEADING: &str = r"(?-u:\b)(injections?|attacks?|jailbreak\w*|examples?|detect\w*|malicious|threats?|red flags?|vulnerab\w*|anti-patterns?|exploit\w*|adversar\w*|phishing|pitfalls?|what not to do|don'?t|avoid|bad|mistakes?|risks?|dangers?|warnings?|flags|options)(?-u:\b)";
+const DESCRIBING_HEADING: &str = r"(?-u:\b)(injections?|attacks?|jailbreak\w*|examples?|detect\w*|malicious|threats?|red flags?|vulnerab\w*|anti-patterns?|exploit\w*|adversar\w*|phishing|pitfalls?|what not to do|don'?t|avoid|bad|mistakes?|risks?|dangers?|dangerous|unsafe|insecure|vectors?|weakness\w*|misconfigur\w*|warnings?|flags|options)(?-u:\b)";
 
 /// A negation close before the match: what follows is forbidden, not asked.
 const NEGATION: &str = r"(?-u:\b)(never|not|don'?t|doesn'?t|mustn'?t|shouldn'?t|cannot|can'?t|won'?t|no|avoid|refuse to|nunca|jamais|niemals|nie|não|nao|non|ne)(?-u:\b)[^.!?\n]{0,40}$|(никогда|не|不要|不得|禁止|절대)[^.!?\n]{0,12}$";
@@ -201,9 +201,7 @@ pub(super) fn described(
     {
         return Some("in a list or table introduced as examples");
     }
-    if let Some(heading) = heading(text, spans, start)
-        && is_match(&HEADING_RE, heading)
-    {
+    if headings(text, spans, start).any(|heading| is_match(&HEADING_RE, heading)) {
         return Some("under a heading about attacks or examples");
     }
     None
@@ -267,9 +265,22 @@ fn introduction<'a>(text: &'a str, spans: &'a Spans, offset: usize) -> Option<&'
     })
 }
 
-/// The nearest Markdown heading above `offset`.
-fn heading<'a>(text: &'a str, spans: &'a Spans, offset: usize) -> Option<&'a str> {
-    lines_back(text, spans, offset).find(|line| line.starts_with('#'))
+/// The headings above `offset`: the nearest, then each enclosing one of a higher level
+/// up to the title.
+fn headings<'a>(
+    text: &'a str,
+    spans: &'a Spans,
+    offset: usize,
+) -> impl Iterator<Item = &'a str> + 'a {
+    let mut level = usize::MAX;
+    lines_back(text, spans, offset).filter(move |line| {
+        let depth = line.bytes().take_while(|&b| b == b'#').count();
+        let heading = depth > 0 && depth < level && line[depth..].starts_with(' ');
+        if heading {
+            level = depth;
+        }
+        heading
+    })
 }
 
 #[cfg(test)]

@@ -92,7 +92,7 @@ macro_rules! secret {
 /// Where credentials are kept on a user's machine.
 macro_rules! store {
     () => {
-        r"(~/\.ssh|\$HOME/\.ssh|\.ssh/(id_[a-z0-9]+|authorized_keys)|\bid_rsa\b|\bid_ed25519\b|\bid_ecdsa\b|\.aws/credentials|\baws credentials\b|\.config/gcloud|\.azure/|\.kube/config|\bkubeconfig\b|\.docker/config\.json|\.netrc\b|\.git-credentials|\.npmrc\b|\.pypirc\b|\bkeychains?\b|\bcredential manager\b|\blogin data\b|cookies\.sqlite|\bbrowser (cookies|passwords|profiles?|history|sessions?)\b|\bsaved passwords\b|/etc/shadow|/proc/(\d+|self|\*)/environ|\b(the )?user'?s (session tokens?|session cookies?|session data|tokens?|credentials|secrets|passwords|api keys|cookies|private keys?)\b|\buser session (data|tokens?|cookies?)\b|\ball (the |of the )?(environment variables|env vars|secrets|credentials|tokens|api keys|passwords)\b|\b(every|all) \.env\b|\.env files\b|wallet\.dat|\bseed phrases?\b|\b(crypto|bitcoin|ethereum|metamask) wallets?\b)"
+        r"(~/\.ssh|\$HOME/\.ssh|\.ssh/(id_[a-z0-9]+|authorized_keys)|\bid_rsa\b|\bid_ed25519\b|\bid_ecdsa\b|\.aws/credentials|\baws credentials\b|\.config/gcloud|\.azure/|\.kube/config|\bkubeconfig\b|\.docker/config\.json|\.netrc\b|\.git-credentials|\.npmrc\b|\.pypirc\b|\bkeychains?\b|\bcredential manager\b|\blogin data\b|cookies\.sqlite|\bbrowser (cookies|passwords|profiles?|history|sessions?)\b|\bsaved passwords\b|/etc/shadow|/proc/(\d+|self|\*)/environ|\b(the )?user'?s (session tokens?|session cookies?|session data|tokens?|credentials|secrets|passwords|api keys|cookies|private keys?)\b|\buser session (data|tokens?|cookies?)\b|\ball (the |of the )?(environment variables|env vars|secrets|credentials|tokens|api keys|passwords)\b|\b(every|all) \.env\b|\.env files\b|wallet\.dat|\bseed phrases?\b|\b(crypto|bitcoin|ethereum|metamask) wallets?\b|\.cursor/mcp\.json|claude_desktop_config\.json|\.config/gh/hosts\.yml|\.codex/auth\.json|\.gemini/oauth_creds\.json)"
     };
 }
 
@@ -179,6 +179,14 @@ pub(super) const PATTERNS: &[Pattern] = &[
         Family::Override,
         r"\bnew (system )?(instructions|directives|rules) (follow|below)?:",
     ),
+    phrase(
+        Family::Override,
+        r"\b(all |your |the )?(previous|prior|earlier|original|system|above) (instructions|rules|guidelines|prompts?|directives) (are|is) (now )?(void|invalid|obsolete|cancell?ed|revoked|superseded|overridden|no longer (valid|apply|applicable|in effect|relevant))\b",
+    ),
+    phrase(
+        Family::Override,
+        r"\b(takes?|has|have) (precedence|priority) over (all|any|every) (other |previous |prior |earlier )?(instructions|rules|guidelines|prompts|directives)\b|\b(takes?|has|have) (precedence|priority) over (your|the) (system prompt|safety guidelines)\b",
+    ),
     // Spanish, French, German, Portuguese, Italian.
     phrase(
         Family::Override,
@@ -263,6 +271,11 @@ pub(super) const PATTERNS: &[Pattern] = &[
     .not_followed_by(&["to ", "how ", "that you cannot", "that you can't"]),
     phrase(
         Family::Hide,
+        r"\b(do not|don't|dont|never) (mention|reveal|disclose|admit|acknowledge|say|explain) (to anyone |to the user )?(that|what|how|why) you (first |also |then |will |have |had |are |were )?(need to |have to |must |going to )?(read|reading|access|accessing|send|sending|upload|uploading|collect|collecting|copy|copying|run|running|execute|executing|open|opening|fetch|fetching|download|downloading|install|installing|modify|modifying|delete|deleting|post|posting|forward|forwarding)\b",
+    )
+    .with_negation(),
+    phrase(
+        Family::Hide,
         r"\b(do not|don't|dont|never|without) (let|letting) (the|your) (user|human|operator|owner)s? (know|notice|find out|be aware|see what|suspect)\b",
     )
     .with_negation(),
@@ -337,7 +350,7 @@ pub(super) const PATTERNS: &[Pattern] = &[
     // --- Disabling safety settings or the sandbox ----------------------------------------
     phrase(
         Family::DisableSafety,
-        r"(--dangerously-skip-permissions|--allow-dangerously-skip-permissions|--dangerously-bypass-approvals-and-sandbox|\bdangerouslydisablesandbox\b|\bbypasspermissions\b|--permission-mode(=|\s+)bypass|--yolo\b|\byolo mode\b)",
+        r"(--dangerously-skip-permissions|--allow-dangerously-skip-permissions|--dangerously-bypass-approvals-and-sandbox|\bdangerouslydisablesandbox\b|\bbypasspermissions\b|--permission-mode(=|\s+)bypass|--yolo\b|\b(enable|use|turn on|switch to|run in|start in|activate|set|go) (the )?yolo mode\b)",
     ),
     phrase(
         Family::DisableSafety,
@@ -404,6 +417,17 @@ pub(super) const PATTERNS: &[Pattern] = &[
     .unless(SETUP),
     phrase(
         Family::Remote,
+        concat!(
+            r"\b(check|consult|read|fetch|load|poll|visit|query|download)\b",
+            gap!(20),
+            r"https?://\S+",
+            gap!(30),
+            r"\bfor (any |the )?(new|updated|further|additional|latest|current|next) (instructions|commands|directives|tasks|orders)\b"
+        ),
+    )
+    .unless(SETUP),
+    phrase(
+        Family::Remote,
         r"\b(instructions|commands|directives|orders)( [\p{L}]+)? (will be|are|is) (provided|served|hosted|published|posted|delivered|sent|given|returned) (at|on|by|from|via) <?https?://",
     )
     .unless(SETUP),
@@ -434,6 +458,22 @@ pub(super) const PATTERNS: &[Pattern] = &[
         ),
     )
     .unless(AUTHENTICATING),
+    // "Exfiltrate" names the act: whatever it sends, it is not a feature.
+    phrase(
+        Family::Exfiltration,
+        concat!(
+            r"\bexfiltrate\b",
+            gap!(80),
+            r"\b(to|into|via|using|through)\b",
+            gap!(40),
+            destination!()
+        ),
+    ),
+    // An address whose query is filled in with a secret: rendering the link or image sends it.
+    phrase(
+        Family::Exfiltration,
+        r"https?://[^\s)\]>]*[?&][a-z0-9_-]+=(\{\{?|\$\{?|<|%)[^\s)\]>]{0,40}(secret|token|key|password|passwd|conversation|history|chat|env|credential|session|cookie|prompt)",
+    ),
     // --- Sending data out ---------------------------------------------------------------
     phrase(
         Family::SendData,
@@ -454,7 +494,7 @@ pub(super) const PATTERNS: &[Pattern] = &[
         concat!(
             r"\b(and|then) ",
             send!(),
-            r" (it |them |this |everything |all of it )?(to|into) ",
+            r" (it |them |this |everything |all of it )?(to|into) (the |my |our |this |a )?",
             destination!()
         ),
     ),
