@@ -22,7 +22,7 @@ pub(in crate::analyzers) mod context;
 pub(in crate::analyzers) mod markdown;
 mod patterns;
 
-use std::sync::LazyLock;
+use std::sync::{LazyLock, OnceLock};
 
 use regex::{Regex, RegexBuilder, RegexSet, RegexSetBuilder};
 use skills_types::audit::{Category, Severity};
@@ -300,34 +300,154 @@ fn expand(pattern: &str) -> String {
     boundary.replace(' ', r"[\s*_]+")
 }
 
-struct Compiled {
-    set: RegexSet,
-    each: Vec<Option<Regex>>,
+fn build(source: &str) -> Option<Regex> {
+    RegexBuilder::new(&expand(source))
+        .case_insensitive(true)
+        .size_limit(16 << 20)
+        .build()
+        .ok()
 }
 
-static COMPILED: LazyLock<Compiled> = LazyLock::new(|| {
-    let sources: Vec<String> = PATTERNS
-        .iter()
-        .map(|pattern| expand(pattern.regex))
-        .collect();
-    let each = sources
-        .iter()
-        .map(|source| {
-            RegexBuilder::new(source)
-                .case_insensitive(true)
-                .size_limit(16 << 20)
-                .build()
-                .ok()
-        })
-        .collect();
-    let set = RegexSetBuilder::new(&sources)
+/// One pattern, compiled: its parts in order, the most characters allowed between each part
+/// and the next on the same line, and the part searched for first.
+///
+/// A bounded gap inside one automaton (`send[^\n]{0,80}?key`) makes the DFA count: after
+/// every "send" it tracks each distance at once, and a set of such patterns spends its time
+/// building states. Matching the parts one after the other keeps every automaton small: the
+/// anchor parts (the rarest part of each pattern: a credential path, an address, "system
+/// prompt") run as one set over the text, and the other parts are looked for only in the
+/// short windows before and after the anchor.
+///
+/// Only the set is built up front; a part is compiled the first time its pattern's anchor
+/// is found, so a scan pays for the patterns its text comes near.
+struct Compiled {
+    sources: Vec<&'static str>,
+    parts: Vec<OnceLock<Option<Regex>>>,
+    gaps: Vec<usize>,
+    anchor: usize,
+}
+
+impl Compiled {
+    fn part(&self, index: usize) -> Option<&Regex> {
+        let source = self.sources.get(index)?;
+        self.parts
+            .get(index)?
+            .get_or_init(|| build(source))
+            .as_ref()
+    }
+}
+
+struct Table {
+    /// The anchor parts of every pattern, for one pass over the text.
+    set: RegexSet,
+    patterns: Vec<Compiled>,
+}
+
+static COMPILED: LazyLock<Table> = LazyLock::new(|| {
+    let mut anchors = Vec::with_capacity(PATTERNS.len());
+    let mut patterns = Vec::with_capacity(PATTERNS.len());
+    for pattern in PATTERNS {
+        let mut parts = Vec::new();
+        let mut gaps = Vec::new();
+        for (index, piece) in pattern.regex.split(patterns::GAP).enumerate() {
+            if index % 2 == 0 {
+                parts.push(piece);
+            } else {
+                gaps.push(piece.parse().unwrap_or(0));
+            }
+        }
+        let anchor = pattern.anchor.min(parts.len().saturating_sub(1));
+        anchors.push(expand(parts.get(anchor).copied().unwrap_or_default()));
+        patterns.push(Compiled {
+            parts: parts.iter().map(|_| OnceLock::new()).collect(),
+            sources: parts,
+            gaps,
+            anchor,
+        });
+    }
+    let set = RegexSetBuilder::new(&anchors)
         .case_insensitive(true)
-        .size_limit(64 << 20)
+        .size_limit(32 << 20)
         .dfa_size_limit(16 << 20)
         .build()
         .unwrap_or_else(|_| RegexSet::empty());
-    Compiled { set, each }
+    Table { set, patterns }
 });
+
+/// The most bytes a part's own match is looked for beyond its gap.
+const PART_REACH: usize = 256;
+
+/// The offset `count` characters after `from`, at most `bound`.
+fn chars_after(text: &str, from: usize, count: usize, bound: usize) -> usize {
+    text[from..bound]
+        .char_indices()
+        .nth(count)
+        .map_or(bound, |(at, _)| from + at)
+}
+
+/// The offset `count` characters before `from`, at least `bound`.
+fn chars_before(text: &str, from: usize, count: usize, bound: usize) -> usize {
+    if count == 0 {
+        return from;
+    }
+    text[bound..from]
+        .char_indices()
+        .rev()
+        .nth(count - 1)
+        .map_or(bound, |(at, _)| bound + at)
+}
+
+/// Where `pattern` matches whole in `text`, each match as a byte range.
+fn find_all(pattern: &Compiled, text: &str) -> Vec<(usize, usize)> {
+    let Some(anchor) = pattern.part(pattern.anchor) else {
+        return Vec::new();
+    };
+    let mut found = Vec::new();
+    'matches: for head in anchor.find_iter(text) {
+        let (mut start, mut end) = (head.start(), head.end());
+        // The parts before the anchor, nearest first: each must end at most its gap before
+        // what follows it.
+        for index in (0..pattern.anchor).rev() {
+            let (Some(part), Some(&gap)) = (pattern.part(index), pattern.gaps.get(index)) else {
+                continue 'matches;
+            };
+            let line_start = context::line_start(text, start);
+            let limit = chars_before(text, start, gap, line_start);
+            let from = context::floor(text, limit.saturating_sub(PART_REACH).max(line_start));
+            let mut nearest = None;
+            let mut at = from;
+            while let Some(earlier) = part.find_at(&text[..start], at) {
+                if earlier.end() >= limit {
+                    nearest = Some(earlier.start());
+                }
+                at = context::ceil(text, earlier.end().max(earlier.start() + 1));
+                if at >= start {
+                    break;
+                }
+            }
+            match nearest {
+                Some(earlier) => start = earlier,
+                None => continue 'matches,
+            }
+        }
+        // The parts after it: each must start at most its gap after what precedes it.
+        for index in pattern.anchor + 1..pattern.parts.len() {
+            let (Some(part), Some(&gap)) = (pattern.part(index), pattern.gaps.get(index - 1))
+            else {
+                continue 'matches;
+            };
+            let line_end = context::line_end(text, end);
+            let limit = chars_after(text, end, gap, line_end);
+            let reach = context::floor(text, (limit + PART_REACH).min(line_end));
+            match part.find_at(&text[..reach], end) {
+                Some(next) if next.start() <= limit => end = next.end(),
+                _ => continue 'matches,
+            }
+        }
+        found.push((start, end));
+    }
+    found
+}
 
 /// Characters that change nothing a reader sees and may be put inside a word to break a
 /// phrase apart: zero-width, joiners, bidi controls, soft hyphens, tags, variation selectors.
@@ -349,7 +469,7 @@ struct Normalised<'a> {
 impl<'a> Normalised<'a> {
     fn new(original: &'a str) -> Self {
         let changed = |c: char| is_invisible(c) || ('\u{ff01}'..='\u{ff5e}').contains(&c);
-        if !original.chars().any(changed) {
+        if original.is_ascii() || !original.chars().any(changed) {
             return Self {
                 text: std::borrow::Cow::Borrowed(original),
                 origin: Vec::new(),
@@ -409,12 +529,12 @@ pub(in crate::analyzers) fn scan(text: &str, reading: Reading) -> Vec<Hit> {
     };
     let mut hits = Vec::new();
     for index in matched.iter() {
-        let (Some(pattern), Some(Some(regex))) = (PATTERNS.get(index), compiled.each.get(index))
+        let (Some(pattern), Some(compiled)) = (PATTERNS.get(index), compiled.patterns.get(index))
         else {
             continue;
         };
-        for found in regex.find_iter(&normal.text) {
-            let (start, end) = normal.original(text, found.start(), found.end());
+        for (found_start, found_end) in find_all(compiled, &normal.text) {
+            let (start, end) = normal.original(text, found_start, found_end);
             let (start, end) = (
                 context::floor(text, start),
                 context::ceil(text, end.min(text.len())),

@@ -5,7 +5,9 @@
 //! Markdown emphasis or underscores (`ignore **all** previous`), `\b` is the ASCII word
 //! boundary (so the automaton stays a DFA over any script), and every pattern is
 //! case-insensitive. Only linear-time constructs are used (the `regex` crate has no
-//! backtracking), and every gap between two parts of a phrase is bounded and stays on one line.
+//! backtracking). A gap between two parts of a phrase (`gap!(80)`) is bounded, stays on one
+//! line, and splits the pattern: the parts are matched one after the other (see
+//! `instructions.rs`), never as one automaton that would have to count.
 
 use super::Family;
 
@@ -24,6 +26,8 @@ pub(super) struct Pattern {
     pub(super) unless: &'static [&'static str],
     /// The text right after the match starting with any of these (lower case) voids it.
     pub(super) not_followed_by: &'static [&'static str],
+    /// The part (counted from 0, between gaps) searched for first: the rarest one.
+    pub(super) anchor: usize,
 }
 
 const fn phrase(family: Family, regex: &'static str) -> Pattern {
@@ -34,6 +38,7 @@ const fn phrase(family: Family, regex: &'static str) -> Pattern {
         conditional: false,
         unless: &[],
         not_followed_by: &[],
+        anchor: 0,
     }
 }
 
@@ -58,12 +63,22 @@ impl Pattern {
         self.not_followed_by = words;
         self
     }
+
+    /// Searches for part `part` first (see [`Pattern::anchor`]).
+    const fn anchored_at(mut self, part: usize) -> Self {
+        self.anchor = part;
+        self
+    }
 }
+
+/// Splits a pattern into parts: what follows may start at most this many characters after
+/// what precedes, on the same line (`\x01` is never in a pattern otherwise).
+pub(super) const GAP: char = '\x01';
 
 /// Any text on the same line, at most `$n` characters, as few as possible.
 macro_rules! gap {
     ($n:literal) => {
-        concat!(r"[^\n]{0,", $n, r"}?")
+        concat!("\x01", $n, "\x01")
     };
 }
 
@@ -241,7 +256,8 @@ pub(super) const PATTERNS: &[Pattern] = &[
             gap!(40),
             r"\b(with (no|zero) (restrictions|limits|limitations|rules|filters|guidelines|safety|ethics|morals)|without (any )?(restrictions|limits|limitations|rules|filters|guidelines|safety|ethics|morals)|unrestricted|unfiltered|uncensored|jailbroken)\b"
         ),
-    ),
+    )
+    .anchored_at(1),
     phrase(
         Family::Role,
         r"\b((dan|jailbreak|jailbroken|unrestricted|unfiltered) mode (is )?(now )?(enabled|activated|on|engaged)|(enable|enter|activate|switch to) (dan|jailbreak|jailbroken|unrestricted|unfiltered) mode|do anything now)\b",
@@ -378,7 +394,8 @@ pub(super) const PATTERNS: &[Pattern] = &[
             gap!(100),
             r"\b(permissions?|allow|allowedtools|bypass|sandbox|approval|defaultmode|autoapprove)\b"
         ),
-    ),
+    )
+    .anchored_at(1),
     phrase(
         Family::DisableSafety,
         concat!(
@@ -388,7 +405,8 @@ pub(super) const PATTERNS: &[Pattern] = &[
             gap!(100),
             r"(\.claude/settings(\.local)?\.json|\.codex/config\.toml|\.gemini/settings\.json|\.cursor/(mcp|settings)\.json)"
         ),
-    ),
+    )
+    .anchored_at(2),
     // --- Fetching further instructions ----------------------------------------------------
     phrase(
         Family::Remote,
@@ -404,6 +422,7 @@ pub(super) const PATTERNS: &[Pattern] = &[
             r"\b(instructions?|commands?|directives?|steps|it says|they say|says|tells you|orders|rules|guidelines|tasks?)\b"
         ),
     )
+    .anchored_at(1)
     .unless(SETUP),
     phrase(
         Family::Remote,
@@ -425,6 +444,7 @@ pub(super) const PATTERNS: &[Pattern] = &[
             r"\bfor (any |the )?(new|updated|further|additional|latest|current|next) (instructions|commands|directives|tasks|orders)\b"
         ),
     )
+    .anchored_at(2)
     .unless(SETUP),
     phrase(
         Family::Remote,
@@ -444,6 +464,7 @@ pub(super) const PATTERNS: &[Pattern] = &[
             destination!()
         ),
     )
+    .anchored_at(1)
     .unless(AUTHENTICATING),
     phrase(
         Family::Exfiltration,
@@ -457,6 +478,7 @@ pub(super) const PATTERNS: &[Pattern] = &[
             secret!()
         ),
     )
+    .anchored_at(3)
     .unless(AUTHENTICATING),
     // "Exfiltrate" names the act: whatever it sends, it is not a feature.
     phrase(
@@ -488,7 +510,8 @@ pub(super) const PATTERNS: &[Pattern] = &[
             gap!(30),
             destination!()
         ),
-    ),
+    )
+    .anchored_at(4),
     phrase(
         Family::SendData,
         concat!(
@@ -506,7 +529,8 @@ pub(super) const PATTERNS: &[Pattern] = &[
             gap!(50),
             store!()
         ),
-    ),
+    )
+    .anchored_at(1),
     // --- Prompt extraction ----------------------------------------------------------------
     phrase(
         Family::PromptExtraction,
@@ -515,7 +539,8 @@ pub(super) const PATTERNS: &[Pattern] = &[
             gap!(30),
             r"\b(your|the)( full| entire| complete| original| hidden| initial| exact| verbatim)? (system prompt|system message|system instructions|initial instructions|hidden instructions|original instructions|developer (message|instructions|prompt)|pre-?prompt)\b"
         ),
-    ),
+    )
+    .anchored_at(1),
     phrase(
         Family::PromptExtraction,
         r"\b(repeat|print|output|recite) (everything|all|the text|all text|the words|all the words)( [\p{L}]+){0,2} (above|before) (this|the first)\b",

@@ -552,8 +552,17 @@ fn quoted_matches_are_counted_once_per_family_and_file() {
 
 #[test]
 fn every_pattern_compiles_and_the_set_is_whole() {
-    for (pattern, compiled) in PATTERNS.iter().zip(&COMPILED.each) {
-        assert!(compiled.is_some(), "{}", pattern.regex);
+    for (pattern, compiled) in PATTERNS.iter().zip(&COMPILED.patterns) {
+        for index in 0..compiled.parts.len() {
+            assert!(compiled.part(index).is_some(), "{}", pattern.regex);
+        }
+        assert_eq!(
+            compiled.gaps.len() + 1,
+            compiled.parts.len(),
+            "{}",
+            pattern.regex
+        );
+        assert_eq!(compiled.anchor, pattern.anchor, "{}", pattern.regex);
     }
     assert_eq!(COMPILED.set.len(), PATTERNS.len());
 }
