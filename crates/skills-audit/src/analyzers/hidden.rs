@@ -667,10 +667,10 @@ fn encoded(file: &ScannedFile, text: &str, out: &mut Collector) {
         let described = format!(
             "A {}-character {} ({layers})",
             blob.length,
-            if blob.at_decoder {
-                "literal decoded by the code"
-            } else {
-                "blob"
+            match blob.origin {
+                decode::Origin::Run => "blob",
+                decode::Origin::Decoder => "literal decoded by the code",
+                decode::Origin::Quoted => "quoted string",
             }
         );
         let length = (blob.end - blob.start).min(80);
@@ -687,7 +687,7 @@ fn encoded(file: &ScannedFile, text: &str, out: &mut Collector) {
                 reported.push(blob.start);
             }
             Content::Binary(size) => {
-                if !blob.at_decoder {
+                if !blob.origin.short() {
                     quiet.push((
                         blob,
                         format!("{described} decodes to {size} bytes of binary data"),
@@ -721,7 +721,7 @@ fn encoded(file: &ScannedFile, text: &str, out: &mut Collector) {
                         out.at(rule, file, blob.start, length, message);
                         reported.push(blob.start);
                     }
-                    None if !blob.at_decoder => {
+                    None if !blob.origin.short() => {
                         let head = instructions::quote(
                             decoded,
                             0,

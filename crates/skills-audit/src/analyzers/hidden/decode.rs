@@ -56,13 +56,36 @@ pub(super) struct Blob {
     pub(super) end: usize,
     /// The decodings applied, outermost first (`base64`, `gzip`).
     pub(super) layers: Vec<&'static str>,
-    /// Found as the argument of a decoding call.
-    pub(super) at_decoder: bool,
+    /// How it was found.
+    pub(super) origin: Origin,
     /// The encoded length, in characters.
     pub(super) length: usize,
     /// What it decodes to.
     pub(super) content: Content,
 }
+
+/// How a blob was found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Origin {
+    /// A long run, wherever it is.
+    Run,
+    /// The argument of a decoding call.
+    Decoder,
+    /// A shorter string in quotation marks that is all base64.
+    Quoted,
+}
+
+impl Origin {
+    /// Whether the blob is reported only when its content is dangerous: a short string
+    /// decoded to nothing in particular is just data.
+    pub(super) fn short(self) -> bool {
+        self != Self::Run
+    }
+}
+
+/// The shortest quoted string decoded as base64 wherever it is: below this, quoted
+/// base64 is an identifier or a key more often than a payload.
+const MIN_QUOTED: usize = 40;
 
 /// How a literal at a decoding call is encoded.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -126,6 +149,13 @@ const DECODER_NAMES: [&str; 12] = [
     "xxd -r",
 ];
 
+static QUOTED: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(&format!(
+        r#"["'`]([A-Za-z0-9+/]{{{MIN_QUOTED},}}={{0,2}})["'`]"#
+    ))
+    .ok()
+});
+
 static RUNS: LazyLock<Option<Regex>> = LazyLock::new(|| {
     RegexBuilder::new(&format!(
         r"[A-Za-z0-9+/_-]{{{MIN_COMPRESSED},}}={{0,2}}|(?:\\x[0-9a-fA-F]{{2}}){{{MIN_HEX_ESCAPES},}}"
@@ -174,13 +204,33 @@ fn collect(
                 break;
             }
             if let Some((layers, content)) = decode_run(text, run.start(), run.as_str()) {
-                here.push((run.start(), run.end(), layers, false, run.len(), content));
+                here.push((
+                    run.start(),
+                    run.end(),
+                    layers,
+                    Origin::Run,
+                    run.len(),
+                    content,
+                ));
             }
         }
     }
-    if DECODER_NAMES.iter().any(|name| text.contains(name)) {
-        for ((scheme, _), regex) in DECODERS.iter().zip(DECODER_RES.iter()) {
-            let Some(regex) = regex else { continue };
+    let at_decoders = DECODER_NAMES.iter().any(|name| text.contains(name));
+    let literals = DECODERS
+        .iter()
+        .zip(DECODER_RES.iter())
+        .map(|((scheme, _), regex)| (*scheme, Origin::Decoder, regex, at_decoders))
+        .chain(std::iter::once((
+            Scheme::Base64,
+            Origin::Quoted,
+            &*QUOTED,
+            true,
+        )));
+    {
+        for (scheme, origin, regex, wanted) in literals {
+            let (Some(regex), true) = (regex, wanted) else {
+                continue;
+            };
             for captures in regex.captures_iter(text) {
                 if here.len() >= MAX_BLOBS {
                     break;
@@ -210,7 +260,7 @@ fn collect(
                         literal.start(),
                         literal.end(),
                         layers,
-                        true,
+                        origin,
                         literal.len(),
                         content,
                     ));
@@ -218,7 +268,7 @@ fn collect(
             }
         }
     }
-    for (start, end, layers, at_decoder, length, content) in here {
+    for (start, end, layers, origin, length, content) in here {
         let (start, end, layers) = match place {
             Some((outer_start, outer_end, outer_layers)) => {
                 let mut all = outer_layers.to_vec();
@@ -235,7 +285,7 @@ fn collect(
             start,
             end,
             layers: layers.clone(),
-            at_decoder,
+            origin,
             length,
             content,
         });
@@ -526,7 +576,7 @@ mod tests {
     }
 
     #[test]
-    fn short_literals_are_decoded_only_at_a_decoding_call() {
+    fn short_literals_are_decoded_at_a_decoding_call_or_in_quotes() {
         let url = b64(b"https://exfil.example/collect");
         for text in [
             format!("endpoint = base64.b64decode(\"{url}\").decode()"),
@@ -536,13 +586,18 @@ mod tests {
         ] {
             let found = blobs(&text);
             assert_eq!(found.len(), 1, "{text}");
-            assert!(found[0].at_decoder);
+            assert_eq!(found[0].origin, Origin::Decoder);
             assert_eq!(
                 found[0].content,
                 Content::Text("https://exfil.example/collect".into())
             );
         }
+        // 40 characters and more in quotation marks count; shorter ones, or bare, do not.
+        let long = b64(b"https://exfil.example/collect/all");
+        let quoted = blobs(&format!("token = \"{long}\""));
+        assert_eq!(quoted[0].origin, Origin::Quoted, "{quoted:?}");
         assert!(blobs(&format!("token = \"{url}\"")).is_empty());
+        assert!(blobs(&format!("token = {long}")).is_empty());
         let hex: String = b"rm -rf ~".iter().map(|b| format!("{b:02x}")).collect();
         let found = blobs(&format!("bytes.fromhex('{hex}')"));
         assert_eq!(found[0].content, Content::Text("rm -rf ~".into()));

