@@ -316,8 +316,18 @@ fn invisible_characters(file: &ScannedFile, text: &str, out: &mut Collector) {
     let mut previous: Option<char> = None;
     while let Some((offset, character)) = characters.next() {
         if is_bidi_control(character) {
-            found.bidi.get_or_insert((offset, character));
-            found.bidi_count += 1;
+            // Listed, not used: inside a character class of a detector,
+            // `[\u{202a}-\u{202e}]`, every neighbour is a bracket, a range dash or another
+            // invisible character. An override that reorders text sits next to the text it
+            // reorders.
+            let listed = |c: Option<char>| c.is_some_and(|c| "[]-".contains(c));
+            let next = characters.peek().map(|(_, c)| *c);
+            let listed_or_bidi =
+                |c: Option<char>| listed(c) || c.is_some_and(instructions::is_invisible);
+            if !(listed_or_bidi(previous) && listed_or_bidi(next)) {
+                found.bidi.get_or_insert((offset, character));
+                found.bidi_count += 1;
+            }
         } else if is_zero_width(character) && !(offset == 0 && character == '\u{feff}') {
             let mut run = vec![character];
             while let Some((_, next)) = characters.next_if(|(_, c)| is_zero_width(*c)) {
@@ -752,10 +762,16 @@ fn encoded(file: &ScannedFile, text: &str, out: &mut Collector) {
 fn name_imitation(skill: &Skill, out: &mut Collector) {
     let name = skill.name.as_str();
     let mut worst: Option<(&Rule, String)> = None;
+    // Letters only: a dash or a full-width form is not a letter from another script.
     let mixed = name.chars().any(|c| c.is_ascii_alphabetic())
-        && name
-            .chars()
-            .any(|c| !c.is_ascii() && names::skeleton(&c.to_string()).is_ascii());
+        && name.chars().any(|c| {
+            !c.is_ascii()
+                && c.is_alphabetic()
+                && !('\u{ff01}'..='\u{ff5e}').contains(&c)
+                && names::skeleton(&c.to_string())
+                    .chars()
+                    .all(|letter| letter.is_ascii_alphabetic())
+        });
     if mixed {
         worst = Some((
             &HOMOGLYPH_NAME,

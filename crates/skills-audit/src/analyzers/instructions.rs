@@ -555,6 +555,9 @@ pub(in crate::analyzers) fn scan(text: &str, reading: Reading) -> Vec<Hit> {
                 (_, Some(Region::Fence)) => Some("in a code block"),
                 (_, Some(Region::InlineCode)) => Some("in inline code"),
                 _ if markdown && context::quoted(text, start, end) => Some("in quotation marks"),
+                _ if markdown && context::in_link_text(text, start, end) => {
+                    Some("the text of a link")
+                }
                 _ => context::described(text, &spans, start, end, markdown),
             };
             hits.push(Hit {

@@ -96,6 +96,16 @@ fn cases() -> Vec<(&'static str, String, bool)> {
         ("HIDDEN_BIDI_CONTROL", "abc \u{202e}def".into(), true),
         ("HIDDEN_BIDI_CONTROL", "ترجمة עברית".into(), false),
         (
+            "HIDDEN_BIDI_CONTROL",
+            "BIDI = re.compile(\"[\u{200b}-\u{200f}\u{202a}-\u{202e}\u{2066}-\u{2069}]\")".into(),
+            false,
+        ),
+        (
+            "HIDDEN_BIDI_CONTROL",
+            "if access != \"user\u{202e} \u{2066}// admin\u{2069} \u{2066}\":".into(),
+            true,
+        ),
+        (
             "HIDDEN_ZERO_WIDTH",
             "Type the pass\u{200b}word here.".into(),
             true,
@@ -394,6 +404,9 @@ fn a_mixed_script_name_is_a_homoglyph_without_a_neighbour() {
     );
     let files = [("SKILL.md", "---\nname: отчёт\n---\n".to_owned())];
     assert!(ids(&skill_named("отчёт", &[], &files)).is_empty());
+    let title = "SQL Injection — Complete Deep Dive";
+    let files = [("SKILL.md", format!("---\nname: \"{title}\"\n---\n"))];
+    assert!(ids(&skill_named(title, &[], &files)).is_empty());
 }
 
 #[test]
