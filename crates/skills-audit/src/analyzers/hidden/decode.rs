@@ -378,7 +378,11 @@ fn decode_hex(digits: &str) -> Option<Vec<u8>> {
 /// The media type named by a `data:` address that `before` ends with, when it is one that
 /// holds no instructions (an image, font, sound or video).
 fn data_address_media(before: &str) -> Option<&'static str> {
-    let tail = &before[before.len().saturating_sub(120)..];
+    let mut from = before.len().saturating_sub(120);
+    while !before.is_char_boundary(from) {
+        from += 1;
+    }
+    let tail = &before[from..];
     let tail = tail.get(tail.rfind("data:")?..)?;
     if !tail.ends_with("base64,") {
         return None;
@@ -675,5 +679,9 @@ mod tests {
         ] {
             let _ = blobs(text);
         }
+        // A data address after multi-byte text: its type is read back over characters.
+        let bytes: Vec<u8> = (0..=255).collect();
+        let image = format!("{}xdata:image/png;base64,{}", "é".repeat(80), b64(&bytes));
+        assert_eq!(blobs(&image)[0].content, Content::Media("image"));
     }
 }
