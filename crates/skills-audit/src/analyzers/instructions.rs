@@ -1,10 +1,808 @@
-//! The `instructions` analyzer: see the crate's header. (Skeleton: its rules arrive with issue 31.)
+//! The `instructions` analyzer: what the text of a skill tells the agent to do.
+//!
+//! Every text file the agent may read (`SKILL.md`, `references/*.md`, other Markdown, JSON
+//! and YAML the skill points at) is scanned for phrases of a few families ([`Family`]):
+//! overriding the agent's instructions (in English, Spanish, French, German, Portuguese,
+//! Italian, Russian, Chinese, Japanese and Korean), reassigning its role, hiding what it
+//! does from the user, turning off safety settings or the sandbox, fetching further
+//! instructions from an address, sending secrets or data out, reading credential stores,
+//! extracting the system prompt, forged chat-template markers and pressure tags. Two rules
+//! combine them (reading credentials then sending data; hiding and sending), and one
+//! compares the body with the description the catalog shows.
+//!
+//! The phrases are in `patterns.rs`, matched in one pass ([`RegexSet`]) over the text with
+//! invisible characters taken out (so a zero-width space inside "ign​ore" hides nothing);
+//! `context.rs` decides whether a match is said to the agent or only quoted or described
+//! (code fences, inline code, quotation marks, "attackers may…", a list introduced as
+//! examples), and a quoted match is reported once per file and family as `INSTR_QUOTED`
+//! (info) instead of its family's rule. Text in HTML comments is left to the `hidden`
+//! analyzer, which scans it with these same phrases ([`scan`]).
 
-use crate::files::Skill;
+pub(in crate::analyzers) mod context;
+pub(in crate::analyzers) mod markdown;
+mod patterns;
+
+use std::sync::LazyLock;
+
+use regex::{Regex, RegexBuilder, RegexSet, RegexSetBuilder};
+use skills_types::audit::{Category, Severity};
+
+use crate::files::{FileKind, ScannedFile, Skill};
 use crate::findings::{Collector, Rule};
+use markdown::{Region, Spans};
+use patterns::PATTERNS;
+
+const ANALYZER: &str = "instructions";
+
+const OVERRIDE: Rule = Rule {
+    id: "INSTR_OVERRIDE",
+    analyzer: ANALYZER,
+    severity: Severity::High,
+    category: Category::PromptInjection,
+    title: "Instruction override",
+    remediation: "Remove the text that tells the agent to ignore or replace its instructions.",
+};
+
+const ROLE: Rule = Rule {
+    id: "INSTR_ROLE_REASSIGNMENT",
+    analyzer: ANALYZER,
+    severity: Severity::High,
+    category: Category::PromptInjection,
+    title: "Role reassignment",
+    remediation: "Remove the text that gives the agent a new, unrestricted role.",
+};
+
+const HIDE: Rule = Rule {
+    id: "INSTR_HIDE_FROM_USER",
+    analyzer: ANALYZER,
+    severity: Severity::High,
+    category: Category::PromptInjection,
+    title: "Hides actions from the user",
+    remediation: "A skill must let the agent tell the user what it does: remove the request \
+                  to keep actions secret.",
+};
+
+const DISABLE_SAFETY: Rule = Rule {
+    id: "INSTR_DISABLE_SAFETY",
+    analyzer: ANALYZER,
+    severity: Severity::High,
+    category: Category::PolicyViolation,
+    title: "Disables safety settings or the sandbox",
+    remediation: "Remove the request to skip permissions, leave the sandbox or loosen the \
+                  agent's settings; ask the user to change their configuration themselves.",
+};
+
+const REMOTE: Rule = Rule {
+    id: "INSTR_REMOTE_INSTRUCTIONS",
+    analyzer: ANALYZER,
+    severity: Severity::High,
+    category: Category::PromptInjection,
+    title: "Fetches further instructions from an address",
+    remediation: "Ship the instructions in the skill, where they are reviewed and pinned by \
+                  its digest, instead of following whatever an address serves.",
+};
+
+const EXFILTRATION: Rule = Rule {
+    id: "INSTR_EXFILTRATION",
+    analyzer: ANALYZER,
+    severity: Severity::Critical,
+    category: Category::DataExfiltration,
+    title: "Sends secrets out",
+    remediation: "Remove the request to send credentials, the environment or the \
+                  conversation to an outside address.",
+};
+
+const SEND_DATA: Rule = Rule {
+    id: "INSTR_SEND_DATA",
+    analyzer: ANALYZER,
+    severity: Severity::Medium,
+    category: Category::DataExfiltration,
+    title: "Sends data to an outside address",
+    remediation: "Say in the description what is sent where, or remove the request.",
+};
+
+const CREDENTIAL_ACCESS: Rule = Rule {
+    id: "INSTR_CREDENTIAL_ACCESS",
+    analyzer: ANALYZER,
+    severity: Severity::Medium,
+    category: Category::CredentialAccess,
+    title: "Reads credential stores",
+    remediation: "Use the credentials a tool is given, never the user's key files, \
+                  keychains, browser profiles or every environment variable.",
+};
+
+const PROMPT_EXTRACTION: Rule = Rule {
+    id: "INSTR_PROMPT_EXTRACTION",
+    analyzer: ANALYZER,
+    severity: Severity::Medium,
+    category: Category::PromptInjection,
+    title: "Asks for the system prompt",
+    remediation: "Remove the request to reveal the agent's system prompt or instructions.",
+};
+
+const CHAT_MARKERS: Rule = Rule {
+    id: "INSTR_CHAT_MARKERS",
+    analyzer: ANALYZER,
+    severity: Severity::Medium,
+    category: Category::PromptInjection,
+    title: "Forged chat-template or system markers",
+    remediation: "Remove the role markers (`<|im_start|>`, `[INST]`, `<system>`): skill text \
+                  must not pose as the system or another turn.",
+};
+
+const PRESSURE: Rule = Rule {
+    id: "INSTR_PRESSURE",
+    analyzer: ANALYZER,
+    severity: Severity::Low,
+    category: Category::SocialEngineering,
+    title: "Pressure tags",
+    remediation: "`<IMPORTANT>` tags and \"required for compliance\" are the shape of tool \
+                  poisoning; say plainly what the step does and why.",
+};
+
+const COLLECT_AND_SEND: Rule = Rule {
+    id: "INSTR_COLLECT_AND_SEND",
+    analyzer: ANALYZER,
+    severity: Severity::Critical,
+    category: Category::DataExfiltration,
+    title: "Reads credentials, then sends data out",
+    remediation: "Remove the steps that gather credentials and send them to an outside \
+                  address.",
+};
+
+const COVERT_SEND: Rule = Rule {
+    id: "INSTR_COVERT_SEND",
+    analyzer: ANALYZER,
+    severity: Severity::Critical,
+    category: Category::DataExfiltration,
+    title: "Sends data out and hides it",
+    remediation: "Remove the request to send data out without the user knowing.",
+};
+
+const DESCRIPTION_MISMATCH: Rule = Rule {
+    id: "INSTR_DESCRIPTION_MISMATCH",
+    analyzer: ANALYZER,
+    severity: Severity::High,
+    category: Category::SocialEngineering,
+    title: "Body does what the description does not say",
+    remediation: "Say in the description that the skill reads credentials or sends data, \
+                  or remove what it does not need.",
+};
+
+const QUOTED: Rule = Rule {
+    id: "INSTR_QUOTED",
+    analyzer: ANALYZER,
+    severity: Severity::Info,
+    category: Category::PromptInjection,
+    title: "Injection phrases quoted or described",
+    remediation: "Nothing, if the skill documents attacks or shows commands; otherwise \
+                  rewrite the text as what it is.",
+};
 
 /// This analyzer's rules.
-pub(crate) const RULES: &[Rule] = &[];
+pub(crate) const RULES: &[Rule] = &[
+    OVERRIDE,
+    ROLE,
+    HIDE,
+    DISABLE_SAFETY,
+    REMOTE,
+    EXFILTRATION,
+    SEND_DATA,
+    CREDENTIAL_ACCESS,
+    PROMPT_EXTRACTION,
+    CHAT_MARKERS,
+    PRESSURE,
+    COLLECT_AND_SEND,
+    COVERT_SEND,
+    DESCRIPTION_MISMATCH,
+    QUOTED,
+];
+
+/// What a phrase is evidence of.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(in crate::analyzers) enum Family {
+    Override,
+    Role,
+    Hide,
+    DisableSafety,
+    Remote,
+    Exfiltration,
+    SendData,
+    CredentialAccess,
+    PromptExtraction,
+    ChatMarkers,
+    Pressure,
+}
+
+impl Family {
+    #[cfg(test)]
+    const ALL: [Self; 11] = [
+        Self::Override,
+        Self::Role,
+        Self::Hide,
+        Self::DisableSafety,
+        Self::Remote,
+        Self::Exfiltration,
+        Self::SendData,
+        Self::CredentialAccess,
+        Self::PromptExtraction,
+        Self::ChatMarkers,
+        Self::Pressure,
+    ];
+
+    /// The rule a match of this family is reported under.
+    pub(in crate::analyzers) fn rule(self) -> &'static Rule {
+        match self {
+            Self::Override => &OVERRIDE,
+            Self::Role => &ROLE,
+            Self::Hide => &HIDE,
+            Self::DisableSafety => &DISABLE_SAFETY,
+            Self::Remote => &REMOTE,
+            Self::Exfiltration => &EXFILTRATION,
+            Self::SendData => &SEND_DATA,
+            Self::CredentialAccess => &CREDENTIAL_ACCESS,
+            Self::PromptExtraction => &PROMPT_EXTRACTION,
+            Self::ChatMarkers => &CHAT_MARKERS,
+            Self::Pressure => &PRESSURE,
+        }
+    }
+
+    /// What a match of this family asks, in a few words.
+    pub(in crate::analyzers) fn label(self) -> &'static str {
+        match self {
+            Self::Override => "tells the agent to ignore its instructions",
+            Self::Role => "gives the agent an unrestricted role",
+            Self::Hide => "tells the agent to hide what it does from the user",
+            Self::DisableSafety => "turns off permissions, safety settings or the sandbox",
+            Self::Remote => "tells the agent to follow instructions fetched from an address",
+            Self::Exfiltration => "tells the agent to send secrets to an outside address",
+            Self::SendData => "tells the agent to send data to an outside address",
+            Self::CredentialAccess => "tells the agent to read credential stores",
+            Self::PromptExtraction => "asks for the agent's system prompt",
+            Self::ChatMarkers => "poses as the system with chat-template markers",
+            Self::Pressure => "pressure tags of the tool-poisoning kind",
+        }
+    }
+}
+
+/// How a text is read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(in crate::analyzers) enum Reading {
+    /// Markdown or plain text: code, quotes and descriptions lower a match.
+    Markdown,
+    /// JSON, YAML, TOML and the like: everything is quoted, so quotes say nothing; a
+    /// describing sentence still lowers a match.
+    Structured,
+    /// Text a reader does not see (an HTML comment): a describing sentence lowers a match.
+    Hidden,
+    /// Text recovered from an encoding or invisible characters: nothing lowers a match.
+    Payload,
+}
+
+/// One phrase found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(in crate::analyzers) struct Hit {
+    /// What it is evidence of.
+    pub(in crate::analyzers) family: Family,
+    /// Where, in bytes of the text scanned.
+    pub(in crate::analyzers) start: usize,
+    pub(in crate::analyzers) end: usize,
+    /// The Markdown region it lies in, if any.
+    pub(in crate::analyzers) region: Option<Region>,
+    /// Why it reads as quoted or described, when it does.
+    pub(in crate::analyzers) lowered: Option<&'static str>,
+}
+
+/// A pattern as written turned into the `regex` crate's syntax: spaces stand for any run of
+/// white space or emphasis, `\b` is the ASCII word boundary.
+fn expand(pattern: &str) -> String {
+    let boundary = pattern.replace(r"\b", r"(?-u:\b)");
+    boundary.replace(' ', r"[\s*_]+")
+}
+
+struct Compiled {
+    set: RegexSet,
+    each: Vec<Option<Regex>>,
+}
+
+static COMPILED: LazyLock<Compiled> = LazyLock::new(|| {
+    let sources: Vec<String> = PATTERNS
+        .iter()
+        .map(|pattern| expand(pattern.regex))
+        .collect();
+    let each = sources
+        .iter()
+        .map(|source| {
+            RegexBuilder::new(source)
+                .case_insensitive(true)
+                .size_limit(16 << 20)
+                .build()
+                .ok()
+        })
+        .collect();
+    let set = RegexSetBuilder::new(&sources)
+        .case_insensitive(true)
+        .size_limit(64 << 20)
+        .dfa_size_limit(16 << 20)
+        .build()
+        .unwrap_or_else(|_| RegexSet::empty());
+    Compiled { set, each }
+});
+
+/// Characters that change nothing a reader sees and may be put inside a word to break a
+/// phrase apart: zero-width, joiners, bidi controls, soft hyphens, tags, variation selectors.
+pub(in crate::analyzers) fn is_invisible(character: char) -> bool {
+    matches!(character,
+        '\u{00ad}' | '\u{180e}' | '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}'
+        | '\u{2060}'..='\u{2064}' | '\u{2066}'..='\u{2069}' | '\u{feff}'
+        | '\u{fe00}'..='\u{fe0f}' | '\u{e0000}'..='\u{e007f}' | '\u{e0100}'..='\u{e01ef}')
+}
+
+/// A text with invisible characters taken out and full-width ASCII folded, and the way back
+/// to the original's offsets.
+struct Normalised<'a> {
+    text: std::borrow::Cow<'a, str>,
+    /// For each byte of `text`, its offset in the original; one more entry for the end.
+    origin: Vec<usize>,
+}
+
+impl<'a> Normalised<'a> {
+    fn new(original: &'a str) -> Self {
+        let changed = |c: char| is_invisible(c) || ('\u{ff01}'..='\u{ff5e}').contains(&c);
+        if !original.chars().any(changed) {
+            return Self {
+                text: std::borrow::Cow::Borrowed(original),
+                origin: Vec::new(),
+            };
+        }
+        let mut text = String::with_capacity(original.len());
+        let mut origin = Vec::with_capacity(original.len() + 1);
+        for (offset, character) in original.char_indices() {
+            if is_invisible(character) {
+                continue;
+            }
+            let folded = if ('\u{ff01}'..='\u{ff5e}').contains(&character) {
+                char::from_u32(u32::from(character) - 0xfee0).unwrap_or(character)
+            } else {
+                character
+            };
+            text.push(folded);
+            origin.extend(std::iter::repeat_n(offset, folded.len_utf8()));
+        }
+        origin.push(original.len());
+        Self {
+            text: std::borrow::Cow::Owned(text),
+            origin,
+        }
+    }
+
+    /// The range of `original` that `start..end` of the normalised text came from.
+    fn original(&self, original: &str, start: usize, end: usize) -> (usize, usize) {
+        if self.origin.is_empty() {
+            return (start, end);
+        }
+        let at = |offset: usize| self.origin.get(offset).copied().unwrap_or(original.len());
+        let from = at(start);
+        // Just past the original character that gave the match's last byte.
+        let last = end.checked_sub(1).map_or(from, at);
+        let width = original
+            .get(last..)
+            .and_then(|rest| rest.chars().next())
+            .map_or(0, char::len_utf8);
+        (from, (last + width).max(from))
+    }
+}
+
+/// Every phrase of the instruction rules in `text`, read as `reading`, in order.
+pub(in crate::analyzers) fn scan(text: &str, reading: Reading) -> Vec<Hit> {
+    let compiled = &*COMPILED;
+    let normal = Normalised::new(text);
+    let matched = compiled.set.matches(&normal.text);
+    if !matched.matched_any() {
+        return Vec::new();
+    }
+    let markdown = reading == Reading::Markdown;
+    let spans = if markdown {
+        Spans::markdown(text)
+    } else {
+        Spans::default()
+    };
+    let mut hits = Vec::new();
+    for index in matched.iter() {
+        let (Some(pattern), Some(Some(regex))) = (PATTERNS.get(index), compiled.each.get(index))
+        else {
+            continue;
+        };
+        for found in regex.find_iter(&normal.text) {
+            let (start, end) = normal.original(text, found.start(), found.end());
+            let (start, end) = (
+                context::floor(text, start),
+                context::ceil(text, end.min(text.len())),
+            );
+            let end = through_address(text, start, end);
+            if start >= end || voided(pattern, text, start, end) {
+                continue;
+            }
+            if pattern.negatable && context::negated(text, start) {
+                continue;
+            }
+            if pattern.conditional && context::conditional(text, start, end) {
+                continue;
+            }
+            let region = spans.region(start);
+            let lowered = match (reading, region) {
+                (Reading::Payload, _) => None,
+                (_, Some(Region::Fence)) => Some("in a code block"),
+                (_, Some(Region::InlineCode)) => Some("in inline code"),
+                _ if markdown && context::quoted(text, start, end) => Some("in quotation marks"),
+                _ => context::described(text, &spans, start, end, markdown),
+            };
+            hits.push(Hit {
+                family: pattern.family,
+                start,
+                end,
+                region,
+                lowered,
+            });
+        }
+    }
+    hits.sort_by_key(|hit| (hit.start, hit.end));
+    // One hit per family where phrases of a family overlap.
+    let mut kept: Vec<Hit> = Vec::with_capacity(hits.len());
+    for hit in hits {
+        let overlaps = kept
+            .iter()
+            .rev()
+            .take_while(|earlier| earlier.end > hit.start)
+            .any(|earlier| earlier.family == hit.family);
+        if !overlaps {
+            kept.push(hit);
+        }
+    }
+    kept
+}
+
+/// A match that stops inside an address (`… to https://`) is taken to the address's end, so
+/// the message shows where, and the host is not read as words of the sentence.
+fn through_address(text: &str, start: usize, end: usize) -> usize {
+    if !text[start..end].contains("://") {
+        return end;
+    }
+    let rest = &text[end..];
+    end + rest
+        .find(|c: char| c.is_whitespace() || matches!(c, ')' | '>' | '"' | '\'' | '`' | ']'))
+        .unwrap_or(rest.len())
+}
+
+/// Whether a match is voided by its line or by what follows it.
+fn voided(pattern: &patterns::Pattern, text: &str, start: usize, end: usize) -> bool {
+    if !pattern.unless.is_empty() {
+        let line = context::line_at(text, start).to_lowercase();
+        if pattern.unless.iter().any(|word| line.contains(word)) {
+            return true;
+        }
+    }
+    if !pattern.not_followed_by.is_empty() {
+        let after = &text[end..context::line_end(text, end)];
+        let after = after.trim_start().to_lowercase();
+        if pattern
+            .not_followed_by
+            .iter()
+            .any(|word| after.starts_with(word))
+        {
+            return true;
+        }
+    }
+    false
+}
+
+/// How a file of the skill is read, from its name: `None` for code and configuration in
+/// languages the agent runs rather than reads (shell rc files, Go, C): their strings and
+/// comments are not orders to the agent, and the `scripts` analyzer reads the code it runs.
+pub(in crate::analyzers) fn reading_of(path: &str) -> Option<Reading> {
+    const STRUCTURED: [&str; 12] = [
+        ".json", ".jsonl", ".yaml", ".yml", ".toml", ".xml", ".ini", ".cfg", ".conf", ".csv",
+        ".tsv", ".ipynb",
+    ];
+    const PROSE: [&str; 10] = [
+        ".md",
+        ".markdown",
+        ".mdx",
+        ".mdc",
+        ".txt",
+        ".text",
+        ".rst",
+        ".adoc",
+        ".html",
+        ".htm",
+    ];
+    let lower = path.to_ascii_lowercase();
+    let name = lower.rsplit('/').next().unwrap_or(&lower);
+    if STRUCTURED.iter().any(|extension| name.ends_with(extension)) {
+        Some(Reading::Structured)
+    } else if PROSE.iter().any(|extension| name.ends_with(extension))
+        || !name.trim_start_matches('.').contains('.') && !name.starts_with('.')
+    {
+        Some(Reading::Markdown)
+    } else {
+        None
+    }
+}
+
+/// A short, single-line quote of `text[start..end]` for a message.
+pub(in crate::analyzers) fn quote(text: &str, start: usize, end: usize) -> String {
+    let matched: String = text[start..end]
+        .chars()
+        .filter(|c| !is_invisible(*c))
+        .map(|c| if c.is_whitespace() { ' ' } else { c })
+        .collect();
+    let words: Vec<&str> = matched.split(' ').filter(|w| !w.is_empty()).collect();
+    let joined = words.join(" ");
+    if joined.chars().count() > 80 {
+        let cut: String = joined.chars().take(77).collect();
+        format!("{cut}…")
+    } else {
+        joined
+    }
+}
+
+/// One file's phrases with their lines, for the rules that combine them.
+struct Placed<'a> {
+    file: &'a ScannedFile,
+    hit: Hit,
+    line: usize,
+}
+
+/// Lines apart within which reading and sending, or hiding and sending, are one request.
+const NEAR_LINES: usize = 3;
 
 /// Adds this analyzer's findings about `skill` to `out`.
-pub(crate) fn analyze(_skill: &Skill, _out: &mut Collector) {}
+pub(crate) fn analyze(skill: &Skill, out: &mut Collector) {
+    let mut evidence: Option<(&ScannedFile, Hit, &'static str)> = None;
+    for file in &skill.files {
+        if file.kind != FileKind::Text {
+            continue;
+        }
+        let (Some(text), Some(reading)) = (file.text(), reading_of(&file.path)) else {
+            continue;
+        };
+        let hits = scan(text, reading);
+        let mut quoted: Vec<(Family, Hit, usize)> = Vec::new();
+        let mut placed: Vec<Placed<'_>> = Vec::new();
+        for hit in hits {
+            if hit.region == Some(Region::Comment) {
+                continue;
+            }
+            if hit.lowered.is_some() {
+                match quoted
+                    .iter_mut()
+                    .find(|(family, _, _)| *family == hit.family)
+                {
+                    Some((_, _, count)) => *count += 1,
+                    None => quoted.push((hit.family, hit, 1)),
+                }
+                continue;
+            }
+            let rule = hit.family.rule();
+            out.at(
+                rule,
+                file,
+                hit.start,
+                hit.end - hit.start,
+                format!(
+                    "{}: \"{}\"",
+                    capitalised(hit.family.label()),
+                    quote(text, hit.start, hit.end)
+                ),
+            );
+            let line = text[..hit.start].bytes().filter(|&b| b == b'\n').count();
+            placed.push(Placed { file, hit, line });
+        }
+        combine(text, &placed, out);
+        for (family, hit, count) in quoted {
+            out.at(
+                &QUOTED,
+                file,
+                hit.start,
+                hit.end - hit.start,
+                format!(
+                    "{count} phrase(s) that {} ({}), read as quoted or described: \"{}\"",
+                    family.label(),
+                    hit.lowered.unwrap_or("quoted"),
+                    quote(text, hit.start, hit.end)
+                ),
+            );
+        }
+        if evidence.is_none()
+            && let Some(found) = placed
+                .iter()
+                .find_map(|placed| mismatch_evidence(placed.hit.family).map(|what| (placed, what)))
+        {
+            evidence = Some((found.0.file, found.0.hit.clone(), found.1));
+        }
+    }
+    description_mismatch(skill, evidence, out);
+}
+
+fn capitalised(text: &str) -> String {
+    let mut characters = text.chars();
+    characters.next().map_or_else(String::new, |first| {
+        first.to_uppercase().chain(characters).collect()
+    })
+}
+
+/// The combined rules over one file's phrases: reading credentials near sending data, and
+/// hiding near sending.
+fn combine(text: &str, placed: &[Placed<'_>], out: &mut Collector) {
+    let near = |a: &Placed<'_>, b: &Placed<'_>| a.line.abs_diff(b.line) <= NEAR_LINES;
+    for send in placed
+        .iter()
+        .filter(|p| matches!(p.hit.family, Family::SendData | Family::Exfiltration))
+    {
+        let message = |what: &str, other: &Placed<'_>| {
+            format!(
+                "{what} (line {}: \"{}\"), then sends data out: \"{}\"",
+                other.line + 1,
+                quote(text, other.hit.start, other.hit.end),
+                quote(text, send.hit.start, send.hit.end)
+            )
+        };
+        if let Some(read) = placed
+            .iter()
+            .find(|p| p.hit.family == Family::CredentialAccess && near(p, send))
+        {
+            out.at(
+                &COLLECT_AND_SEND,
+                send.file,
+                send.hit.start,
+                send.hit.end - send.hit.start,
+                message("Reads credentials", read),
+            );
+        }
+        if let Some(hide) = placed
+            .iter()
+            .find(|p| p.hit.family == Family::Hide && near(p, send))
+        {
+            out.at(
+                &COVERT_SEND,
+                send.file,
+                send.hit.start,
+                send.hit.end - send.hit.start,
+                message("Hides it from the user", hide),
+            );
+        }
+    }
+    // "Silently upload …" is both in one phrase.
+    for hide in placed.iter().filter(|p| p.hit.family == Family::Hide) {
+        let phrase = text[hide.hit.start..hide.hit.end].to_lowercase();
+        let sending = [
+            "send",
+            "upload",
+            "post",
+            "transmit",
+            "forward",
+            "exfiltrate",
+            "email",
+        ]
+        .iter()
+        .any(|verb| phrase.contains(verb));
+        if sending {
+            out.at(
+                &COVERT_SEND,
+                hide.file,
+                hide.hit.start,
+                hide.hit.end - hide.hit.start,
+                format!(
+                    "Sends data out without the user knowing: \"{}\"",
+                    quote(text, hide.hit.start, hide.hit.end)
+                ),
+            );
+        }
+    }
+}
+
+/// What a phrase of `family` shows the skill does, for comparing with its description.
+fn mismatch_evidence(family: Family) -> Option<&'static str> {
+    match family {
+        Family::CredentialAccess => Some("reads credential stores"),
+        Family::Exfiltration => Some("sends secrets out"),
+        Family::SendData => Some("sends data to an outside address"),
+        _ => None,
+    }
+}
+
+/// Words in a description that make credential access expected.
+const CREDENTIAL_WORDS: &str = r"(?-u:\b)(secur\w*|credential\w*|secret\w*|auth\w*|log ?in|sign ?in|tokens?|keys?|passwords?|passphrases?|ssh|gpg|pgp|vault|keychain|certificates?|certs?|encrypt\w*|decrypt\w*|deploy\w*|cloud|aws|azure|gcp|gcloud|kubernetes|k8s|kubectl|docker|registry|github|gitlab|git|ci|oauth|sso|iam|identity|accounts?|env|environment|config\w*|setup|install\w*|pentest\w*|audit\w*|forensic\w*|incident\w*|malware|vulnerab\w*|red ?team\w*|api|apis|sessions?|cookies?|browser\w*|wallets?|crypto\w*|migrat\w*|backup\w*|sync\w*)(?-u:\b)";
+
+/// Words in a description that make sending data out expected.
+const SENDING_WORDS: &str = r"(?-u:\b)(send\w*|upload\w*|post\w*|shar\w*|sync\w*|publish\w*|push\w*|deploy\w*|notif\w*|e?-?mail\w*|slack|discord|teams|telegram|webhooks?|api|apis|cloud|servers?|remote|https?|web|online|report\w*|export\w*|backup\w*|s3|buckets?|storage|drive|dropbox|integrat\w*|monitor\w*|telemetry|analytics|track\w*|log\w*|submit\w*|forward\w*|transfer\w*|messag\w*|upload|connect\w*|servic\w*|endpoints?)(?-u:\b)";
+
+static CREDENTIAL_WORDS_RE: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    RegexBuilder::new(CREDENTIAL_WORDS)
+        .case_insensitive(true)
+        .build()
+        .ok()
+});
+
+static SENDING_WORDS_RE: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    RegexBuilder::new(SENDING_WORDS)
+        .case_insensitive(true)
+        .build()
+        .ok()
+});
+
+/// Credential stores read by a bundled script: the paths and calls that only a tool about
+/// credentials has a reason to touch. (The `scripts` analyzer reports these on their own;
+/// here they only count against a description that says nothing of them.)
+const SCRIPT_CREDENTIALS: &str = r"(~/\.ssh|\.ssh/id_|\bid_rsa\b|\bid_ed25519\b|\.aws/credentials|\.netrc\b|\.git-credentials|\.docker/config\.json|\.kube/config|/proc/[^/\s]+/environ|Login Data|cookies\.sqlite|find-generic-password|find-internet-password|dump-keychain|wallet\.dat|\.bash_history|\.zsh_history)";
+
+static SCRIPT_CREDENTIALS_RE: LazyLock<Option<Regex>> =
+    LazyLock::new(|| Regex::new(SCRIPT_CREDENTIALS).ok());
+
+/// `INSTR_DESCRIPTION_MISMATCH`: the body reads credentials or sends data out and the
+/// description, which is what the user and the catalog see, says nothing related.
+fn description_mismatch(
+    skill: &Skill,
+    evidence: Option<(&ScannedFile, Hit, &'static str)>,
+    out: &mut Collector,
+) {
+    let description = skill.description.trim();
+    if description.is_empty() {
+        return;
+    }
+    let mentions = |regex: &LazyLock<Option<Regex>>| {
+        regex
+            .as_ref()
+            .is_some_and(|regex| regex.is_match(description))
+    };
+    let short: String = description.chars().take(80).collect();
+    if let Some((file, hit, what)) = evidence {
+        let expected = match hit.family {
+            Family::SendData => mentions(&SENDING_WORDS_RE),
+            _ => mentions(&CREDENTIAL_WORDS_RE),
+        };
+        if !expected {
+            let text = file.text().unwrap_or_default();
+            out.at(
+                &DESCRIPTION_MISMATCH,
+                file,
+                hit.start,
+                hit.end - hit.start,
+                format!(
+                    "The description (\"{short}\") says nothing of it, but the skill {what}: \"{}\"",
+                    quote(text, hit.start, hit.end)
+                ),
+            );
+            return;
+        }
+    }
+    if mentions(&CREDENTIAL_WORDS_RE) {
+        return;
+    }
+    let Some(regex) = SCRIPT_CREDENTIALS_RE.as_ref() else {
+        return;
+    };
+    for file in &skill.files {
+        if !matches!(file.kind, FileKind::Script(_)) {
+            continue;
+        }
+        let Some(text) = file.text() else { continue };
+        if let Some(found) = regex.find(text) {
+            out.at(
+                &DESCRIPTION_MISMATCH,
+                file,
+                found.start(),
+                found.len(),
+                format!(
+                    "The description (\"{short}\") says nothing of credentials, but {} reads `{}`",
+                    file.path,
+                    found.as_str()
+                ),
+            );
+            return;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;
