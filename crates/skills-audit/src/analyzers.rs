@@ -6,6 +6,7 @@ mod hidden;
 mod hosts;
 mod instructions;
 mod manifest;
+mod mcp;
 mod rules;
 mod scripts;
 mod shell;

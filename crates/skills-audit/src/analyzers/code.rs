@@ -114,52 +114,69 @@ impl Lexed {
             .filter(|literal| literal.range.start <= index && index < literal.range.end)
     }
 
-    /// The argument span of the call whose `(` is at `open`: up to the matching `)`, skipping
-    /// literals; the end of the code when it is not closed.
-    pub(super) fn call_span(&self, open: usize) -> Range<usize> {
+    /// Walks the code from `from` to `end` outside literals, giving `step` each offset and
+    /// byte until it says stop; that offset, or `None` at the end. Linear: the literals are
+    /// passed with a cursor, not looked up at each byte.
+    pub(super) fn walk(
+        &self,
+        from: usize,
+        end: usize,
+        mut step: impl FnMut(usize, u8) -> bool,
+    ) -> Option<usize> {
         let bytes = self.code.as_bytes();
-        let mut depth = 0usize;
-        let mut index = open;
-        while index < bytes.len() {
-            if let Some(literal) = self.inside_literal(index) {
-                index = literal.range.end.max(index + 1);
-                continue;
-            }
-            match bytes[index] {
-                b'(' | b'[' | b'{' => depth += 1,
-                b')' | b']' | b'}' => {
-                    depth = depth.saturating_sub(1);
-                    if depth == 0 {
-                        return open + 1..index;
-                    }
+        let end = end.min(bytes.len());
+        let mut cursor = self
+            .literals
+            .partition_point(|literal| literal.range.end <= from);
+        let mut index = from;
+        while index < end {
+            if let Some(literal) = self.literals.get(cursor) {
+                if literal.range.start <= index {
+                    index = index.max(literal.range.end);
+                    cursor += 1;
+                    continue;
                 }
-                _ => {}
+            }
+            if step(index, bytes[index]) {
+                return Some(index);
             }
             index += 1;
         }
-        open + 1..bytes.len()
+        None
+    }
+
+    /// The argument span of the call whose `(` is at `open`: up to the matching `)`, skipping
+    /// literals; the end of the code when it is not closed.
+    pub(super) fn call_span(&self, open: usize) -> Range<usize> {
+        let mut depth = 0usize;
+        let close = self.walk(open, self.code.len(), |_, byte| {
+            match byte {
+                b'(' | b'[' | b'{' => depth += 1,
+                b')' | b']' | b'}' => {
+                    depth = depth.saturating_sub(1);
+                    return depth == 0;
+                }
+                _ => {}
+            }
+            false
+        });
+        open + 1..close.unwrap_or(self.code.len()).max(open + 1).min(self.code.len().max(open + 1))
     }
 
     /// Where the statement that continues at `from` ends: the first newline (or `;`) outside
     /// brackets and literals.
     pub(super) fn statement_end(&self, from: usize) -> usize {
-        let bytes = self.code.as_bytes();
         let mut depth = 0usize;
-        let mut index = from;
-        while index < bytes.len() {
-            if let Some(literal) = self.inside_literal(index) {
-                index = literal.range.end.max(index + 1);
-                continue;
-            }
-            match bytes[index] {
+        self.walk(from, self.code.len(), |_, byte| {
+            match byte {
                 b'(' | b'[' | b'{' => depth += 1,
                 b')' | b']' | b'}' => depth = depth.saturating_sub(1),
-                b'\n' | b';' if depth == 0 => return index,
+                b'\n' | b';' => return depth == 0,
                 _ => {}
             }
-            index += 1;
-        }
-        bytes.len()
+            false
+        })
+        .unwrap_or(self.code.len())
     }
 
     /// What a literal at `start` is an element or argument of: the name before the nearest
@@ -558,18 +575,26 @@ pub(super) fn fenced_blocks(text: &str) -> Vec<Block> {
 }
 
 static DISCUSSED_WORDS: LazyLock<AhoCorasick> = LazyLock::new(|| automaton(DISCUSSED));
+static INSTRUCTED_HEADING_WORDS: LazyLock<AhoCorasick> =
+    LazyLock::new(|| automaton(INSTRUCTED_HEADINGS));
+static INSTRUCTED_VERB_WORDS: LazyLock<AhoCorasick> =
+    LazyLock::new(|| automaton(INSTRUCTED_VERBS));
 
 #[expect(
     clippy::expect_used,
     reason = "the word lists are constants of this module; the tests build each one"
 )]
 fn automaton(words: &[&str]) -> AhoCorasick {
-    AhoCorasick::new(words).expect("a constant word list builds")
+    // Leftmost-first lets the automaton use its vectorised prefilter.
+    AhoCorasick::builder()
+        .match_kind(aho_corasick::MatchKind::LeftmostFirst)
+        .build(words)
+        .expect("a constant word list builds")
 }
 
 /// Whether one of the automaton's words starts a word of `text`.
 fn has_word(automaton: &AhoCorasick, text: &str) -> bool {
-    automaton.find_overlapping_iter(text).any(|found| {
+    automaton.find_iter(text).any(|found| {
         !text[..found.start()]
             .chars()
             .next_back()
@@ -584,30 +609,15 @@ fn presented(heading: &str, recent: &[&str]) -> Presented {
     if discussed(&heading) || discussed(&lead) {
         return Presented::Discussed;
     }
-    let instructed_heading = INSTRUCTED_HEADINGS
-        .iter()
-        .any(|word| contains_word(&heading, word));
-    let instructed_lead = recent.last().is_some_and(|last| {
-        let last = last.to_lowercase();
-        INSTRUCTED_VERBS
-            .iter()
-            .any(|verb| contains_word(&last, verb))
-    });
+    let instructed_heading = has_word(&INSTRUCTED_HEADING_WORDS, &heading);
+    let instructed_lead = recent
+        .last()
+        .is_some_and(|last| has_word(&INSTRUCTED_VERB_WORDS, &last.to_lowercase()));
     if instructed_heading || instructed_lead {
         Presented::Instructed
     } else {
         Presented::Shown
     }
-}
-
-/// Whether `needle` occurs in `text` starting at a word's start.
-pub(super) fn contains_word(text: &str, needle: &str) -> bool {
-    text.match_indices(needle).any(|(index, _)| {
-        !text[..index]
-            .chars()
-            .next_back()
-            .is_some_and(char::is_alphanumeric)
-    })
 }
 
 /// In a `console`-style block, the commands are the lines after a `$ ` prompt; the other
@@ -626,16 +636,17 @@ pub(super) fn strip_prompts(text: &str) -> Option<String> {
             out.push_str(&" ".repeat(line.len() - command.len()));
             out.push_str(command);
         } else {
-            for character in line.chars() {
-                if character == '\n' {
-                    out.push('\n');
-                } else {
-                    out.push_str(&" ".repeat(character.len_utf8()));
-                }
-            }
+            out.push_str(&blanked(line));
         }
     }
     Some(out)
+}
+
+/// `text` with every byte but newlines made a space: the same length, nothing left to match.
+pub(super) fn blanked(text: &str) -> String {
+    text.bytes()
+        .map(|byte| if byte == b'\n' { '\n' } else { ' ' })
+        .collect()
 }
 
 #[cfg(test)]

@@ -94,9 +94,15 @@ impl Examined {
         });
     }
 
-    /// Whether a fact of `behaviour` was found.
-    pub(super) fn has(&self, behaviour: Behaviour) -> bool {
-        self.facts.iter().any(|fact| fact.behaviour == behaviour)
+    /// Adds what `other` found in the same text.
+    pub(super) fn merge(&mut self, other: Self) {
+        for fact in other.facts {
+            self.add(fact.behaviour, (fact.offset, fact.len), fact.message);
+        }
+        self.note_hosts(other.hosts);
+        self.network |= other.network;
+        self.writes_outside |= other.writes_outside;
+        self.programs.extend(other.programs);
     }
 
     fn note_hosts(&mut self, found: impl IntoIterator<Item = String>) {
@@ -219,12 +225,27 @@ static CREDENTIAL_WORDS: LazyLock<aho_corasick::AhoCorasick> = LazyLock::new(|| 
     reason = "every word list is a constant of this module; the tests build each one"
 )]
 fn automaton(words: &[&str]) -> aho_corasick::AhoCorasick {
-    aho_corasick::AhoCorasick::new(words).expect("a constant word list builds")
+    // Leftmost-first lets the automaton use its vectorised prefilter.
+    aho_corasick::AhoCorasick::builder()
+        .match_kind(aho_corasick::MatchKind::LeftmostFirst)
+        .build(words)
+        .expect("a constant word list builds")
 }
 
 /// The credential store a path names, and whether reading it alone is a finding.
 fn credential(path: &str) -> Option<(&'static str, bool)> {
-    if path.ends_with(".pub") || path.len() > 512 || !CREDENTIAL_WORDS.is_match(path) {
+    // Every credential path has a `/`, starts with a dot or `id_`, or names a file: the
+    // cheap test first, as most strings are none of these.
+    let path_like = path.contains('/')
+        || path.starts_with('.')
+        || path.starts_with("id_")
+        || path.contains(".db")
+        || path.contains(".json")
+        || path.contains("Login Data")
+        || path.contains("wallet")
+        || path.contains("nkbihf")
+        || path.contains(".keychain");
+    if !path_like || path.ends_with(".pub") || path.len() > 512 || !CREDENTIAL_WORDS.is_match(path) {
         return None;
     }
     CREDENTIAL_PATHS
@@ -248,7 +269,7 @@ static SECRET_NAME: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// Whether `name` is the name of a variable that holds a secret.
-fn is_secret_name(name: &str) -> bool {
+pub(super) fn is_secret_name(name: &str) -> bool {
     name.len() >= 4
         && SECRET_NAME.is_match(name)
         && !matches!(
@@ -260,6 +281,11 @@ fn is_secret_name(name: &str) -> bool {
         && !name.ends_with("_URL_BASE")
         && !name.starts_with("AUTHOR")
 }
+
+/// `credential=$x`, `password=${p}`: a value the text itself calls a secret.
+static LABELLED_SECRET: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(r"(?i)\b(credentials?|passwords?|passwd|secrets?|tokens?|api_?keys?|private_?key)\s*[=:]\s*\$")
+});
 
 /// Shells and interpreters that run what they read.
 const INTERPRETERS: &[&str] = &[
@@ -592,7 +618,14 @@ fn source_of(command: &Command, scope: &ShellScope) -> Option<Origin> {
         "echo" | "printf" => args
             .iter()
             .flat_map(|word| shell::variables(&word.text))
-            .find_map(|name| origin_of_variable(name, scope)),
+            .find_map(|name| origin_of_variable(name, scope))
+            .or_else(|| {
+                // `echo "password=$p"`: a value labelled as a credential.
+                args.iter()
+                    .find_map(|word| LABELLED_SECRET.captures(&word.text))
+                    .and_then(|captures| captures.get(1))
+                    .map(|label| Origin::Secret(label.as_str().to_ascii_uppercase()))
+            }),
         "security" => args
             .iter()
             .any(|word| {
@@ -662,16 +695,24 @@ fn substitution_origins(
     found
 }
 
+/// Whether the text before `offset` on its line has a comment sign at a word's start.
+fn in_comment(text: &str, offset: usize) -> bool {
+    let line_start = text[..offset].rfind('\n').map_or(0, |index| index + 1);
+    let before = &text[line_start..offset];
+    before
+        .match_indices('#')
+        .any(|(index, _)| index == 0 || before.as_bytes()[index - 1].is_ascii_whitespace())
+}
+
 fn shell_text(text: &str, base: usize, scope: &mut ShellScope, out: &mut Examined) {
-    let lexed = code::lex(text, Lang::Shell);
-    if let Some(found) = FORK_BOMB.find(&lexed.code) {
+    if let Some(found) = FORK_BOMB.find(text).filter(|found| !in_comment(text, found.start())) {
         out.add(
             Behaviour::Destructive,
             place(scope.anchor, base + found.start(), found.len()),
             "a fork bomb: exhausts the machine's processes",
         );
     }
-    if let Some(found) = ALIAS_HIJACK.find(&lexed.code) {
+    if let Some(found) = ALIAS_HIJACK.find(text).filter(|found| !in_comment(text, found.start())) {
         out.add(
             Behaviour::Persistence,
             place(scope.anchor, base + found.start(), found.len()),
@@ -703,6 +744,7 @@ fn shell_pipeline(
     let mut flowing: Option<Origin> = None;
     let mut downloading: Option<usize> = None;
     let mut decoding = false;
+    let mut listening = false;
     for (index, command) in pipeline.iter().enumerate() {
         let name = command.name();
         let args = command.args();
@@ -828,6 +870,12 @@ fn shell_pipeline(
         // Download and run.
         if downloads_to_stdout(command) && NETWORK_COMMANDS.contains(&name) {
             downloading = Some(index);
+        }
+        if matches!(name, "nc" | "ncat" | "netcat" | "socat" | "telnet") {
+            listening = true;
+        }
+        if listening && index > 0 && runs_stdin(command) {
+            out.add(Behaviour::ReverseShell, at(command), format!("runs what arrives over the network with {name}"));
         }
         if is_decoder(command) {
             decoding = true;
@@ -1321,27 +1369,67 @@ fn without_headers(lexed: &code::Lexed, range: std::ops::Range<usize>) -> Vec<st
         }
         kept.push(from..start);
         // The value runs to the next comma outside brackets and literals.
-        let bytes = lexed.code.as_bytes();
         let mut depth = 0usize;
-        let mut index = range.start + found.end();
-        while index < range.end {
-            if let Some(literal) = lexed.inside_literal(index) {
-                index = literal.range.end.max(index + 1);
-                continue;
-            }
-            match bytes[index] {
+        let stop = lexed.walk(range.start + found.end(), range.end, |_, byte| {
+            match byte {
                 b'(' | b'[' | b'{' => depth += 1,
-                b')' | b']' | b'}' if depth == 0 => break,
+                b')' | b']' | b'}' if depth == 0 => return true,
                 b')' | b']' | b'}' => depth -= 1,
-                b',' if depth == 0 => break,
+                b',' => return depth == 0,
                 _ => {}
             }
-            index += 1;
-        }
-        from = index.min(range.end);
+            false
+        });
+        from = stop.unwrap_or(range.end).min(range.end);
     }
     kept.push(from..range.end);
     kept
+}
+
+/// Where a file reads values with an origin (a secret variable, the environment, a
+/// credential file, a download, a decoder), found in one pass each, so that asking about
+/// any range is a binary search.
+#[derive(Debug, Default)]
+struct Sources {
+    /// (start, end, origin), by start.
+    marks: Vec<(usize, usize, Origin)>,
+}
+
+impl Sources {
+    fn push(&mut self, range: std::ops::Range<usize>, origin: Origin) {
+        self.marks.push((range.start, range.end, origin));
+    }
+
+    fn sort(&mut self) {
+        self.marks.sort_by_key(|mark| mark.0);
+    }
+
+    /// The origins read inside `range`.
+    fn within(&self, range: std::ops::Range<usize>) -> Vec<Origin> {
+        let from = self.marks.partition_point(|mark| mark.0 < range.start);
+        let mut found: Vec<Origin> = Vec::new();
+        for (_, end, origin) in self.marks[from..].iter().take_while(|mark| mark.0 < range.end) {
+            if *end <= range.end && !found.contains(origin) {
+                found.push(origin.clone());
+            }
+        }
+        found
+    }
+}
+
+/// An assignment's name, from the text its pattern matched (`  name: T = `).
+fn assigned_name(matched: &str) -> &str {
+    let trimmed = matched.trim_start();
+    let trimmed = trimmed
+        .strip_prefix("const ")
+        .or_else(|| trimmed.strip_prefix("let "))
+        .or_else(|| trimmed.strip_prefix("var "))
+        .unwrap_or(trimmed)
+        .trim_start();
+    let end = trimmed
+        .find(|c: char| !(c == '_' || c == '$' || c.is_ascii_alphanumeric()))
+        .unwrap_or(trimmed.len());
+    &trimmed[..end]
 }
 
 /// The hosts of the literals in `range`, else of the whole file.
@@ -1396,23 +1484,18 @@ fn command_line(lexed: &code::Lexed, span: std::ops::Range<usize>, assigned: &Ha
     let trimmed_start = span.start + (text.len() - text.trim_start().len());
     // The first argument: up to a comma outside brackets and literals.
     let first_end = {
-        let bytes = lexed.code.as_bytes();
         let mut depth = 0usize;
-        let mut index = trimmed_start;
-        while index < span.end {
-            if let Some(literal) = lexed.inside_literal(index) {
-                index = literal.range.end.max(index + 1);
-                continue;
-            }
-            match bytes[index] {
-                b'(' | b'[' | b'{' => depth += 1,
-                b')' | b']' | b'}' => depth = depth.saturating_sub(1),
-                b',' if depth == 0 => break,
-                _ => {}
-            }
-            index += 1;
-        }
-        index
+        lexed
+            .walk(trimmed_start, span.end, |_, byte| {
+                match byte {
+                    b'(' | b'[' | b'{' => depth += 1,
+                    b')' | b']' | b'}' => depth = depth.saturating_sub(1),
+                    b',' => return depth == 0,
+                    _ => {}
+                }
+                false
+            })
+            .unwrap_or(span.end)
     };
     let first = lexed.code.get(trimmed_start..first_end)?.trim();
     if first.is_empty() {

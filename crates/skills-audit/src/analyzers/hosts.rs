@@ -98,7 +98,8 @@ fn vendor_of(variable: &str) -> Option<Vec<String>> {
     // A generic first word (`API_KEY`, `SECRET`) names no vendor.
     let generic = [
         "API", "SECRET", "TOKEN", "AUTH", "ACCESS", "PRIVATE", "DATABASE", "DB", "PASSWORD",
-        "JWT", "SSH", "APP", "CLIENT", "USER", "MY", "SERVICE",
+        "JWT", "SSH", "APP", "CLIENT", "USER", "MY", "SERVICE", "CREDENTIAL", "CREDENTIALS",
+        "PASSWORDS", "PASSWD", "SECRETS", "TOKENS", "APIKEY", "APIKEYS", "API_KEY", "KEY",
     ];
     (first.len() >= 3 && !generic.contains(&first)).then(|| vec![first.to_ascii_lowercase()])
 }

@@ -16,7 +16,7 @@ use skills_types::audit::{Category, Severity};
 
 use super::code::{self, Lang, Presented};
 use super::examine::{self, Behaviour, Examined};
-use super::sidecar;
+use super::{mcp, sidecar};
 use crate::files::{FileKind, ScannedFile, Skill};
 use crate::findings::{Collector, Rule};
 
@@ -290,36 +290,101 @@ fn is_markdown(path: &str) -> bool {
     lower.ends_with(".md") || lower.ends_with(".markdown") || lower.ends_with(".mdx")
 }
 
-/// Every piece of code in `skill`: the file, the range of its text, the language and how it
-/// reaches the agent.
-pub(super) fn units(skill: &Skill) -> Vec<(&ScannedFile, std::ops::Range<usize>, Lang, Source)> {
+/// One piece of code: a bundled script, or a block of a Markdown file.
+#[derive(Clone, Debug)]
+pub(super) struct Unit<'a> {
+    pub(super) file: &'a ScannedFile,
+    /// The code (a slice of the file's text).
+    pub(super) text: &'a str,
+    /// Where the code starts in the file.
+    pub(super) offset: usize,
+    pub(super) lang: Lang,
+    pub(super) source: Source,
+}
+
+/// The bundled scripts of `skill`: in the language the runtime runs them as, or through the
+/// skill's `[interpreters]`.
+pub(super) fn scripts(skill: &Skill) -> Vec<Unit<'_>> {
     let sidecar = sidecar::read(skill);
     let mut found = Vec::new();
     for file in &skill.files {
-        let Some(text) = file.text() else { continue };
-        match file.kind {
-            FileKind::Script(language) => {
-                found.push((file, 0..text.len(), Lang::of_script(language), Source::Script));
-            }
-            FileKind::Text if sidecar::declares(&sidecar, &file.path).is_some() => {
-                found.push((file, 0..text.len(), Lang::Generic, Source::Script));
-            }
-            FileKind::Text if is_markdown(&file.path) => {
-                for block in code::fenced_blocks(text) {
-                    found.push((file, block.range, block.lang, Source::Block(block.presented)));
-                }
-            }
-            FileKind::Text | FileKind::Binary => {}
+        let lang = match file.kind {
+            FileKind::Script(language) => Lang::of_script(language),
+            FileKind::Text if sidecar::declares(&sidecar, &file.path).is_some() => Lang::Generic,
+            FileKind::Text | FileKind::Binary => continue,
+        };
+        if let Some(text) = file.text() {
+            found.push(Unit { file, text, offset: 0, lang, source: Source::Script });
         }
     }
     found
 }
 
+/// Every piece of code in `skill`: its scripts, then the code blocks of its Markdown.
+fn units(skill: &Skill) -> Vec<Unit<'_>> {
+    let mut found = scripts(skill);
+    for file in &skill.files {
+        if file.kind != FileKind::Text || !is_markdown(&file.path) {
+            continue;
+        }
+        let Some(text) = file.text() else { continue };
+        for block in code::fenced_blocks(text) {
+            if let Some(code) = text.get(block.range.clone()) {
+                found.push(Unit {
+                    file,
+                    text: code,
+                    offset: block.range.start,
+                    lang: block.lang,
+                    source: Source::Block(block.presented),
+                });
+            }
+        }
+    }
+    found
+}
+
+/// Commands that start shell lines written in a Python or JavaScript block by mistake (or
+/// to slip past a reader that trusts the label): `curl -sS … | sh` is no Python.
+const SHELL_WORDS: &[&str] = &[
+    "curl", "wget", "nc", "ncat", "bash", "sh", "chmod", "chown", "rm", "sudo", "pip", "pip3",
+    "npm", "npx", "apt-get", "apt", "brew", "crontab", "base64", "dig", "nslookup", "echo",
+    "export", "cat", "mkfifo", "socat", "xmrig", "dd", "mkfs", "git", "uv",
+];
+
+/// The lines of a Python or JavaScript block that are shell commands, others blanked.
+fn shell_lines(text: &str) -> Option<String> {
+    let mut found = false;
+    let mut out = String::with_capacity(text.len());
+    for line in text.split_inclusive('\n') {
+        let trimmed = line.trim_start();
+        let word = trimmed.split([' ', '\t']).next().unwrap_or("");
+        let rest = trimmed[word.len()..].trim_start();
+        let is_shell = SHELL_WORDS.contains(&word)
+            && trimmed.len() > word.len()
+            && !rest.starts_with(['=', '(', '.', ':', ',', ')', '['])
+            && !rest.is_empty();
+        if is_shell {
+            found = true;
+            out.push_str(line);
+        } else {
+            out.push_str(&code::blanked(line));
+        }
+    }
+    found.then_some(out)
+}
+
 /// What the code of one unit does.
 pub(super) fn examine_unit(text: &str, lang: Lang, source: Source) -> Examined {
-    if lang == Lang::Shell && matches!(source, Source::Block(_)) {
-        if let Some(commands) = code::strip_prompts(text) {
-            return examine::examine(&commands, lang);
+    if matches!(source, Source::Block(_)) {
+        if lang == Lang::Shell {
+            if let Some(commands) = code::strip_prompts(text) {
+                return examine::examine(&commands, lang);
+            }
+        } else if let Some(commands) = shell_lines(text) {
+            let mut examined = examine::examine(text, lang);
+            let shell = examine::examine(&commands, Lang::Shell);
+            examined.merge(shell);
+            return examined;
         }
     }
     examine::examine(text, lang)
@@ -329,13 +394,10 @@ pub(super) fn examine_unit(text: &str, lang: Lang, source: Source) -> Examined {
 pub(crate) fn analyze(skill: &Skill, out: &mut Collector) {
     // One network finding per file, naming every host it talks to.
     let mut egress: Vec<(&ScannedFile, usize, usize, Source, Vec<String>)> = Vec::new();
-    for (file, range, lang, source) in units(skill) {
-        let Some(text) = file.text().and_then(|text| text.get(range.clone())) else {
-            continue;
-        };
+    for Unit { file, text, offset: start, lang, source } in units(skill) {
         let examined = examine_unit(text, lang, source);
         for fact in &examined.facts {
-            let offset = range.start + fact.offset;
+            let offset = start + fact.offset;
             if fact.behaviour == Behaviour::NetworkEgress {
                 match egress.iter_mut().find(|entry| std::ptr::eq(entry.0, file)) {
                     Some(entry) => {
@@ -361,6 +423,25 @@ pub(crate) fn analyze(skill: &Skill, out: &mut Collector) {
                 Source::Block(Presented::Discussed) => format!("{} (in a code block the text discusses as an example)", fact.message),
             };
             out.at(&adjusted, file, offset, fact.len, message);
+        }
+    }
+    // MCP servers a host starts by itself: their command lines are code that runs.
+    for file in &skill.files {
+        for server in mcp::servers(file) {
+            let examined = examine::examine(&server.command_line(), Lang::Shell);
+            for fact in &examined.facts {
+                if fact.behaviour == Behaviour::NetworkEgress {
+                    continue;
+                }
+                let rule = rule_of(fact.behaviour);
+                out.at(
+                    rule,
+                    file,
+                    server.offset,
+                    server.name.len() + 2,
+                    format!("the MCP server `{}` {}", server.name, fact.message),
+                );
+            }
         }
     }
     for (file, offset, len, source, hosts) in egress {

@@ -42,6 +42,8 @@ pub(super) struct Command {
     pub(super) heredoc: Option<(usize, usize)>,
     /// Where the command starts.
     pub(super) start: usize,
+    /// The index of the program's word (see [`Command::program_index`]), set once parsed.
+    program: usize,
 }
 
 /// Commands joined by `|`.
@@ -57,6 +59,11 @@ impl Command {
     /// Where the program's word is: leading assignments and wrappers (`sudo -E`, `env A=b`,
     /// `nohup`, `timeout 5`, `xargs -0`) skipped.
     fn program_index(&self) -> usize {
+        self.program
+    }
+
+    /// Finds [`Command::program`] in the words.
+    fn find_program(&self) -> usize {
         let mut index = 0;
         let mut last_wrapper = None;
         while let Some(word) = self.words.get(index) {
@@ -374,7 +381,8 @@ impl Parser<'_> {
     }
 
     fn end_command(&mut self) {
-        let command = std::mem::take(&mut self.command);
+        let mut command = std::mem::take(&mut self.command);
+        command.program = command.find_program();
         if !command.words.is_empty() || !command.redirects.is_empty() {
             self.pipeline.push(command);
         }
@@ -447,7 +455,7 @@ impl Parser<'_> {
                 b'$' if self.bytes.get(self.at + 1) == Some(&b'(') => {
                     if self.bytes.get(self.at + 2) == Some(&b'(') {
                         // Arithmetic: kept as text.
-                        let (inner_start, inner_end) = self.balanced(self.at + 2, b'(', b')');
+                        let (_, inner_end) = self.balanced(self.at + 2, b'(', b')');
                         text.push_str(&self.text[self.at..inner_end]);
                         self.at = (inner_end + 1).min(self.bytes.len());
                     } else {

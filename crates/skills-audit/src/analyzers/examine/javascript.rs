@@ -9,7 +9,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::{
-    Behaviour, Examined, Origin, Taint, command_line, credential, hosts_near, is_root_target,
+    Behaviour, Examined, Origin, Sources, Taint, assigned_name, command_line, credential, hosts_near, is_root_target,
     leak, literal_rules, pattern, place, shell_with, without_headers, PERSISTENCE_PATHS,
 };
 use crate::analyzers::code::{self, Lang, Lexed, LiteralKind};
@@ -32,7 +32,7 @@ static EVAL_CALL: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 static ASSIGNMENT: LazyLock<Regex> = LazyLock::new(|| {
-    pattern(r"(?:\b(?:const|let|var)\s+|^[ \t]*)([A-Za-z_$][A-Za-z0-9_$]*)\s*(?::[^=\n]*)?=[^=>]")
+    pattern(r"(?m)(?:\b(?:const|let|var)\s+|^[ \t]*)([A-Za-z_$][A-Za-z0-9_$]*)\s*(?::[^=\n]*)?=[^=>]")
 });
 
 static SECRET_READ: LazyLock<Regex> = LazyLock::new(|| {
@@ -130,17 +130,18 @@ pub(super) fn examine(
 
     let mut taint = Taint::default();
     let mut assigned: HashMap<String, Range<usize>> = HashMap::new();
-    for captures in ASSIGNMENT.captures_iter(code_text) {
-        let (Some(whole), Some(name)) = (captures.get(0), captures.get(1)) else { continue };
-        if lexed.inside_literal(name.start()).is_some() {
+    let sources = sources(&lexed, &credential_literals);
+    for found in ASSIGNMENT.find_iter(code_text) {
+        let name = assigned_name(found.as_str());
+        if name.is_empty() || lexed.inside_literal(found.start()).is_some() {
             continue;
         }
-        let rhs_start = whole.end() - 1;
+        let rhs_start = found.end() - 1;
         let rhs = rhs_start..lexed.statement_end(rhs_start);
-        assigned.insert(name.as_str().to_owned(), rhs.clone());
+        assigned.insert(name.to_owned(), rhs.clone());
         let mut origins = taint.origins_in(&lexed, rhs.clone());
-        origins.extend(sources_in(&lexed, rhs, &credential_literals));
-        taint.add(name.as_str(), origins);
+        origins.extend(sources.within(rhs));
+        taint.add(name, origins);
     }
     // Awaited responses carry what was fetched: `const r = await fetch(u); const t = await r.text()`.
     for call in &network_calls {
@@ -148,7 +149,7 @@ pub(super) fn examine(
         let near = hosts_near(&lexed, span.clone(), &file_hosts);
         for part in without_headers(&lexed, span.clone()) {
             let mut origins = taint.origins_in(&lexed, part.clone());
-            origins.extend(sources_in(&lexed, part, &credential_literals));
+            origins.extend(sources.within(part));
             for origin in origins {
                 if let Some((behaviour, message)) = leak(&origin, &near) {
                     out.add(behaviour, at(call.start..call.end - 1), message);
@@ -284,36 +285,49 @@ fn line_of(code: &str, range: Range<usize>) -> &str {
     &code[start..end]
 }
 
-fn sources_in(lexed: &Lexed, range: Range<usize>, credentials: &[(Range<usize>, &'static str, bool)]) -> Vec<Origin> {
-    let mut found = Vec::new();
-    let Some(text) = lexed.code.get(range.clone()) else { return found };
-    for captures in SECRET_READ.captures_iter(text) {
-        if let Some(name) = (1..=4).find_map(|index| captures.get(index)) {
-            if super::is_secret_name(name.as_str()) {
-                found.push(Origin::Secret(name.as_str().to_owned()));
+/// Where the file reads secrets, the environment, credentials, downloads and decoded text.
+fn sources(lexed: &Lexed, credentials: &[(Range<usize>, &'static str, bool)]) -> Sources {
+    let code_text = lexed.code.as_str();
+    let mut found = Sources::default();
+    if code_text.contains("env") {
+        for captures in SECRET_READ.captures_iter(code_text) {
+            if let (Some(whole), Some(name)) = (captures.get(0), (1..=4).find_map(|index| captures.get(index))) {
+                if super::is_secret_name(name.as_str()) {
+                    found.push(whole.range(), Origin::Secret(name.as_str().to_owned()));
+                }
+            }
+        }
+        for environment in ENVIRONMENT.find_iter(code_text) {
+            let after = code_text[environment.end()..].trim_start();
+            let before = code_text[..environment.start()].trim_end();
+            let whole = !(after.starts_with('[') || after.starts_with('.') || after.starts_with("?."));
+            // `env: process.env` / `env: { ...process.env }` hands it to a child process.
+            let child = before.ends_with("env:")
+                || before.ends_with("...")
+                    && code_text[..environment.start()]
+                        .rsplit("env:")
+                        .next()
+                        .is_some_and(|rest| rest.len() < 12);
+            if whole && !child && lexed.inside_literal(environment.start()).is_none() {
+                found.push(environment.range(), Origin::Environment);
             }
         }
     }
-    for environment in ENVIRONMENT.find_iter(text) {
-        let after = text[environment.end()..].trim_start();
-        let before = text[..environment.start()].trim_end();
-        let whole = !(after.starts_with('[') || after.starts_with('.') || after.starts_with("?."));
-        // `env: process.env` / `env: { ...process.env }` hands it to a child process.
-        let child = before.ends_with("env:") || before.ends_with("...") && text[..environment.start()].rsplit("env:").next().is_some_and(|rest| rest.len() < 12);
-        if whole && !child && lexed.inside_literal(range.start + environment.start()).is_none() {
-            found.push(Origin::Environment);
-        }
-    }
     for (literal, label, _) in credentials {
-        if literal.start >= range.start && literal.end <= range.end {
-            found.push(Origin::Credential(label));
-        }
+        found.push(literal.clone(), Origin::Credential(label));
     }
-    if NETWORK_CALL.is_match(text) || text.contains(".text()") && text.contains("await") {
-        found.push(Origin::Download);
+    for call in NETWORK_CALL.find_iter(code_text) {
+        found.push(call.range(), Origin::Download);
     }
-    if DECODER.is_match(text) {
-        found.push(Origin::Decoded);
+    for text in AWAITED_TEXT.find_iter(code_text) {
+        found.push(text.range(), Origin::Download);
     }
+    for decoder in DECODER.find_iter(code_text) {
+        found.push(decoder.range(), Origin::Decoded);
+    }
+    found.sort();
     found
 }
+
+/// `await r.text()`: a response's body.
+static AWAITED_TEXT: LazyLock<Regex> = LazyLock::new(|| pattern(r"\bawait\b[^;\n]*\.(?:text|json|arrayBuffer)\(\)"));

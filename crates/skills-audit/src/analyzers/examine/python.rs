@@ -9,7 +9,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::{
-    Behaviour, Examined, Origin, Taint, command_line, credential, hosts_near, is_root_target,
+    Behaviour, Examined, Origin, Sources, Taint, assigned_name, command_line, credential, hosts_near, is_root_target,
     is_system_path, leak, literal_rules, pattern, place, shell_with, without_headers,
     PERSISTENCE_PATHS,
 };
@@ -155,17 +155,18 @@ pub(super) fn examine(
     // What names hold.
     let mut taint = Taint::default();
     let mut assigned: HashMap<String, Range<usize>> = HashMap::new();
-    for captures in ASSIGNMENT.captures_iter(code_text) {
-        let (Some(whole), Some(name)) = (captures.get(0), captures.get(1)) else { continue };
-        if lexed.inside_literal(name.start()).is_some() {
+    let sources = sources(&lexed, &credential_literals);
+    for found in ASSIGNMENT.find_iter(code_text) {
+        let name = assigned_name(found.as_str());
+        if name.is_empty() || lexed.inside_literal(found.start()).is_some() {
             continue;
         }
-        let rhs_start = whole.end() - 1;
+        let rhs_start = found.end() - 1;
         let rhs = rhs_start..lexed.statement_end(rhs_start);
-        assigned.insert(name.as_str().to_owned(), rhs.clone());
+        assigned.insert(name.to_owned(), rhs.clone());
         let mut origins = taint.origins_in(&lexed, rhs.clone());
-        origins.extend(sources_in(&lexed, rhs.clone(), &credential_literals));
-        taint.add(name.as_str(), origins);
+        origins.extend(sources.within(rhs));
+        taint.add(name, origins);
     }
     // `env = os.environ.copy()` handed to a child process is how a script sets a variable
     // for it, not a capture of the environment.
@@ -190,7 +191,7 @@ pub(super) fn examine(
         let near = hosts_near(&lexed, span.clone(), &file_hosts);
         for part in without_headers(&lexed, span.clone()) {
             let mut origins = taint.origins_in(&lexed, part.clone());
-            origins.extend(sources_in(&lexed, part.clone(), &credential_literals));
+            origins.extend(sources.within(part.clone()));
             for origin in origins {
                 if let Some((behaviour, message)) = leak(&origin, &near) {
                     out.add(behaviour, at(call.start..call.end - 1), message);
@@ -354,36 +355,37 @@ fn line_of(code: &str, range: Range<usize>) -> &str {
     &code[start..end]
 }
 
-/// The origins of the values `range` reads directly.
-fn sources_in(lexed: &Lexed, range: Range<usize>, credentials: &[(Range<usize>, &'static str, bool)]) -> Vec<Origin> {
-    let mut found = Vec::new();
-    let Some(text) = lexed.code.get(range.clone()) else { return found };
-    for captures in SECRET_READ.captures_iter(text) {
-        if let Some(name) = captures.get(1) {
-            if super::is_secret_name(name.as_str()) {
-                found.push(Origin::Secret(name.as_str().to_owned()));
+/// Where the file reads secrets, the environment, credentials, downloads and decoded text.
+fn sources(lexed: &Lexed, credentials: &[(Range<usize>, &'static str, bool)]) -> Sources {
+    let code_text = lexed.code.as_str();
+    let mut found = Sources::default();
+    if code_text.contains("environ") || code_text.contains("getenv") {
+        for captures in SECRET_READ.captures_iter(code_text) {
+            if let (Some(whole), Some(name)) = (captures.get(0), captures.get(1)) {
+                if super::is_secret_name(name.as_str()) {
+                    found.push(whole.range(), Origin::Secret(name.as_str().to_owned()));
+                }
+            }
+        }
+        for environment in ENVIRONMENT.find_iter(code_text) {
+            let after = code_text[environment.end()..].trim_start();
+            let whole = environment.as_str().contains('(')
+                || !(after.starts_with('[') || after.starts_with('.'));
+            if whole && lexed.inside_literal(environment.start()).is_none() {
+                found.push(environment.range(), Origin::Environment);
             }
         }
     }
-    for environment in ENVIRONMENT.find_iter(text) {
-        let after = text[environment.end()..].trim_start();
-        let whole = environment.as_str().contains('(')
-            || !(after.starts_with('[') || after.starts_with('.'));
-        if whole && lexed.inside_literal(range.start + environment.start()).is_none() {
-            found.push(Origin::Environment);
-        }
-    }
     for (literal, label, _) in credentials {
-        if literal.start >= range.start && literal.end <= range.end {
-            found.push(Origin::Credential(label));
-        }
+        found.push(literal.clone(), Origin::Credential(label));
     }
-    if NETWORK_CALL.is_match(text) {
-        found.push(Origin::Download);
+    for call in NETWORK_CALL.find_iter(code_text) {
+        found.push(call.range(), Origin::Download);
     }
-    if DECODER.is_match(text) {
-        found.push(Origin::Decoded);
+    for decoder in DECODER.find_iter(code_text) {
+        found.push(decoder.range(), Origin::Decoded);
     }
+    found.sort();
     found
 }
 
