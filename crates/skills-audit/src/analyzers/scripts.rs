@@ -261,7 +261,8 @@ fn rule_for(behaviour: Behaviour, source: Source) -> &'static Rule {
 /// sections of Markdown are for, so those rules are one level lower there even when the
 /// text says to run the block.
 pub(super) fn severity_for(rule: &Rule, source: Source) -> Severity {
-    let installs = [PACKAGE_INSTALL.id, INSTALL_FROM_URL.id, REMOTE_INSTALLER.id].contains(&rule.id);
+    let installs =
+        [PACKAGE_INSTALL.id, INSTALL_FROM_URL.id, REMOTE_INSTALLER.id].contains(&rule.id);
     let source = match source {
         Source::Block(Presented::Instructed) if installs => Source::Block(Presented::Shown),
         other => other,
@@ -314,7 +315,13 @@ pub(super) fn scripts(skill: &Skill) -> Vec<Unit<'_>> {
             FileKind::Text | FileKind::Binary => continue,
         };
         if let Some(text) = file.text() {
-            found.push(Unit { file, text, offset: 0, lang, source: Source::Script });
+            found.push(Unit {
+                file,
+                text,
+                offset: 0,
+                lang,
+                source: Source::Script,
+            });
         }
     }
     found
@@ -394,7 +401,14 @@ pub(super) fn examine_unit(text: &str, lang: Lang, source: Source) -> Examined {
 pub(crate) fn analyze(skill: &Skill, out: &mut Collector) {
     // One network finding per file, naming every host it talks to.
     let mut egress: Vec<(&ScannedFile, usize, usize, Source, Vec<String>)> = Vec::new();
-    for Unit { file, text, offset: start, lang, source } in units(skill) {
+    for Unit {
+        file,
+        text,
+        offset: start,
+        lang,
+        source,
+    } in units(skill)
+    {
         let examined = examine_unit(text, lang, source);
         for fact in &examined.facts {
             let offset = start + fact.offset;
@@ -418,9 +432,17 @@ pub(crate) fn analyze(skill: &Skill, out: &mut Collector) {
             };
             let message = match source {
                 Source::Script => fact.message.clone(),
-                Source::Block(Presented::Instructed) => format!("{} (in a code block the text tells the agent to run)", fact.message),
-                Source::Block(Presented::Shown) => format!("{} (in a code block shown in the text)", fact.message),
-                Source::Block(Presented::Discussed) => format!("{} (in a code block the text discusses as an example)", fact.message),
+                Source::Block(Presented::Instructed) => format!(
+                    "{} (in a code block the text tells the agent to run)",
+                    fact.message
+                ),
+                Source::Block(Presented::Shown) => {
+                    format!("{} (in a code block shown in the text)", fact.message)
+                }
+                Source::Block(Presented::Discussed) => format!(
+                    "{} (in a code block the text discusses as an example)",
+                    fact.message
+                ),
             };
             out.at(&adjusted, file, offset, fact.len, message);
         }

@@ -286,7 +286,10 @@ impl Parser<'_> {
     /// `2>`, `1>&2`: digits at a word's start directly followed by `<` or `>`.
     fn is_fd_redirect(&self) -> bool {
         let at_word_start = self.at == 0
-            || matches!(self.bytes[self.at - 1], b' ' | b'\t' | b'\n' | b';' | b'|' | b'&');
+            || matches!(
+                self.bytes[self.at - 1],
+                b' ' | b'\t' | b'\n' | b';' | b'|' | b'&'
+            );
         if !at_word_start {
             return false;
         }
@@ -614,7 +617,9 @@ mod tests {
     #[test]
     fn commands_pipes_and_separators() {
         assert_eq!(
-            names("curl -s x | sudo -E bash -; echo ok && ls\n# rm -rf /\nFOO=1 env A=b python3 x.py"),
+            names(
+                "curl -s x | sudo -E bash -; echo ok && ls\n# rm -rf /\nFOO=1 env A=b python3 x.py"
+            ),
             vec![
                 vec!["curl".to_owned(), "bash".to_owned()],
                 vec!["echo".to_owned()],
@@ -634,7 +639,10 @@ mod tests {
         assert_eq!(command.args()[2].text, "a b");
         assert_eq!(command.args()[3].text, "c d");
         let (start, end) = command.substitutions[0];
-        assert_eq!(&text[start - 10..end - 10], "curl -fsSL https://x.test/i.sh");
+        assert_eq!(
+            &text[start - 10..end - 10],
+            "curl -fsSL https://x.test/i.sh"
+        );
     }
 
     #[test]
@@ -665,7 +673,16 @@ mod tests {
 
     #[test]
     fn unclosed_quotes_and_odd_bytes_do_not_panic() {
-        for text in ["echo 'open", "echo \"$(", "`", "a <(", "x\\", "2>", "<<", "é|€"] {
+        for text in [
+            "echo 'open",
+            "echo \"$(",
+            "`",
+            "a <(",
+            "x\\",
+            "2>",
+            "<<",
+            "é|€",
+        ] {
             let _ = parse(text, 0);
         }
     }

@@ -124,8 +124,14 @@ mod tests {
             "[interpreters]\nrb = \"ruby\"\n\".pl\" = \"perl\"\nbad = \"/usr/bin/x\"\n\n\
              [[tools]]\nname = \"fmt\"\ndescription = \"Formats JSON\"\nscript = \"scripts/fmt.py\"\n",
         )]));
-        assert_eq!(found.interpreters.get("rb").map(String::as_str), Some("ruby"));
-        assert_eq!(found.interpreters.get("pl").map(String::as_str), Some("perl"));
+        assert_eq!(
+            found.interpreters.get("rb").map(String::as_str),
+            Some("ruby")
+        );
+        assert_eq!(
+            found.interpreters.get("pl").map(String::as_str),
+            Some("perl")
+        );
         assert!(!found.interpreters.contains_key("bad"));
         assert_eq!(found.tools.len(), 1);
         assert_eq!(found.tools[0].script, "scripts/fmt.py");
@@ -136,6 +142,10 @@ mod tests {
     #[test]
     fn no_sidecar_or_a_broken_one_is_empty() {
         assert_eq!(read(&skill(&[("SKILL.md", "x")])), Sidecar::default());
-        assert!(read(&skill(&[("skill.toml", "[[[")])).interpreters.is_empty());
+        assert!(
+            read(&skill(&[("skill.toml", "[[[")]))
+                .interpreters
+                .is_empty()
+        );
     }
 }

@@ -2,22 +2,22 @@
 //! read as shell, `eval`/`new Function` of fetched or decoded text, requests that carry
 //! `process.env` or a secret, and the paths read or written with `fs`.
 
-use std::collections::HashMap;
 use std::ops::Range;
 use std::sync::LazyLock;
 
 use regex::Regex;
 
 use super::{
-    Behaviour, Examined, Origin, Sources, Taint, assigned_name, command_line, credential, hosts_near, is_root_target,
-    leak, literal_rules, pattern, place, shell_with, without_headers, PERSISTENCE_PATHS,
+    Behaviour, Binders, Examined, Origin, PERSISTENCE_PATHS, Sources, bindings, command_line,
+    credential, follow, hosts_near, is_root_target, leak, literal_rules, pattern, place,
+    shell_with, without_headers,
 };
 use crate::analyzers::code::{self, Lang, Lexed, LiteralKind};
 use crate::analyzers::hosts;
 
 static NETWORK_CALL: LazyLock<Regex> = LazyLock::new(|| {
     pattern(
-        r"(?:^|[^.\w$])(?:fetch|axios(?:\.(?:get|post|put|patch|delete|request))?|got(?:\.(?:get|post|put|patch))?|https?\.(?:request|get)|net\.(?:connect|createConnection)|tls\.connect|dns\.(?:resolve\w*|lookup)|dns\.promises\.(?:resolve\w*|lookup)|navigator\.sendBeacon|superagent\.(?:get|post|put)|needle\.(?:get|post|put)|ky(?:\.(?:get|post|put))?)\s*\(|\bnew\s+(?:net\.)?Socket\s*\(|\bnew\s+WebSocket\s*\(|\bnew\s+XMLHttpRequest\s*\(",
+        r"require\(\s*['\x22](?:node:)?https?['\x22]\s*\)\.(?:request|get)\s*\(|(?:^|[^.\w$])(?:fetch|axios(?:\.(?:get|post|put|patch|delete|request))?|got(?:\.(?:get|post|put|patch))?|https?\.(?:request|get)|net\.(?:connect|createConnection)|tls\.connect|dns\.(?:resolve\w*|lookup)|dns\.promises\.(?:resolve\w*|lookup)|navigator\.sendBeacon|superagent\.(?:get|post|put)|needle\.(?:get|post|put)|ky(?:\.(?:get|post|put))?)\s*\(|\bnew\s+(?:net\.)?Socket\s*\(|\bnew\s+WebSocket\s*\(|\bnew\s+XMLHttpRequest\s*\(",
     )
 });
 
@@ -28,11 +28,15 @@ static EXEC_CALL: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 static EVAL_CALL: LazyLock<Regex> = LazyLock::new(|| {
-    pattern(r"(?:^|[^.\w$])(?:eval|Function|new\s+Function|vm\.runInThisContext|vm\.runInNewContext|vm\.runInContext|new\s+vm\.Script|setTimeout|setInterval)\s*\(")
+    pattern(
+        r"(?:^|[^.\w$])(?:eval|Function|new\s+Function|vm\.runInThisContext|vm\.runInNewContext|vm\.runInContext|new\s+vm\.Script|setTimeout|setInterval)\s*\(",
+    )
 });
 
 static ASSIGNMENT: LazyLock<Regex> = LazyLock::new(|| {
-    pattern(r"(?m)(?:\b(?:const|let|var)\s+|^[ \t]*)([A-Za-z_$][A-Za-z0-9_$]*)\s*(?::[^=\n]*)?=[^=>]")
+    pattern(
+        r"(?m)(?:\b(?:const|let|var)\s+|^[ \t]*)([A-Za-z_$][A-Za-z0-9_$]*)\s*(?::[^=\n]*)?=[^=>]",
+    )
 });
 
 static SECRET_READ: LazyLock<Regex> = LazyLock::new(|| {
@@ -41,29 +45,69 @@ static SECRET_READ: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 
-static ENVIRONMENT: LazyLock<Regex> = LazyLock::new(|| pattern(r"\bprocess\.env\b|\bDeno\.env\.toObject\(\)"));
+static ENVIRONMENT: LazyLock<Regex> =
+    LazyLock::new(|| pattern(r"\bprocess\.env\b|\bDeno\.env\.toObject\(\)"));
 
 static DECODER: LazyLock<Regex> = LazyLock::new(|| {
-    pattern(r#"\batob\s*\(|Buffer\.from\([^)]*["'](?:base64|hex|base64url)["']|String\.fromCharCode|\bunescape\s*\(|\binflateSync\b|\bgunzipSync\b|\.reverse\(\)\.join"#)
+    pattern(
+        r#"\batob\s*\(|Buffer\.from\([^)]*["'](?:base64|hex|base64url)["']|String\.fromCharCode|\bunescape\s*\(|\binflateSync\b|\bgunzipSync\b|\.reverse\(\)\.join"#,
+    )
 });
 
 const READ_CALLS: &[&str] = &[
-    "readFile", "createReadStream", "homedir()", "path.join(", "path.resolve(", "copyFile",
-    "existsSync(", "readdir", "Deno.readTextFile", "Bun.file(",
+    "readFile",
+    "createReadStream",
+    "homedir()",
+    "path.join(",
+    "path.resolve(",
+    "copyFile",
+    "existsSync(",
+    "readdir",
+    "Deno.readTextFile",
+    "Bun.file(",
 ];
 const WRITE_CALLS: &[&str] = &[
-    "writeFile", "appendFile", "createWriteStream", "copyFile", "symlink", "rename",
-    "Deno.writeTextFile", "Bun.write(",
+    "writeFile",
+    "appendFile",
+    "createWriteStream",
+    "copyFile",
+    "symlink",
+    "rename",
+    "Deno.writeTextFile",
+    "Bun.write(",
 ];
 
 fn is_data_call(name: &str) -> bool {
     let last = name.rsplit('.').next().unwrap_or(name);
     matches!(
         last,
-        "[" | "{" | "RegExp" | "test" | "match" | "matchAll" | "includes" | "startsWith"
-            | "endsWith" | "log" | "warn" | "error" | "info" | "debug" | "push" | "add" | "has"
-            | "Set" | "replace" | "replaceAll" | "split" | "indexOf" | "describe" | "it"
-            | "expect" | "toContain" | "toMatch" | "write"
+        "[" | "{"
+            | "RegExp"
+            | "test"
+            | "match"
+            | "matchAll"
+            | "includes"
+            | "startsWith"
+            | "endsWith"
+            | "log"
+            | "warn"
+            | "error"
+            | "info"
+            | "debug"
+            | "push"
+            | "add"
+            | "has"
+            | "Set"
+            | "replace"
+            | "replaceAll"
+            | "split"
+            | "indexOf"
+            | "describe"
+            | "it"
+            | "expect"
+            | "toContain"
+            | "toMatch"
+            | "write"
     )
 }
 
@@ -80,7 +124,11 @@ pub(super) fn examine(
     let first_fact = out.facts.len();
 
     let mut file_hosts = Vec::new();
-    for literal in lexed.literals.iter().filter(|l| l.kind == LiteralKind::Text) {
+    for literal in lexed
+        .literals
+        .iter()
+        .filter(|l| l.kind == LiteralKind::Text)
+    {
         for host in hosts::hosts(lexed.text(literal)) {
             hosts::push_host(&mut file_hosts, &host);
         }
@@ -89,7 +137,11 @@ pub(super) fn examine(
         .find_iter(code_text)
         .filter(|found| lexed.inside_literal(found.start()).is_none())
         .map(|found| {
-            let start = found.start() + found.as_str().len() - found.as_str().trim_start_matches(|c: char| !c.is_alphanumeric()).len();
+            let start = found.start() + found.as_str().len()
+                - found
+                    .as_str()
+                    .trim_start_matches(|c: char| !c.is_alphanumeric())
+                    .len();
             start..found.end()
         })
         .collect();
@@ -102,47 +154,59 @@ pub(super) fn examine(
             at(first.start..first.end - 1),
             format!(
                 "uses the network{}",
-                if file_hosts.is_empty() { String::new() } else { format!(" ({})", file_hosts.join(", ")) }
+                if file_hosts.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({})", file_hosts.join(", "))
+                }
             ),
         );
     }
 
     let has_reads = READ_CALLS.iter().any(|call| code_text.contains(call));
     let mut credential_literals: Vec<(Range<usize>, &'static str, bool)> = Vec::new();
-    for literal in lexed.literals.iter().filter(|l| l.kind == LiteralKind::Text) {
+    for literal in lexed
+        .literals
+        .iter()
+        .filter(|l| l.kind == LiteralKind::Text)
+    {
         let content = lexed.text(literal);
         if content.len() > 300 {
             continue;
         }
-        let Some((label, store)) = credential(content) else { continue };
+        let Some((label, store)) = credential(content) else {
+            continue;
+        };
         let line = line_of(code_text, literal.range.clone());
-        let enclosing = lexed.enclosing(literal.range.start, 300).map(|(name, _)| name);
+        let enclosing = lexed
+            .enclosing(literal.range.start, 300)
+            .map(|(name, _)| name);
         let data = enclosing.is_some_and(is_data_call);
         let read_here = READ_CALLS.iter().any(|call| line.contains(call));
         let stealer_list = data && matches!(enclosing, Some("[" | "{")) && has_reads && network;
         if read_here && !data || stealer_list {
             credential_literals.push((literal.range.clone(), label, store));
             if store {
-                out.add(Behaviour::CredentialRead, at(literal.range.clone()), format!("reads {label}"));
+                out.add(
+                    Behaviour::CredentialRead,
+                    at(literal.range.clone()),
+                    format!("reads {label}"),
+                );
             }
         }
     }
 
-    let mut taint = Taint::default();
-    let mut assigned: HashMap<String, Range<usize>> = HashMap::new();
     let sources = sources(&lexed, &credential_literals);
-    for found in ASSIGNMENT.find_iter(code_text) {
-        let name = assigned_name(found.as_str());
-        if name.is_empty() || lexed.inside_literal(found.start()).is_some() {
-            continue;
-        }
-        let rhs_start = found.end() - 1;
-        let rhs = rhs_start..lexed.statement_end(rhs_start);
-        assigned.insert(name.to_owned(), rhs.clone());
-        let mut origins = taint.origins_in(&lexed, rhs.clone());
-        origins.extend(sources.within(rhs));
-        taint.add(name, origins);
-    }
+    let binders = Binders {
+        subscript: &SUBSCRIPT,
+        mutate: &MUTATE,
+        for_loop: &FOR_LOOP,
+    };
+    let (taint, assigned) = follow(
+        &lexed,
+        &bindings(&lexed, &ASSIGNMENT, &binders, true),
+        &sources,
+    );
     // Awaited responses carry what was fetched: `const r = await fetch(u); const t = await r.text()`.
     for call in &network_calls {
         let span = lexed.call_span(call.end - 1);
@@ -158,9 +222,16 @@ pub(super) fn examine(
         }
     }
 
-    let imports_child_process = code_text.contains("child_process") || code_text.contains("execa") || code_text.contains("Bun.spawn") || code_text.contains("Deno.Command");
+    let imports_child_process = code_text.contains("child_process")
+        || code_text.contains("execa")
+        || code_text.contains("Bun.spawn")
+        || code_text.contains("Deno.Command");
     for found in EXEC_CALL.find_iter(code_text) {
-        let start = found.start() + found.as_str().len() - found.as_str().trim_start_matches(|c: char| !c.is_alphanumeric()).len();
+        let start = found.start() + found.as_str().len()
+            - found
+                .as_str()
+                .trim_start_matches(|c: char| !c.is_alphanumeric())
+                .len();
         if lexed.inside_literal(start).is_some() || !imports_child_process {
             continue;
         }
@@ -170,9 +241,21 @@ pub(super) fn examine(
         }
     }
     // zx: $`curl … | sh`.
-    for literal in lexed.literals.iter().filter(|l| l.kind == LiteralKind::Text) {
-        let quote = literal.range.start.checked_sub(1).and_then(|i| code_text.as_bytes().get(i));
-        let tag = literal.range.start.checked_sub(2).and_then(|i| code_text.as_bytes().get(i));
+    for literal in lexed
+        .literals
+        .iter()
+        .filter(|l| l.kind == LiteralKind::Text)
+    {
+        let quote = literal
+            .range
+            .start
+            .checked_sub(1)
+            .and_then(|i| code_text.as_bytes().get(i));
+        let tag = literal
+            .range
+            .start
+            .checked_sub(2)
+            .and_then(|i| code_text.as_bytes().get(i));
         if quote == Some(&b'`') && tag == Some(&b'$') {
             let line = super::interpolations_as_variables(lexed.text(literal));
             shell_with(&line, at(literal.range.clone()), &taint, out, depth);
@@ -180,36 +263,61 @@ pub(super) fn examine(
     }
 
     for found in EVAL_CALL.find_iter(code_text) {
-        let start = found.start() + found.as_str().len() - found.as_str().trim_start_matches(|c: char| !c.is_alphanumeric()).len();
+        let start = found.start() + found.as_str().len()
+            - found
+                .as_str()
+                .trim_start_matches(|c: char| !c.is_alphanumeric())
+                .len();
         if lexed.inside_literal(start).is_some() {
             continue;
         }
         let span = lexed.call_span(found.end() - 1);
         let inside = &code_text[span.clone()];
         let name = code_text[start..found.end() - 1].trim();
-        if matches!(name, "setTimeout" | "setInterval") && !inside.trim_start().starts_with(['"', '\'', '`']) {
+        if matches!(name, "setTimeout" | "setInterval")
+            && !inside.trim_start().starts_with(['"', '\'', '`'])
+        {
             continue;
         }
         let origins = taint.origins_in(&lexed, span.clone());
         let place_of = at(start..found.end() - 1);
         if NETWORK_CALL.is_match(inside) || origins.contains(&Origin::Download) {
-            out.add(Behaviour::DownloadExec, place_of, format!("{name} runs code it downloads"));
+            out.add(
+                Behaviour::DownloadExec,
+                place_of,
+                format!("{name} runs code it downloads"),
+            );
         } else if DECODER.is_match(inside) || origins.contains(&Origin::Decoded) {
-            out.add(Behaviour::ObfuscatedExec, place_of, format!("{name} runs decoded or assembled code"));
-        } else if !super::references(&lexed, span).is_empty() && !matches!(name, "setTimeout" | "setInterval") {
-            out.add(Behaviour::DynamicExec, place_of, format!("{name} runs text that is not a literal"));
+            out.add(
+                Behaviour::ObfuscatedExec,
+                place_of,
+                format!("{name} runs decoded or assembled code"),
+            );
+        } else if !super::references(&lexed, span).is_empty()
+            && !matches!(name, "setTimeout" | "setInterval")
+        {
+            out.add(
+                Behaviour::DynamicExec,
+                place_of,
+                format!("{name} runs text that is not a literal"),
+            );
         }
     }
 
     for literal in &lexed.literals {
         let content = lexed.text(literal);
-        let flagged = super::MINING_TEXT.is_match(content) || content.starts_with("aHR0");
-        let target = content.contains("authorized_keys") || super::is_outside(content) || PERSISTENCE_PATHS.is_match(content);
+        let flagged = super::MINING_TEXT.is_match(content)
+            || content.starts_with("aHR0")
+            || content.starts_with("68747470");
+        let target = content.contains("authorized_keys")
+            || super::is_outside(content)
+            || PERSISTENCE_PATHS.is_match(content);
         if !flagged && !target {
             continue;
         }
         let enclosing = lexed.enclosing(literal.range.start, 300);
-        let data = literal.kind == LiteralKind::Pattern || enclosing.is_some_and(|(name, _)| is_data_call(name));
+        let data = literal.kind == LiteralKind::Pattern
+            || enclosing.is_some_and(|(name, _)| is_data_call(name));
         if !data || super::encoded_url(content).is_some() {
             literal_rules(content, at(literal.range.clone()), out);
         }
@@ -222,7 +330,11 @@ pub(super) fn examine(
                 out.writes_outside = true;
             }
             if content.contains("authorized_keys") {
-                out.add(Behaviour::AuthorizedKeys, at(literal.range.clone()), "adds a key to ~/.ssh/authorized_keys: whoever holds it can log in");
+                out.add(
+                    Behaviour::AuthorizedKeys,
+                    at(literal.range.clone()),
+                    "adds a key to ~/.ssh/authorized_keys: whoever holds it can log in",
+                );
             } else if PERSISTENCE_PATHS.is_match(content) {
                 out.add(Behaviour::Persistence, at(literal.range.clone()), format!("writes to {content}, which runs again later (login, shell, schedule or commit)"));
             }
@@ -236,21 +348,37 @@ pub(super) fn examine(
         let span = lexed.call_span(found.end() - 1);
         let inside = &code_text[span.clone()];
         let argument = inside.split(',').next().unwrap_or("").trim();
-        let literal = lexed.literals_in(span).first().map(|l| lexed.text(l)).filter(|_| argument.starts_with(['"', '\'', '`']));
+        let literal = lexed
+            .literals_in(span)
+            .first()
+            .map(|l| lexed.text(l))
+            .filter(|_| argument.starts_with(['"', '\'', '`']));
         let recursive = inside.contains("recursive") || found.as_str().contains("rimraf");
-        if recursive && (HOME_EXPRESSION.is_match(argument) || literal.is_some_and(is_root_target)) {
-            out.add(Behaviour::Destructive, at(found.start()..found.end() - 1), format!("removes {argument} recursively"));
+        if recursive && (HOME_EXPRESSION.is_match(argument) || literal.is_some_and(is_root_target))
+        {
+            out.add(
+                Behaviour::Destructive,
+                at(found.start()..found.end() - 1),
+                format!("removes {argument} recursively"),
+            );
         }
     }
 
     // A socket piped to a shell.
-    if (code_text.contains("net.Socket") || code_text.contains("net.connect") || code_text.contains("createConnection") || code_text.contains("new Socket"))
+    if (code_text.contains("net.Socket")
+        || code_text.contains("net.connect")
+        || code_text.contains("createConnection")
+        || code_text.contains("new Socket"))
         && code_text.contains(".pipe(")
         && SHELL_PROGRAM.is_match(code_text)
         && imports_child_process
     {
         let offset = code_text.find(".pipe(").unwrap_or(0);
-        out.add(Behaviour::ReverseShell, at(offset..offset + 5), "pipes a network socket into a shell");
+        out.add(
+            Behaviour::ReverseShell,
+            at(offset..offset + 5),
+            "pipes a network socket into a shell",
+        );
     }
 
     let read_credentials: Vec<(usize, usize, String)> = out.facts[first_fact..]
@@ -263,16 +391,24 @@ pub(super) fn examine(
             out.add(
                 Behaviour::CredentialExfil,
                 (offset, len),
-                format!("{message} and sends over the network in the same file{}", super::to_hosts(&file_hosts).replacen(" over the network", "", 1)),
+                format!(
+                    "{message} and sends over the network in the same file{}",
+                    super::to_hosts(&file_hosts).replacen(" over the network", "", 1)
+                ),
             );
         }
     }
 }
 
-static RM: LazyLock<Regex> =
-    LazyLock::new(|| pattern(r"\b(?:fs\.(?:rmSync|rm|rmdirSync|rmdir)|fsPromises\.rm|rimraf(?:\.sync)?|fse?\.removeSync|fse?\.remove)\s*\("));
+static RM: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"\b(?:fs\.(?:rmSync|rm|rmdirSync|rmdir)|fsPromises\.rm|rimraf(?:\.sync)?|fse?\.removeSync|fse?\.remove)\s*\(",
+    )
+});
 static HOME_EXPRESSION: LazyLock<Regex> = LazyLock::new(|| {
-    pattern(r"^(?:os\.homedir\(\)|process\.env\.HOME|process\.env\[\s*['\x22]HOME['\x22]\s*\]|homedir\(\))$")
+    pattern(
+        r"^(?:os\.homedir\(\)|process\.env\.HOME|process\.env\[\s*['\x22]HOME['\x22]\s*\]|homedir\(\))$",
+    )
 });
 static SHELL_PROGRAM: LazyLock<Regex> =
     LazyLock::new(|| pattern(r#"["'`](?:/bin/)?(?:sh|bash|zsh)["'`]|cmd\.exe|powershell"#));
@@ -285,22 +421,33 @@ fn line_of(code: &str, range: Range<usize>) -> &str {
     &code[start..end]
 }
 
+static SUBSCRIPT: LazyLock<Regex> =
+    LazyLock::new(|| pattern(r"(?m)^[ \t]*([A-Za-z_$][A-Za-z0-9_$]*)\s*\[[^\]\n]*\]\s*=[^=]"));
+static MUTATE: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(r"\b([A-Za-z_$][A-Za-z0-9_$]*)\.(?:push|set|add|unshift|concat)\s*\(")
+});
+static FOR_LOOP: LazyLock<Regex> =
+    LazyLock::new(|| pattern(r"\bfor\s*\(\s*(?:const|let|var)?\s*([^;()]+?)\s+(?:of|in)\s+"));
+
 /// Where the file reads secrets, the environment, credentials, downloads and decoded text.
 fn sources(lexed: &Lexed, credentials: &[(Range<usize>, &'static str, bool)]) -> Sources {
     let code_text = lexed.code.as_str();
     let mut found = Sources::default();
     if code_text.contains("env") {
         for captures in SECRET_READ.captures_iter(code_text) {
-            if let (Some(whole), Some(name)) = (captures.get(0), (1..=4).find_map(|index| captures.get(index))) {
-                if super::is_secret_name(name.as_str()) {
-                    found.push(whole.range(), Origin::Secret(name.as_str().to_owned()));
-                }
+            if let (Some(whole), Some(name)) = (
+                captures.get(0),
+                (1..=4).find_map(|index| captures.get(index)),
+            ) && super::is_secret_name(name.as_str())
+            {
+                found.push(whole.range(), Origin::Secret(name.as_str().to_owned()));
             }
         }
         for environment in ENVIRONMENT.find_iter(code_text) {
             let after = code_text[environment.end()..].trim_start();
             let before = code_text[..environment.start()].trim_end();
-            let whole = !(after.starts_with('[') || after.starts_with('.') || after.starts_with("?."));
+            let whole =
+                !(after.starts_with('[') || after.starts_with('.') || after.starts_with("?."));
             // `env: process.env` / `env: { ...process.env }` hands it to a child process.
             let child = before.ends_with("env:")
                 || before.ends_with("...")
@@ -330,4 +477,5 @@ fn sources(lexed: &Lexed, credentials: &[(Range<usize>, &'static str, bool)]) ->
 }
 
 /// `await r.text()`: a response's body.
-static AWAITED_TEXT: LazyLock<Regex> = LazyLock::new(|| pattern(r"\bawait\b[^;\n]*\.(?:text|json|arrayBuffer)\(\)"));
+static AWAITED_TEXT: LazyLock<Regex> =
+    LazyLock::new(|| pattern(r"\bawait\b[^;\n]*\.(?:text|json|arrayBuffer)\(\)"));

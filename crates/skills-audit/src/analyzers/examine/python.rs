@@ -9,9 +9,9 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::{
-    Behaviour, Examined, Origin, Sources, Taint, assigned_name, command_line, credential, hosts_near, is_root_target,
-    is_system_path, leak, literal_rules, pattern, place, shell_with, without_headers,
-    PERSISTENCE_PATHS,
+    Behaviour, Binders, Examined, Origin, PERSISTENCE_PATHS, Sources, bindings, command_line,
+    credential, follow, hosts_near, is_root_target, is_system_path, leak, literal_rules, pattern,
+    place, shell_with, without_headers,
 };
 use crate::analyzers::code::{self, Lang, Lexed};
 use crate::analyzers::hosts;
@@ -39,9 +39,8 @@ static EVAL_CALL: LazyLock<Regex> =
     LazyLock::new(|| pattern(r"(?:^|[^.\w])((?:exec|eval|pickle\.loads|marshal\.loads)\s*\()"));
 
 /// Assignments: `name = …`, `name: T = …`.
-static ASSIGNMENT: LazyLock<Regex> = LazyLock::new(|| {
-    pattern(r"(?m)^[ \t]*([A-Za-z_][A-Za-z0-9_]*)[ \t]*(?::[^=\n]*)?=[^=]")
-});
+static ASSIGNMENT: LazyLock<Regex> =
+    LazyLock::new(|| pattern(r"(?m)^[ \t]*([A-Za-z_][A-Za-z0-9_]*)[ \t]*(?::[^=\n]*)?=[^=]"));
 
 /// A secret variable read: `os.environ["X"]`, `os.environ.get("X")`, `os.getenv("X")`.
 static SECRET_READ: LazyLock<Regex> = LazyLock::new(|| {
@@ -52,7 +51,9 @@ static SECRET_READ: LazyLock<Regex> = LazyLock::new(|| {
 
 /// The whole environment as a value (`dict(os.environ)`, `json=os.environ`, `{**os.environ}`).
 static ENVIRONMENT: LazyLock<Regex> = LazyLock::new(|| {
-    pattern(r"\bos\.environ\b(?:\s*\.\s*(?:copy|items|values)\s*\(\s*\))?")
+    pattern(
+        r"(?:\bos|__import__\(\s*['\x22]os['\x22]\s*\))\.environ\b(?:\s*\.\s*(?:copy|items|values)\s*\(\s*\))?",
+    )
 });
 
 /// Decoders: a name assigned from one holds decoded text.
@@ -64,16 +65,43 @@ static DECODER: LazyLock<Regex> = LazyLock::new(|| {
 
 /// Calls that read a file, for a credential path to count as read.
 const READ_CALLS: &[&str] = &[
-    "open(", ".read", "read_text(", "read_bytes(", "Path(", "expanduser(", "path.join(",
-    "shutil.copy", "copyfile(", "glob(", "listdir(", "os.walk(", "sqlite3.connect(", "exists(",
-    "is_file(", "home()", "load(", "tarfile", "zipfile", "ConfigParser", "make_archive(",
-    "scandir(", "iterdir(",
+    "open(",
+    ".read",
+    "read_text(",
+    "read_bytes(",
+    "Path(",
+    "expanduser(",
+    "path.join(",
+    "shutil.copy",
+    "copyfile(",
+    "glob(",
+    "listdir(",
+    "os.walk(",
+    "sqlite3.connect(",
+    "exists(",
+    "is_file(",
+    "home()",
+    "load(",
+    "tarfile",
+    "zipfile",
+    "ConfigParser",
+    "make_archive(",
+    "scandir(",
+    "iterdir(",
 ];
 
 /// Calls that write a file, for a persistence path to count as written.
 const WRITE_CALLS: &[&str] = &[
-    "write_text(", "write_bytes(", ".write(", ".writelines(", "shutil.copy", "copyfile(",
-    "os.symlink(", "os.rename(", "os.replace(", "symlink_to(",
+    "write_text(",
+    "write_bytes(",
+    ".write(",
+    ".writelines(",
+    "shutil.copy",
+    "copyfile(",
+    "os.symlink(",
+    "os.rename(",
+    "os.replace(",
+    "symlink_to(",
 ];
 
 /// Calls whose string arguments are patterns or messages: data, not behaviour.
@@ -81,11 +109,44 @@ fn is_data_call(name: &str) -> bool {
     let last = name.rsplit('.').next().unwrap_or(name);
     matches!(
         last,
-        "[" | "{" | "compile" | "search" | "match" | "fullmatch" | "findall" | "finditer" | "sub"
-            | "fnmatch" | "endswith" | "startswith" | "print" | "debug" | "info" | "warning"
-            | "warn" | "error" | "exception" | "critical" | "log" | "add_argument" | "format"
-            | "append" | "extend" | "add" | "get" | "frozenset" | "set" | "tuple" | "list"
-            | "Pattern" | "contains" | "replace" | "split" | "join" | "echo" | "write" | "secho"
+        "[" | "{"
+            | "compile"
+            | "search"
+            | "match"
+            | "fullmatch"
+            | "findall"
+            | "finditer"
+            | "sub"
+            | "fnmatch"
+            | "endswith"
+            | "startswith"
+            | "print"
+            | "debug"
+            | "info"
+            | "warning"
+            | "warn"
+            | "error"
+            | "exception"
+            | "critical"
+            | "log"
+            | "add_argument"
+            | "format"
+            | "append"
+            | "extend"
+            | "add"
+            | "get"
+            | "frozenset"
+            | "set"
+            | "tuple"
+            | "list"
+            | "Pattern"
+            | "contains"
+            | "replace"
+            | "split"
+            | "join"
+            | "echo"
+            | "write"
+            | "secho"
     ) && !matches!(name, "os.path.join" | "path.join")
 }
 
@@ -124,7 +185,11 @@ pub(super) fn examine(
                 at(first.start..first.end - 1),
                 format!(
                     "uses the network{}",
-                    if file_hosts.is_empty() { String::new() } else { format!(" ({})", file_hosts.join(", ")) }
+                    if file_hosts.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" ({})", file_hosts.join(", "))
+                    }
                 ),
             );
         }
@@ -138,36 +203,41 @@ pub(super) fn examine(
         if content.len() > 300 {
             continue;
         }
-        let Some((label, store)) = credential(content) else { continue };
+        let Some((label, store)) = credential(content) else {
+            continue;
+        };
         let line = line_of(code_text, literal.range.clone());
-        let enclosing = lexed.enclosing(literal.range.start, 300).map(|(name, _)| name);
+        let enclosing = lexed
+            .enclosing(literal.range.start, 300)
+            .map(|(name, _)| name);
         let data = enclosing.is_some_and(is_data_call);
         let read_here = READ_CALLS.iter().any(|call| line.contains(call));
-        let stealer_list = data && matches!(enclosing, Some("[" | "{" | "(")) && has_reads && network;
+        let stealer_list =
+            data && matches!(enclosing, Some("[" | "{" | "(")) && has_reads && network;
         if read_here && !data || stealer_list {
             credential_literals.push((literal.range.clone(), label, store));
             if store {
-                out.add(Behaviour::CredentialRead, at(literal.range.clone()), format!("reads {label}"));
+                out.add(
+                    Behaviour::CredentialRead,
+                    at(literal.range.clone()),
+                    format!("reads {label}"),
+                );
             }
         }
     }
 
     // What names hold.
-    let mut taint = Taint::default();
-    let mut assigned: HashMap<String, Range<usize>> = HashMap::new();
     let sources = sources(&lexed, &credential_literals);
-    for found in ASSIGNMENT.find_iter(code_text) {
-        let name = assigned_name(found.as_str());
-        if name.is_empty() || lexed.inside_literal(found.start()).is_some() {
-            continue;
-        }
-        let rhs_start = found.end() - 1;
-        let rhs = rhs_start..lexed.statement_end(rhs_start);
-        assigned.insert(name.to_owned(), rhs.clone());
-        let mut origins = taint.origins_in(&lexed, rhs.clone());
-        origins.extend(sources.within(rhs));
-        taint.add(name, origins);
-    }
+    let binders = Binders {
+        subscript: &SUBSCRIPT,
+        mutate: &MUTATE,
+        for_loop: &FOR_LOOP,
+    };
+    let (mut taint, assigned) = follow(
+        &lexed,
+        &bindings(&lexed, &ASSIGNMENT, &binders, false),
+        &sources,
+    );
     // `env = os.environ.copy()` handed to a child process is how a script sets a variable
     // for it, not a capture of the environment.
     let child_env: Vec<String> = taint
@@ -175,7 +245,11 @@ pub(super) fn examine(
         .iter()
         .filter(|(name, origins)| {
             origins.contains(&Origin::Environment)
-                && pattern(&format!(r"\benv\s*=\s*(?:\{{\s*\*\*\s*)?{}\b", regex::escape(name))).is_match(code_text)
+                && pattern(&format!(
+                    r"\benv\s*=\s*(?:\{{\s*\*\*\s*)?{}\b",
+                    regex::escape(name)
+                ))
+                .is_match(code_text)
         })
         .map(|(name, _)| name.clone())
         .collect();
@@ -203,19 +277,29 @@ pub(super) fn examine(
     // Command lines.
     for found in EXEC_CALL.find_iter(code_text) {
         if lexed.inside_literal(found.start()).is_some()
-            || code_text[..found.start()].ends_with('.') && !found.as_str().starts_with("os.") && !found.as_str().starts_with("subprocess.")
+            || code_text[..found.start()].ends_with('.')
+                && !found.as_str().starts_with("os.")
+                && !found.as_str().starts_with("subprocess.")
         {
             continue;
         }
         let span = lexed.call_span(found.end() - 1);
         if let Some(line) = command_line(&lexed, span, &assigned) {
-            shell_with(&line, at(found.start()..found.end() - 1), &taint, out, depth);
+            shell_with(
+                &line,
+                at(found.start()..found.end() - 1),
+                &taint,
+                out,
+                depth,
+            );
         }
     }
 
     // exec / eval.
     for captures in EVAL_CALL.captures_iter(code_text) {
-        let Some(call) = captures.get(1) else { continue };
+        let Some(call) = captures.get(1) else {
+            continue;
+        };
         if lexed.inside_literal(call.start()).is_some() {
             continue;
         }
@@ -225,18 +309,50 @@ pub(super) fn examine(
         let name = call.as_str().trim_end_matches(['(', ' ']);
         let place_of = at(call.start()..call.end() - 1);
         if NETWORK_CALL.is_match(inside) || origins.contains(&Origin::Download) {
-            out.add(Behaviour::DownloadExec, place_of, format!("{name} runs code it downloads"));
-        } else if DECODER.is_match(inside) || inside.contains("base64") || origins.contains(&Origin::Decoded) {
-            out.add(Behaviour::ObfuscatedExec, place_of, format!("{name} runs decoded or assembled code"));
+            out.add(
+                Behaviour::DownloadExec,
+                place_of,
+                format!("{name} runs code it downloads"),
+            );
+        } else if DECODER.is_match(inside)
+            || inside.contains("base64")
+            || origins.contains(&Origin::Decoded)
+        {
+            out.add(
+                Behaviour::ObfuscatedExec,
+                place_of,
+                format!("{name} runs decoded or assembled code"),
+            );
         } else if inside.contains("compile(") && inside.contains("open(") {
-            let outside = lexed.literals_in(span.clone()).iter().map(|l| lexed.text(l)).find(|path| path.starts_with('/') || path.starts_with('~'));
+            let outside = lexed
+                .literals_in(span.clone())
+                .iter()
+                .map(|l| lexed.text(l))
+                .find(|path| path.starts_with('/') || path.starts_with('~'));
             if let Some(path) = outside {
-                out.add(Behaviour::ObfuscatedExec, place_of, format!("{name} runs code from {path}, outside the skill"));
+                out.add(
+                    Behaviour::ObfuscatedExec,
+                    place_of,
+                    format!("{name} runs code from {path}, outside the skill"),
+                );
             } else {
-                out.add(Behaviour::DynamicExec, place_of, format!("{name} runs code read from a file"));
+                out.add(
+                    Behaviour::DynamicExec,
+                    place_of,
+                    format!("{name} runs code read from a file"),
+                );
             }
-        } else if name != "pickle.loads" && name != "marshal.loads" && super::references(&lexed, span.clone()).iter().any(|r| !matches!(*r, "globals" | "locals" | "None" | "True" | "False")) {
-            out.add(Behaviour::DynamicExec, place_of, format!("{name} runs text that is not a literal"));
+        } else if name != "pickle.loads"
+            && name != "marshal.loads"
+            && super::references(&lexed, span.clone())
+                .iter()
+                .any(|r| !matches!(*r, "globals" | "locals" | "None" | "True" | "False"))
+        {
+            out.add(
+                Behaviour::DynamicExec,
+                place_of,
+                format!("{name} runs text that is not a literal"),
+            );
         }
     }
 
@@ -247,7 +363,9 @@ pub(super) fn examine(
             literal_rules(content, at(literal.range.clone()), out);
             continue;
         }
-        let flagged = super::MINING_TEXT.is_match(content) || content.starts_with("aHR0");
+        let flagged = super::MINING_TEXT.is_match(content)
+            || content.starts_with("aHR0")
+            || content.starts_with("68747470");
         let target = content.contains("authorized_keys")
             || content.starts_with("/etc/sudoers")
             || super::is_outside(content)
@@ -259,9 +377,8 @@ pub(super) fn examine(
         let line = line_of(code_text, literal.range.clone());
         let enclosing = lexed.enclosing(literal.range.start, 300);
         let data = enclosing.is_some_and(|(name, _)| is_data_call(name));
-        if !data {
-            literal_rules(content, at(literal.range.clone()), out);
-        } else if super::encoded_url(content).is_some() {
+        // A pattern list naming a pool is data; a hidden URL is hidden wherever it is.
+        if !data || super::encoded_url(content).is_some() {
             literal_rules(content, at(literal.range.clone()), out);
         }
         let writes = WRITE_CALLS.iter().any(|call| line.contains(call))
@@ -272,18 +389,31 @@ pub(super) fn examine(
                 out.writes_outside = true;
             }
             if content.contains("authorized_keys") {
-                out.add(Behaviour::AuthorizedKeys, at(literal.range.clone()), "adds a key to ~/.ssh/authorized_keys: whoever holds it can log in");
+                out.add(
+                    Behaviour::AuthorizedKeys,
+                    at(literal.range.clone()),
+                    "adds a key to ~/.ssh/authorized_keys: whoever holds it can log in",
+                );
             } else if PERSISTENCE_PATHS.is_match(content) || PERSISTENCE_PATHS.is_match(&expanded) {
                 out.add(Behaviour::Persistence, at(literal.range.clone()), format!("writes to {content}, which runs again later (login, shell, schedule or commit)"));
             } else if content.starts_with("/etc/sudoers") {
-                out.add(Behaviour::PrivilegeEscalation, at(literal.range.clone()), format!("writes to {content}"));
+                out.add(
+                    Behaviour::PrivilegeEscalation,
+                    at(literal.range.clone()),
+                    format!("writes to {content}"),
+                );
             }
         }
     }
-    if code_text.contains("CronTab(") && code_text.contains(".write(") {
-        if let Some(offset) = code_text.find("CronTab(") {
-            out.add(Behaviour::Persistence, at(offset..offset + 7), "installs a cron job: runs again on a schedule");
-        }
+    if code_text.contains("CronTab(")
+        && code_text.contains(".write(")
+        && let Some(offset) = code_text.find("CronTab(")
+    {
+        out.add(
+            Behaviour::Persistence,
+            at(offset..offset + 7),
+            "installs a cron job: runs again on a schedule",
+        );
     }
 
     // Removal of a home or the root.
@@ -292,27 +422,59 @@ pub(super) fn examine(
             continue;
         }
         let span = lexed.call_span(found.end() - 1);
-        let argument = code_text[span.clone()].split(',').next().unwrap_or("").trim();
-        let literal = lexed.literals_in(span).first().map(|l| lexed.text(l)).filter(|_| argument.starts_with(['"', '\'']));
+        let argument = code_text[span.clone()]
+            .split(',')
+            .next()
+            .unwrap_or("")
+            .trim();
+        let literal = lexed
+            .literals_in(span)
+            .first()
+            .map(|l| lexed.text(l))
+            .filter(|_| argument.starts_with(['"', '\'']));
         if HOME_EXPRESSION.is_match(argument) || literal.is_some_and(is_root_target) {
-            out.add(Behaviour::Destructive, at(found.start()..found.end() - 1), format!("removes {argument} recursively"));
+            out.add(
+                Behaviour::Destructive,
+                at(found.start()..found.end() - 1),
+                format!("removes {argument} recursively"),
+            );
         } else if let Some(path) = literal.filter(|path| is_system_path(path)) {
-            out.add(Behaviour::SystemDelete, at(found.start()..found.end() - 1), format!("removes the system folder {path} recursively"));
+            out.add(
+                Behaviour::SystemDelete,
+                at(found.start()..found.end() - 1),
+                format!("removes the system folder {path} recursively"),
+            );
         }
     }
 
     // Privileges.
-    if let Some(found) = SETUID.find(code_text).filter(|f| lexed.inside_literal(f.start()).is_none()) {
-        out.add(Behaviour::PrivilegeEscalation, at(found.range()), format!("{} gains or grants root", found.as_str()));
+    if let Some(found) = SETUID
+        .find(code_text)
+        .filter(|f| lexed.inside_literal(f.start()).is_none())
+    {
+        out.add(
+            Behaviour::PrivilegeEscalation,
+            at(found.range()),
+            format!("{} gains or grants root", found.as_str()),
+        );
     }
 
     // Reverse shell: a socket wired to a shell's input and output.
     if SOCKET.is_match(code_text)
-        && (code_text.contains("os.dup2(") || code_text.contains("pty.spawn(") || code_text.contains(".fileno()") && code_text.contains("subprocess"))
+        && (code_text.contains("os.dup2(")
+            || code_text.contains("pty.spawn(")
+            || code_text.contains(".fileno()") && code_text.contains("subprocess"))
         && (code_text.contains(".connect(") || code_text.contains("create_connection("))
     {
-        let offset = code_text.find(".connect(").or_else(|| code_text.find("create_connection(")).unwrap_or(0);
-        out.add(Behaviour::ReverseShell, at(offset..offset + 8), "wires a network socket to a shell's input and output");
+        let offset = code_text
+            .find(".connect(")
+            .or_else(|| code_text.find("create_connection("))
+            .unwrap_or(0);
+        out.add(
+            Behaviour::ReverseShell,
+            at(offset..offset + 8),
+            "wires a network socket to a shell's input and output",
+        );
     }
 
     // Secrets of several services gathered into one structure and written or sent.
@@ -329,7 +491,10 @@ pub(super) fn examine(
             out.add(
                 Behaviour::CredentialExfil,
                 (offset, len),
-                format!("{message} and sends over the network in the same file{}", super::to_hosts(&file_hosts).replacen(" over the network", "", 1)),
+                format!(
+                    "{message} and sends over the network in the same file{}",
+                    super::to_hosts(&file_hosts).replacen(" over the network", "", 1)
+                ),
             );
         }
     }
@@ -340,10 +505,14 @@ static WRITE_MODE: LazyLock<Regex> =
 static RMTREE: LazyLock<Regex> =
     LazyLock::new(|| pattern(r"\b(?:shutil\.rmtree|os\.removedirs|rmtree)\s*\("));
 static HOME_EXPRESSION: LazyLock<Regex> = LazyLock::new(|| {
-    pattern(r#"^(?:os\.path\.expanduser\(\s*["']~/?["']\s*\)|(?:pathlib\.)?Path\.home\(\)|os\.environ\[\s*["']HOME["']\s*\]|os\.getenv\(\s*["']HOME["']\s*\)|Path\(\s*["']/["']\s*\))$"#)
+    pattern(
+        r#"^(?:os\.path\.expanduser\(\s*["']~/?["']\s*\)|(?:pathlib\.)?Path\.home\(\)|os\.environ\[\s*["']HOME["']\s*\]|os\.getenv\(\s*["']HOME["']\s*\)|Path\(\s*["']/["']\s*\))$"#,
+    )
 });
 static SETUID: LazyLock<Regex> = LazyLock::new(|| {
-    pattern(r"\bos\.set(?:e?uid|e?gid|resuid)\s*\(\s*0\s*\)|\bstat\.S_IS[UG]ID\b|\bos\.chmod\s*\([^)]*0o[246][0-7]{3}")
+    pattern(
+        r"\bos\.set(?:e?uid|e?gid|resuid)\s*\(\s*0\s*\)|\bstat\.S_IS[UG]ID\b|\bos\.chmod\s*\([^)]*0o[246][0-7]{3}",
+    )
 });
 
 /// The line around `range`.
@@ -355,16 +524,24 @@ fn line_of(code: &str, range: Range<usize>) -> &str {
     &code[start..end]
 }
 
+static SUBSCRIPT: LazyLock<Regex> =
+    LazyLock::new(|| pattern(r"(?m)^[ \t]*([A-Za-z_][A-Za-z0-9_]*)\s*\[[^\]\n]*\]\s*=[^=]"));
+static MUTATE: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(r"\b([A-Za-z_][A-Za-z0-9_]*)\.(?:append|extend|update|add|insert|setdefault)\s*\(")
+});
+static FOR_LOOP: LazyLock<Regex> =
+    LazyLock::new(|| pattern(r"(?m)^[ \t]*(?:async\s+)?for\s+([^\n:]+?)\s+in\s+"));
+
 /// Where the file reads secrets, the environment, credentials, downloads and decoded text.
 fn sources(lexed: &Lexed, credentials: &[(Range<usize>, &'static str, bool)]) -> Sources {
     let code_text = lexed.code.as_str();
     let mut found = Sources::default();
     if code_text.contains("environ") || code_text.contains("getenv") {
         for captures in SECRET_READ.captures_iter(code_text) {
-            if let (Some(whole), Some(name)) = (captures.get(0), captures.get(1)) {
-                if super::is_secret_name(name.as_str()) {
-                    found.push(whole.range(), Origin::Secret(name.as_str().to_owned()));
-                }
+            if let (Some(whole), Some(name)) = (captures.get(0), captures.get(1))
+                && super::is_secret_name(name.as_str())
+            {
+                found.push(whole.range(), Origin::Secret(name.as_str().to_owned()));
             }
         }
         for environment in ENVIRONMENT.find_iter(code_text) {
@@ -391,11 +568,19 @@ fn sources(lexed: &Lexed, credentials: &[(Range<usize>, &'static str, bool)]) ->
 
 /// Secrets of two or more services read into one dict or list that is then serialised,
 /// printed, written or sent: a credential harvest.
-fn harvest(lexed: &Lexed, assigned: &HashMap<String, Range<usize>>, anchor: Option<(usize, usize)>, base: usize, out: &mut Examined) {
+fn harvest(
+    lexed: &Lexed,
+    assigned: &HashMap<String, Range<usize>>,
+    anchor: Option<(usize, usize)>,
+    base: usize,
+    out: &mut Examined,
+) {
     let code_text = lexed.code.as_str();
     let mut groups: HashMap<usize, Vec<String>> = HashMap::new();
     for captures in SECRET_READ.captures_iter(code_text) {
-        let (Some(whole), Some(name)) = (captures.get(0), captures.get(1)) else { continue };
+        let (Some(whole), Some(name)) = (captures.get(0), captures.get(1)) else {
+            continue;
+        };
         if !super::is_secret_name(name.as_str()) || lexed.inside_literal(whole.start()).is_some() {
             continue;
         }
@@ -404,18 +589,29 @@ fn harvest(lexed: &Lexed, assigned: &HashMap<String, Range<usize>>, anchor: Opti
                 Some(offset)
             } else {
                 // `os.environ["X"]` is itself inside `[`…: look past it.
-                lexed.enclosing(offset, 400).filter(|(outer, _)| *outer == "{" || *outer == "[").map(|(_, at)| at)
+                lexed
+                    .enclosing(offset, 400)
+                    .filter(|(outer, _)| *outer == "{" || *outer == "[")
+                    .map(|(_, at)| at)
             };
             if let Some(offset) = offset {
-                groups.entry(offset).or_default().push(name.as_str().to_owned());
+                groups
+                    .entry(offset)
+                    .or_default()
+                    .push(name.as_str().to_owned());
             }
         }
     }
     static USE: LazyLock<Regex> = LazyLock::new(|| {
-        pattern(r"\b(?:dumps|dump|print|write|post|put|send|sendall|b64encode|urlencode|encode)\s*\(")
+        pattern(
+            r"\b(?:dumps|dump|print|write|post|put|send|sendall|b64encode|urlencode|encode)\s*\(",
+        )
     });
     for (offset, names) in groups {
-        let mut vendors: Vec<&str> = names.iter().map(|name| name.split('_').next().unwrap_or(name)).collect();
+        let mut vendors: Vec<&str> = names
+            .iter()
+            .map(|name| name.split('_').next().unwrap_or(name))
+            .collect();
         vendors.sort_unstable();
         vendors.dedup();
         if vendors.len() < 2 {
@@ -434,7 +630,10 @@ fn harvest(lexed: &Lexed, assigned: &HashMap<String, Range<usize>>, anchor: Opti
             out.add(
                 Behaviour::SecretHarvest,
                 place(anchor, base + offset, 1),
-                format!("gathers the secrets of several services ({}) and serialises or sends them", names.join(", ")),
+                format!(
+                    "gathers the secrets of several services ({}) and serialises or sends them",
+                    names.join(", ")
+                ),
             );
         }
     }
