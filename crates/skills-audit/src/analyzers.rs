@@ -1,10 +1,16 @@
 //! The analyzers, each with its own rules table: see the crate's header for what each reads.
 
+mod code;
+mod examine;
 mod hidden;
+mod hosts;
 mod instructions;
 mod manifest;
+mod mcp;
 mod rules;
 mod scripts;
+mod shell;
+mod sidecar;
 
 use crate::files::Skill;
 use crate::findings::{Collector, Rule};
