@@ -53,7 +53,9 @@ pub fn audit(config: &SkillsConfig, request: &Request) -> Result<Reports, Error>
             Err(skipped) => skills_skipped.push(skipped),
         }
     }
-    Ok(Reports::new(results, skills_skipped))
+    let mut reports = Reports::new(results, skills_skipped);
+    reports.summary.fail_on = Some(fail_on);
+    Ok(reports)
 }
 
 #[cfg(test)]

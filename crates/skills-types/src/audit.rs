@@ -446,6 +446,9 @@ pub struct Summary {
     /// Skills that could not be scanned, with why.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub skills_skipped: Vec<Skipped>,
+    /// The threshold the verdicts were taken against, when the scan says.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fail_on: Option<Severity>,
 }
 
 /// Several reports and their summary.
@@ -477,6 +480,7 @@ impl Reports {
                 safe_skills: results.iter().filter(|report| report.is_safe).count(),
                 findings_by_severity,
                 skills_skipped,
+                fail_on: None,
             },
             results,
         }
