@@ -492,12 +492,13 @@ impl Reports {
 #[serde(deny_unknown_fields)]
 #[non_exhaustive]
 pub struct Request {
-    /// Skill folders or catalog names ([`Target::of`] tells which); empty: every skill of the
-    /// catalog, every scope.
+    /// Skill folders or catalog names: a target written as a path (holding a `/`, or `.` or
+    /// `..`) is a folder, any other a skill of the catalog by name or folder name. Empty:
+    /// every skill of the catalog, every scope.
     #[serde(default)]
     pub targets: Vec<String>,
-    /// A report is not safe when it has a finding at or above this that is not accepted;
-    /// `None`: the configuration's `[audit] fail_on` (high unless set).
+    /// A report is not safe when it has a finding at or above this that is not accepted.
+    /// Absent: the configuration's `[audit] fail_on` (`HIGH` unless set).
     #[serde(default)]
     pub fail_on: Option<Severity>,
 }
