@@ -523,9 +523,12 @@ pub(super) fn fenced_blocks(text: &str) -> Vec<Block> {
         let trimmed = line.trim_start();
         let indent = line.len() - trimmed.len();
         if let Some((fence, fence_len, start, lang, presented)) = &open {
+            // A closing fence is at least as long as the opening one and has nothing after
+            // it but spaces.
             let closes = indent < 4
+                && trimmed.len() >= *fence_len
                 && trimmed.starts_with(fence.as_str())
-                && trimmed[..trimmed.len().min(*fence_len + 8)]
+                && trimmed
                     .trim_start_matches(fence.chars().next().unwrap_or('`'))
                     .trim()
                     .is_empty();
@@ -718,6 +721,14 @@ mod tests {
         assert_eq!(blocks[0].presented, Presented::Instructed);
         assert_eq!(blocks[1].presented, Presented::Discussed);
         assert_eq!(blocks[2].presented, Presented::Shown);
+    }
+
+    #[test]
+    fn a_fence_line_with_wide_characters_does_not_break_the_reader() {
+        let text = "```bash\nls\n```` 标识）\n```\nx\n";
+        let _ = fenced_blocks(text);
+        let blocks = fenced_blocks("```bash\nls\n```\n");
+        assert_eq!(blocks.len(), 1);
     }
 
     #[test]

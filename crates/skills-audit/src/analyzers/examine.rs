@@ -28,7 +28,10 @@ pub(super) enum Behaviour {
     CredentialRead,
     CredentialExfil,
     EnvExfil,
+    /// A secret sent hidden: encoded, in a DNS name, or pulled out of an environment dump.
     SecretEgress,
+    /// A secret sent in a request's body or address to a host not named like its service.
+    SecretSent,
     SecretHarvest,
     NetworkEgress,
     DownloadExec,
@@ -296,7 +299,47 @@ static SECRET_NAME: LazyLock<Regex> = LazyLock::new(|| {
 
 /// Whether `name` is the name of a variable that holds a secret.
 pub(super) fn is_secret_name(name: &str) -> bool {
+    // Names about a secret that are not one: its address, id, file, length, flags.
+    const NOT_SECRETS: &[&str] = &[
+        "_ADDRESS",
+        "_ID",
+        "_IDS",
+        "_NAME",
+        "_HOST",
+        "_PORT",
+        "_TYPE",
+        "_LIMIT",
+        "_MODE",
+        "_ENDPOINT",
+        "_URI",
+        "_DIR",
+        "_EXPIRES",
+        "_EXPIRY",
+        "_TTL",
+        "_COUNT",
+        "_SIZE",
+        "_LENGTH",
+        "_VERSION",
+        "_REGION",
+        "_HEADER",
+        "_FIELD",
+        "_PREFIX",
+        "_ARGS",
+        "_OPTS",
+        "_FLAGS",
+        "_ENABLED",
+        "_METHOD",
+        "_SCOPE",
+        "_SCOPES",
+        "_STYLE",
+        "_PROVIDER",
+        "_LABEL",
+        "_ENV",
+    ];
+    let url = name.ends_with("_URL") && name != "DATABASE_URL";
     name.len() >= 4
+        && !url
+        && !NOT_SECRETS.iter().any(|suffix| name.ends_with(suffix))
         && SECRET_NAME.is_match(name)
         && !matches!(
             name,
@@ -407,7 +450,11 @@ fn all_installer_like(words: &[&str]) -> bool {
             };
             let (host, path) = rest.split_once('/').unwrap_or((rest, ""));
             let named = host.chars().any(|c| c.is_ascii_alphabetic());
-            named && (path.contains("install") || path.contains("/releases/download/"))
+            named
+                && (path.contains("install")
+                    || path.contains("setup")
+                    || path.contains("/releases/download/")
+                    || host.starts_with("get."))
         })
 }
 
@@ -558,6 +605,8 @@ pub(super) enum Origin {
     Environment,
     /// The value of a secret variable, by its name.
     Secret(String),
+    /// A secret's value made hard to see: encoded, or filtered out of an environment dump.
+    Hidden(String),
     /// A credential store.
     Credential(&'static str),
     /// Downloaded text.
@@ -577,10 +626,33 @@ fn leak(origin: &Origin, hosts_here: &[String]) -> Option<(Behaviour, String)> {
             Behaviour::CredentialExfil,
             format!("sends {label}{}", to_hosts(hosts_here)),
         )),
+        // A well-known service's token sent to a named host that is not that service's.
+        Origin::Secret(name)
+            if hosts::is_well_known(name)
+                && !hosts_here.is_empty()
+                && !hosts::is_provider_host(name, hosts_here) =>
+        {
+            Some((
+                Behaviour::SecretEgress,
+                format!(
+                    "sends ${name}, a secret that belongs to another service,{}",
+                    to_hosts(hosts_here)
+                ),
+            ))
+        }
         Origin::Secret(name) => (!hosts::is_provider_host(name, hosts_here)).then(|| {
             (
-                Behaviour::SecretEgress,
+                Behaviour::SecretSent,
                 format!("sends the secret ${name}{}", to_hosts(hosts_here)),
+            )
+        }),
+        Origin::Hidden(name) => (!hosts::is_provider_host(name, hosts_here)).then(|| {
+            (
+                Behaviour::SecretEgress,
+                format!(
+                    "sends the secret ${name}, encoded or hidden,{}",
+                    to_hosts(hosts_here)
+                ),
             )
         }),
         Origin::Download | Origin::Decoded => None,
@@ -604,8 +676,9 @@ struct ShellScope {
     /// Shell variables assigned from a source (`T=$(cat ~/.aws/credentials)`), and names a
     /// calling language passed in.
     taint: HashMap<String, Origin>,
-    /// Files a download was written to (`curl -o x`), by name, with the URL.
-    downloaded: Vec<(String, String)>,
+    /// Files a download was written to (`curl -o x`), by name, with the URL and whether it
+    /// went into a `bin` folder (a tool being installed).
+    downloaded: Vec<(String, String, bool)>,
 }
 
 /// Network programs, and whether they always send what they read.
@@ -628,6 +701,31 @@ fn is_decoder(command: &Command) -> bool {
         "gunzip" | "zcat" | "uudecode" | "rev" => true,
         "gzip" | "bzip2" | "xz" => command.has_flag('d', &["decompress"]),
         _ => false,
+    }
+}
+
+/// Encoders: what passes through them is still the secret, made harder to see.
+fn is_encoder(command: &Command) -> bool {
+    match command.name() {
+        "base64" | "base32" | "basenc" => {
+            !(command.has_flag('d', &["decode"]) || command.has_flag('D', &[]))
+        }
+        "xxd" => !command.has_flag('r', &["revert"]),
+        "od" | "hexdump" => true,
+        "gzip" | "bzip2" | "xz" => !command.has_flag('d', &["decompress"]),
+        "openssl" => command
+            .args()
+            .iter()
+            .any(|word| word.text == "enc" || word.text == "base64"),
+        _ => false,
+    }
+}
+
+/// `origin` after an encoder: a secret becomes a hidden one.
+pub(super) fn encoded(origin: Origin) -> Origin {
+    match origin {
+        Origin::Secret(name) => Origin::Hidden(name),
+        other => other,
     }
 }
 
@@ -689,8 +787,8 @@ fn download_target(command: &Command) -> Option<String> {
         "wget" => value_of("-O", "--output-document").or_else(url_name),
         _ => None,
     }?;
-    let name = shell::program_name(&target).to_owned();
-    (!name.is_empty() && name != "-").then_some(name)
+    let name = shell::program_name(&target);
+    (!name.is_empty() && name != "-").then_some(target)
 }
 
 /// The origin of what a command prints, when it prints a secret.
@@ -736,19 +834,30 @@ fn source_of(command: &Command, scope: &ShellScope) -> Option<Origin> {
                     .and_then(|captures| captures.get(1))
                     .map(|label| Origin::Secret(label.as_str().to_ascii_uppercase()))
             }),
-        "security" => args
-            .iter()
-            .any(|word| {
-                word.text.starts_with("find-") && word.text.ends_with("-password")
-                    || word.text == "dump-keychain"
-            })
-            .then_some(Origin::Credential("the macOS keychain")),
-        "secret-tool"
-            if args
+        "security" => {
+            let dumps = args
                 .iter()
-                .any(|w| matches!(w.text.as_str(), "lookup" | "search")) =>
-        {
+                .any(|word| matches!(word.text.as_str(), "dump-keychain" | "export"));
+            let finds = args
+                .iter()
+                .any(|word| word.text.starts_with("find-") && word.text.ends_with("-password"));
+            // `-s SERVICE` / `-a ACCOUNT` / `-l LABEL`: the skill's own item, one secret.
+            let named = args
+                .iter()
+                .any(|word| matches!(word.text.as_str(), "-s" | "-a" | "-l"));
+            if dumps || finds && !named {
+                Some(Origin::Credential("the macOS keychain"))
+            } else if finds {
+                Some(Origin::Secret("KEYCHAIN_ITEM".to_owned()))
+            } else {
+                None
+            }
+        }
+        "secret-tool" if args.iter().any(|w| w.text == "search") => {
             Some(Origin::Credential("the desktop keyring"))
+        }
+        "secret-tool" if args.iter().any(|w| w.text == "lookup") => {
+            Some(Origin::Secret("KEYRING_ITEM".to_owned()))
         }
         _ => None,
     }
@@ -787,6 +896,9 @@ fn substitution_origins(
             let mut origin: Option<Origin> = None;
             for inner_command in &pipeline {
                 origin = narrowed(origin, inner_command);
+                if is_encoder(inner_command) {
+                    origin = origin.map(encoded);
+                }
                 if let Some(source) = source_of(inner_command, scope) {
                     origin = Some(source);
                 } else if inner_command
@@ -926,6 +1038,9 @@ fn shell_pipeline(
 
         if index > 0 {
             flowing = narrowed(flowing, command);
+            if is_encoder(command) {
+                flowing = flowing.map(encoded);
+            }
         }
         // Credential reads.
         if let Some(origin) = source_of(command, scope) {
@@ -1005,13 +1120,16 @@ fn shell_pipeline(
                     continue;
                 }
                 let _ = position;
+                // A secret in a DNS name is sent hidden: it leaves in a lookup.
+                let dns = matches!(name, "dig" | "nslookup" | "host" | "ping" | "drill");
+                let dns_hidden = |origin: Origin| if dns { encoded(origin) } else { origin };
                 for (origin, _, _) in substitution_origins(command, word, text, base, scope) {
-                    if let Some((behaviour, message)) = leak(&origin, &hosts_here) {
+                    if let Some((behaviour, message)) = leak(&dns_hidden(origin), &hosts_here) {
                         out.add(behaviour, at(command), message);
                     }
                 }
                 for variable in shell::variables(text_of) {
-                    if let Some(origin) = origin_of_variable(variable, scope)
+                    if let Some(origin) = origin_of_variable(variable, scope).map(dns_hidden)
                         && let Some((behaviour, message)) = leak(&origin, &hosts_here)
                     {
                         out.add(behaviour, at(command), message);
@@ -1147,11 +1265,19 @@ fn shell_pipeline(
                         );
                     }
                 }
+                // The variable must be the code: any word of `eval`, the word after `-c`.
+                let is_code = name.is_empty()
+                    || name == "eval"
+                    || command.argv().windows(2).any(|pair| {
+                        std::ptr::eq(&pair[1], word)
+                            && matches!(pair[0].text.as_str(), "-c" | "-e" | "--eval")
+                    });
                 if let Some(variable) = shell::variables(&word.text).find(|v| {
-                    matches!(
-                        scope.taint.get(*v),
-                        Some(Origin::Download | Origin::Decoded)
-                    )
+                    is_code
+                        && matches!(
+                            scope.taint.get(*v),
+                            Some(Origin::Download | Origin::Decoded)
+                        )
                 }) {
                     out.add(
                         Behaviour::DownloadExec,
@@ -1167,37 +1293,40 @@ fn shell_pipeline(
                 .iter()
                 .find(|word| word.contains("://"))
                 .map_or(String::new(), |url| (*url).to_owned());
-            scope.downloaded.push((target, url));
+            let into_bin = target.contains("/bin/");
+            scope
+                .downloaded
+                .push((shell::program_name(&target).to_owned(), url, into_bin));
         }
-        let downloaded_url = |word: &str| {
+        let downloaded = |word: &str| {
             let word = shell::program_name(word);
             scope
                 .downloaded
                 .iter()
-                .find(|(file, _)| file == word)
-                .map(|(_, url)| url.clone())
+                .find(|(file, _, _)| file == word)
+                .map(|(_, url, into_bin)| (url.clone(), *into_bin))
         };
-        let run_url = command
+        let run = command
             .argv()
             .first()
-            .and_then(|w| downloaded_url(&w.text))
+            .and_then(|w| downloaded(&w.text))
             .or_else(|| {
                 is_interpreter(name)
                     .then(|| {
                         args.iter()
                             .find(|w| !w.text.starts_with('-'))
-                            .and_then(|w| downloaded_url(&w.text))
+                            .and_then(|w| downloaded(&w.text))
                     })
                     .flatten()
             });
-        if let Some(url) = run_url {
+        if let Some((url, into_bin)) = run {
             let file = command
                 .argv()
                 .first()
                 .map_or(String::new(), |w| w.text.clone());
             let behaviour = if all_installers(&[url.as_str()]) {
                 Behaviour::RemoteInstaller
-            } else if all_installer_like(&[url.as_str()]) {
+            } else if into_bin || all_installer_like(&[url.as_str()]) {
                 Behaviour::InstallerPipe
             } else {
                 Behaviour::DownloadExec
@@ -1266,7 +1395,7 @@ fn narrowed(origin: Option<Origin>, command: &Command) -> Option<Origin> {
                 .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
                 .collect::<String>()
                 .to_ascii_uppercase();
-            is_secret_name(&name).then_some(Origin::Secret(name))
+            is_secret_name(&name).then_some(Origin::Hidden(name))
         }
         (origin, _) => origin,
     }
@@ -1284,6 +1413,15 @@ fn runs_stdin(command: &Command) -> bool {
             .args()
             .first()
             .is_some_and(|w| matches!(w.text.as_str(), "/dev/stdin" | "-"));
+    }
+    // A heredoc or a `<` gives the program its input, not the pipe.
+    if command.heredoc.is_some()
+        || command
+            .redirects
+            .iter()
+            .any(|r| matches!(r.op, "<" | "<<<"))
+    {
+        return false;
     }
     let args = command.args();
     if args
@@ -1863,10 +2001,12 @@ impl Taint {
         if self.names.is_empty() {
             return found;
         }
-        for name in references(lexed, range) {
+        for (name, at) in references_at(lexed, range.clone()) {
             if let Some(origins) = self.names.get(name) {
                 for origin in origins {
-                    if !found.contains(origin) {
+                    if !found.contains(origin)
+                        && (is_data(origin) || carried(lexed, at, range.start))
+                    {
                         found.push(origin.clone());
                     }
                 }
@@ -1893,6 +2033,14 @@ static INTERPOLATION: LazyLock<Regex> =
 /// The names `range` refers to: identifiers outside literals (not after a `.`), and those
 /// interpolated inside them (`f"{x}"`, `` `${x}` ``).
 fn references(lexed: &code::Lexed, range: std::ops::Range<usize>) -> Vec<&str> {
+    references_at(lexed, range)
+        .into_iter()
+        .map(|(name, _)| name)
+        .collect()
+}
+
+/// [`references`] with where each is.
+fn references_at(lexed: &code::Lexed, range: std::ops::Range<usize>) -> Vec<(&str, usize)> {
     let mut found = Vec::new();
     let Some(text) = lexed.code.get(range.clone()) else {
         return found;
@@ -1901,18 +2049,116 @@ fn references(lexed: &code::Lexed, range: std::ops::Range<usize>) -> Vec<&str> {
         let at = range.start + identifier.start();
         let after_dot = text[..identifier.start()].trim_end().ends_with('.');
         match lexed.inside_literal(at) {
-            None if !after_dot => found.push(identifier.as_str()),
+            None if !after_dot => found.push((identifier.as_str(), at)),
             _ => {}
         }
     }
     for literal in lexed.literals_in(range) {
         for captures in INTERPOLATION.captures_iter(lexed.text(literal)) {
             if let Some(name) = captures.get(1) {
-                found.push(name.as_str());
+                found.push((name.as_str(), literal.range.start));
             }
         }
     }
     found
+}
+
+/// Whether an origin is about what code runs (a download, decoded text) rather than a
+/// value that leaks: those follow any call.
+fn is_data(origin: &Origin) -> bool {
+    matches!(origin, Origin::Download | Origin::Decoded)
+}
+
+/// Calls that pass a value on as it is, or only re-encoded: a secret inside one is still the
+/// secret. Any other call (`Keypair.from_base58(key)`, `sign(tx, key)`, `hash(key)`) makes
+/// something else of it.
+const CARRYING_CALLS: &[&str] = &[
+    "str",
+    "repr",
+    "bytes",
+    "bytearray",
+    "dict",
+    "list",
+    "tuple",
+    "set",
+    "frozenset",
+    "format",
+    "join",
+    "dumps",
+    "dump",
+    "b64encode",
+    "urlsafe_b64encode",
+    "standard_b64encode",
+    "b32encode",
+    "b16encode",
+    "b85encode",
+    "a85encode",
+    "encodebytes",
+    "hexlify",
+    "encode",
+    "decode",
+    "quote",
+    "quote_plus",
+    "urlencode",
+    "strip",
+    "lower",
+    "upper",
+    "replace",
+    "stringify",
+    "btoa",
+    "toString",
+    "from",
+    "concat",
+    "String",
+    "encodeURIComponent",
+    "encodeURI",
+    "escape",
+    "get",
+    "getenv",
+    "items",
+    "values",
+    "copy",
+    "Object.entries",
+    "entries",
+    "assign",
+    "Request",
+    "urlopen",
+    "post",
+    "put",
+    "patch",
+    "request",
+    "fetch",
+    "send",
+    "sendall",
+    "sendto",
+    "gethostbyname",
+    "getaddrinfo",
+    "resolve",
+    "lookup",
+];
+
+/// Whether a value at `at` reaches `floor` (the start of the expression it is in) through
+/// carrying calls, literals and brackets only.
+fn carried(lexed: &code::Lexed, at: usize, floor: usize) -> bool {
+    let mut position = at;
+    for _ in 0..16 {
+        let Some((name, bracket)) = lexed.enclosing(position, position.saturating_sub(floor))
+        else {
+            return true;
+        };
+        if bracket < floor {
+            return true;
+        }
+        let last = name.rsplit('.').next().unwrap_or(name);
+        if !(matches!(name, "[" | "{" | "")
+            || CARRYING_CALLS.contains(&last)
+            || CARRYING_CALLS.contains(&name))
+        {
+            return false;
+        }
+        position = bracket;
+    }
+    true
 }
 
 /// Removes from `range` the parts that are headers or authentication (`headers=…`,
@@ -1976,14 +2222,17 @@ impl Sources {
     }
 
     /// The origins read inside `range`.
-    fn within(&self, range: std::ops::Range<usize>) -> Vec<Origin> {
+    fn within(&self, lexed: &code::Lexed, range: std::ops::Range<usize>) -> Vec<Origin> {
         let from = self.marks.partition_point(|mark| mark.0 < range.start);
         let mut found: Vec<Origin> = Vec::new();
-        for (_, end, origin) in self.marks[from..]
+        for (start, end, origin) in self.marks[from..]
             .iter()
             .take_while(|mark| mark.0 < range.end)
         {
-            if *end <= range.end && !found.contains(origin) {
+            if *end <= range.end
+                && !found.contains(origin)
+                && (is_data(origin) || carried(lexed, *start, range.start))
+            {
                 found.push(origin.clone());
             }
         }
@@ -2096,12 +2345,20 @@ fn follow(
     lexed: &code::Lexed,
     bindings: &[Binding],
     sources: &Sources,
+    encoder: &Regex,
 ) -> (Taint, HashMap<String, std::ops::Range<usize>>) {
     let mut taint = Taint::default();
     let mut assigned = HashMap::new();
     for binding in bindings {
         let mut origins = taint.origins_in(lexed, binding.value.clone());
-        origins.extend(sources.within(binding.value.clone()));
+        origins.extend(sources.within(lexed, binding.value.clone()));
+        if lexed
+            .code
+            .get(binding.value.clone())
+            .is_some_and(|value| encoder.is_match(value))
+        {
+            origins = origins.into_iter().map(encoded).collect();
+        }
         for name in &binding.names {
             if binding.plain {
                 assigned.insert(name.clone(), binding.value.clone());

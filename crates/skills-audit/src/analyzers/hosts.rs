@@ -80,10 +80,12 @@ pub(super) fn is_provider_host(variable: &str, hosts: &[String]) -> bool {
         .any(|host| vendor.iter().any(|word| host.contains(word)))
 }
 
-/// The words a provider's hosts contain, by the first word of its variables' names.
+/// The words a provider's hosts contain, by the first word of its variables' names: the
+/// well-known services whose tokens have one home.
 const VENDORS: &[(&str, &[&str])] = &[
     ("GH", &["github"]),
     ("GITHUB", &["github"]),
+    ("GITLAB", &["gitlab"]),
     ("HF", &["huggingface", "hf.co"]),
     ("HUGGINGFACE", &["huggingface", "hf.co"]),
     ("AWS", &["amazonaws", "aws"]),
@@ -91,8 +93,58 @@ const VENDORS: &[(&str, &[&str])] = &[
     ("GEMINI", &["google"]),
     ("GCP", &["google"]),
     ("AZURE", &["azure", "microsoft", "windows.net"]),
+    ("ANTHROPIC", &["anthropic"]),
     ("CLAUDE", &["anthropic", "claude"]),
+    ("OPENAI", &["openai"]),
+    ("SLACK", &["slack"]),
+    ("STRIPE", &["stripe"]),
+    ("NPM", &["npmjs", "npm"]),
+    ("DOCKER", &["docker"]),
+    ("TWILIO", &["twilio"]),
+    ("SENDGRID", &["sendgrid"]),
+    ("DATADOG", &["datadoghq", "datadog"]),
+    ("DISCORD", &["discord"]),
+    ("TELEGRAM", &["telegram"]),
+    ("NOTION", &["notion"]),
+    ("LINEAR", &["linear"]),
+    ("VERCEL", &["vercel"]),
+    ("CLOUDFLARE", &["cloudflare"]),
+    ("HEROKU", &["heroku"]),
+    ("PYPI", &["pypi", "python.org"]),
+    ("SENTRY", &["sentry"]),
+    ("MAILGUN", &["mailgun"]),
+    ("SHOPIFY", &["shopify"]),
+    ("ATLASSIAN", &["atlassian"]),
+    ("JIRA", &["atlassian", "jira"]),
 ];
+
+/// Secrets that belong to no API at all: sending them anywhere gives away a database, a
+/// signing key or a machine.
+const INFRASTRUCTURE: &[&str] = &[
+    "JWT_SECRET",
+    "DATABASE_URL",
+    "SSH_PRIVATE_KEY",
+    "DB_PASSWORD",
+    "POSTGRES_PASSWORD",
+    "MYSQL_PASSWORD",
+    "MYSQL_ROOT_PASSWORD",
+    "REDIS_PASSWORD",
+    "SECRET_KEY_BASE",
+    "DJANGO_SECRET_KEY",
+    "SESSION_SECRET",
+];
+
+/// Whether `variable` is a well-known service's token or an infrastructure secret: one
+/// whose right host is known, so sending it elsewhere is a leak, not an API call.
+pub(super) fn is_well_known(variable: &str) -> bool {
+    let first = variable
+        .split('_')
+        .find(|part| !part.is_empty())
+        .unwrap_or("");
+    VENDORS.iter().any(|(name, _)| *name == first)
+        || INFRASTRUCTURE.contains(&variable)
+        || variable.ends_with("_PRIVATE_KEY")
+}
 
 fn vendor_of(variable: &str) -> Option<Vec<String>> {
     let first = variable.split('_').find(|part| !part.is_empty())?;
@@ -160,5 +212,7 @@ mod tests {
         assert!(!is_provider_host("STRIPE_SECRET_KEY", &slack));
         assert!(is_provider_host("GH_TOKEN", &["api.github.com".to_owned()]));
         assert!(!is_provider_host("API_TOKEN", &slack));
+        assert!(is_well_known("SLACK_BOT_TOKEN") && is_well_known("DATABASE_URL"));
+        assert!(!is_well_known("BF_API_KEY") && !is_well_known("API_KEY"));
     }
 }

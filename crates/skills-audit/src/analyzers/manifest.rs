@@ -642,8 +642,8 @@ fn secrets(file: &ScannedFile, out: &mut Collector) {
             let mut rule = *rule;
             let mut what = (*label).to_owned();
             if label.starts_with("an AWS") {
-                let window =
-                    &text[whole.start().saturating_sub(300)..(whole.end() + 300).min(text.len())];
+                let window = &text[floor_boundary(text, whole.start().saturating_sub(300))
+                    ..floor_boundary(text, (whole.end() + 300).min(text.len()))];
                 let window = code::lex(window, code::Lang::Generic).code;
                 if AWS_SECRET
                     .captures(&window)
@@ -665,6 +665,15 @@ fn secrets(file: &ScannedFile, out: &mut Collector) {
             break;
         }
     }
+}
+
+/// The nearest character boundary of `text` at or before `index`.
+fn floor_boundary(text: &str, index: usize) -> usize {
+    let mut index = index.min(text.len());
+    while !text.is_char_boundary(index) {
+        index -= 1;
+    }
+    index
 }
 
 /// The MCP rules of one configuration file.

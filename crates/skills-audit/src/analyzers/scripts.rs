@@ -62,8 +62,16 @@ const SECRET_EGRESS: Rule = rule(
     "SCRIPT_SECRET_EGRESS",
     Severity::Critical,
     Category::DataExfiltration,
-    "Sends a secret to a host other than its service",
-    "Send a token only to its own service, in an Authorization header; remove any other use.",
+    "Sends a secret where it does not belong",
+    "Do not install this skill: it sends a secret hidden (encoded, in a DNS name, out of an \
+     environment dump) or a well-known service's token to another host.",
+);
+const SECRET_SENT: Rule = rule(
+    "SCRIPT_SECRET_SENT",
+    Severity::Medium,
+    Category::DataExfiltration,
+    "Sends a secret to a host not named like its service",
+    "Check the host is the secret's own service; send tokens in an Authorization header.",
 );
 const SECRET_HARVEST: Rule = rule(
     "SCRIPT_SECRET_HARVEST",
@@ -194,6 +202,7 @@ pub(crate) const RULES: &[Rule] = &[
     CREDENTIAL_EXFIL,
     ENV_EXFIL,
     SECRET_EGRESS,
+    SECRET_SENT,
     SECRET_HARVEST,
     NETWORK_EGRESS,
     DOWNLOAD_EXEC,
@@ -220,6 +229,7 @@ pub(super) fn rule_of(behaviour: Behaviour) -> &'static Rule {
         Behaviour::CredentialExfil => &CREDENTIAL_EXFIL,
         Behaviour::EnvExfil => &ENV_EXFIL,
         Behaviour::SecretEgress => &SECRET_EGRESS,
+        Behaviour::SecretSent => &SECRET_SENT,
         Behaviour::SecretHarvest => &SECRET_HARVEST,
         Behaviour::NetworkEgress => &NETWORK_EGRESS,
         Behaviour::DownloadExec | Behaviour::InstallerPipe => &DOWNLOAD_EXEC,

@@ -244,6 +244,19 @@ impl Parser<'_> {
                         self.end_pipeline();
                     }
                 }
+                // A line that starts with a pipe is a table or a diagram, not a command.
+                b'|' if self.command.words.is_empty()
+                    && self.command.redirects.is_empty()
+                    && self.pipeline.is_empty()
+                    && self.text[..self.at]
+                        .rsplit('\n')
+                        .next()
+                        .is_some_and(|line| line.trim().is_empty()) =>
+                {
+                    while self.at < self.bytes.len() && self.bytes[self.at] != b'\n' {
+                        self.at += 1;
+                    }
+                }
                 b'|' => {
                     if self.bytes.get(self.at + 1) == Some(&b'|') {
                         self.at += 2;

@@ -183,7 +183,20 @@ pub(super) fn examine(
             .map(|(name, _)| name);
         let data = enclosing.is_some_and(is_data_call);
         let read_here = READ_CALLS.iter().any(|call| line.contains(call));
-        let stealer_list = data && matches!(enclosing, Some("[" | "{")) && has_reads && network;
+        let in_home = [
+            "~/",
+            "$HOME",
+            "/home/",
+            "/Users/",
+            "/root/",
+            "%USERPROFILE%",
+        ]
+        .iter()
+        .any(|home| content.starts_with(home));
+        // A list of full paths in a home, read by a file that sends: a stealer's shopping
+        // list. Fragments (`'/.ssh/'`) are a deny list's patterns.
+        let stealer_list =
+            data && matches!(enclosing, Some("[" | "{")) && in_home && has_reads && network;
         if read_here && !data || stealer_list {
             credential_literals.push((literal.range.clone(), label, store));
             if store {
@@ -206,6 +219,7 @@ pub(super) fn examine(
         &lexed,
         &bindings(&lexed, &ASSIGNMENT, &binders, true),
         &sources,
+        &ENCODER,
     );
     // Awaited responses carry what was fetched: `const r = await fetch(u); const t = await r.text()`.
     for call in &network_calls {
@@ -213,8 +227,18 @@ pub(super) fn examine(
         let near = hosts_near(&lexed, span.clone(), &file_hosts);
         for part in without_headers(&lexed, span.clone()) {
             let mut origins = taint.origins_in(&lexed, part.clone());
-            origins.extend(sources.within(part));
+            origins.extend(sources.within(&lexed, part.clone()));
+            let hides = lexed
+                .code
+                .get(part.clone())
+                .is_some_and(|text| ENCODER.is_match(text))
+                || DNS_CALL.is_match(&code_text[call.clone()]);
             for origin in origins {
+                let origin = if hides {
+                    super::encoded(origin)
+                } else {
+                    origin
+                };
                 if let Some((behaviour, message)) = leak(&origin, &near) {
                     out.add(behaviour, at(call.start..call.end - 1), message);
                 }
@@ -428,6 +452,11 @@ static MUTATE: LazyLock<Regex> = LazyLock::new(|| {
 });
 static FOR_LOOP: LazyLock<Regex> =
     LazyLock::new(|| pattern(r"\bfor\s*\(\s*(?:const|let|var)?\s*([^;()]+?)\s+(?:of|in)\s+"));
+
+static ENCODER: LazyLock<Regex> =
+    LazyLock::new(|| pattern(r#"\bbtoa\s*\(|toString\(\s*["'](?:base64|hex|base64url)["']\s*\)"#));
+static DNS_CALL: LazyLock<Regex> =
+    LazyLock::new(|| pattern(r"\bdns\.(?:promises\.)?(?:resolve|lookup)"));
 
 /// Where the file reads secrets, the environment, credentials, downloads and decoded text.
 fn sources(lexed: &Lexed, credentials: &[(Range<usize>, &'static str, bool)]) -> Sources {

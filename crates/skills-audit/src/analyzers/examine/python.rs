@@ -212,8 +212,20 @@ pub(super) fn examine(
             .map(|(name, _)| name);
         let data = enclosing.is_some_and(is_data_call);
         let read_here = READ_CALLS.iter().any(|call| line.contains(call));
+        let in_home = [
+            "~/",
+            "$HOME",
+            "/home/",
+            "/Users/",
+            "/root/",
+            "%USERPROFILE%",
+        ]
+        .iter()
+        .any(|home| content.starts_with(home));
+        // A list of full paths in a home, read by a file that sends: a stealer's shopping
+        // list. Fragments (`'/.ssh/'`) are a deny list's patterns.
         let stealer_list =
-            data && matches!(enclosing, Some("[" | "{" | "(")) && has_reads && network;
+            data && matches!(enclosing, Some("[" | "{" | "(")) && in_home && has_reads && network;
         if read_here && !data || stealer_list {
             credential_literals.push((literal.range.clone(), label, store));
             if store {
@@ -237,6 +249,7 @@ pub(super) fn examine(
         &lexed,
         &bindings(&lexed, &ASSIGNMENT, &binders, false),
         &sources,
+        &ENCODER,
     );
     // `env = os.environ.copy()` handed to a child process is how a script sets a variable
     // for it, not a capture of the environment.
@@ -265,8 +278,18 @@ pub(super) fn examine(
         let near = hosts_near(&lexed, span.clone(), &file_hosts);
         for part in without_headers(&lexed, span.clone()) {
             let mut origins = taint.origins_in(&lexed, part.clone());
-            origins.extend(sources.within(part.clone()));
+            origins.extend(sources.within(&lexed, part.clone()));
+            let hides = lexed
+                .code
+                .get(part.clone())
+                .is_some_and(|text| ENCODER.is_match(text))
+                || DNS_CALL.is_match(&code_text[call.clone()]);
             for origin in origins {
+                let origin = if hides {
+                    super::encoded(origin)
+                } else {
+                    origin
+                };
                 if let Some((behaviour, message)) = leak(&origin, &near) {
                     out.add(behaviour, at(call.start..call.end - 1), message);
                 }
@@ -461,9 +484,9 @@ pub(super) fn examine(
 
     // Reverse shell: a socket wired to a shell's input and output.
     if SOCKET.is_match(code_text)
-        && (code_text.contains("os.dup2(")
-            || code_text.contains("pty.spawn(")
-            || code_text.contains(".fileno()") && code_text.contains("subprocess"))
+        && (code_text.contains("os.dup2(") || code_text.contains("pty.spawn("))
+        // A local socket (a language server, a database) is not the network.
+        && (!code_text.contains("AF_UNIX") || code_text.contains("AF_INET"))
         && (code_text.contains(".connect(") || code_text.contains("create_connection("))
     {
         let offset = code_text
@@ -531,6 +554,14 @@ static MUTATE: LazyLock<Regex> = LazyLock::new(|| {
 });
 static FOR_LOOP: LazyLock<Regex> =
     LazyLock::new(|| pattern(r"(?m)^[ \t]*(?:async\s+)?for\s+([^\n:]+?)\s+in\s+"));
+
+static ENCODER: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r"\b(?:b64encode|b32encode|b85encode|a85encode|urlsafe_b64encode|encodebytes|hexlify)\b|\.hex\(\)|\bcodecs\.encode\b",
+    )
+});
+static DNS_CALL: LazyLock<Regex> =
+    LazyLock::new(|| pattern(r"gethostbyname|getaddrinfo|dns\.resolver"));
 
 /// Where the file reads secrets, the environment, credentials, downloads and decoded text.
 fn sources(lexed: &Lexed, credentials: &[(Range<usize>, &'static str, bool)]) -> Sources {

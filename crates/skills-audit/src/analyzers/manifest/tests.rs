@@ -363,3 +363,18 @@ fn lookalike_names_and_distances() {
     assert!(typosquat(&server("@modelcontextprotocol/server-filesystem@1.0.0")).is_none());
     assert!(typosquat(&server("some-unrelated-package")).is_none());
 }
+
+proptest::proptest! {
+    /// No text makes the analyzer panic, secrets' surroundings with multi-byte characters
+    /// included.
+    #[test]
+    fn no_input_panics(text in "(\\PC|[`'\"{}:,\\[\\] \n]|AKIA|ghp_|-----BEGIN RSA PRIVATE KEY-----){0,200}") {
+        let skill_md = format!("---\nname: x\ndescription: d\nallowed-tools: Bash WebFetch\n---\n{text}");
+        let _ = findings(&[
+            ("SKILL.md", skill_md.as_bytes()),
+            ("skill.toml", text.as_bytes()),
+            ("a.py", text.as_bytes()),
+            (".mcp.json", text.as_bytes()),
+        ]);
+    }
+}
