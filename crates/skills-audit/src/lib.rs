@@ -1,7 +1,7 @@
 //! `skills audit` (issue 31): what a skill would make an agent do, found before it is
 //! installed or run — offline, deterministic, with no model, no network and nothing executed.
 //!
-//! A scan reads a skill's files once ([`files`]: never through a link, never more than the
+//! A scan reads a skill's files once (`files.rs`: never through a link, never more than the
 //! caps, every cut reported), then hands the same in-memory [`Skill`] to each analyzer:
 //!
 //! - `analyzers/instructions.rs`: the text the agent reads (`SKILL.md`, references):
