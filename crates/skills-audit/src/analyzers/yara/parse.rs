@@ -388,11 +388,9 @@ impl<'a> Parser<'a> {
             self.trivia()?;
             let value = match self.peek() {
                 Some(b'"') => {
-                    let bytes = self.text_literal()?;
-                    let text = String::from_utf8(bytes).map_err(|_| {
-                        self.error(format!("the meta value of `{key}` is not UTF-8 text"))
-                    })?;
-                    MetaValue::Text(text)
+                    // `\xHH` escapes may make bytes that are not UTF-8, which YARA allows;
+                    // the keys a finding reads are text, so such bytes are replaced.
+                    MetaValue::Text(String::from_utf8_lossy(&self.text_literal()?).into_owned())
                 }
                 Some(b'-' | b'0'..=b'9') => MetaValue::Integer(self.integer()?),
                 _ => match self.word() {
@@ -600,7 +598,7 @@ impl<'a> Parser<'a> {
                     let jump = self.jump(name)?;
                     if in_alternative && matches!(jump, HexToken::Jump { max: None, .. }) {
                         return Err(self.error(format!(
-                            "an unbounded jump inside alternatives in `${name}` is not allowed"
+                            "an unbounded jump inside alternatives in `${name}` is not in the supported subset"
                         )));
                     }
                     tokens.push(jump);
@@ -621,11 +619,6 @@ impl<'a> Parser<'a> {
                         self.expect("|", &format!("between alternatives in `${name}`"))?;
                     }
                     self.depth -= 1;
-                    if alternatives.len() < 2 {
-                        return Err(self.error(format!(
-                            "alternatives in `${name}` need at least two choices separated by `|`"
-                        )));
-                    }
                     tokens.push(HexToken::Alternatives(alternatives));
                 }
                 Some(b'~') => {
@@ -735,8 +728,8 @@ impl<'a> Parser<'a> {
         let flags = self.word();
         for flag in flags.chars() {
             match flag {
-                'i' if !nocase => nocase = true,
-                's' if !dotall => dotall = true,
+                'i' => nocase = true,
+                's' => dotall = true,
                 other => {
                     return Err(self.error(format!(
                         "`{other}` after the regular expression `${name}` is not a flag YARA knows (i, s)"
@@ -1026,7 +1019,7 @@ impl<'a> Parser<'a> {
                 )));
             }
             return Err(self.error(format!(
-                "a number is not a condition: compare it (`#a > 2`, `filesize < 1MB`); found {}",
+                "a number alone as a condition is not in the supported subset: compare it (`#a > 2`, `filesize < 1MB`); found {}",
                 self.describe_word_here()
             )));
         };

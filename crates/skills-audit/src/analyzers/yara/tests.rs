@@ -324,11 +324,6 @@ fn every_error_names_its_line_and_construct() {
             "must be a \"text\", an integer, true or false",
         ),
         (
-            "rule r { meta: x = \"\\xff\" condition: true }",
-            1,
-            "not UTF-8",
-        ),
-        (
             "rule r { strings: condition: true }",
             1,
             "`strings:` section is empty",
@@ -443,11 +438,6 @@ fn every_error_names_its_line_and_construct() {
             "unbounded jump inside alternatives",
         ),
         (
-            "rule r { strings: $a = { 41 ( 42 ) } condition: $a }",
-            1,
-            "at least two choices",
-        ),
-        (
             "rule r { strings: $a = { 41 ( 42 | ) } condition: $a }",
             1,
             "empty alternative",
@@ -479,17 +469,35 @@ fn every_error_names_its_line_and_construct() {
             "`m` after the regular expression",
         ),
         (
-            "rule r { strings: $a = /x/ii condition: $a }",
+            "rule r { strings: $a = /x/ix condition: $a }",
             1,
-            "`i` after the regular expression",
+            "`x` after the regular expression",
         ),
         (
             "rule r { strings: $a = /(a)\\1/ condition: $a }",
             1,
             "backreferences",
         ),
-        ("rule r { strings: $a = /(?:a)/ condition: $a }", 1, "`(?`"),
-        ("rule r { strings: $a = /(?i)a/ condition: $a }", 1, "`(?`"),
+        (
+            "rule r { strings: $a = /(?=a)/ condition: $a }",
+            1,
+            "`(?` flags and look-around",
+        ),
+        (
+            "rule r { strings: $a = /(?i)a/ condition: $a }",
+            1,
+            "`(?` flags and look-around",
+        ),
+        (
+            "rule r { strings: $a = /a{/ condition: $a }",
+            1,
+            "starts no repetition",
+        ),
+        (
+            "rule r { strings: $a = /a{x}/ condition: $a }",
+            1,
+            "starts no repetition",
+        ),
         (
             "rule r { strings: $a = /a)/ condition: $a }",
             1,
@@ -593,11 +601,15 @@ fn every_error_names_its_line_and_construct() {
             1,
             "another rule or an external variable",
         ),
-        ("rule r { condition: 5 }", 1, "a number is not a condition"),
+        (
+            "rule r { condition: 5 }",
+            1,
+            "a number alone as a condition",
+        ),
         (
             "rule r { condition: filesize }",
             1,
-            "a number is not a condition",
+            "a number alone as a condition",
         ),
         ("rule r { condition: 1 < 2 < 3 }", 1, "cannot be chained"),
         (
@@ -695,6 +707,18 @@ fn every_error_names_its_line_and_construct() {
         );
         assert_eq!(found_line, *line, "{source:?}: {message}");
     }
+}
+
+#[test]
+fn meta_bytes_that_are_not_utf8_are_kept_as_text() {
+    let rules = parse("t.yar", "rule r { meta: x = \"a\\xffb\" condition: true }").unwrap();
+    assert_eq!(rules[0].meta[0].value, MetaValue::Text("a\u{fffd}b".into()));
+}
+
+#[test]
+fn a_hex_group_of_one_is_that_sequence() {
+    assert!(holds("$h = { 41 ( 42 43 ) 44 }", "$h", b"ABCD"));
+    assert!(!holds("$h = { 41 ( 42 43 ) 44 }", "$h", b"ABD"));
 }
 
 #[test]
@@ -831,7 +855,9 @@ fn regular_expressions_follow_yara_flags_and_escapes() {
     // Set operators of the regex crate are literal characters to YARA.
     assert!(holds("$r = /[a&&b]/", "$r", b"&"));
     assert!(holds("$r = /x{,2}y/", "$r", b"xxy"));
-    assert!(holds("$r = /a{/", "$r", b"a{"));
+    assert!(holds("$r = /a\\{/", "$r", b"a{"));
+    assert!(holds("$r = /(?:ab)+c/", "$r", b"ababc"));
+    assert!(holds("$r = /ab/ii", "$r", b"AB"));
     assert!(holds("$r = /[]a]/", "$r", b"]"));
     assert!(holds("$r = /[^a-c]/", "$r", b"d"));
     assert!(!holds("$r = /^[^a-c]+$/", "$r", b"abc"));

@@ -45,12 +45,18 @@ pub(crate) fn regex(source: &str, nocase: bool, dotall: bool) -> Result<String, 
             }
             b'(' => {
                 if bytes.get(at) == Some(&b'?') {
-                    return Err(
-                        "`(?`: non-capturing groups, flags and look-around are not YARA".to_owned(),
-                    );
+                    if bytes.get(at + 1) != Some(&b':') {
+                        return Err(
+                            "`(?` flags and look-around are not in the supported subset (`(?:` groups are)"
+                                .to_owned(),
+                        );
+                    }
+                    at += 2;
+                    out.push_str("(?:");
+                } else {
+                    out.push('(');
                 }
                 groups += 1;
-                out.push('(');
                 repeatable = false;
             }
             b')' => {
@@ -110,8 +116,10 @@ pub(crate) fn regex(source: &str, nocase: bool, dotall: bool) -> Result<String, 
                     repeatable = false;
                 }
                 None => {
-                    literal(&mut out, byte);
-                    repeatable = true;
+                    return Err(
+                        "a `{` that starts no repetition like {2} or {1,3}: write `\\{` for the character"
+                            .to_owned(),
+                    );
                 }
             },
             other => {
@@ -262,7 +270,7 @@ fn class(bytes: &[u8], mut at: usize, out: &mut String) -> Result<usize, String>
 }
 
 /// `{n}`, `{n,}`, `{n,m}` or `{,m}` after its `{`: the bounds and where the pattern goes on;
-/// `None` when the brace starts no repetition (YARA reads it as a literal `{`).
+/// `None` when the brace starts no repetition (an error, as in YARA-X).
 fn repetition(bytes: &[u8], at: usize) -> Option<(u32, Option<u32>, usize)> {
     let end = at + bytes[at..].iter().position(|&byte| byte == b'}')?;
     let inside = std::str::from_utf8(&bytes[at..end]).ok()?;
