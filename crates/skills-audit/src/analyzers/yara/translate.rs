@@ -4,10 +4,11 @@
 //! it is the engine here: a rule file a user downloads must not be able to stall a scan
 //! (catastrophic backtracking). Every pattern runs on bytes with Unicode off, as YARA's do:
 //! `\w`, `\d`, `\s`, `\b` and case-insensitivity are ASCII, and `.` is one byte. What YARA
-//! writes differently is rewritten; what the crate cannot do (backreferences, which YARA
-//! has neither) and what is not YARA (`(?` groups) is an error, never passed through with
-//! another meaning: every literal character is written as a `\xHH` escape, so nothing
-//! YARA reads literally (`&&` or `~~` in a class) becomes an operator of the crate's syntax.
+//! writes differently is rewritten (`{,3}`); what the crate cannot do (backreferences,
+//! which YARA has neither) and what the subset leaves out (`(?i)` flags, look-around) is an
+//! error, never passed through with another meaning: every literal character is written as
+//! a `\xHH` escape, so nothing YARA reads literally (`&&` or `~~` in a class) becomes an
+//! operator of the crate's syntax.
 
 use std::fmt::Write as _;
 
