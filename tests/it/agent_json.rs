@@ -347,6 +347,10 @@ fn mcp_lines(tree: &Tree, texts: &Texts) -> Vec<String> {
         }
         session.call(
             "tools/call",
+            json!({ "name": "audit_skill", "arguments": { "name": name } }),
+        );
+        session.call(
+            "tools/call",
             json!({ "name": "run_skill_script", "arguments": { "name": name, "script": "scripts/run.sh" } }),
         );
         for arguments in [json!({ "count": "3" }), json!({ "count": texts.output })] {
@@ -404,6 +408,7 @@ fn serve_lines(tree: &Tree, dir: &std::path::Path, texts: &Texts) -> Vec<String>
             );
         }
         session.call("skills.explain", json!({ "name": id }));
+        session.call("skills.audit", json!({ "targets": [id] }));
         session.call(
             "skill_runtime.render_task",
             json!({ "skill_id": id, "inputs": { "count": 3 } }),
@@ -413,6 +418,10 @@ fn serve_lines(tree: &Tree, dir: &std::path::Path, texts: &Texts) -> Vec<String>
     session.call(
         "skills.validate",
         json!({ "path": dir.display().to_string() }),
+    );
+    session.call(
+        "skills.audit",
+        json!({ "targets": [dir.display().to_string()] }),
     );
     for format in ["xml", "markdown", "json"] {
         session.call("skills.render_catalog", json!({ "format": format }));
@@ -453,6 +462,9 @@ fn cli_outputs(tree: &Tree, dir: &std::path::Path, texts: &Texts) -> Vec<(String
         vec!["prompt", "--format", "json"],
         vec!["task", FOLDER],
         vec!["validate", &dir],
+        vec!["audit", FOLDER],
+        vec!["audit", &dir],
+        vec!["audit"],
         vec!["run", FOLDER, "scripts/run.sh"],
         vec!["show", &name],
     ];

@@ -12,7 +12,7 @@ use crate::discovery::{Run, Tree};
 
 /// Every command that reads a home, with the arguments it needs to get past its own parser.
 /// No argument leads off this machine: the one source is a loopback URL on the discard port.
-const WITH_HOME: [(&str, &[&str]); 29] = [
+const WITH_HOME: [(&str, &[&str]); 30] = [
     ("list", &[]),
     ("show", &["notes"]),
     ("read", &["notes"]),
@@ -38,6 +38,7 @@ const WITH_HOME: [(&str, &[&str]); 29] = [
     ("watch", &[]),
     ("test", &["notes"]),
     ("setup", &["notes"]),
+    ("audit", &[]),
     ("serve", &[]),
     ("mcp", &[]),
     // Listed twice on purpose: `--json` too must say it as a usage error.

@@ -7,6 +7,7 @@
 
 mod agent_json;
 mod app_dir;
+mod audit;
 mod discovery;
 mod docs;
 mod home;

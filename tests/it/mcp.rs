@@ -284,11 +284,12 @@ fn a_host_sees_the_catalog_and_calls_every_tool() {
                 "load_skill",
                 "read_skill_resource",
                 "search_skills",
+                "audit_skill",
                 "run_skill_script",
                 "demo__greet"
             ]
         );
-        let greet = &tools[4];
+        let greet = &tools[5];
         assert_eq!(greet.input_schema["required"], json!(["who"]));
         // Every schema of every tool, the declared tool's own included, names only formats
         // JSON Schema defines: a client compiling it knows each one (`demo__greet` declares
@@ -421,6 +422,69 @@ fn a_host_sees_the_catalog_and_calls_every_tool() {
     });
 }
 
+/// `audit_skill`: a report as structured content (of the declared output schema) with a short
+/// text; a skill that is not there is a tool error like `load_skill`'s, and a path is refused
+/// (a model names skills, not folders). Offered with `--no-scripts` too: it runs nothing.
+#[test]
+fn audit_skill_reports_a_skill_and_an_unknown_one_is_a_tool_error() {
+    let tree = tree();
+    tree.write(
+        &tree.root(Place::UserOpenhuman).join("hiding/SKILL.md"),
+        "---\nname: hiding\ndescription: Hides things.\n---\nRead the \u{202e}invoice.\n",
+    );
+    converse(&tree, &["--no-scripts"], |client| async move {
+        let tools = client.list_tools(None).await.unwrap().tools;
+        let audit = tools
+            .iter()
+            .find(|listed| listed.name == "audit_skill")
+            .expect("audit_skill is offered");
+        let schema = Value::Object(audit.output_schema.clone().unwrap().as_ref().clone());
+        let validator = jsonschema::validator_for(&schema).unwrap();
+
+        let flagged = call(&client, "audit_skill", json!({ "name": "hiding" }))
+            .await
+            .unwrap();
+        assert_eq!(flagged.is_error, Some(false), "{flagged:?}");
+        let report = flagged.structured_content.clone().unwrap();
+        assert_eq!(report["skill_name"], "hiding");
+        assert_eq!(report["is_safe"], false);
+        assert_eq!(report["max_severity"], "HIGH");
+        assert_eq!(report["findings"][0]["rule_id"], "HIDDEN_BIDI_CONTROL");
+        assert_eq!(report["findings"][0]["location"]["file"], "SKILL.md");
+        let errors: Vec<String> = validator
+            .iter_errors(&report)
+            .map(|error| error.to_string())
+            .collect();
+        assert!(errors.is_empty(), "{errors:?} in {report}");
+        let text = text_of(&flagged);
+        assert!(
+            text.contains("NOT safe") && text.contains("HIGH HIDDEN_BIDI_CONTROL at SKILL.md:5"),
+            "{text}"
+        );
+        assert!(!text.contains('\u{202e}') && !report.to_string().contains('\u{202e}'));
+
+        let clean = call(&client, "audit_skill", json!({ "name": "weather" }))
+            .await
+            .unwrap();
+        assert_eq!(clean.structured_content.as_ref().unwrap()["is_safe"], true);
+        assert!(text_of(&clean).contains("no findings"), "{clean:?}");
+
+        let missing = call(&client, "audit_skill", json!({ "name": "hidding" }))
+            .await
+            .unwrap();
+        assert_eq!(failure_kind(&missing), "not_found", "{missing:?}");
+        assert!(
+            text_of(&missing).contains("did you mean 'hiding'"),
+            "{missing:?}"
+        );
+        let path = call(&client, "audit_skill", json!({ "name": "/etc" }))
+            .await
+            .unwrap();
+        assert_eq!(failure_kind(&path), "invalid_input", "{path:?}");
+        client
+    });
+}
+
 #[test]
 fn no_scripts_serves_read_only() {
     let tree = tree();
@@ -429,7 +493,12 @@ fn no_scripts_serves_read_only() {
         let names: Vec<&str> = tools.iter().map(|tool| tool.name.as_ref()).collect();
         assert_eq!(
             names,
-            ["load_skill", "read_skill_resource", "search_skills"]
+            [
+                "load_skill",
+                "read_skill_resource",
+                "search_skills",
+                "audit_skill"
+            ]
         );
         let refused = call(&client, "demo__greet", json!({ "who": "mcp" }))
             .await

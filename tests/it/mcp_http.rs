@@ -238,7 +238,12 @@ fn with_the_token_the_sdk_client_holds_the_whole_conversation() {
         let names: Vec<&str> = tools.iter().map(|tool| tool.name.as_ref()).collect();
         assert_eq!(
             names,
-            ["load_skill", "read_skill_resource", "search_skills"]
+            [
+                "load_skill",
+                "read_skill_resource",
+                "search_skills",
+                "audit_skill"
+            ]
         );
         let arguments = json!({ "name": "demo" }).as_object().cloned().unwrap();
         let loaded = client

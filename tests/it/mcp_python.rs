@@ -120,6 +120,7 @@ fn the_official_python_client_sees_the_catalog_tools_resources_and_prompts() {
             "load_skill",
             "read_skill_resource",
             "search_skills",
+            "audit_skill",
             "run_skill_script",
             "demo__greet"
         ])

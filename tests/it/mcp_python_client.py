@@ -25,7 +25,13 @@ from pydantic import AnyUrl, TypeAdapter
 # Under the Rust test's 120 s watchdog, so a hang is reported here first, with a traceback.
 DEADLINE_SECONDS = 90
 
-BUILT_IN_TOOLS = ["load_skill", "read_skill_resource", "search_skills", "run_skill_script"]
+BUILT_IN_TOOLS = [
+    "load_skill",
+    "read_skill_resource",
+    "search_skills",
+    "audit_skill",
+    "run_skill_script",
+]
 
 
 class Collect(logging.Handler):

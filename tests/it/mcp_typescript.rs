@@ -135,6 +135,7 @@ fn the_official_typescript_client_gets_tool_errors_valid_uris_and_no_format_warn
             "load_skill",
             "read_skill_resource",
             "search_skills",
+            "audit_skill",
             "run_skill_script",
             "demo__greet"
         ])

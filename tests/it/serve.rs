@@ -618,3 +618,64 @@ fn search_answers_from_the_files_as_they_change_without_a_restart() {
     let refused = server.error("skills.search", json!({ "text": "x" }), -32602);
     assert!(refused.to_string().contains("query"), "{refused}");
 }
+
+/// `skills.audit` over a session: a name, a folder inside the workspace, a folder outside
+/// both roots (refused before anything is read), a missing folder (skipped, said why), and a
+/// threshold of the call's own.
+#[test]
+fn audit_answers_reports_and_reads_no_folder_outside_the_workspace_or_home() {
+    let tree = Tree::new();
+    tree.write(
+        &tree
+            .root(crate::discovery::Place::UserOpenhuman)
+            .join("hiding/SKILL.md"),
+        "---\nname: hiding\ndescription: Hides things.\n---\nRead the \u{202e}invoice.\n",
+    );
+    let loose = tree.write(
+        &tree.workspace.join("vendor/loose/SKILL.md"),
+        "---\nname: loose\ndescription: Fine.\n---\nBody.\n",
+    );
+    let outside = tree.write(
+        &tree.base.join("outside/secret/SKILL.md"),
+        "---\nname: secret\ndescription: d\n---\nBody.\n",
+    );
+    let mut server = Connection::open(&tree);
+    let reports = server.result(
+        "skills.audit",
+        json!({ "targets": ["hiding", "vendor/loose", "./vendor/missing"] }),
+    );
+    let results = reports["results"].as_array().unwrap();
+    assert_eq!(results.len(), 2, "{reports}");
+    assert_eq!(results[0]["skill_name"], "hiding");
+    assert_eq!(results[0]["is_safe"], false);
+    assert_eq!(results[0]["max_severity"], "HIGH");
+    assert_eq!(results[0]["findings"][0]["rule_id"], "HIDDEN_BIDI_CONTROL");
+    assert_eq!(results[0]["findings"][0]["location"]["line"], 5);
+    assert_eq!(results[1]["skill_name"], "loose");
+    assert_eq!(results[1]["skill_path"], text(loose.parent().unwrap()));
+    assert_eq!(results[1]["is_safe"], true);
+    let skipped = &reports["summary"]["skills_skipped"];
+    assert_eq!(skipped.as_array().unwrap().len(), 1, "{reports}");
+    assert!(
+        skipped[0]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("does not exist"),
+        "{reports}"
+    );
+    assert_eq!(reports["summary"]["fail_on"], "HIGH");
+
+    let lenient = server.result("skills.audit", json!({ "fail_on": "CRITICAL" }));
+    assert_eq!(lenient["summary"]["total_skills_scanned"], 1, "{lenient}");
+    assert_eq!(lenient["summary"]["safe_skills"], 1, "{lenient}");
+
+    let refused = server.error(
+        "skills.audit",
+        json!({ "targets": [text(outside.parent().unwrap())] }),
+        -32_000,
+    );
+    assert_kind(&refused, "refused_path");
+    server.error("skills.audit", json!({ "target": "hiding" }), -32602);
+    server.assert_alive();
+    assert!(server.finish().success());
+}

@@ -5,7 +5,7 @@
 //! program's own folder above it made a link) × every command that reads or writes it
 //! (`list`, `search`, `trust`, `runs`, `logs`, `cancel`, `run`, `runtimes`, `setup`,
 //! `registry ...`, `update --remote`, `install`, `install` without a source (a restore),
-//! `update`, `uninstall`), each against a fresh tree and, where
+//! `update`, `uninstall`, `audit`, `audit --accept`), each against a fresh tree and, where
 //! the network is involved, a loopback server only.
 //!
 //! Every command runs under a watchdog (killed and failed after [`WATCHDOG`]) and a memory
@@ -692,8 +692,37 @@ fn versions_steps(_: &Lab) -> Vec<Step> {
     ]
 }
 
+// The audit's acceptances: a skill with a finding, accepted once.
+
+fn accepted() -> Lab {
+    let tree = Tree::new();
+    tree.write(
+        &tree.root(Place::UserAgents).join("hiding/SKILL.md"),
+        "---\nname: hiding\ndescription: Hides things.\n---\nRead the \u{202e}invoice.\n",
+    );
+    let lab = Lab::new(tree);
+    lab.seed(&["audit", "--accept", "hiding"]);
+    lab.seed(&["audit", "hiding"]);
+    lab
+}
+
+fn accepted_steps(_: &Lab) -> Vec<Step> {
+    vec![
+        step(&["--json", "audit", "hiding"]),
+        step(&["audit"]),
+        step(&["audit", "--accept", "hiding"]),
+    ]
+}
+
 /// The rows: one per kind of `skills_ops::state::KINDS`.
 const ROWS: &[Row] = &[
+    Row {
+        kind: "audit-accepted",
+        build: accepted,
+        instances: |lab| vec![lab.app().join("audit-accepted.json")],
+        before: nothing,
+        steps: accepted_steps,
+    },
     Row {
         kind: "interpreter-versions",
         build: versions,
@@ -945,4 +974,5 @@ rows! {
     a_provenance_record => "provenance",
     the_interpreter_versions => "interpreter-versions",
     the_vercel_lock => "vercel-lock",
+    the_audit_acceptances => "audit-accepted",
 }

@@ -222,3 +222,43 @@ fn a_registry_install_updates_and_keeps_its_registry_record() {
     assert_eq!(after["registry"], before["registry"]);
     assert_eq!(after["source_url"], before["source_url"]);
 }
+
+/// A skill its source still holds but can no longer give (a file over the per-file limit
+/// arrived in it) is named as such, with why, never as gone; its neighbour from the same
+/// source is still current, and nothing is written.
+#[test]
+fn a_skill_its_source_still_holds_but_cannot_give_is_not_called_gone() {
+    let tree = Tree::new();
+    let source = tree.base.join("source");
+    for (name, body) in [("alpha", "First."), ("beta", "Second.")] {
+        let dir = source.join("skills").join(name);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(
+            dir.join("SKILL.md"),
+            format!("---\nname: {name}\ndescription: The {name} skill.\n---\n{body}\n"),
+        )
+        .unwrap();
+    }
+    install_json(&tree, &[source.to_str().unwrap()]);
+    let installed = tree.home.join(".agents/skills/beta");
+    let before = files_of(&installed);
+
+    let oversized = vec![b'x'; 1024 * 1024 + 1];
+    std::fs::write(source.join("skills/beta/data.bin"), oversized).unwrap();
+    let result = run(&tree, &["--json", "check"]);
+    assert_eq!(result.code, Some(1), "{result:?}");
+    let document: Value = serde_json::from_str(&result.stdout).unwrap();
+    let skills = document["skills"].as_array().unwrap();
+    let beta = by_slug(skills, "beta")["problem"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        beta.contains("still offers 'beta'") && beta.contains("data.bin"),
+        "{document}"
+    );
+    assert!(!beta.contains("no longer offers"), "{beta}");
+    assert!(by_slug(skills, "alpha")["problem"].is_null(), "{document}");
+    let (code, _) = update(&tree, &[]);
+    assert_eq!(code, Some(1));
+    assert_eq!(files_of(&installed), before, "nothing is written");
+}

@@ -11,9 +11,14 @@
 //! order rotates, so none always runs right after the same neighbour), and only ratios within
 //! one run are reported as meaningful: nothing here compares a time with a constant.
 //!
+//! The audit rows ([`audit`]) come last: `skills audit` beside Cisco's `skill-scanner` and
+//! `skillfortify` on SkillFortifyBench and a real corpus, both given by the person running the
+//! bench (`--audit-set DIR`, `--audit-corpus DIR`), written to `target/bench/audit.json`.
+//!
 //! Peak memory is measured by re-running xtask as a tiny wrapper (`xtask __rss -- CMD...`,
 //! [`rss`]) whose only child is the measured command, so `RUSAGE_CHILDREN` is that command's.
 
+mod audit;
 mod catalog;
 mod live;
 mod peers;
@@ -108,6 +113,9 @@ const LIVE_REPORT_PATH: &str = "target/bench/live.json";
 /// Where the relevance rows go, relative to the repository root.
 const RELEVANCE_REPORT_PATH: &str = "target/bench/relevance.json";
 
+/// Where the audit rows go, relative to the repository root.
+const AUDIT_REPORT_PATH: &str = "target/bench/audit.json";
+
 /// The application directory the trees use, and the catalog cache below it in the home.
 const CACHE_DIR: &str = ".openhuman/cache";
 
@@ -124,6 +132,13 @@ pub(crate) struct Args {
     trees: bool,
     catalog: bool,
     runtime: bool,
+    /// The relevance and live catalog rows (off only with `--audit-only`).
+    relevance: bool,
+    /// The audit rows (`--no-audit`, `--audit-only`) and their data sets (`--audit-set DIR`,
+    /// `--audit-corpus DIR`); the peers follow `--no-peers`.
+    audit: bool,
+    audit_set: Option<PathBuf>,
+    audit_corpus: Option<PathBuf>,
 }
 
 impl Args {
@@ -138,6 +153,10 @@ impl Args {
         let mut catalog_only = false;
         let mut runtime_only = false;
         let mut relevance_only = false;
+        let mut audit = true;
+        let mut audit_only = false;
+        let mut audit_set = None;
+        let mut audit_corpus = None;
         let mut runs = DEFAULT_RUNS;
         let mut args = args.iter();
         while let Some(arg) = args.next() {
@@ -159,6 +178,22 @@ impl Args {
                 "--no-runtime" => runtime = false,
                 "--runtime-only" => runtime_only = true,
                 "--relevance-only" => relevance_only = true,
+                "--no-audit" => audit = false,
+                "--audit-only" => audit_only = true,
+                "--audit-set" | "--audit-corpus" => {
+                    let dir = args
+                        .next()
+                        .filter(|dir| !dir.starts_with("--"))
+                        .ok_or_else(|| format!("`{arg}` needs a folder"))?;
+                    let slot = if arg == "--audit-set" {
+                        &mut audit_set
+                    } else {
+                        &mut audit_corpus
+                    };
+                    if slot.replace(PathBuf::from(dir)).is_some() {
+                        return Err(format!("`{arg}` is given once"));
+                    }
+                }
                 "--shape" => {
                     let text = args.next().ok_or("`--shape` needs a value")?;
                     shapes.push(tree::Shape::parse(text).ok_or_else(|| {
@@ -206,6 +241,21 @@ impl Args {
             }
             (trees, catalog, runtime) = (false, false, false);
         }
+        let mut relevance = true;
+        if audit_only {
+            if catalog_only || runtime_only || relevance_only {
+                return Err("`--audit-only` takes no other `--...-only`".to_owned());
+            }
+            if !audit {
+                return Err("`--audit-only` and `--no-audit` cannot be combined".to_owned());
+            }
+            (trees, catalog, runtime, relevance) = (false, false, false, false);
+        }
+        if !audit && (audit_set.is_some() || audit_corpus.is_some()) {
+            return Err(
+                "`--no-audit` and `--audit-set`/`--audit-corpus` cannot be combined".to_owned(),
+            );
+        }
         Ok(Self {
             sizes,
             shapes,
@@ -214,6 +264,10 @@ impl Args {
             trees,
             catalog,
             runtime,
+            relevance,
+            audit,
+            audit_set,
+            audit_corpus,
         })
     }
 }
@@ -387,7 +441,10 @@ pub(crate) fn run(root: &Path, args: &Args) -> Result<(), Failure> {
         if args.runtime {
             run_runtime(root, &skills)?;
         }
-        return run_relevance(root, &skills, args.runs);
+        if args.relevance {
+            run_relevance(root, &skills, args.runs)?;
+        }
+        return run_audit(root, &skills, args);
     }
     let started = Instant::now();
     let load_before = report::load_average();
@@ -482,7 +539,26 @@ pub(crate) fn run(root: &Path, args: &Args) -> Result<(), Failure> {
     if args.runtime {
         run_runtime(root, &tools.skills)?;
     }
-    run_relevance(root, &tools.skills, args.runs)
+    run_relevance(root, &tools.skills, args.runs)?;
+    run_audit(root, &tools.skills, args)
+}
+
+/// The audit rows ([`audit`]): measured, printed and written to [`AUDIT_REPORT_PATH`]; a data
+/// set not given is reported as not run.
+fn run_audit(root: &Path, skills: &Path, args: &Args) -> Result<(), Failure> {
+    if !args.audit {
+        return Ok(());
+    }
+    let options = audit::Options {
+        set: args.audit_set.clone(),
+        corpus: args.audit_corpus.clone(),
+        peers: args.peers,
+    };
+    let scratch =
+        scratch("set TMPDIR to a writable directory with 1.5 GiB free (the peers' environments)")?;
+    let measured = audit::measure(root, &scratch.0, skills, &options)?;
+    drop(scratch);
+    write_report(root, AUDIT_REPORT_PATH, &measured.table(), &measured.json())
 }
 
 /// The relevance rows ([`relevance`]): the example skills through `skills` (the release
@@ -1697,6 +1773,10 @@ mod tests {
                 trees: true,
                 catalog: true,
                 runtime: true,
+                relevance: true,
+                audit: true,
+                audit_set: None,
+                audit_corpus: None,
             })
         );
         assert_eq!(parse(&["--quick"]).map(|args| args.sizes), Ok(vec![1_000]));
@@ -1710,6 +1790,10 @@ mod tests {
                 trees: true,
                 catalog: true,
                 runtime: true,
+                relevance: true,
+                audit: true,
+                audit_set: None,
+                audit_corpus: None,
             })
         );
         assert_eq!(
@@ -1731,6 +1815,51 @@ mod tests {
         assert!(parse(&["--runtime-only", "--catalog-only"]).is_err());
         assert!(parse(&["--runtime-only", "--no-runtime"]).is_err());
         assert!(parse(&["--catalog-only", "--no-catalog"]).is_err());
+    }
+
+    #[test]
+    fn parses_the_audit_flags() {
+        let parse = |args: &[&str]| Args::parse(&strings(args));
+        let rows = |args: &[&str]| {
+            parse(args).map(|args| {
+                (
+                    args.trees,
+                    args.catalog,
+                    args.runtime,
+                    args.relevance,
+                    args.audit,
+                )
+            })
+        };
+        assert_eq!(rows(&[]), Ok((true, true, true, true, true)));
+        assert_eq!(
+            rows(&["--audit-only"]),
+            Ok((false, false, false, false, true))
+        );
+        assert_eq!(rows(&["--no-audit"]), Ok((true, true, true, true, false)));
+        // The other `--...-only` flags keep the audit rows' place at the end.
+        assert_eq!(
+            rows(&["--runtime-only"]),
+            Ok((false, false, true, true, true))
+        );
+        let given = parse(&[
+            "--audit-only",
+            "--audit-set",
+            "/src/skillfortify",
+            "--audit-corpus",
+            "/tmp/corpus",
+            "--no-peers",
+        ])
+        .unwrap();
+        assert_eq!(given.audit_set, Some(PathBuf::from("/src/skillfortify")));
+        assert_eq!(given.audit_corpus, Some(PathBuf::from("/tmp/corpus")));
+        assert!(!given.peers);
+        assert!(parse(&["--audit-set"]).is_err_and(|error| error.contains("needs a folder")));
+        assert!(parse(&["--audit-corpus", "--no-peers"]).is_err());
+        assert!(parse(&["--audit-set", "/a", "--audit-set", "/b"]).is_err());
+        assert!(parse(&["--audit-only", "--no-audit"]).is_err());
+        assert!(parse(&["--audit-only", "--runtime-only"]).is_err());
+        assert!(parse(&["--no-audit", "--audit-set", "/a"]).is_err());
     }
 
     #[test]

@@ -13,8 +13,9 @@ use crate::{Failure, tidy};
 
 /// The crates the `skills` feature brings in. With `default-features = false` none of them may
 /// be compiled into an agent core: that absence is the point of the stub.
-const FEATURE_ONLY_CRATES: [&str; 11] = [
+const FEATURE_ONLY_CRATES: [&str; 12] = [
     "skills-ops",
+    "skills-audit",
     "skills-install",
     "skills-bus",
     "skills-schemas",

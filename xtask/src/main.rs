@@ -4,7 +4,7 @@
 //! `ci` is the single command CI and `.ci/run` execute (06 §CI); `tidy` runs its in-process
 //! convention checks alone; `fuzz` drives the cargo-fuzz targets (06 §Safety and reliability),
 //! which are not part of CI; `codegen` writes `docs/rpc.md` from the RPC schemas; `bench` measures discovery against a floor on synthetic trees
-//! (06 §Performance). The crate uses `std` and, on Unix, `nix`'s safe `getrusage` for the
+//! (06 §Performance) and `skills audit` against its peers (issue 31). The crate uses `std` and, on Unix, `nix`'s safe `getrusage` for the
 //! bench's peak-memory figure, so building it costs CI almost nothing.
 
 mod bench;
@@ -28,6 +28,7 @@ Commands:
   fuzz --seconds N [--target NAME]   run each cargo-fuzz target (or NAME) for N seconds (nightly)
   bench [--quick] [--skills N]... [--shape S]... [--runs N] [--no-peers] [--no-catalog]
         [--catalog-only] [--no-runtime] [--runtime-only] [--relevance-only]
+        [--no-audit] [--audit-only] [--audit-set DIR] [--audit-corpus DIR]
                                      time discovery against a floor on synthetic trees of 1,000
                                      and 10,000 skills, realistic and classic shapes, beside the
                                      Node peers (--quick: 1,000 only; --skills N: other sizes;
@@ -43,7 +44,13 @@ Commands:
                                      then the relevance rows (recall@1 and recall@5 of ranked
                                      search over the example skills and a synthetic 10,000-skill
                                      tree, and the query's latency in process), written to
-                                     target/bench/relevance.json (--relevance-only: only them)
+                                     target/bench/relevance.json (--relevance-only: only them);
+                                     then the audit rows (skills audit beside Cisco's
+                                     skill-scanner and skillfortify from PyPI, offline:
+                                     precision/recall/F1 on SkillFortifyBench, --audit-set DIR;
+                                     flags on a real corpus of public skills, --audit-corpus
+                                     DIR; ms per skill), written to target/bench/audit.json
+                                     (--no-audit, --audit-only; --no-peers: ours alone)
   help                               print this text
 ";
 

@@ -1,10 +1,21 @@
 //! The analyzers, each with its own rules table: see the crate's header for what each reads.
 
+mod code;
+mod examine;
 mod hidden;
+mod hosts;
 mod instructions;
 mod manifest;
+mod mcp;
 mod rules;
 mod scripts;
+mod shell;
+mod sidecar;
+mod yara;
+
+pub(crate) use rules::RuleSet;
+#[cfg(test)]
+pub(crate) use rules::SHIPPED as SHIPPED_RULE_FILES;
 
 use crate::files::Skill;
 use crate::findings::{Collector, Rule};
@@ -17,18 +28,21 @@ pub fn all_rules() -> Vec<&'static Rule> {
         hidden::RULES,
         scripts::RULES,
         manifest::RULES,
-        rules::RULES,
+        rules::table(),
     ]
     .into_iter()
     .flatten()
     .collect()
 }
 
-/// Runs every analyzer over `skill`.
-pub(crate) fn run(skill: &Skill, out: &mut Collector) {
+/// Runs every analyzer over `skill`, and the user's rules when there are some.
+pub(crate) fn run(skill: &Skill, user_rules: Option<&RuleSet>, out: &mut Collector) {
     instructions::analyze(skill, out);
     hidden::analyze(skill, out);
     scripts::analyze(skill, out);
     manifest::analyze(skill, out);
     rules::analyze(skill, out);
+    if let Some(user_rules) = user_rules {
+        user_rules.analyze(skill, out);
+    }
 }

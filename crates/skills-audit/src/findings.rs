@@ -60,13 +60,6 @@ impl Collector {
     }
 
     /// A finding of `rule` about `file` as a whole (line 0).
-    #[cfg_attr(
-        not(test),
-        expect(
-            dead_code,
-            reason = "the manifest analyzer's findings arrive with issue 31"
-        )
-    )]
     pub(crate) fn whole(&mut self, rule: &Rule, file: &str, message: impl Into<String>) {
         let location = Location {
             file: file.to_owned(),

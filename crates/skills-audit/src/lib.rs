@@ -1,7 +1,7 @@
 //! `skills audit` (issue 31): what a skill would make an agent do, found before it is
 //! installed or run — offline, deterministic, with no model, no network and nothing executed.
 //!
-//! A scan reads a skill's files once ([`files`]: never through a link, never more than the
+//! A scan reads a skill's files once (`files.rs`: never through a link, never more than the
 //! caps, every cut reported), then hands the same in-memory [`Skill`] to each analyzer:
 //!
 //! - `analyzers/instructions.rs`: the text the agent reads (`SKILL.md`, references):
@@ -21,15 +21,29 @@
 //!
 //! Each analyzer is a module with its own rules table; [`all_rules`] lists every rule, and
 //! `docs/audit.md` says why each exists and when it is a false positive. Installing,
-//! discovery, the runtime and the MCP server call [`scan_dir`] or [`scan_files`]; the crate
-//! itself writes nothing but acceptances (`accept.rs`).
+//! discovery, the runtime and the MCP server call [`scan_dir`] or [`scan_files`]; [`audit`]
+//! scans what a request names (folders, catalog names, or the whole catalog) as
+//! `skills audit` does. The crate itself writes nothing but acceptances ([`accept`]).
+//!
+//! A gate (install, update, run) decides in three steps: scan ([`scan_files`] for staged
+//! files, [`scan_dir`] for a folder), mark what the user accepted
+//! ([`Acceptances::read`] once, then [`Acceptances::apply`] with the folder's [`key_of`]),
+//! and ask the configuration ([`skills_types::audit::AuditConfig::gate`]: refuse, ask or
+//! pass, with the findings that decided).
 
+mod accept;
 mod analyzers;
+mod catalog;
 mod files;
 mod findings;
 mod report;
+mod targets;
+#[cfg(test)]
+mod testing;
 
+pub use accept::{Acceptances, accept, key_of};
 pub use analyzers::all_rules;
+pub use catalog::audit;
 pub use files::{Caps, FileKind, ScannedFile, Skill};
 pub use findings::Rule;
 pub use report::{Options, RULES_VERSION, scan_dir, scan_files};

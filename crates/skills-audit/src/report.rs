@@ -2,13 +2,14 @@
 //! and put the verdict together.
 
 use std::path::Path;
+use std::sync::Arc;
 
 use sha2::{Digest, Sha256};
 use skills_types::Error;
 use skills_types::audit::{Report, Severity, Skipped};
 use skills_types::files::SKILL_MD;
 
-use crate::analyzers;
+use crate::analyzers::{self, RuleSet};
 use crate::files::{self, Caps, ScannedFile, Skill};
 use crate::findings::Collector;
 
@@ -16,6 +17,15 @@ use crate::findings::Collector;
 /// report's: when it changes, `skills check` scans again. Bump it with any change to a rule
 /// (the rules' fingerprint test fails until it is bumped).
 pub const RULES_VERSION: &str = "2026.12.0";
+
+/// Every [`RULES_VERSION`] with the fingerprint of the built-in rules it names, oldest
+/// first: a test recomputes the fingerprint, so changing a rule (an id, a severity, a
+/// category, a shipped YARA file) without a new version and a new line here fails.
+#[cfg(test)]
+const RULES_FINGERPRINTS: &[(&str, &str)] = &[(
+    "2026.12.0",
+    "662dd4852394f4a678304b1e5e95a78339fdc4d4f1c2c37a3da7303550f61f04",
+)];
 
 /// How a scan runs.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -27,6 +37,9 @@ pub struct Options {
     pub caps: Caps,
     /// The names of the other skills the user has, for names that imitate one.
     pub neighbours: Vec<String>,
+    /// The user's YARA rules, compiled once for every skill the options scan
+    /// ([`Options::with_rule_dirs`]).
+    user_rules: Option<Arc<RuleSet>>,
 }
 
 impl Options {
@@ -36,6 +49,7 @@ impl Options {
             fail_on: Severity::High,
             caps: Caps::default(),
             neighbours: Vec::new(),
+            user_rules: None,
         }
     }
 
@@ -49,6 +63,27 @@ impl Options {
     pub fn with_neighbours(mut self, neighbours: Vec<String>) -> Self {
         self.neighbours = neighbours;
         self
+    }
+
+    /// The YARA rule files (`*.yar`, `*.yara`) directly in these folders, compiled once, run
+    /// on every skill these options scan besides the shipped rules (replacing folders given
+    /// before). An error, and no scan, when a folder or rule file cannot be read, is a
+    /// link, or holds a rule that does not compile or is outside the supported subset of
+    /// YARA: the message names the file and line. A rule the user wrote is never skipped.
+    pub fn with_rule_dirs<P: AsRef<Path>>(mut self, dirs: &[P]) -> Result<Self, Error> {
+        let dirs: Vec<&Path> = dirs.iter().map(AsRef::as_ref).collect();
+        self.user_rules = RuleSet::from_dirs(&dirs)?.map(Arc::new);
+        Ok(self)
+    }
+
+    /// The version of the rules a scan with these options applies, as reports record it:
+    /// [`RULES_VERSION`], followed by `+user.` and a short digest of the user's rule files
+    /// when there are some, so a change to them makes `skills check` scan again.
+    pub fn rules_version(&self) -> String {
+        match &self.user_rules {
+            None => RULES_VERSION.to_owned(),
+            Some(rules) => format!("{RULES_VERSION}+user.{}", rules.short_digest()),
+        }
     }
 }
 
@@ -126,14 +161,14 @@ fn scan(path: &Path, files: Vec<ScannedFile>, skipped: Vec<Skipped>, options: &O
         neighbours: options.neighbours.clone(),
     };
     let mut out = Collector::default();
-    analyzers::run(&skill, &mut out);
+    analyzers::run(&skill, options.user_rules.as_deref(), &mut out);
     let findings = out.into_sorted();
     Report::new(
         skills_types::sanitize::line(&skill.name).into_owned(),
         path.to_path_buf(),
         findings,
         options.fail_on,
-        RULES_VERSION,
+        &options.rules_version(),
         digest,
         skipped,
     )
@@ -159,6 +194,48 @@ fn digest(files: &[ScannedFile]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The fingerprint of the built-in rules: every rule's id, severity and category, and
+    /// every shipped YARA file's name and text.
+    fn rules_fingerprint() -> String {
+        let mut rules = analyzers::all_rules();
+        rules.sort_by_key(|rule| rule.id);
+        let mut hasher = Sha256::new();
+        for rule in rules {
+            for part in [rule.id, rule.severity.as_str(), rule.category.as_str()] {
+                hasher.update((part.len() as u64).to_le_bytes());
+                hasher.update(part.as_bytes());
+            }
+        }
+        for (name, text) in analyzers::SHIPPED_RULE_FILES {
+            for part in [name, text] {
+                hasher.update((part.len() as u64).to_le_bytes());
+                hasher.update(part.as_bytes());
+            }
+        }
+        format!("{:x}", hasher.finalize())
+    }
+
+    #[test]
+    fn the_rules_fingerprint_is_recorded_for_this_rules_version() {
+        let fingerprint = rules_fingerprint();
+        let Some((version, recorded)) = RULES_FINGERPRINTS.last() else {
+            panic!("RULES_FINGERPRINTS is empty")
+        };
+        assert_eq!(
+            (*version, *recorded),
+            (RULES_VERSION, fingerprint.as_str()),
+            "the built-in rules changed: bump RULES_VERSION and add (\"<new version>\", \"{fingerprint}\") to RULES_FINGERPRINTS"
+        );
+        for (index, (version, fingerprint)) in RULES_FINGERPRINTS.iter().enumerate() {
+            assert!(
+                RULES_FINGERPRINTS[..index]
+                    .iter()
+                    .all(|(older, print)| older != version && print != fingerprint),
+                "{version} repeats an older version or fingerprint: each change of the rules is a new version"
+            );
+        }
+    }
 
     fn staged(files: &[(&str, &str)]) -> Vec<(String, Vec<u8>)> {
         files

@@ -179,6 +179,11 @@ pub(crate) enum Command {
     /// Lint skills against a profile; exit 0 when all are valid, 1 when one is not, 2 when a
     /// path cannot be validated.
     Validate(ValidateArgs),
+    /// Scan skills for what they would make an agent do (prompt injection, hidden text,
+    /// credential theft, download-and-run, ...), offline: skill folders (written as paths,
+    /// ./pdf) or catalog names, or every skill of the catalog. Exit 0 clean, 1 findings at or
+    /// above --fail-on, 2 a skill could not be scanned.
+    Audit(AuditArgs),
     /// Write skill folders as an agent-skills site (SITE/.well-known/agent-skills/: index.json,
     /// one SKILL.md or reproducible .tar.gz per skill, older versions kept), after validating
     /// each strictly; any static file server can then serve SITE.
@@ -880,6 +885,34 @@ pub(crate) struct PublishArgs {
     /// publishes keeps its earlier copy there.
     #[arg(long)]
     pub(crate) keep_going: bool,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct AuditArgs {
+    /// Skill folders (a path: ./pdf, /abs/skill, skills/pdf/SKILL.md) or catalog names;
+    /// none: every skill of the catalog, every scope.
+    #[arg(value_name = "PATH | NAME")]
+    pub(crate) targets: Vec<String>,
+    /// Exit 1 for a finding at or above this severity (info, low, medium, high, critical; any
+    /// case) that is not accepted [default: `[audit] fail_on` of skills.toml, else high].
+    #[arg(long, value_name = "SEVERITY", value_parser = parse_severity)]
+    pub(crate) fail_on: Option<skills::audit::Severity>,
+    /// Also write the findings as SARIF 2.1.0 to FILE, for code-scanning pages; `-` writes
+    /// them to stdout instead of the report.
+    #[arg(long, value_name = "FILE", conflicts_with = "accept")]
+    pub(crate) sarif: Option<PathBuf>,
+    /// Accept the findings of this skill as its files are now (every finding at or above
+    /// the lowest `[audit]` threshold): they stop blocking until a byte of the skill changes.
+    /// Recorded in your home, never in the workspace.
+    #[arg(long, value_name = "NAME", conflicts_with_all = ["targets", "fail_on"])]
+    pub(crate) accept: Option<String>,
+    #[command(flatten)]
+    pub(crate) discovery: Discovery,
+}
+
+/// A severity in any case (`HIGH`, `high`), as `skills audit --fail-on` takes it.
+fn parse_severity(text: &str) -> Result<skills::audit::Severity, String> {
+    text.parse()
 }
 
 #[derive(Debug, Args)]

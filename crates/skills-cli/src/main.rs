@@ -1,6 +1,7 @@
 //! The `skills` command line: argument parsing, output and exit codes over the `skills`
 //! facade. No behaviour lives here that an agent core could not reach through the library.
 
+mod audit;
 mod cli;
 mod context;
 mod explain;
@@ -17,6 +18,7 @@ mod registry;
 mod run;
 mod runs;
 mod runtimes;
+mod sarif;
 mod search;
 mod secrets;
 mod serve;
@@ -86,6 +88,7 @@ fn main() -> ExitCode {
         cli::Command::Update(args) => update::update(global, args),
         cli::Command::Registry(command) => registry::run(global, command),
         cli::Command::Validate(args) => validate::run(global, args),
+        cli::Command::Audit(args) => audit::run(global, args),
         cli::Command::Publish(args) => publish::run(global, args),
         cli::Command::Run(args) => run::run(global, args),
         cli::Command::Setup(args) => setup::run(global, args),

@@ -98,6 +98,14 @@ pub(crate) fn print_json(value: &impl serde::Serialize) {
         .and_then(|()| stdout.flush());
 }
 
+/// A value as pretty JSON text, sanitised like [`print_json`]: a document written to a file
+/// (`skills audit --sarif FILE`).
+pub(crate) fn json_document(value: &impl serde::Serialize) -> String {
+    serde_json::to_string_pretty(value)
+        .map(|text| sanitize::json_text(&text).into_owned())
+        .unwrap_or_default()
+}
+
 /// A value as one line of JSON, sanitised like [`print_json`]: one event of a stream.
 pub(crate) fn json_line(value: &impl serde::Serialize) -> String {
     serde_json::to_string(value)

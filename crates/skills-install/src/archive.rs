@@ -48,7 +48,7 @@ use std::collections::hash_map::Entry;
 use std::io::{self, Read};
 
 use skills_ops::path::{self, Refusal};
-use skills_types::files::{SKILL_MD, is_excluded_source_dir, match_definition};
+use skills_types::files::{SKILL_MD, is_excluded_source_path, match_definition};
 use skills_types::limits::{MIB, PackageLimits};
 use unicode_normalization::UnicodeNormalization as _;
 use url::Url;
@@ -398,14 +398,12 @@ fn classify(name: &str, hidden_folders: bool) -> Result<Disposition<'_>, Refusal
     let components = path::check_named(name)?;
     let (last, folders) = components.split_last().unwrap_or((&"", &[]));
     let skipped = last.starts_with('.')
-        || folders.iter().any(|folder| {
-            if hidden_folders {
-                is_excluded_source_dir(folder)
-            } else {
-                // A runtime keeps its `lib/node_modules`, and nothing hidden.
-                folder.starts_with('.')
-            }
-        });
+        || if hidden_folders {
+            is_excluded_source_path(folders)
+        } else {
+            // A runtime keeps its `lib/node_modules`, and nothing hidden.
+            folders.iter().any(|folder| folder.starts_with('.'))
+        };
     Ok(if skipped {
         Disposition::Skip
     } else {
@@ -1182,9 +1180,7 @@ fn skills_found_in(
         .chain(withheld.iter().map(|entry| entry.path.as_str()))
         .filter_map(|path| {
             let (folder, file) = path.rsplit_once('/').unwrap_or(("", path));
-            let searched = folder
-                .split('/')
-                .all(|component| !is_excluded_source_dir(component));
+            let searched = !is_excluded_source_path(&folder.split('/').collect::<Vec<_>>());
             (is_skill_md(file) && (folder.is_empty() || searched)).then(|| folder.to_owned())
         })
         .collect();

@@ -229,10 +229,12 @@ impl Repository {
                     .map_err(|refusal| format!("the path '{}': {refusal}", path.escape_debug()))?;
                 // Nothing below `.git` or `node_modules` is ever taken from a tarball: said
                 // before the download rather than after it.
-                if let Some(excluded) = components
-                    .iter()
-                    .find(|component| skills_types::files::is_excluded_source_dir(component))
-                {
+                if skills_types::files::is_excluded_source_path(&components) {
+                    let excluded = components
+                        .iter()
+                        .find(|component| skills_types::files::is_excluded_source_dir(component))
+                        .copied()
+                        .unwrap_or_default();
                     return Err(format!(
                         "the path '{}' goes through '{excluded}', a folder no source is \
                          searched in",

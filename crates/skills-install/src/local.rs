@@ -14,7 +14,7 @@
 //! reason the safe reader refuses it (it may be a file from elsewhere), and so are FIFOs,
 //! sockets and devices (never opened: a FIFO would hang the read). Hidden files (`.env`,
 //! `.DS_Store`) and the folders no source is searched in (`.git`, `node_modules`, `target`,
-//! virtual environments, caches: [`is_excluded_source_dir`]) are skipped, never read; other
+//! virtual environments, caches: [`is_excluded_source_path`]) are skipped, never read; other
 //! hidden folders are read like the extractor keeps them (`skills/.curated/<skill>`,
 //! `.claude-plugin/`), and the skill finder leaves out whatever is hidden inside a skill. A
 //! file over the per-file limit is not read past the limit and refuses only the skill that
@@ -29,7 +29,7 @@ mod tests;
 
 use std::path::Path;
 
-use skills_types::files::is_excluded_source_dir;
+use skills_types::files::{is_excluded_source_path, may_enter_source_dir};
 
 use crate::archive::{self, Format, Limits, Names, Tree, Withheld};
 
@@ -107,7 +107,15 @@ enum Step {
 impl Walk<'_> {
     /// Counts an entry and turns its name into the relative path below the root, or a skip.
     fn step(&mut self, parent: &str, name: &str, is_folder: bool) -> Result<Step, String> {
-        if (!is_folder && name.starts_with('.')) || (is_folder && is_excluded_source_dir(name)) {
+        let parents: Vec<&str> = parent.split('/').filter(|part| !part.is_empty()).collect();
+        let skipped = if is_folder {
+            !may_enter_source_dir(&parents, name)
+        } else {
+            // A file directly in a folder entered only on the way to a place inside it
+            // (`.github/CODEOWNERS`) is not a skill's.
+            name.starts_with('.') || is_excluded_source_path(&parents)
+        };
+        if skipped {
             return Ok(Step::Skip);
         }
         self.entries += 1;

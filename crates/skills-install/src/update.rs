@@ -209,7 +209,7 @@ fn installed(config: &SkillsConfig, names: &[String]) -> Result<Vec<Installed>, 
 /// fetched once.
 #[derive(Default)]
 struct Sources {
-    fetched: BTreeMap<String, Result<Vec<Download>, String>>,
+    fetched: BTreeMap<String, Result<Offered, String>>,
 }
 
 /// Compares one skill with its source; the download it would install, when the comparison
@@ -252,22 +252,33 @@ async fn compare(
             result
         }
     };
-    let downloads = match downloads {
-        Ok(downloads) => downloads,
+    let offered = match downloads {
+        Ok(offered) => offered,
         Err(problem) => {
             check.problem = Some(problem);
             return (check, None);
         }
     };
     let registry_slug = registered(skill).map(|registered| registered.coordinates.slug);
-    let matching = downloads.into_iter().find(|download| {
+    let matching = offered.downloads.into_iter().find(|download| {
         registry_slug.is_some() || write::slug(download).is_ok_and(|slug| slug == skill.slug)
     });
     let Some(download) = matching else {
-        check.problem = Some(format!(
-            "{} no longer offers a skill named '{}'",
-            check.source, skill.slug
-        ));
+        // The source still holds it, but it cannot be installed now: that reason, not "gone".
+        let refused = offered.refused.iter().find(|(download, _)| {
+            write::slug(download).is_ok_and(|slug| slug == skill.slug)
+                || download.name.as_deref() == Some(skill.slug.as_str())
+        });
+        check.problem = Some(match refused {
+            Some((_, reason)) => format!(
+                "{} still offers '{}', but it cannot be installed: {reason}",
+                check.source, skill.slug
+            ),
+            None => format!(
+                "{} no longer offers a skill named '{}'",
+                check.source, skill.slug
+            ),
+        });
         return (check, None);
     };
     let available: BTreeMap<String, String> = download
@@ -300,7 +311,7 @@ async fn download(
     config: &SkillsConfig,
     client: &Client,
     skill: &Installed,
-) -> Result<Vec<Download>, String> {
+) -> Result<Offered, String> {
     let source = source_of(config, client, skill).map_err(|error| error.to_string())?;
     let deadline = client.settings().total;
     let limits = skills_types::limits::PackageLimits::default();
@@ -320,14 +331,27 @@ async fn download(
                 )
             })?;
     downloaded
-        .map(|fetched| {
-            fetched
+        .map(|fetched| Offered {
+            downloads: fetched
                 .offers
                 .into_iter()
                 .map(|offer| offer.download)
-                .collect()
+                .collect(),
+            refused: fetched
+                .refused
+                .into_iter()
+                .map(|refused| (refused.download, refused.reason))
+                .collect(),
         })
         .map_err(|problem| install::error_of(client, &source, problem).to_string())
+}
+
+/// What a source offers now: the skills it can give, and those it holds but cannot give
+/// (a file over a limit, a link), each with why.
+#[derive(Clone, Debug)]
+struct Offered {
+    downloads: Vec<Download>,
+    refused: Vec<(Download, String)>,
 }
 
 /// The recorded source, resolved as `install` resolves what it is given. A registry entry

@@ -1,6 +1,7 @@
-//! The tools: `load_skill`, `read_skill_resource` and `search_skills` always; with scripts
-//! served, `run_skill_script` and every tool the skills declare, under its `<skill>__<tool>`
-//! name with its own `parameters` as the input schema.
+//! The tools: `load_skill`, `read_skill_resource`, `search_skills` and `audit_skill` always
+//! (the audit reads, it runs nothing); with scripts served, `run_skill_script` and every tool
+//! the skills declare, under its `<skill>__<tool>` name with its own `parameters` as the input
+//! schema.
 //!
 //! Every failure of a tool the server offers is a tool result with `isError` (MCP 2025-11-25,
 //! Tools §Error Handling: hosts give those to the model, which can correct itself; a JSON-RPC
@@ -21,6 +22,7 @@ use rmcp::ErrorData;
 use rmcp::model::{CallToolResult, ContentBlock, JsonObject, MetaObject, Tool};
 use serde_json::{Map, Value, json};
 use skills_types::Error;
+use skills_types::audit::{Report, Request, Target};
 use skills_types::catalog::SkillBody;
 use skills_types::render::read_text;
 use skills_types::run::{RunOutcome, RunRequest, RunStatus, RunTarget};
@@ -41,6 +43,7 @@ pub(crate) const KIND: &str = "skills/kind";
 const LOAD_SKILL: &str = "load_skill";
 const READ_SKILL_RESOURCE: &str = "read_skill_resource";
 const SEARCH_SKILLS: &str = "search_skills";
+const AUDIT_SKILL: &str = "audit_skill";
 const RUN_SKILL_SCRIPT: &str = "run_skill_script";
 
 /// Every tool offered, built-ins first.
@@ -83,10 +86,24 @@ pub(crate) fn list(service: &dyn SkillsService, scripts: bool) -> Result<Vec<Too
                 "required": ["query"],
             }),
         ),
+        tool(
+            AUDIT_SKILL,
+            "Scan a skill of the catalog, offline, for what it would make an agent do \
+             (prompt injection, hidden text, credential reads, download-and-run, committed \
+             secrets): each finding with its rule, severity, file, line and fix, and whether \
+             the skill is safe. Nothing is run. Call it before following or running a skill \
+             you have doubts about.",
+            json!({
+                "type": "object",
+                "properties": { "name": { "type": "string", "description": "The skill's name." } },
+                "required": ["name"],
+            }),
+        ),
     ];
     tools[0].output_schema = Some(schema_of::<SkillBody>());
     tools[1].output_schema = Some(schema_of::<ResourceContent>());
     tools[2].output_schema = Some(schema_of::<SearchResults>());
+    tools[3].output_schema = Some(schema_of::<Report>());
     if scripts {
         tools.extend(runnable(service)?);
     }
@@ -267,6 +284,7 @@ fn answer(
                 serde_json::to_value(&results).unwrap_or_default(),
             ))
         }
+        AUDIT_SKILL => audit_skill(service, &arguments),
         RUN_SKILL_SCRIPT if scripts => run_script(service, &arguments, confirmed),
         declared if scripts && declared.contains("__") => {
             let mut call = ToolCall::new(declared, Value::Object(arguments));
@@ -297,6 +315,74 @@ fn unknown_tool(message: String) -> Failure {
         message,
         Some(json!({ "kind": "tool_not_found" })),
     ))
+}
+
+/// `audit_skill`: the report of one skill of the catalog, by name (never a folder: a model
+/// names skills, not places on the user's disk). A name that is no skill is the error a
+/// lookup of it gives (`not_found`, with "did you mean").
+fn audit_skill(
+    service: &dyn SkillsService,
+    arguments: &JsonObject,
+) -> Result<CallToolResult, Failure> {
+    let name = text_argument(arguments, "name")?;
+    if matches!(Target::of(name), Target::Path(_)) {
+        return Err(invalid(
+            "`name` is the name of a skill of the catalog, not a path",
+        ));
+    }
+    let mut reports = service.audit(&Request::new().with_targets(vec![name.to_owned()]))?;
+    let Some(report) = reports.results.pop() else {
+        let why = reports
+            .summary
+            .skills_skipped
+            .pop()
+            .map(|skipped| skipped.reason)
+            .unwrap_or_default();
+        return Err(service
+            .get(name)
+            .err()
+            .unwrap_or(Error::InvalidInput(why))
+            .into());
+    };
+    let structured = serde_json::to_value(&report).unwrap_or_default();
+    Ok(success(audit_text(&report), structured))
+}
+
+/// The report in a few lines for the model: the verdict, then each finding worst first.
+fn audit_text(report: &Report) -> String {
+    let verdict = match (report.is_safe, report.max_severity) {
+        (_, None) => "no findings".to_owned(),
+        (true, Some(worst)) => format!(
+            "safe: nothing unaccepted at the threshold (worst finding {})",
+            worst.as_str().to_uppercase()
+        ),
+        (false, Some(worst)) => {
+            format!("NOT safe (worst finding {})", worst.as_str().to_uppercase())
+        }
+    };
+    let mut text = format!(
+        "Audit of '{}': {verdict}; {} finding(s), rules {}.",
+        sanitize::line(&report.skill_name),
+        report.findings_count,
+        report.rules_version
+    );
+    for finding in &report.findings {
+        let accepted = if report.accepted.contains(&finding.rule_id) {
+            " (accepted by the user)"
+        } else {
+            ""
+        };
+        text.push_str(&format!(
+            "\n- {} {} at {}:{}: {}{accepted}. Fix: {}",
+            finding.severity.as_str().to_uppercase(),
+            sanitize::line(&finding.rule_id),
+            sanitize::line(&finding.location.file),
+            finding.location.line,
+            sanitize::line(&finding.message),
+            sanitize::line(&finding.remediation)
+        ));
+    }
+    text
 }
 
 fn run_script(

@@ -215,7 +215,7 @@ pub fn explain(config: &SkillsConfig, name: &str) -> Result<Explanation, Error> 
 }
 
 /// Looks a skill up by name, then by id; hidden skills are refused with the reason.
-pub(crate) fn resolve<'c>(catalog: &'c Catalog, name: &str) -> Result<&'c Skill, Error> {
+pub fn resolve<'c>(catalog: &'c Catalog, name: &str) -> Result<&'c Skill, Error> {
     let by_id: Vec<&Skill> = catalog
         .skills
         .iter()

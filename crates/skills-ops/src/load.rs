@@ -72,7 +72,7 @@ pub fn parse_document(path: &Path, bytes: &[u8]) -> Result<SkillDocument, Error>
 
 /// The YAML text of a definition file's frontmatter, by the same line-based split loading
 /// uses; `None` when the file has none or never closes it. For readers that need the raw
-/// mapping (the audit reads every key, known or not) rather than the loaded [`Frontmatter`](skills_types::Frontmatter).
+/// mapping (the audit reads every key, known or not) rather than the loaded [`Frontmatter`].
 pub fn frontmatter_text(text: &str) -> Option<&str> {
     split::split(split::strip_bom(text)).ok()?.frontmatter
 }

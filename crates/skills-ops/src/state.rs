@@ -1,10 +1,9 @@
 //! The one reader and writer of the files this program keeps for itself: the catalog cache,
 //! the search index, the trust record, the run logs and cancel markers, the registry's cached
 //! catalog, the remote packs' copies, managed runtimes, the skills' own environments
-//! (`skills setup`), a root's install record and lock, a skill's provenance record, and the one
-//! file of another tool it reads (the vercel tool's project lock) ([`KINDS`] lists every one,
-//! with where it lives and how much of
-//! it is ever read). Nothing else in the workspace opens them (`cargo xtask tidy` holds that).
+//! (`skills setup`), a root's install record and lock, a skill's provenance record, the
+//! audit's acceptances, and the one file of another tool it reads (the vercel tool's project
+//! lock) ([`KINDS`] lists every one, with where it lives and how much of it is ever read). Nothing else in the workspace opens them (`cargo xtask tidy` holds that).
 //!
 //! These files sit where other processes and people write too, so each one may turn out to be
 //! a trap: a FIFO that hangs a reader forever, a link to `/dev/zero` that grows memory without
@@ -43,6 +42,7 @@ use std::fmt;
 use std::path::PathBuf;
 
 use skills_types::SkillsConfig;
+use skills_types::audit::ACCEPTED_FILE;
 use skills_types::files::{
     INSTALL_LOCK, LEGACY_LOCK_FILE, LOCK_FILE, PROVENANCE_FILE, VERCEL_LOCK_FILE,
 };
@@ -470,9 +470,24 @@ pub const INTERPRETER_VERSIONS: Kind = Kind {
     when_broken: WhenBroken::Rebuilt,
 };
 
+/// The user's acceptances of audit findings (`skills audit --accept`), each bound to a skill
+/// folder and the digest of its files. A broken one accepts nothing (every finding blocks
+/// again, said in a warning), and `--accept` refuses to write over it: the user would lose
+/// the acceptances it holds.
+pub const AUDIT_ACCEPTED: Kind = Kind {
+    id: "audit-accepted",
+    what: "the audit's acceptances",
+    base: Base::App,
+    folders: &[],
+    name: ACCEPTED_FILE,
+    form: Form::File,
+    limit: 4 * MIB,
+    when_broken: WhenBroken::Refused,
+};
+
 /// Every kind of state file the program keeps: the one table the code, `cargo xtask tidy`
 /// and the end-to-end tests (`tests/it/state.rs`) all go by.
-pub const KINDS: [Kind; 25] = [
+pub const KINDS: [Kind; 26] = [
     TRUST_RECORD,
     CATALOG_CACHE,
     SEARCH_STAMPS,
@@ -498,6 +513,7 @@ pub const KINDS: [Kind; 25] = [
     PROVENANCE,
     INTERPRETER_VERSIONS,
     VERCEL_LOCK,
+    AUDIT_ACCEPTED,
 ];
 
 /// The app folder of a configuration, `<home>/<app_dir>`: the base of most state files.

@@ -10,6 +10,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
+use skills_types::audit::{Reports, Request as AuditRequest, Target};
 use skills_types::catalog::{Explanation, ListOptions, Listing};
 use skills_types::install::{InstallOutcome, InstallRequest};
 use skills_types::manage::{CreateSkill, Uninstalled, Written};
@@ -132,6 +133,16 @@ pub(crate) fn all() -> Vec<Method> {
             },
             None,
             validate,
+        ),
+        blocking::<AuditRequest, Reports>(
+            Spec {
+                method: "skills.audit",
+                aliases: &[],
+                description: "Scans skills offline for what they would make an agent do (prompt injection, hidden text, credential reads, download-and-run, committed secrets, ...): no model, no network, nothing executed. `targets` are catalog names or skill folders (a target holding a `/` is a folder: relative to the server's workspace, and inside the workspace or the home); none is every skill of the catalog. The answer is `{summary, results}`: one report per skill (`is_safe`, `max_severity`, `findings` with `rule_id`, `severity`, `location`, sanitised `snippet`, `remediation`; the rules accepted for the skill's files as they are in `accepted`), each verdict taken against `fail_on` (default: the configuration's `[audit] fail_on`, else `HIGH`); a target that could not be scanned is in `summary.skills_skipped` with why.",
+                example: json!({ "targets": ["pdf-tools"], "fail_on": "HIGH" }),
+            },
+            None,
+            audit,
         ),
         blocking::<RenderOptions, Rendered>(
             Spec {
@@ -400,14 +411,38 @@ fn validate(service: &dyn SkillsService, params: ValidateParams) -> Result<Repor
         &[&config.workspace, &config.home],
         &config.workspace,
         &params.path,
+        "validated",
     )?;
     let options = Options::new(params.profile.unwrap_or_default()).strict(params.strict);
     service.validate(&path, &options)
 }
 
+/// `skills.audit`: a folder target is read only inside the workspace or the home (a name is
+/// the catalog's); a folder that does not exist is left for the scan to report as skipped.
+fn audit(service: &dyn SkillsService, mut request: AuditRequest) -> Result<Reports, Error> {
+    let config = service.config();
+    for target in &mut request.targets {
+        if matches!(Target::of(target), Target::Path(_)) {
+            let folder = match inside(
+                &[&config.workspace, &config.home],
+                &config.workspace,
+                target,
+                "scanned",
+            ) {
+                Ok(folder) => folder,
+                Err(Error::NotFound { path }) => path,
+                Err(error) => return Err(error),
+            };
+            *target = folder.to_string_lossy().into_owned();
+        }
+    }
+    service.audit(&request)
+}
+
 /// `text` resolved against `base` (when relative) and then canonicalized; refused unless it
-/// lies inside one of `allowed` (canonicalized too, so a symlink cannot lead outside).
-fn inside(allowed: &[&Path], base: &Path, text: &str) -> Result<PathBuf, Error> {
+/// lies inside one of `allowed` (canonicalized too, so a symlink cannot lead outside). `done`
+/// says what the method does with such paths (`validated`), for the refusal.
+fn inside(allowed: &[&Path], base: &Path, text: &str, done: &str) -> Result<PathBuf, Error> {
     let given = Path::new(text);
     let candidate = if given.is_absolute() {
         given.to_path_buf()
@@ -426,7 +461,7 @@ fn inside(allowed: &[&Path], base: &Path, text: &str) -> Result<PathBuf, Error> 
     } else {
         Err(Error::PathRefused {
             path: text.to_owned(),
-            reason: "only paths inside the workspace or the home are validated over RPC".to_owned(),
+            reason: format!("only paths inside the workspace or the home are {done} over RPC"),
             refusal: "outside",
         })
     }

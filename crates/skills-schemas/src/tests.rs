@@ -19,6 +19,7 @@ fn every_method_of_04_is_listed_once_with_its_aliases() {
         "skills.explain",
         "skills.search",
         "skills.validate",
+        "skills.audit",
         "skills.render_catalog",
         "skills.create",
         "skills.update",

@@ -12,6 +12,7 @@
 //! Modules mirror the real crates (`ops` is `skills-ops`), so a real file and its twin can be
 //! compared by eye.
 
+pub mod audit;
 pub mod bus;
 pub mod install;
 pub mod mcp;

@@ -12,7 +12,7 @@
 //! files and rules give the same bytes.
 
 use std::fmt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
@@ -321,6 +321,8 @@ pub struct Report {
     /// The skill's name (its frontmatter `name`, else its folder's name).
     pub skill_name: String,
     /// Its folder, as given or as discovered.
+    #[serde(with = "crate::path_text")]
+    #[schemars(with = "String")]
     pub skill_path: PathBuf,
     /// No finding at or above the threshold the scan was asked with.
     pub is_safe: bool,
@@ -368,6 +370,26 @@ impl Report {
             skipped,
             accepted: Vec::new(),
         }
+    }
+
+    /// Records the rules the user accepted for this report (`rules`: every rule id accepted
+    /// for this skill's digest, and those accepted for every skill) and takes the verdict
+    /// again against `fail_on`: only the ids of rules that found something are kept, sorted.
+    pub fn set_accepted<'a>(
+        &mut self,
+        rules: impl IntoIterator<Item = &'a str>,
+        fail_on: Severity,
+    ) {
+        let mut accepted: Vec<String> = rules
+            .into_iter()
+            .filter(|rule| self.findings.iter().any(|finding| finding.rule_id == *rule))
+            .map(str::to_owned)
+            .collect();
+        accepted.sort_unstable();
+        accepted.dedup();
+        self.accepted = accepted;
+        let safe = self.blocking(fail_on).next().is_none();
+        self.is_safe = safe;
     }
 
     /// The findings at or above `threshold` that the user has not accepted.
@@ -424,6 +446,9 @@ pub struct Summary {
     /// Skills that could not be scanned, with why.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub skills_skipped: Vec<Skipped>,
+    /// The threshold the verdicts were taken against, when the scan says.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fail_on: Option<Severity>,
 }
 
 /// Several reports and their summary.
@@ -455,6 +480,7 @@ impl Reports {
                 safe_skills: results.iter().filter(|report| report.is_safe).count(),
                 findings_by_severity,
                 skills_skipped,
+                fail_on: None,
             },
             results,
         }
@@ -463,26 +489,26 @@ impl Reports {
 
 /// What to scan and how.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
 #[non_exhaustive]
 pub struct Request {
-    /// Skill folders or catalog names; empty: every skill of the catalog, every scope.
+    /// Skill folders or catalog names: a target written as a path (holding a `/`, or `.` or
+    /// `..`) is a folder, any other a skill of the catalog by name or folder name. Empty:
+    /// every skill of the catalog, every scope.
     #[serde(default)]
     pub targets: Vec<String>,
-    /// A report is not safe when it has a finding at or above this (default high).
-    #[serde(default = "default_fail_on")]
-    pub fail_on: Severity,
-}
-
-fn default_fail_on() -> Severity {
-    Severity::High
+    /// A report is not safe when it has a finding at or above this that is not accepted.
+    /// Absent: the configuration's `[audit] fail_on` (`HIGH` unless set).
+    #[serde(default)]
+    pub fail_on: Option<Severity>,
 }
 
 impl Request {
-    /// Every skill of the catalog, failing on high.
+    /// Every skill of the catalog, at the configuration's threshold.
     pub fn new() -> Self {
         Self {
             targets: Vec::new(),
-            fail_on: default_fail_on(),
+            fail_on: None,
         }
     }
 
@@ -492,9 +518,9 @@ impl Request {
         self
     }
 
-    /// This threshold instead.
+    /// This threshold instead of the configuration's.
     pub fn with_fail_on(mut self, fail_on: Severity) -> Self {
-        self.fail_on = fail_on;
+        self.fail_on = Some(fail_on);
         self
     }
 }
@@ -503,6 +529,151 @@ impl Default for Request {
     fn default() -> Self {
         Self::new()
     }
+}
+
+/// What a target of a [`Request`] names: a folder when it is written as a path (it holds a
+/// slash or a backslash, or is `.` or `..`), else a skill of the catalog. The rule reads the text
+/// alone, so `pdf` is always the catalog's skill and `./pdf` always the folder, whatever the
+/// current folder holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Target<'a> {
+    /// A skill folder (or its `SKILL.md`).
+    Path(&'a Path),
+    /// A skill of the catalog, by name or folder name.
+    Name(&'a str),
+}
+
+impl<'a> Target<'a> {
+    /// What `text` names.
+    pub fn of(text: &'a str) -> Self {
+        if text == "." || text == ".." || text.contains(['/', '\\']) {
+            Self::Path(Path::new(text))
+        } else {
+            Self::Name(text)
+        }
+    }
+}
+
+/// The file in `<home>/<app_dir>` that holds the user's acceptances (`skills audit --accept`):
+/// in the home, never in a workspace, so a repository cannot ship its own.
+pub const ACCEPTED_FILE: &str = "audit-accepted.json";
+
+/// What `skills audit --accept NAME` recorded: the findings of the skill as it is now, no
+/// longer blocking while its files have this digest.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[non_exhaustive]
+pub struct Accepted {
+    /// The skill's name.
+    pub skill_name: String,
+    /// Its folder, as the acceptance is bound to it.
+    #[serde(with = "crate::path_text")]
+    #[schemars(with = "String")]
+    pub skill_path: PathBuf,
+    /// The digest of its files: any change, and the acceptance no longer applies.
+    pub digest: String,
+    /// The rules that scanned it.
+    pub rules_version: String,
+    /// The rule ids accepted, sorted: every rule with a finding at or above the lowest
+    /// threshold in force (`fail_on`, `ask_on`, `refuse_on`).
+    pub rules: Vec<String>,
+    /// The findings those rules made, worst first.
+    pub findings: Vec<Finding>,
+    /// When, in RFC 3339 (UTC).
+    pub at: String,
+    /// Whether anything was written: `false` when no finding needed accepting.
+    pub recorded: bool,
+}
+
+impl Accepted {
+    /// An acceptance of `rules` for `report`, made `at`.
+    pub fn new(report: &Report, rules: Vec<String>, at: String) -> Self {
+        let findings = report
+            .findings
+            .iter()
+            .filter(|finding| rules.contains(&finding.rule_id))
+            .cloned()
+            .collect();
+        Self {
+            skill_name: report.skill_name.clone(),
+            skill_path: report.skill_path.clone(),
+            digest: report.digest.clone(),
+            rules_version: report.rules_version.clone(),
+            recorded: !rules.is_empty(),
+            rules,
+            findings,
+            at,
+        }
+    }
+}
+
+/// The `[audit]` table of `skills.toml`: the thresholds the scans, installs and runs go by,
+/// the user's own rule folders, and the rules accepted for every skill. The home file sets
+/// it; a trusted workspace's may only lower a threshold and add rule folders
+/// ([`crate::settings::KEYS`]).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(default)]
+#[non_exhaustive]
+pub struct AuditConfig {
+    /// `skills audit` fails (status 1) on a finding at or above this (default high).
+    pub fail_on: Severity,
+    /// An install asks before writing a skill with a finding at or above this (default high).
+    pub ask_on: Severity,
+    /// An install, a run, a declared tool and a self-test are refused for a finding at or
+    /// above this that the user has not accepted (default critical).
+    pub refuse_on: Severity,
+    /// Folders of the user's own rules, scanned with besides the built-in ones.
+    #[schemars(with = "Vec<String>")]
+    pub rules: Vec<PathBuf>,
+    /// Rule ids accepted for every skill: still reported, never blocking (home only).
+    pub accepted: Vec<String>,
+}
+
+impl Default for AuditConfig {
+    fn default() -> Self {
+        Self {
+            fail_on: Severity::High,
+            ask_on: Severity::High,
+            refuse_on: Severity::Critical,
+            rules: Vec::new(),
+            accepted: Vec::new(),
+        }
+    }
+}
+
+impl AuditConfig {
+    /// The lowest of the three thresholds: what an acceptance covers, so that an accepted
+    /// skill passes every gate.
+    pub fn lowest_threshold(&self) -> Severity {
+        self.fail_on.min(self.ask_on).min(self.refuse_on)
+    }
+
+    /// What a gate (install, update, run) does with `report`, whose
+    /// [`Report::accepted`] is filled in: refuse for an unaccepted finding at or above
+    /// `refuse_on`, else ask for one at or above `ask_on`, else pass. The findings are the
+    /// ones that decided, worst first.
+    pub fn gate(&self, report: &Report) -> Gate {
+        let refused: Vec<Finding> = report.blocking(self.refuse_on).cloned().collect();
+        if !refused.is_empty() {
+            return Gate::Refuse(refused);
+        }
+        let asked: Vec<Finding> = report.blocking(self.ask_on).cloned().collect();
+        if asked.is_empty() {
+            Gate::Pass
+        } else {
+            Gate::Ask(asked)
+        }
+    }
+}
+
+/// What a gate does with a skill's report ([`AuditConfig::gate`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Gate {
+    /// Nothing unaccepted at or above `ask_on`.
+    Pass,
+    /// Findings at or above `ask_on`: a person must agree first (`--yes` off a terminal).
+    Ask(Vec<Finding>),
+    /// Findings at or above `refuse_on`: refused unless forced or accepted.
+    Refuse(Vec<Finding>),
 }
 
 #[cfg(test)]
@@ -579,6 +750,77 @@ mod tests {
         flagged.accepted.push("SCRIPT_REVERSE_SHELL".into());
         assert_eq!(flagged.blocking(Severity::Critical).count(), 0);
         assert_eq!(flagged.blocking(Severity::Info).count(), 0);
+    }
+
+    #[test]
+    fn accepting_takes_the_verdict_again_and_keeps_only_rules_that_found_something() {
+        let mut flagged = report(vec![finding(Severity::High)]);
+        assert!(!flagged.is_safe);
+        flagged.set_accepted(["OTHER_RULE"], Severity::High);
+        assert!(!flagged.is_safe && flagged.accepted.is_empty());
+        flagged.set_accepted(
+            ["SCRIPT_REVERSE_SHELL", "SCRIPT_REVERSE_SHELL"],
+            Severity::High,
+        );
+        assert!(flagged.is_safe);
+        assert_eq!(flagged.accepted, ["SCRIPT_REVERSE_SHELL"]);
+        flagged.set_accepted([], Severity::High);
+        assert!(!flagged.is_safe);
+    }
+
+    #[test]
+    fn the_gate_refuses_asks_or_passes_by_the_thresholds_and_acceptances() {
+        let config = AuditConfig::default();
+        assert_eq!(config.lowest_threshold(), Severity::High);
+        assert!(
+            matches!(config.gate(&report(vec![finding(Severity::Critical)])), Gate::Refuse(found) if found.len() == 1)
+        );
+        assert!(matches!(
+            config.gate(&report(vec![finding(Severity::High)])),
+            Gate::Ask(_)
+        ));
+        assert_eq!(
+            config.gate(&report(vec![finding(Severity::Medium)])),
+            Gate::Pass
+        );
+        let mut accepted = report(vec![finding(Severity::Critical)]);
+        accepted.set_accepted(["SCRIPT_REVERSE_SHELL"], Severity::High);
+        assert_eq!(config.gate(&accepted), Gate::Pass);
+        let strict = AuditConfig {
+            ask_on: Severity::Low,
+            refuse_on: Severity::Medium,
+            ..AuditConfig::default()
+        };
+        assert_eq!(strict.lowest_threshold(), Severity::Low);
+        assert!(matches!(
+            strict.gate(&report(vec![finding(Severity::Medium)])),
+            Gate::Refuse(_)
+        ));
+    }
+
+    #[test]
+    fn a_target_is_a_folder_only_when_written_as_a_path() {
+        assert_eq!(Target::of("pdf"), Target::Name("pdf"));
+        assert_eq!(Target::of("pdf-tools.v2"), Target::Name("pdf-tools.v2"));
+        assert_eq!(Target::of("./pdf"), Target::Path(Path::new("./pdf")));
+        assert_eq!(Target::of("/abs/pdf"), Target::Path(Path::new("/abs/pdf")));
+        assert_eq!(
+            Target::of("skills\\pdf"),
+            Target::Path(Path::new("skills\\pdf"))
+        );
+        assert_eq!(Target::of("."), Target::Path(Path::new(".")));
+        assert_eq!(Target::of(".."), Target::Path(Path::new("..")));
+    }
+
+    #[test]
+    fn a_request_is_strict_and_its_threshold_optional() {
+        let request: Request =
+            serde_json::from_value(serde_json::json!({"targets": ["pdf"]})).unwrap();
+        assert_eq!(request, Request::new().with_targets(vec!["pdf".into()]));
+        let request: Request =
+            serde_json::from_value(serde_json::json!({"fail_on": "CRITICAL"})).unwrap();
+        assert_eq!(request.fail_on, Some(Severity::Critical));
+        assert!(serde_json::from_value::<Request>(serde_json::json!({"target": "pdf"})).is_err());
     }
 
     #[test]

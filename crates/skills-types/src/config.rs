@@ -126,6 +126,10 @@ pub struct SkillsConfig {
     /// may only tighten it).
     #[serde(default)]
     pub runtime: crate::runtime::RuntimeConfig,
+    /// What `skills audit` and the install and run gates go by (`[audit]`: the home file sets
+    /// it, a workspace's file may only lower a threshold or add rule folders).
+    #[serde(default)]
+    pub audit: crate::audit::AuditConfig,
     /// Refuse every write-class action: runs of code, and creating, changing, installing,
     /// updating, uninstalling or trusting skills (`skills --read-only`). Queries still work.
     #[serde(default)]
@@ -171,6 +175,7 @@ impl SkillsConfig {
             registry: crate::install::RegistryConfig::default(),
             github: crate::install::GithubConfig::default(),
             runtime: crate::runtime::RuntimeConfig::default(),
+            audit: crate::audit::AuditConfig::default(),
             read_only: false,
             read_command: None,
             install_root: None,

@@ -148,6 +148,41 @@ pub fn is_excluded_source_dir(name: &str) -> bool {
     EXCLUDED_DIR_NAMES.contains(&name)
 }
 
+/// Places skills are kept inside a folder a source is otherwise not searched in: GitHub
+/// Copilot reads a repository's skills from `.github/skills`, and the peers search it, while
+/// the rest of `.github` (workflows, templates) is never a skill's.
+pub const SOURCE_SKILLS_INSIDE_EXCLUDED: &[(&str, &str)] = &[(".github", "skills")];
+
+/// Whether the folder at `components` (relative to a source's root) is passed over when
+/// looking for skills: it is, or lies below, an excluded folder ([`is_excluded_source_dir`]),
+/// unless that folder is entered through one of [`SOURCE_SKILLS_INSIDE_EXCLUDED`]
+/// (`.github/skills/pdf` is searched, `.github/workflows` is not). An excluded folder that is
+/// the last component (`.github` itself) is passed over too: a walk enters it only on its way
+/// to the place inside ([`may_enter_source_dir`]).
+pub fn is_excluded_source_path(components: &[&str]) -> bool {
+    components.iter().enumerate().any(|(index, name)| {
+        is_excluded_source_dir(name)
+            && !SOURCE_SKILLS_INSIDE_EXCLUDED
+                .iter()
+                .any(|(folder, inside)| folder == name && components.get(index + 1) == Some(inside))
+    })
+}
+
+/// Whether a walk of a source enters the folder `name` below `parents`: a folder that is not
+/// excluded, an excluded folder that holds one of [`SOURCE_SKILLS_INSIDE_EXCLUDED`] (only to
+/// reach that place), or a folder on the way there.
+pub fn may_enter_source_dir(parents: &[&str], name: &str) -> bool {
+    let mut path: Vec<&str> = parents.to_vec();
+    path.push(name);
+    if !is_excluded_source_path(&path) {
+        return true;
+    }
+    let last = path.len() - 1;
+    SOURCE_SKILLS_INSIDE_EXCLUDED
+        .iter()
+        .any(|(folder, _)| path[last] == *folder && !is_excluded_source_path(&path[..last]))
+}
+
 /// How a directory entry matched a definition file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DefinitionMatch {
@@ -208,6 +243,22 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn github_skills_is_searched_and_the_rest_of_github_is_not() {
+        assert!(!is_excluded_source_path(&[".github", "skills", "pdf"]));
+        assert!(!is_excluded_source_path(&["skills", ".curated", "pdf"]));
+        assert!(is_excluded_source_path(&[".github", "workflows"]));
+        assert!(is_excluded_source_path(&[".github"]));
+        assert!(is_excluded_source_path(&["node_modules", "skills", "x"]));
+        assert!(is_excluded_source_path(&[".git", ".github", "skills"]));
+        assert!(may_enter_source_dir(&[], ".github"));
+        assert!(may_enter_source_dir(&[".github"], "skills"));
+        assert!(!may_enter_source_dir(&[".github"], "workflows"));
+        assert!(may_enter_source_dir(&["pkg"], ".github"));
+        assert!(!may_enter_source_dir(&["node_modules"], ".github"));
+        assert!(!may_enter_source_dir(&[], "node_modules"));
+    }
 
     #[test]
     fn excluded_names() {

@@ -155,4 +155,10 @@ pub trait SkillsService: Send + Sync {
         let _ = call;
         Err(Error::Disabled)
     }
+    /// Scans skill folders or catalog names (none: the whole catalog) for what they would
+    /// make an agent do. No answer is not "clean": a service without the audit refuses.
+    fn audit(&self, request: &crate::audit::Request) -> Result<crate::audit::Reports, Error> {
+        let _ = request;
+        Err(Error::Disabled)
+    }
 }

@@ -102,6 +102,7 @@ const fn both(
 }
 
 const RUNTIME: Option<&str> = Some("runtime");
+const AUDIT: Option<&str> = Some("audit");
 const REGISTRY: Option<&str> = Some("registry");
 const INTERPRETER: &str = "which program runs a skill's code is the user's choice; a repository that set it would run its own program unconfined";
 
@@ -293,6 +294,40 @@ pub const KEYS: &[Key] = &[
         OnInvalid::Refuse,
         "the helper runs unconfined before it confines anything; a repository that set it would run its own program outside the sandbox",
     ),
+    both(
+        AUDIT,
+        "fail_on",
+        Direction::Tighten,
+        OnInvalid::Refuse,
+        "taken only when lower (`critical` > `high` > `medium` > `low` > `info`): a repository may have `skills audit` fail on more, never on less",
+    ),
+    both(
+        AUDIT,
+        "ask_on",
+        Direction::Tighten,
+        OnInvalid::Refuse,
+        "taken only when lower: an install may ask about more findings, never fewer",
+    ),
+    both(
+        AUDIT,
+        "refuse_on",
+        Direction::Tighten,
+        OnInvalid::Refuse,
+        "taken only when lower: more findings may refuse an install or a run, never fewer",
+    ),
+    both(
+        AUDIT,
+        "rules",
+        Direction::Add,
+        OnInvalid::Refuse,
+        "its rule folders are added to the home's: more rules can only find more",
+    ),
+    home(
+        AUDIT,
+        "accepted",
+        OnInvalid::Refuse,
+        "which findings stop blocking is the user's choice; a repository that accepted a rule would wave its own skills through",
+    ),
 ];
 
 /// The row of `name` in `table` (`None`: the top of the file), or `None` for an unknown key.
@@ -421,6 +456,15 @@ mod tests {
         assert_eq!(unknown_in(Some("runtime")), OnInvalid::Refuse);
         assert_eq!(unknown_in(Some("catalog")), OnInvalid::Warn);
         assert_eq!(unknown_in(Some("registry")), OnInvalid::Warn);
+        assert_eq!(unknown_in(Some("audit")), OnInvalid::Refuse);
+        assert_eq!(
+            key(Some("audit"), "accepted").map(|row| row.place),
+            Some(Place::Home)
+        );
+        assert_eq!(
+            key(Some("audit"), "fail_on").map(|row| row.direction),
+            Some(Direction::Tighten)
+        );
     }
 
     #[test]

@@ -27,7 +27,7 @@ use skills_types::watch::{Watch, WatchEvent, WatchOptions};
 use skills_types::{Catalog, Error, Skill, SkillScope, SkillsConfig};
 
 use crate::bus::{Activations, CatalogSource, EventBus, TriggeredSkillSubscriber};
-use crate::{bus_impl, install_impl, ops, runtime_impl};
+use crate::{audit_impl, bus_impl, install_impl, ops, runtime_impl};
 
 /// The skills subsystem for one workspace and home.
 #[derive(Clone, Debug)]
@@ -537,6 +537,27 @@ impl Skills {
         )
     }
 
+    /// Scans what `request` names (skill folders or catalog names; nothing: every skill of
+    /// the catalog, every scope) offline: one report per skill, in the order asked, each
+    /// with the rules the user accepted for its files as they are now and its verdict against
+    /// `request.fail_on` (else `[audit] fail_on`). A target that cannot be scanned is listed
+    /// in the summary's `skills_skipped`; a configuration file that cannot be honoured, or a
+    /// missing `[audit] rules` folder, is an error.
+    pub fn audit(
+        &self,
+        request: &skills_types::audit::Request,
+    ) -> Result<skills_types::audit::Reports, Error> {
+        audit_impl::audit(self.checked()?, request)
+    }
+
+    /// Accepts the findings of the skill `name` (or the folder it names) as its files are now:
+    /// every rule with a finding at or above the lowest `[audit]` threshold stops blocking
+    /// until a byte, a name or a file of the skill changes. Recorded in the home
+    /// (`<home>/<app_dir>/audit-accepted.json`), never in the workspace.
+    pub fn audit_accept(&self, name: &str) -> Result<skills_types::audit::Accepted, Error> {
+        audit_impl::accept(self.writable("accept audit findings")?, name)
+    }
+
     /// What is wrong with the configuration files this handle reads (the home `skills.toml`,
     /// and a trusted workspace's): the `invalid-config` diagnostics a listing carries, for a
     /// caller that uses the settings without listing (a value that means nothing, such as
@@ -962,5 +983,12 @@ impl SkillsService for Skills {
 
     fn execute_tool(&self, call: &ToolCall) -> Result<ToolExecution, Error> {
         Skills::execute_tool(self, call)
+    }
+
+    fn audit(
+        &self,
+        request: &skills_types::audit::Request,
+    ) -> Result<skills_types::audit::Reports, Error> {
+        Skills::audit(self, request)
     }
 }

@@ -34,6 +34,8 @@ pub use skills_types::{
 pub const ENABLED: bool = cfg!(feature = "skills");
 
 #[cfg(feature = "skills")]
+use skills_audit as audit_impl;
+#[cfg(feature = "skills")]
 use skills_bus as bus_impl;
 #[cfg(feature = "skills")]
 use skills_install as install_impl;
@@ -49,7 +51,8 @@ use skills_schemas as schemas_impl;
 use skills_stub::mcp as mcp_impl;
 #[cfg(not(feature = "skills"))]
 use skills_stub::{
-    bus as bus_impl, install as install_impl, ops, runtime as runtime_impl, schemas as schemas_impl,
+    audit as audit_impl, bus as bus_impl, install as install_impl, ops, runtime as runtime_impl,
+    schemas as schemas_impl,
 };
 
 pub mod load {
@@ -57,6 +60,36 @@ pub mod load {
     //! it can and records what it forgave as diagnostics (01 §Splitting, §Frontmatter fields).
 
     pub use crate::ops::load::{find_definition, load_document, parse_document};
+}
+
+pub mod audit {
+    //! What a skill would make an agent do, found before it is installed or run (issue 31):
+    //! offline, deterministic, with no model and no network. [`crate::Skills::audit`] scans
+    //! skill folders or catalog names (or the whole catalog) against the configuration's
+    //! `[audit]` thresholds and the user's acceptances; [`crate::Skills::audit_accept`]
+    //! accepts a skill's findings for its files as they are now. [`scan_dir`] and
+    //! [`scan_files`] scan one folder, or files held in memory, with no configuration.
+    //!
+    //! A [`Report`]'s JSON is the shape skillhub's scanner integration reads (`is_safe`,
+    //! `max_severity`, `findings_count`, `findings`). Without the `skills` feature every scan
+    //! is `Err(Error::Disabled)` (an empty report would claim a skill clean), and
+    //! [`scan_files`] answers a report that is not safe.
+    //!
+    //! ```no_run
+    //! use skills::audit::{Request, Severity};
+    //!
+    //! let skills = skills::Skills::new(skills::SkillsConfig::new(".", "/home/me"));
+    //! let reports = skills.audit(&Request::new().with_targets(vec!["pdf-tools".into()]))?;
+    //! for report in &reports.results {
+    //!     for finding in report.blocking(Severity::High) {
+    //!         eprintln!("{}: {} ({})", report.skill_name, finding.title, finding.rule_id);
+    //!     }
+    //! }
+    //! # Ok::<(), skills::Error>(())
+    //! ```
+
+    pub use crate::audit_impl::{Caps, Options, RULES_VERSION, scan_dir, scan_files};
+    pub use skills_types::audit::*;
 }
 
 pub mod bus {

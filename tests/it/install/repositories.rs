@@ -176,13 +176,14 @@ impl Repo {
 }
 
 /// Whether a skill folder lies where no source is searched (`.git`, `.github`,
-/// `node_modules`): the fixtures' own statement of the rule, kept apart from the code's.
+/// `node_modules`), `.github/skills` excepted (GitHub Copilot's place for a repository's
+/// skills): the fixtures' own statement of the rule, kept apart from the code's.
 fn excluded(folder: &str) -> bool {
-    folder.split('/').any(|part| {
-        matches!(
-            part,
-            ".git" | ".github" | "node_modules" | "target" | ".venv"
-        )
+    let parts: Vec<&str> = folder.split('/').collect();
+    parts.iter().enumerate().any(|(index, part)| match *part {
+        ".github" => parts.get(index + 1) != Some(&"skills"),
+        ".git" | "node_modules" | "target" | ".venv" => true,
+        _ => false,
     })
 }
 
@@ -480,6 +481,31 @@ fn vercel_agent_skills() -> Repo {
     repo
 }
 
+/// A repository keeping its skills where GitHub Copilot reads them, `.github/skills`, beside
+/// the rest of `.github` (workflows, templates, a SKILL.md-looking file that is no skill).
+fn copilot_layout() -> Repo {
+    let mut repo = Repo::new("example", "copilot-skills");
+    repo.file("README.md", "# Project\n")
+        .file(".github/workflows/ci.yml", "on: push\n")
+        .file(".github/CODEOWNERS", "* @example\n")
+        .skill(
+            ".github/workflows/not-a-skill",
+            "A workflow folder is never searched.",
+            &[],
+        )
+        .skill(
+            ".github/skills/review-pr",
+            "Run scripts/review.sh on the diff.",
+            &["scripts/review.sh"],
+        )
+        .skill(
+            ".github/skills/release-notes",
+            "Summarise the changes.",
+            &[],
+        );
+    repo
+}
+
 fn repositories() -> Vec<Repo> {
     vec![
         openai(),
@@ -488,6 +514,7 @@ fn repositories() -> Vec<Repo> {
         superpowers(),
         claude_code(),
         vercel_agent_skills(),
+        copilot_layout(),
     ]
 }
 

@@ -767,7 +767,7 @@ pub(crate) fn load_average() -> Option<String> {
 }
 
 /// The commit checked out, and whether tracked files differ from it.
-fn git(root: &Path) -> (Option<String>, Option<bool>) {
+pub(crate) fn git(root: &Path) -> (Option<String>, Option<bool>) {
     let run = |args: &[&str]| {
         Command::new("git")
             .current_dir(root)
@@ -784,7 +784,7 @@ fn git(root: &Path) -> (Option<String>, Option<bool>) {
 }
 
 /// Now, as `YYYY-MM-DDTHH:MM:SSZ`.
-fn utc_now() -> String {
+pub(crate) fn utc_now() -> String {
     let seconds = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |elapsed| elapsed.as_secs());

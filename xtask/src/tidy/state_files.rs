@@ -1,8 +1,8 @@
 //! Tidy's state-file rule: the program's own files (the caches, the search index, the trust
 //! record, the run logs, the registry's catalog, the remote copies, managed runtimes, a root's
-//! install record and lock, a skill's provenance: `skills_ops::state::KINDS`) are read and
-//! written through `skills_ops::state` alone, the one module that never follows a link, never
-//! blocks on a FIFO and never reads without a bound.
+//! install record and lock, a skill's provenance, the audit's acceptances:
+//! `skills_ops::state::KINDS`) are read and written through `skills_ops::state` alone, the one
+//! module that never follows a link, never blocks on a FIFO and never reads without a bound.
 //!
 //! A text search cannot tell which path a call opens, so the rule works by file: a source file
 //! that names a state file ([`STATE_NAMES`]: the constants and helpers that spell the names)
@@ -73,6 +73,8 @@ pub(super) const STATE_NAMES: &[&str] = &[
     "INTERPRETER_VERSIONS",
     "VERCEL_LOCK_FILE",
     "VERCEL_LOCK",
+    "ACCEPTED_FILE",
+    "AUDIT_ACCEPTED",
     // The names themselves, in case a file spells one again instead of using its constant.
     "\"stamps.json\"",
     "\"trusted-workspaces.json\"",
@@ -86,6 +88,7 @@ pub(super) const STATE_NAMES: &[&str] = &[
     "\"npm-cache\"",
     "\"setup.json\"",
     "\".setup.lock\"",
+    "\"audit-accepted.json\"",
 ];
 
 /// What opens, reads, writes, creates, renames or removes a file or folder: the standard

@@ -763,7 +763,12 @@ fn skills_below_hidden_folders_are_found_and_excluded_folders_skipped() {
     // OpenAI's catalog layout, with the folders no source is searched in beside it.
     let bytes = tar_gz(&[
         file("openai-skills-1a2b3c4/README.md", b"readme"),
+        // Copilot's place for a repository's skills is searched; the rest of `.github` not.
         file("openai-skills-1a2b3c4/.github/skills/ci/SKILL.md", SKILL),
+        file(
+            "openai-skills-1a2b3c4/.github/workflows/lint/SKILL.md",
+            SKILL,
+        ),
         file("openai-skills-1a2b3c4/.git/config", b"[core]"),
         file(
             "openai-skills-1a2b3c4/skills/.curated/fix-ci/SKILL.md",
@@ -824,12 +829,13 @@ fn skills_below_hidden_folders_are_found_and_excluded_folders_skipped() {
     assert_eq!(
         folders,
         [
+            ".github/skills/ci",
             "skills/.curated/fix-ci",
             "skills/.experimental/plan",
             "skills/.system/creator"
         ]
     );
-    let fix = &search.found[0];
+    let fix = &search.found[1];
     assert_eq!(fix.download.name.as_deref(), Some("fix-ci"));
     assert_eq!(
         fix.refusal, None,

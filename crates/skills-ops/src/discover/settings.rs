@@ -21,6 +21,7 @@
 
 use std::path::{Path, PathBuf};
 
+use skills_types::audit::{AuditConfig, Severity as AuditSeverity};
 use skills_types::config::{Permission, PermissionRule};
 use skills_types::install::{AgentTarget, RegistryKind};
 use skills_types::runtime::{ConfirmMode, NetworkMode, RuntimeConfig, SandboxMode, Strictness};
@@ -321,6 +322,7 @@ impl Layered {
             (Some("runtime"), key) => {
                 return runtime(key, value, workspace, file.home, &mut config.runtime);
             }
+            (Some("audit"), key) => return audit(key, value, workspace, file, &mut config.audit),
             _ => return Err(no_reader(row)),
         }
         Ok(Taken::All)
@@ -556,6 +558,74 @@ fn runtime(
         _ => return Err(format!("'runtime.{key}' has no reader; this is a bug")),
     };
     Ok(taken)
+}
+
+/// The `[audit]` key `key` onto `audit`. From the home file every valid value applies; from a
+/// workspace's, a threshold only when it is lower and rule folders only added (the table says
+/// `accepted` is the home's alone, so a workspace's never reaches here).
+fn audit(
+    key: &str,
+    value: &toml::Value,
+    workspace: bool,
+    file: &File<'_>,
+    audit: &mut AuditConfig,
+) -> Result<Taken, String> {
+    let taken = match key {
+        "fail_on" | "ask_on" | "refuse_on" => {
+            let severity = value
+                .as_str()
+                .and_then(|text| text.parse::<AuditSeverity>().ok())
+                .ok_or_else(|| {
+                    format!(
+                        "'audit.{key}' must be \"info\", \"low\", \"medium\", \"high\" or \"critical\""
+                    )
+                })?;
+            let field = match key {
+                "fail_on" => &mut audit.fail_on,
+                "ask_on" => &mut audit.ask_on,
+                _ => &mut audit.refuse_on,
+            };
+            // A lower threshold blocks more: it tightens.
+            if !workspace || severity <= *field {
+                *field = severity;
+                Taken::All
+            } else {
+                Taken::OnlyWhatTightens
+            }
+        }
+        "rules" => {
+            let folders = strings(value)
+                .filter(|folders| folders.iter().all(|folder| !folder.trim().is_empty()))
+                .ok_or("'audit.rules' must be a list of folders")?;
+            audit.rules.extend(
+                folders
+                    .iter()
+                    .map(|folder| resolve(folder, file.base, file.home)),
+            );
+            Taken::All
+        }
+        "accepted" => {
+            let rules = strings(value)
+                .filter(|rules| rules.iter().all(|rule| is_rule_id(rule)))
+                .ok_or(
+                    "'audit.accepted' must be a list of rule ids (such as \"HIDDEN_BIDI_CONTROL\")",
+                )?;
+            audit.accepted = rules;
+            Taken::All
+        }
+        _ => return Err(format!("'audit.{key}' has no reader; this is a bug")),
+    };
+    Ok(taken)
+}
+
+/// Whether `text` can be a rule's id: letters, digits, `_`, `-` and `.` (the built-in ids and
+/// the names of rule files).
+fn is_rule_id(text: &str) -> bool {
+    !text.is_empty()
+        && text.len() <= 128
+        && text
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
 }
 
 /// One folder of `[runtime] writable`: absolute, or `~/...` below the home; never `..` (a

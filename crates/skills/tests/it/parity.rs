@@ -89,6 +89,24 @@ const _: fn(&Skills, &ToolCall) -> Result<ToolExecution, Error> = Skills::execut
 type TestOutcomes = Result<Vec<TestOutcome>, Error>;
 const _: fn(&Skills, &TestRequest, Option<RunSink>) -> TestOutcomes = Skills::run_tests;
 
+// The audit (issue 31).
+const _: fn(&Skills, &skills::audit::Request) -> Result<skills::audit::Reports, Error> =
+    Skills::audit;
+const _: fn(&Skills, &str) -> Result<skills::audit::Accepted, Error> = Skills::audit_accept;
+const _: fn(&Path, &skills::audit::Options) -> Result<skills::audit::Report, Error> =
+    skills::audit::scan_dir;
+/// Files an install holds in memory, as `scan_files` takes them.
+type Staged = [(String, Vec<u8>)];
+const _: fn(&Path, &Staged, &skills::audit::Options) -> skills::audit::Report =
+    skills::audit::scan_files;
+const _: fn() -> skills::audit::Options = skills::audit::Options::new;
+const _: fn(skills::audit::Options, skills::audit::Severity) -> skills::audit::Options =
+    skills::audit::Options::with_fail_on;
+const _: fn(skills::audit::Options, Vec<String>) -> skills::audit::Options =
+    skills::audit::Options::with_neighbours;
+const _: fn() -> skills::audit::Caps = skills::audit::Caps::default;
+const _: &str = skills::audit::RULES_VERSION;
+
 /// `check_updates` and `update_installed` are `async` like `install`; pinned the same way.
 #[expect(
     dead_code,
@@ -244,6 +262,8 @@ const _: () = {
     assert_send_sync::<Subscription>();
     assert_send_sync::<TriggeredSkillSubscriber>();
     assert_send_sync::<Activations>();
+    assert_send_sync::<skills::audit::Options>();
+    assert_send_sync::<skills::audit::Reports>();
 };
 
 /// CI runs each direction with `SKILLS_EXPECT_ENABLED` set, so a feature-unification accident
@@ -405,6 +425,38 @@ fn the_handle_behaves_as_documented_on_each_side() {
         disabled(skills.trusted_workspaces().unwrap_err());
         disabled(skills.sync_agents_md(&SyncOptions::default()).unwrap_err());
         assert_eq!(skills::render::read_text(&[]), "");
+    }
+}
+
+#[test]
+fn the_audit_behaves_as_documented_on_each_side() {
+    let home = tempfile::tempdir().unwrap();
+    let workspace = tempfile::tempdir().unwrap();
+    let root = home.path().join(".openhuman/skills");
+    std::fs::create_dir_all(&root).unwrap();
+    let dir = write_skill(&root).parent().unwrap().to_path_buf();
+    let mut config = SkillsConfig::new(workspace.path(), home.path());
+    config.cache = false;
+    let skills = Skills::new(config);
+    let request = skills::audit::Request::new();
+    let options = skills::audit::Options::new();
+    let staged = vec![("SKILL.md".to_owned(), b"---\nname: a\n---\n".to_vec())];
+    let staged_report = skills::audit::scan_files(&dir, &staged, &options);
+    if skills::ENABLED {
+        let reports = skills.audit(&request).unwrap();
+        assert_eq!(reports.results.len(), 1);
+        assert!(reports.results[0].is_safe);
+        assert!(skills::audit::scan_dir(&dir, &options).unwrap().is_safe);
+        assert!(staged_report.is_safe);
+        assert!(!skills.audit_accept("pdf-tools").unwrap().recorded);
+    } else {
+        let disabled = |error: Error| assert_eq!(error.kind(), "disabled");
+        disabled(skills.audit(&request).unwrap_err());
+        disabled(skills.audit_accept("pdf-tools").unwrap_err());
+        disabled(skills::audit::scan_dir(&dir, &options).unwrap_err());
+        // Nothing was scanned, so nothing is claimed clean.
+        assert!(!staged_report.is_safe);
+        assert_eq!(staged_report.skipped.len(), 1);
     }
 }
 

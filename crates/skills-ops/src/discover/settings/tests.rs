@@ -203,6 +203,88 @@ fn the_setup_network_is_the_homes_alone() {
     refused(&alone, &file);
 }
 
+/// `[audit]`: the home sets every key; a workspace may lower a threshold and add rule folders,
+/// never raise a threshold or accept a rule; a value that means nothing refuses.
+#[test]
+fn audit_keys_come_from_the_home_and_a_workspace_may_only_tighten_them() {
+    use skills_types::audit::Severity;
+    let pair = Pair::new();
+    let (alone, _) = pair.both();
+    assert_eq!(alone.config.audit, AuditConfig::default());
+    pair.home_file(
+        "[audit]
+fail_on = 'medium'
+ask_on = 'HIGH'
+refuse_on = 'critical'
+rules = ['~/rules', 'team']
+accepted = ['HIDDEN_BIDI_CONTROL']
+",
+    );
+    let file = pair.workspace_file(
+        "[audit]
+fail_on = 'low'
+ask_on = 'critical'
+rules = ['vendor/rules']
+accepted = ['SCRIPT_REVERSE_SHELL']
+",
+    );
+    let (alone, both) = pair.both();
+    assert!(alone.diagnostics.is_empty(), "{:?}", alone.diagnostics);
+    let home = pair.home.path();
+    let audit = &alone.config.audit;
+    assert_eq!(
+        (audit.fail_on, audit.ask_on, audit.refuse_on),
+        (Severity::Medium, Severity::High, Severity::Critical)
+    );
+    assert_eq!(audit.rules, [home.join("rules"), home.join("team")]);
+    assert_eq!(audit.accepted, ["HIDDEN_BIDI_CONTROL"]);
+    let audit = &both.config.audit;
+    assert_eq!(audit.fail_on, Severity::Low, "lower: taken");
+    assert_eq!(audit.ask_on, Severity::High, "higher: ignored");
+    assert_eq!(
+        audit.rules,
+        [
+            home.join("rules"),
+            home.join("team"),
+            pair.workspace.path().join("vendor/rules")
+        ]
+    );
+    assert_eq!(audit.accepted, ["HIDDEN_BIDI_CONTROL"]);
+    let said = messages(&both);
+    assert_eq!(said.len(), 2, "{said:?}");
+    assert!(
+        said.iter()
+            .all(|message| message.contains(&file.display().to_string())),
+        "{said:?}"
+    );
+    assert!(
+        said[0].starts_with("[audit] ask_on") && said[0].contains("only tighten"),
+        "{said:?}"
+    );
+    assert!(
+        said[1].starts_with("[audit] accepted") && said[1].contains("read only from the home"),
+        "{said:?}"
+    );
+    for broken in [
+        "[audit]
+fail_on = 'severe'
+",
+        "[audit]
+rules = '/one/folder'
+",
+        "[audit]
+accepted = ['two words']
+",
+        "[audit]
+fail = 'high'
+",
+    ] {
+        let file = pair.home_file(broken);
+        let (alone, _) = pair.both();
+        refused(&alone, &file);
+    }
+}
+
 #[test]
 fn a_workspace_that_is_the_home_reads_the_file_once_as_the_home() {
     let home = tempfile::tempdir().unwrap();
@@ -670,6 +752,11 @@ fn samples(row: &Key) -> Vec<&'static str> {
             vec!["['/srv/out', '~/out']", "['~/out']", "['/etc']", "[]"]
         }
         (Some("runtime"), "setup_network") => vec!["'allow'", "'deny'"],
+        (Some("audit"), "fail_on" | "ask_on" | "refuse_on") => {
+            vec!["'info'", "'LOW'", "'medium'", "'high'", "'Critical'"]
+        }
+        (Some("audit"), "rules") => vec!["['/srv/rules']", "['team-rules', '~/rules']", "[]"],
+        (Some("audit"), "accepted") => vec!["['HIDDEN_BIDI_CONTROL']", "['a-rule.yar', 'B']", "[]"],
         other => panic!("no sample values for {other:?}: add them with the row"),
     }
 }
@@ -825,6 +912,15 @@ fn not_looser(row: &Key, alone: &Layered, both: &Layered) -> Result<(), String> 
         (Some("runtime"), "sandbox_helper") => ar.sandbox_helper == br.sandbox_helper,
         (Some("runtime"), "writable") => br.writable.iter().all(|dir| ar.writable.contains(dir)),
         (Some("runtime"), "setup_network") => ar.setup_network == br.setup_network,
+        (Some("audit"), "fail_on") => b.audit.fail_on <= a.audit.fail_on,
+        (Some("audit"), "ask_on") => b.audit.ask_on <= a.audit.ask_on,
+        (Some("audit"), "refuse_on") => b.audit.refuse_on <= a.audit.refuse_on,
+        (Some("audit"), "rules") => a
+            .audit
+            .rules
+            .iter()
+            .all(|folder| b.audit.rules.contains(folder)),
+        (Some("audit"), "accepted") => a.audit.accepted == b.audit.accepted,
         other => return Err(format!("no property for {other:?}: add one with the row")),
     };
     if holds {

@@ -1,0 +1,213 @@
+//! Acceptances (`skills audit --accept NAME`): the user read a skill's findings and let them
+//! stop blocking, for the skill's files as they are now.
+//!
+//! Each acceptance is bound to the skill's folder (resolved) and to the digest of its files,
+//! and lists the rule ids it accepts; a report of that folder with that digest lists them in
+//! [`Report::accepted`], and a changed byte, name or file is another digest, which nothing
+//! accepts. They live in the user's home (`<home>/<app_dir>/audit-accepted.json`, read and
+//! written through `skills_ops::state` alone), never in a workspace, so a repository cannot
+//! ship its own. A file that cannot be used accepts nothing (every finding blocks, said in a
+//! warning), and `--accept` refuses to write over it rather than lose what it holds.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use skills_ops::state::{self, AUDIT_ACCEPTED};
+use skills_types::audit::{ACCEPTED_FILE, Accepted, AuditConfig, Report, Severity};
+use skills_types::{Error, SkillsConfig};
+
+use crate::report::scan_dir;
+use crate::targets::{check_rule_folders, folder_of, options};
+
+/// The version of the file this build writes and reads.
+const VERSION: u32 = 1;
+
+/// The most acceptances kept: past it, the oldest go first (the file stays well under its
+/// kind's limit).
+const MAX_ENTRIES: usize = 10_000;
+
+/// The file as written.
+#[derive(Debug, Serialize, Deserialize)]
+struct Record {
+    version: u32,
+    skills: Vec<Entry>,
+}
+
+/// One skill's acceptance.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+struct Entry {
+    /// The skill folder, resolved.
+    #[serde(with = "skills_types::path_text")]
+    path: PathBuf,
+    /// Its name when accepted, for a person reading the file.
+    name: String,
+    /// The digest of its files when accepted.
+    digest: String,
+    /// The rules that scanned it then.
+    rules_version: String,
+    /// The rule ids accepted.
+    rules: Vec<String>,
+    /// When (RFC 3339).
+    at: String,
+}
+
+/// The user's acceptances, read once for every report of a scan.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Acceptances {
+    entries: Vec<Entry>,
+}
+
+impl Acceptances {
+    /// The acceptances of `config`'s home: none when there is no file, and none (with a
+    /// warning naming the file) when it cannot be used, so a broken file never accepts.
+    pub fn read(config: &SkillsConfig) -> Self {
+        match load(config) {
+            Ok(entries) => Self { entries },
+            Err(reason) => {
+                state::warn_unused(
+                    &AUDIT_ACCEPTED,
+                    &path(config),
+                    &format!(
+                        "{reason}; no finding counts as accepted until it is fixed or removed"
+                    ),
+                );
+                Self::default()
+            }
+        }
+    }
+
+    /// Fills `report.accepted` for the skill folder `key` (as [`key_of`] gives it): the rules
+    /// accepted for this folder at the report's digest, and those `settings` accepts for
+    /// every skill; then takes its verdict again against `fail_on`.
+    pub fn apply(
+        &self,
+        report: &mut Report,
+        key: &Path,
+        settings: &AuditConfig,
+        fail_on: Severity,
+    ) {
+        let bound = self
+            .entries
+            .iter()
+            .filter(|entry| entry.path == key && entry.digest == report.digest)
+            .flat_map(|entry| entry.rules.iter());
+        let everywhere = settings.accepted.iter();
+        let rules: Vec<String> = bound.chain(everywhere).cloned().collect();
+        report.set_accepted(rules.iter().map(String::as_str), fail_on);
+    }
+}
+
+/// Accepts the findings of the skill `target` names (a catalog name or a folder, as
+/// [`crate::audit`] reads targets) as its files are now: every rule with a finding at or
+/// above the lowest `[audit]` threshold. Nothing is written when there is none.
+pub fn accept(config: &SkillsConfig, target: &str) -> Result<Accepted, Error> {
+    let effective = skills_ops::discover::run_policy(config)?;
+    let settings = &effective.audit;
+    check_rule_folders(settings)?;
+    let catalog = skills_ops::discover::discover(config)?;
+    let folder = folder_of(&catalog, target)?;
+    let options = options(&catalog).with_fail_on(settings.fail_on);
+    let mut report = scan_dir(&folder.real, &options)?;
+    report.skill_path.clone_from(&folder.real);
+    let threshold = settings.lowest_threshold();
+    let mut rules: Vec<String> = report
+        .findings
+        .iter()
+        .filter(|finding| finding.severity >= threshold)
+        .map(|finding| finding.rule_id.clone())
+        .collect();
+    rules.sort_unstable();
+    rules.dedup();
+    let at = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
+    let accepted = Accepted::new(&report, rules, at);
+    if !accepted.recorded {
+        return Ok(accepted);
+    }
+    let file = path(config);
+    let mut entries = load(config).map_err(|reason| Error::StateFileInvalid {
+        path: file.clone(),
+        reason: format!("{reason}; fix or remove it to record acceptances"),
+    })?;
+    entries.retain(|entry| entry.path != report.skill_path);
+    entries.push(Entry {
+        path: report.skill_path.clone(),
+        name: report.skill_name.clone(),
+        digest: report.digest.clone(),
+        rules_version: report.rules_version.clone(),
+        rules: accepted.rules.clone(),
+        at: accepted.at.clone(),
+    });
+    if entries.len() > MAX_ENTRIES {
+        // RFC 3339 times in UTC sort as text.
+        entries.sort_by(|a, b| a.at.cmp(&b.at));
+        let excess = entries.len() - MAX_ENTRIES;
+        entries.drain(..excess);
+    }
+    store(config, &file, entries)?;
+    Ok(accepted)
+}
+
+/// Where the acceptances of `config` are.
+fn path(config: &SkillsConfig) -> PathBuf {
+    state::app_dir(config).join(ACCEPTED_FILE)
+}
+
+/// A skill folder as acceptances are keyed: resolved when it exists; else its parent resolved
+/// and its name (a folder an install is about to write).
+pub fn key_of(folder: &Path) -> PathBuf {
+    if let Ok(real) = std::fs::canonicalize(folder) {
+        return real;
+    }
+    match (folder.parent(), folder.file_name()) {
+        (Some(parent), Some(name)) => std::fs::canonicalize(parent)
+            .map(|parent| parent.join(name))
+            .unwrap_or_else(|_| absolute(folder)),
+        _ => absolute(folder),
+    }
+}
+
+fn absolute(path: &Path) -> PathBuf {
+    std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
+}
+
+/// The acceptances on file (none when there is no file), or why the file cannot be used.
+fn load(config: &SkillsConfig) -> Result<Vec<Entry>, String> {
+    let bytes = match state::Folder::open(&state::app_dir(config), &[]) {
+        Ok(Some(folder)) => folder
+            .read(&AUDIT_ACCEPTED, ACCEPTED_FILE)
+            .map_err(|refusal| refusal.to_string())?,
+        Ok(None) => None,
+        Err(refusal) => return Err(refusal.to_string()),
+    };
+    let Some(bytes) = bytes else {
+        return Ok(Vec::new());
+    };
+    let record: Record = serde_json::from_slice(&bytes)
+        .map_err(|error| format!("it is not a valid record of acceptances ({error})"))?;
+    if record.version != VERSION {
+        return Err(format!(
+            "it has version {}, and this build reads version {VERSION}",
+            record.version
+        ));
+    }
+    Ok(record.skills)
+}
+
+/// Replaces the file atomically, creating `<home>/<app_dir>` when needed.
+fn store(config: &SkillsConfig, file: &Path, skills: Vec<Entry>) -> Result<(), Error> {
+    let record = Record {
+        version: VERSION,
+        skills,
+    };
+    let mut bytes = serde_json::to_vec_pretty(&record).map_err(|error| {
+        Error::InvalidInput(format!("the acceptances cannot be encoded: {error}"))
+    })?;
+    bytes.push(b'\n');
+    state::Folder::create(&state::app_dir(config), &[])
+        .map_err(std::io::Error::from)
+        .and_then(|folder| folder.replace(&AUDIT_ACCEPTED, ACCEPTED_FILE, &bytes))
+        .map_err(|source| Error::io("write", file, source))
+}
+
+#[cfg(test)]
+mod tests;

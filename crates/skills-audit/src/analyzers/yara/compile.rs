@@ -1,0 +1,263 @@
+//! The compiled form of a set of rule files: every literal of every rule, and the atoms of
+//! every other pattern (`atoms.rs`), in one Aho-Corasick automaton; every other pattern a
+//! `regex` crate expression. One pass of the automaton over a file finds every literal and
+//! says which expressions can match there at all.
+//!
+//! Compiling is the expensive step and happens once per set of rule files (a command that
+//! scans 10,000 skills compiles its rules once); scanning a file is then one automaton pass
+//! and a pass of each expression whose atoms occur (`matcher.rs`).
+
+use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
+use regex::bytes::{Regex, RegexBuilder};
+
+use super::Error;
+use super::ast::{Expr, Meta, Pattern, RuleDecl};
+use super::atoms::atoms;
+use super::parse::parse;
+use super::translate;
+
+/// The most memory one compiled expression may take: a rule that asks for more (`(a{1000}
+/// ){1000}`) is refused when compiled rather than slowing every scan.
+const REGEX_BYTES: usize = 2 * 1024 * 1024;
+
+/// The lazy DFA's cache of one expression; past it the crate falls back to a slower engine
+/// that is still linear.
+const DFA_BYTES: usize = 2 * 1024 * 1024;
+
+/// Up to this many literals and atoms the automaton is a full DFA, the fastest to scan with
+/// (the crate's own choice stops at fewer patterns, which made the shipped rules' pass
+/// several times slower); past it the crate picks, so a large user rule set cannot make
+/// the DFA's memory explode.
+const DFA_PATTERNS: usize = 2_000;
+
+/// Rule files, compiled.
+#[derive(Debug)]
+pub(crate) struct Compiled {
+    pub(crate) rules: Vec<CompiledRule>,
+    pub(crate) strings: Vec<CompiledString>,
+    /// Every literal and every atom, compared without ASCII case (a case-sensitive literal
+    /// is compared again on a match); `entries[i]` says what its pattern `i` is.
+    pub(crate) automaton: Option<AhoCorasick>,
+    pub(crate) entries: Vec<Entry>,
+    /// Regular expressions and hex strings that are not plain bytes.
+    pub(crate) expressions: Vec<Regex>,
+    /// The expressions without atoms: they run on every file.
+    pub(crate) ungated: Vec<usize>,
+}
+
+/// One rule.
+#[derive(Debug)]
+pub(crate) struct CompiledRule {
+    pub(crate) name: String,
+    pub(crate) tags: Vec<String>,
+    pub(crate) meta: Vec<Meta>,
+    /// The rule file it came from, and the line of its `rule` keyword.
+    pub(crate) file: String,
+    pub(crate) line: usize,
+    /// Its strings are `strings[first_string..first_string + string_count]`; the condition's
+    /// string indices count from `first_string`.
+    pub(crate) first_string: usize,
+    pub(crate) string_count: usize,
+    pub(crate) condition: Expr,
+}
+
+/// One string of a rule.
+#[derive(Debug)]
+pub(crate) struct CompiledString {
+    /// Without `$`; empty when anonymous.
+    pub(crate) name: String,
+    pub(crate) private: bool,
+    pub(crate) fullword: bool,
+    /// Its index into [`Compiled::expressions`], when it is not a literal.
+    pub(crate) expression: Option<usize>,
+}
+
+/// What one pattern of the automaton is.
+#[derive(Debug)]
+pub(crate) enum Entry {
+    /// A literal of `string`, in the wide encoding or not; `bytes` when case matters.
+    Literal {
+        string: usize,
+        wide: bool,
+        exact: Option<Vec<u8>>,
+    },
+    /// An atom of `expressions[expression]`.
+    Atom { expression: usize },
+}
+
+/// Compiles rule files, `(name, text)` each; the name is what errors say.
+pub(crate) fn compile(sources: &[(&str, &str)]) -> Result<Compiled, Error> {
+    let mut rules = Vec::new();
+    let mut strings = Vec::new();
+    let mut literals: Vec<Vec<u8>> = Vec::new();
+    let mut entries = Vec::new();
+    let mut patterns = Vec::new();
+    let mut expression_strings = Vec::new();
+    for (file, text) in sources {
+        for rule in parse(file, text)? {
+            if let Some(first) = rules
+                .iter()
+                .find(|other: &&CompiledRule| other.name == rule.name)
+            {
+                return Err(Error {
+                    file: (*file).to_owned(),
+                    line: rule.line,
+                    message: format!(
+                        "the rule `{}` is already defined in {} at line {}",
+                        rule.name, first.file, first.line
+                    ),
+                });
+            }
+            let RuleDecl {
+                name,
+                line,
+                tags,
+                meta,
+                strings: declared,
+                condition,
+            } = rule;
+            let first_string = strings.len();
+            for string in &declared {
+                let index = strings.len();
+                let modifiers = string.modifiers;
+                match &string.pattern {
+                    Pattern::Text(bytes) => {
+                        let mut add = |variant: Vec<u8>, wide: bool| {
+                            entries.push(Entry::Literal {
+                                string: index,
+                                wide,
+                                exact: (!modifiers.nocase).then(|| variant.clone()),
+                            });
+                            literals.push(variant);
+                        };
+                        if modifiers.ascii || !modifiers.wide {
+                            add(bytes.clone(), false);
+                        }
+                        if modifiers.wide {
+                            add(bytes.iter().flat_map(|&byte| [byte, 0]).collect(), true);
+                        }
+                    }
+                    Pattern::Hex(tokens) => match translate::hex_literal(tokens) {
+                        Some(bytes) => {
+                            entries.push(Entry::Literal {
+                                string: index,
+                                wide: false,
+                                exact: Some(bytes.clone()),
+                            });
+                            literals.push(bytes);
+                        }
+                        None => {
+                            patterns.push(translate::hex(tokens));
+                            expression_strings.push(index);
+                        }
+                    },
+                    Pattern::Regex {
+                        source,
+                        nocase,
+                        dotall,
+                    } => {
+                        let pattern =
+                            translate::regex(source, *nocase || modifiers.nocase, *dotall)
+                                .map_err(|why| Error {
+                                    file: (*file).to_owned(),
+                                    line: string.line,
+                                    message: format!(
+                                        "the regular expression `${}`: {why}",
+                                        string.name
+                                    ),
+                                })?;
+                        patterns.push(pattern);
+                        expression_strings.push(index);
+                    }
+                }
+                strings.push(CompiledString {
+                    name: string.name.clone(),
+                    private: modifiers.private,
+                    fullword: modifiers.fullword,
+                    expression: None,
+                });
+            }
+            rules.push(CompiledRule {
+                name,
+                tags,
+                meta,
+                file: (*file).to_owned(),
+                line,
+                first_string,
+                string_count: declared.len(),
+                condition,
+            });
+        }
+    }
+    let mut expressions = Vec::new();
+    let mut ungated = Vec::new();
+    for (pattern, &string) in patterns.iter().zip(&expression_strings) {
+        let regex = RegexBuilder::new(pattern)
+            .size_limit(REGEX_BYTES)
+            .dfa_size_limit(DFA_BYTES)
+            .build()
+            .map_err(|error| {
+                let rule = rules.iter().find(|rule| {
+                    (rule.first_string..rule.first_string + rule.string_count).contains(&string)
+                });
+                Error {
+                    file: rule.map(|rule| rule.file.clone()).unwrap_or_default(),
+                    line: rule.map_or(0, |rule| rule.line),
+                    message: format!(
+                        "the pattern `${}` cannot be compiled: {}",
+                        strings[string].name,
+                        first_line(&error.to_string())
+                    ),
+                }
+            })?;
+        let expression = expressions.len();
+        match atoms(pattern) {
+            Some(atoms) => {
+                for atom in atoms {
+                    entries.push(Entry::Atom { expression });
+                    literals.push(atom);
+                }
+            }
+            None => ungated.push(expression),
+        }
+        strings[string].expression = Some(expression);
+        expressions.push(regex);
+    }
+    Ok(Compiled {
+        rules,
+        strings,
+        automaton: automaton(&literals)?,
+        entries,
+        expressions,
+        ungated,
+    })
+}
+
+/// An automaton reporting every occurrence of every literal and atom, overlapping ones
+/// included (YARA counts each), without ASCII case; none when there is nothing to find.
+fn automaton(literals: &[Vec<u8>]) -> Result<Option<AhoCorasick>, Error> {
+    if literals.is_empty() {
+        return Ok(None);
+    }
+    AhoCorasick::builder()
+        .match_kind(MatchKind::Standard)
+        .ascii_case_insensitive(true)
+        .kind((literals.len() <= DFA_PATTERNS).then_some(AhoCorasickKind::DFA))
+        .build(literals)
+        .map(Some)
+        .map_err(|error| Error {
+            file: String::new(),
+            line: 0,
+            message: format!("the rules' literals cannot be compiled together: {error}"),
+        })
+}
+
+/// The first line of the `regex` crate's error (the rest draws a caret under the pattern,
+/// which is our translation, not what the user wrote).
+fn first_line(text: &str) -> &str {
+    text.lines()
+        .map(str::trim)
+        .rfind(|line| line.starts_with("error:"))
+        .or_else(|| text.lines().next())
+        .unwrap_or(text)
+}

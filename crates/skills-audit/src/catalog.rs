@@ -1,0 +1,62 @@
+//! `skills audit [PATH | NAME ...]` over a configuration: the folders a request names
+//! (`targets.rs`) scanned in parallel, and each report read against the user's acceptances.
+//!
+//! A request's targets are folders or catalog names
+//! ([`Target::of`](skills_types::audit::Target::of) reads the text alone);
+//! none is every skill of the catalog, every scope. The catalog is discovered once, for the
+//! names and for the neighbours a name may imitate. A target that cannot be scanned (a
+//! missing folder, a folder without `SKILL.md`, a name the catalog does not know) is listed in
+//! the summary's `skills_skipped` with why, and the others are still scanned: the command line
+//! exits 2 for it.
+//!
+//! The configuration is read as a run reads it (`run_policy`): a `skills.toml` that exists
+//! but cannot be honoured is an error, never a scan at default thresholds, since its
+//! `[audit]` table may have lowered them or named the user's own rules.
+
+use rayon::prelude::*;
+use skills_types::audit::{Report, Reports, Request, Skipped};
+use skills_types::{Error, SkillsConfig};
+
+use crate::accept::Acceptances;
+use crate::report::scan_dir;
+use crate::targets::{check_rule_folders, folders, options};
+
+/// Scans what `request` names under `config`: one report per skill folder, in the order asked
+/// (the catalog's order when nothing is), each with the acceptances of its digest, and the
+/// targets that could not be scanned.
+pub fn audit(config: &SkillsConfig, request: &Request) -> Result<Reports, Error> {
+    let effective = skills_ops::discover::run_policy(config)?;
+    let settings = &effective.audit;
+    check_rule_folders(settings)?;
+    let fail_on = request.fail_on.unwrap_or(settings.fail_on);
+    let catalog = skills_ops::discover::discover(config)?;
+    let (folders, skipped) = folders(&catalog, &request.targets);
+    let options = options(&catalog).with_fail_on(fail_on);
+    let acceptances = Acceptances::read(config);
+    let scanned: Vec<Result<Report, Skipped>> = folders
+        .par_iter()
+        .map(|(target, folder)| {
+            let mut report = scan_dir(&folder.real, &options).map_err(|error| Skipped {
+                file: target.clone(),
+                reason: error.to_string(),
+            })?;
+            report.skill_path.clone_from(&folder.shown);
+            acceptances.apply(&mut report, &folder.real, settings, fail_on);
+            Ok(report)
+        })
+        .collect();
+    let mut results = Vec::new();
+    let mut skills_skipped = skipped;
+    for scanned in scanned {
+        match scanned {
+            Ok(report) => results.push(report),
+            Err(skipped) => skills_skipped.push(skipped),
+        }
+    }
+    let mut reports = Reports::new(results, skills_skipped);
+    reports.summary.fail_on = Some(fail_on);
+    Ok(reports)
+}
+
+#[cfg(test)]
+mod tests;
