@@ -300,3 +300,46 @@ fn a_home_audit_table_that_cannot_be_read_fails_closed() {
     assert_eq!(run.code, Some(2), "{run:?}");
     assert!(run.stderr.contains("team-rules"), "{run:?}");
 }
+
+/// The user's own YARA rules, from an `[audit] rules` folder in the home: a match is a
+/// finding under the rule's name; a rule file that does not compile stops the scan (exit 2)
+/// rather than let it say "clean" without the user's rules.
+#[test]
+fn the_users_rule_folder_is_applied_and_a_broken_rule_fails_the_scan() {
+    let tree = Tree::new();
+    skill(
+        &tree,
+        "invoices",
+        "Send each invoice to the ACME-LEDGER-7 queue.",
+    );
+    let rules = tree.home.join("team-rules");
+    tree.write(
+        &rules.join("ledger.yar"),
+        "rule team_ledger_queue {\n  meta:\n    severity = \"high\"\n    category = \"data_exfiltration\"\n    title = \"Our ledger queue named in a skill\"\n  strings:\n    $a = \"ACME-LEDGER-7\"\n  condition:\n    $a\n}\n",
+    );
+    tree.user_config(&format!(
+        "[audit]\nrules = [{:?}]\n",
+        rules.display().to_string()
+    ));
+    let run = tree.run(&["--json", "audit", "invoices"]);
+    assert_eq!(run.code, Some(1), "{run:?}");
+    let report = json(&run);
+    assert!(
+        rule_ids(&report)
+            .iter()
+            .any(|id| id.contains("team_ledger_queue")),
+        "{report}"
+    );
+    assert!(
+        report["rules_version"].as_str().unwrap().contains("+user."),
+        "{report}"
+    );
+
+    tree.write(
+        &rules.join("broken.yar"),
+        "rule broken { condition: $missing }\n",
+    );
+    let run = tree.run(&["audit", "invoices"]);
+    assert_eq!(run.code, Some(2), "{run:?}");
+    assert!(run.stderr.contains("broken.yar"), "{run:?}");
+}

@@ -17,7 +17,7 @@ use skills_types::audit::{ACCEPTED_FILE, Accepted, AuditConfig, Report, Severity
 use skills_types::{Error, SkillsConfig};
 
 use crate::report::scan_dir;
-use crate::targets::{check_rule_folders, folder_of, options};
+use crate::targets::{folder_of, options};
 
 /// The version of the file this build writes and reads.
 const VERSION: u32 = 1;
@@ -103,10 +103,9 @@ impl Acceptances {
 pub fn accept(config: &SkillsConfig, target: &str) -> Result<Accepted, Error> {
     let effective = skills_ops::discover::run_policy(config)?;
     let settings = &effective.audit;
-    check_rule_folders(settings)?;
     let catalog = skills_ops::discover::discover(config)?;
     let folder = folder_of(&catalog, target)?;
-    let options = options(&catalog).with_fail_on(settings.fail_on);
+    let options = options(&catalog, settings)?.with_fail_on(settings.fail_on);
     let mut report = scan_dir(&folder.real, &options)?;
     report.skill_path.clone_from(&folder.real);
     let threshold = settings.lowest_threshold();

@@ -19,7 +19,7 @@ use skills_types::{Error, SkillsConfig};
 
 use crate::accept::Acceptances;
 use crate::report::scan_dir;
-use crate::targets::{check_rule_folders, folders, options};
+use crate::targets::{folders, options};
 
 /// Scans what `request` names under `config`: one report per skill folder, in the order asked
 /// (the catalog's order when nothing is), each with the acceptances of its digest, and the
@@ -27,11 +27,10 @@ use crate::targets::{check_rule_folders, folders, options};
 pub fn audit(config: &SkillsConfig, request: &Request) -> Result<Reports, Error> {
     let effective = skills_ops::discover::run_policy(config)?;
     let settings = &effective.audit;
-    check_rule_folders(settings)?;
     let fail_on = request.fail_on.unwrap_or(settings.fail_on);
     let catalog = skills_ops::discover::discover(config)?;
     let (folders, skipped) = folders(&catalog, &request.targets);
-    let options = options(&catalog).with_fail_on(fail_on);
+    let options = options(&catalog, settings)?.with_fail_on(fail_on);
     let acceptances = Acceptances::read(config);
     let scanned: Vec<Result<Report, Skipped>> = folders
         .par_iter()

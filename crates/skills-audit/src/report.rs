@@ -16,16 +16,22 @@ use crate::findings::Collector;
 /// The version of the built-in rules. A report records it, and an install records the
 /// report's: when it changes, `skills check` scans again. Bump it with any change to a rule
 /// (the rules' fingerprint test fails until it is bumped).
-pub const RULES_VERSION: &str = "2026.12.0";
+pub const RULES_VERSION: &str = "2026.12.1";
 
 /// Every [`RULES_VERSION`] with the fingerprint of the built-in rules it names, oldest
 /// first: a test recomputes the fingerprint, so changing a rule (an id, a severity, a
 /// category, a shipped YARA file) without a new version and a new line here fails.
 #[cfg(test)]
-const RULES_FINGERPRINTS: &[(&str, &str)] = &[(
-    "2026.12.0",
-    "662dd4852394f4a678304b1e5e95a78339fdc4d4f1c2c37a3da7303550f61f04",
-)];
+const RULES_FINGERPRINTS: &[(&str, &str)] = &[
+    (
+        "2026.12.0",
+        "662dd4852394f4a678304b1e5e95a78339fdc4d4f1c2c37a3da7303550f61f04",
+    ),
+    (
+        "2026.12.1",
+        "ed25552323f09f98773b8c4367acd57c40369277a11efba6747257c13d229d23",
+    ),
+];
 
 /// How a scan runs.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -19,19 +19,20 @@ pub(crate) struct Folder {
 
 /// The options every scan of one request shares. The neighbours are every name of the
 /// catalog, shared rather than narrowed per skill (a skill's own name among them is no
-/// imitation).
-///
-/// The `[audit] rules` folders join these options once the rule engine takes folders
-/// (`analyzers/rules.rs`); until then [`check_rule_folders`] makes sure each exists, so no
-/// scan runs while a folder of the user's rules is missing.
-pub(crate) fn options(catalog: &Catalog) -> Options {
-    Options::new().with_neighbours(
-        catalog
-            .skills
-            .iter()
-            .map(|skill| skill.name.clone())
-            .collect(),
-    )
+/// imitation). The `[audit] rules` folders are compiled once here: a folder that is missing
+/// or a rule file that does not compile fails the request, since a scan without the user's
+/// rules would say "clean" where their rules would not.
+pub(crate) fn options(catalog: &Catalog, settings: &AuditConfig) -> Result<Options, Error> {
+    check_rule_folders(settings)?;
+    Options::new()
+        .with_neighbours(
+            catalog
+                .skills
+                .iter()
+                .map(|skill| skill.name.clone())
+                .collect(),
+        )
+        .with_rule_dirs(&settings.rules)
 }
 
 /// Every `[audit] rules` folder must be a folder: a scan without the user's rules would say

@@ -65,6 +65,17 @@ impl Options {
         self.neighbours = neighbours;
         self
     }
+
+    /// Disabled: the user's rule folders cannot be compiled without the subsystem, so this is
+    /// always `Err(Error::Disabled)` (a scan without them must not look like one with them).
+    pub fn with_rule_dirs<P: AsRef<Path>>(self, _dirs: &[P]) -> Result<Self, Error> {
+        Err(Error::Disabled)
+    }
+
+    /// The version of the built-in rules this build has: none.
+    pub fn rules_version(&self) -> String {
+        RULES_VERSION.to_owned()
+    }
 }
 
 impl Default for Options {

@@ -1,7 +1,7 @@
 //! A subset of YARA, matched in linear time: the format security teams already write
 //! rules in, so the rules shipped with the project and a team's own are files that `yara`
 //! and YARA-X (`yr`) run unchanged. Why a subset of our own and not the YARA-X crate is
-//! measured in `docs/audit-rules-engine.md`.
+//! measured in `docs/audit.md` (Rules in YARA).
 //!
 //! The subset (anything else is a compile error naming the file, line and construct):
 //!
