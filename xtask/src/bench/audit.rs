@@ -696,8 +696,9 @@ impl<'a> Context<'a> {
                 .collect();
             let result = timed(&mut self.ours.command(&targets))?;
             run.batches.push((batch.len(), result.elapsed));
+            // 2 when a folder could not be scanned; the others are still reported.
             let read = match result.code {
-                Some(0 | 1) => scanners::read_batch(&result.stdout),
+                Some(0..=2) => scanners::read_batch(&result.stdout),
                 other => Err(format!("exit status {other:?}")),
             };
             let reports = match read {
@@ -1004,9 +1005,11 @@ fn labelled_rows(set: &labelled::Set, outcomes: &[Option<Outcome>]) -> Vec<Surfa
 
 /// Recall per attack type: (type, flagged, malicious).
 fn attack_recall(set: &labelled::Set, outcomes: &[Option<Outcome>]) -> Vec<(String, usize, usize)> {
+    // The manifest writes `benign` where a benign specimen's attack would be.
     let mut types: Vec<String> = set
         .specimens
         .iter()
+        .filter(|specimen| specimen.malicious)
         .filter_map(|specimen| specimen.attack.clone())
         .collect();
     types.sort_by_key(|kind| {
@@ -1419,18 +1422,18 @@ impl Run {
         );
         let _ = writeln!(
             out,
-            "| {:<width$} | {:>14} | {:>15} | {:>12} | {:>13} | {:>9} | {:>15} |",
+            "| {:<width$} | {:>17} | {:>17} | {:>12} | {:>13} | {:>9} | {:>13} |",
             "scanner",
             "corpus (n)",
             "specimens (n)",
             "sample",
             "batch / skill",
             "--version",
-            "sample × ours"
+            "sample / ours"
         );
         let _ = writeln!(
             out,
-            "|:{:-<w$}|{:->15}:|{:->16}:|{:->13}:|{:->14}:|{:->10}:|{:->16}:|",
+            "|:{:-<w$}|{:->18}:|{:->18}:|{:->13}:|{:->14}:|{:->10}:|{:->14}:|",
             "",
             "",
             "",
@@ -1465,7 +1468,7 @@ impl Run {
             };
             let _ = writeln!(
                 out,
-                "| {:<width$} | {:>14} | {:>15} | {:>12} | {:>13} | {:>9} | {:>15} |",
+                "| {:<width$} | {:>17} | {:>17} | {:>12} | {:>13} | {:>9} | {:>13} |",
                 run.scanner.label(),
                 times(&corpus_times),
                 times(&set_times),
@@ -1806,7 +1809,7 @@ mod tests {
             dir: PathBuf::from("/b"),
             specimens: vec![
                 specimen("c1", "claude", true, Some("A1")),
-                specimen("c2", "claude", false, None),
+                specimen("c2", "claude", false, Some("benign")),
                 specimen("m1", "mcp", true, Some("A1")),
                 specimen("m2", "mcp", false, None),
                 specimen("o1", "openclaw", true, Some("A10")),

@@ -247,11 +247,16 @@ fn parse(stdout: &[u8]) -> Result<Value, String> {
     serde_json::from_slice(stdout).map_err(|error| format!("its output is not JSON ({error})"))
 }
 
-/// The last line a tool wrote to standard error, or `fallback`.
+/// What a tool said went wrong: its first `error` line on standard error, else its last
+/// line (a hint often follows the error), after `fallback`.
 fn said(stderr: &[u8], fallback: &str) -> String {
     let text = String::from_utf8_lossy(stderr);
+    let error = text.lines().map(str::trim).find(|line| {
+        line.get(..5)
+            .is_some_and(|head| head.eq_ignore_ascii_case("error"))
+    });
     let last = text.lines().map(str::trim).rfind(|line| !line.is_empty());
-    match last {
+    match error.or(last) {
         Some(line) => {
             let short: String = line.chars().take(200).collect();
             format!("{fallback}: {short}")
@@ -441,7 +446,11 @@ mod tests {
         let (outcome, agrees) = read_ours(Some(0), clean.as_bytes(), b"");
         assert!(agrees && !outcome.flagged());
         assert_eq!(outcome.worst(), Some(Severity::Safe));
-        let (outcome, agrees) = read_ours(Some(2), b"", b"error: no SKILL.md in /s\n\n");
+        let (outcome, agrees) = read_ours(
+            Some(2),
+            b"",
+            b"error: no SKILL.md in /s\nhint: name a skill folder\n\n",
+        );
         assert!(agrees);
         assert_eq!(
             outcome,
