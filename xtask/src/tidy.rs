@@ -10,6 +10,7 @@
 
 mod import_circles;
 mod state_files;
+mod true_docs;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -213,9 +214,12 @@ enum Rule {
     StateFiles,
     /// No files of a crate import each other in a loop ([`import_circles`]).
     ImportCircles,
+    /// Markdown says what is true: no README defers to a stage, no table is cut by a blank
+    /// line ([`true_docs`]).
+    TrueDocs,
 }
 
-const RULES: [Rule; 8] = [
+const RULES: [Rule; 9] = [
     Rule::DocComment,
     Rule::FeatureDocs,
     Rule::Leftovers,
@@ -224,6 +228,7 @@ const RULES: [Rule; 8] = [
     Rule::StandAlone,
     Rule::StateFiles,
     Rule::ImportCircles,
+    Rule::TrueDocs,
 ];
 
 /// Runs every rule over the repository and prints the findings.
@@ -318,6 +323,7 @@ fn apply(root: &Path, file: &Path, rule: Rule) -> Vec<Problem> {
             name.ends_with(".rs")
         }
         Rule::FeatureDocs => name == "Cargo.toml",
+        Rule::TrueDocs => name.ends_with(".md"),
         Rule::StandAlone => [".md", ".rs", ".toml"]
             .iter()
             .any(|suffix| name.ends_with(suffix)),
@@ -334,8 +340,8 @@ fn apply(root: &Path, file: &Path, rule: Rule) -> Vec<Problem> {
     };
     let text = match String::from_utf8(bytes) {
         Ok(text) => text,
-        // A test fixture that is not UTF-8 on purpose can still point outside.
-        Err(error) if rule == Rule::StandAlone => {
+        // A test fixture that is not UTF-8 on purpose can still point outside, or cut a table.
+        Err(error) if matches!(rule, Rule::StandAlone | Rule::TrueDocs) => {
             String::from_utf8_lossy(error.as_bytes()).into_owned()
         }
         Err(error) => {
@@ -350,6 +356,7 @@ fn apply(root: &Path, file: &Path, rule: Rule) -> Vec<Problem> {
         Rule::Boundaries => crossed_boundaries(file, &text),
         Rule::StandAlone => outside_references(root, file, &text),
         Rule::StateFiles => state_files::check(file, &text),
+        Rule::TrueDocs => true_docs::check(file, &text),
         Rule::PendingSnapshots | Rule::ImportCircles => Vec::new(),
     }
 }
@@ -651,6 +658,11 @@ mod tests {
     #[test]
     fn no_import_circles() {
         assert_tidy(Rule::ImportCircles);
+    }
+
+    #[test]
+    fn docs_say_what_is_true() {
+        assert_tidy(Rule::TrueDocs);
     }
 
     // The rules on small inputs, so a rule that silently stops matching is noticed.
