@@ -37,6 +37,7 @@ mod runtimes;
 mod sandbox;
 mod selftest;
 mod setup;
+mod spawn;
 mod task;
 #[cfg(test)]
 mod tests;

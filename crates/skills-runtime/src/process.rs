@@ -14,8 +14,8 @@
 //! killed with the group; one that left the group cannot keep the run alive either: once the
 //! group is killed and the pipes stay open past a short grace, the readers are abandoned.
 
-use std::os::unix::process::{CommandExt as _, ExitStatusExt as _};
-use std::process::{Child, Command, ExitStatus, Stdio};
+use std::os::unix::process::ExitStatusExt as _;
+use std::process::{Child, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -205,22 +205,18 @@ pub(crate) fn execute(
             }
         },
     };
-    let mut command = Command::new(&program);
+    let env = prepared.env.iter().map(|(name, value)| (name, value));
+    let mut command = crate::spawn::command(&program, env);
     command
         .args(&argv)
         .current_dir(&prepared.cwd)
-        .env_clear()
-        .envs(prepared.env.iter().map(|(name, value)| (name, value)))
         .env("TMPDIR", temp.path())
         .env("SKILL_RUN_ID", run_id)
-        .stdin(if prepared.stdin.is_some() {
-            Stdio::piped()
-        } else {
-            Stdio::null()
-        })
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0);
+        .stderr(Stdio::piped());
+    if prepared.stdin.is_some() {
+        command.stdin(Stdio::piped());
+    }
     let mut child = match command.spawn() {
         Ok(child) => child,
         Err(error) => {

@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -337,12 +337,9 @@ fn version_of(config: &RuntimeConfig, path: &Path, app: Option<&Path>) -> Result
 
 /// What `path --version` prints, as a bare version (`22.11.0`), within the deadline.
 fn ask_version(config: &RuntimeConfig, path: &Path) -> Result<String, String> {
-    let mut command = Command::new(path);
+    let mut command = crate::spawn::command(path, crate::inherited_env::allowlisted_env(config));
     command
         .arg("--version")
-        .env_clear()
-        .envs(crate::inherited_env::allowlisted_env(config))
-        .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::null());
     let mut child = command
