@@ -139,6 +139,8 @@ pub(crate) struct Args {
     audit: bool,
     audit_set: Option<PathBuf>,
     audit_corpus: Option<PathBuf>,
+    /// A folder of real public skills for the real relevance set (`--relevance-skills DIR`).
+    relevance_skills: Option<PathBuf>,
 }
 
 impl Args {
@@ -157,6 +159,7 @@ impl Args {
         let mut audit_only = false;
         let mut audit_set = None;
         let mut audit_corpus = None;
+        let mut relevance_skills = None;
         let mut runs = DEFAULT_RUNS;
         let mut args = args.iter();
         while let Some(arg) = args.next() {
@@ -180,6 +183,15 @@ impl Args {
                 "--relevance-only" => relevance_only = true,
                 "--no-audit" => audit = false,
                 "--audit-only" => audit_only = true,
+                "--relevance-skills" => {
+                    let dir = args
+                        .next()
+                        .filter(|dir| !dir.starts_with("--"))
+                        .ok_or("`--relevance-skills` needs a folder")?;
+                    if relevance_skills.replace(PathBuf::from(dir)).is_some() {
+                        return Err("`--relevance-skills` is given once".to_owned());
+                    }
+                }
                 "--audit-set" | "--audit-corpus" => {
                     let dir = args
                         .next()
@@ -268,6 +280,7 @@ impl Args {
             audit,
             audit_set,
             audit_corpus,
+            relevance_skills,
         })
     }
 }
@@ -442,7 +455,7 @@ pub(crate) fn run(root: &Path, args: &Args) -> Result<(), Failure> {
             run_runtime(root, &skills)?;
         }
         if args.relevance {
-            run_relevance(root, &skills, args.runs)?;
+            run_relevance(root, &skills, args.runs, args.relevance_skills.as_deref())?;
         }
         return run_audit(root, &skills, args);
     }
@@ -539,7 +552,12 @@ pub(crate) fn run(root: &Path, args: &Args) -> Result<(), Failure> {
     if args.runtime {
         run_runtime(root, &tools.skills)?;
     }
-    run_relevance(root, &tools.skills, args.runs)?;
+    run_relevance(
+        root,
+        &tools.skills,
+        args.runs,
+        args.relevance_skills.as_deref(),
+    )?;
     run_audit(root, &tools.skills, args)
 }
 
@@ -564,7 +582,12 @@ fn run_audit(root: &Path, skills: &Path, args: &Args) -> Result<(), Failure> {
 /// The relevance rows ([`relevance`]): the example skills through `skills` (the release
 /// binary), the synthetic tree through the `search` bench of skills-ops (built here), each
 /// query timed `runs` times; printed and written to [`RELEVANCE_REPORT_PATH`].
-fn run_relevance(root: &Path, skills: &Path, runs: usize) -> Result<(), Failure> {
+fn run_relevance(
+    root: &Path,
+    skills: &Path,
+    runs: usize,
+    real_skills: Option<&Path>,
+) -> Result<(), Failure> {
     let bench = build_search_bench(root)?;
     let examples = {
         let scratch = scratch("set TMPDIR to a writable directory")?;
@@ -578,10 +601,15 @@ fn run_relevance(root: &Path, skills: &Path, runs: usize) -> Result<(), Failure>
         let scratch = scratch("set TMPDIR to a writable directory with 100 MiB free")?;
         relevance::measure_synthetic(root, &scratch.0, &bench, runs)?
     };
+    let real = {
+        let scratch = scratch("set TMPDIR to a writable directory with 200 MiB free")?;
+        relevance::measure_real(root, &scratch.0, &bench, real_skills, runs)?
+    };
     let report = relevance::Report {
         examples,
         among,
         synthetic,
+        real,
     };
     write_report(root, RELEVANCE_REPORT_PATH, &report.table(), &report.json())?;
     run_live(root, runs)
@@ -1777,6 +1805,7 @@ mod tests {
                 audit: true,
                 audit_set: None,
                 audit_corpus: None,
+                relevance_skills: None,
             })
         );
         assert_eq!(parse(&["--quick"]).map(|args| args.sizes), Ok(vec![1_000]));
@@ -1794,6 +1823,7 @@ mod tests {
                 audit: true,
                 audit_set: None,
                 audit_corpus: None,
+                relevance_skills: None,
             })
         );
         assert_eq!(

@@ -28,7 +28,8 @@ Commands:
   fuzz --seconds N [--target NAME]   run each cargo-fuzz target (or NAME) for N seconds (nightly)
   bench [--quick] [--skills N]... [--shape S]... [--runs N] [--no-peers] [--no-catalog]
         [--catalog-only] [--no-runtime] [--runtime-only] [--relevance-only]
-        [--no-audit] [--audit-only] [--audit-set DIR] [--audit-corpus DIR]
+        [--relevance-skills DIR] [--no-audit] [--audit-only] [--audit-set DIR]
+        [--audit-corpus DIR]
                                      time discovery against a floor on synthetic trees of 1,000
                                      and 10,000 skills, realistic and classic shapes, beside the
                                      Node peers (--quick: 1,000 only; --skills N: other sizes;
@@ -43,8 +44,10 @@ Commands:
                                      target/bench/runtime.json (--no-runtime, --runtime-only);
                                      then the relevance rows (recall@1 and recall@5 of ranked
                                      search over the example skills and a synthetic 10,000-skill
-                                     tree, and the query's latency in process), written to
-                                     target/bench/relevance.json (--relevance-only: only them);
+                                     tree, and the query's latency in process; real public
+                                     skills from --relevance-skills DIR, alone and among 10,000),
+                                     written to target/bench/relevance.json (--relevance-only:
+                                     only them);
                                      then the audit rows (skills audit beside Cisco's
                                      skill-scanner and skillfortify from PyPI, offline:
                                      precision/recall/F1 on SkillFortifyBench, --audit-set DIR;

@@ -1,5 +1,6 @@
 //! Ranked search (08 §Relevance): a BM25 index (tantivy, chosen by measuring: docs/search.md)
-//! over each skill's name, description, `when_to_use`, tags and the headings of its body.
+//! over each skill's name, description, `when_to_use`, tags, the headings of its body and the
+//! body's prose (outside code, the first [`MAX_PROSE_BYTES`]).
 //!
 //! The index lives in `~/<app_dir>/cache/search-<roots digest>/`, beside the catalog cache,
 //! with a stamp per skill (its listing fields and its definition file's size and modification
@@ -44,25 +45,36 @@ use crate::state::{
 };
 
 /// The index's layout; a different one on disk is rebuilt.
-const FORMAT: u32 = 1;
+const FORMAT: u32 = 2;
 
 /// The analyzer's name in the index.
 const ANALYZER: &str = "skills_en";
 
 /// The indexed fields and their weights: a word in the name says most about a skill.
-const FIELDS: [(&str, f32); 5] = [
+///
+/// The body's prose says what a skill does in the words of the task far more often than its
+/// one-line description does ("rotate the pages", "fill in the form fields"): on real public
+/// skills it is what lifts recall@1 (docs/search.md, "Search that reads the skill"). It is one
+/// more field of the same best-field disjunction, so a word still counts once, where it says
+/// most, and a long body cannot outweigh a name.
+const FIELDS: [(&str, f32); 6] = [
     ("name", 3.0),
     ("description", 2.0),
     ("when_to_use", 1.5),
     ("tags", 2.0),
     ("headings", 1.0),
+    ("body", 1.5),
 ];
 
 /// The writer's memory budget (tantivy's minimum is 15 MB).
 const WRITER_BYTES: usize = 20_000_000;
 
-/// The most of a definition file read for its headings.
+/// The most of a definition file read for its headings and prose.
 const MAX_BODY_BYTES: u64 = 1024 * 1024;
+
+/// The most prose indexed per skill: a skill says what it is for near its top, and past this
+/// a body's words (reference tables, long examples) add noise and index size, not recall.
+const MAX_PROSE_BYTES: usize = 8 * 1024;
 
 /// The skills that best match `query`, at most `limit` (1 to [`MAX_LIMIT`]), best first. A
 /// skill started by name only ([`Skill::offered_to_model`]) is never among them.
@@ -402,12 +414,14 @@ impl Layout {
     fn document(&self, skill: &Skill) -> TantivyDocument {
         let mut document = TantivyDocument::default();
         document.add_text(self.key, &skill.name);
-        let texts: [Vec<String>; 5] = [
+        let Body { headings, prose } = body(&skill.location);
+        let texts: [Vec<String>; 6] = [
             vec![skill.name.replace(['-', '_'], " ")],
             vec![skill.description.clone()],
             skill.when_to_use.iter().cloned().collect(),
             skill.frontmatter.tags(),
-            headings(&skill.location),
+            headings,
+            vec![prose],
         ];
         for ((field, _, _), values) in self.fields.iter().zip(texts) {
             for value in values {
@@ -524,32 +538,70 @@ fn write_stamps(folder: &Folder, stamps: &Stamps) {
     let _ = folder.replace(&SEARCH_STAMPS, SEARCH_STAMPS_FILE, &text);
 }
 
-/// The Markdown headings of a definition file's body (outside code fences).
-fn headings(location: &Path) -> Vec<String> {
+/// What the index reads of a definition file's body.
+#[derive(Debug, Default, PartialEq, Eq)]
+struct Body {
+    /// Its Markdown headings.
+    headings: Vec<String>,
+    /// Its other lines outside code fences and the frontmatter, at most [`MAX_PROSE_BYTES`].
+    prose: String,
+}
+
+/// The headings and prose of a definition file's body: code fences and the frontmatter are
+/// left out (code and YAML are not how a task is phrased).
+fn body(location: &Path) -> Body {
     // As the loader reads it: a regular file, opened without blocking (a FIFO swapped in after
     // discovery must not hang a search), at most the definition file's limit.
     let Ok(bytes) = crate::load::read_definition(location, MAX_BODY_BYTES) else {
-        return Vec::new();
+        return Body::default();
     };
     let Ok(text) = String::from_utf8(bytes) else {
-        return Vec::new();
+        return Body::default();
     };
+    body_of(&text)
+}
+
+fn body_of(text: &str) -> Body {
+    let mut body = Body::default();
+    let mut lines = text.lines().peekable();
+    // The frontmatter, when the file opens with one.
+    if lines.peek().is_some_and(|line| line.trim_end() == "---") {
+        lines.next();
+        for line in lines.by_ref() {
+            if line.trim_end() == "---" {
+                break;
+            }
+        }
+    }
     let mut fenced = false;
-    let mut found = Vec::new();
-    for line in text.lines() {
+    for line in lines {
         let trimmed = line.trim_start();
         if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
             fenced = !fenced;
             continue;
         }
-        if !fenced && let Some(heading) = trimmed.strip_prefix('#') {
+        if fenced {
+            continue;
+        }
+        if let Some(heading) = trimmed.strip_prefix('#') {
             let heading = heading.trim_start_matches('#');
             if heading.starts_with(' ') {
-                found.push(heading.trim().to_owned());
+                body.headings.push(heading.trim().to_owned());
+                continue;
             }
         }
+        let room = MAX_PROSE_BYTES.saturating_sub(body.prose.len());
+        if room == 0 || trimmed.is_empty() {
+            continue;
+        }
+        let mut end = trimmed.len().min(room);
+        while !trimmed.is_char_boundary(end) {
+            end -= 1;
+        }
+        body.prose.push_str(&trimmed[..end]);
+        body.prose.push('\n');
     }
-    found
+    body
 }
 
 fn index_error(error: &tantivy::TantivyError) -> Error {
@@ -797,6 +849,22 @@ mod tests {
     }
 
     #[test]
+    fn the_body_is_read_without_frontmatter_or_code_and_within_its_cap() {
+        let text = "---\nname: x\ndescription: y\n# not a heading\n---\n# Title\nRotate the pages.\n```\n# not a heading\nrotate(code)\n```\n## Step two\n\nThen merge them.\n";
+        let body = body_of(text);
+        assert_eq!(body.headings, ["Title", "Step two"]);
+        assert_eq!(body.prose, "Rotate the pages.\nThen merge them.\n");
+        let long = format!("Intro \u{e9}.\n{}", "word ".repeat(4_000));
+        let capped = body_of(&long);
+        assert!(
+            capped.prose.len() <= MAX_PROSE_BYTES + 1,
+            "{}",
+            capped.prose.len()
+        );
+        assert!(capped.prose.starts_with("Intro \u{e9}."));
+    }
+
+    #[test]
     fn headings_skip_code_fences() {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("SKILL.md");
@@ -805,6 +873,6 @@ mod tests {
             "---\nname: x\n---\n# Title\ntext\n```sh\n# not a heading\n```\n## Step two\n#nospace\n",
         )
         .unwrap();
-        assert_eq!(headings(&file), ["Title", "Step two"]);
+        assert_eq!(body(&file).headings, ["Title", "Step two"]);
     }
 }
