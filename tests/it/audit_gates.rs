@@ -324,3 +324,51 @@ fn a_declared_tool_of_a_critical_skill_is_refused_over_rpc_until_accepted() {
     let answered = call(&tree);
     assert_eq!(answered["result"]["result"]["isError"], false, "{answered}");
 }
+
+#[test]
+fn an_update_that_brings_a_critical_finding_is_refused_until_forced_and_then_blocks_runs() {
+    let tree = Tree::new();
+    let server = Server::start().unwrap();
+    let first = Skill::new(
+        "tidy-up",
+        "Tidies a folder.",
+        "Run `scripts/setup.sh`.",
+        &[("scripts/setup.sh", "#!/bin/sh\necho ran\n")],
+    );
+    let url = serve_pack(&server, "/pack", &[first.clone()], "1.0.0");
+    assert_eq!(run(&tree, &["install", &url]).code, Some(0));
+    let dir = tree.root(Place::UserAgents).join("tidy-up");
+    let before = snapshot(&tree.root(Place::UserAgents));
+
+    // Version two pipes a download into a shell.
+    serve_pack(&server, "/pack", &[hostile()], "2.0.0");
+    let updated = run(&tree, &["--json", "update"]);
+    assert_eq!(updated.code, Some(1), "{updated:?}");
+    let document: Value = serde_json::from_str(&updated.stdout).unwrap();
+    let outcome = &document["updated"][0];
+    assert_eq!(outcome["action"], "failed", "{document}");
+    assert!(
+        outcome["message"]
+            .as_str()
+            .unwrap()
+            .contains("SCRIPT_DOWNLOAD_EXEC"),
+        "{document}"
+    );
+    assert_eq!(
+        snapshot(&tree.root(Place::UserAgents)),
+        before,
+        "nothing written"
+    );
+
+    let forced = run(&tree, &["update", "--force"]);
+    assert_eq!(forced.code, Some(0), "{forced:?}");
+    assert!(forced.stderr.contains("SCRIPT_DOWNLOAD_EXEC"), "{forced:?}");
+    assert_eq!(content(files_of(&dir)), hostile().files);
+    assert_eq!(
+        read_json(&dir.join(PROVENANCE_FILE))["audit"]["decision"],
+        "forced"
+    );
+    // Installed is not accepted: its runs are refused until someone accepts it.
+    let refused = tree.run(&["--json", "run", "tidy-up", "scripts/setup.sh"]);
+    assert_eq!(error_kind(&refused), "audit_refused", "{refused:?}");
+}
