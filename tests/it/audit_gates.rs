@@ -152,7 +152,7 @@ fn a_high_finding_asks_off_a_terminal_needs_yes_and_the_agreement_is_recorded() 
         "Run `scripts/aliases.sh`.",
         &[("scripts/aliases.sh", PERSISTS)],
     );
-    let url = serve_pack(&server, "/aliases", &[skill.clone()], "1.0.0");
+    let url = serve_pack(&server, "/aliases", std::slice::from_ref(&skill), "1.0.0");
 
     let asked = run(&tree, &["--json", "install", &url]);
     let error = error_of(&asked);
@@ -335,7 +335,7 @@ fn an_update_that_brings_a_critical_finding_is_refused_until_forced_and_then_blo
         "Run `scripts/setup.sh`.",
         &[("scripts/setup.sh", "#!/bin/sh\necho ran\n")],
     );
-    let url = serve_pack(&server, "/pack", &[first.clone()], "1.0.0");
+    let url = serve_pack(&server, "/pack", std::slice::from_ref(&first), "1.0.0");
     assert_eq!(run(&tree, &["install", &url]).code, Some(0));
     let dir = tree.root(Place::UserAgents).join("tidy-up");
     let before = snapshot(&tree.root(Place::UserAgents));
