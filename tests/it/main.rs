@@ -8,6 +8,7 @@
 mod agent_json;
 mod app_dir;
 mod audit;
+mod audit_gates;
 mod discovery;
 mod docs;
 mod home;

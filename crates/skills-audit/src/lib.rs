@@ -36,6 +36,7 @@ mod analyzers;
 mod catalog;
 mod files;
 mod findings;
+mod gate;
 mod report;
 mod targets;
 #[cfg(test)]
@@ -46,4 +47,5 @@ pub use analyzers::all_rules;
 pub use catalog::audit;
 pub use files::{Caps, FileKind, ScannedFile, Skill};
 pub use findings::Rule;
+pub use gate::{Reviewer, lines};
 pub use report::{Options, RULES_VERSION, scan_dir, scan_files};

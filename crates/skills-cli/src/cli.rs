@@ -596,8 +596,13 @@ pub(crate) struct InstallArgs {
     pub(crate) placement: Placement,
     /// Replace a different skill already installed under the same name (atomically); when
     /// restoring, replace a skill changed since it was installed with its recorded version.
+    /// Also installs a skill the audit refuses (a critical finding), its findings still
+    /// printed and recorded.
     #[arg(long)]
     pub(crate) force: bool,
+    /// Agree to the audit's high findings without being asked (needed off a terminal).
+    #[arg(short = 'y', long, requires = "source")]
+    pub(crate) yes: bool,
     /// Install only this skill of a multi-skill source (repeatable).
     #[arg(long = "skill", value_name = "NAME", requires = "source")]
     pub(crate) skills: Vec<String>,
@@ -643,9 +648,13 @@ pub(crate) struct UpdateArgs {
     /// of updating installed skills.
     #[arg(long, conflicts_with = "force")]
     pub(crate) remote: bool,
-    /// Overwrite skills changed locally since they were installed.
+    /// Overwrite skills changed locally since they were installed; also writes new files
+    /// the audit refuses (a critical finding), its findings still printed and recorded.
     #[arg(long)]
     pub(crate) force: bool,
+    /// Agree to the audit's high findings in the new files without being asked.
+    #[arg(short = 'y', long, conflicts_with = "remote")]
+    pub(crate) yes: bool,
     /// Give up on a source after this many seconds (1 to 600).
     #[arg(long, value_name = "SECONDS", default_value_t = skills::types::limits::DEFAULT_INSTALL_TIMEOUT_SECS)]
     pub(crate) timeout: u64,
@@ -725,9 +734,13 @@ pub(crate) struct RegistryInstallArgs {
     #[command(flatten)]
     pub(crate) placement: Placement,
     /// Replace a different skill installed under the same slug, even one from another
-    /// namespace (atomically).
+    /// namespace (atomically); also installs a skill the audit refuses (a critical finding),
+    /// its findings still printed and recorded.
     #[arg(long)]
     pub(crate) force: bool,
+    /// Agree to the audit's high findings without being asked (needed off a terminal).
+    #[arg(short = 'y', long)]
+    pub(crate) yes: bool,
 }
 
 impl Placement {

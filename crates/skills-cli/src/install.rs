@@ -3,6 +3,8 @@
 //! a source restores what the install records list (`--frozen`: only if nothing differs).
 
 use anstream::eprintln;
+use skills::Error;
+use skills::audit::AuditConsent;
 use skills::install::{InstallOutcome, InstallRequest};
 use skills::restore::{Action, Report};
 
@@ -35,6 +37,7 @@ pub(crate) fn run(global: &Global, args: &InstallArgs) -> Exit {
         Err(message) => return output::usage(global, &message),
     }
     request.force = args.force;
+    request.audit = consent(args.force, args.yes);
     request.timeout_secs = Some(args.placement.timeout);
     request.skills.clone_from(&args.skills);
     request.plugins.clone_from(&args.plugins);
@@ -44,7 +47,11 @@ pub(crate) fn run(global: &Global, args: &InstallArgs) -> Exit {
         Ok(runtime) => runtime,
         Err(message) => return output::usage(global, &message),
     };
-    let result = runtime.block_on(skills.install(&request));
+    let result = with_agreement(global, request.audit, |audit| {
+        let mut request = request.clone();
+        request.audit = audit;
+        runtime.block_on(skills.install(&request))
+    });
     drop(progress);
     let outcomes = match result {
         Ok(outcomes) => outcomes,
@@ -277,6 +284,62 @@ pub(crate) fn print_outcomes(global: &Global, outcomes: &[InstallOutcome]) -> Ex
         }
     }
     Exit::Success
+}
+
+/// What the flags agree to about the audit's findings: `--force` to everything (a refusing
+/// finding too), `--yes` to the findings that ask.
+pub(crate) fn consent(force: bool, yes: bool) -> AuditConsent {
+    if force {
+        AuditConsent::Force
+    } else if yes {
+        AuditConsent::Yes
+    } else {
+        AuditConsent::None
+    }
+}
+
+/// Runs an install with `consent`; when the audit asks (`audit_unconfirmed`) and a person can
+/// be asked (a terminal on stdin and stderr, no `--json`), shows the findings, asks, and on a
+/// yes runs it again agreeing. The library never prompts: it refuses, and this asks. The second
+/// attempt downloads and scans again, so it is judged on what it would write.
+pub(crate) fn with_agreement<T>(
+    global: &Global,
+    consent: AuditConsent,
+    mut attempt: impl FnMut(AuditConsent) -> Result<T, Error>,
+) -> Result<T, Error> {
+    match attempt(consent) {
+        Err(Error::AuditUnconfirmed { skill, findings })
+            if consent == AuditConsent::None && !global.json && crate::run::can_ask() =>
+        {
+            for finding in &findings {
+                output::warn(&format!("audit: {finding}"));
+            }
+            if ask_install(&skill) {
+                attempt(AuditConsent::Yes)
+            } else {
+                Err(Error::AuditUnconfirmed { skill, findings })
+            }
+        }
+        other => other,
+    }
+}
+
+/// Asks on stderr whether to install despite the findings; anything but `y` or `yes` is a no.
+fn ask_install(skill: &str) -> bool {
+    use std::io::Write;
+    let mut stderr = std::io::stderr().lock();
+    let _ = write!(
+        stderr,
+        "Install '{}' with these findings? [y/N] ",
+        output::shown(skill)
+    );
+    let _ = stderr.flush();
+    drop(stderr);
+    let mut answer = String::new();
+    if std::io::stdin().read_line(&mut answer).is_err() {
+        return false;
+    }
+    matches!(answer.trim().to_ascii_lowercase().as_str(), "y" | "yes")
 }
 
 /// A runtime on this thread: the CLI runs one install at a time.

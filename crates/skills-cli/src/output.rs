@@ -312,6 +312,9 @@ pub(crate) fn hint_of(error: &Error) -> Option<&'static str> {
         Error::AlreadyExists { .. } => {
             Some("choose another name, or remove the existing skill with 'skills uninstall NAME'")
         }
+        Error::AuditUnconfirmed { .. } => {
+            Some("pass --yes to agree (off a terminal there is nobody to ask)")
+        }
         _ => None,
     }
 }

@@ -116,9 +116,14 @@ pub(crate) fn run(global: &Global, command: &RegistryCommand) -> Exit {
                 Err(message) => return output::usage(global, &message),
             }
             request.force = args.force;
+            request.audit = crate::install::consent(args.force, args.yes);
             request.timeout_secs = Some(args.placement.timeout);
             let (skills, progress) = working("installing");
-            let result = runtime.block_on(skills.registry_install(&request));
+            let result = crate::install::with_agreement(global, request.audit, |audit| {
+                let mut request = request.clone();
+                request.audit = audit;
+                runtime.block_on(skills.registry_install(&request))
+            });
             drop(progress);
             return match result {
                 Ok(outcome) => print_installed(global, &outcome),

@@ -75,6 +75,7 @@ pub(crate) fn update(global: &Global, args: &UpdateArgs) -> Exit {
     }
     let mut request = Request::named(args.names.clone());
     request.force = args.force;
+    request.audit = crate::install::consent(args.force, args.yes);
     request.timeout_secs = Some(args.timeout);
     let runtime = match runtime() {
         Ok(runtime) => runtime,
@@ -99,11 +100,21 @@ pub(crate) fn update(global: &Global, args: &UpdateArgs) -> Exit {
     for outcome in &outcomes {
         let slug = output::shown(&outcome.check.slug);
         match outcome.action {
-            Action::Updated => output::line(format_args!(
-                "{OK}updated{OK:#} {slug} {DIM}({} scope, {}){DIM:#}",
-                outcome.check.scope,
-                versions(&outcome.check)
-            )),
+            Action::Updated => {
+                output::line(format_args!(
+                    "{OK}updated{OK:#} {slug} {DIM}({} scope, {}){DIM:#}",
+                    outcome.check.scope,
+                    versions(&outcome.check)
+                ));
+                // The audit's findings a --force or --yes let through, among the rest.
+                for warning in outcome
+                    .installed
+                    .iter()
+                    .flat_map(|installed| &installed.warnings)
+                {
+                    output::warn(&format!("{slug}: {warning}"));
+                }
+            }
             Action::Current if !global.quiet => output::line(format_args!(
                 "{OK}current{OK:#} {slug} {DIM}({} scope){DIM:#}",
                 outcome.check.scope

@@ -5,6 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use ipnet::IpNet;
+use skills_types::audit::{AuditConsent, Decision, Gate, Verdict};
 use skills_types::install::{Hooks, InstallOutcome, InstallProgress, InstallRequest};
 use skills_types::limits::{DEFAULT_INSTALL_TIMEOUT_SECS, INSTALL_TIMEOUT_SECS, PackageLimits};
 use skills_types::{Error, SkillsConfig};
@@ -44,7 +45,10 @@ pub async fn install(
         &client,
         &source,
         &target,
-        request.force,
+        Force {
+            replace: request.force,
+            audit: request.audit,
+        },
         &naming,
         selection,
     )
@@ -245,6 +249,16 @@ fn local(path: &std::path::Path) -> Result<Source, Error> {
         .map_err(|error| Error::io("resolve", path, error))
 }
 
+/// What a person allowed an install beyond the defaults: replacing a different skill under
+/// the same name, and writing what the audit flags.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Force {
+    /// Replace a different skill already under the name (`--force`).
+    pub(crate) replace: bool,
+    /// What was agreed to about the audit's findings (`--yes`, `--force`).
+    pub(crate) audit: AuditConsent,
+}
+
 /// How an install names and records what it writes.
 pub(crate) struct Naming {
     /// The source's kind, recorded in the provenance.
@@ -274,7 +288,7 @@ pub(crate) async fn install_from(
     client: &Client,
     source: &Source,
     target: &write::Target,
-    force: bool,
+    force: Force,
     naming: &Naming,
 ) -> Result<Vec<InstallOutcome>, Error> {
     install_selected(
@@ -295,7 +309,7 @@ pub(crate) async fn install_selected(
     client: &Client,
     source: &Source,
     target: &write::Target,
-    force: bool,
+    force: Force,
     naming: &Naming,
     selection: Selection<'_>,
 ) -> Result<Vec<InstallOutcome>, Error> {
@@ -334,7 +348,7 @@ pub(crate) async fn install_fetched(
     client: &Client,
     source: &Source,
     target: &write::Target,
-    force: bool,
+    force: Force,
     naming: &Naming,
     selection: Selection<'_>,
     fetched: fetch::Fetched,
@@ -396,7 +410,7 @@ pub(crate) async fn install_fetched(
         commit,
         registry: naming.registry.clone(),
     };
-    let items: Vec<write::Item> = chosen
+    let mut items: Vec<write::Item> = chosen
         .installable
         .into_iter()
         .map(|(offer, slug, plugin)| write::Item {
@@ -404,10 +418,22 @@ pub(crate) async fn install_fetched(
             download: offer.download,
             digest: offer.digest,
             plugin,
+            audit: None,
         })
         .collect();
+    // The audit's gate, on the files in memory: a refusal leaves nothing written at all.
+    let reviewer = skills_audit::Reviewer::new(config)?;
+    let findings = review(&reviewer, target, &mut items, force.audit, selection.list)?;
+    let said = |outcomes: &mut [InstallOutcome]| {
+        for (slug, lines) in &findings {
+            if let Some(outcome) = outcomes.iter_mut().find(|outcome| &outcome.slug == slug) {
+                outcome.warnings.extend(lines.iter().cloned());
+            }
+        }
+    };
     if selection.list {
         let mut outcomes = write::preview(target, &items, &provenance);
+        said(&mut outcomes);
         if let Some(first) = outcomes.first_mut() {
             first.warnings.extend(warnings);
         }
@@ -422,12 +448,11 @@ pub(crate) async fn install_fetched(
     });
     let target = target.clone();
     // File locks wait and writes flush: off the async threads.
-    let mut outcomes =
-        tokio::task::spawn_blocking(move || write::write_all(&target, &items, force, &provenance))
-            .await
-            .map_err(|error| {
-                Error::InvalidInput(format!("the install was interrupted: {error}"))
-            })??;
+    let mut outcomes = tokio::task::spawn_blocking(move || {
+        write::write_all(&target, &items, force.replace, &provenance)
+    })
+    .await
+    .map_err(|error| Error::InvalidInput(format!("the install was interrupted: {error}")))??;
     let after = skills_ops::discover::discover(config)?;
     for outcome in &mut outcomes {
         outcome.new_skills = after
@@ -437,6 +462,7 @@ pub(crate) async fn install_fetched(
             .map(|skill| skill.name.clone())
             .collect();
     }
+    said(&mut outcomes);
     if let Some(first) = outcomes.first_mut() {
         first.warnings.extend(warnings);
     }
@@ -446,6 +472,101 @@ pub(crate) async fn install_fetched(
         }
     }
     Ok(outcomes)
+}
+
+/// The audit's gate over every skill an install is about to write, on the files in memory,
+/// before anything is staged: each item gets its verdict (recorded with the install), and
+/// the findings that asked or refused come back per slug, to be said on its outcome. An
+/// unaccepted finding at or above `refuse_on` in any skill refuses the whole install
+/// (`audit_refused`) unless `consent` is `force`; one at or above `ask_on` needs `yes`
+/// (`audit_unconfirmed`). A preview (`list`) refuses nothing: it shows the verdicts.
+fn review(
+    reviewer: &skills_audit::Reviewer,
+    target: &write::Target,
+    items: &mut [write::Item],
+    consent: AuditConsent,
+    list: bool,
+) -> Result<Vec<(String, Vec<String>)>, Error> {
+    let mut refused: Vec<(String, Vec<String>)> = Vec::new();
+    let mut asked: Vec<(String, Vec<String>)> = Vec::new();
+    let mut said = Vec::new();
+    for item in items.iter_mut() {
+        let report = reviewer.files(&target.root.join(&item.slug), &item.download.files);
+        let (decision, lines) = match reviewer.gate(&report) {
+            Gate::Pass => (Decision::Pass, Vec::new()),
+            Gate::Ask(findings) => {
+                let lines = skills_audit::lines(&findings);
+                asked.push((item.slug.clone(), lines.clone()));
+                (Decision::Asked, lines)
+            }
+            Gate::Refuse(findings) => {
+                let lines = skills_audit::lines(&findings);
+                refused.push((item.slug.clone(), lines.clone()));
+                (Decision::Forced, lines)
+            }
+        };
+        let decision = match (list, decision) {
+            (true, Decision::Forced) => Decision::WouldRefuse,
+            (true, Decision::Asked) => Decision::WouldAsk,
+            (_, decision) => decision,
+        };
+        item.audit = Some(Verdict::new(&report, decision));
+        if !lines.is_empty() {
+            let how = match decision {
+                Decision::WouldRefuse => "refuses it (--force installs anyway)",
+                Decision::WouldAsk => "asks before installing it (--yes agrees)",
+                Decision::Forced => "refused it; installed with --force",
+                _ => "asked; installed with your agreement",
+            };
+            said.push((
+                item.slug.clone(),
+                lines
+                    .into_iter()
+                    .map(|line| format!("audit: {line} (the audit {how})"))
+                    .collect(),
+            ));
+        }
+    }
+    if list {
+        return Ok(said);
+    }
+    let named = |found: &[(String, Vec<String>)]| {
+        let several = found.len() > 1;
+        let skills = found
+            .iter()
+            .map(|(slug, _)| slug.as_str())
+            .collect::<Vec<_>>()
+            .join(", ");
+        let lines = found
+            .iter()
+            .flat_map(|(slug, lines)| {
+                lines.iter().map(move |line| {
+                    if several {
+                        format!("{slug}: {line}")
+                    } else {
+                        line.clone()
+                    }
+                })
+            })
+            .collect();
+        (skills, lines)
+    };
+    if !refused.is_empty() && consent != AuditConsent::Force {
+        let (skill, findings) = named(&refused);
+        return Err(Error::AuditRefused {
+            action: "installing".to_owned(),
+            skill,
+            findings,
+            advice: "nothing was written; if you trust the source as it is, install again \
+                     with --force (the findings are shown again and recorded with the install)"
+                .to_owned(),
+        });
+    }
+    if !asked.is_empty() && consent == AuditConsent::None {
+        let (skill, findings) = named(&asked);
+        return Err(Error::AuditUnconfirmed { skill, findings });
+    }
+    Ok(said)
 }
 
 /// One skill a source offers or holds, with the folder name it would be installed under, or

@@ -188,8 +188,18 @@ pub async fn install(
             catalog: loaded.status.url.clone(),
         }),
     };
-    let outcomes =
-        install::install_from(config, &client, &source, &target, request.force, &naming).await?;
+    let outcomes = install::install_from(
+        config,
+        &client,
+        &source,
+        &target,
+        install::Force {
+            replace: request.force,
+            audit: request.audit,
+        },
+        &naming,
+    )
+    .await?;
     let mut outcome = outcomes.into_iter().next().ok_or_else(|| {
         Error::InvalidInput(format!("the registry entry '{}' held no skill", entry.name))
     })?;

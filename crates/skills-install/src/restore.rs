@@ -26,6 +26,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use skills_ops::lock;
+use skills_types::audit::AuditConsent;
 use skills_types::install::{AgentTarget, Hooks};
 use skills_types::limits::PackageLimits;
 use skills_types::restore::{Action, Difference, Outcome, RecordKind, Report, Request};
@@ -574,6 +575,16 @@ async fn write_one(
     offer: fetch::Offer,
     force: bool,
 ) -> Result<skills_types::install::InstallOutcome, Error> {
+    // The records were chosen by a person when they were written: findings that ask pass,
+    // and a refusing one is restored only with --force (which also replaces local changes).
+    let force = install::Force {
+        replace: force,
+        audit: if force {
+            AuditConsent::Force
+        } else {
+            AuditConsent::Yes
+        },
+    };
     let Some(Ok((source, fetched))) = entry.key().and_then(|key| sources.fetched.get(&key)) else {
         return Err(Error::InvalidInput(format!(
             "{} was not downloaded",

@@ -84,7 +84,7 @@ pub async fn update(
             },
             Some(download) => {
                 drop(download);
-                let written = reinstall(config, &client, skill).await;
+                let written = reinstall(config, &client, skill, request.audit).await;
                 match written {
                     Ok(installed) => Outcome {
                         check,
@@ -380,6 +380,7 @@ async fn reinstall(
     config: &SkillsConfig,
     client: &Client,
     skill: &Installed,
+    audit: skills_types::audit::AuditConsent,
 ) -> Result<skills_types::install::InstallOutcome, Error> {
     let root = skill
         .dir
@@ -419,9 +420,19 @@ async fn reinstall(
         version: version.as_deref(),
         plugins: &[],
     };
-    let outcomes =
-        install::install_selected(config, client, &source, &target, true, &naming, selection)
-            .await?;
+    let outcomes = install::install_selected(
+        config,
+        client,
+        &source,
+        &target,
+        install::Force {
+            replace: true,
+            audit,
+        },
+        &naming,
+        selection,
+    )
+    .await?;
     outcomes
         .into_iter()
         .find(|outcome| outcome.slug == skill.slug)

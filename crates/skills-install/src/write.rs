@@ -245,6 +245,9 @@ pub struct Item {
     pub digest: Option<String>,
     /// The plugin of the source's manifests it is installed as part of, recorded.
     pub plugin: Option<String>,
+    /// What the audit's gate decided about these files, recorded as `audit` in the
+    /// provenance record and the lock entry.
+    pub audit: Option<skills_types::audit::Verdict>,
 }
 
 /// What writing `items` would do, without taking the lock or writing anything (`install
@@ -376,6 +379,7 @@ impl<'a> Plan<'a> {
             version: item.download.version.clone(),
             links: Vec::new(),
             plugin: item.plugin.clone(),
+            audit: item.audit.clone(),
         };
         Self {
             item,
@@ -477,8 +481,8 @@ fn with_registry(mut record: serde_json::Value, provenance: &Provenance) -> serd
 }
 
 /// Adds where the skill came from beyond the source as given: the URL that answered, the ref
-/// or version, the commit, the digest and the plugin it came in, each only when known (older
-/// records lack them all).
+/// or version, the commit, the digest and the plugin it came in, and the audit's verdict,
+/// each only when known (older records lack them all).
 fn with_origin(
     mut record: serde_json::Value,
     provenance: &Provenance,
@@ -496,6 +500,11 @@ fn with_origin(
             if let Some(value) = value {
                 fields.insert(key.to_owned(), value.into());
             }
+        }
+        if let Some(verdict) = &item.audit
+            && let Ok(value) = serde_json::to_value(verdict)
+        {
+            fields.insert("audit".to_owned(), value);
         }
     }
     record
@@ -673,6 +682,7 @@ mod tests {
             },
             digest: None,
             plugin: None,
+            audit: None,
         }
     }
 

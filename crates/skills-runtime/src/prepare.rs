@@ -4,7 +4,8 @@
 //! the user's rules), the skill must be found and allowed, the target must be exactly one thing the skill
 //! bundles (a script reached with no symlink at any step, or inline code the home
 //! configuration allows), the interpreter must exist, the inputs must fit what the skill
-//! declares, and a run that needs the user's confirmation must carry it. What comes out is
+//! declares, a run that needs the user's confirmation must carry it, and the audit must find
+//! nothing unaccepted at or above `[audit] refuse_on` in the skill's folder. What comes out is
 //! the whole plan of the child process: program, argv, working directory, environment and
 //! sandbox (the kernel is asked here whether it can enforce the one configured).
 
@@ -145,6 +146,10 @@ pub(crate) fn prepare_for(
         )));
     }
     let skill_dir = real_dir(&skill.dir)?;
+    // The audit's gate, on the folder as it is now (no verdict is kept: a byte changed since
+    // the last run is scanned again): an unaccepted finding at or above `refuse_on` refuses
+    // every run of the skill, inline code and npm included, whatever `[runtime]` says.
+    skills_audit::Reviewer::new(config)?.check_run(&skill.name, &skill_dir)?;
     let place = Place::of(config, &skill.name, &skill_dir)?;
     let in_use = place.in_use();
     let mut used = false;

@@ -46,6 +46,10 @@ pub(crate) fn run_tests(
                     skill.name
                 )));
             }
+            // A skill the audit refuses is refused as a whole, with the refusal's code, before
+            // any of its tests starts (with --all, each of its tests fails with it instead).
+            let dir = crate::prepare::real_dir(&skill.dir)?;
+            skills_audit::Reviewer::new(config)?.check_run(&skill.name, &dir)?;
             vec![(skill.name, manifest.tests)]
         }
         None => skills_ops::discover::discover(config)?

@@ -235,6 +235,19 @@ impl Finding {
         }
     }
 
+    /// The finding in one line, as a gate's refusal lists it: `RULE_ID (severity)
+    /// file:line: message`, every part sanitised (the message and snippet already are).
+    pub fn line(&self) -> String {
+        format!(
+            "{} ({}) {}:{}: {}",
+            crate::sanitize::line(&self.rule_id),
+            self.severity.as_str(),
+            crate::sanitize::line(&self.location.file),
+            self.location.line,
+            crate::sanitize::line(&self.message)
+        )
+    }
+
     /// The finding's stable identity: the rule and the place (`RULE@file:line:column`).
     pub fn id(&self) -> String {
         format!(
@@ -674,6 +687,78 @@ pub enum Gate {
     Ask(Vec<Finding>),
     /// Findings at or above `refuse_on`: refused unless forced or accepted.
     Refuse(Vec<Finding>),
+}
+
+/// What a person agreed to before an install or update writes a skill the audit flags
+/// (`InstallRequest::audit`, `update::Request::audit`): the library never asks, the caller
+/// does and says so here.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum AuditConsent {
+    /// Nothing: a finding at or above `ask_on` stops the install (`audit_unconfirmed`).
+    #[default]
+    None,
+    /// Findings that ask (`--yes`, or a person answered yes): written, the findings said.
+    Yes,
+    /// Everything, even refusing findings (`--force`): written, the findings still said.
+    Force,
+}
+
+/// What an install's gate decided, recorded with the install (the provenance record and the
+/// lock entry, `audit`) and returned in its outcome: enough to tell later what rules passed
+/// which files, and whether a person overrode them.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[non_exhaustive]
+pub struct Verdict {
+    /// The worst severity found, accepted or not; `None` (written `"SAFE"`) for none.
+    #[serde(with = "max_severity")]
+    #[schemars(with = "String")]
+    pub max_severity: Option<Severity>,
+    /// How many findings.
+    pub findings_count: usize,
+    /// The rules that scanned (`Options::rules_version`: the built-in version, and a digest
+    /// of the user's rules when there are some).
+    pub rules_version: String,
+    /// The digest of the files as scanned (an acceptance binds to it).
+    pub digest: String,
+    /// What the gate did: `pass`, `asked` (a person agreed) or `forced` (`--force` over a
+    /// refusal); a preview says `would_ask` or `would_refuse`.
+    pub decision: Decision,
+    /// Rules the user had accepted for these files or every skill.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub accepted: Vec<String>,
+}
+
+impl Verdict {
+    /// The verdict of `report` (its acceptances applied) with the gate's `decision`.
+    pub fn new(report: &Report, decision: Decision) -> Self {
+        Self {
+            max_severity: report.max_severity,
+            findings_count: report.findings_count,
+            rules_version: report.rules_version.clone(),
+            digest: report.digest.clone(),
+            decision,
+            accepted: report.accepted.clone(),
+        }
+    }
+}
+
+/// What an install's gate did with a skill ([`Verdict::decision`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Decision {
+    /// Nothing at or above `ask_on` that was not accepted.
+    Pass,
+    /// Findings at or above `ask_on`, and a person agreed (`--yes`).
+    Asked,
+    /// Findings at or above `refuse_on`, written anyway (`--force`).
+    Forced,
+    /// A preview (`install --list`): findings at or above `ask_on` would ask.
+    WouldAsk,
+    /// A preview: findings at or above `refuse_on` would refuse without `--force`.
+    WouldRefuse,
 }
 
 #[cfg(test)]

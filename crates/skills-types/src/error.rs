@@ -258,6 +258,32 @@ pub enum Error {
         /// What the kernel or platform lacks.
         missing: String,
     },
+    /// The audit found what the user has not accepted at or above a gate's refusing threshold
+    /// (`[audit] refuse_on`, critical by default): nothing was written or started.
+    #[error("{action} '{skill}' was refused by the audit: {}; {advice}", findings.join("; "))]
+    AuditRefused {
+        /// What was refused, in the gerund ("installing", "running").
+        action: String,
+        /// The skill (or skills, comma-separated).
+        skill: String,
+        /// Each finding that decided, sanitised: `RULE_ID (severity) file:line: message`.
+        findings: Vec<String>,
+        /// What to do, as a clause naming the command.
+        advice: String,
+    },
+    /// The audit found what needs a person's agreement (`[audit] ask_on`, high by default)
+    /// and none was given: nothing was written. Ask, then send the request again with the
+    /// consent set (`--yes`).
+    #[error(
+        "installing '{skill}' needs your agreement: the audit found {}; nothing was written (read the findings with `skills audit`, then install again with --yes)",
+        findings.join("; ")
+    )]
+    AuditUnconfirmed {
+        /// The skill (or skills, comma-separated).
+        skill: String,
+        /// Each finding that asks, sanitised: `RULE_ID (severity) file:line: message`.
+        findings: Vec<String>,
+    },
 }
 
 impl Error {
@@ -297,6 +323,8 @@ impl Error {
             Self::ReadOnly { .. } => "read_only",
             Self::SandboxUnavailable { .. } => "sandbox_unavailable",
             Self::ConfigInvalid { .. } => "config_invalid",
+            Self::AuditRefused { .. } => "audit_refused",
+            Self::AuditUnconfirmed { .. } => "audit_unconfirmed",
         }
     }
 
@@ -388,6 +416,22 @@ mod tests {
                     reason: "4 runs".into(),
                 },
                 "busy",
+            ),
+            (
+                Error::AuditRefused {
+                    action: "running".into(),
+                    skill: "pdf".into(),
+                    findings: vec!["SCRIPT_REVERSE_SHELL (critical) run.sh:3: a shell".into()],
+                    advice: "nothing was started".into(),
+                },
+                "audit_refused",
+            ),
+            (
+                Error::AuditUnconfirmed {
+                    skill: "pdf".into(),
+                    findings: vec!["SCRIPT_EGRESS (high) run.sh:3: sends".into()],
+                },
+                "audit_unconfirmed",
             ),
             (
                 Error::RuntimeUnavailable {

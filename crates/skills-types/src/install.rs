@@ -71,6 +71,11 @@ pub struct InstallRequest {
     /// the source does not declare is an error listing the plugins it does.
     #[serde(default)]
     pub plugins: Vec<String>,
+    /// What a person agreed to about the audit's findings (`none`, `yes`, `force`): a skill
+    /// with an unaccepted finding at or above `[audit] ask_on` is written only with `yes`,
+    /// one at or above `refuse_on` only with `force`; otherwise nothing at all is written.
+    #[serde(default)]
+    pub audit: crate::audit::AuditConsent,
 }
 
 impl InstallRequest {
@@ -87,6 +92,7 @@ impl InstallRequest {
             list: false,
             version: None,
             plugins: Vec::new(),
+            audit: crate::audit::AuditConsent::None,
         }
     }
 }
@@ -135,6 +141,10 @@ pub struct InstallOutcome {
     /// as part of, with `plugins`), recorded with it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub plugin: Option<String>,
+    /// What the audit's gate decided (recorded with the install as `audit`); `None` from a
+    /// build without the gate.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub audit: Option<crate::audit::Verdict>,
 }
 
 /// The environment variable the command line maps to [`NetworkConfig::allow_loopback_http`]

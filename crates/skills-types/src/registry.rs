@@ -499,6 +499,10 @@ pub struct InstallRequest {
     /// namespace (atomically).
     #[serde(default)]
     pub force: bool,
+    /// What a person agreed to about the audit's findings, as an install's
+    /// ([`crate::install::InstallRequest::audit`]).
+    #[serde(default)]
+    pub audit: crate::audit::AuditConsent,
 }
 
 impl InstallRequest {
@@ -511,6 +515,7 @@ impl InstallRequest {
             agents: Vec::new(),
             timeout_secs: None,
             force: false,
+            audit: crate::audit::AuditConsent::None,
         }
     }
 }

@@ -22,6 +22,10 @@ pub struct Request {
     /// The deadline of each source's download, in seconds (1 to 600; default 60).
     #[serde(default)]
     pub timeout_secs: Option<u64>,
+    /// What a person agreed to about the audit's findings in the new files, as an install's
+    /// (`InstallRequest::audit`).
+    #[serde(default)]
+    pub audit: crate::audit::AuditConsent,
 }
 
 impl Request {

@@ -14,8 +14,9 @@ use super::{
 use crate::discovery::{Place, Tree, text};
 
 /// The fields of an install outcome (the RPC result type `InstallOutcome`).
-const OUTCOME_FIELDS: [&str; 15] = [
+const OUTCOME_FIELDS: [&str; 16] = [
     "already_installed",
+    "audit",
     "bytes",
     "description",
     "files",
@@ -81,9 +82,26 @@ fn a_single_skill_md_url_installs_one_skill_with_its_provenance() {
     let outcome = &outcomes[0];
     assert_eq!(keys(outcome), OUTCOME_FIELDS);
     assert!(is_package_digest(&outcome["sha256"]), "{outcome}");
+    // The audit's verdict: nothing found, by this build's rules, over these files.
+    let verdict = &outcome["audit"];
+    assert_eq!(
+        keys(verdict),
+        [
+            "decision",
+            "digest",
+            "findings_count",
+            "max_severity",
+            "rules_version"
+        ]
+    );
+    assert_eq!(verdict["decision"], "pass");
+    assert_eq!(verdict["max_severity"], "SAFE");
+    assert_eq!(verdict["findings_count"], 0);
+    assert_eq!(verdict["rules_version"], skills::audit::RULES_VERSION);
     assert_eq!(
         outcome,
         &json!({
+            "audit": verdict,
             "slug": "pdf-tools",
             "path": text(&dir),
             "scope": "user",
@@ -123,6 +141,7 @@ fn a_single_skill_md_url_installs_one_skill_with_its_provenance() {
             "version": null,
             "resolved_url": shown,
             "digest": format!("sha256:{}", sha256(skill.definition())),
+            "audit": verdict,
         })
     );
     assert_eq!(
@@ -137,6 +156,7 @@ fn a_single_skill_md_url_installs_one_skill_with_its_provenance() {
                     "version": null,
                     "resolved_url": shown,
                     "digest": format!("sha256:{}", sha256(skill.definition())),
+                    "audit": verdict,
                 }
             }
         })
@@ -201,7 +221,14 @@ fn a_pack_installs_every_skill_with_its_bundled_files() {
         let entry = &lock["skills"][&skill.name];
         assert_eq!(
             keys(entry),
-            ["kind", "resolved_url", "sha256", "source_url", "version"]
+            [
+                "audit",
+                "kind",
+                "resolved_url",
+                "sha256",
+                "source_url",
+                "version"
+            ]
         );
         assert_eq!(entry["kind"], "pack");
         assert_eq!(entry["version"], "2.1.0");

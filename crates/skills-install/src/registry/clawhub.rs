@@ -445,6 +445,10 @@ async fn install_within(
 ) -> Result<InstallOutcome, Error> {
     let coordinates = wanted.unpinned();
     let target = hub::check_target(config, request, &coordinates)?;
+    let force = crate::install::Force {
+        replace: request.force,
+        audit: request.audit,
+    };
     let api = api(hub).await?;
     let detail = detail(hub, &api, &wanted).await?;
     let mut warnings = Vec::new();
@@ -496,17 +500,11 @@ async fn install_within(
     };
     if is_json(&answer) {
         let handoff: Handoff = hub.parse(&answer)?;
-        return follow_github(config, hub, &target, request.force, planned, &handoff).await;
+        return follow_github(config, hub, &target, force, planned, &handoff).await;
     }
-    hub::install_zip(
-        config,
-        hub,
-        &target,
-        request.force,
-        &answer.body,
-        planned,
-        |_| Ok(()),
-    )
+    hub::install_zip(config, hub, &target, force, &answer.body, planned, |_| {
+        Ok(())
+    })
     .await
 }
 
@@ -527,7 +525,7 @@ async fn follow_github(
     config: &SkillsConfig,
     hub: &Hub,
     target: &crate::write::Target,
-    force: bool,
+    force: crate::install::Force,
     planned: Planned<'_>,
     handoff: &Handoff,
 ) -> Result<InstallOutcome, Error> {

@@ -327,7 +327,7 @@ pub(super) async fn install_zip(
     config: &SkillsConfig,
     hub: &Hub,
     target: &write::Target,
-    force: bool,
+    force: install::Force,
     bytes: &[u8],
     planned: Planned<'_>,
     check: impl FnOnce(&[(String, Vec<u8>)]) -> Result<(), String>,

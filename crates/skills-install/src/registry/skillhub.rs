@@ -394,7 +394,10 @@ async fn install_within(
         config,
         hub,
         &target,
-        request.force,
+        crate::install::Force {
+            replace: request.force,
+            audit: request.audit,
+        },
         &answer.body,
         planned,
         check,
