@@ -44,6 +44,6 @@ mod testing;
 pub use accept::{Acceptances, accept, key_of};
 pub use analyzers::all_rules;
 pub use catalog::audit;
-pub use files::{Caps, FileKind, ScannedFile, Skill};
+pub use files::{Caps, FileKind, Neighbours, ScannedFile, Skill};
 pub use findings::Rule;
 pub use report::{Options, RULES_VERSION, scan_dir, scan_files};
