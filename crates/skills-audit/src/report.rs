@@ -309,8 +309,7 @@ mod tests {
                 let end = body.find(&close).unwrap_or(body.len());
                 literals.push(&body[..end]);
                 at += open + 1 + end + close.len();
-            } else if rest.starts_with('"') {
-                let body = &rest[1..];
+            } else if let Some(body) = rest.strip_prefix('"') {
                 let mut end = 0;
                 let mut escaped = false;
                 for (offset, byte) in body.bytes().enumerate() {
