@@ -5,6 +5,7 @@ mod examine;
 mod hidden;
 mod hosts;
 mod instructions;
+mod literals;
 mod manifest;
 mod mcp;
 mod rules;

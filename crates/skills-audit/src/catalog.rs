@@ -18,7 +18,7 @@ use skills_types::audit::{Report, Reports, Request, Skipped};
 use skills_types::{Error, SkillsConfig};
 
 use crate::accept::Acceptances;
-use crate::report::scan_dir;
+use crate::report::scan_dir_among;
 use crate::targets::{folders, options};
 
 /// Scans what `request` names under `config`: one report per skill folder, in the order asked
@@ -32,13 +32,15 @@ pub fn audit(config: &SkillsConfig, request: &Request) -> Result<Reports, Error>
     let (folders, skipped) = folders(&catalog, &request.targets);
     let options = options(&catalog, settings)?.with_fail_on(fail_on);
     let acceptances = Acceptances::read(config);
+    let neighbours = options.shared_neighbours();
     let scanned: Vec<Result<Report, Skipped>> = folders
         .par_iter()
         .map(|(target, folder)| {
-            let mut report = scan_dir(&folder.real, &options).map_err(|error| Skipped {
-                file: target.clone(),
-                reason: error.to_string(),
-            })?;
+            let mut report =
+                scan_dir_among(&folder.real, &options, &neighbours).map_err(|error| Skipped {
+                    file: target.clone(),
+                    reason: error.to_string(),
+                })?;
             report.skill_path.clone_from(&folder.shown);
             acceptances.apply(&mut report, &folder.real, settings, fail_on);
             Ok(report)

@@ -7,6 +7,7 @@
 //! skill holds.
 
 use std::path::Path;
+use std::sync::{Arc, OnceLock};
 
 use skills_types::Error;
 use skills_types::audit::Skipped;
@@ -95,7 +96,54 @@ pub struct Skill {
     /// Every file read, `SKILL.md` first, then by path.
     pub files: Vec<ScannedFile>,
     /// The names of the other skills the user has (for names that imitate one).
-    pub neighbours: Vec<String>,
+    pub neighbours: Neighbours,
+}
+
+/// The names of the other skills a user has, shared by every scan of one request rather than
+/// copied into each (a catalog of 10,000 names scanned skill by skill would otherwise copy
+/// 10,000 × 10,000 names), with what the analyzers derive from them computed once.
+#[derive(Clone, Debug, Default)]
+pub struct Neighbours {
+    names: Arc<[String]>,
+    forms: Arc<OnceLock<Vec<NameForm>>>,
+}
+
+/// What a name looks like, derived once per name by the `hidden` analyzer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct NameForm {
+    /// The name reduced to what it looks like.
+    pub(crate) skeleton: String,
+    /// Its length in characters, and its skeleton's.
+    pub(crate) characters: usize,
+    pub(crate) skeleton_characters: usize,
+}
+
+impl Neighbours {
+    /// These names.
+    pub fn new(names: Vec<String>) -> Self {
+        Self {
+            names: names.into(),
+            forms: Arc::default(),
+        }
+    }
+
+    /// The names, in order.
+    pub fn names(&self) -> &[String] {
+        &self.names
+    }
+
+    /// Each name's form, in the names' order, derived on first use.
+    pub(crate) fn forms(&self, derive: fn(&str) -> NameForm) -> &[NameForm] {
+        self.forms
+            .get_or_init(|| self.names.iter().map(|name| derive(name)).collect())
+    }
+}
+
+/// Two lists of neighbours are the same when they name the same skills.
+impl PartialEq for Neighbours {
+    fn eq(&self, other: &Self) -> bool {
+        self.names == other.names
+    }
 }
 
 impl Skill {

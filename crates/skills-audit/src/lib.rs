@@ -45,7 +45,7 @@ mod testing;
 pub use accept::{Acceptances, accept, key_of};
 pub use analyzers::all_rules;
 pub use catalog::audit;
-pub use files::{Caps, FileKind, ScannedFile, Skill};
+pub use files::{Caps, FileKind, Neighbours, ScannedFile, Skill};
 pub use findings::Rule;
 pub use gate::{Reviewer, lines};
 pub use report::{Options, RULES_VERSION, scan_dir, scan_files};

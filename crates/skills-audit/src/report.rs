@@ -10,7 +10,7 @@ use skills_types::audit::{Report, Severity, Skipped};
 use skills_types::files::SKILL_MD;
 
 use crate::analyzers::{self, RuleSet};
-use crate::files::{self, Caps, ScannedFile, Skill};
+use crate::files::{self, Caps, Neighbours, ScannedFile, Skill};
 use crate::findings::Collector;
 
 /// The version of the built-in rules. A report records it, and an install records the
@@ -20,7 +20,9 @@ pub const RULES_VERSION: &str = "2026.12.1";
 
 /// Every [`RULES_VERSION`] with the fingerprint of the built-in rules it names, oldest
 /// first: a test recomputes the fingerprint, so changing a rule (an id, a severity, a
-/// category, a shipped YARA file) without a new version and a new line here fails.
+/// category, a pattern or word list of an analyzer, a shipped YARA file) without a new
+/// version and a new line here fails. (2026.12.1's line was recomputed when the fingerprint
+/// came to cover the analyzers' patterns; its rules did not change.)
 #[cfg(test)]
 const RULES_FINGERPRINTS: &[(&str, &str)] = &[
     (
@@ -29,7 +31,7 @@ const RULES_FINGERPRINTS: &[(&str, &str)] = &[
     ),
     (
         "2026.12.1",
-        "ed25552323f09f98773b8c4367acd57c40369277a11efba6747257c13d229d23",
+        "906541d69d04d5e531d50e064ae49d4b0057001d3dca2154e41690a0b057fd81",
     ),
 ];
 
@@ -82,6 +84,11 @@ impl Options {
         Ok(self)
     }
 
+    /// The neighbours, to share between the scans of one request.
+    pub(crate) fn shared_neighbours(&self) -> Neighbours {
+        Neighbours::new(self.neighbours.clone())
+    }
+
     /// The version of the rules a scan with these options applies, as reports record it:
     /// [`RULES_VERSION`], followed by `+user.` and a short digest of the user's rule files
     /// when there are some, so a change to them makes `skills check` scan again.
@@ -102,8 +109,18 @@ impl Default for Options {
 /// Scans the skill folder `dir`. An error only when the folder cannot be read at all; a file
 /// that cannot be read is in the report's `skipped`.
 pub fn scan_dir(dir: &Path, options: &Options) -> Result<Report, Error> {
+    scan_dir_among(dir, options, &options.shared_neighbours())
+}
+
+/// [`scan_dir`] with the neighbours shared by every scan of a request (built once by
+/// [`Options::shared_neighbours`] rather than copied for each skill).
+pub(crate) fn scan_dir_among(
+    dir: &Path,
+    options: &Options,
+    neighbours: &Neighbours,
+) -> Result<Report, Error> {
     let read = files::read_dir(dir, &options.caps)?;
-    Ok(scan(dir, read.files, read.skipped, options))
+    Ok(scan(dir, read.files, read.skipped, options, neighbours))
 }
 
 /// Scans a skill held in memory (`(relative path, bytes)`, as an install stages it) before
@@ -138,10 +155,16 @@ pub fn scan_files(path: &Path, staged: &[(String, Vec<u8>)], options: &Options) 
             .cmp(&(b.path != SKILL_MD))
             .then_with(|| a.path.cmp(&b.path))
     });
-    scan(path, files, skipped, options)
+    scan(path, files, skipped, options, &options.shared_neighbours())
 }
 
-fn scan(path: &Path, files: Vec<ScannedFile>, skipped: Vec<Skipped>, options: &Options) -> Report {
+fn scan(
+    path: &Path,
+    files: Vec<ScannedFile>,
+    skipped: Vec<Skipped>,
+    options: &Options,
+    neighbours: &Neighbours,
+) -> Report {
     let digest = digest(&files);
     let frontmatter = files
         .iter()
@@ -164,7 +187,7 @@ fn scan(path: &Path, files: Vec<ScannedFile>, skipped: Vec<Skipped>, options: &O
         description: field(|frontmatter| &frontmatter.description).unwrap_or_default(),
         frontmatter,
         files,
-        neighbours: options.neighbours.clone(),
+        neighbours: neighbours.clone(),
     };
     let mut out = Collector::default();
     analyzers::run(&skill, options.user_rules.as_deref(), &mut out);
@@ -201,7 +224,113 @@ fn digest(files: &[ScannedFile]) -> String {
 mod tests {
     use super::*;
 
-    /// The fingerprint of the built-in rules: every rule's id, severity and category, and
+    /// The analyzers' sources whose string literals are their patterns, word lists and
+    /// thresholds' words (the YARA engine is not among them: the shipped rule files are
+    /// hashed whole).
+    const PATTERN_SOURCES: &[(&str, &str)] = &[
+        ("instructions.rs", include_str!("analyzers/instructions.rs")),
+        (
+            "instructions/patterns.rs",
+            include_str!("analyzers/instructions/patterns.rs"),
+        ),
+        (
+            "instructions/context.rs",
+            include_str!("analyzers/instructions/context.rs"),
+        ),
+        (
+            "instructions/markdown.rs",
+            include_str!("analyzers/instructions/markdown.rs"),
+        ),
+        ("hidden.rs", include_str!("analyzers/hidden.rs")),
+        (
+            "hidden/decode.rs",
+            include_str!("analyzers/hidden/decode.rs"),
+        ),
+        ("hidden/names.rs", include_str!("analyzers/hidden/names.rs")),
+        (
+            "hidden/payload.rs",
+            include_str!("analyzers/hidden/payload.rs"),
+        ),
+        ("scripts.rs", include_str!("analyzers/scripts.rs")),
+        ("examine.rs", include_str!("analyzers/examine.rs")),
+        (
+            "examine/python.rs",
+            include_str!("analyzers/examine/python.rs"),
+        ),
+        (
+            "examine/javascript.rs",
+            include_str!("analyzers/examine/javascript.rs"),
+        ),
+        ("manifest.rs", include_str!("analyzers/manifest.rs")),
+        ("code.rs", include_str!("analyzers/code.rs")),
+        ("shell.rs", include_str!("analyzers/shell.rs")),
+        ("hosts.rs", include_str!("analyzers/hosts.rs")),
+        ("mcp.rs", include_str!("analyzers/mcp.rs")),
+        ("sidecar.rs", include_str!("analyzers/sidecar.rs")),
+    ];
+
+    /// The string literals of a Rust source before its test module: `"…"`, `b"…"` and raw
+    /// `r#"…"#`, each as written between its quotes. Comments and character literals are
+    /// stepped over.
+    fn string_literals(source: &str) -> Vec<&str> {
+        let code = source
+            .split("#[cfg(test)]\nmod tests")
+            .next()
+            .unwrap_or(source);
+        let bytes = code.as_bytes();
+        let mut literals = Vec::new();
+        let mut at = 0;
+        let identifier = |byte: u8| byte.is_ascii_alphanumeric() || byte == b'_';
+        while at < bytes.len() {
+            let rest = &code[at..];
+            if rest.starts_with("//") {
+                at += rest.find('\n').unwrap_or(rest.len());
+            } else if rest.starts_with('\'') {
+                // A character literal (`'a'`, `'\''`, `'\u{200b}'`, `'а'`) or a lifetime.
+                let mut characters = rest.char_indices().skip(1);
+                match (characters.next(), characters.next()) {
+                    (Some((_, '\\')), _) => {
+                        at += rest[3..].find('\'').map_or(rest.len(), |end| end + 4);
+                    }
+                    (Some(_), Some((end, '\''))) => at += end + 1,
+                    _ => at += 1,
+                }
+            } else if (rest.starts_with("r\"") || rest.starts_with("r#"))
+                && (at == 0 || !identifier(bytes[at - 1]) || bytes[at - 1] == b'b')
+            {
+                let hashes = rest[1..].bytes().take_while(|&byte| byte == b'#').count();
+                let open = 1 + hashes;
+                if rest.as_bytes().get(open) != Some(&b'"') {
+                    at += 1;
+                    continue;
+                }
+                let close = format!("\"{}", "#".repeat(hashes));
+                let body = &rest[open + 1..];
+                let end = body.find(&close).unwrap_or(body.len());
+                literals.push(&body[..end]);
+                at += open + 1 + end + close.len();
+            } else if let Some(body) = rest.strip_prefix('"') {
+                let mut end = 0;
+                let mut escaped = false;
+                for (offset, byte) in body.bytes().enumerate() {
+                    end = offset;
+                    match byte {
+                        b'\\' if !escaped => escaped = true,
+                        b'"' if !escaped => break,
+                        _ => escaped = false,
+                    }
+                }
+                literals.push(&body[..end]);
+                at += end + 2;
+            } else {
+                at += rest.chars().next().map_or(1, char::len_utf8);
+            }
+        }
+        literals
+    }
+
+    /// The fingerprint of the built-in rules: every rule's id, severity and category, the
+    /// patterns and word lists of every analyzer (the string literals of its sources), and
     /// every shipped YARA file's name and text.
     fn rules_fingerprint() -> String {
         let mut rules = analyzers::all_rules();
@@ -213,6 +342,12 @@ mod tests {
                 hasher.update(part.as_bytes());
             }
         }
+        for (name, source) in PATTERN_SOURCES {
+            for part in std::iter::once(*name).chain(string_literals(source)) {
+                hasher.update((part.len() as u64).to_le_bytes());
+                hasher.update(part.as_bytes());
+            }
+        }
         for (name, text) in analyzers::SHIPPED_RULE_FILES {
             for part in [name, text] {
                 hasher.update((part.len() as u64).to_le_bytes());
@@ -220,6 +355,30 @@ mod tests {
             }
         }
         format!("{:x}", hasher.finalize())
+    }
+
+    #[test]
+    fn string_literals_are_read_as_written() {
+        let source = concat!(
+            "// \"not this\"\n",
+            "const A: &str = r\"\\bsend\\b\"; const B: &str = \"a \\\" b\";\n",
+            "const C: char = '\"'; const D: char = '\\''; fn f<'a>(x: &'a str) {}\n",
+            "const E: &[u8] = br#\"x\"y\"#; const F: char = 'а';\n",
+            "#[cfg(test)]\nmod tests { const G: &str = \"later\"; }\n",
+        );
+        assert_eq!(
+            string_literals(source),
+            [r"\bsend\b", r#"a \" b"#, r#"x"y"#]
+        );
+    }
+
+    #[test]
+    fn the_fingerprint_reads_every_pattern_source() {
+        for (name, source) in PATTERN_SOURCES {
+            assert!(!string_literals(source).is_empty(), "{name}");
+        }
+        let listed: Vec<&str> = PATTERN_SOURCES.iter().map(|(name, _)| *name).collect();
+        assert!(listed.contains(&"instructions/patterns.rs"));
     }
 
     #[test]

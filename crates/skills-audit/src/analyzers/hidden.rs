@@ -781,8 +781,10 @@ fn name_imitation(skill: &Skill, out: &mut Collector) {
             ),
         ));
     }
-    for neighbour in &skill.neighbours {
-        match names::likeness(name, neighbour) {
+    let mine = names::form(name);
+    let forms = skill.neighbours.forms(names::form);
+    for (neighbour, theirs) in skill.neighbours.names().iter().zip(forms) {
+        match names::likeness_of(name, &mine, neighbour, theirs) {
             Some(names::Likeness::Homoglyph) => {
                 worst = Some((
                     &HOMOGLYPH_NAME,

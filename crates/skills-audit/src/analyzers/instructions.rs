@@ -10,8 +10,9 @@
 //! combine them (reading credentials then sending data; hiding and sending), and one
 //! compares the body with the description the catalog shows.
 //!
-//! The phrases are in `patterns.rs`, matched in one pass ([`RegexSet`]) over the text with
-//! invisible characters taken out (so a zero-width space inside "ign​ore" hides nothing);
+//! The phrases are in `patterns.rs`, looked for over the text with invisible characters
+//! taken out (so a zero-width space inside "ign​ore" hides nothing), each compiled and run
+//! only when the text holds the literals it requires (`literals.rs`);
 //! `context.rs` decides whether a match is said to the agent or only quoted or described
 //! (code fences, inline code, quotation marks, "attackers may…", a list introduced as
 //! examples), and a quoted match is reported once per file and family as `INSTR_QUOTED`
@@ -24,9 +25,10 @@ mod patterns;
 
 use std::sync::{LazyLock, OnceLock};
 
-use regex::{Regex, RegexBuilder, RegexSet, RegexSetBuilder};
+use regex::{Regex, RegexBuilder};
 use skills_types::audit::{Category, Severity};
 
+use super::literals::{self, Gate};
 use crate::files::{FileKind, ScannedFile, Skill};
 use crate::findings::{Collector, Rule};
 use markdown::{Region, Spans};
@@ -318,8 +320,9 @@ fn build(source: &str) -> Option<Regex> {
 /// prompt") run as one set over the text, and the other parts are looked for only in the
 /// short windows before and after the anchor.
 ///
-/// Only the set is built up front; a part is compiled the first time its pattern's anchor
-/// is found, so a scan pays for the patterns its text comes near.
+/// Nothing is compiled up front but the literals every part requires (`literals.rs`); a
+/// part is compiled the first time a text holds the literals of every part of its pattern,
+/// so a scan pays for the patterns its text comes near.
 struct Compiled {
     sources: Vec<&'static str>,
     parts: Vec<OnceLock<Option<Regex>>>,
@@ -338,13 +341,14 @@ impl Compiled {
 }
 
 struct Table {
-    /// The anchor parts of every pattern, for one pass over the text.
-    set: RegexSet,
+    /// The literals each pattern's parts require, for one pass over the text that says
+    /// which patterns can match it at all (`literals.rs`).
+    gate: Gate,
     patterns: Vec<Compiled>,
 }
 
 static COMPILED: LazyLock<Table> = LazyLock::new(|| {
-    let mut anchors = Vec::with_capacity(PATTERNS.len());
+    let mut required = Vec::with_capacity(PATTERNS.len());
     let mut patterns = Vec::with_capacity(PATTERNS.len());
     for pattern in PATTERNS {
         let mut parts = Vec::new();
@@ -357,7 +361,13 @@ static COMPILED: LazyLock<Table> = LazyLock::new(|| {
             }
         }
         let anchor = pattern.anchor.min(parts.len().saturating_sub(1));
-        anchors.push(expand(parts.get(anchor).copied().unwrap_or_default()));
+        // Every part must match for the pattern to: the literals of each are required.
+        required.push(
+            parts
+                .iter()
+                .flat_map(|part| literals::required(&expand(part)))
+                .collect(),
+        );
         patterns.push(Compiled {
             parts: parts.iter().map(|_| OnceLock::new()).collect(),
             sources: parts,
@@ -365,13 +375,10 @@ static COMPILED: LazyLock<Table> = LazyLock::new(|| {
             anchor,
         });
     }
-    let set = RegexSetBuilder::new(&anchors)
-        .case_insensitive(true)
-        .size_limit(32 << 20)
-        .dfa_size_limit(16 << 20)
-        .build()
-        .unwrap_or_else(|_| RegexSet::empty());
-    Table { set, patterns }
+    Table {
+        gate: Gate::of_sets(required),
+        patterns,
+    }
 });
 
 /// The most bytes a part's own match is looked for beyond its gap.
@@ -517,18 +524,14 @@ impl<'a> Normalised<'a> {
 pub(in crate::analyzers) fn scan(text: &str, reading: Reading) -> Vec<Hit> {
     let compiled = &*COMPILED;
     let normal = Normalised::new(text);
-    let matched = compiled.set.matches(&normal.text);
-    if !matched.matched_any() {
+    let candidates = compiled.gate.candidates(&normal.text);
+    if candidates.is_empty() {
         return Vec::new();
     }
     let markdown = reading == Reading::Markdown;
-    let spans = if markdown {
-        Spans::markdown(text)
-    } else {
-        Spans::default()
-    };
+    let mut spans = None;
     let mut hits = Vec::new();
-    for index in matched.iter() {
+    for index in candidates {
         let (Some(pattern), Some(compiled)) = (PATTERNS.get(index), compiled.patterns.get(index))
         else {
             continue;
@@ -549,6 +552,14 @@ pub(in crate::analyzers) fn scan(text: &str, reading: Reading) -> Vec<Hit> {
             if pattern.conditional && context::conditional(text, start, end) {
                 continue;
             }
+            // Read the Markdown structure only for a text that has a phrase.
+            let spans = spans.get_or_insert_with(|| {
+                if markdown {
+                    Spans::markdown(text)
+                } else {
+                    Spans::default()
+                }
+            });
             let region = spans.region(start);
             let lowered = match (reading, region) {
                 (Reading::Payload, _) => None,
@@ -558,7 +569,7 @@ pub(in crate::analyzers) fn scan(text: &str, reading: Reading) -> Vec<Hit> {
                 _ if markdown && context::in_link_text(text, start, end) => {
                     Some("the text of a link")
                 }
-                _ => context::described(text, &spans, start, end, markdown),
+                _ => context::described(text, spans, start, end, markdown),
             };
             hits.push(Hit {
                 family: pattern.family,

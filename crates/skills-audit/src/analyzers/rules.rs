@@ -134,9 +134,10 @@ pub(crate) fn shipped() -> &'static RuleSet {
     static SHIPPED_SET: LazyLock<RuleSet> = LazyLock::new(|| {
         #[expect(
             clippy::expect_used,
-            reason = "the shipped rule files are constants; `shipped_rules_compile` holds that they compile"
+            reason = "the shipped rule files are constants; `shipped_rules_compile` holds that they compile, every expression built"
         )]
-        RuleSet::compile(&SHIPPED).expect("the shipped YARA rules compile")
+        RuleSet::compile_with(&SHIPPED, yara::Building::OnFirstUse)
+            .expect("the shipped YARA rules compile")
     });
     &SHIPPED_SET
 }
@@ -152,9 +153,18 @@ pub(crate) fn analyze(skill: &Skill, out: &mut Collector) {
 }
 
 impl RuleSet {
-    /// Compiles rule files, `(name, text)` each.
+    /// Compiles rule files, `(name, text)` each, every expression at once (so one that
+    /// does not build is an error naming its rule).
     pub(crate) fn compile(sources: &[(&str, &str)]) -> Result<Self, yara::Error> {
-        let compiled = yara::compile(sources)?;
+        Self::compile_with(sources, yara::Building::AtOnce)
+    }
+
+    /// [`RuleSet::compile`], building the expressions as `building` says.
+    fn compile_with(
+        sources: &[(&str, &str)],
+        building: yara::Building,
+    ) -> Result<Self, yara::Error> {
+        let compiled = yara::compile_with(sources, building)?;
         let mut table = Vec::with_capacity(compiled.rules.len());
         let mut descriptions = Vec::with_capacity(compiled.rules.len());
         let mut in_documentation = Vec::with_capacity(compiled.rules.len());

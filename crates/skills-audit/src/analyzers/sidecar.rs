@@ -113,7 +113,7 @@ mod tests {
                     ScannedFile::new(*path, text.as_bytes().to_vec(), text.len() as u64)
                 })
                 .collect(),
-            neighbours: Vec::new(),
+            neighbours: crate::files::Neighbours::default(),
         }
     }
 

@@ -30,7 +30,9 @@ mod translate;
 use std::fmt;
 
 pub(crate) use ast::MetaValue;
-pub(crate) use compile::{Compiled, compile};
+#[cfg(test)]
+pub(crate) use compile::compile;
+pub(crate) use compile::{Building, Compiled, compile_with};
 
 /// A rule file that cannot be compiled: the file, the line, and what is wrong there.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -216,9 +216,11 @@ fn collect(
         }
     }
     let at_decoders = DECODER_NAMES.iter().any(|name| text.contains(name));
+    // The decoders' expressions are compiled only for a text that names a decoding call.
+    let decoders: &[Option<Regex>] = if at_decoders { &DECODER_RES } else { &[] };
     let literals = DECODERS
         .iter()
-        .zip(DECODER_RES.iter())
+        .zip(decoders)
         .map(|((scheme, _), regex)| (*scheme, Origin::Decoder, regex, at_decoders))
         .chain(std::iter::once((
             Scheme::Base64,

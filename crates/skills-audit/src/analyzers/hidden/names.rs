@@ -8,6 +8,8 @@
 //! names are a homoglyph. The table is this project's own and small: the characters that
 //! pass for Latin letters in the fonts terminals and catalogs use.
 
+use crate::files::NameForm;
+
 /// Characters that pass for a Latin letter or a hyphen, and that letter.
 const LOOK_ALIKES: &[(char, char)] = &[
     // Cyrillic.
@@ -114,17 +116,41 @@ pub(super) enum Likeness {
 pub(super) const MIN_SIMILAR: usize = 5;
 
 /// How `name` relates to `neighbour`, if it imitates it.
+#[cfg(test)]
 pub(super) fn likeness(name: &str, neighbour: &str) -> Option<Likeness> {
+    likeness_of(name, &form(name), neighbour, &form(neighbour))
+}
+
+/// What [`likeness`] compares of a name, derived once per name.
+pub(super) fn form(name: &str) -> NameForm {
+    let skeleton = skeleton(name);
+    NameForm {
+        characters: name.chars().count(),
+        skeleton_characters: skeleton.chars().count(),
+        skeleton,
+    }
+}
+
+/// [`likeness`] of two names whose forms are known.
+pub(super) fn likeness_of(
+    name: &str,
+    mine: &NameForm,
+    neighbour: &str,
+    theirs: &NameForm,
+) -> Option<Likeness> {
     if name == neighbour {
         return None;
     }
-    let (mine, theirs) = (skeleton(name), skeleton(neighbour));
-    if mine == theirs {
+    if mine.skeleton == theirs.skeleton {
         return Some(Likeness::Homoglyph);
     }
-    let long_enough =
-        name.chars().count() >= MIN_SIMILAR && neighbour.chars().count() >= MIN_SIMILAR;
-    (long_enough && one_edit(&mine, &theirs)).then_some(Likeness::OneEdit)
+    let long_enough = mine.characters >= MIN_SIMILAR && theirs.characters >= MIN_SIMILAR;
+    // Skeletons more than one character apart in length are more than one edit apart.
+    let near = mine
+        .skeleton_characters
+        .abs_diff(theirs.skeleton_characters)
+        <= 1;
+    (long_enough && near && one_edit(&mine.skeleton, &theirs.skeleton)).then_some(Likeness::OneEdit)
 }
 
 /// Whether `a` and `b` are one insertion, deletion, substitution or swap of neighbouring

@@ -8,9 +8,10 @@
 
 use std::sync::LazyLock;
 
-use regex::{Regex, RegexBuilder, RegexSet, RegexSetBuilder};
+use regex::{Regex, RegexBuilder};
 
 use crate::analyzers::instructions::{self, Family, Reading};
+use crate::analyzers::literals::Patterns;
 
 /// Commands that have no place in hidden text, each with what it does.
 const COMMANDS: &[(&str, &str)] = &[
@@ -55,26 +56,9 @@ const COMMANDS: &[(&str, &str)] = &[
 /// Words that talk to the model, which a comment for the maintainers has no reason to.
 const ADDRESSED: &str = r"(?-u:\b)(if you are|if you're|attention|note to|dear|hey|hello|to the|for the)( an?)?( ai| llm| assistant| agent| claude| gpt| chatgpt| codex| gemini| copilot| language model| model)(?-u:\b)|(?-u:\b)(ai|llm|assistant|agent|claude|gpt|chatgpt|codex|gemini|copilot|language model)s?( agents?| assistants?)?( reading this| processing this)?\s*[:,]?\s*(must|should|shall|are instructed to|need to|have to|will now|always|never|please|you must|you should|do not|don't)(?-u:\b)";
 
-static COMMAND_SET: LazyLock<Option<RegexSet>> = LazyLock::new(|| {
-    RegexSetBuilder::new(COMMANDS.iter().map(|(_, pattern)| *pattern))
-        .case_insensitive(true)
-        .size_limit(16 << 20)
-        .build()
-        .ok()
-});
-
-static COMMAND_EACH: LazyLock<Vec<Option<Regex>>> = LazyLock::new(|| {
-    COMMANDS
-        .iter()
-        .map(|(_, pattern)| {
-            RegexBuilder::new(pattern)
-                .case_insensitive(true)
-                .size_limit(16 << 20)
-                .build()
-                .ok()
-        })
-        .collect()
-});
+/// The commands, each compiled the first time a text holds its literals.
+static COMMAND_PATTERNS: LazyLock<Patterns> =
+    LazyLock::new(|| Patterns::new(COMMANDS.iter().map(|(_, pattern)| *pattern), true, 16 << 20));
 
 static ADDRESSED_RE: LazyLock<Option<Regex>> = LazyLock::new(|| {
     RegexBuilder::new(ADDRESSED)
@@ -85,10 +69,8 @@ static ADDRESSED_RE: LazyLock<Option<Regex>> = LazyLock::new(|| {
 
 /// The first dangerous command in `text`: what it does, and the command.
 pub(super) fn command(text: &str) -> Option<(&'static str, String)> {
-    let set = COMMAND_SET.as_ref()?;
-    let index = set.matches(text).iter().next()?;
-    let regex = COMMAND_EACH.get(index)?.as_ref()?;
-    let found = regex.find(text)?;
+    let index = COMMAND_PATTERNS.matches(text).next()?;
+    let found = COMMAND_PATTERNS.regex(index)?.find(text)?;
     let (what, _) = COMMANDS.get(index)?;
     Some((what, instructions::quote(text, found.start(), found.end())))
 }
@@ -125,8 +107,7 @@ mod tests {
 
     #[test]
     fn the_commands_compile() {
-        assert!(COMMAND_SET.is_some());
-        assert!(COMMAND_EACH.iter().all(Option::is_some));
+        assert!((0..COMMANDS.len()).all(|index| COMMAND_PATTERNS.regex(index).is_some()));
         assert!(ADDRESSED_RE.is_some());
     }
 

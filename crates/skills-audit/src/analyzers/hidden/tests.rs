@@ -16,7 +16,9 @@ fn skill_named(name: &str, neighbours: &[&str], files: &[(&str, String)]) -> Ski
                 ScannedFile::new(*path, text.as_bytes().to_vec(), text.len() as u64)
             })
             .collect(),
-        neighbours: neighbours.iter().map(|name| (*name).to_owned()).collect(),
+        neighbours: crate::files::Neighbours::new(
+            neighbours.iter().map(|name| (*name).to_owned()).collect(),
+        ),
     }
 }
 

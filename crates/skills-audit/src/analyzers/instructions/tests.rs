@@ -16,7 +16,7 @@ fn skill_with(description: &str, files: &[(&str, &str)]) -> Skill {
                 ScannedFile::new(*path, text.as_bytes().to_vec(), text.len() as u64)
             })
             .collect(),
-        neighbours: Vec::new(),
+        neighbours: crate::files::Neighbours::default(),
     }
 }
 
@@ -564,7 +564,28 @@ fn every_pattern_compiles_and_the_set_is_whole() {
         );
         assert_eq!(compiled.anchor, pattern.anchor, "{}", pattern.regex);
     }
-    assert_eq!(COMPILED.set.len(), PATTERNS.len());
+    assert_eq!(COMPILED.patterns.len(), PATTERNS.len());
+}
+
+/// The gate only skips patterns that cannot match: over every case's text (and the same
+/// text in capitals), every pattern whose anchor matches is a candidate.
+#[test]
+fn the_literal_gate_keeps_every_pattern_that_matches() {
+    for (_, text, _) in CASES {
+        for text in [(*text).to_owned(), text.to_uppercase()] {
+            let normal = Normalised::new(&text);
+            let candidates = COMPILED.gate.candidates(&normal.text);
+            for (index, compiled) in COMPILED.patterns.iter().enumerate() {
+                if !find_all(compiled, &normal.text).is_empty() {
+                    assert!(
+                        candidates.contains(&index),
+                        "{} on {text}",
+                        PATTERNS[index].regex
+                    );
+                }
+            }
+        }
+    }
 }
 
 #[test]

@@ -26,7 +26,7 @@ fn skill(files: &[(&str, &[u8])]) -> Skill {
             .unwrap_or_default(),
         frontmatter,
         files,
-        neighbours: Vec::new(),
+        neighbours: crate::files::Neighbours::default(),
     }
 }
 

@@ -19,7 +19,7 @@ fn skill(files: &[(&str, &[u8])]) -> Skill {
             .iter()
             .map(|(path, bytes)| ScannedFile::new(*path, bytes.to_vec(), bytes.len() as u64))
             .collect(),
-        neighbours: Vec::new(),
+        neighbours: crate::files::Neighbours::default(),
     }
 }
 

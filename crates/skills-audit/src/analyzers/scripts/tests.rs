@@ -16,7 +16,7 @@ fn skill(files: &[(&str, &str)]) -> Skill {
                 ScannedFile::new(*path, text.as_bytes().to_vec(), text.len() as u64)
             })
             .collect(),
-        neighbours: Vec::new(),
+        neighbours: crate::files::Neighbours::default(),
     }
 }
 

@@ -7,6 +7,8 @@
 //! scans 10,000 skills compiles its rules once); scanning a file is then one automaton pass
 //! and a pass of each expression whose atoms occur (`matcher.rs`).
 
+use std::sync::OnceLock;
+
 use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
 use regex::bytes::{Regex, RegexBuilder};
 
@@ -40,9 +42,43 @@ pub(crate) struct Compiled {
     pub(crate) automaton: Option<AhoCorasick>,
     pub(crate) entries: Vec<Entry>,
     /// Regular expressions and hex strings that are not plain bytes.
-    pub(crate) expressions: Vec<Regex>,
+    pub(crate) expressions: Vec<Expression>,
     /// The expressions without atoms: they run on every file.
     pub(crate) ungated: Vec<usize>,
+}
+
+/// One expression: its pattern, and the regex built from it, at once or on first use.
+#[derive(Debug)]
+pub(crate) struct Expression {
+    pattern: String,
+    regex: OnceLock<Option<Regex>>,
+}
+
+impl Expression {
+    /// The regex; `None` only for a pattern compiled on first use that does not build
+    /// (the shipped rules are compiled at once by a test, so theirs all build).
+    pub(crate) fn regex(&self) -> Option<&Regex> {
+        self.regex
+            .get_or_init(|| build(&self.pattern).ok())
+            .as_ref()
+    }
+}
+
+/// When a set's expressions are built.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Building {
+    /// All at once, so one that does not build is an error naming its rule: the user's rules.
+    AtOnce,
+    /// Each the first time its atoms occur in a file: rules known to build (the shipped
+    /// ones), so a scan pays only for the expressions its files come near.
+    OnFirstUse,
+}
+
+fn build(pattern: &str) -> Result<Regex, regex::Error> {
+    RegexBuilder::new(pattern)
+        .size_limit(REGEX_BYTES)
+        .dfa_size_limit(DFA_BYTES)
+        .build()
 }
 
 /// One rule.
@@ -85,8 +121,18 @@ pub(crate) enum Entry {
     Atom { expression: usize },
 }
 
-/// Compiles rule files, `(name, text)` each; the name is what errors say.
+/// Compiles rule files, `(name, text)` each; the name is what errors say. Every expression
+/// is built at once.
+#[cfg(test)]
 pub(crate) fn compile(sources: &[(&str, &str)]) -> Result<Compiled, Error> {
+    compile_with(sources, Building::AtOnce)
+}
+
+/// [`compile`], building the expressions as `building` says.
+pub(crate) fn compile_with(
+    sources: &[(&str, &str)],
+    building: Building,
+) -> Result<Compiled, Error> {
     let mut rules = Vec::new();
     let mut strings = Vec::new();
     let mut literals: Vec<Vec<u8>> = Vec::new();
@@ -192,11 +238,9 @@ pub(crate) fn compile(sources: &[(&str, &str)]) -> Result<Compiled, Error> {
     let mut expressions = Vec::new();
     let mut ungated = Vec::new();
     for (pattern, &string) in patterns.iter().zip(&expression_strings) {
-        let regex = RegexBuilder::new(pattern)
-            .size_limit(REGEX_BYTES)
-            .dfa_size_limit(DFA_BYTES)
-            .build()
-            .map_err(|error| {
+        let regex = OnceLock::new();
+        if building == Building::AtOnce {
+            let built = build(pattern).map_err(|error| {
                 let rule = rules.iter().find(|rule| {
                     (rule.first_string..rule.first_string + rule.string_count).contains(&string)
                 });
@@ -210,6 +254,8 @@ pub(crate) fn compile(sources: &[(&str, &str)]) -> Result<Compiled, Error> {
                     ),
                 }
             })?;
+            let _ = regex.set(Some(built));
+        }
         let expression = expressions.len();
         match atoms(pattern) {
             Some(atoms) => {
@@ -221,7 +267,10 @@ pub(crate) fn compile(sources: &[(&str, &str)]) -> Result<Compiled, Error> {
             None => ungated.push(expression),
         }
         strings[string].expression = Some(expression);
-        expressions.push(regex);
+        expressions.push(Expression {
+            pattern: pattern.clone(),
+            regex,
+        });
     }
     Ok(Compiled {
         rules,

@@ -153,10 +153,13 @@ impl Scan<'_> {
             && self.pending[expression]
         {
             self.pending[expression] = false;
-            let regex = &self.compiled.expressions[expression];
+            let regex = self.compiled.expressions[expression].regex();
             let fullword = self.compiled.strings[string].fullword;
             let found = &mut self.found[string];
-            for matched in regex.find_iter(self.data) {
+            for matched in regex
+                .into_iter()
+                .flat_map(|regex| regex.find_iter(self.data))
+            {
                 if fullword && !is_fullword(self.data, matched.range(), false) {
                     continue;
                 }
