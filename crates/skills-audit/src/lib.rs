@@ -23,7 +23,9 @@
 //! `docs/audit.md` says why each exists and when it is a false positive. Installing,
 //! discovery, the runtime and the MCP server call [`scan_dir`] or [`scan_files`]; [`audit`]
 //! scans what a request names (folders, catalog names, or the whole catalog) as
-//! `skills audit` does. The crate itself writes nothing but acceptances ([`accept`]).
+//! `skills audit` does. The crate itself writes nothing but acceptances ([`accept`]) and the
+//! verdicts `list`, `show` and the MCP catalog mark flagged skills by (`verdicts.rs`:
+//! [`mark`], [`record`], and [`recheck`] for `skills check`).
 //!
 //! A gate (install, update, run) decides in three steps: scan ([`scan_files`] for staged
 //! files, [`scan_dir`] for a folder), mark what the user accepted
@@ -40,6 +42,7 @@ mod report;
 mod targets;
 #[cfg(test)]
 mod testing;
+mod verdicts;
 
 pub use accept::{Acceptances, accept, key_of};
 pub use analyzers::all_rules;
@@ -47,3 +50,4 @@ pub use catalog::audit;
 pub use files::{Caps, FileKind, ScannedFile, Skill};
 pub use findings::Rule;
 pub use report::{Options, RULES_VERSION, scan_dir, scan_files};
+pub use verdicts::{mark, recheck, record, rescan, stamp};

@@ -1,0 +1,477 @@
+//! The verdict store: the last audit verdict of every skill folder scanned, kept in the user's
+//! home (`<home>/<app_dir>/audit-verdicts.json`, read and written through `skills_ops::state`
+//! alone), so that `list`, `show` and the MCP catalog can mark a flagged skill without
+//! scanning it, and `check` knows which skills to scan again.
+//!
+//! Each entry is keyed by the skill folder, resolved, and holds a stamp of its files (every
+//! file's path, kind, size, modification and change times and inode, hashed: a walk of the
+//! folder with no file opened, [`stamp`]), the digest of the files as scanned, the rules'
+//! version, the worst severity, the number of findings, and whether an unaccepted finding at
+//! or above `[audit] refuse_on` blocked. A listing reads the file once and stamps only the
+//! skills it holds an entry for: a user who never audits pays one failed open. An entry
+//! whose stamp no longer matches is shown as stale, never as clean.
+//!
+//! The stamp is taken before a scan reads the files, so a file changed while it was scanned
+//! makes the entry stale rather than vouching for bytes it never read. A broken or oversized
+//! file is named in a warning and treated as empty (nothing is marked, `check` scans every
+//! skill again), and the next write replaces it: it is a record of verdicts the program can
+//! always make again, not something the user would lose.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use skills_ops::state::{self, AUDIT_VERDICTS};
+use skills_types::audit::{Mark, MarkState, Recheck, Report, Severity, VERDICTS_FILE};
+use skills_types::files::SKILL_MD;
+use skills_types::{Diagnostic, DiagnosticCode, Error, Skill, SkillsConfig, sanitize};
+
+use crate::accept::Acceptances;
+use crate::files::Caps;
+use crate::report::scan_dir;
+use crate::targets;
+
+/// The version of the file this build writes and reads.
+const VERSION: u32 = 1;
+
+/// The most verdicts kept: past it, the ones written longest ago go first (20,000 entries of
+/// about 400 bytes stay well under the kind's limit).
+pub(crate) const MAX_ENTRIES: usize = 20_000;
+
+/// The file as written: entries oldest first.
+#[derive(Debug, Serialize, Deserialize)]
+struct Record {
+    version: u32,
+    skills: Vec<Entry>,
+}
+
+/// One skill folder's last verdict.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct Entry {
+    /// The skill folder, resolved.
+    #[serde(with = "skills_types::path_text")]
+    pub(crate) path: PathBuf,
+    /// Its name when scanned, for a person reading the file.
+    pub(crate) name: String,
+    /// The stamp of its files just before the scan ([`stamp`]).
+    pub(crate) stamp: String,
+    /// The digest of the files as scanned.
+    pub(crate) digest: String,
+    /// The rules that scanned ([`crate::Options::rules_version`]).
+    pub(crate) rules_version: String,
+    /// The worst severity found; `None` when nothing was.
+    pub(crate) max_severity: Option<Severity>,
+    /// How many findings.
+    pub(crate) findings_count: usize,
+    /// Whether an unaccepted finding at or above `refuse_on` blocked.
+    pub(crate) blocked: bool,
+}
+
+impl Entry {
+    /// The entry of `report` for the folder `path`, whose files had `stamp` before the scan.
+    pub(crate) fn new(path: PathBuf, stamp: String, report: &Report, refuse_on: Severity) -> Self {
+        Self {
+            path,
+            name: report.skill_name.clone(),
+            stamp,
+            digest: report.digest.clone(),
+            rules_version: report.rules_version.clone(),
+            max_severity: report.max_severity,
+            findings_count: report.findings_count,
+            blocked: report.blocking(refuse_on).next().is_some(),
+        }
+    }
+
+    /// Whether `other` says the same of the skill (what a listing shows: the worst
+    /// severity, the findings, whether it blocks, the rules).
+    fn same_verdict(&self, other: &Self) -> bool {
+        self.max_severity == other.max_severity
+            && self.findings_count == other.findings_count
+            && self.blocked == other.blocked
+            && self.rules_version == other.rules_version
+    }
+
+    /// The mark of this verdict for files whose stamp is now `stamp`.
+    pub(crate) fn mark(&self, stamp: Option<&str>) -> Mark {
+        let state = if stamp == Some(self.stamp.as_str()) {
+            MarkState::Current
+        } else {
+            MarkState::Stale
+        };
+        Mark::new(
+            self.max_severity,
+            self.findings_count,
+            self.rules_version.clone(),
+            self.blocked,
+            state,
+        )
+    }
+}
+
+/// The verdicts on file, read once per command.
+#[derive(Debug, Default)]
+pub(crate) struct Verdicts {
+    entries: HashMap<PathBuf, Entry>,
+}
+
+impl Verdicts {
+    /// The verdicts of `config`'s home: none when there is no file, and none (with a warning
+    /// naming the file) when it cannot be used.
+    pub(crate) fn read(config: &SkillsConfig) -> Self {
+        match load(config) {
+            Ok(entries) => Self {
+                entries: entries
+                    .into_iter()
+                    .map(|entry| (entry.path.clone(), entry))
+                    .collect(),
+            },
+            Err(reason) => {
+                state::warn_unused(&AUDIT_VERDICTS, &path(config), &reason);
+                Self::default()
+            }
+        }
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// The verdict of the resolved folder `real`.
+    pub(crate) fn get(&self, real: &Path) -> Option<&Entry> {
+        self.entries.get(real)
+    }
+}
+
+/// Fills in the `audit` mark of each of `skills` that has a verdict on file: one read of the
+/// store, then a stamp of each skill it knows (none of the others is touched). A skill
+/// without a verdict keeps none, which is "never audited", not "clean".
+pub fn mark(config: &SkillsConfig, skills: &mut [Skill]) {
+    let verdicts = Verdicts::read(config);
+    if verdicts.is_empty() {
+        return;
+    }
+    let caps = Caps::default();
+    skills.par_iter_mut().for_each(|skill| {
+        let Ok(real) = std::fs::canonicalize(&skill.dir) else {
+            return;
+        };
+        if let Some(entry) = verdicts.get(&real) {
+            skill.audit = Some(entry.mark(stamp(&real, &caps).as_deref()));
+        }
+    });
+}
+
+/// Records the verdicts of `reports` (each skill's folder as `skill_path` names it, its
+/// acceptances applied), stamping each folder now: for a caller that scanned files it then
+/// wrote as scanned (an install). `skills audit`, `check` and `watch` stamp before they scan.
+/// Whether an entry blocks is read against `config`'s `[audit] refuse_on`.
+pub fn record(config: &SkillsConfig, reports: &[Report]) -> Result<(), Error> {
+    let settings = skills_ops::discover::run_policy(config)
+        .map(|effective| effective.audit)
+        .unwrap_or_default();
+    let caps = Caps::default();
+    let entries = reports
+        .iter()
+        .filter_map(|report| {
+            let real = std::fs::canonicalize(&report.skill_path).ok()?;
+            let stamp = stamp(&real, &caps)?;
+            Some(Entry::new(real, stamp, report, settings.refuse_on))
+        })
+        .collect();
+    store_entries(config, entries)
+}
+
+/// `skills check`'s audit part: every skill `names` names (every skill of the catalog when
+/// none) whose verdict is missing, was made by other rules than those in force now, or is
+/// older than its files, is scanned again and its verdict recorded; the others keep theirs,
+/// unscanned (the fast path: a read of the store and a stamp of each folder). The skills
+/// whose verdict is high or critical come back as `audit-flagged` diagnostics.
+pub fn recheck(config: &SkillsConfig, names: &[String]) -> Result<Recheck, Error> {
+    recheck_changes(config, names).map(|(recheck, _)| recheck)
+}
+
+/// `skills watch`'s audit part: the skills `names` names (a burst's added and changed ones)
+/// are scanned again when their verdict is outdated, as [`recheck`] does, and each whose
+/// verdict differs from the one recorded before (worst severity, number of findings,
+/// whether it blocks, rules), or that had none and is flagged now, comes back as
+/// `(name, before, after)`. `before` is the old verdict as it stands now (stale, since the
+/// files changed), none when there was none.
+pub fn rescan(
+    config: &SkillsConfig,
+    names: &[String],
+) -> Result<Vec<(String, Option<Mark>, Mark)>, Error> {
+    recheck_changes(config, names).map(|(_, changes)| changes)
+}
+
+/// A verdict change: the skill's name, its verdict before (as it stands now) and after.
+type Change = (String, Option<Mark>, Mark);
+
+fn recheck_changes(
+    config: &SkillsConfig,
+    names: &[String],
+) -> Result<(Recheck, Vec<Change>), Error> {
+    let effective = skills_ops::discover::run_policy(config)?;
+    let settings = &effective.audit;
+    let catalog = skills_ops::discover::discover(config)?;
+    let (folders, skipped) = targets::folders(&catalog, names);
+    let options = targets::options(&catalog, settings)?.with_fail_on(settings.fail_on);
+    let rules_version = options.rules_version();
+    let verdicts = Verdicts::read(config);
+    let acceptances = Acceptances::read(config);
+    let looked: Vec<Looked> = folders
+        .par_iter()
+        .map(|(target, folder)| {
+            let stamp = stamp(&folder.real, &options.caps);
+            let kept = verdicts.get(&folder.real).filter(|entry| {
+                entry.rules_version == rules_version && stamp.as_deref() == Some(&entry.stamp)
+            });
+            if let Some(entry) = kept {
+                return Looked::Kept(target.clone(), folder.shown.clone(), entry.clone());
+            }
+            match scan_dir(&folder.real, &options) {
+                Ok(mut report) => {
+                    acceptances.apply(&mut report, &folder.real, settings, settings.fail_on);
+                    let entry = Entry::new(
+                        folder.real.clone(),
+                        stamp.unwrap_or_default(),
+                        &report,
+                        settings.refuse_on,
+                    );
+                    Looked::Scanned(target.clone(), folder.shown.clone(), entry)
+                }
+                Err(error) => {
+                    Looked::Failed(target.clone(), folder.shown.clone(), error.to_string())
+                }
+            }
+        })
+        .collect();
+    let mut recheck = Recheck::default();
+    recheck.rules_version = rules_version;
+    let mut fresh = Vec::new();
+    let mut changes = Vec::new();
+    for looked in looked {
+        let (target, shown, entry) = match looked {
+            Looked::Kept(target, shown, entry) => {
+                recheck.unchanged += 1;
+                (target, shown, entry)
+            }
+            Looked::Scanned(target, shown, entry) => {
+                recheck.scanned.push(target.clone());
+                // A skill first scanned here is news only when it is flagged; a verdict
+                // that was recorded before is news whenever it says something else now.
+                let before = verdicts.get(&entry.path);
+                let news = match before {
+                    Some(before) => !before.same_verdict(&entry),
+                    None => entry
+                        .max_severity
+                        .is_some_and(|worst| worst >= Severity::High),
+                };
+                if news {
+                    changes.push((
+                        sanitize::line(&entry.name).into_owned(),
+                        before.map(|before| before.mark(Some(&entry.stamp))),
+                        entry.mark(Some(&entry.stamp)),
+                    ));
+                }
+                fresh.push(entry.clone());
+                (target, shown, entry)
+            }
+            Looked::Failed(target, shown, reason) => {
+                recheck
+                    .diagnostics
+                    .push(unscanned(&target, &reason).with_path(shown));
+                continue;
+            }
+        };
+        let mark = entry.mark(Some(&entry.stamp));
+        if let Some(note) = mark
+            .note(&sanitize::line(&target))
+            .filter(|_| mark.flagged())
+        {
+            recheck.diagnostics.push(
+                Diagnostic::warning(
+                    DiagnosticCode::AuditFlagged,
+                    sanitize::line(&format!("{target}: {note}")).into_owned(),
+                )
+                .with_path(shown.join(SKILL_MD)),
+            );
+        }
+    }
+    for skipped in skipped {
+        recheck
+            .diagnostics
+            .push(unscanned(&skipped.file, &skipped.reason));
+    }
+    store_entries(config, fresh)?;
+    Ok((recheck, changes))
+}
+
+/// One skill as [`recheck`] found it: its target, its folder as shown, and its verdict.
+enum Looked {
+    Kept(String, PathBuf, Entry),
+    Scanned(String, PathBuf, Entry),
+    Failed(String, PathBuf, String),
+}
+
+fn unscanned(target: &str, reason: &str) -> Diagnostic {
+    Diagnostic::warning(
+        DiagnosticCode::AuditUnscanned,
+        sanitize::line(&format!(
+            "{target}: not scanned again ({reason}); its audit verdict is unknown"
+        ))
+        .into_owned(),
+    )
+}
+
+/// Replaces the entries of the same folders by `fresh` (the newest last), drops the oldest
+/// past [`MAX_ENTRIES`], and writes the file atomically. A file that cannot be used is
+/// replaced: it held nothing a scan cannot make again.
+pub(crate) fn store_entries(config: &SkillsConfig, fresh: Vec<Entry>) -> Result<(), Error> {
+    if fresh.is_empty() {
+        return Ok(());
+    }
+    let mut entries = load(config).unwrap_or_default();
+    entries.retain(|entry| !fresh.iter().any(|new| new.path == entry.path));
+    entries.extend(fresh);
+    if entries.len() > MAX_ENTRIES {
+        let excess = entries.len() - MAX_ENTRIES;
+        entries.drain(..excess);
+    }
+    store(config, entries)
+}
+
+/// A stamp of the skill folder `dir`'s files, good enough to know they changed: the path,
+/// kind, size, modification and change times and inode of every entry below it (no link
+/// followed, no file opened, within the scan's depth and file caps), hashed. `None` when the
+/// folder cannot be listed. A change the scan would see changes it: new bytes move the
+/// modification time (and the change time, which no tool can set back), a file added,
+/// removed or renamed changes the list.
+pub fn stamp(dir: &Path, caps: &Caps) -> Option<String> {
+    let mut hasher = Sha256::new();
+    let mut files = 0;
+    stamp_walk(dir, "", 0, caps, &mut files, &mut hasher).ok()?;
+    let digest = hasher.finalize();
+    Some(
+        digest
+            .iter()
+            .take(16)
+            .map(|byte| format!("{byte:02x}"))
+            .collect(),
+    )
+}
+
+fn stamp_walk(
+    dir: &Path,
+    prefix: &str,
+    depth: usize,
+    caps: &Caps,
+    files: &mut usize,
+    hasher: &mut Sha256,
+) -> std::io::Result<()> {
+    let mut entries = std::fs::read_dir(dir)?
+        .filter_map(Result::ok)
+        .collect::<Vec<_>>();
+    entries.sort_by_key(std::fs::DirEntry::file_name);
+    for entry in entries {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let relative = if prefix.is_empty() {
+            name
+        } else {
+            format!("{prefix}/{name}")
+        };
+        let Ok(metadata) = std::fs::symlink_metadata(entry.path()) else {
+            continue;
+        };
+        hasher.update((relative.len() as u64).to_le_bytes());
+        hasher.update(relative.as_bytes());
+        hash_metadata(&metadata, hasher);
+        if metadata.is_dir() {
+            if depth + 1 < caps.depth {
+                stamp_walk(&entry.path(), &relative, depth + 1, caps, files, hasher)?;
+            }
+        } else {
+            *files += 1;
+            if *files > caps.files {
+                return Ok(());
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(unix)]
+fn hash_metadata(metadata: &std::fs::Metadata, hasher: &mut Sha256) {
+    use std::os::unix::fs::MetadataExt;
+    hasher.update([u8::from(metadata.is_dir()), u8::from(metadata.is_symlink())]);
+    for value in [
+        metadata.size(),
+        metadata.ino(),
+        metadata.mtime().cast_unsigned(),
+        metadata.mtime_nsec().cast_unsigned(),
+        metadata.ctime().cast_unsigned(),
+        metadata.ctime_nsec().cast_unsigned(),
+    ] {
+        hasher.update(value.to_le_bytes());
+    }
+}
+
+#[cfg(not(unix))]
+fn hash_metadata(metadata: &std::fs::Metadata, hasher: &mut Sha256) {
+    hasher.update([u8::from(metadata.is_dir()), u8::from(metadata.is_symlink())]);
+    hasher.update(metadata.len().to_le_bytes());
+    let modified = metadata
+        .modified()
+        .ok()
+        .and_then(|time| time.duration_since(std::time::UNIX_EPOCH).ok())
+        .map_or(0, |since| since.as_nanos());
+    hasher.update(modified.to_le_bytes());
+}
+
+/// Where the verdicts of `config` are.
+fn path(config: &SkillsConfig) -> PathBuf {
+    state::app_dir(config).join(VERDICTS_FILE)
+}
+
+/// The verdicts on file (none when there is no file), or why the file cannot be used.
+fn load(config: &SkillsConfig) -> Result<Vec<Entry>, String> {
+    let bytes = match state::Folder::open(&state::app_dir(config), &[]) {
+        Ok(Some(folder)) => folder
+            .read(&AUDIT_VERDICTS, VERDICTS_FILE)
+            .map_err(|refusal| refusal.to_string())?,
+        Ok(None) => None,
+        Err(refusal) => return Err(refusal.to_string()),
+    };
+    let Some(bytes) = bytes else {
+        return Ok(Vec::new());
+    };
+    let record: Record = serde_json::from_slice(&bytes)
+        .map_err(|error| format!("it is not a valid record of audit verdicts ({error})"))?;
+    if record.version != VERSION {
+        return Err(format!(
+            "it has version {}, and this build reads version {VERSION}",
+            record.version
+        ));
+    }
+    Ok(record.skills)
+}
+
+/// Replaces the file atomically, creating `<home>/<app_dir>` when needed.
+fn store(config: &SkillsConfig, skills: Vec<Entry>) -> Result<(), Error> {
+    let record = Record {
+        version: VERSION,
+        skills,
+    };
+    let mut bytes = serde_json::to_vec(&record).map_err(|error| {
+        Error::InvalidInput(format!("the audit verdicts cannot be encoded: {error}"))
+    })?;
+    bytes.push(b'\n');
+    state::Folder::create(&state::app_dir(config), &[])
+        .map_err(std::io::Error::from)
+        .and_then(|folder| folder.replace(&AUDIT_VERDICTS, VERDICTS_FILE, &bytes))
+        .map_err(|source| Error::io("write", &path(config), source))
+}
+
+#[cfg(test)]
+mod tests;
