@@ -106,7 +106,7 @@ pub fn accept(config: &SkillsConfig, target: &str) -> Result<Accepted, Error> {
     let catalog = skills_ops::discover::discover(config)?;
     let folder = folder_of(&catalog, target)?;
     let options = options(&catalog, settings)?.with_fail_on(settings.fail_on);
-    let stamp = crate::verdicts::stamp(&folder.real, &options.caps);
+    let stamp = crate::stamp::stamp(&folder.real, &options.caps);
     let mut report = scan_dir(&folder.real, &options)?;
     report.skill_path.clone_from(&folder.real);
     let threshold = settings.lowest_threshold();

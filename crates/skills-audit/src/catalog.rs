@@ -39,7 +39,7 @@ pub fn audit(config: &SkillsConfig, request: &Request) -> Result<Reports, Error>
         .map(|(target, folder)| {
             // Stamped before the files are read: a change during the scan leaves the verdict
             // stale rather than vouching for bytes it never read.
-            let stamp = verdicts::stamp(&folder.real, &caps);
+            let stamp = crate::stamp::stamp(&folder.real, &caps);
             let mut report = scan_dir(&folder.real, &options).map_err(|error| Skipped {
                 file: target.clone(),
                 reason: error.to_string(),

@@ -25,7 +25,8 @@
 //! scans what a request names (folders, catalog names, or the whole catalog) as
 //! `skills audit` does. The crate itself writes nothing but acceptances ([`accept`]) and the
 //! verdicts `list`, `show` and the MCP catalog mark flagged skills by (`verdicts.rs`:
-//! [`mark`], [`record`], and [`recheck`] for `skills check`).
+//! [`mark`], [`record`]; `recheck.rs`: [`recheck`] for `skills check`, [`rescan`] for
+//! `skills watch`).
 //!
 //! A gate (install, update, run) decides in three steps: scan ([`scan_files`] for staged
 //! files, [`scan_dir`] for a folder), mark what the user accepted
@@ -38,7 +39,9 @@ mod analyzers;
 mod catalog;
 mod files;
 mod findings;
+mod recheck;
 mod report;
+mod stamp;
 mod targets;
 #[cfg(test)]
 mod testing;
@@ -49,5 +52,7 @@ pub use analyzers::all_rules;
 pub use catalog::audit;
 pub use files::{Caps, FileKind, ScannedFile, Skill};
 pub use findings::Rule;
+pub use recheck::{recheck, rescan};
 pub use report::{Options, RULES_VERSION, scan_dir, scan_files};
-pub use verdicts::{mark, recheck, record, rescan, stamp};
+pub use stamp::stamp;
+pub use verdicts::{mark, record};

@@ -5,7 +5,7 @@
 //!
 //! Each entry is keyed by the skill folder, resolved, and holds a stamp of its files (every
 //! file's path, kind, size, modification and change times and inode, hashed: a walk of the
-//! folder with no file opened, [`stamp`]), the digest of the files as scanned, the rules'
+//! folder with no file opened, `stamp.rs`), the digest of the files as scanned, the rules'
 //! version, the worst severity, the number of findings, and whether an unaccepted finding at
 //! or above `[audit] refuse_on` blocked. A listing reads the file once and stamps only the
 //! skills it holds an entry for: a user who never audits pays one failed open. An entry
@@ -22,16 +22,12 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 use skills_ops::state::{self, AUDIT_VERDICTS};
-use skills_types::audit::{Mark, MarkState, Recheck, Report, Severity, VERDICTS_FILE};
-use skills_types::files::SKILL_MD;
-use skills_types::{Diagnostic, DiagnosticCode, Error, Skill, SkillsConfig, sanitize};
+use skills_types::audit::{Mark, MarkState, Report, Severity, VERDICTS_FILE};
+use skills_types::{Error, Skill, SkillsConfig};
 
-use crate::accept::Acceptances;
 use crate::files::Caps;
-use crate::report::scan_dir;
-use crate::targets;
+use crate::stamp::stamp;
 
 /// The version of the file this build writes and reads.
 const VERSION: u32 = 1;
@@ -86,7 +82,7 @@ impl Entry {
 
     /// Whether `other` says the same of the skill (what a listing shows: the worst
     /// severity, the findings, whether it blocks, the rules).
-    fn same_verdict(&self, other: &Self) -> bool {
+    pub(crate) fn same_verdict(&self, other: &Self) -> bool {
         self.max_severity == other.max_severity
             && self.findings_count == other.findings_count
             && self.blocked == other.blocked
@@ -183,148 +179,6 @@ pub fn record(config: &SkillsConfig, reports: &[Report]) -> Result<(), Error> {
     store_entries(config, entries)
 }
 
-/// `skills check`'s audit part: every skill `names` names (every skill of the catalog when
-/// none) whose verdict is missing, was made by other rules than those in force now, or is
-/// older than its files, is scanned again and its verdict recorded; the others keep theirs,
-/// unscanned (the fast path: a read of the store and a stamp of each folder). The skills
-/// whose verdict is high or critical come back as `audit-flagged` diagnostics.
-pub fn recheck(config: &SkillsConfig, names: &[String]) -> Result<Recheck, Error> {
-    recheck_changes(config, names).map(|(recheck, _)| recheck)
-}
-
-/// `skills watch`'s audit part: the skills `names` names (a burst's added and changed ones)
-/// are scanned again when their verdict is outdated, as [`recheck`] does, and each whose
-/// verdict differs from the one recorded before (worst severity, number of findings,
-/// whether it blocks, rules), or that had none and is flagged now, comes back as
-/// `(name, before, after)`. `before` is the old verdict as it stands now (stale, since the
-/// files changed), none when there was none.
-pub fn rescan(
-    config: &SkillsConfig,
-    names: &[String],
-) -> Result<Vec<(String, Option<Mark>, Mark)>, Error> {
-    recheck_changes(config, names).map(|(_, changes)| changes)
-}
-
-/// A verdict change: the skill's name, its verdict before (as it stands now) and after.
-type Change = (String, Option<Mark>, Mark);
-
-fn recheck_changes(
-    config: &SkillsConfig,
-    names: &[String],
-) -> Result<(Recheck, Vec<Change>), Error> {
-    let effective = skills_ops::discover::run_policy(config)?;
-    let settings = &effective.audit;
-    let catalog = skills_ops::discover::discover(config)?;
-    let (folders, skipped) = targets::folders(&catalog, names);
-    let options = targets::options(&catalog, settings)?.with_fail_on(settings.fail_on);
-    let rules_version = options.rules_version();
-    let verdicts = Verdicts::read(config);
-    let acceptances = Acceptances::read(config);
-    let looked: Vec<Looked> = folders
-        .par_iter()
-        .map(|(target, folder)| {
-            let stamp = stamp(&folder.real, &options.caps);
-            let kept = verdicts.get(&folder.real).filter(|entry| {
-                entry.rules_version == rules_version && stamp.as_deref() == Some(&entry.stamp)
-            });
-            if let Some(entry) = kept {
-                return Looked::Kept(target.clone(), folder.shown.clone(), entry.clone());
-            }
-            match scan_dir(&folder.real, &options) {
-                Ok(mut report) => {
-                    acceptances.apply(&mut report, &folder.real, settings, settings.fail_on);
-                    let entry = Entry::new(
-                        folder.real.clone(),
-                        stamp.unwrap_or_default(),
-                        &report,
-                        settings.refuse_on,
-                    );
-                    Looked::Scanned(target.clone(), folder.shown.clone(), entry)
-                }
-                Err(error) => {
-                    Looked::Failed(target.clone(), folder.shown.clone(), error.to_string())
-                }
-            }
-        })
-        .collect();
-    let mut recheck = Recheck::default();
-    recheck.rules_version = rules_version;
-    let mut fresh = Vec::new();
-    let mut changes = Vec::new();
-    for looked in looked {
-        let (target, shown, entry) = match looked {
-            Looked::Kept(target, shown, entry) => {
-                recheck.unchanged += 1;
-                (target, shown, entry)
-            }
-            Looked::Scanned(target, shown, entry) => {
-                recheck.scanned.push(target.clone());
-                // A skill first scanned here is news only when it is flagged; a verdict
-                // that was recorded before is news whenever it says something else now.
-                let before = verdicts.get(&entry.path);
-                let news = match before {
-                    Some(before) => !before.same_verdict(&entry),
-                    None => entry
-                        .max_severity
-                        .is_some_and(|worst| worst >= Severity::High),
-                };
-                if news {
-                    changes.push((
-                        sanitize::line(&entry.name).into_owned(),
-                        before.map(|before| before.mark(Some(&entry.stamp))),
-                        entry.mark(Some(&entry.stamp)),
-                    ));
-                }
-                fresh.push(entry.clone());
-                (target, shown, entry)
-            }
-            Looked::Failed(target, shown, reason) => {
-                recheck
-                    .diagnostics
-                    .push(unscanned(&target, &reason).with_path(shown));
-                continue;
-            }
-        };
-        let mark = entry.mark(Some(&entry.stamp));
-        if let Some(note) = mark
-            .note(&sanitize::line(&target))
-            .filter(|_| mark.flagged())
-        {
-            recheck.diagnostics.push(
-                Diagnostic::warning(
-                    DiagnosticCode::AuditFlagged,
-                    sanitize::line(&format!("{target}: {note}")).into_owned(),
-                )
-                .with_path(shown.join(SKILL_MD)),
-            );
-        }
-    }
-    for skipped in skipped {
-        recheck
-            .diagnostics
-            .push(unscanned(&skipped.file, &skipped.reason));
-    }
-    store_entries(config, fresh)?;
-    Ok((recheck, changes))
-}
-
-/// One skill as [`recheck`] found it: its target, its folder as shown, and its verdict.
-enum Looked {
-    Kept(String, PathBuf, Entry),
-    Scanned(String, PathBuf, Entry),
-    Failed(String, PathBuf, String),
-}
-
-fn unscanned(target: &str, reason: &str) -> Diagnostic {
-    Diagnostic::warning(
-        DiagnosticCode::AuditUnscanned,
-        sanitize::line(&format!(
-            "{target}: not scanned again ({reason}); its audit verdict is unknown"
-        ))
-        .into_owned(),
-    )
-}
-
 /// Replaces the entries of the same folders by `fresh` (the newest last), drops the oldest
 /// past [`MAX_ENTRIES`], and writes the file atomically. A file that cannot be used is
 /// replaced: it held nothing a scan cannot make again.
@@ -341,94 +195,6 @@ pub(crate) fn store_entries(config: &SkillsConfig, fresh: Vec<Entry>) -> Result<
     }
     store(config, entries)
 }
-
-/// A stamp of the skill folder `dir`'s files, good enough to know they changed: the path,
-/// kind, size, modification and change times and inode of every entry below it (no link
-/// followed, no file opened, within the scan's depth and file caps), hashed. `None` when the
-/// folder cannot be listed. A change the scan would see changes it: new bytes move the
-/// modification time (and the change time, which no tool can set back), a file added,
-/// removed or renamed changes the list.
-pub fn stamp(dir: &Path, caps: &Caps) -> Option<String> {
-    let mut hasher = Sha256::new();
-    let mut files = 0;
-    stamp_walk(dir, "", 0, caps, &mut files, &mut hasher).ok()?;
-    let digest = hasher.finalize();
-    Some(
-        digest
-            .iter()
-            .take(16)
-            .map(|byte| format!("{byte:02x}"))
-            .collect(),
-    )
-}
-
-fn stamp_walk(
-    dir: &Path,
-    prefix: &str,
-    depth: usize,
-    caps: &Caps,
-    files: &mut usize,
-    hasher: &mut Sha256,
-) -> std::io::Result<()> {
-    let mut entries = std::fs::read_dir(dir)?
-        .filter_map(Result::ok)
-        .collect::<Vec<_>>();
-    entries.sort_by_key(std::fs::DirEntry::file_name);
-    for entry in entries {
-        let name = entry.file_name().to_string_lossy().into_owned();
-        let relative = if prefix.is_empty() {
-            name
-        } else {
-            format!("{prefix}/{name}")
-        };
-        let Ok(metadata) = std::fs::symlink_metadata(entry.path()) else {
-            continue;
-        };
-        hasher.update((relative.len() as u64).to_le_bytes());
-        hasher.update(relative.as_bytes());
-        hash_metadata(&metadata, hasher);
-        if metadata.is_dir() {
-            if depth + 1 < caps.depth {
-                stamp_walk(&entry.path(), &relative, depth + 1, caps, files, hasher)?;
-            }
-        } else {
-            *files += 1;
-            if *files > caps.files {
-                return Ok(());
-            }
-        }
-    }
-    Ok(())
-}
-
-#[cfg(unix)]
-fn hash_metadata(metadata: &std::fs::Metadata, hasher: &mut Sha256) {
-    use std::os::unix::fs::MetadataExt;
-    hasher.update([u8::from(metadata.is_dir()), u8::from(metadata.is_symlink())]);
-    for value in [
-        metadata.size(),
-        metadata.ino(),
-        metadata.mtime().cast_unsigned(),
-        metadata.mtime_nsec().cast_unsigned(),
-        metadata.ctime().cast_unsigned(),
-        metadata.ctime_nsec().cast_unsigned(),
-    ] {
-        hasher.update(value.to_le_bytes());
-    }
-}
-
-#[cfg(not(unix))]
-fn hash_metadata(metadata: &std::fs::Metadata, hasher: &mut Sha256) {
-    hasher.update([u8::from(metadata.is_dir()), u8::from(metadata.is_symlink())]);
-    hasher.update(metadata.len().to_le_bytes());
-    let modified = metadata
-        .modified()
-        .ok()
-        .and_then(|time| time.duration_since(std::time::UNIX_EPOCH).ok())
-        .map_or(0, |since| since.as_nanos());
-    hasher.update(modified.to_le_bytes());
-}
-
 /// Where the verdicts of `config` are.
 fn path(config: &SkillsConfig) -> PathBuf {
     state::app_dir(config).join(VERDICTS_FILE)
@@ -470,7 +236,7 @@ fn store(config: &SkillsConfig, skills: Vec<Entry>) -> Result<(), Error> {
     state::Folder::create(&state::app_dir(config), &[])
         .map_err(std::io::Error::from)
         .and_then(|folder| folder.replace(&AUDIT_VERDICTS, VERDICTS_FILE, &bytes))
-        .map_err(|source| Error::io("write", &path(config), source))
+        .map_err(|source| Error::io("write", path(config), source))
 }
 
 #[cfg(test)]

@@ -3,7 +3,10 @@
 
 use skills_types::audit::Request;
 
+use skills_types::DiagnosticCode;
+
 use super::*;
+use crate::recheck::{recheck, rescan};
 use crate::testing::{BIDI, Tree, write};
 
 fn verdicts_file(tree: &Tree) -> PathBuf {
