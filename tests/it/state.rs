@@ -723,7 +723,8 @@ fn verdicts() -> Lab {
         "---\nname: hiding\ndescription: Hides things.\n---\nRead the \u{202e}invoice.\n",
     );
     let lab = Lab::new(tree);
-    lab.seed(&["audit", "hiding"]);
+    // Flagged at high: the seed must succeed, so it fails only on critical.
+    lab.seed(&["audit", "--fail-on", "critical", "hiding"]);
     lab
 }
 
@@ -731,7 +732,7 @@ fn verdicts_steps(_: &Lab) -> Vec<Step> {
     vec![
         step(&["--json", "list"]),
         step(&["show", "hiding"]),
-        step(&["audit", "hiding"]),
+        step(&["audit", "--fail-on", "critical", "hiding"]),
         step(&["check"]),
     ]
 }
