@@ -188,6 +188,16 @@ fn a_high_finding_asks_off_a_terminal_needs_yes_and_the_agreement_is_recorded() 
     let record = read_json(&dir.join(PROVENANCE_FILE));
     assert_eq!(record["audit"]["decision"], "asked", "{record}");
     assert_eq!(record["audit"]["max_severity"], "HIGH", "{record}");
+    // The install's verdict marks the skill in the listing, with no scan of its own.
+    let listed = run(&tree, &["--json", "list"]).json();
+    let entry = listed["skills"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|skill| skill["name"] == "shell-aliases")
+        .unwrap_or_else(|| panic!("{listed}"));
+    assert_eq!(entry["audit"]["max_severity"], "HIGH", "{listed}");
+    assert_eq!(entry["audit"]["state"], "current", "{listed}");
 }
 
 #[test]

@@ -16,6 +16,7 @@ mod hosts;
 mod hubs;
 mod install;
 mod manage;
+mod marks;
 mod mcp;
 mod mcp_http;
 mod mcp_python;

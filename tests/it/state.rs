@@ -714,8 +714,38 @@ fn accepted_steps(_: &Lab) -> Vec<Step> {
     ]
 }
 
+// The audit's verdicts: a flagged skill audited once, then listed, shown and re-checked.
+
+fn verdicts() -> Lab {
+    let tree = Tree::new();
+    tree.write(
+        &tree.root(Place::UserAgents).join("hiding/SKILL.md"),
+        "---\nname: hiding\ndescription: Hides things.\n---\nRead the \u{202e}invoice.\n",
+    );
+    let lab = Lab::new(tree);
+    // Flagged at high: the seed must succeed, so it fails only on critical.
+    lab.seed(&["audit", "--fail-on", "critical", "hiding"]);
+    lab
+}
+
+fn verdicts_steps(_: &Lab) -> Vec<Step> {
+    vec![
+        step(&["--json", "list"]),
+        step(&["show", "hiding"]),
+        step(&["audit", "--fail-on", "critical", "hiding"]),
+        step(&["check"]),
+    ]
+}
+
 /// The rows: one per kind of `skills_ops::state::KINDS`.
 const ROWS: &[Row] = &[
+    Row {
+        kind: "audit-verdicts",
+        build: verdicts,
+        instances: |lab| vec![lab.app().join("audit-verdicts.json")],
+        before: nothing,
+        steps: verdicts_steps,
+    },
     Row {
         kind: "audit-accepted",
         build: accepted,
@@ -975,4 +1005,5 @@ rows! {
     the_interpreter_versions => "interpreter-versions",
     the_vercel_lock => "vercel-lock",
     the_audit_acceptances => "audit-accepted",
+    the_audit_verdicts => "audit-verdicts",
 }

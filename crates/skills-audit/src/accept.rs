@@ -106,6 +106,7 @@ pub fn accept(config: &SkillsConfig, target: &str) -> Result<Accepted, Error> {
     let catalog = skills_ops::discover::discover(config)?;
     let folder = folder_of(&catalog, target)?;
     let options = options(&catalog, settings)?.with_fail_on(settings.fail_on);
+    let stamp = crate::stamp::stamp(&folder.real, &options.caps);
     let mut report = scan_dir(&folder.real, &options)?;
     report.skill_path.clone_from(&folder.real);
     let threshold = settings.lowest_threshold();
@@ -143,6 +144,14 @@ pub fn accept(config: &SkillsConfig, target: &str) -> Result<Accepted, Error> {
         entries.drain(..excess);
     }
     store(config, &file, entries)?;
+    // The verdict the listings show stops saying "blocked" for the files accepted.
+    report.set_accepted(accepted.rules.iter().map(String::as_str), settings.fail_on);
+    let entry = stamp.map(|stamp| {
+        crate::verdicts::Entry::new(folder.real.clone(), stamp, &report, settings.refuse_on)
+    });
+    if let Err(error) = crate::verdicts::store_entries(config, entry.into_iter().collect()) {
+        tracing::warn!("the audit verdict was not recorded: {error}");
+    }
     Ok(accepted)
 }
 

@@ -20,6 +20,7 @@ use skills_types::{Error, SkillsConfig};
 use crate::accept::Acceptances;
 use crate::report::scan_dir_among;
 use crate::targets::{folders, options};
+use crate::verdicts::{self, Entry};
 
 /// Scans what `request` names under `config`: one report per skill folder, in the order asked
 /// (the catalog's order when nothing is), each with the acceptances of its digest, and the
@@ -33,9 +34,13 @@ pub fn audit(config: &SkillsConfig, request: &Request) -> Result<Reports, Error>
     let options = options(&catalog, settings)?.with_fail_on(fail_on);
     let acceptances = Acceptances::read(config);
     let neighbours = options.shared_neighbours();
-    let scanned: Vec<Result<Report, Skipped>> = folders
+    let caps = options.caps;
+    let scanned: Vec<Result<(Report, Option<Entry>), Skipped>> = folders
         .par_iter()
         .map(|(target, folder)| {
+            // Stamped before the files are read: a change during the scan leaves the verdict
+            // stale rather than vouching for bytes it never read.
+            let stamp = crate::stamp::stamp(&folder.real, &caps);
             let mut report =
                 scan_dir_among(&folder.real, &options, &neighbours).map_err(|error| Skipped {
                     file: target.clone(),
@@ -43,16 +48,27 @@ pub fn audit(config: &SkillsConfig, request: &Request) -> Result<Reports, Error>
                 })?;
             report.skill_path.clone_from(&folder.shown);
             acceptances.apply(&mut report, &folder.real, settings, fail_on);
-            Ok(report)
+            let entry = stamp
+                .map(|stamp| Entry::new(folder.real.clone(), stamp, &report, settings.refuse_on));
+            Ok((report, entry))
         })
         .collect();
     let mut results = Vec::new();
+    let mut entries = Vec::new();
     let mut skills_skipped = skipped;
     for scanned in scanned {
         match scanned {
-            Ok(report) => results.push(report),
+            Ok((report, entry)) => {
+                results.push(report);
+                entries.extend(entry);
+            }
             Err(skipped) => skills_skipped.push(skipped),
         }
+    }
+    // What `list`, `show` and the MCP catalog mark skills by. A verdict that cannot be kept
+    // costs the marks, not the scan: said, and the report stands.
+    if let Err(error) = verdicts::store_entries(config, entries) {
+        tracing::warn!("the audit verdicts were not recorded: {error}");
     }
     let mut reports = Reports::new(results, skills_skipped);
     reports.summary.fail_on = Some(fail_on);

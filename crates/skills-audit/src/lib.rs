@@ -23,7 +23,10 @@
 //! `docs/audit.md` says why each exists and when it is a false positive. Installing,
 //! discovery, the runtime and the MCP server call [`scan_dir`] or [`scan_files`]; [`audit`]
 //! scans what a request names (folders, catalog names, or the whole catalog) as
-//! `skills audit` does. The crate itself writes nothing but acceptances ([`accept`]).
+//! `skills audit` does. The crate itself writes nothing but acceptances ([`accept`]) and the
+//! verdicts `list`, `show` and the MCP catalog mark flagged skills by (`verdicts.rs`:
+//! [`mark`], [`record`]; `recheck.rs`: [`recheck`] for `skills check`, [`rescan`] for
+//! `skills watch`).
 //!
 //! A gate (install, update, run) decides in three steps: scan ([`scan_files`] for staged
 //! files, [`scan_dir`] for a folder), mark what the user accepted
@@ -37,10 +40,13 @@ mod catalog;
 mod files;
 mod findings;
 mod gate;
+mod recheck;
 mod report;
+mod stamp;
 mod targets;
 #[cfg(test)]
 mod testing;
+mod verdicts;
 
 pub use accept::{Acceptances, accept, key_of};
 pub use analyzers::all_rules;
@@ -48,4 +54,7 @@ pub use catalog::audit;
 pub use files::{Caps, FileKind, Neighbours, ScannedFile, Skill};
 pub use findings::Rule;
 pub use gate::{Reviewer, lines};
+pub use recheck::{recheck, rescan};
 pub use report::{Options, RULES_VERSION, scan_dir, scan_files};
+pub use stamp::stamp;
+pub use verdicts::{mark, record};

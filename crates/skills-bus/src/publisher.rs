@@ -278,6 +278,7 @@ pub(crate) mod tests {
             shadowed: Vec::new(),
             permission: Permission::default(),
             invocation: skills_types::skill::Invocation::Model,
+            audit: None,
         }
     }
 

@@ -1,5 +1,6 @@
 //! `skills list`: the catalog in aligned columns fitted to the terminal, or `--json` (the
-//! `Listing` type). A note on stderr says when the workspace's project skills were skipped
+//! `Listing` type). A skill whose last audit flagged it (or whose files changed since it was
+//! audited) says so in its note, from the verdicts in the home: nothing is scanned here. A note on stderr says when the workspace's project skills were skipped
 //! because it is not trusted, and how to change that.
 
 use anstream::eprintln;
@@ -126,6 +127,15 @@ fn summary_row(skill: &SkillSummary, shadowed: bool) -> Row<'_> {
     }
     if !skill.offered_to_model() {
         notes.push("manual only".to_owned());
+    }
+    // The last audit's verdict (`skills audit`, `check`, `watch`): a flag, or a verdict the
+    // files outdated; a skill never audited has none.
+    if let Some(note) = skill
+        .audit
+        .as_ref()
+        .and_then(|mark| mark.note(&output::shown(&skill.name)))
+    {
+        notes.push(note);
     }
     let problems = count(&skill.diagnostics);
     if problems > 0 && !shadowed {

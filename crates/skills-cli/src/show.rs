@@ -1,5 +1,6 @@
 //! `skills show NAME`: one skill's frontmatter, sidecar inputs, shadowed copies, diagnostics
-//! and location; `--json` prints the `Skill` record.
+//! and location, and its last audit verdict when it has one; `--json` prints the `Skill`
+//! record (its `audit` object).
 
 use skills::{Diagnostic, Skill};
 
@@ -48,6 +49,18 @@ fn print(skill: &Skill) {
             "invocation",
             "manual only: never offered to a model; read or run it by name".to_owned(),
         ));
+    }
+    if let Some(mark) = &skill.audit {
+        let verdict = mark
+            .note(&skill.name)
+            .unwrap_or_else(|| match mark.max_severity {
+                Some(worst) => format!(
+                    "worst finding {worst} ({} in all), rules {}",
+                    mark.findings_count, mark.rules_version
+                ),
+                None => format!("no finding, rules {}", mark.rules_version),
+            });
+        fields.push(("audit", verdict));
     }
     if skill.id != skill.name {
         fields.push(("id", skill.id.clone()));

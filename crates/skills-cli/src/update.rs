@@ -1,11 +1,18 @@
 //! `skills check [NAME…]` and `skills update [NAME…] [--force]` (09 §Updates): installed
 //! skills compared with the sources their provenance names, and re-installed from them.
 //!
+//! `check` also scans again every skill whose last audit verdict is missing, was made by other
+//! rules than those in force (a rules update, a changed `[audit] rules` folder) or is older
+//! than its files, records the verdicts, and lists the flagged skills as `audit-flagged`
+//! diagnostics (they do not change the exit status).
+//!
 //! Exit status: `check` 0 when every source could be compared (whether or not updates are
 //! available), 1 when one could not; `update` 0 when every selected skill is current or was
 //! updated, 1 when one was kept for its local changes or failed; 2 for a name that is not an
 //! installed skill.
 
+use skills::Error;
+use skills::audit::Recheck;
 use skills::update::{Action, Check, Request};
 
 use crate::Exit;
@@ -34,9 +41,23 @@ pub(crate) fn check(global: &Global, args: &CheckArgs) -> Exit {
     } else {
         Exit::Success
     };
+    // The audit's part: verdicts the rules or the files outdated are made again. It needs no
+    // network, and a failure of it (a configuration that cannot be honoured) is said without
+    // hiding the sources' comparison.
+    let recheck = match skills.audit_recheck(&args.names) {
+        Ok(recheck) => Some(recheck),
+        Err(Error::Disabled) => None,
+        Err(error) => {
+            output::warn(&format!("the skills were not audited again: {error}"));
+            None
+        }
+    };
     if global.json {
-        output::print_json(&serde_json::json!({ "skills": checks }));
+        output::print_json(&serde_json::json!({ "skills": checks, "audit": recheck }));
         return exit;
+    }
+    if let Some(recheck) = &recheck {
+        print_recheck(recheck, global.quiet);
     }
     if checks.is_empty() && !global.quiet {
         output::line(
@@ -63,6 +84,24 @@ pub(crate) fn check(global: &Global, args: &CheckArgs) -> Exit {
         ));
     }
     exit
+}
+
+/// The flagged skills (and those that could not be scanned again), then a line saying how
+/// many verdicts were made again and under which rules.
+fn print_recheck(recheck: &Recheck, quiet: bool) {
+    for diagnostic in &recheck.diagnostics {
+        output::line(output::diagnostic_line(diagnostic));
+    }
+    if quiet {
+        return;
+    }
+    let scanned = recheck.scanned.len();
+    output::line(format_args!(
+        "{DIM}audit: {scanned} skill{} scanned again, {} unchanged (rules {}){DIM:#}",
+        if scanned == 1 { "" } else { "s" },
+        recheck.unchanged,
+        output::shown(&recheck.rules_version)
+    ));
 }
 
 pub(crate) fn update(global: &Global, args: &UpdateArgs) -> Exit {

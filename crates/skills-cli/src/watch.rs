@@ -2,7 +2,8 @@
 //! and prints each change as it happens until interrupted (08 §The live catalog). One line per
 //! event; `--json` makes each line one JSON object (`{"kind": "catalog_changed", ...}`), the
 //! [`WatchEvent`] as the library gives it. Ids, paths and messages come from skill folders and
-//! are sanitised, for the terminal and in the JSON alike.
+//! are sanitised, for the terminal and in the JSON alike. A skill a change added or touched is
+//! audited again, and a verdict that changed is an `audit_changed` line.
 
 use std::io::Write;
 use std::time::Duration;
@@ -104,6 +105,16 @@ fn described(event: &WatchEvent) -> Option<String> {
                 output::shown_path(path),
                 output::shown(&diagnostic.message)
             )
+        }
+        WatchEvent::AuditChanged { skill, after, .. } => {
+            let name = output::shown(skill);
+            match after.note(&name) {
+                Some(note) => format!("audit: {name}: {}", output::shown(&note)),
+                None => format!(
+                    "audit: {name}: no high or critical finding now ({} finding(s))",
+                    after.findings_count
+                ),
+            }
         }
         // A kind added later: its JSON says what it is.
         _ => output::json_line(event),

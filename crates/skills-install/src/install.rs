@@ -423,7 +423,7 @@ pub(crate) async fn install_fetched(
         .collect();
     // The audit's gate, on the files in memory: a refusal leaves nothing written at all.
     let reviewer = skills_audit::Reviewer::new(config)?;
-    let findings = review(&reviewer, target, &mut items, force.audit, selection.list)?;
+    let (findings, reports) = review(&reviewer, target, &mut items, force.audit, selection.list)?;
     let said = |outcomes: &mut [InstallOutcome]| {
         for (slug, lines) in &findings {
             if let Some(outcome) = outcomes.iter_mut().find(|outcome| &outcome.slug == slug) {
@@ -453,6 +453,14 @@ pub(crate) async fn install_fetched(
     })
     .await
     .map_err(|error| Error::InvalidInput(format!("the install was interrupted: {error}")))??;
+    // The verdicts, for `list` and `show` to mark: the bytes scanned are the bytes written.
+    if let Err(error) = skills_audit::record(config, &reports)
+        && let Some(first) = outcomes.first_mut()
+    {
+        first.warnings.push(format!(
+            "the audit's verdicts could not be recorded for the listing: {error}"
+        ));
+    }
     let after = skills_ops::discover::discover(config)?;
     for outcome in &mut outcomes {
         outcome.new_skills = after
@@ -486,8 +494,9 @@ fn review(
     items: &mut [write::Item],
     consent: AuditConsent,
     list: bool,
-) -> Result<Vec<(String, Vec<String>)>, Error> {
+) -> Result<(Vec<(String, Vec<String>)>, Vec<skills_types::audit::Report>), Error> {
     let mut refused: Vec<(String, Vec<String>)> = Vec::new();
+    let mut reports = Vec::with_capacity(items.len());
     let mut asked: Vec<(String, Vec<String>)> = Vec::new();
     let mut said = Vec::new();
     for item in items.iter_mut() {
@@ -511,6 +520,7 @@ fn review(
             (_, decision) => decision,
         };
         item.audit = Some(Verdict::new(&report, decision));
+        reports.push(report);
         if !lines.is_empty() {
             let how = match decision {
                 Decision::WouldRefuse => "refuses it (--force installs anyway)",
@@ -528,7 +538,7 @@ fn review(
         }
     }
     if list {
-        return Ok(said);
+        return Ok((said, reports));
     }
     let named = |found: &[(String, Vec<String>)]| {
         let several = found.len() > 1;
@@ -566,7 +576,7 @@ fn review(
         let (skill, findings) = named(&asked);
         return Err(Error::AuditUnconfirmed { skill, findings });
     }
-    Ok(said)
+    Ok((said, reports))
 }
 
 /// One skill a source offers or holds, with the folder name it would be installed under, or

@@ -222,8 +222,16 @@ pub(crate) fn list(
             break;
         }
         taken += 1;
+        let description = match skill
+            .audit
+            .as_ref()
+            .and_then(|mark| mark.agent_note(&sanitize::line(&skill.name)))
+        {
+            Some(note) => format!("[{note}] {}", skill.description),
+            None => skill.description.clone(),
+        };
         let mut definition = Resource::new(uri(&skill.name, DEFINITION), skill.name.clone())
-            .with_description(sanitize::description(&skill.description))
+            .with_description(sanitize::description(&description))
             .with_mime_type("text/markdown");
         if let Ok(metadata) = std::fs::metadata(&skill.location) {
             definition = definition.with_size(metadata.len());

@@ -15,7 +15,28 @@ use crate::load;
 
 /// The catalog as summaries, optionally with the shadowed copies and one scope only.
 pub fn list(config: &SkillsConfig, options: &ListOptions) -> Result<Listing, Error> {
-    Ok(list_from(discover(config)?, options))
+    list_with(config, options, &|_, _| {})
+}
+
+/// What a layer above fills in on the discovered records before they are listed or rendered
+/// (the audit's marks: `skills_audit::mark`), once per command. This crate knows nothing of
+/// it; it only gives the records a chance to carry it.
+pub type Annotate<'a> = &'a (dyn Fn(&SkillsConfig, &mut [Skill]) + Sync);
+
+/// [`list`], the records annotated first.
+pub fn list_with(
+    config: &SkillsConfig,
+    options: &ListOptions,
+    annotate: Annotate<'_>,
+) -> Result<Listing, Error> {
+    let mut catalog = discover(config)?;
+    annotate_catalog(config, &mut catalog, annotate);
+    Ok(list_from(catalog, options))
+}
+
+fn annotate_catalog(config: &SkillsConfig, catalog: &mut Catalog, annotate: Annotate<'_>) {
+    annotate(config, &mut catalog.skills);
+    annotate(config, &mut catalog.shadowed);
 }
 
 /// The listing and the rendered catalog from one discovery: what a server that shows both
@@ -25,7 +46,18 @@ pub fn overview(
     list: &ListOptions,
     render: &RenderOptions,
 ) -> Result<(Listing, Rendered), Error> {
-    let catalog = discover(config)?;
+    overview_with(config, list, render, &|_, _| {})
+}
+
+/// [`overview`], the records annotated first.
+pub fn overview_with(
+    config: &SkillsConfig,
+    list: &ListOptions,
+    render: &RenderOptions,
+    annotate: Annotate<'_>,
+) -> Result<(Listing, Rendered), Error> {
+    let mut catalog = discover(config)?;
+    annotate_catalog(config, &mut catalog, annotate);
     let rendered = render_from(config, &catalog, render)?;
     Ok((list_from(catalog, list), rendered))
 }
@@ -87,7 +119,18 @@ pub fn read(config: &SkillsConfig, names: &[&str]) -> Result<Vec<SkillBody>, Err
 /// a pin that picks none is an [`Error::InvalidInput`] naming each such pin, so a typo in a
 /// pin fails instead of leaving the skill it meant to protect to the budget unannounced.
 pub fn render_catalog(config: &SkillsConfig, options: &RenderOptions) -> Result<Rendered, Error> {
-    render_from(config, &discover(config)?, options)
+    render_catalog_with(config, options, &|_, _| {})
+}
+
+/// [`render_catalog`], the records annotated first.
+pub fn render_catalog_with(
+    config: &SkillsConfig,
+    options: &RenderOptions,
+    annotate: Annotate<'_>,
+) -> Result<Rendered, Error> {
+    let mut catalog = discover(config)?;
+    annotate_catalog(config, &mut catalog, annotate);
+    render_from(config, &catalog, options)
 }
 
 fn render_from(

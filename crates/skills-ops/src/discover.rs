@@ -443,6 +443,7 @@ fn record(found: Found, mut loaded: Loaded, roots: &[Root]) -> Result<Skill, Dia
         shadowed: Vec::new(),
         permission: Permission::Allow,
         invocation: loaded.invocation,
+        audit: None,
     })
 }
 

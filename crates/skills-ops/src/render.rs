@@ -515,6 +515,7 @@ fn summary(skill: &Skill, description: String) -> SkillSummary {
         shadowed: Vec::new(),
         shadowed_by: None,
         invocation: skill.invocation,
+        audit: skill.audit.clone(),
     }
 }
 
@@ -534,7 +535,13 @@ fn write_entry(format: Format, skill: &Skill, description: &str, out: &mut Strin
             out.push_str(&escape_xml(&sanitize::line(&skill.name)));
             out.push_str("</name>\n<description>");
             out.push_str(&escape_xml(description));
-            out.push_str("</description>\n<location>");
+            out.push_str("</description>\n");
+            if let Some(note) = audit_note(skill) {
+                out.push_str("<audit>");
+                out.push_str(&escape_xml(&note));
+                out.push_str("</audit>\n");
+            }
+            out.push_str("<location>");
             out.push_str(&escape_xml(&sanitize::line(
                 &skill.location.to_string_lossy(),
             )));
@@ -544,6 +551,11 @@ fn write_entry(format: Format, skill: &Skill, description: &str, out: &mut Strin
             out.push_str("- **");
             out.push_str(&escape_markdown(&sanitize::line(&skill.name)));
             out.push_str("**");
+            if let Some(note) = audit_note(skill) {
+                out.push_str(" (");
+                out.push_str(&escape_markdown(&note));
+                out.push(')');
+            }
             if !description.is_empty() {
                 out.push_str(": ");
                 out.push_str(description);
@@ -552,6 +564,14 @@ fn write_entry(format: Format, skill: &Skill, description: &str, out: &mut Strin
         }
         Format::Json => {}
     }
+}
+
+/// What the agent is told of the skill's last audit (a flag, or a flag whose files changed
+/// since), sanitised: the mark is the user's record, but it names the skill.
+fn audit_note(skill: &Skill) -> Option<String> {
+    let name = sanitize::line(&skill.name);
+    let note = skill.audit.as_ref()?.agent_note(&name)?;
+    Some(sanitize::line(&note).into_owned())
 }
 
 fn write(format: Format, items: &[Item<'_>], fit: &Fit) -> String {

@@ -2,7 +2,7 @@
 //! the search index, the trust record, the run logs and cancel markers, the registry's cached
 //! catalog, the remote packs' copies, managed runtimes, the skills' own environments
 //! (`skills setup`), a root's install record and lock, a skill's provenance record, the
-//! audit's acceptances, and the one file of another tool it reads (the vercel tool's project
+//! audit's acceptances and verdicts, and the one file of another tool it reads (the vercel tool's project
 //! lock) ([`KINDS`] lists every one, with where it lives and how much of it is ever read). Nothing else in the workspace opens them (`cargo xtask tidy` holds that).
 //!
 //! These files sit where other processes and people write too, so each one may turn out to be
@@ -42,7 +42,7 @@ use std::fmt;
 use std::path::PathBuf;
 
 use skills_types::SkillsConfig;
-use skills_types::audit::ACCEPTED_FILE;
+use skills_types::audit::{ACCEPTED_FILE, VERDICTS_FILE};
 use skills_types::files::{
     INSTALL_LOCK, LEGACY_LOCK_FILE, LOCK_FILE, PROVENANCE_FILE, VERCEL_LOCK_FILE,
 };
@@ -485,9 +485,24 @@ pub const AUDIT_ACCEPTED: Kind = Kind {
     when_broken: WhenBroken::Refused,
 };
 
+/// The last audit verdict of every skill folder scanned (`skills audit`, `check`, `watch`),
+/// each with a stamp of the folder's files: what `list`, `show` and the MCP catalog mark
+/// flagged skills by. A broken one marks nothing (said in a warning), `check` scans every
+/// skill again, and the next scan replaces it: every verdict in it can be made again.
+pub const AUDIT_VERDICTS: Kind = Kind {
+    id: "audit-verdicts",
+    what: "the audit's verdicts",
+    base: Base::App,
+    folders: &[],
+    name: VERDICTS_FILE,
+    form: Form::File,
+    limit: 16 * MIB,
+    when_broken: WhenBroken::Rebuilt,
+};
+
 /// Every kind of state file the program keeps: the one table the code, `cargo xtask tidy`
 /// and the end-to-end tests (`tests/it/state.rs`) all go by.
-pub const KINDS: [Kind; 26] = [
+pub const KINDS: [Kind; 27] = [
     TRUST_RECORD,
     CATALOG_CACHE,
     SEARCH_STAMPS,
@@ -514,6 +529,7 @@ pub const KINDS: [Kind; 26] = [
     INTERPRETER_VERSIONS,
     VERCEL_LOCK,
     AUDIT_ACCEPTED,
+    AUDIT_VERDICTS,
 ];
 
 /// The app folder of a configuration, `<home>/<app_dir>`: the base of most state files.

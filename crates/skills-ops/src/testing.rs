@@ -28,6 +28,7 @@ pub(crate) fn skill(name: &str, description: &str, scope: SkillScope) -> Skill {
         shadowed: Vec::new(),
         permission: Permission::Allow,
         invocation: skills_types::skill::Invocation::Model,
+        audit: None,
     }
 }
 

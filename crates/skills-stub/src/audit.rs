@@ -5,8 +5,8 @@
 
 use std::path::Path;
 
-use skills_types::audit::{Accepted, Report, Reports, Request, Severity, Skipped};
-use skills_types::{Error, SkillsConfig};
+use skills_types::audit::{Accepted, Recheck, Report, Reports, Request, Severity, Skipped};
+use skills_types::{Error, Skill, SkillsConfig};
 
 /// No rules are compiled in.
 pub const RULES_VERSION: &str = "";
@@ -120,6 +120,39 @@ pub fn audit(_config: &SkillsConfig, _request: &Request) -> Result<Reports, Erro
 /// Disabled: always `Err(Error::Disabled)`.
 pub fn accept(_config: &SkillsConfig, _target: &str) -> Result<Accepted, Error> {
     Err(Error::Disabled)
+}
+
+/// Nothing is marked: no verdict is read (no mark is "never audited", not "clean").
+pub fn mark(_config: &SkillsConfig, _skills: &mut [Skill]) {}
+
+/// Disabled: always `Err(Error::Disabled)`.
+pub fn record(_config: &SkillsConfig, _reports: &[Report]) -> Result<(), Error> {
+    Err(Error::Disabled)
+}
+
+/// Disabled: always `Err(Error::Disabled)`.
+pub fn recheck(_config: &SkillsConfig, _names: &[String]) -> Result<Recheck, Error> {
+    Err(Error::Disabled)
+}
+
+/// Disabled: always `Err(Error::Disabled)`.
+pub fn rescan(
+    _config: &SkillsConfig,
+    _names: &[String],
+) -> Result<
+    Vec<(
+        String,
+        Option<skills_types::audit::Mark>,
+        skills_types::audit::Mark,
+    )>,
+    Error,
+> {
+    Err(Error::Disabled)
+}
+
+/// No stamp: nothing is recorded to compare it with.
+pub fn stamp(_dir: &Path, _caps: &Caps) -> Option<String> {
+    None
 }
 
 #[cfg(test)]

@@ -138,6 +138,38 @@ pub mod catalog {
     ) -> Result<Rendered, Error> {
         Ok(Rendered::default())
     }
+
+    /// The twin of `skills_ops::catalog::Annotate`: what a layer above fills in on the
+    /// records before they are listed (never called here: there are none).
+    pub type Annotate<'a> = &'a (dyn Fn(&SkillsConfig, &mut [skills_types::Skill]) + Sync);
+
+    /// Disabled: an empty listing.
+    pub fn list_with(
+        config: &SkillsConfig,
+        options: &ListOptions,
+        _annotate: Annotate<'_>,
+    ) -> Result<Listing, Error> {
+        list(config, options)
+    }
+
+    /// Disabled: an empty listing and the rendering of an empty catalog.
+    pub fn overview_with(
+        config: &SkillsConfig,
+        list: &ListOptions,
+        render: &RenderOptions,
+        _annotate: Annotate<'_>,
+    ) -> Result<(Listing, Rendered), Error> {
+        overview(config, list, render)
+    }
+
+    /// Disabled: the rendering of an empty catalog, which is empty text.
+    pub fn render_catalog_with(
+        config: &SkillsConfig,
+        options: &RenderOptions,
+        _annotate: Annotate<'_>,
+    ) -> Result<Rendered, Error> {
+        render_catalog(config, options)
+    }
 }
 
 pub mod agents_md {

@@ -571,6 +571,118 @@ impl<'a> Target<'a> {
 /// in the home, never in a workspace, so a repository cannot ship its own.
 pub const ACCEPTED_FILE: &str = "audit-accepted.json";
 
+/// The file in `<home>/<app_dir>` that holds the last verdict of every skill folder scanned
+/// (`skills audit`, `skills check`, `skills watch`): what `list`, `show` and the MCP catalog
+/// mark a skill by, without scanning it again.
+pub const VERDICTS_FILE: &str = "audit-verdicts.json";
+
+/// Whether a stored verdict still describes a skill's files.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum MarkState {
+    /// The files are as they were scanned.
+    Current,
+    /// The files changed since: the verdict says nothing about them now (never "clean").
+    Stale,
+}
+
+/// A skill's last audit verdict as a listing shows it (the `audit` object of `list`, `show`
+/// and the MCP catalog). A skill that was never audited has none: no mark is not "clean".
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[non_exhaustive]
+pub struct Mark {
+    /// The worst severity found; `None` (written `"SAFE"`) when nothing was.
+    #[serde(with = "max_severity")]
+    #[schemars(with = "String")]
+    pub max_severity: Option<Severity>,
+    /// How many findings the scan made.
+    pub findings_count: usize,
+    /// The version of the rules that scanned.
+    pub rules_version: String,
+    /// Whether an unaccepted finding at or above `[audit] refuse_on` blocks its runs.
+    pub blocked: bool,
+    /// `current`, or `stale` when the files changed after the scan.
+    pub state: MarkState,
+}
+
+impl Mark {
+    /// A mark of a verdict.
+    pub fn new(
+        max_severity: Option<Severity>,
+        findings_count: usize,
+        rules_version: String,
+        blocked: bool,
+        state: MarkState,
+    ) -> Self {
+        Self {
+            max_severity,
+            findings_count,
+            rules_version,
+            blocked,
+            state,
+        }
+    }
+
+    /// The verdict is current and found something high or critical: the skill is flagged.
+    pub fn flagged(&self) -> bool {
+        self.state == MarkState::Current && self.was_flagged()
+    }
+
+    /// The scan found something high or critical, whether or not the files changed since.
+    pub fn was_flagged(&self) -> bool {
+        self.max_severity
+            .is_some_and(|worst| worst >= Severity::High)
+    }
+
+    /// The words a listing shows for the skill `name` (sanitised by the caller, as every
+    /// other field), or `None` when there is nothing to say (a current verdict below high).
+    pub fn note(&self, name: &str) -> Option<String> {
+        let count = |count: usize| format!("{count} finding{}", if count == 1 { "" } else { "s" });
+        match (self.state, self.max_severity) {
+            (MarkState::Current, Some(worst)) if worst >= Severity::High => Some(format!(
+                "flagged: {worst} ({}){} — skills audit {name}",
+                count(self.findings_count),
+                if self.blocked { ", blocked" } else { "" }
+            )),
+            (MarkState::Current, _) => None,
+            (MarkState::Stale, worst) => Some(format!(
+                "audit stale: changed since it was scanned{} — skills audit {name}",
+                match worst {
+                    Some(worst) if worst >= Severity::High => format!(" (was {worst})"),
+                    _ => String::new(),
+                }
+            )),
+        }
+    }
+
+    /// What an agent is told about the skill, or `None`: only a flag, or a flag whose files
+    /// changed since (a stale clean verdict is nothing the agent needs).
+    pub fn agent_note(&self, name: &str) -> Option<String> {
+        if self.was_flagged() {
+            self.note(name)
+        } else {
+            None
+        }
+    }
+}
+
+/// What `skills check` made of the audit verdicts: every skill whose verdict was missing,
+/// scanned with other rules ([`Recheck::rules_version`] differs) or older than its files was
+/// scanned again and its verdict recorded; the flagged skills are its diagnostics.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[non_exhaustive]
+pub struct Recheck {
+    /// The version of the rules in force (the built-in rules' and the user's).
+    pub rules_version: String,
+    /// The names of the skills scanned again, in the catalog's order.
+    pub scanned: Vec<String>,
+    /// How many skills kept their verdict (same rules, same files).
+    pub unchanged: usize,
+    /// `audit-flagged` for each skill whose verdict is high or critical, `audit-unscanned` for
+    /// each that could not be scanned.
+    pub diagnostics: Vec<crate::Diagnostic>,
+}
+
 /// What `skills audit --accept NAME` recorded: the findings of the skill as it is now, no
 /// longer blocking while its files have this digest.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]

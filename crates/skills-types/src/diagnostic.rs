@@ -96,6 +96,9 @@ diagnostic_codes! {
     TrustUnverifiable = "trust-unverifiable": "The workspace's file system reports no birth time, so a folder made again at its path could not be told from the trusted one; it cannot be trusted by record (`--trust-workspace` trusts it for one command).",
     RootOutsideScope = "root-outside-scope": "A project, profile or legacy root leads (through a symlink, or as named in `paths`) into the home, its app folder or a user root; it is the user's own folder, not the workspace's, so it is not scanned as a workspace root.",
     NoSkillWithinLimits = "no-skill-within-limits": "A root (or a folder a link in it leads to) holds no skill as far as discovery's depth and folder limits let it look, and the limits cut the walk short: it is not a folder of skills (a link to `/usr`, a home folder). The rest was not scanned, and a running watch follows only its top folder.",
+    // The audit's verdicts (issue 31: `skills check` re-scans when the rules change).
+    AuditFlagged = "audit-flagged": "The skill's last audit (`skills audit`, re-run by `skills check` when the rules or the skill's files changed) found a high or critical finding; read it with `skills audit NAME`.",
+    AuditUnscanned = "audit-unscanned": "`skills check` could not scan the skill again after the rules or its files changed (its folder is gone or cannot be read), so its audit verdict is unknown.",
     PseudoFileSystem = "pseudo-file-system": "A root, or a folder below one, lies on a kernel pseudo file system (`/proc`, `/sys`, cgroups, debugfs), where no skill can be and whose walk may never end; it is neither scanned nor watched.",
     // Package rules (01 §Package rules).
     PackageInvalidPath = "package-invalid-path": "A file path in the package is not a plain relative path (traversal, absolute, hidden, reserved or over-long).",

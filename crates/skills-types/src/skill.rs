@@ -279,6 +279,10 @@ pub struct Skill {
     /// the model (left out when `model`).
     #[serde(default, skip_serializing_if = "Invocation::is_model")]
     pub invocation: Invocation,
+    /// The skill's last audit verdict (`<home>/<app_dir>/audit-verdicts.json`), filled by
+    /// listings and `get`; none when it was never audited (which is not "clean").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub audit: Option<crate::audit::Mark>,
 }
 
 /// The wire form of a skill in a listing: no frontmatter, no body.
@@ -310,6 +314,10 @@ pub struct SkillSummary {
     /// Who may start it: `manual` when it is never offered to a model (left out when `model`).
     #[serde(default, skip_serializing_if = "Invocation::is_model")]
     pub invocation: Invocation,
+    /// The skill's last audit verdict (`<home>/<app_dir>/audit-verdicts.json`), filled by
+    /// listings and `get`; none when it was never audited (which is not "clean").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub audit: Option<crate::audit::Mark>,
 }
 
 /// Whether a winner of `scope` that beat the copies `shadowed` is a workspace copy (project,
@@ -359,6 +367,7 @@ impl SkillSummary {
             shadowed: std::mem::take(&mut skill.shadowed),
             shadowed_by: None,
             invocation: skill.invocation,
+            audit: skill.audit.take(),
         }
     }
 }
@@ -382,6 +391,7 @@ impl From<&Skill> for SkillSummary {
             shadowed: skill.shadowed.clone(),
             shadowed_by: None,
             invocation: skill.invocation,
+            audit: skill.audit.clone(),
         }
     }
 }

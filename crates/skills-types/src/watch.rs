@@ -79,6 +79,17 @@ pub enum WatchEvent {
         /// What is wrong with it.
         diagnostic: Diagnostic,
     },
+    /// A skill's files changed (or it appeared), it was scanned again, and its audit verdict
+    /// differs from the one recorded before: the verdict `skills list`, `show` and the MCP
+    /// catalog now mark it by.
+    AuditChanged {
+        /// The skill's name.
+        skill: String,
+        /// The verdict recorded before (stale: the files changed since), none when it had none.
+        before: Option<crate::audit::Mark>,
+        /// The verdict now.
+        after: crate::audit::Mark,
+    },
     /// A path is now watched another way (the kernel's watch limit was reached, so it is
     /// polled), said once when it happens.
     Watching {

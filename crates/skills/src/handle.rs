@@ -163,13 +163,16 @@ impl Skills {
 
     /// The catalog as summaries (no frontmatter, no bodies).
     pub fn list(&self, options: &ListOptions) -> Result<Listing, Error> {
-        ops::catalog::list(self.checked()?, options)
+        ops::catalog::list_with(self.checked()?, options, &audit_impl::mark)
     }
 
     /// The skill an agent would use under `name` (or whose directory is `name`), with its
     /// bundled files listed.
     pub fn get(&self, name: &str) -> Result<Skill, Error> {
-        ops::resources::describe(self.checked()?, name)
+        let config = self.checked()?;
+        let mut skill = ops::resources::describe(config, name)?;
+        audit_impl::mark(config, std::slice::from_mut(&mut skill));
+        Ok(skill)
     }
 
     /// One bundled file of a skill, read through the safe reader (no traversal, no symlinks,
@@ -238,7 +241,10 @@ impl Skills {
         self.stamps.enable();
         let sink = self
             .publisher
-            .add_sink(Arc::new(crate::live::StreamSink(sender.clone())));
+            .add_sink(Arc::new(crate::live::StreamSink::new(
+                sender.clone(),
+                config.clone(),
+            )));
         let relay = crate::live::Relay {
             handle: self.clone(),
             events: sender.clone(),
@@ -282,7 +288,7 @@ impl Skills {
         list: &ListOptions,
         render: &RenderOptions,
     ) -> Result<(Listing, Rendered), Error> {
-        ops::catalog::overview(self.checked()?, list, render)
+        ops::catalog::overview_with(self.checked()?, list, render, &audit_impl::mark)
     }
 
     /// Creates a skill in the first root of its scope, atomically; refuses to overwrite.
@@ -324,7 +330,7 @@ impl Skills {
 
     /// The catalog as an agent sees it, in a format and within a budget.
     pub fn render_catalog(&self, options: &RenderOptions) -> Result<Rendered, Error> {
-        ops::catalog::render_catalog(self.checked()?, options)
+        ops::catalog::render_catalog_with(self.checked()?, options, &audit_impl::mark)
     }
 
     /// Writes the skills block of `AGENTS.md`, leaving the rest of the file alone.
@@ -556,6 +562,22 @@ impl Skills {
     /// (`<home>/<app_dir>/audit-accepted.json`), never in the workspace.
     pub fn audit_accept(&self, name: &str) -> Result<skills_types::audit::Accepted, Error> {
         audit_impl::accept(self.writable("accept audit findings")?, name)
+    }
+
+    /// `skills check`'s audit part: the skills `names` names (every skill of the catalog when
+    /// none) whose last verdict is missing, was made by other rules than those in force, or
+    /// is older than their files are scanned again and their verdicts recorded in the home
+    /// (`<home>/<app_dir>/audit-verdicts.json`); the flagged ones come back as
+    /// `audit-flagged` diagnostics.
+    pub fn audit_recheck(&self, names: &[String]) -> Result<skills_types::audit::Recheck, Error> {
+        audit_impl::recheck(self.writable("record audit verdicts")?, names)
+    }
+
+    /// Records the verdicts of `reports` (each skill folder as its `skill_path` names it, its
+    /// files as they are now) for `list`, `show` and the MCP catalog to mark flagged skills
+    /// by: what an install calls once it has written the skills it scanned.
+    pub fn audit_record(&self, reports: &[skills_types::audit::Report]) -> Result<(), Error> {
+        audit_impl::record(self.writable("record audit verdicts")?, reports)
     }
 
     /// What is wrong with the configuration files this handle reads (the home `skills.toml`,

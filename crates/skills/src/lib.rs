@@ -67,7 +67,10 @@ pub mod audit {
     //! offline, deterministic, with no model and no network. [`crate::Skills::audit`] scans
     //! skill folders or catalog names (or the whole catalog) against the configuration's
     //! `[audit]` thresholds and the user's acceptances; [`crate::Skills::audit_accept`]
-    //! accepts a skill's findings for its files as they are now. [`scan_dir`] and
+    //! accepts a skill's findings for its files as they are now. Every scan's verdict is kept
+    //! in the home; `list`, `get` and the rendered catalog carry a skill's last one as its
+    //! `audit` mark, and [`crate::Skills::audit_recheck`] (`skills check`) scans again the
+    //! skills whose verdict the rules or their files outdated. [`scan_dir`] and
     //! [`scan_files`] scan one folder, or files held in memory, with no configuration.
     //!
     //! A [`Report`]'s JSON is the shape skillhub's scanner integration reads (`is_safe`,
@@ -88,7 +91,7 @@ pub mod audit {
     //! # Ok::<(), skills::Error>(())
     //! ```
 
-    pub use crate::audit_impl::{Caps, Options, RULES_VERSION, scan_dir, scan_files};
+    pub use crate::audit_impl::{Caps, Options, RULES_VERSION, scan_dir, scan_files, stamp};
     pub use skills_types::audit::*;
 }
 

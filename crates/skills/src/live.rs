@@ -1,14 +1,17 @@
 //! The glue of [`Skills::watch`](crate::Skills::watch): what the watch thread does with a
 //! burst (a discovery the handle's publisher compares with the last one), and how the
 //! publisher's `catalog_changed` and `load_error` become the stream's [`WatchEvent`]s. The
-//! diff is computed once, by the publisher, for the handle's bus and every watch alike.
+//! diff is computed once, by the publisher, for the handle's bus and every watch alike. The
+//! skills a change added or touched are audited again on the way ([`WatchEvent::AuditChanged`]
+//! when a verdict changed).
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
+use std::sync::mpsc;
 
-use skills_types::Diagnostic;
 use skills_types::event::{DomainEvent, EventSink, SkillsEvent};
 use skills_types::watch::{WatchEvent, WatchMode, WatchSender};
+use skills_types::{Diagnostic, Error, SkillsConfig};
 
 use crate::Skills;
 
@@ -33,12 +36,75 @@ impl crate::ops::watch::Listener for Relay {
 }
 
 /// A sink of the handle's publisher feeding one watch's stream.
-pub(crate) struct StreamSink(pub(crate) WatchSender);
+pub(crate) struct StreamSink {
+    events: WatchSender,
+    /// The audit worker's queue: the ids each change added or touched.
+    audits: Option<mpsc::Sender<Vec<String>>>,
+}
+
+impl StreamSink {
+    /// A sink feeding `events`, with an audit worker scanning the skills each change adds or
+    /// touches under `config`. The scans run on that worker, never on the watch's thread, so
+    /// a flood of new skills is reported as fast as without them; the worker ends when the
+    /// sink is dropped (the watch ended).
+    pub(crate) fn new(events: WatchSender, config: SkillsConfig) -> Self {
+        let audits = crate::ENABLED
+            .then(|| {
+                let (sender, receiver) = mpsc::channel::<Vec<String>>();
+                let worker_events = events.clone();
+                std::thread::Builder::new()
+                    .name("skills-watch-audit".to_owned())
+                    .spawn(move || audit_worker(&config, &receiver, &worker_events))
+                    .ok()
+                    .map(|_| sender)
+            })
+            .flatten();
+        Self { events, audits }
+    }
+}
 
 impl EventSink for StreamSink {
     fn publish(&self, event: DomainEvent) {
-        if let Some(change) = watch_event(&event) {
-            self.0.send(change);
+        let Some(change) = watch_event(&event) else {
+            return;
+        };
+        let touched: Vec<String> = match &change {
+            WatchEvent::CatalogChanged { added, changed, .. } => {
+                added.iter().chain(changed).cloned().collect()
+            }
+            _ => Vec::new(),
+        };
+        self.events.send(change);
+        if let Some(audits) = self.audits.as_ref().filter(|_| !touched.is_empty()) {
+            // The worker is gone only when the watch is.
+            drop(audits.send(touched));
+        }
+    }
+}
+
+/// Scans again the skills the changes added or touched (those whose recorded verdict a
+/// change outdated; the ids queued meanwhile together), records their verdicts, and reports
+/// each verdict that changed. A scan that cannot run (a configuration that cannot be
+/// honoured) is said in the trace: the watch goes on.
+fn audit_worker(config: &SkillsConfig, queue: &mpsc::Receiver<Vec<String>>, events: &WatchSender) {
+    while let Ok(mut ids) = queue.recv() {
+        while let Ok(more) = queue.try_recv() {
+            ids.extend(more);
+        }
+        ids.sort_unstable();
+        ids.dedup();
+        match crate::audit_impl::rescan(config, &ids) {
+            Ok(changes) => {
+                for (skill, before, after) in changes {
+                    events.send(WatchEvent::AuditChanged {
+                        skill,
+                        before,
+                        after,
+                    });
+                }
+            }
+            Err(Error::Disabled) => {}
+            Err(error) => tracing::warn!("the changed skills were not audited again: {error}"),
         }
     }
 }

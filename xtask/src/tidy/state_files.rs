@@ -1,6 +1,6 @@
 //! Tidy's state-file rule: the program's own files (the caches, the search index, the trust
 //! record, the run logs, the registry's catalog, the remote copies, managed runtimes, a root's
-//! install record and lock, a skill's provenance, the audit's acceptances:
+//! install record and lock, a skill's provenance, the audit's acceptances and verdicts:
 //! `skills_ops::state::KINDS`) are read and written through `skills_ops::state` alone, the one
 //! module that never follows a link, never blocks on a FIFO and never reads without a bound.
 //!
@@ -75,6 +75,8 @@ pub(super) const STATE_NAMES: &[&str] = &[
     "VERCEL_LOCK",
     "ACCEPTED_FILE",
     "AUDIT_ACCEPTED",
+    "VERDICTS_FILE",
+    "AUDIT_VERDICTS",
     // The names themselves, in case a file spells one again instead of using its constant.
     "\"stamps.json\"",
     "\"trusted-workspaces.json\"",
@@ -89,6 +91,7 @@ pub(super) const STATE_NAMES: &[&str] = &[
     "\"setup.json\"",
     "\".setup.lock\"",
     "\"audit-accepted.json\"",
+    "\"audit-verdicts.json\"",
 ];
 
 /// What opens, reads, writes, creates, renames or removes a file or folder: the standard

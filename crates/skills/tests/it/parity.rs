@@ -93,6 +93,9 @@ const _: fn(&Skills, &TestRequest, Option<RunSink>) -> TestOutcomes = Skills::ru
 const _: fn(&Skills, &skills::audit::Request) -> Result<skills::audit::Reports, Error> =
     Skills::audit;
 const _: fn(&Skills, &str) -> Result<skills::audit::Accepted, Error> = Skills::audit_accept;
+const _: fn(&Skills, &[String]) -> Result<skills::audit::Recheck, Error> = Skills::audit_recheck;
+const _: fn(&Skills, &[skills::audit::Report]) -> Result<(), Error> = Skills::audit_record;
+const _: fn(&Path, &skills::audit::Caps) -> Option<String> = skills::audit::stamp;
 const _: fn(&Path, &skills::audit::Options) -> Result<skills::audit::Report, Error> =
     skills::audit::scan_dir;
 /// Files an install holds in memory, as `scan_files` takes them.
@@ -449,10 +452,19 @@ fn the_audit_behaves_as_documented_on_each_side() {
         assert!(skills::audit::scan_dir(&dir, &options).unwrap().is_safe);
         assert!(staged_report.is_safe);
         assert!(!skills.audit_accept("pdf-tools").unwrap().recorded);
+        let recheck = skills.audit_recheck(&[]).unwrap();
+        assert_eq!(recheck.unchanged, 1, "{recheck:?}");
+        assert!(recheck.diagnostics.is_empty(), "{recheck:?}");
+        assert!(skills.audit_record(&reports.results).is_ok());
+        assert!(skills::audit::stamp(&dir, &skills::audit::Caps::default()).is_some());
+        assert!(skills.get("pdf-tools").unwrap().audit.is_some());
     } else {
         let disabled = |error: Error| assert_eq!(error.kind(), "disabled");
         disabled(skills.audit(&request).unwrap_err());
         disabled(skills.audit_accept("pdf-tools").unwrap_err());
+        disabled(skills.audit_recheck(&[]).unwrap_err());
+        disabled(skills.audit_record(&[]).unwrap_err());
+        assert!(skills::audit::stamp(&dir, &skills::audit::Caps::default()).is_none());
         disabled(skills::audit::scan_dir(&dir, &options).unwrap_err());
         // Nothing was scanned, so nothing is claimed clean.
         assert!(!staged_report.is_safe);
