@@ -482,19 +482,23 @@ pub(crate) async fn install_fetched(
     Ok(outcomes)
 }
 
+/// What the audit said of each skill, by slug: the lines to add to its outcome.
+type Said = Vec<(String, Vec<String>)>;
+
 /// The audit's gate over every skill an install is about to write, on the files in memory,
 /// before anything is staged: each item gets its verdict (recorded with the install), and
 /// the findings that asked or refused come back per slug, to be said on its outcome. An
 /// unaccepted finding at or above `refuse_on` in any skill refuses the whole install
 /// (`audit_refused`) unless `consent` is `force`; one at or above `ask_on` needs `yes`
-/// (`audit_unconfirmed`). A preview (`list`) refuses nothing: it shows the verdicts.
+/// (`audit_unconfirmed`). A preview (`list`) refuses nothing: it shows the verdicts. The
+/// reports come back too, for the verdict store `list` reads once the skills are written.
 fn review(
     reviewer: &skills_audit::Reviewer,
     target: &write::Target,
     items: &mut [write::Item],
     consent: AuditConsent,
     list: bool,
-) -> Result<(Vec<(String, Vec<String>)>, Vec<skills_types::audit::Report>), Error> {
+) -> Result<(Said, Vec<skills_types::audit::Report>), Error> {
     let mut refused: Vec<(String, Vec<String>)> = Vec::new();
     let mut reports = Vec::with_capacity(items.len());
     let mut asked: Vec<(String, Vec<String>)> = Vec::new();
