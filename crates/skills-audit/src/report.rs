@@ -16,7 +16,7 @@ use crate::findings::Collector;
 /// The version of the built-in rules. A report records it, and an install records the
 /// report's: when it changes, `skills check` scans again. Bump it with any change to a rule
 /// (the rules' fingerprint test fails until it is bumped).
-pub const RULES_VERSION: &str = "2026.12.1";
+pub const RULES_VERSION: &str = "2026.12.2";
 
 /// Every [`RULES_VERSION`] with the fingerprint of the built-in rules it names, oldest
 /// first: a test recomputes the fingerprint, so changing a rule (an id, a severity, a
@@ -30,6 +30,10 @@ const RULES_FINGERPRINTS: &[(&str, &str)] = &[
     (
         "2026.12.1",
         "ed25552323f09f98773b8c4367acd57c40369277a11efba6747257c13d229d23",
+    ),
+    (
+        "2026.12.2",
+        "83a1ba388cd5be3d097303282a00275a3080d83dc287c1da92d0536a0385c8c0",
     ),
 ];
 
