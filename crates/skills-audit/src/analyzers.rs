@@ -12,8 +12,10 @@ mod rules;
 mod scripts;
 mod shell;
 mod sidecar;
+mod supply;
 mod yara;
 
+pub(crate) use mcp::holds_config as holds_mcp_config;
 pub(crate) use rules::RuleSet;
 #[cfg(test)]
 pub(crate) use rules::SHIPPED as SHIPPED_RULE_FILES;
@@ -29,6 +31,7 @@ pub fn all_rules() -> Vec<&'static Rule> {
         hidden::RULES,
         scripts::RULES,
         manifest::RULES,
+        supply::RULES,
         rules::table(),
     ]
     .into_iter()
@@ -42,6 +45,7 @@ pub(crate) fn run(skill: &Skill, user_rules: Option<&RuleSet>, out: &mut Collect
     hidden::analyze(skill, out);
     scripts::analyze(skill, out);
     manifest::analyze(skill, out);
+    supply::analyze(skill, out);
     rules::analyze(skill, out);
     if let Some(user_rules) = user_rules {
         user_rules.analyze(skill, out);

@@ -16,7 +16,7 @@ use crate::findings::Collector;
 /// The version of the built-in rules. A report records it, and an install records the
 /// report's: when it changes, `skills check` scans again. Bump it with any change to a rule
 /// (the rules' fingerprint test fails until it is bumped).
-pub const RULES_VERSION: &str = "2026.12.1";
+pub const RULES_VERSION: &str = "2026.12.2";
 
 /// Every [`RULES_VERSION`] with the fingerprint of the built-in rules it names, oldest
 /// first: a test recomputes the fingerprint, so changing a rule (an id, a severity, a
@@ -32,6 +32,10 @@ const RULES_FINGERPRINTS: &[(&str, &str)] = &[
     (
         "2026.12.1",
         "906541d69d04d5e531d50e064ae49d4b0057001d3dca2154e41690a0b057fd81",
+    ),
+    (
+        "2026.12.2",
+        "83a1ba388cd5be3d097303282a00275a3080d83dc287c1da92d0536a0385c8c0",
     ),
 ];
 

@@ -99,26 +99,34 @@ pub(crate) fn folders(
 }
 
 /// The skill folder one target names: a folder holding a definition file (or the definition
-/// file itself), or a skill of the catalog by name or folder name.
+/// file itself), a folder holding an MCP configuration or a plugin manifest but no skill,
+/// or a skill of the catalog by name or folder name.
 pub(crate) fn folder_of(catalog: &Catalog, target: &str) -> Result<Folder, Error> {
     match Target::of(target) {
         Target::Path(path) => {
-            let dir =
-                match skills_ops::load::find_definition(path) {
-                    Ok(_) => path.to_path_buf(),
-                    // A definition file named directly stands for its folder.
-                    Err(Error::NotADirectory { .. })
-                        if path.file_name().and_then(|name| name.to_str()).is_some_and(
-                            |name| skills_types::files::match_definition(name).is_some(),
-                        ) =>
-                    {
-                        path.parent()
-                            .filter(|parent| !parent.as_os_str().is_empty())
-                            .unwrap_or(Path::new("."))
-                            .to_path_buf()
-                    }
-                    Err(error) => return Err(error),
-                };
+            let dir = match skills_ops::load::find_definition(path) {
+                Ok(_) => path.to_path_buf(),
+                // A definition file named directly stands for its folder.
+                Err(Error::NotADirectory { .. })
+                    if path
+                        .file_name()
+                        .and_then(|name| name.to_str())
+                        .is_some_and(|name| {
+                            skills_types::files::match_definition(name).is_some()
+                        }) =>
+                {
+                    path.parent()
+                        .filter(|parent| !parent.as_os_str().is_empty())
+                        .unwrap_or(Path::new("."))
+                        .to_path_buf()
+                }
+                // An MCP configuration or a plugin without a skill is scanned too: a
+                // host starts its servers by itself (docs/decisions.md).
+                Err(Error::NoDefinitionFile { .. }) if crate::analyzers::holds_mcp_config(path) => {
+                    path.to_path_buf()
+                }
+                Err(error) => return Err(error),
+            };
             Ok(Folder {
                 real: real_folder(&dir)?,
                 shown: dir,

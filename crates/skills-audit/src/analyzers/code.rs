@@ -513,7 +513,9 @@ const INSTRUCTED_VERBS: &[&str] = &[
 /// The fenced code blocks of a Markdown text, in a language an agent runs.
 pub(super) fn fenced_blocks(text: &str) -> Vec<Block> {
     let mut blocks = Vec::new();
-    let mut heading = "";
+    // The open headings, outermost first, with their level: a block under "## Commands" /
+    // "### build" is under both.
+    let mut headings: Vec<(usize, &str)> = Vec::new();
     let mut recent: Vec<&str> = Vec::new();
     let mut offset = 0;
     let mut open: Option<(String, usize, usize, Option<Lang>, Presented)> = None;
@@ -552,7 +554,7 @@ pub(super) fn fenced_blocks(text: &str) -> Vec<Block> {
             if fence_len >= 3 {
                 let info = trimmed[fence_len..].trim();
                 let lang = Lang::of_fence(info);
-                let presented = presented(heading, &recent);
+                let presented = presented(&headings, &recent);
                 open = Some((
                     fence_char.to_string().repeat(fence_len),
                     fence_len,
@@ -564,7 +566,11 @@ pub(super) fn fenced_blocks(text: &str) -> Vec<Block> {
             }
         }
         if trimmed.starts_with('#') {
-            heading = trimmed.trim_start_matches('#').trim();
+            let level = trimmed.chars().take_while(|c| *c == '#').count();
+            while headings.last().is_some_and(|(open, _)| *open >= level) {
+                headings.pop();
+            }
+            headings.push((level, trimmed.trim_start_matches('#').trim()));
             recent.clear();
         } else if !trimmed.trim().is_empty() {
             recent.push(trimmed.trim());
@@ -610,14 +616,26 @@ fn has_word(automaton: &AhoCorasick, text: &str) -> bool {
     })
 }
 
-fn presented(heading: &str, recent: &[&str]) -> Presented {
-    let heading = heading.to_lowercase();
+/// How a block under `headings` (outermost first) after the lines `recent` is presented. The
+/// nearest heading decides, and a section heading above it (level 2 or deeper, not the
+/// document's title) counts too: a block under "## Commands" / "### encode" is one of the
+/// commands, and one under "## Attacks" / "### Reverse shell" is discussed.
+fn presented(headings: &[(usize, &str)], recent: &[&str]) -> Presented {
+    let nearest = headings.len().saturating_sub(1);
+    let applying: Vec<String> = headings
+        .iter()
+        .enumerate()
+        .filter(|(index, (level, _))| *index == nearest || *level >= 2)
+        .map(|(_, (_, heading))| heading.to_lowercase())
+        .collect();
     let lead = recent.join(" ").to_lowercase();
     let discussed = |text: &str| has_word(&DISCUSSED_WORDS, text);
-    if discussed(&heading) || discussed(&lead) {
+    if applying.iter().any(|heading| discussed(heading)) || discussed(&lead) {
         return Presented::Discussed;
     }
-    let instructed_heading = has_word(&INSTRUCTED_HEADING_WORDS, &heading);
+    let instructed_heading = applying
+        .iter()
+        .any(|heading| has_word(&INSTRUCTED_HEADING_WORDS, heading));
     let instructed_lead = recent
         .last()
         .is_some_and(|last| has_word(&INSTRUCTED_VERB_WORDS, &last.to_lowercase()));
@@ -721,6 +739,17 @@ mod tests {
         assert_eq!(blocks[0].presented, Presented::Instructed);
         assert_eq!(blocks[1].presented, Presented::Discussed);
         assert_eq!(blocks[2].presented, Presented::Shown);
+    }
+
+    #[test]
+    fn a_section_heading_applies_to_its_subsections_but_the_title_does_not() {
+        let text = "# Setup helper\n\n## Commands\n\n### build\n\nUse the defaults.\n\n```bash\nmake\n```\n\n## Notes\n\n```bash\nls\n```\n\n## Attacks\n\n### Step one\n\n```bash\nid\n```\n";
+        let blocks = fenced_blocks(text);
+        assert_eq!(blocks.len(), 3, "{blocks:?}");
+        assert_eq!(blocks[0].presented, Presented::Instructed);
+        // The title's "Setup" does not make every block an instruction.
+        assert_eq!(blocks[1].presented, Presented::Shown);
+        assert_eq!(blocks[2].presented, Presented::Discussed);
     }
 
     #[test]

@@ -53,6 +53,9 @@ pub(super) enum Behaviour {
     CryptoMiner,
     PrivilegeEscalation,
     PermissionsWeakened,
+    /// Data piped through base64 or hex into a network command: what leaves cannot be read
+    /// on the wire or in a log.
+    EncodedSend,
 }
 
 /// One thing the code does, where.
@@ -558,7 +561,7 @@ fn is_outside(path: &str) -> bool {
 }
 
 /// The URL hidden in a base64 or hex string, when it decodes to one.
-fn encoded_url(text: &str) -> Option<String> {
+pub(super) fn encoded_url(text: &str) -> Option<String> {
     let text = text.trim();
     if text.len() >= 16
         && text.len() <= 4096
@@ -717,6 +720,16 @@ fn is_encoder(command: &Command) -> bool {
             .args()
             .iter()
             .any(|word| word.text == "enc" || word.text == "base64"),
+        _ => false,
+    }
+}
+
+/// Text encoders and decoders (base64, base32, hex), either way: compression is left out,
+/// since a compressed upload is an ordinary thing to send.
+fn is_text_codec(command: &Command) -> bool {
+    match command.name() {
+        "base64" | "base32" | "basenc" | "xxd" | "od" | "hexdump" => true,
+        "openssl" => command.args().iter().any(|word| word.text == "base64"),
         _ => false,
     }
 }
@@ -990,6 +1003,8 @@ fn shell_pipeline(
     let mut downloading: Option<usize> = None;
     let mut decoding = false;
     let mut listening = false;
+    // The base64/hex stage data passed through on its way down the pipe, if any.
+    let mut transformed: Option<String> = None;
     for (index, command) in pipeline.iter().enumerate() {
         let name = command.name();
         let args = command.args();
@@ -1042,6 +1057,12 @@ fn shell_pipeline(
                 flowing = flowing.map(encoded);
             }
         }
+        // Text piped into base64/hex (`echo "$v" | base64 | curl --data @-`), or a file it
+        // encodes or decodes (`base64 -d /tmp/.x | curl -d @-`).
+        if is_text_codec(command) && (index > 0 || words.iter().any(|word| !word.starts_with('-')))
+        {
+            transformed = Some(name.to_owned());
+        }
         // Credential reads.
         if let Some(origin) = source_of(command, scope) {
             if let Origin::Credential(label) = origin {
@@ -1083,10 +1104,26 @@ fn shell_pipeline(
                     word.contains("@-") || *word == "-" || word.ends_with("@/dev/stdin")
                 })
                 || command.words.iter().any(|w| w.text == "xargs");
-            if let (Some(origin), true) = (&flowing, reads_stdin)
+            let leaked = if let (Some(origin), true) = (&flowing, reads_stdin)
                 && let Some((behaviour, message)) = leak(origin, &hosts_here)
             {
                 out.add(behaviour, at(command), message);
+                true
+            } else {
+                false
+            };
+            if !leaked
+                && reads_stdin
+                && let Some(encoder) = &transformed
+            {
+                out.add(
+                    Behaviour::EncodedSend,
+                    at(command),
+                    format!(
+                        "pipes data through `{encoder}` into `{name}`, which sends it{}",
+                        to_hosts(&hosts_here)
+                    ),
+                );
             }
             let mut skip_next = false;
             for (position, word) in args.iter().enumerate() {

@@ -132,6 +132,14 @@ const MCP_TYPOSQUAT: Rule = rule(
     "An MCP entry names a package one typo away from a known one",
     "Check the package name letter by letter against the publisher's.",
 );
+const MCP_HIDDEN_URL: Rule = rule(
+    "MANIFEST_MCP_HIDDEN_URL",
+    Severity::High,
+    Category::Obfuscation,
+    "An MCP entry hides an address in base64 or hex",
+    "Write the address in clear text in the entry, so a reviewer sees where the server \
+     connects.",
+);
 
 /// This analyzer's rules.
 pub(crate) const RULES: &[Rule] = &[
@@ -148,6 +156,7 @@ pub(crate) const RULES: &[Rule] = &[
     MCP_SECRET_EGRESS,
     MCP_SECRET_READ,
     MCP_TYPOSQUAT,
+    MCP_HIDDEN_URL,
 ];
 
 /// Adds this analyzer's findings about `skill` to `out`.
@@ -718,6 +727,7 @@ fn mcp_servers(file: &ScannedFile, out: &mut Collector) {
                 | "telnet"
                 | "base64"
                 | "echo"
+                | "printf"
         );
         let secrets_given: Vec<&String> = server
             .env
@@ -777,6 +787,22 @@ fn mcp_servers(file: &ScannedFile, out: &mut Collector) {
                 ),
             );
         }
+        // An address hidden in an argument, an `env` value or inline code.
+        if let Some(url) = server
+            .args
+            .iter()
+            .chain(&server.env_values)
+            .flat_map(|value| ENCODED_RUN.find_iter(value))
+            .find_map(|run| examine::encoded_url(run.as_str()))
+        {
+            out.at(
+                &MCP_HIDDEN_URL,
+                file,
+                at,
+                len,
+                format!("the MCP server `{}` hides the address {url}", server.name),
+            );
+        }
         if let Some(package) = typosquat(&server) {
             out.at(
                 &MCP_TYPOSQUAT,
@@ -788,6 +814,9 @@ fn mcp_servers(file: &ScannedFile, out: &mut Collector) {
         }
     }
 }
+
+/// Runs of base64 or hex long enough to hold an address.
+static ENCODED_RUN: LazyLock<Regex> = LazyLock::new(|| pattern(r"[A-Za-z0-9+/=_-]{16,}"));
 
 static SECRET_NAME_IN_CODE: LazyLock<Regex> = LazyLock::new(|| pattern(r"\b[A-Z][A-Z0-9_]{3,}\b"));
 
@@ -818,6 +847,47 @@ const OFFICIAL_SERVERS: &[&str] = &[
     "sdk",
 ];
 
+/// Publishers whose npm scope a lookalike imitates (`@anthropc/…`), without the `@`: the
+/// real scopes, and the brand a real scope adds a suffix to (`anthropic` of `@anthropic-ai`).
+const KNOWN_SCOPES: &[&str] = &[
+    "modelcontextprotocol",
+    "anthropic-ai",
+    "anthropic",
+    "openai",
+    "microsoft",
+    "google",
+    "googleapis",
+    "cloudflare",
+    "playwright",
+    "supabase",
+    "upstash",
+    "stripe",
+    "github",
+    "vercel",
+    "sentry",
+    "notionhq",
+    "huggingface",
+    "langchain",
+    "azure",
+    "aws-sdk",
+];
+
+/// Whether the scope `@scope` is one slip from a known publisher's and is not one.
+fn lookalike_scope(scope: &str) -> bool {
+    let stem = scope.trim_start_matches('@');
+    if KNOWN_SCOPES.contains(&stem) {
+        return false;
+    }
+    KNOWN_SCOPES.iter().any(|known| {
+        let allowed = match known.len() {
+            0..=5 => 0,
+            6..=11 => 1,
+            _ => 2,
+        };
+        allowed > 0 && distance(stem, known) <= allowed
+    })
+}
+
 /// The package an `npx`/`uvx`/`bunx` entry names, when it is one or two letters away from an
 /// official one (and not it).
 fn typosquat(server: &mcp::Server) -> Option<String> {
@@ -844,7 +914,7 @@ fn typosquat(server: &mcp::Server) -> Option<String> {
                 .iter()
                 .any(|official| near(&name, official))
     } else if !scope.is_empty() {
-        near(&scope, OFFICIAL_SCOPE)
+        near(&scope, OFFICIAL_SCOPE) || lookalike_scope(&scope)
     } else {
         OFFICIAL_SERVERS
             .iter()

@@ -195,6 +195,14 @@ const PERMISSIONS_WEAKENED: Rule = rule(
     "Makes files writable by every user",
     "Use the narrowest permissions (700 for folders, 600 for files the user owns).",
 );
+const ENCODED_SEND: Rule = rule(
+    "SCRIPT_ENCODED_SEND",
+    Severity::High,
+    Category::DataExfiltration,
+    "Encodes data before sending it",
+    "Send data in clear text, to a host the skill names and says why; encoding what leaves \
+     hides it from the user and from logs.",
+);
 
 /// This analyzer's rules.
 pub(crate) const RULES: &[Rule] = &[
@@ -220,6 +228,7 @@ pub(crate) const RULES: &[Rule] = &[
     CRYPTO_MINER,
     PRIVILEGE_ESCALATION,
     PERMISSIONS_WEAKENED,
+    ENCODED_SEND,
 ];
 
 /// The rule of a kind of fact.
@@ -247,6 +256,7 @@ pub(super) fn rule_of(behaviour: Behaviour) -> &'static Rule {
         Behaviour::CryptoMiner => &CRYPTO_MINER,
         Behaviour::PrivilegeEscalation => &PRIVILEGE_ESCALATION,
         Behaviour::PermissionsWeakened => &PERMISSIONS_WEAKENED,
+        Behaviour::EncodedSend => &ENCODED_SEND,
     }
 }
 
@@ -460,6 +470,9 @@ pub(crate) fn analyze(skill: &Skill, out: &mut Collector) {
     // MCP servers a host starts by itself: their command lines are code that runs.
     for file in &skill.files {
         for server in mcp::servers(file) {
+            if server.command.is_empty() {
+                continue;
+            }
             let examined = examine::examine(&server.command_line(), Lang::Shell);
             for fact in &examined.facts {
                 if fact.behaviour == Behaviour::NetworkEgress {

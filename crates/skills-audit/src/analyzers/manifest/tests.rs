@@ -269,7 +269,32 @@ fn cases() -> Vec<(&'static str, Files, Files)> {
                 ),
             )],
         ),
+        (
+            "MANIFEST_MCP_HIDDEN_URL",
+            vec![(
+                ".mcp.json",
+                text(
+                    r#"{"mcpServers": {"relay": {"command": "relay-server", "args": ["--upstream", "aHR0cHM6Ly9yZWxheS5leGFtcGxlLm5ldC92MQ=="]}}}"#,
+                ),
+            )],
+            vec![(
+                ".mcp.json",
+                text(
+                    r#"{"mcpServers": {"relay": {"command": "relay-server", "args": ["--upstream", "https://relay.example.net/v1"]}}}"#,
+                ),
+            )],
+        ),
     ]
+}
+
+#[test]
+fn a_scope_one_slip_from_a_known_publisher_is_a_lookalike() {
+    assert!(lookalike_scope("@anthropc"));
+    assert!(lookalike_scope("@supabse"));
+    assert!(!lookalike_scope("@anthropic-ai"));
+    assert!(!lookalike_scope("@acme"));
+    // Short brands are left alone: one letter off them is another word.
+    assert!(!lookalike_scope("@azura"));
 }
 
 #[test]
@@ -357,6 +382,8 @@ fn lookalike_names_and_distances() {
         command: "npx".into(),
         args: vec!["-y".into(), package.into()],
         env: Vec::new(),
+        env_values: Vec::new(),
+        url: String::new(),
         offset: 0,
     };
     assert!(typosquat(&server("@modelcontextprotocol/server-filesystm")).is_some());

