@@ -35,7 +35,7 @@ const RULES_FINGERPRINTS: &[(&str, &str)] = &[
     ),
     (
         "2026.12.2",
-        "83a1ba388cd5be3d097303282a00275a3080d83dc287c1da92d0536a0385c8c0",
+        "7e70cb26b2c2720ceb080f7f2dffc937506949060d7d05264d0651f3c7b83ad1",
     ),
 ];
 
@@ -271,6 +271,7 @@ mod tests {
         ("hosts.rs", include_str!("analyzers/hosts.rs")),
         ("mcp.rs", include_str!("analyzers/mcp.rs")),
         ("sidecar.rs", include_str!("analyzers/sidecar.rs")),
+        ("supply.rs", include_str!("analyzers/supply.rs")),
     ];
 
     /// The string literals of a Rust source before its test module: `"…"`, `b"…"` and raw
@@ -383,6 +384,33 @@ mod tests {
         }
         let listed: Vec<&str> = PATTERN_SOURCES.iter().map(|(name, _)| *name).collect();
         assert!(listed.contains(&"instructions/patterns.rs"));
+        // Every analyzer file but the tests, the literal gate (an engine, no rule) and the
+        // YARA engine (its shipped rule files are hashed whole) is read: a new analyzer file
+        // that is not would let its patterns change under an unchanged version.
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/analyzers");
+        let mut pending = vec![dir.clone()];
+        while let Some(folder) = pending.pop() {
+            for entry in std::fs::read_dir(&folder).unwrap().flatten() {
+                let path = entry.path();
+                if path.is_dir() {
+                    pending.push(path);
+                    continue;
+                }
+                let name = path
+                    .strip_prefix(&dir)
+                    .unwrap()
+                    .to_string_lossy()
+                    .replace('\\', "/");
+                let engine = name.ends_with("tests.rs")
+                    || name == "literals.rs"
+                    || name == "rules.rs"
+                    || name.starts_with("yara");
+                assert!(
+                    engine || listed.contains(&name.as_str()),
+                    "{name} holds rules the fingerprint does not read: add it to PATTERN_SOURCES"
+                );
+            }
+        }
     }
 
     #[test]

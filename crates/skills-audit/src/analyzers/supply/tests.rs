@@ -24,7 +24,7 @@ fn skill(name: &str, files: &[(&str, &str)]) -> Skill {
                 ScannedFile::new(*path, text.as_bytes().to_vec(), text.len() as u64)
             })
             .collect(),
-        neighbours: Vec::new(),
+        neighbours: crate::files::Neighbours::default(),
     }
 }
 
