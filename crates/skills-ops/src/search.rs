@@ -1,6 +1,6 @@
 //! Ranked search (08 §Relevance): a BM25 index (tantivy, chosen by measuring: docs/search.md)
 //! over each skill's name, description, `when_to_use`, tags, the headings of its body and the
-//! body's prose (outside code, the first [`MAX_PROSE_BYTES`]).
+//! body's prose (outside code, the first 8 KB).
 //!
 //! The index lives in `~/<app_dir>/cache/search-<roots digest>/`, beside the catalog cache,
 //! with a stamp per skill (its listing fields and its definition file's size and modification
