@@ -16,22 +16,21 @@ use skills_ops::state::{self, AUDIT_ACCEPTED};
 use skills_types::audit::{ACCEPTED_FILE, Accepted, AuditConfig, Report, Severity};
 use skills_types::{Error, SkillsConfig};
 
+use crate::home_file::HomeFile;
 use crate::report::scan_dir;
 use crate::targets::{folder_of, options};
 
-/// The version of the file this build writes and reads.
-const VERSION: u32 = 1;
+/// The file of acceptances in the home.
+const FILE: HomeFile = HomeFile {
+    kind: &AUDIT_ACCEPTED,
+    name: ACCEPTED_FILE,
+    holds: "acceptances",
+    pretty: true,
+};
 
 /// The most acceptances kept: past it, the oldest go first (the file stays well under its
 /// kind's limit).
 const MAX_ENTRIES: usize = 10_000;
-
-/// The file as written.
-#[derive(Debug, Serialize, Deserialize)]
-struct Record {
-    version: u32,
-    skills: Vec<Entry>,
-}
 
 /// One skill's acceptance.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -61,12 +60,12 @@ impl Acceptances {
     /// The acceptances of `config`'s home: none when there is no file, and none (with a
     /// warning naming the file) when it cannot be used, so a broken file never accepts.
     pub fn read(config: &SkillsConfig) -> Self {
-        match load(config) {
+        match FILE.load::<Entry>(config) {
             Ok(entries) => Self { entries },
             Err(reason) => {
                 state::warn_unused(
                     &AUDIT_ACCEPTED,
-                    &path(config),
+                    &FILE.path(config),
                     &format!(
                         "{reason}; no finding counts as accepted until it is fixed or removed"
                     ),
@@ -123,11 +122,13 @@ pub fn accept(config: &SkillsConfig, target: &str) -> Result<Accepted, Error> {
     if !accepted.recorded {
         return Ok(accepted);
     }
-    let file = path(config);
-    let mut entries = load(config).map_err(|reason| Error::StateFileInvalid {
-        path: file.clone(),
-        reason: format!("{reason}; fix or remove it to record acceptances"),
-    })?;
+    let file = FILE.path(config);
+    let mut entries = FILE
+        .load::<Entry>(config)
+        .map_err(|reason| Error::StateFileInvalid {
+            path: file.clone(),
+            reason: format!("{reason}; fix or remove it to record acceptances"),
+        })?;
     entries.retain(|entry| entry.path != report.skill_path);
     entries.push(Entry {
         path: report.skill_path.clone(),
@@ -143,7 +144,7 @@ pub fn accept(config: &SkillsConfig, target: &str) -> Result<Accepted, Error> {
         let excess = entries.len() - MAX_ENTRIES;
         entries.drain(..excess);
     }
-    store(config, &file, entries)?;
+    FILE.store(config, entries)?;
     // The verdict the listings show stops saying "blocked" for the files accepted.
     report.set_accepted(accepted.rules.iter().map(String::as_str), settings.fail_on);
     let entry = stamp.map(|stamp| {
@@ -153,11 +154,6 @@ pub fn accept(config: &SkillsConfig, target: &str) -> Result<Accepted, Error> {
         tracing::warn!("the audit verdict was not recorded: {error}");
     }
     Ok(accepted)
-}
-
-/// Where the acceptances of `config` are.
-fn path(config: &SkillsConfig) -> PathBuf {
-    state::app_dir(config).join(ACCEPTED_FILE)
 }
 
 /// A skill folder as acceptances are keyed: resolved when it exists; else its parent resolved
@@ -176,45 +172,6 @@ pub fn key_of(folder: &Path) -> PathBuf {
 
 fn absolute(path: &Path) -> PathBuf {
     std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
-}
-
-/// The acceptances on file (none when there is no file), or why the file cannot be used.
-fn load(config: &SkillsConfig) -> Result<Vec<Entry>, String> {
-    let bytes = match state::Folder::open(&state::app_dir(config), &[]) {
-        Ok(Some(folder)) => folder
-            .read(&AUDIT_ACCEPTED, ACCEPTED_FILE)
-            .map_err(|refusal| refusal.to_string())?,
-        Ok(None) => None,
-        Err(refusal) => return Err(refusal.to_string()),
-    };
-    let Some(bytes) = bytes else {
-        return Ok(Vec::new());
-    };
-    let record: Record = serde_json::from_slice(&bytes)
-        .map_err(|error| format!("it is not a valid record of acceptances ({error})"))?;
-    if record.version != VERSION {
-        return Err(format!(
-            "it has version {}, and this build reads version {VERSION}",
-            record.version
-        ));
-    }
-    Ok(record.skills)
-}
-
-/// Replaces the file atomically, creating `<home>/<app_dir>` when needed.
-fn store(config: &SkillsConfig, file: &Path, skills: Vec<Entry>) -> Result<(), Error> {
-    let record = Record {
-        version: VERSION,
-        skills,
-    };
-    let mut bytes = serde_json::to_vec_pretty(&record).map_err(|error| {
-        Error::InvalidInput(format!("the acceptances cannot be encoded: {error}"))
-    })?;
-    bytes.push(b'\n');
-    state::Folder::create(&state::app_dir(config), &[])
-        .map_err(std::io::Error::from)
-        .and_then(|folder| folder.replace(&AUDIT_ACCEPTED, ACCEPTED_FILE, &bytes))
-        .map_err(|source| Error::io("write", file, source))
 }
 
 #[cfg(test)]

@@ -40,6 +40,7 @@ mod catalog;
 mod files;
 mod findings;
 mod gate;
+mod home_file;
 mod recheck;
 mod report;
 mod stamp;

@@ -27,21 +27,20 @@ use skills_types::audit::{Mark, MarkState, Report, Severity, VERDICTS_FILE};
 use skills_types::{Error, Skill, SkillsConfig};
 
 use crate::files::Caps;
+use crate::home_file::HomeFile;
 use crate::stamp::stamp;
 
-/// The version of the file this build writes and reads.
-const VERSION: u32 = 1;
+/// The file of verdicts in the home: entries oldest first.
+const FILE: HomeFile = HomeFile {
+    kind: &AUDIT_VERDICTS,
+    name: VERDICTS_FILE,
+    holds: "audit verdicts",
+    pretty: false,
+};
 
 /// The most verdicts kept: past it, the ones written longest ago go first (20,000 entries of
 /// about 400 bytes stay well under the kind's limit).
 pub(crate) const MAX_ENTRIES: usize = 20_000;
-
-/// The file as written: entries oldest first.
-#[derive(Debug, Serialize, Deserialize)]
-struct Record {
-    version: u32,
-    skills: Vec<Entry>,
-}
 
 /// One skill folder's last verdict.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -116,7 +115,7 @@ impl Verdicts {
     /// The verdicts of `config`'s home: none when there is no file, and none (with a warning
     /// naming the file) when it cannot be used.
     pub(crate) fn read(config: &SkillsConfig) -> Self {
-        match load(config) {
+        match FILE.load::<Entry>(config) {
             Ok(entries) => Self {
                 entries: entries
                     .into_iter()
@@ -124,7 +123,7 @@ impl Verdicts {
                     .collect(),
             },
             Err(reason) => {
-                state::warn_unused(&AUDIT_VERDICTS, &path(config), &reason);
+                state::warn_unused(&AUDIT_VERDICTS, &FILE.path(config), &reason);
                 Self::default()
             }
         }
@@ -186,57 +185,14 @@ pub(crate) fn store_entries(config: &SkillsConfig, fresh: Vec<Entry>) -> Result<
     if fresh.is_empty() {
         return Ok(());
     }
-    let mut entries = load(config).unwrap_or_default();
+    let mut entries: Vec<Entry> = FILE.load(config).unwrap_or_default();
     entries.retain(|entry| !fresh.iter().any(|new| new.path == entry.path));
     entries.extend(fresh);
     if entries.len() > MAX_ENTRIES {
         let excess = entries.len() - MAX_ENTRIES;
         entries.drain(..excess);
     }
-    store(config, entries)
-}
-/// Where the verdicts of `config` are.
-fn path(config: &SkillsConfig) -> PathBuf {
-    state::app_dir(config).join(VERDICTS_FILE)
-}
-
-/// The verdicts on file (none when there is no file), or why the file cannot be used.
-fn load(config: &SkillsConfig) -> Result<Vec<Entry>, String> {
-    let bytes = match state::Folder::open(&state::app_dir(config), &[]) {
-        Ok(Some(folder)) => folder
-            .read(&AUDIT_VERDICTS, VERDICTS_FILE)
-            .map_err(|refusal| refusal.to_string())?,
-        Ok(None) => None,
-        Err(refusal) => return Err(refusal.to_string()),
-    };
-    let Some(bytes) = bytes else {
-        return Ok(Vec::new());
-    };
-    let record: Record = serde_json::from_slice(&bytes)
-        .map_err(|error| format!("it is not a valid record of audit verdicts ({error})"))?;
-    if record.version != VERSION {
-        return Err(format!(
-            "it has version {}, and this build reads version {VERSION}",
-            record.version
-        ));
-    }
-    Ok(record.skills)
-}
-
-/// Replaces the file atomically, creating `<home>/<app_dir>` when needed.
-fn store(config: &SkillsConfig, skills: Vec<Entry>) -> Result<(), Error> {
-    let record = Record {
-        version: VERSION,
-        skills,
-    };
-    let mut bytes = serde_json::to_vec(&record).map_err(|error| {
-        Error::InvalidInput(format!("the audit verdicts cannot be encoded: {error}"))
-    })?;
-    bytes.push(b'\n');
-    state::Folder::create(&state::app_dir(config), &[])
-        .map_err(std::io::Error::from)
-        .and_then(|folder| folder.replace(&AUDIT_VERDICTS, VERDICTS_FILE, &bytes))
-        .map_err(|source| Error::io("write", path(config), source))
+    FILE.store(config, entries)
 }
 
 #[cfg(test)]

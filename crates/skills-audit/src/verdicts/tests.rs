@@ -178,7 +178,7 @@ fn the_store_keeps_at_most_its_bound_dropping_the_oldest() {
     };
     store_entries(&config, (0..MAX_ENTRIES).map(entry).collect()).unwrap();
     store_entries(&config, vec![entry(MAX_ENTRIES), entry(MAX_ENTRIES + 1)]).unwrap();
-    let kept = load(&config).unwrap();
+    let kept: Vec<Entry> = FILE.load(&config).unwrap();
     assert_eq!(kept.len(), MAX_ENTRIES);
     assert_eq!(kept[0].name, "s2");
     assert_eq!(kept.last().unwrap().name, format!("s{}", MAX_ENTRIES + 1));
