@@ -20,8 +20,20 @@ pub(crate) use rules::RuleSet;
 #[cfg(test)]
 pub(crate) use rules::SHIPPED as SHIPPED_RULE_FILES;
 
+use regex::Regex;
+
 use crate::files::Skill;
 use crate::findings::{Collector, Rule};
+
+/// Compiles a constant pattern of an analyzer, with `\b` as the ASCII word boundary: the
+/// words matched are ASCII, and Unicode's boundary is slower.
+#[expect(
+    clippy::expect_used,
+    reason = "every pattern is a constant of its analyzer; each analyzer's tests compile them"
+)]
+fn pattern(source: &str) -> Regex {
+    Regex::new(&source.replace(r"\b", r"(?-u:\b)")).expect("a constant pattern compiles")
+}
 
 /// Every built-in rule, analyzer by analyzer: what `docs/audit.md` lists and what the
 /// fixtures cover.

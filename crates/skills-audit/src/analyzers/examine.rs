@@ -20,6 +20,7 @@ use regex::Regex;
 
 use super::code::{self, Lang};
 use super::hosts;
+use super::pattern;
 use super::shell::{self, Command, Pipeline};
 
 /// What code does, one kind per rule of the `scripts` analyzer.
@@ -165,16 +166,6 @@ fn place(anchor: Option<(usize, usize)>, offset: usize, len: usize) -> (usize, u
 
 // ---------------------------------------------------------------------------------------
 // Tables shared by every language.
-
-/// Compiles a constant pattern.
-#[expect(
-    clippy::expect_used,
-    reason = "every pattern is a constant of this module; the tests compile each one"
-)]
-fn pattern(source: &str) -> Regex {
-    // Word boundaries in ASCII: code's words are ASCII, and Unicode's boundary is slower.
-    Regex::new(&source.replace(r"\b", r"(?-u:\b)")).expect("a constant pattern compiles")
-}
 
 /// Credential stores: (pattern, what it holds, whether reading it alone is a finding). A
 /// `.env` file is configuration a skill may read; sending it out is still a leak.

@@ -18,6 +18,7 @@ use skills_types::audit::{Category, Severity};
 
 use super::code;
 use super::examine::{self, Examined};
+use super::pattern;
 use super::{mcp, scripts, sidecar};
 use crate::files::{FileKind, ScannedFile, Skill};
 use crate::findings::{Collector, Rule};
@@ -235,15 +236,6 @@ static COMMAND_WORDS: LazyLock<Regex> = LazyLock::new(|| {
         r"(?i)```|\b(?:run\w*|command\w*|execut\w*|terminal|shell|cli|invok\w*)\b|\s--?[a-z]|`(?:git|npm|npx|python3?|uv|node|make|cargo|go|bash|sh) ",
     )
 });
-
-#[expect(
-    clippy::expect_used,
-    reason = "every pattern is a constant of this module; the tests compile each one"
-)]
-fn pattern(source: &str) -> Regex {
-    // Word boundaries in ASCII: the words matched are ASCII, and Unicode's boundary is slower.
-    Regex::new(&source.replace(r"\b", r"(?-u:\b)")).expect("a constant pattern compiles")
-}
 
 /// `allowed-tools` wider than what the skill uses.
 fn allowed_tools(skill: &Skill, examined: &[(&ScannedFile, Examined)], out: &mut Collector) {

@@ -19,6 +19,7 @@ use regex::Regex;
 use skills_types::audit::{Category, Severity};
 
 use super::mcp;
+use super::pattern;
 use crate::files::{FileKind, Skill};
 use crate::findings::{Collector, Rule};
 
@@ -606,15 +607,6 @@ static REGISTRY_NAMED: LazyLock<Regex> = LazyLock::new(|| {
         r"(?i)--registry\b|--(?:extra-)?index-url\b|\bindex-url\s*=|\bregistry\s*=\s*\S|\bPIP_INDEX_URL\b|\bUV_INDEX_URL\b|\bNPM_CONFIG_REGISTRY\b|publishConfig",
     )
 });
-
-#[expect(
-    clippy::expect_used,
-    reason = "every pattern is a constant of this module; the tests compile each one"
-)]
-fn pattern(source: &str) -> Regex {
-    // Word boundaries in ASCII: the words matched are ASCII, and Unicode's boundary is slower.
-    Regex::new(&source.replace(r"\b", r"(?-u:\b)")).expect("a constant pattern compiles")
-}
 
 fn installs(text: &str) -> Vec<Install> {
     INSTALL
