@@ -149,7 +149,7 @@ pub(crate) fn prepare_for(
     // The audit's gate, on the folder as it is now (no verdict is kept: a byte changed since
     // the last run is scanned again): an unaccepted finding at or above `refuse_on` refuses
     // every run of the skill, inline code and npm included, whatever `[runtime]` says.
-    skills_audit::Reviewer::new(config)?.check_run(&skill.name, &skill_dir)?;
+    skills_audit::Reviewer::new(config)?.check_run("running", &skill.name, &skill_dir)?;
     let place = Place::of(config, &skill.name, &skill_dir)?;
     let in_use = place.in_use();
     let mut used = false;

@@ -108,6 +108,9 @@ pub(crate) fn setup(
         });
     }
     let skill_dir = prepare::real_dir(&skill.dir)?;
+    // A setup installs what the skill declares and fetches it into the skill's environment,
+    // which its runs then use: the audit's gate refuses it exactly as it refuses a run.
+    skills_audit::Reviewer::new(config)?.check_run("setting up", &skill.name, &skill_dir)?;
     let files = skill.resources.clone().unwrap_or_default();
     let declared = dependencies::read(&skill_dir, &files)?;
     let place = Place::of(config, &skill.name, &skill_dir)?;
