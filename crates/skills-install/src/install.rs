@@ -632,7 +632,7 @@ fn candidates(
             Err(reason) => Candidate {
                 offer,
                 slug: None,
-                problem: Some(reason),
+                problem: Some(reason.to_string()),
             },
         })
         .collect();

@@ -148,7 +148,7 @@ async fn download(
     let mut seen = BTreeSet::new();
     let mut skills = Vec::with_capacity(fetched.offers.len());
     for offer in fetched.offers {
-        let slug = write::slug(&offer.download)?;
+        let slug = write::slug(&offer.download).map_err(|problem| problem.to_string())?;
         if !seen.insert(slug.clone()) {
             return Err(format!("two skills of the pack would both be '{slug}'"));
         }

@@ -62,17 +62,41 @@ pub fn target(
     })
 }
 
+/// Why a download is not a skill that can be installed: its `SKILL.md` is missing, cannot be
+/// loaded, or does not give a name that makes a folder name.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum NotASkill {
+    /// No `SKILL.md` among the files.
+    #[error("the download holds no SKILL.md")]
+    NoDefinition,
+    /// The file cannot be loaded at all (not UTF-8, too large).
+    #[error("SKILL.md cannot be loaded: {0}")]
+    Unloadable(String),
+    /// No frontmatter, or YAML that does not parse.
+    #[error("SKILL.md has no valid YAML frontmatter")]
+    NoFrontmatter,
+    /// The frontmatter has no `name`.
+    #[error("SKILL.md's frontmatter has no name")]
+    NoName,
+    /// The frontmatter has no `description`.
+    #[error("SKILL.md's frontmatter has no description")]
+    NoDescription,
+    /// The name (or `metadata.id`) cannot be made into a folder name.
+    #[error("'{0}' cannot be turned into a skill folder name")]
+    NoFolderName(String),
+}
+
 /// The folder name for a download (03 §Writing to disk): `metadata.id` if present, else the
 /// name; kept when it passes the name rule, otherwise turned into a name that does. Also
 /// checks that the definition file is UTF-8 with a `name` and a `description` of its own.
-pub fn slug(download: &Download) -> Result<String, String> {
+pub fn slug(download: &Download) -> Result<String, NotASkill> {
     let (_, definition) = download
         .files
         .iter()
         .find(|(path, _)| path == SKILL_MD)
-        .ok_or("the download holds no SKILL.md")?;
+        .ok_or(NotASkill::NoDefinition)?;
     let document = skills_ops::load::parse_document(Path::new(SKILL_MD), definition)
-        .map_err(|error| format!("SKILL.md cannot be loaded: {error}"))?;
+        .map_err(|error| NotASkill::Unloadable(error.to_string()))?;
     let defaulted = |code| {
         document
             .diagnostics
@@ -80,15 +104,15 @@ pub fn slug(download: &Download) -> Result<String, String> {
             .any(|diagnostic| diagnostic.code == code)
     };
     if defaulted(DiagnosticCode::NoFrontmatter) || defaulted(DiagnosticCode::YamlError) {
-        return Err("SKILL.md has no valid YAML frontmatter".to_owned());
+        return Err(NotASkill::NoFrontmatter);
     }
     if defaulted(DiagnosticCode::NameDefaulted) {
-        return Err("SKILL.md's frontmatter has no name".to_owned());
+        return Err(NotASkill::NoName);
     }
     if defaulted(DiagnosticCode::DescriptionDefaulted)
         || defaulted(DiagnosticCode::DescriptionMissing)
     {
-        return Err("SKILL.md's frontmatter has no description".to_owned());
+        return Err(NotASkill::NoDescription);
     }
     let wanted = document
         .frontmatter
@@ -101,9 +125,7 @@ pub fn slug(download: &Download) -> Result<String, String> {
     }
     let converted = slugify(&wanted);
     if converted.is_empty() || !name::is_valid(&converted) {
-        return Err(format!(
-            "'{wanted}' cannot be turned into a skill folder name"
-        ));
+        return Err(NotASkill::NoFolderName(wanted));
     }
     Ok(converted)
 }
@@ -667,6 +689,45 @@ mod tests {
         assert_eq!(slugify("数据 清洗"), "数据-清洗");
         assert_eq!(slugify("!!!"), "");
         assert_eq!(slugify(&"a".repeat(80)).chars().count(), 64);
+    }
+
+    #[test]
+    fn a_download_that_is_no_skill_says_which_way() {
+        let of = |files: Vec<(&str, &str)>| {
+            slug(&Download {
+                name: None,
+                files: files
+                    .into_iter()
+                    .map(|(path, text)| (path.to_owned(), text.as_bytes().to_vec()))
+                    .collect(),
+                version: None,
+                url: url::Url::parse("https://skills.example.com/x").unwrap(),
+            })
+        };
+        assert_eq!(of(vec![("README.md", "hi")]), Err(NotASkill::NoDefinition));
+        assert_eq!(
+            of(vec![(SKILL_MD, "# no frontmatter")]),
+            Err(NotASkill::NoFrontmatter)
+        );
+        assert_eq!(
+            of(vec![(SKILL_MD, "---\ndescription: d\n---\n")]),
+            Err(NotASkill::NoName)
+        );
+        assert_eq!(
+            of(vec![(SKILL_MD, "---\nname: x\n---\n")]),
+            Err(NotASkill::NoDescription)
+        );
+        assert_eq!(
+            of(vec![(SKILL_MD, "---\nname: '!!!'\ndescription: d\n---\n")]),
+            Err(NotASkill::NoFolderName("!!!".to_owned()))
+        );
+        assert_eq!(
+            of(vec![(
+                SKILL_MD,
+                "---\nname: PDF Tools\ndescription: d\n---\n"
+            )]),
+            Ok("pdf-tools".to_owned())
+        );
     }
 
     fn item(slug: &str, body: &str) -> Item {

@@ -85,10 +85,7 @@ pub(crate) fn setup(
     let settings = &effective.runtime;
     let skill = skills_ops::resources::describe(config, &request.skill)?;
     if skill.permission == Permission::Deny {
-        return Err(Error::SkillDenied {
-            name: skill.name.clone(),
-            pattern: "*".to_owned(),
-        });
+        return Err(prepare::denied(config, &skill.name));
     }
     if skill.scope == SkillScope::Profile && !prepare::in_current_profile(config, &skill.root) {
         return Err(Error::InvalidInput(format!(
