@@ -12,7 +12,9 @@ use std::path::{Path, PathBuf};
 
 use skills_ops::{fs, lock, name};
 use skills_types::files::{PROVENANCE_FILE, SKILL_MD, STAGING_PREFIX};
-use skills_types::install::{AgentTarget, InstallOutcome};
+use skills_types::install::{
+    AgentTarget, InstallOutcome, InstallRecord, RecordDigest, RegistryRecord, SourceKind,
+};
 use skills_types::limits::MAX_NAME_CHARS;
 use skills_types::registry::Coordinates;
 use skills_types::{DiagnosticCode, Error, SkillScope, SkillsConfig};
@@ -156,9 +158,8 @@ fn slugify(text: &str) -> String {
 pub struct Provenance {
     /// The source as given: the URL redacted, the GitHub shorthand, or the local path.
     pub source_url: String,
-    /// `skill-md`, `pack`, `well-known`, `vercel-well-known`, `github`, `archive`, `local`,
-    /// `registry`.
-    pub kind: &'static str,
+    /// What the source was.
+    pub kind: SourceKind,
     /// The URL that answered (the index a site led to, a repository's tarball), redacted.
     pub resolved_url: Option<String>,
     /// The ref asked for (GitHub) or the snapshot version chosen (an agent-skills index).
@@ -185,15 +186,15 @@ pub struct Registered {
 
 impl Registered {
     /// The `registry` object of the provenance record and the lock entry.
-    pub fn record(&self) -> serde_json::Value {
-        serde_json::json!({
-            "id": self.id,
-            "coordinates": self.coordinates.to_string(),
-            "namespace": self.coordinates.namespace,
-            "slug": self.coordinates.slug,
-            "version": self.version,
-            "catalog": self.catalog,
-        })
+    pub fn record(&self) -> RegistryRecord {
+        RegistryRecord {
+            id: self.id.clone(),
+            coordinates: self.coordinates.to_string(),
+            namespace: self.coordinates.namespace.clone(),
+            slug: self.coordinates.slug.clone(),
+            version: self.version.clone(),
+            catalog: self.catalog.clone(),
+        }
     }
 }
 
@@ -201,18 +202,13 @@ impl Registered {
     /// The entry a `registry` object of a provenance record or lock entry names ([`Registered::record`]
     /// read back); `None` when the record has none, or one without coordinates or an id.
     pub fn from_record(record: &serde_json::Value) -> Option<Self> {
-        let registry = record.get("registry")?;
-        let text = |field: &str| {
-            registry
-                .get(field)
-                .and_then(serde_json::Value::as_str)
-                .map(str::to_owned)
-        };
+        let registry: RegistryRecord =
+            serde_json::from_value(record.get("registry")?.clone()).ok()?;
         Some(Self {
-            coordinates: Coordinates::parse(&text("coordinates")?).ok()?,
-            id: text("id")?,
-            version: text("version"),
-            catalog: text("catalog").unwrap_or_default(),
+            coordinates: Coordinates::parse(&registry.coordinates).ok()?,
+            id: registry.id,
+            version: registry.version,
+            catalog: registry.catalog,
         })
     }
 }
@@ -396,7 +392,7 @@ impl<'a> Plan<'a> {
             replaced: false,
             warnings: Vec::new(),
             source: provenance.source_url.clone(),
-            kind: provenance.kind.to_owned(),
+            kind: provenance.kind.as_str().to_owned(),
             description: description_of(&item.download),
             version: item.download.version.clone(),
             links: Vec::new(),
@@ -436,16 +432,13 @@ impl<'a> Plan<'a> {
         let slug = &self.item.slug;
         let destination = self.outcome.path.clone();
         let staging = root.join(format!("{STAGING_PREFIX}{slug}-{}", fs::unique_suffix()));
-        let record = serde_json::json!({
-            "source_url": provenance.source_url,
-            "kind": provenance.kind,
-            "installed_at": humantime::format_rfc3339_seconds(std::time::SystemTime::now())
-                .to_string(),
-            "sha256": self.digests,
-            "version": self.item.download.version,
-        });
-        let record = with_origin(record, provenance, self.item);
-        let record = with_registry(record, provenance);
+        let record = serde_json::to_value(record_of(
+            provenance,
+            self.item,
+            RecordDigest::Files(self.digests.clone()),
+            Some(humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()),
+        ))
+        .map_err(|error| Error::InvalidInput(format!("the record cannot be written: {error}")))?;
         let result = stage(&staging, &self.files, &record).and_then(|()| {
             if self.existing {
                 // Old and new swap in one step; the old copy, now at the staging name, goes
@@ -475,61 +468,44 @@ impl<'a> Plan<'a> {
         provenance: &Provenance,
         lock: &mut lock::LockFile,
     ) -> Result<(), Error> {
-        lock.record(
-            &self.item.slug,
-            with_registry(
-                serde_json::json!({
-                    "source_url": provenance.source_url,
-                    "kind": provenance.kind,
-                    "sha256": self.outcome.sha256,
-                    "version": self.item.download.version,
-                }),
-                provenance,
-            ),
+        let entry = record_of(
+            provenance,
+            self.item,
+            RecordDigest::Summary(self.outcome.sha256.clone()),
+            None,
         );
-        if let Some(entry) = lock.skills.get_mut(&self.item.slug) {
-            *entry = with_origin(entry.take(), provenance, self.item);
-        }
+        let entry = serde_json::to_value(entry).map_err(|error| {
+            Error::InvalidInput(format!("the lock entry cannot be written: {error}"))
+        })?;
+        lock.record(&self.item.slug, entry);
         lock::write(root, lock)
     }
 }
 
-/// Adds the registry entry, when there is one, to a provenance record or lock entry.
-fn with_registry(mut record: serde_json::Value, provenance: &Provenance) -> serde_json::Value {
-    if let (Some(registered), Some(fields)) = (&provenance.registry, record.as_object_mut()) {
-        fields.insert("registry".to_owned(), registered.record());
-    }
-    record
-}
-
-/// Adds where the skill came from beyond the source as given: the URL that answered, the ref
-/// or version, the commit, the digest and the plugin it came in, and the audit's verdict,
-/// each only when known (older records lack them all).
-fn with_origin(
-    mut record: serde_json::Value,
+/// The record of one skill of an install: the provenance record (`digest` per file, with
+/// `installed_at`) and the lock entry (`digest` the summary) are one shape, each field only
+/// when known (older records lack them).
+fn record_of(
     provenance: &Provenance,
     item: &Item,
-) -> serde_json::Value {
-    if let Some(fields) = record.as_object_mut() {
-        let known = [
-            ("resolved_url", provenance.resolved_url.as_deref()),
-            ("ref", provenance.reference.as_deref()),
-            ("commit", provenance.commit.as_deref()),
-            ("digest", item.digest.as_deref()),
-            ("plugin", item.plugin.as_deref()),
-        ];
-        for (key, value) in known {
-            if let Some(value) = value {
-                fields.insert(key.to_owned(), value.into());
-            }
-        }
-        if let Some(verdict) = &item.audit
-            && let Ok(value) = serde_json::to_value(verdict)
-        {
-            fields.insert("audit".to_owned(), value);
-        }
+    sha256: RecordDigest,
+    installed_at: Option<String>,
+) -> InstallRecord {
+    InstallRecord {
+        source_url: provenance.source_url.clone(),
+        kind: provenance.kind,
+        installed_at,
+        sha256,
+        version: item.download.version.clone(),
+        resolved_url: provenance.resolved_url.clone(),
+        reference: provenance.reference.clone(),
+        commit: provenance.commit.clone(),
+        digest: item.digest.clone(),
+        plugin: item.plugin.clone(),
+        audit: item.audit.clone(),
+        registry: provenance.registry.as_ref().map(Registered::record),
+        other: serde_json::Map::new(),
     }
-    record
 }
 
 fn remove_if_present(path: &Path) -> std::io::Result<()> {
@@ -750,7 +726,7 @@ mod tests {
     fn provenance() -> Provenance {
         Provenance {
             source_url: "https://skills.example.com/pack/index.json".to_owned(),
-            kind: "pack",
+            kind: SourceKind::Pack,
             resolved_url: None,
             reference: None,
             commit: None,
