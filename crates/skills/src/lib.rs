@@ -21,7 +21,6 @@
 #![warn(missing_docs)]
 
 mod handle;
-mod live;
 
 pub use handle::Skills;
 pub use skills_types as types;
