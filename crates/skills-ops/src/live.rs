@@ -106,6 +106,12 @@ impl Catalog {
         order
     }
 
+    /// [`Catalog::begin`] for a mutation that cannot hold the lock (an `async` one, across its
+    /// awaits): the baseline is taken under the lock, which is released at once.
+    pub fn baseline(&self, config: Option<&SkillsConfig>) {
+        drop(self.begin(config));
+    }
+
     /// After a mutation under `order`: publishes `kind` once per result (none for
     /// `catalog_changed`), then the catalog's changes.
     pub fn changed<'a, T: serde::Serialize + 'a>(

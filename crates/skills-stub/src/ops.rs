@@ -311,6 +311,9 @@ pub mod live {
             self.order()
         }
 
+        /// Does nothing: nothing is discovered.
+        pub fn baseline(&self, _config: Option<&SkillsConfig>) {}
+
         /// Does nothing: nothing is published.
         pub fn changed<'a, T: serde::Serialize + 'a>(
             &self,

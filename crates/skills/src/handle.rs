@@ -189,17 +189,17 @@ impl Skills {
 
     /// Watches every root of the catalog, the trust record and the configuration files
     /// (08 §The live catalog) until the returned stream is dropped. It starts with
-    /// [`Ready`](crate::watch::WatchEvent::Ready); after each burst of file events (quiet
+    /// [`Ready`](crate::watch::Event::Ready); after each burst of file events (quiet
     /// for `options.debounce`) the catalog is discovered again and compared with the last
     /// one, and the difference is one
-    /// [`CatalogChanged`](crate::watch::WatchEvent::CatalogChanged) (also published on the
+    /// [`CatalogChanged`](crate::watch::Event::CatalogChanged) (also published on the
     /// handle's bus, so the trigger index and any server on it follow). From the first watch
     /// on, a skill whose definition file stops loading keeps its last valid version in every
-    /// answer of this handle and its clones ([`LoadError`](crate::watch::WatchEvent::LoadError)
+    /// answer of this handle and its clones ([`LoadError`](crate::watch::Event::LoadError)
     /// names it) until the file loads again or is removed. A path the kernel will not watch
-    /// is polled instead ([`Watching`](crate::watch::WatchEvent::Watching)). The skills a
+    /// is polled instead ([`Watching`](crate::watch::Event::Watching)). The skills a
     /// change adds or touches are audited again
-    /// ([`AuditChanged`](crate::watch::WatchEvent::AuditChanged) when a verdict changed).
+    /// ([`AuditChanged`](crate::watch::Event::AuditChanged) when a verdict changed).
     pub fn watch(&self, options: &WatchOptions) -> Result<Watch, Error> {
         self.live
             .watch(self.checked()?, options, Some(audit_impl::rescan))
@@ -263,7 +263,7 @@ impl Skills {
     /// memory, then written atomically into the scope's root; one outcome per skill. With
     /// `request.list`, nothing is written.
     pub async fn install(&self, request: &InstallRequest) -> Result<Vec<InstallOutcome>, Error> {
-        drop(self.begin());
+        self.live.baseline(self.checked().ok());
         let outcomes =
             install_impl::install(self.writable("install skills")?, &self.hooks, request).await?;
         let written = outcomes.iter().filter(|outcome| !outcome.already_installed);
@@ -290,7 +290,7 @@ impl Skills {
         &self,
         request: &skills_types::update::Request,
     ) -> Result<Vec<skills_types::update::Outcome>, Error> {
-        drop(self.begin());
+        self.live.baseline(self.checked().ok());
         let outcomes =
             install_impl::update::update(self.writable("update skills")?, &self.hooks, request)
                 .await?;
@@ -312,7 +312,7 @@ impl Skills {
         &self,
         request: &skills_types::restore::Request,
     ) -> Result<skills_types::restore::Report, Error> {
-        drop(self.begin());
+        self.live.baseline(self.checked().ok());
         let report =
             install_impl::restore::restore(self.writable("restore skills")?, &self.hooks, request)
                 .await?;
@@ -333,7 +333,7 @@ impl Skills {
         &self,
         request: &skills_types::remote::Refresh,
     ) -> Result<Vec<skills_types::remote::Refreshed>, Error> {
-        drop(self.begin());
+        self.live.baseline(self.checked().ok());
         let refreshed =
             install_impl::remote::refresh(self.checked()?, &self.hooks, request).await?;
         self.changed::<()>(&self.live.order(), SkillsEvent::CatalogChanged, []);
@@ -388,7 +388,7 @@ impl Skills {
         &self,
         request: &registry::InstallRequest,
     ) -> Result<InstallOutcome, Error> {
-        drop(self.begin());
+        self.live.baseline(self.checked().ok());
         let outcome =
             install_impl::registry::install(self.writable("install skills")?, &self.hooks, request)
                 .await?;
