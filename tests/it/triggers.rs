@@ -12,7 +12,6 @@ use std::time::Duration;
 
 use serde_json::json;
 use skills::bus::{Activation, Activations, DomainEvent, EventBus};
-use skills::install::InstallRequest;
 use skills::{DiagnosticCode, Skills};
 use skills_tests::http::Server;
 
@@ -54,7 +53,7 @@ fn assert_activation(activation: &Activation, skill_id: &str, domain: &str, slug
 /// Installs the `SKILL.md` at `url`; returns the id (folder name) it was installed under.
 async fn install(skills: &Skills, url: String) -> String {
     let outcomes = skills
-        .install(&InstallRequest::new(url.clone()))
+        .install(&skills::install::Request::new(url.clone()))
         .await
         .unwrap_or_else(|error| panic!("installing {url}: {error}"));
     assert_eq!(outcomes.len(), 1, "{outcomes:?}");
@@ -192,12 +191,10 @@ async fn a_watching_handle_activates_skills_written_behind_its_back() {
     let bus = EventBus::default();
     let skills = Skills::new(tree.config()).with_events(bus.clone());
     let (_subscriber, mut activations) = skills.start_triggers().await.unwrap();
-    let mut watch = skills
-        .watch(&skills::watch::WatchOptions::default())
-        .unwrap();
+    let mut watch = skills.watch(&skills::watch::Options::default()).unwrap();
     assert!(matches!(
         watch.next().await,
-        Some(skills::watch::WatchEvent::Ready { skills: 0, .. })
+        Some(skills::watch::Event::Ready { skills: 0, .. })
     ));
 
     let root = tree.home.join(".openhuman/skills");
@@ -214,7 +211,7 @@ async fn a_watching_handle_activates_skills_written_behind_its_back() {
     let mut added = Vec::new();
     while added.len() < 2 {
         match tokio::time::timeout(PATIENCE, watch.next()).await {
-            Ok(Some(skills::watch::WatchEvent::CatalogChanged { added: more, .. })) => {
+            Ok(Some(skills::watch::Event::CatalogChanged { added: more, .. })) => {
                 added.extend(more);
             }
             Ok(Some(_)) => {}
@@ -232,7 +229,7 @@ async fn a_watching_handle_activates_skills_written_behind_its_back() {
     std::fs::remove_dir_all(root.join("inbox-responder")).unwrap();
     loop {
         match tokio::time::timeout(PATIENCE, watch.next()).await {
-            Ok(Some(skills::watch::WatchEvent::CatalogChanged { removed, .. }))
+            Ok(Some(skills::watch::Event::CatalogChanged { removed, .. }))
                 if removed == ["inbox-responder"] =>
             {
                 break;

@@ -56,7 +56,7 @@ mod tests {
     use skills_types::catalog::Catalog;
 
     use super::*;
-    use crate::publisher::tests::skill;
+    use crate::testing::skill;
 
     fn catalog(skills: &[(&str, &[&str])]) -> Catalog {
         Catalog {

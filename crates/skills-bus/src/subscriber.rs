@@ -136,7 +136,7 @@ mod tests {
     use skills_types::DomainEvent;
 
     use super::*;
-    use crate::publisher::tests::skill;
+    use crate::testing::skill;
 
     /// A catalog source the test changes at will.
     fn source(skills: &Arc<Mutex<Vec<skills_types::Skill>>>) -> CatalogSource {

@@ -48,7 +48,7 @@ pub(crate) struct Global {
         long,
         global = true,
         value_name = "NAME",
-        default_value = skills::types::config::DEFAULT_APP_DIR,
+        default_value = skills::config::DEFAULT_APP_DIR,
         value_parser = AppDirParser
     )]
     pub(crate) app_dir: String,
@@ -67,12 +67,12 @@ pub(crate) struct Global {
 fn local_http_help() -> String {
     format!(
         "Only https URLs on port 443 of public hosts are fetched. {}.",
-        capitalised(&skills::types::install::local_http_advice())
+        capitalised(&skills::install::local_http_advice())
     )
 }
 
 fn install_help() -> String {
-    let [first, second] = skills::types::install::GITHUB_TOKEN_VARS;
+    let [first, second] = skills::install::GITHUB_TOKEN_VARS;
     format!(
         "{} A private GitHub repository needs a token: {first} or {second}, or the variable \
          `[github] token_env` names in the home skills.toml; it is sent to the configured \
@@ -112,7 +112,7 @@ impl clap::builder::TypedValueParser for AppDirParser {
         let text = value.to_str().ok_or_else(|| {
             refuse("--app-dir: the name is not UTF-8; it must be one plain folder name".to_owned())
         })?;
-        skills::types::config::check_app_dir(text)
+        skills::config::check_app_dir(text)
             .map_err(|error| refuse(format!("--app-dir: {error}")))?;
         Ok(text.to_owned())
     }
@@ -633,7 +633,7 @@ pub(crate) struct CheckArgs {
     #[arg(value_name = "NAME")]
     pub(crate) names: Vec<String>,
     /// Give up on a source after this many seconds (1 to 600).
-    #[arg(long, value_name = "SECONDS", default_value_t = skills::types::limits::DEFAULT_INSTALL_TIMEOUT_SECS)]
+    #[arg(long, value_name = "SECONDS", default_value_t = skills::install::DEFAULT_TIMEOUT_SECS)]
     pub(crate) timeout: u64,
     #[command(flatten)]
     pub(crate) discovery: Discovery,
@@ -659,7 +659,7 @@ pub(crate) struct UpdateArgs {
     #[arg(short = 'y', long)]
     pub(crate) yes: bool,
     /// Give up on a source after this many seconds (1 to 600).
-    #[arg(long, value_name = "SECONDS", default_value_t = skills::types::limits::DEFAULT_INSTALL_TIMEOUT_SECS)]
+    #[arg(long, value_name = "SECONDS", default_value_t = skills::install::DEFAULT_TIMEOUT_SECS)]
     pub(crate) timeout: u64,
     #[command(flatten)]
     pub(crate) discovery: Discovery,
@@ -678,7 +678,7 @@ pub(crate) struct Placement {
     #[arg(long, value_name = "AGENT", value_parser = agent_values(), ignore_case = true)]
     pub(crate) agent: Vec<String>,
     /// Give up after this many seconds (1 to 600).
-    #[arg(long, value_name = "SECONDS", default_value_t = skills::types::limits::DEFAULT_INSTALL_TIMEOUT_SECS)]
+    #[arg(long, value_name = "SECONDS", default_value_t = skills::install::DEFAULT_TIMEOUT_SECS)]
     pub(crate) timeout: u64,
 }
 
@@ -780,9 +780,9 @@ fn agent_values() -> clap::builder::PossibleValuesParser {
     let roots = AgentArg::value_variants()
         .iter()
         .filter_map(ValueEnum::to_possible_value);
-    let detected = clap::builder::PossibleValue::new(skills::types::agents::DETECTED)
+    let detected = clap::builder::PossibleValue::new(skills::install::DETECTED)
         .help("every agent whose config folder exists in the home or the workspace");
-    let agents = skills::types::agents::AGENTS.iter().map(|agent| {
+    let agents = skills::install::AGENTS.iter().map(|agent| {
         clap::builder::PossibleValue::new(agent.name)
             .aliases(agent.aliases.iter().copied())
             .help(agent.display_name)

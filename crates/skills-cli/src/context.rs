@@ -12,7 +12,7 @@ use crate::cli::{Discovery, Global};
 const DISABLE_EXTERNAL: &str = "SKILLS_DISABLE_EXTERNAL";
 /// `SKILLS_INSTALL_ALLOW_LOCAL_HTTP=1` lets installs fetch over http from this machine only
 /// (`127.0.0.1`, `[::1]`, `localhost`): for test fixtures.
-const ALLOW_LOCAL_HTTP: &str = skills::types::install::ALLOW_LOCAL_HTTP_VAR;
+const ALLOW_LOCAL_HTTP: &str = skills::install::ALLOW_LOCAL_HTTP_VAR;
 /// The registry catalog's URL.
 pub(crate) const REGISTRY_CATALOG_URL: &str = "SKILLS_REGISTRY_CATALOG_URL";
 /// The registry's download base URL.
@@ -166,7 +166,7 @@ fn resolve_github_token(config: &mut SkillsConfig, home: &SkillsConfig) {
         config.github.token = secret(name);
         return;
     }
-    config.github.token = skills::types::install::GITHUB_TOKEN_VARS
+    config.github.token = skills::install::GITHUB_TOKEN_VARS
         .iter()
         .find_map(|name| secret(name));
 }

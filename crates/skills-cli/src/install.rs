@@ -4,8 +4,6 @@
 
 use anstream::eprintln;
 use skills::Error;
-use skills::audit::AuditConsent;
-use skills::install::{InstallOutcome, InstallRequest};
 use skills::restore::{Action, Report};
 
 use crate::Exit;
@@ -27,7 +25,7 @@ pub(crate) fn run(global: &Global, args: &InstallArgs) -> Exit {
         Some(progress) => skills.with_progress(progress.sink()),
         None => skills,
     };
-    let mut request = InstallRequest::new(source);
+    let mut request = skills::install::Request::new(source);
     request.scope = args.placement.scope_or(WritableScope::User);
     match crate::cli::agent_choice(&args.placement.agent) {
         Ok((agent, agents)) => {
@@ -179,13 +177,13 @@ fn print_restored(global: &Global, report: &Report) -> Exit {
 /// when it has one), else one line per skill (name, kind, whether installed) and its
 /// description below it, under a heading per plugin when the source has plugins (the skills in
 /// none last).
-fn print_offered(global: &Global, outcomes: &[InstallOutcome]) -> Exit {
+fn print_offered(global: &Global, outcomes: &[skills::install::Outcome]) -> Exit {
     if global.json {
         output::print_json(&serde_json::json!({ "offered": outcomes }));
         return Exit::Success;
     }
     if outcomes.iter().any(|outcome| outcome.plugin.is_some()) {
-        let mut groups: Vec<(Option<&str>, Vec<&InstallOutcome>)> = Vec::new();
+        let mut groups: Vec<(Option<&str>, Vec<&skills::install::Outcome>)> = Vec::new();
         for outcome in outcomes {
             let plugin = outcome.plugin.as_deref();
             match groups.iter_mut().find(|(name, _)| *name == plugin) {
@@ -216,7 +214,7 @@ fn print_offered(global: &Global, outcomes: &[InstallOutcome]) -> Exit {
 }
 
 /// One line per offered skill, indented by `indent`, its description and warnings below.
-fn print_offers(outcomes: &[&InstallOutcome], indent: &str) {
+fn print_offers(outcomes: &[&skills::install::Outcome], indent: &str) {
     for outcome in outcomes {
         let version = outcome
             .version
@@ -250,7 +248,7 @@ fn print_offers(outcomes: &[&InstallOutcome], indent: &str) {
 /// Prints install outcomes: `{"installed": [...]}` with `--json`, else one line per skill
 /// (already installed ones only without `-q`), warnings on stderr. Shared with `registry
 /// install`.
-pub(crate) fn print_outcomes(global: &Global, outcomes: &[InstallOutcome]) -> Exit {
+pub(crate) fn print_outcomes(global: &Global, outcomes: &[skills::install::Outcome]) -> Exit {
     if global.json {
         output::print_json(&serde_json::json!({ "installed": outcomes }));
         return Exit::Success;
@@ -288,13 +286,13 @@ pub(crate) fn print_outcomes(global: &Global, outcomes: &[InstallOutcome]) -> Ex
 
 /// What the flags agree to about the audit's findings: `--force` to everything (a refusing
 /// finding too), `--yes` to the findings that ask.
-pub(crate) fn consent(force: bool, yes: bool) -> AuditConsent {
+pub(crate) fn consent(force: bool, yes: bool) -> skills::audit::Consent {
     if force {
-        AuditConsent::Force
+        skills::audit::Consent::Force
     } else if yes {
-        AuditConsent::Yes
+        skills::audit::Consent::Yes
     } else {
-        AuditConsent::None
+        skills::audit::Consent::None
     }
 }
 
@@ -304,18 +302,18 @@ pub(crate) fn consent(force: bool, yes: bool) -> AuditConsent {
 /// attempt downloads and scans again, so it is judged on what it would write.
 pub(crate) fn with_agreement<T>(
     global: &Global,
-    consent: AuditConsent,
-    mut attempt: impl FnMut(AuditConsent) -> Result<T, Error>,
+    consent: skills::audit::Consent,
+    mut attempt: impl FnMut(skills::audit::Consent) -> Result<T, Error>,
 ) -> Result<T, Error> {
     match attempt(consent) {
         Err(Error::AuditUnconfirmed { skill, findings })
-            if consent == AuditConsent::None && !global.json && crate::run::can_ask() =>
+            if consent == skills::audit::Consent::None && !global.json && crate::run::can_ask() =>
         {
             for finding in &findings {
                 output::warn(&format!("audit: {finding}"));
             }
             if ask_install(&skill) {
-                attempt(AuditConsent::Yes)
+                attempt(skills::audit::Consent::Yes)
             } else {
                 Err(Error::AuditUnconfirmed { skill, findings })
             }

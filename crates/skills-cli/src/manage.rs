@@ -22,7 +22,7 @@ pub(crate) fn resource(global: &Global, args: &ResourceArgs) -> Exit {
         // The file as it is into a pipe (`skills resource x a.json > a.json`); onto a
         // terminal it is text a skill supplies, sanitised like every other.
         Ok(content) if std::io::IsTerminal::is_terminal(&std::io::stdout()) => {
-            output::raw(&skills::types::sanitize::block(&content.content));
+            output::raw(&skills::sanitize::block(&content.content));
             Exit::Success
         }
         Ok(content) => {

@@ -3,7 +3,7 @@
 //!
 //! Text a skill (or a registry, or a server) supplies reaches the terminal only through
 //! [`shown`], [`shown_path`] or [`shown_description`]: the one sanitiser
-//! (`skills::types::sanitize`) strips escape sequences, controls and bidi or zero-width
+//! (`skills::sanitize`) strips escape sequences, controls and bidi or zero-width
 //! characters, so a description cannot recolour, retitle or rewrite the user's terminal.
 //! Our own styling is added around the sanitised text, never run through it.
 //!
@@ -19,7 +19,7 @@ use std::path::Path;
 use anstream::{eprintln, println};
 use anstyle::{AnsiColor, Effects, Style};
 use skills::Error;
-use skills::types::sanitize;
+use skills::sanitize;
 
 use crate::cli::{ColorWhen, Global};
 
@@ -174,7 +174,7 @@ pub(crate) fn print_settings_problems(skills: &skills::Skills) {
 
 /// The hints of a failed run (which rule refused what, what is missing, and what allows
 /// it), on stderr under the script's own output.
-pub(crate) fn print_run_hints(hints: &[skills::run::RunHint]) {
+pub(crate) fn print_run_hints(hints: &[skills::run::Hint]) {
     for hint in hints {
         eprintln!("{DIM}hint{DIM:#}: {}", shown(&hint.message));
     }

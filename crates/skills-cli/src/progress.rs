@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use indicatif::{HumanBytes, ProgressBar, ProgressDrawTarget, ProgressStyle};
-use skills::install::{InstallProgress, ProgressSink};
+use skills::install::ProgressSink;
 
 use crate::cli::Global;
 
@@ -41,14 +41,14 @@ impl Progress {
     pub(crate) fn sink(&self) -> ProgressSink {
         let bar = self.bar.clone();
         let counts = Mutex::new(Counts::default());
-        Arc::new(move |report: &InstallProgress| {
+        Arc::new(move |report: &skills::install::Progress| {
             let mut counts = counts.lock().unwrap_or_else(PoisonError::into_inner);
             match report {
-                InstallProgress::Request { url } => {
+                skills::install::Progress::Request { url } => {
                     counts.requests += 1;
                     bar.set_message(crate::output::shown(url).into_owned());
                 }
-                InstallProgress::Received { bytes, expected } => {
+                skills::install::Progress::Received { bytes, expected } => {
                     let amount = match expected {
                         Some(total) => format!("{} of {}", HumanBytes(*bytes), HumanBytes(*total)),
                         None => HumanBytes(*bytes).to_string(),
@@ -63,8 +63,8 @@ impl Progress {
                     };
                     bar.set_message(format!("{files}{amount}"));
                 }
-                InstallProgress::Planned { files } => counts.planned = Some(*files),
-                InstallProgress::Writing { slug } => {
+                skills::install::Progress::Planned { files } => counts.planned = Some(*files),
+                skills::install::Progress::Writing { slug } => {
                     bar.set_message(format!("writing {}", crate::output::shown(slug)));
                 }
                 _ => {}

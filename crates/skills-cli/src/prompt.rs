@@ -8,7 +8,7 @@
 use std::path::{Path, PathBuf};
 
 use anstream::eprintln;
-use skills::render::{RenderOptions, Rendered, SyncOptions};
+use skills::render::{Rendered, SyncOptions};
 
 use crate::Exit;
 use crate::cli::{Global, PromptArgs, SyncArgs};
@@ -20,7 +20,7 @@ pub(crate) fn prompt(global: &Global, args: &PromptArgs) -> Exit {
         Ok(skills) => skills,
         Err(message) => return output::usage(global, &message),
     };
-    let mut options = RenderOptions::new(args.format.into());
+    let mut options = skills::render::Options::new(args.format.into());
     options.budget_chars = args.budget;
     options.pinned = args.pin.clone();
     // A blank task ranks nothing: it is no query, and nothing is said about it.

@@ -346,7 +346,7 @@ fn print_notes(global: &Global, catalog: &Status, shown: Option<usize>) {
     }
 }
 
-fn print_installed(global: &Global, outcome: &skills::install::InstallOutcome) -> Exit {
+fn print_installed(global: &Global, outcome: &skills::install::Outcome) -> Exit {
     crate::install::print_outcomes(global, std::slice::from_ref(outcome))
 }
 

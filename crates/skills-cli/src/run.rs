@@ -5,7 +5,7 @@
 //! A script's output is the script's answer, so it is passed on byte for byte when it goes to
 //! a pipe or a file (`skills run x > out.json` must hold exactly what the script printed). On a
 //! terminal it is skill-supplied text like any other and goes through the one sanitiser's
-//! [`block`](skills::types::sanitize::block): escape sequences and controls are removed, line
+//! [`block`](skills::sanitize::block): escape sequences and controls are removed, line
 //! structure stays, so a script cannot retitle, recolour or rewrite the user's terminal.
 //!
 //! The script runs in a process group of its own, so Ctrl-C at the terminal reaches only this
@@ -25,11 +25,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 use serde_json::{Map, Value};
 use skills::Error;
 use skills::Skills;
-use skills::run::{
-    InputType, RunNotice, RunOutcome, RunRequest, RunSink, RunTarget, SetupOutcome, SetupRequest,
-    SetupStatus, Stream,
-};
-use skills::types::sanitize;
+use skills::run::{InputType, SetupOutcome, SetupRequest, SetupStatus, Stream};
+use skills::sanitize;
 
 use crate::Exit;
 use crate::cli::{Global, RunArgs};
@@ -55,15 +52,15 @@ pub(crate) fn run(global: &Global, args: &RunArgs) -> Exit {
         return exit;
     }
     let target = match (&args.script, &args.code, args.lang) {
-        _ if args.npm.is_some() => RunTarget::Npm {
+        _ if args.npm.is_some() => skills::run::Target::Npm {
             args: args.npm.clone().unwrap_or_default(),
         },
-        (Some(path), None, _) => RunTarget::Script { path: path.clone() },
-        (None, Some(code), Some(lang)) => RunTarget::Inline {
+        (Some(path), None, _) => skills::run::Target::Script { path: path.clone() },
+        (None, Some(code), Some(lang)) => skills::run::Target::Inline {
             language: lang.into(),
             code: code.clone(),
         },
-        (None, None, _) => RunTarget::Entry,
+        (None, None, _) => skills::run::Target::Entry,
         _ => {
             return output::usage(
                 global,
@@ -75,13 +72,13 @@ pub(crate) fn run(global: &Global, args: &RunArgs) -> Exit {
         Ok(inputs) => inputs,
         Err(message) => return refused_text(global, &message),
     };
-    let request = RunRequest::new(&args.name, target)
+    let request = skills::run::Request::new(&args.name, target)
         .with_args(args.args.iter().cloned())
         .with_inputs(inputs)
         .with_timeout_secs(args.timeout)
         .confirmed(args.yes);
     let sink = (!global.json).then(live_output);
-    let start = |request: &RunRequest| -> Result<RunOutcome, Error> {
+    let start = |request: &skills::run::Request| -> Result<skills::run::Outcome, Error> {
         // Held while the run starts, so a signal in between waits for the id to cancel.
         let mut slot = running.lock().unwrap_or_else(PoisonError::into_inner);
         let started = skills.start_run(request, sink.clone())?;
@@ -151,7 +148,7 @@ pub(crate) fn set_up(
 }
 
 /// Reports the end of a run and passes its status on.
-fn finished(global: &Global, outcome: &RunOutcome) -> Exit {
+fn finished(global: &Global, outcome: &skills::run::Outcome) -> Exit {
     if global.json {
         output::print_json(outcome);
     } else {
@@ -229,12 +226,12 @@ pub(crate) fn ask(skill: &str, reason: &str) -> bool {
 /// The sink that prints a run's output as it arrives: each stream to the same stream of
 /// this process, raw into a pipe or file, sanitised onto a terminal (see the module
 /// documentation). Flushed per chunk, so a script's prompt without a line feed shows.
-pub(crate) fn live_output() -> RunSink {
+pub(crate) fn live_output() -> skills::run::Sink {
     let terminal = Terminals::now();
     // The runtime reads the two streams on two threads; one lock keeps a chunk whole.
     let order = Mutex::new(());
-    Arc::new(move |notice: &RunNotice| {
-        if let RunNotice::Output { stream, text, .. } = notice {
+    Arc::new(move |notice: &skills::run::Notice| {
+        if let skills::run::Notice::Output { stream, text, .. } = notice {
             let _turn = order.lock();
             write_output(*stream, text, terminal);
         }

@@ -9,7 +9,7 @@
 use std::time::Duration;
 
 use anstyle::Style;
-use skills::run::{LogRecord, MAX_LOG_READ_BYTES, RunStatus, RunSummary};
+use skills::run::{LogRecord, MAX_LOG_READ_BYTES};
 
 use crate::Exit;
 use crate::cli::{CancelArgs, Global, LogsArgs, RunsArgs};
@@ -42,7 +42,7 @@ pub(crate) fn runs(global: &Global, args: &RunsArgs) -> Exit {
 }
 
 /// The human table of `skills runs`: id, skill, status, started, duration.
-fn table(runs: &[RunSummary]) -> String {
+fn table(runs: &[skills::run::Summary]) -> String {
     let rows: Vec<[String; 5]> = runs
         .iter()
         .map(|run| {
@@ -83,12 +83,14 @@ fn table(runs: &[RunSummary]) -> String {
     text
 }
 
-fn status_style(status: RunStatus) -> Style {
+fn status_style(status: skills::run::Status) -> Style {
     match status {
-        RunStatus::Succeeded => output::OK,
-        RunStatus::Running => Style::new(),
-        RunStatus::TimedOut | RunStatus::Cancelled | RunStatus::Interrupted => output::WARNING,
-        RunStatus::Failed => output::FAIL,
+        skills::run::Status::Succeeded => output::OK,
+        skills::run::Status::Running => Style::new(),
+        skills::run::Status::TimedOut
+        | skills::run::Status::Cancelled
+        | skills::run::Status::Interrupted => output::WARNING,
+        skills::run::Status::Failed => output::FAIL,
     }
 }
 

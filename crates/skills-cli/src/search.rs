@@ -1,10 +1,9 @@
 //! `skills search QUERY`: the skills that best match a task, best first, with their scores
 //! and the fields that matched. A table by default; `--json` prints
-//! `{"query": ..., "results": [SearchHit, ...]}`. Names and descriptions come from skill
+//! `{"query": ..., "results": [skills::search::Hit, ...]}`. Names and descriptions come from skill
 //! folders, so they are sanitised like every other skill text a terminal shows.
 
 use anstream::{eprintln, println};
-use skills::search::{SearchHit, SearchResults};
 
 use crate::Exit;
 use crate::cli::{Global, SearchArgs};
@@ -22,7 +21,7 @@ pub(crate) fn run(global: &Global, args: &SearchArgs) -> Exit {
         Err(error) => return output::fail(global, &error),
     };
     if global.json {
-        output::print_json(&SearchResults {
+        output::print_json(&skills::search::Results {
             query,
             results: hits,
         });
@@ -36,7 +35,7 @@ pub(crate) fn run(global: &Global, args: &SearchArgs) -> Exit {
     Exit::Success
 }
 
-fn print_table(hits: &[SearchHit]) {
+fn print_table(hits: &[skills::search::Hit]) {
     let width = output::width();
     let widest = hits
         .iter()

@@ -34,8 +34,8 @@ pub(crate) const REGISTRY_TOKEN: &str = "SKILLS_REGISTRY_TOKEN";
 pub(crate) const SECRET_VARIABLES: [&str; 4] = [
     MCP_TOKEN,
     REGISTRY_TOKEN,
-    skills::types::install::GITHUB_TOKEN_VARS[0],
-    skills::types::install::GITHUB_TOKEN_VARS[1],
+    skills::install::GITHUB_TOKEN_VARS[0],
+    skills::install::GITHUB_TOKEN_VARS[1],
 ];
 
 /// The variable that carries the handover's descriptor number into the new image.

@@ -30,11 +30,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 use serde_json::{Value, json};
 use skills::bus::{EventBus, Received};
 use skills::rpc::methods::{FinishedNotification, OutputNotification};
-use skills::rpc::{
-    Dispatcher, RpcError, all_skills_controller_schemas, all_skills_registered_controllers,
-};
-use skills::run::RunNotice;
-use skills::types::sanitize;
+use skills::rpc::{Dispatcher, all_skills_controller_schemas, all_skills_registered_controllers};
+use skills::sanitize;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::sync::{mpsc, watch};
 use tokio::task::JoinSet;
@@ -96,7 +93,7 @@ pub(crate) fn serve(global: &Global) -> Exit {
     );
     runtime.spawn(refresh_remotes(skills.clone()));
     // Before the first request: from its answer on, the answers follow the files.
-    match skills.watch(&skills::watch::WatchOptions::default()) {
+    match skills.watch(&skills::watch::Options::default()) {
         Ok(watch) => drop(runtime.spawn(follow_files(watch))),
         Err(error) => tracing::debug!(%error, "the catalog is not watched"),
     }
@@ -141,7 +138,7 @@ async fn follow_files(mut watch: skills::watch::Watch) {
     while let Some(event) = watch.next().await {
         // The catalog's changes travel on the bus; a path polled instead is the operator's
         // business, on stderr (stdout carries protocol messages only).
-        if let skills::watch::WatchEvent::Watching { diagnostic, .. } = event {
+        if let skills::watch::Event::Watching { diagnostic, .. } = event {
             tracing::warn!("{}", diagnostic.message);
         }
     }
@@ -220,10 +217,10 @@ impl Runs {
 }
 
 /// The handle's run notice sink: each notice one JSON-RPC notification line.
-fn notice_sink(outbox: Arc<Outbox>, runs: Arc<Runs>) -> skills::run::RunSink {
-    Arc::new(move |notice: &RunNotice| {
+fn notice_sink(outbox: Arc<Outbox>, runs: Arc<Runs>) -> skills::run::Sink {
+    Arc::new(move |notice: &skills::run::Notice| {
         let notification = match notice {
-            RunNotice::Output {
+            skills::run::Notice::Output {
                 run_id,
                 stream,
                 text,
@@ -236,7 +233,7 @@ fn notice_sink(outbox: Arc<Outbox>, runs: Arc<Runs>) -> skills::run::RunSink {
                     text: text.clone(),
                 },
             }),
-            RunNotice::Finished {
+            skills::run::Notice::Finished {
                 run_id,
                 status,
                 outcome,
@@ -252,7 +249,7 @@ fn notice_sink(outbox: Arc<Outbox>, runs: Arc<Runs>) -> skills::run::RunSink {
             _ => return,
         };
         outbox.send(notification.to_string());
-        if let RunNotice::Finished { run_id, .. } = notice {
+        if let skills::run::Notice::Finished { run_id, .. } = notice {
             runs.finished(run_id);
         }
     })
@@ -309,15 +306,16 @@ impl Connection {
             }
             if buffer.len() as u64 > MAX_LINE_BYTES && !buffer.ends_with(b"\n") {
                 skip_rest_of_line(&mut stdin).await?;
-                let error =
-                    RpcError::parse_error(format!("a line longer than {MAX_LINE_BYTES} bytes"));
+                let error = skills::rpc::Error::parse_error(format!(
+                    "a line longer than {MAX_LINE_BYTES} bytes"
+                ));
                 send(&lines, error_line(&error));
                 continue;
             }
             let text = match std::str::from_utf8(&buffer) {
                 Ok(text) => text.trim().to_owned(),
                 Err(error) => {
-                    send(&lines, error_line(&RpcError::parse_error(error)));
+                    send(&lines, error_line(&skills::rpc::Error::parse_error(error)));
                     continue;
                 }
             };
@@ -444,7 +442,7 @@ async fn forward(
     }
 }
 
-fn error_line(error: &RpcError) -> String {
+fn error_line(error: &skills::rpc::Error) -> String {
     json!({ "jsonrpc": "2.0", "id": null, "error": error }).to_string()
 }
 

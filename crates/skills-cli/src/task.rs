@@ -4,7 +4,7 @@
 
 use std::io::IsTerminal;
 
-use skills::types::sanitize;
+use skills::sanitize;
 
 use crate::Exit;
 use crate::cli::{Global, TaskArgs};

@@ -4,8 +4,6 @@
 
 use std::path::Path;
 
-use skills::trust::TrustState;
-
 use crate::Exit;
 use crate::cli::{Global, TrustArgs};
 use crate::context;
@@ -71,15 +69,17 @@ fn list(global: &Global, skills: &skills::Skills) -> Exit {
     let mut text = String::new();
     for workspace in &workspaces {
         let state = match workspace.state {
-            TrustState::Trusted => "trusted",
-            TrustState::Replaced => {
+            skills::trust::State::Trusted => "trusted",
+            skills::trust::State::Replaced => {
                 "not trusted: another folder is at this path now (run 'skills trust PATH' again, or --revoke)"
             }
-            TrustState::Missing => "not trusted: the folder is gone (remove with --revoke PATH)",
-            TrustState::Outdated => {
+            skills::trust::State::Missing => {
+                "not trusted: the folder is gone (remove with --revoke PATH)"
+            }
+            skills::trust::State::Outdated => {
                 "not trusted: recorded by an older version that cannot tell this folder from one made again here (run 'skills trust PATH' again, or --revoke)"
             }
-            TrustState::Unverifiable => {
+            skills::trust::State::Unverifiable => {
                 "not trusted: its file system reports no birth time, so it cannot be told from a folder made again here (--revoke PATH)"
             }
         };
@@ -101,7 +101,7 @@ pub(crate) fn command_for(config: &skills::SkillsConfig) -> String {
     if home.as_deref().map(canonical) != Some(canonical(&config.home)) {
         command.push_str(&format!(" --home {}", output::shown_path(&config.home)));
     }
-    if config.app_dir != skills::types::config::DEFAULT_APP_DIR {
+    if config.app_dir != skills::config::DEFAULT_APP_DIR {
         command.push_str(&format!(" --app-dir {}", output::shown(&config.app_dir)));
     }
     command.push_str(" trust");

@@ -162,7 +162,7 @@ fn shown_path(report: &Report) -> String {
     let canonical = report
         .file
         .file_name()
-        .is_some_and(|name| name == skills::types::files::SKILL_MD);
+        .is_some_and(|name| name == skills::load::SKILL_MD);
     let path: &Path = if canonical { &report.dir } else { &report.file };
     output::shown_path(path)
 }

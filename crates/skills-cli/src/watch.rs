@@ -1,14 +1,12 @@
 //! `skills watch`: follows the catalog's roots, the trust record and the configuration files,
 //! and prints each change as it happens until interrupted (08 §The live catalog). One line per
 //! event; `--json` makes each line one JSON object (`{"kind": "catalog_changed", ...}`), the
-//! [`WatchEvent`] as the library gives it. Ids, paths and messages come from skill folders and
+//! [`skills::watch::Event`] as the library gives it. Ids, paths and messages come from skill folders and
 //! are sanitised, for the terminal and in the JSON alike. A skill a change added or touched is
 //! audited again, and a verdict that changed is an `audit_changed` line.
 
 use std::io::Write;
 use std::time::Duration;
-
-use skills::watch::{WatchEvent, WatchMode, WatchOptions};
 
 use crate::Exit;
 use crate::cli::{Global, WatchArgs};
@@ -20,7 +18,7 @@ pub(crate) fn run(global: &Global, args: &WatchArgs) -> Exit {
         Ok(skills) => skills,
         Err(message) => return output::usage(global, &message),
     };
-    let mut options = WatchOptions::default();
+    let mut options = skills::watch::Options::default();
     options.debounce = Duration::from_millis(args.debounce_ms);
     options.poll_interval = Duration::from_millis(args.poll_ms);
     let mut watch = match skills.watch(&options) {
@@ -49,7 +47,7 @@ pub(crate) fn run(global: &Global, args: &WatchArgs) -> Exit {
 }
 
 /// One event as a line for a person; `None` for an empty change.
-fn described(event: &WatchEvent) -> Option<String> {
+fn described(event: &skills::watch::Event) -> Option<String> {
     let ids = |ids: &[String]| {
         ids.iter()
             .map(|id| output::shown(id).into_owned())
@@ -57,11 +55,11 @@ fn described(event: &WatchEvent) -> Option<String> {
             .join(", ")
     };
     Some(match event {
-        WatchEvent::Ready { skills, watching } => format!(
+        skills::watch::Event::Ready { skills, watching } => format!(
             "watching {} path(s); the catalog holds {skills} skill(s) (Ctrl-C stops)",
             watching.len()
         ),
-        WatchEvent::CatalogChanged {
+        skills::watch::Event::CatalogChanged {
             added,
             changed,
             removed,
@@ -76,7 +74,7 @@ fn described(event: &WatchEvent) -> Option<String> {
             }
             parts.join("; ")
         }
-        WatchEvent::LoadError {
+        skills::watch::Event::LoadError {
             path,
             kept,
             diagnostic,
@@ -91,14 +89,14 @@ fn described(event: &WatchEvent) -> Option<String> {
                 None => format!("load error: {path}: {message}"),
             }
         }
-        WatchEvent::Watching {
+        skills::watch::Event::Watching {
             path,
             mode,
             diagnostic,
         } => {
             let how = match mode {
-                WatchMode::Events => "events",
-                WatchMode::Polling => "polling",
+                skills::watch::Mode::Events => "events",
+                skills::watch::Mode::Polling => "polling",
             };
             format!(
                 "{how}: {}: {}",
@@ -106,7 +104,7 @@ fn described(event: &WatchEvent) -> Option<String> {
                 output::shown(&diagnostic.message)
             )
         }
-        WatchEvent::AuditChanged { skill, after, .. } => {
+        skills::watch::Event::AuditChanged { skill, after, .. } => {
             let name = output::shown(skill);
             match after.note(&name) {
                 Some(note) => format!("audit: {name}: {}", output::shown(&note)),

@@ -10,6 +10,7 @@ pub mod agents;
 pub mod agents_md;
 pub mod catalog;
 pub mod discover;
+pub mod live;
 pub mod load;
 pub mod lock;
 pub mod manage;

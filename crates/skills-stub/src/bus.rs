@@ -6,7 +6,7 @@
 
 use std::sync::Arc;
 
-use skills_types::event::{Activation, DomainEvent, EventSink, Received, SharedSink, SkillsEvent};
+use skills_types::event::{Activation, DomainEvent, EventSink, Received};
 use skills_types::{Catalog, Error};
 
 /// A bus that delivers nothing.
@@ -59,53 +59,6 @@ impl Subscription {
     /// Always `None`.
     pub fn try_recv(&mut self) -> Option<Received> {
         None
-    }
-}
-
-/// Publishes nothing. (A field, not a unit struct, so that `Publisher::default()` reads the
-/// same on both sides of the facade.)
-#[derive(Clone, Debug, Default)]
-pub struct Publisher {
-    _inert: (),
-}
-
-impl Publisher {
-    /// A publisher that ignores `sink`.
-    pub fn new(_sink: SharedSink) -> Self {
-        Self::default()
-    }
-
-    /// Ignores `sink`; the number means nothing.
-    pub fn add_sink(&self, _sink: SharedSink) -> u64 {
-        0
-    }
-
-    /// Does nothing.
-    pub fn remove_sink(&self, _id: u64) {}
-
-    /// Always `false`.
-    pub fn is_active(&self) -> bool {
-        false
-    }
-
-    /// Does nothing.
-    pub fn publish(&self, _kind: SkillsEvent, _payload: serde_json::Value) {}
-
-    /// Always `false`.
-    pub fn has_baseline(&self) -> bool {
-        false
-    }
-
-    /// Does nothing.
-    pub fn observe(&self, _catalog: &Catalog) {}
-
-    /// Does nothing; nothing is known, so anything may have changed.
-    pub fn observe_touched(
-        &self,
-        _catalog: &Catalog,
-        _files_changed: &std::collections::BTreeSet<String>,
-    ) -> bool {
-        true
     }
 }
 

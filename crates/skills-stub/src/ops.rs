@@ -75,28 +75,6 @@ pub mod discover {
     pub fn settings_diagnostics(_config: &SkillsConfig) -> Vec<skills_types::Diagnostic> {
         Vec::new()
     }
-
-    /// Disabled: there is no walk to keep.
-    #[derive(Debug, Default)]
-    pub struct Walked {
-        _nothing: (),
-    }
-
-    impl Walked {
-        /// Disabled: nothing is ever taken from a last walk.
-        pub fn reused(&self) -> bool {
-            false
-        }
-    }
-
-    /// Disabled: an empty catalog.
-    pub fn rediscover(
-        _config: &SkillsConfig,
-        _walked: &mut Walked,
-        _touched: &std::collections::BTreeSet<std::path::PathBuf>,
-    ) -> Result<Catalog, Error> {
-        Ok(Catalog::default())
-    }
 }
 
 pub mod catalog {
@@ -259,42 +237,6 @@ pub mod resources {
     }
 }
 
-pub mod search {
-    //! The twin of `skills_ops::search`: no skill, so no hit.
-
-    use skills_types::search::SearchHit;
-    use skills_types::{Catalog, Error, SkillsConfig};
-
-    /// Disabled: nothing matches.
-    pub fn search(
-        _config: &SkillsConfig,
-        _query: &str,
-        _limit: usize,
-    ) -> Result<Vec<SearchHit>, Error> {
-        Ok(Vec::new())
-    }
-
-    /// An index that holds nothing.
-    #[derive(Clone, Debug, Default)]
-    pub struct OpenIndex {
-        _empty: (),
-    }
-
-    impl OpenIndex {
-        /// Disabled: nothing matches.
-        pub fn search(
-            &self,
-            _config: &SkillsConfig,
-            _catalog: &Catalog,
-            _generation: u64,
-            _query: &str,
-            _limit: usize,
-        ) -> Result<Vec<SearchHit>, Error> {
-            Ok(Vec::new())
-        }
-    }
-}
-
 pub mod manage {
     //! The twin of `skills_ops::manage`: every call is a mutation.
 
@@ -325,63 +267,95 @@ pub mod manage {
     }
 }
 
-pub mod watch {
-    //! The twin of `skills_ops::watch`: nothing is watched.
+pub mod live {
+    //! The twin of `skills_ops::live`: a live catalog that keeps nothing. Discovering finds
+    //! no skill, searching matches none, mutations have no events to order, and a watch is
+    //! `Err(Error::Disabled)`.
 
-    use std::collections::BTreeSet;
-    use std::path::{Path, PathBuf};
+    use skills_types::audit::Mark;
+    use skills_types::event::{SharedSink, SkillsEvent};
+    use skills_types::search::SearchHit;
+    use skills_types::watch::{Watch, WatchOptions};
+    use skills_types::{Error, SkillsConfig};
 
-    use skills_types::watch::{WatchMode, WatchOptions};
-    use skills_types::{Diagnostic, Error, SkillsConfig};
+    /// The twin of `skills_ops::live::Rescan` (never called here).
+    pub type Rescan =
+        fn(&SkillsConfig, &[String]) -> Result<Vec<(String, Option<Mark>, Mark)>, Error>;
 
-    /// What a watch would tell whoever started it; never called here.
-    pub trait Listener: Send + 'static {
-        /// A burst changed what the catalog is made of.
-        fn changed(&mut self, touched: &BTreeSet<PathBuf>);
-
-        /// `path` is watched another way from now on.
-        fn watching(&mut self, path: &Path, mode: WatchMode, diagnostic: Diagnostic);
-    }
-
-    /// A watch that never runs.
-    #[derive(Debug)]
-    pub struct Watcher {
-        _inert: (),
-    }
-
-    impl Watcher {
-        /// Nothing is watched.
-        pub fn watching(&self) -> &[PathBuf] {
-            &[]
-        }
-    }
-
-    /// Stamps that are never kept.
+    /// A live catalog that keeps nothing.
     #[derive(Clone, Debug, Default)]
-    pub struct FolderStamps {
+    pub struct Catalog {
         _inert: (),
     }
 
-    impl FolderStamps {
-        /// Does nothing.
-        pub fn enable(&self) {}
-
-        /// Nothing moved.
-        pub fn follow(
-            &self,
-            _catalog: &skills_types::Catalog,
-            _touched: &BTreeSet<PathBuf>,
-        ) -> BTreeSet<String> {
-            BTreeSet::new()
-        }
+    /// The twin of `skills_ops::live::Order`: nothing to hold, since nothing is published.
+    /// Not `Send`, like the real one, so a facade that holds it across an `.await` fails to
+    /// build in both directions.
+    #[derive(Debug)]
+    pub struct Order<'a> {
+        _inert: std::marker::PhantomData<std::sync::MutexGuard<'a, ()>>,
     }
 
-    /// Disabled.
-    pub fn start(
-        _config: &SkillsConfig,
-        _options: &WatchOptions,
-        _listener: impl Listener,
-    ) -> Result<Watcher, Error> {
-        Err(Error::Disabled)
+    impl Catalog {
+        /// A live catalog that keeps nothing.
+        pub fn new() -> Self {
+            Self::default()
+        }
+
+        /// Ignores `sink`: nothing is published.
+        #[must_use]
+        pub fn with_sink(self, _sink: SharedSink) -> Self {
+            self
+        }
+
+        /// Holds nothing.
+        pub fn order(&self) -> Order<'_> {
+            Order {
+                _inert: std::marker::PhantomData,
+            }
+        }
+
+        /// Holds nothing; nothing is discovered.
+        pub fn begin(&self, _config: Option<&SkillsConfig>) -> Order<'_> {
+            self.order()
+        }
+
+        /// Does nothing: nothing is discovered.
+        pub fn baseline(&self, _config: Option<&SkillsConfig>) {}
+
+        /// Does nothing: nothing is published.
+        pub fn changed<'a, T: serde::Serialize + 'a>(
+            &self,
+            _config: &SkillsConfig,
+            _order: &Order<'_>,
+            _kind: SkillsEvent,
+            _results: impl IntoIterator<Item = &'a T>,
+        ) {
+        }
+
+        /// Disabled: an empty catalog.
+        pub fn discover(&self, _config: &SkillsConfig) -> Result<skills_types::Catalog, Error> {
+            Ok(skills_types::Catalog::default())
+        }
+
+        /// Disabled: nothing matches.
+        pub fn search(
+            &self,
+            _config: &SkillsConfig,
+            _query: &str,
+            _limit: usize,
+        ) -> Result<Vec<SearchHit>, Error> {
+            Ok(Vec::new())
+        }
+
+        /// Disabled: always `Err(Error::Disabled)`.
+        pub fn watch(
+            &self,
+            _config: &SkillsConfig,
+            _options: &WatchOptions,
+            _rescan: Option<Rescan>,
+        ) -> Result<Watch, Error> {
+            Err(Error::Disabled)
+        }
     }
 }

@@ -16,7 +16,6 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use skills::watch::{WatchEvent, WatchOptions};
 use skills::{Skills, SkillsConfig};
 
 const USAGE: &str = "usage: live --workspace DIR --home DIR [--runs N] [--debounce-ms MS] \
@@ -107,11 +106,11 @@ fn measure(args: &Args) -> Result<String, String> {
     // Trusted for the run, as `--trust-workspace` does for the binary: nothing is recorded.
     config.trust = skills::catalog::TrustPolicy::Always;
     let skills = Skills::new(config);
-    let mut options = WatchOptions::default();
+    let mut options = skills::watch::Options::default();
     options.debounce = Duration::from_millis(args.debounce_ms);
     let mut watch = skills.watch(&options).map_err(|error| error.to_string())?;
     let count = match watch.blocking_next() {
-        Some(WatchEvent::Ready { skills, .. }) => skills,
+        Some(skills::watch::Event::Ready { skills, .. }) => skills,
         other => return Err(format!("the watch did not start: {other:?}")),
     };
     let catalog = skills.discover().map_err(|error| error.to_string())?;
@@ -136,7 +135,9 @@ fn measure(args: &Args) -> Result<String, String> {
                 ));
             }
             match next_within(&mut watch, remaining) {
-                Some(WatchEvent::CatalogChanged { changed, .. }) if changed.contains(&skill.id) => {
+                Some(skills::watch::Event::CatalogChanged { changed, .. })
+                    if changed.contains(&skill.id) =>
+                {
                     change_ns.push(started.elapsed().as_nanos());
                     break;
                 }
@@ -172,7 +173,10 @@ fn measure(args: &Args) -> Result<String, String> {
 }
 
 /// The next event within `patience`, polled without an async runtime.
-fn next_within(watch: &mut skills::watch::Watch, patience: Duration) -> Option<WatchEvent> {
+fn next_within(
+    watch: &mut skills::watch::Watch,
+    patience: Duration,
+) -> Option<skills::watch::Event> {
     let started = Instant::now();
     loop {
         if let Some(event) = watch.try_next() {

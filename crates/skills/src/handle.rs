@@ -1,9 +1,12 @@
 //! `Skills`: the handle an agent core holds. It carries the configuration and answers every
 //! question about the catalog; each method delegates to the compiled-in behaviour (or to the
 //! stub's twin when the `skills` feature is off), so each signature is written once, here.
+//! The live catalog (what orders events, keeps a watch's walk and the open search index) is
+//! one value of `skills_ops::live::Catalog` (the stub's twin without the feature): the handle
+//! holds it and delegates, and holds no state machine of its own.
 
 use std::path::Path;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::Arc;
 
 use skills_types::catalog::{Explanation, ListOptions, Listing, SkillBody};
 use skills_types::event::SkillsEvent;
@@ -23,11 +26,11 @@ use skills_types::skill::{Resource, ResourceBytes, ResourceContent};
 use skills_types::tool::{ToolCall, ToolExecution, ToolInfo};
 use skills_types::trust::{TrustChange, TrustedWorkspace};
 use skills_types::validate::{Options, Report};
-use skills_types::watch::{Watch, WatchEvent, WatchOptions};
+use skills_types::watch::{Watch, WatchOptions};
 use skills_types::{Catalog, Error, Skill, SkillScope, SkillsConfig};
 
 use crate::bus::{Activations, CatalogSource, EventBus, TriggeredSkillSubscriber};
-use crate::{audit_impl, bus_impl, install_impl, ops, runtime_impl};
+use crate::{audit_impl, install_impl, ops, runtime_impl};
 
 /// The skills subsystem for one workspace and home.
 #[derive(Clone, Debug)]
@@ -35,33 +38,13 @@ pub struct Skills {
     config: SkillsConfig,
     hooks: Hooks,
     events: Option<EventBus>,
-    publisher: bus_impl::Publisher,
+    /// The live catalog, shared by the handle's clones: events in order, a watch's kept walk
+    /// and stamps, the open search index.
+    live: ops::live::Catalog,
     runtime: runtime_impl::Runtime,
     /// The handle's own notice sink (`with_run_notices`); its bus is added per run.
     run_hooks: RunHooks,
-    /// What each skill folder's files looked like, once a watch runs (shared by clones).
-    stamps: ops::watch::FolderStamps,
-    /// The last walk of an observed discovery, which a watch's next burst starts from.
-    walked: Arc<Mutex<ops::discover::Walked>>,
-    /// The catalog as the last observed discovery left it, numbered, once a watch runs: a
-    /// search then asks the open index instead of discovering.
-    live: Arc<Mutex<Option<Live>>>,
-    /// The search index kept open for the live catalog.
-    index: ops::search::OpenIndex,
-    /// How many watches of this handle (and its clones) run: the live catalog is kept only
-    /// while one does, since nothing else tells it about files changed behind its back.
-    watches: Arc<std::sync::atomic::AtomicUsize>,
-    /// Held across "mutate, publish the mutation's event, discover, observe", and around
-    /// every other observed discovery, so that no discovery on another thread can report a
-    /// mutation's change before the mutation's own event.
-    order: Arc<Mutex<()>>,
 }
-
-/// The live catalog of a watching handle, under its generation number.
-type Live = (u64, Arc<Catalog>);
-
-/// Proof that the caller holds the handle's event-order lock (none when nothing listens).
-type Ordered<'a> = Option<MutexGuard<'a, ()>>;
 
 impl Skills {
     /// A handle over this configuration. Nothing is read until a method asks.
@@ -70,15 +53,9 @@ impl Skills {
             config,
             hooks: Hooks::default(),
             events: None,
-            publisher: bus_impl::Publisher::default(),
+            live: ops::live::Catalog::new(),
             runtime: runtime_impl::Runtime::new(),
             run_hooks: RunHooks::default(),
-            stamps: ops::watch::FolderStamps::default(),
-            walked: Arc::default(),
-            live: Arc::default(),
-            index: ops::search::OpenIndex::default(),
-            watches: Arc::default(),
-            order: Arc::default(),
         }
     }
 
@@ -119,7 +96,7 @@ impl Skills {
     /// `load_error`) when a discovery differs from the last one this handle saw.
     #[must_use]
     pub fn with_events(mut self, bus: EventBus) -> Self {
-        self.publisher = bus_impl::Publisher::new(Arc::new(bus.clone()));
+        self.live = self.live.with_sink(Arc::new(bus.clone()));
         self.events = Some(bus);
         self
     }
@@ -158,7 +135,7 @@ impl Skills {
     /// Discovers every skill: the catalog, the shadowed copies, the hidden skills and what the
     /// scan noticed.
     pub fn discover(&self) -> Result<Catalog, Error> {
-        self.observed_discovery(&self.ordered())
+        self.live.discover(self.checked()?)
     }
 
     /// The catalog as summaries (no frontmatter, no bodies).
@@ -207,79 +184,25 @@ impl Skills {
     /// kept open and brought up to date once per change the watch reports, so a search does
     /// not discover the catalog again.
     pub fn search(&self, query: &str, limit: usize) -> Result<Vec<SearchHit>, Error> {
-        let config = self.checked()?;
-        // Through the event-order lock: a change already announced (`catalog_changed` goes
-        // out before the live catalog is replaced, under that lock) is in the answer.
-        let order = self.ordered();
-        let live = self
-            .live
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone();
-        drop(order);
-        match live {
-            Some((generation, catalog)) => self
-                .index
-                .search(config, &catalog, generation, query, limit),
-            None => ops::search::search(config, query, limit),
-        }
+        self.live.search(self.checked()?, query, limit)
     }
 
     /// Watches every root of the catalog, the trust record and the configuration files
     /// (08 §The live catalog) until the returned stream is dropped. It starts with
-    /// [`WatchEvent::Ready`]; after each burst of file events (quiet for `options.debounce`)
-    /// the catalog is discovered again and compared with the last one, and the difference is
-    /// one [`WatchEvent::CatalogChanged`] (also published on the handle's bus, so the trigger
-    /// index and any server on it follow). From the first watch on, a skill whose definition
-    /// file stops loading keeps its last valid version in every answer of this handle and its
-    /// clones ([`WatchEvent::LoadError`] names it) until the file loads again or is removed. A
-    /// path the kernel will not watch is polled instead ([`WatchEvent::Watching`]).
+    /// [`Ready`](crate::watch::Event::Ready); after each burst of file events (quiet
+    /// for `options.debounce`) the catalog is discovered again and compared with the last
+    /// one, and the difference is one
+    /// [`CatalogChanged`](crate::watch::Event::CatalogChanged) (also published on the
+    /// handle's bus, so the trigger index and any server on it follow). From the first watch
+    /// on, a skill whose definition file stops loading keeps its last valid version in every
+    /// answer of this handle and its clones ([`LoadError`](crate::watch::Event::LoadError)
+    /// names it) until the file loads again or is removed. A path the kernel will not watch
+    /// is polled instead ([`Watching`](crate::watch::Event::Watching)). The skills a
+    /// change adds or touches are audited again
+    /// ([`AuditChanged`](crate::watch::Event::AuditChanged) when a verdict changed).
     pub fn watch(&self, options: &WatchOptions) -> Result<Watch, Error> {
-        let config = self.checked()?;
-        let (sender, receiver) = skills_types::watch::channel();
-        config.last_good.enable();
-        self.stamps.enable();
-        let sink = self
-            .publisher
-            .add_sink(Arc::new(crate::live::StreamSink::new(
-                sender.clone(),
-                config.clone(),
-            )));
-        let relay = crate::live::Relay {
-            handle: self.clone(),
-            events: sender.clone(),
-        };
-        let watcher = match ops::watch::start(config, options, relay) {
-            Ok(watcher) => watcher,
-            Err(error) => {
-                self.publisher.remove_sink(sink);
-                return Err(error);
-            }
-        };
-        let watching = watcher.watching().to_vec();
-        self.watches
-            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-        let guard = crate::live::Guard {
-            _watcher: watcher,
-            handle: self.clone(),
-            sink,
-        };
-        // The baseline comes after the watches are in place: a change made in between is
-        // either in it or reported by the first burst.
-        let order = self.ordered();
-        let catalog = self.observed_discovery(&order)?;
-        {
-            // Under the order lock, so a burst's catalog cannot be overtaken by this one.
-            let mut live = self.live.lock().unwrap_or_else(PoisonError::into_inner);
-            let generation = live.as_ref().map_or(0, |(generation, _)| generation + 1);
-            *live = Some((generation, Arc::new(catalog.clone())));
-        }
-        drop(order);
-        sender.send(WatchEvent::Ready {
-            skills: catalog.skills.len(),
-            watching,
-        });
-        Ok(Watch::new(receiver, guard))
+        self.live
+            .watch(self.checked()?, options, Some(audit_impl::rescan))
     }
 
     /// The listing and the rendered catalog from one discovery.
@@ -293,8 +216,7 @@ impl Skills {
 
     /// Creates a skill in the first root of its scope, atomically; refuses to overwrite.
     pub fn create(&self, request: &CreateSkill) -> Result<Written, Error> {
-        let order = self.ordered();
-        self.baseline(&order);
+        let order = self.begin();
         let written = ops::manage::create(self.writable("create a skill")?, request)?;
         self.changed(&order, SkillsEvent::Created, [&written]);
         Ok(written)
@@ -302,8 +224,7 @@ impl Skills {
 
     /// Changes a skill's frontmatter or body, atomically; the body is kept unless replaced.
     pub fn update(&self, id: &str, changes: &UpdateSkill) -> Result<Written, Error> {
-        let order = self.ordered();
-        self.baseline(&order);
+        let order = self.begin();
         let written = ops::manage::update(self.writable("change a skill")?, id, changes)?;
         self.changed(&order, SkillsEvent::Updated, [&written]);
         Ok(written)
@@ -311,8 +232,7 @@ impl Skills {
 
     /// Removes a skill folder from a user or trusted project root (a symlinked one as a link).
     pub fn uninstall(&self, name: &str, scope: Option<SkillScope>) -> Result<Uninstalled, Error> {
-        let order = self.ordered();
-        self.baseline(&order);
+        let order = self.begin();
         let removed = ops::manage::uninstall(self.writable("uninstall a skill")?, name, scope)?;
         self.changed(&order, SkillsEvent::Uninstalled, [&removed]);
         Ok(removed)
@@ -343,11 +263,11 @@ impl Skills {
     /// memory, then written atomically into the scope's root; one outcome per skill. With
     /// `request.list`, nothing is written.
     pub async fn install(&self, request: &InstallRequest) -> Result<Vec<InstallOutcome>, Error> {
-        self.baseline(&self.ordered());
+        self.live.baseline(self.checked().ok());
         let outcomes =
             install_impl::install(self.writable("install skills")?, &self.hooks, request).await?;
         let written = outcomes.iter().filter(|outcome| !outcome.already_installed);
-        self.changed(&self.ordered(), SkillsEvent::Installed, written);
+        self.changed(&self.live.order(), SkillsEvent::Installed, written);
         Ok(outcomes)
     }
 
@@ -370,14 +290,14 @@ impl Skills {
         &self,
         request: &skills_types::update::Request,
     ) -> Result<Vec<skills_types::update::Outcome>, Error> {
-        self.baseline(&self.ordered());
+        self.live.baseline(self.checked().ok());
         let outcomes =
             install_impl::update::update(self.writable("update skills")?, &self.hooks, request)
                 .await?;
         let written = outcomes
             .iter()
             .filter_map(|outcome| outcome.installed.as_ref());
-        self.changed(&self.ordered(), SkillsEvent::Installed, written);
+        self.changed(&self.live.order(), SkillsEvent::Installed, written);
         Ok(outcomes)
     }
 
@@ -392,7 +312,7 @@ impl Skills {
         &self,
         request: &skills_types::restore::Request,
     ) -> Result<skills_types::restore::Report, Error> {
-        self.baseline(&self.ordered());
+        self.live.baseline(self.checked().ok());
         let report =
             install_impl::restore::restore(self.writable("restore skills")?, &self.hooks, request)
                 .await?;
@@ -400,7 +320,7 @@ impl Skills {
             .skills
             .iter()
             .filter_map(|outcome| outcome.installed.as_ref());
-        self.changed(&self.ordered(), SkillsEvent::Installed, written);
+        self.changed(&self.live.order(), SkillsEvent::Installed, written);
         Ok(report)
     }
 
@@ -413,10 +333,10 @@ impl Skills {
         &self,
         request: &skills_types::remote::Refresh,
     ) -> Result<Vec<skills_types::remote::Refreshed>, Error> {
-        self.baseline(&self.ordered());
+        self.live.baseline(self.checked().ok());
         let refreshed =
             install_impl::remote::refresh(self.checked()?, &self.hooks, request).await?;
-        self.changed::<()>(&self.ordered(), SkillsEvent::CatalogChanged, []);
+        self.changed::<()>(&self.live.order(), SkillsEvent::CatalogChanged, []);
         Ok(refreshed)
     }
 
@@ -468,12 +388,12 @@ impl Skills {
         &self,
         request: &registry::InstallRequest,
     ) -> Result<InstallOutcome, Error> {
-        self.baseline(&self.ordered());
+        self.live.baseline(self.checked().ok());
         let outcome =
             install_impl::registry::install(self.writable("install skills")?, &self.hooks, request)
                 .await?;
         let written = Some(&outcome).filter(|outcome| !outcome.already_installed);
-        self.changed(&self.ordered(), SkillsEvent::Installed, written);
+        self.changed(&self.live.order(), SkillsEvent::Installed, written);
         Ok(outcome)
     }
 
@@ -485,8 +405,7 @@ impl Skills {
         name: &str,
         scope: Option<SkillScope>,
     ) -> Result<Uninstalled, Error> {
-        let order = self.ordered();
-        self.baseline(&order);
+        let order = self.begin();
         let removed =
             install_impl::registry::uninstall(self.writable("uninstall a skill")?, name, scope)?;
         self.changed(&order, SkillsEvent::Uninstalled, [&removed]);
@@ -667,8 +586,7 @@ impl Skills {
     /// Records `workspace` as trusted by this user, in `<home>/<app_dir>/trusted-workspaces.json`
     /// (by canonical path and folder identity; nothing is written into the workspace).
     pub fn trust(&self, workspace: &Path) -> Result<TrustChange, Error> {
-        let order = self.ordered();
-        self.baseline(&order);
+        let order = self.begin();
         let change = ops::trust::trust(self.writable("trust a workspace")?, workspace)?;
         self.changed::<()>(&order, SkillsEvent::CatalogChanged, []);
         Ok(change)
@@ -676,8 +594,7 @@ impl Skills {
 
     /// Removes the user's record of `workspace`, also when its folder is gone.
     pub fn revoke_trust(&self, workspace: &Path) -> Result<TrustChange, Error> {
-        let order = self.ordered();
-        self.baseline(&order);
+        let order = self.begin();
         let change = ops::trust::revoke(self.writable("revoke trust")?, workspace)?;
         self.changed::<()>(&order, SkillsEvent::CatalogChanged, []);
         Ok(change)
@@ -727,121 +644,24 @@ impl Skills {
         }
     }
 
-    /// Before a mutation: makes sure the publisher has a catalog to compare the next one with,
-    /// so the mutation's `catalog_changed` names exactly what it changed.
-    fn baseline(&self, order: &Ordered<'_>) {
-        if self.publisher.is_active() && !self.publisher.has_baseline() {
-            drop(self.observed_discovery(order));
-        }
+    /// Before a mutation: the live catalog's event-order lock, with a catalog to compare the
+    /// mutation's with (when the configuration is usable; a mutation refused for it publishes
+    /// nothing).
+    fn begin(&self) -> ops::live::Order<'_> {
+        self.live.begin(self.checked().ok())
     }
 
-    /// The event-order lock, when anything listens to the handle's events.
-    fn ordered(&self) -> Ordered<'_> {
-        self.publisher
-            .is_active()
-            .then(|| self.order.lock().unwrap_or_else(PoisonError::into_inner))
-    }
-
-    /// After a burst of file events naming `touched`: a discovery the publisher compares with
-    /// the last one (a skill whose folder holds a touched path counts as changed).
-    pub(crate) fn rediscover(&self, touched: &std::collections::BTreeSet<std::path::PathBuf>) {
-        let _order = self.ordered();
-        // A failure reaches the next caller of the handle; the watch goes on and the next
-        // burst tries again.
-        let discovered = self.checked().and_then(|config| {
-            let mut walked = self.walked.lock().unwrap_or_else(PoisonError::into_inner);
-            ops::discover::rediscover(config, &mut walked, touched)
-        });
-        if let Ok(catalog) = discovered {
-            let files_changed = self.stamps.follow(&catalog, touched);
-            if self.publisher.observe_touched(&catalog, &files_changed) {
-                self.keep_live(catalog);
-            }
-        }
-    }
-
-    /// A watch stopped: when it was the last one, searches discover again (a live catalog
-    /// nothing keeps current would answer from the past).
-    pub(crate) fn watch_ended(&self) {
-        let order = self.ordered();
-        if self
-            .watches
-            .fetch_sub(1, std::sync::atomic::Ordering::SeqCst)
-            == 1
-        {
-            *self.live.lock().unwrap_or_else(PoisonError::into_inner) = None;
-            *self.walked.lock().unwrap_or_else(PoisonError::into_inner) =
-                ops::discover::Walked::default();
-        }
-        drop(order);
-    }
-
-    /// Keeps `catalog` as the live one under a new number, when a watch runs.
-    fn keep_live(&self, catalog: Catalog) {
-        let mut live = self.live.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some((generation, _)) = live.as_ref() {
-            *live = Some((generation + 1, Arc::new(catalog)));
-        }
-    }
-
-    /// Whether a watch keeps the catalog live.
-    fn is_live(&self) -> bool {
-        self.live
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .is_some()
-    }
-
-    /// The handle's publisher (a watch adds its stream to it).
-    pub(crate) fn publisher(&self) -> &bus_impl::Publisher {
-        &self.publisher
-    }
-
-    /// A discovery the publisher compares with the last one, under the event-order lock. It
-    /// walks every root; while a watch runs, the walk is kept for its next burst to start from
-    /// (a watch's baseline is one of these, so files changed while nothing watched are never
-    /// taken from an old walk).
-    fn observed_discovery(&self, _order: &Ordered<'_>) -> Result<Catalog, Error> {
-        let config = self.checked()?;
-        let catalog = {
-            let mut walked = self.walked.lock().unwrap_or_else(PoisonError::into_inner);
-            if self.watches.load(std::sync::atomic::Ordering::SeqCst) > 0 {
-                ops::discover::rediscover(config, &mut walked, &std::collections::BTreeSet::new())?
-            } else {
-                *walked = ops::discover::Walked::default();
-                ops::discover::discover(config)?
-            }
-        };
-        // A skill this handle just wrote is stamped now, so its file events are no news.
-        self.stamps
-            .follow(&catalog, &std::collections::BTreeSet::new());
-        let differs = self
-            .publisher
-            .observe_touched(&catalog, &std::collections::BTreeSet::new());
-        if differs && self.is_live() {
-            self.keep_live(catalog.clone());
-        }
-        Ok(catalog)
-    }
-
-    /// After a mutation: publishes `kind` once per result, then the catalog's changes.
+    /// After a mutation under `order`: its `kind` event once per result, then the catalog's
+    /// changes.
     fn changed<'a, T: serde::Serialize + 'a>(
         &self,
-        order: &Ordered<'_>,
+        order: &ops::live::Order<'_>,
         kind: SkillsEvent,
         results: impl IntoIterator<Item = &'a T>,
     ) {
-        if !self.publisher.is_active() {
-            return;
+        if let Ok(config) = self.checked() {
+            self.live.changed(config, order, kind, results);
         }
-        if kind != SkillsEvent::CatalogChanged {
-            for result in results {
-                self.publisher
-                    .publish(kind, serde_json::to_value(result).unwrap_or_default());
-            }
-        }
-        // A discovery that fails now fails again for the caller's next call; nothing to add.
-        drop(self.observed_discovery(order));
     }
 }
 

@@ -7,6 +7,12 @@
 //! its signature and comes from `skills-stub` instead: queries return empty results, anything
 //! else returns [`Error::Disabled`]. [`ENABLED`] tells which side was compiled.
 //!
+//! Every name has one path. The records every module shares sit at the root ([`Skill`],
+//! [`Catalog`], [`SkillsConfig`], [`Error`], ...); each module lists by hand what an agent core
+//! needs of its part, under module-scoped names (`install::Request`, `run::Outcome`,
+//! `watch::Event`), and keeps the helpers the sub-crates share among themselves out.
+//! The RPC method parameters live under [`rpc::methods`] alone.
+//!
 //! ```no_run
 //! use std::path::Path;
 //! use skills::validate::{Options, Profile};
@@ -21,10 +27,8 @@
 #![warn(missing_docs)]
 
 mod handle;
-mod live;
 
 pub use handle::Skills;
-pub use skills_types as types;
 pub use skills_types::{
     Catalog, Diagnostic, DiagnosticCode, Error, Frontmatter, Severity, Skill, SkillDocument,
     SkillScope, SkillSummary, SkillsConfig, ToolContent, ToolResult,
@@ -60,6 +64,24 @@ pub mod load {
     //! it can and records what it forgave as diagnostics (01 §Splitting, §Frontmatter fields).
 
     pub use crate::ops::load::{find_definition, load_document, parse_document};
+    pub use skills_types::files::SKILL_MD;
+}
+
+pub mod config {
+    //! The handle's configuration beyond [`SkillsConfig`](crate::SkillsConfig) itself: the
+    //! application directory's default and its check (one plain folder name).
+
+    pub use skills_types::config::{AppDirError, DEFAULT_APP_DIR, check_app_dir};
+}
+
+pub mod sanitize {
+    //! The one sanitiser every agent-facing text goes through (escape sequences, controls,
+    //! bidi and zero-width characters removed): what a core prints of a skill, a script or a
+    //! file passes here first.
+
+    pub use skills_types::sanitize::{
+        block, description, is_clean_line, json, json_text, line, message, message_text,
+    };
 }
 
 pub mod audit {
@@ -92,7 +114,11 @@ pub mod audit {
     //! ```
 
     pub use crate::audit_impl::{Caps, Options, RULES_VERSION, scan_dir, scan_files, stamp};
-    pub use skills_types::audit::*;
+    pub use skills_types::audit::{
+        Accepted, AuditConfig as Config, AuditConsent as Consent, Category, Decision, Finding,
+        Gate, Location, Mark, MarkState, Recheck, Report, Reports, Request, Severity, Skipped,
+        Summary, Target, Verdict,
+    };
 }
 
 pub mod bus {
@@ -105,36 +131,56 @@ pub mod bus {
         Activations, CatalogSource, EventBus, Subscription, TriggeredSkillIndex,
         TriggeredSkillSubscriber,
     };
-    pub use skills_types::event::*;
-    pub use skills_types::trigger::*;
+    pub use skills_types::event::{
+        Activation, DomainEvent, EventSink, Received, SKILLS_DOMAIN, SharedSink, SkillsEvent,
+    };
+    pub use skills_types::trigger::{TriggerError, TriggerPattern};
 }
 
 pub mod catalog {
     //! What discovery returns and the questions asked of it (02): see [`crate::Skills`].
 
-    pub use skills_types::catalog::*;
+    pub use skills_types::catalog::{
+        Candidate, Explanation, Hidden, HiddenReason, ListOptions, Listing, Root, SkillBody,
+        Standing,
+    };
     pub use skills_types::config::{
         DiscoveryLimits, Permission, PermissionRule, SymlinkPolicy, TrustPolicy,
     };
-    pub use skills_types::skill::*;
+    pub use skills_types::skill::{
+        Invocation, Resource, ResourceBytes, ResourceContent, ResourceKind, Shadowed, SkillInput,
+    };
 }
 
 pub mod search {
     //! Ranked search over the catalog (08 §Relevance): see [`crate::Skills::search`].
 
-    pub use skills_types::search::*;
+    pub use skills_types::search::{
+        DEFAULT_LIMIT, MAX_LIMIT, SearchHit as Hit, SearchResults as Results,
+    };
 }
 
 pub mod watch {
     //! The live catalog (08 §The live catalog): see [`crate::Skills::watch`].
 
-    pub use skills_types::watch::*;
+    pub use skills_types::watch::{
+        DEFAULT_DEBOUNCE, DEFAULT_POLL_INTERVAL, Watch, WatchEvent as Event, WatchMode as Mode,
+        WatchOptions as Options,
+    };
 }
 
 pub mod install {
-    //! Installing skills from the network (03): see [`crate::Skills::install`].
+    //! Installing skills from the network (03): see [`crate::Skills::install`]. The agents
+    //! an install can link a skill into are [`AGENTS`] (by name, or [`DETECTED`]).
 
-    pub use skills_types::install::*;
+    pub use skills_types::agents::{AGENTS, Agent, DETECTED};
+    pub use skills_types::install::{
+        ALLOW_LOCAL_HTTP_VAR, AgentTarget, ConnectGuard, GITHUB_TOKEN_VARS, GithubConfig,
+        InstallOutcome as Outcome, InstallProgress as Progress, InstallRequest as Request,
+        NetworkConfig, ProgressSink, RegistryConfig, RegistryKind, Resolver, github_access_advice,
+        local_http_advice,
+    };
+    pub use skills_types::limits::DEFAULT_INSTALL_TIMEOUT_SECS as DEFAULT_TIMEOUT_SECS;
 }
 
 pub mod mcp {
@@ -167,7 +213,10 @@ pub mod publish {
     //! with one atomic swap. Any static host serves the result.
 
     pub use crate::install_impl::publish::publish;
-    pub use skills_types::publish::*;
+    pub use skills_types::publish::{
+        ArtifactKind, Index, IndexEntry, Outcome, Published, Refused, Request, Snapshot,
+        VersionEntry, Versions, WELL_KNOWN_DIR,
+    };
 }
 
 pub mod registry {
@@ -175,41 +224,47 @@ pub mod registry {
     //! [`crate::Skills::registry_browse`], [`crate::Skills::registry_search`] and
     //! [`crate::Skills::registry_install`].
 
-    pub use skills_types::registry::*;
+    pub use skills_types::registry::{
+        Coordinates, CoordinatesError, Count, Counts, Details, Entry, InstallRequest, Listing, Pin,
+        Query, Status,
+    };
 }
 
 pub mod remote {
     //! Remote packs (09 §Remote packs in configuration): the `urls` of `skills.toml`, fetched
     //! by [`crate::Skills::refresh_remotes`] into a cache listed in the `remote` scope.
 
-    pub use skills_types::remote::*;
+    pub use skills_types::remote::{Refresh, Refreshed, State};
 }
 
 pub mod restore {
     //! Restoring the skills the install records list (`npm ci` for skills): see
     //! [`crate::Skills::restore`].
 
-    pub use skills_types::restore::*;
+    pub use skills_types::restore::{Action, Difference, Outcome, RecordKind, Report, Request};
 }
 
 pub mod update {
     //! Checking installed skills against their sources and updating them (09 §Updates): see
     //! [`crate::Skills::check_updates`] and [`crate::Skills::update_installed`].
 
-    pub use skills_types::update::*;
+    pub use skills_types::update::{Action, Check, Outcome, Request};
 }
 
 pub mod manage {
     //! Creating, updating and uninstalling skills (02 §Create, update, uninstall): see
     //! [`crate::Skills::create`], [`crate::Skills::update`], [`crate::Skills::uninstall`].
 
-    pub use skills_types::manage::*;
+    pub use skills_types::manage::{CreateSkill, Uninstalled, UpdateSkill, Written};
 }
 
 pub mod render {
     //! The catalog as an agent sees it, and the `AGENTS.md` block (02 §Rendering the catalog).
 
-    pub use skills_types::render::*;
+    pub use skills_types::render::{
+        AGENTS_MD, BudgetReport, DEFAULT_READ_COMMAND, Format, RenderOptions as Options, Rendered,
+        SyncOptions, SyncOutcome, UnknownFormat, read_text,
+    };
 }
 
 pub mod rpc {
@@ -234,12 +289,16 @@ pub mod rpc {
     pub use crate::schemas_impl::{
         all_skills_controller_schemas, all_skills_registered_controllers,
     };
-    pub use skills_types::rpc::*;
+    pub use skills_types::rpc::{
+        ControllerSchema, Dispatcher, Handled, Handler, HandlerFuture, Incoming, JSONRPC_VERSION,
+        MAX_BATCH, Presenter, RegisteredController, Request, Response, RpcError as Error, codes,
+        decode, methods, params, result,
+    };
     pub use skills_types::service::{BoxFuture, SkillsService};
 }
 
 pub mod run {
-    //! Running skills' code (07): a [`RunRequest`] names a script, inline code or the
+    //! Running skills' code (07): a [`Request`] names a script, inline code or the
     //! skill's entry; [`crate::Skills::run`] checks it, runs it under the process policy
     //! (argv only, an environment rebuilt from an allowlist, the whole process group stopped
     //! on deadline or cancel, output capped at 1 MiB per stream) and records it in a log.
@@ -250,8 +309,19 @@ pub mod run {
     //! binary). Without either, sandboxed runs are refused with `sandbox_unavailable`.
 
     pub use crate::runtime_impl::sandbox_main;
-    pub use skills_types::run::*;
-    pub use skills_types::runtime::*;
+    pub use skills_types::run::{
+        AgentSpec, GithubIdentity, InlineLanguage, InputType, LogRecord, MAX_INPUT_BYTES,
+        MAX_INPUTS_BYTES, MAX_LOG_READ_BYTES, MAX_RECENT_RUNS, MAX_STREAM_BYTES, MAX_TIMEOUT_SECS,
+        PRINTED_NOTHING, Preflight, RunHint as Hint, RunHintKind as HintKind,
+        RunLogChunk as LogChunk, RunNotice as Notice, RunOutcome as Outcome, RunRequest as Request,
+        RunSink as Sink, RunStatus as Status, RunSummary as Summary, RunTarget as Target,
+        RuntimeInfo, RuntimeKind, RuntimeSource, ScriptLanguage, SelfTest, SetupOutcome,
+        SetupRequest, SetupStatus, SkillManifest, StartedRun as Started, Stream, Task, TestOutcome,
+        TestRequest, parse_input_text,
+    };
+    pub use skills_types::runtime::{
+        ConfirmMode, NetworkMode, RuntimeConfig, SandboxMode, Strictness,
+    };
     pub use skills_types::tool::{
         DEFAULT_TOOL_CATEGORY, MAX_TOOL_ARGS_BYTES, ToolCall, ToolExecution, ToolInfo, ToolSpec,
     };
@@ -261,7 +331,9 @@ pub mod trust {
     //! Which workspaces this user trusts (the per-user record; 02 §Scopes and roots,
     //! **Trust**).
 
-    pub use skills_types::trust::*;
+    pub use skills_types::trust::{
+        TrustChange as Change, TrustState as State, TrustedWorkspace as Workspace,
+    };
 }
 
 pub mod validate {
@@ -269,5 +341,7 @@ pub mod validate {
     //! (01 §The validator and its profiles).
 
     pub use crate::ops::validate::{validate_bytes, validate_path, validate_tree};
-    pub use skills_types::validate::*;
+    pub use skills_types::validate::{
+        ComplianceEntry, ComplianceSnapshot, Evidence, Options, Profile, Report, UnknownProfile,
+    };
 }

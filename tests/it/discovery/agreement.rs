@@ -6,7 +6,7 @@
 use serde_json::Value;
 use skills::SkillScope;
 use skills::catalog::ListOptions;
-use skills::render::{Format, RenderOptions};
+use skills::render::Format;
 
 use super::{PROFILE, Place, Tree, array};
 
@@ -168,7 +168,9 @@ fn show_explain_read_and_prompt_agree() {
     );
 
     for format in Format::ALL {
-        let rendered = library.render_catalog(&RenderOptions::new(format)).unwrap();
+        let rendered = library
+            .render_catalog(&skills::render::Options::new(format))
+            .unwrap();
         let prompt = with_profile(&["prompt", "--format", format.as_str()]);
         assert_eq!(prompt.ok(), rendered.text, "{format}");
     }

@@ -5,7 +5,7 @@
 //! last matching rule wins, and a hidden winner does not let a shadowed copy through.
 
 use skills::catalog::{HiddenReason, Permission};
-use skills::render::{Format, RenderOptions, SyncOptions};
+use skills::render::{Format, SyncOptions};
 use skills::{Error, SkillScope};
 
 use super::{Place, Tree, array};
@@ -103,7 +103,9 @@ fn deny_ask_and_disabled_through_the_library() {
     );
 
     for format in Format::ALL {
-        let rendered = library.render_catalog(&RenderOptions::new(format)).unwrap();
+        let rendered = library
+            .render_catalog(&skills::render::Options::new(format))
+            .unwrap();
         for &(name, outcome) in TABLE {
             assert_eq!(
                 rendered.text.contains(&marker(name)),

@@ -6,7 +6,7 @@
 //! first, and a budget leaves out the least relevant first.
 
 use serde_json::{Value, json};
-use skills::render::{Format, RenderOptions};
+use skills::render::Format;
 
 use super::{Place, Tree};
 
@@ -50,7 +50,7 @@ fn xml_escapes_descriptions_that_try_to_close_or_open_tags() {
     // The library renders the same bytes.
     let rendered = tree
         .library(false)
-        .render_catalog(&RenderOptions::new(Format::Xml))
+        .render_catalog(&skills::render::Options::new(Format::Xml))
         .unwrap();
     assert_eq!(rendered.text, xml);
     assert_eq!(rendered.budget, None);
@@ -112,7 +112,7 @@ fn prompt(tree: &Tree, budget: usize, pins: &[&str]) -> (String, String, Value) 
         "{report:#}"
     );
 
-    let mut options = RenderOptions::new(Format::Xml).budget(budget);
+    let mut options = skills::render::Options::new(Format::Xml).budget(budget);
     options.pinned = pins.iter().map(|pin| (*pin).to_owned()).collect();
     let rendered = tree.library(false).render_catalog(&options).unwrap();
     assert_eq!(serde_json::to_value(&rendered).unwrap(), json);
@@ -141,7 +141,7 @@ fn an_unknown_pin_is_a_usage_error_naming_it() {
     let error: Value = serde_json::from_str(&json.stdout).unwrap();
     assert_eq!(error["error"]["kind"], "invalid_input", "{error:#}");
 
-    let mut options = RenderOptions::new(Format::Xml);
+    let mut options = skills::render::Options::new(Format::Xml);
     options.pinned = vec!["nothing".to_owned()];
     let error = tree.library(false).render_catalog(&options).unwrap_err();
     assert_eq!(error.kind(), "invalid_input");
@@ -370,7 +370,7 @@ fn ranked_prompt(tree: &Tree, budget: Option<usize>, pins: &[&str]) -> (String, 
     let json = tree.run(&args).json();
     assert_eq!(json["text"], plain.ok(), "{json:#}");
 
-    let mut options = RenderOptions::new(Format::Markdown).query(TASK);
+    let mut options = skills::render::Options::new(Format::Markdown).query(TASK);
     options.budget_chars = budget;
     options.pinned = pins.iter().map(|pin| (*pin).to_owned()).collect();
     let rendered = tree.library(false).render_catalog(&options).unwrap();

@@ -3,7 +3,6 @@
 //! anything is written, and a pack cannot send the installer to another origin.
 
 use serde_json::{Value, json};
-use skills::install::InstallRequest;
 use skills_tests::http::{Reply, Server};
 
 use super::{Home, Net, client_connections, isolated, sha256, skill_md, targets};
@@ -39,7 +38,7 @@ fn a_good_pack_installs() {
         let net = Net::new();
         let outcomes = home
             .skills(&net)
-            .install(&InstallRequest::new(server.url(PACK)))
+            .install(&skills::install::Request::new(server.url(PACK)))
             .await
             .unwrap();
         assert_eq!(outcomes.len(), 1);
@@ -154,7 +153,7 @@ fn a_hostile_pack_entry_refuses_the_install_and_writes_nothing() {
             let net = Net::new();
             let error = home
                 .skills(&net)
-                .install(&InstallRequest::new(server.url(PACK)))
+                .install(&skills::install::Request::new(server.url(PACK)))
                 .await
                 .unwrap_err();
             assert_eq!(error.kind(), "invalid_package", "{case}: {error}");
@@ -188,7 +187,7 @@ fn a_pack_is_all_or_nothing() {
         let net = Net::new();
         let error = home
             .skills(&net)
-            .install(&InstallRequest::new(server.url(PACK)))
+            .install(&skills::install::Request::new(server.url(PACK)))
             .await
             .unwrap_err();
         assert_eq!(error.kind(), "http_status", "{error}");
@@ -220,7 +219,7 @@ fn a_pack_cannot_send_the_installer_to_another_origin() {
             let net = Net::new();
             let error = home
                 .skills(&net)
-                .install(&InstallRequest::new(server.url(PACK)))
+                .install(&skills::install::Request::new(server.url(PACK)))
                 .await
                 .unwrap_err();
             assert_eq!(error.kind(), "invalid_package", "{entry}: {error}");
@@ -249,7 +248,7 @@ fn a_pack_file_redirecting_to_another_origin_is_refused() {
         let net = Net::new();
         let error = home
             .skills(&net)
-            .install(&InstallRequest::new(server.url(PACK)))
+            .install(&skills::install::Request::new(server.url(PACK)))
             .await
             .unwrap_err();
         assert_eq!(error.kind(), "refused_url", "{error}");
@@ -273,7 +272,7 @@ fn an_encoded_traversal_stays_inside_the_skill_folder() {
         let net = Net::new();
         let result = home
             .skills(&net)
-            .install(&InstallRequest::new(server.url(PACK)))
+            .install(&skills::install::Request::new(server.url(PACK)))
             .await;
         let fetched = targets(&server);
         assert_eq!(
@@ -384,7 +383,7 @@ fn a_well_known_index_is_checked_entry_by_entry() {
             let net = Net::new();
             let error = home
                 .skills(&net)
-                .install(&InstallRequest::new(server.url(WELL_KNOWN)))
+                .install(&skills::install::Request::new(server.url(WELL_KNOWN)))
                 .await
                 .unwrap_err();
             assert_eq!(error.kind(), kind, "{case}: {error}");
@@ -402,7 +401,7 @@ fn a_well_known_index_is_checked_entry_by_entry() {
         let home = Home::new();
         let outcomes = home
             .skills(&Net::new())
-            .install(&InstallRequest::new(server.url(WELL_KNOWN)))
+            .install(&skills::install::Request::new(server.url(WELL_KNOWN)))
             .await
             .unwrap();
         assert_eq!(outcomes[0].slug, "gamma");

@@ -4,7 +4,6 @@
 
 use std::net::{IpAddr, SocketAddr};
 
-use skills::install::InstallRequest;
 use skills_install::client::FetchError;
 use skills_install::policy::Policy;
 use skills_tests::http::Server;
@@ -327,7 +326,7 @@ fn the_handle_refuses_a_mixed_answer_and_writes_nothing() {
         );
         let error = home
             .skills(&net)
-            .install(&InstallRequest::new(
+            .install(&skills::install::Request::new(
                 "https://skills.example.com/pdf/SKILL.md",
             ))
             .await
@@ -357,7 +356,7 @@ fn a_name_resolving_to_a_private_address_names_the_fixture_switch() {
         let error = skills::Skills::new(config)
             .with_resolver(net.resolver.clone())
             .with_connect_guard(net.guard.hook())
-            .install(&InstallRequest::new(
+            .install(&skills::install::Request::new(
                 "https://skills.example.com/pdf/SKILL.md",
             ))
             .await

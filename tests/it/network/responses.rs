@@ -4,7 +4,6 @@
 
 use std::time::{Duration, Instant};
 
-use skills::install::InstallRequest;
 use skills_install::client::FetchError;
 use skills_tests::http::{Reply, Server};
 
@@ -152,7 +151,9 @@ fn text_must_be_utf8() {
         let home = Home::new();
         let error = home
             .skills(&net)
-            .install(&InstallRequest::new(server.url("/latin1/SKILL.md")))
+            .install(&skills::install::Request::new(
+                server.url("/latin1/SKILL.md"),
+            ))
             .await
             .unwrap_err();
         assert!(error.to_string().contains("UTF-8"), "{error}");
@@ -202,7 +203,7 @@ fn error_statuses_and_html_pages_install_nothing() {
             ),
         ] {
             let error = skills
-                .install(&InstallRequest::new(server.url(path)))
+                .install(&skills::install::Request::new(server.url(path)))
                 .await
                 .unwrap_err();
             assert_eq!(error.kind(), kind, "{path}: {error}");

@@ -10,7 +10,6 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use skills::run::{RunRequest, RunTarget};
 use skills::{Skills, SkillsConfig};
 
 fn main() -> ExitCode {
@@ -31,9 +30,9 @@ fn main() -> ExitCode {
     config.runtime.inherited_env = std::env::vars()
         .filter(|(name, _)| name == "PATH" || name == "HOME" || name == "TMPDIR")
         .collect();
-    let mut request = RunRequest::new(
+    let mut request = skills::run::Request::new(
         skill.clone(),
-        RunTarget::Script {
+        skills::run::Target::Script {
             path: script.clone(),
         },
     );

@@ -28,7 +28,7 @@ pub fn all_valid(root: &Path) -> Result<bool, Error> {
 /// The catalog block an agent core puts in its system prompt: empty when skills are off.
 pub fn system_prompt_block(workspace: &Path, home: &Path) -> Result<String, Error> {
     let skills = skills::Skills::new(skills::SkillsConfig::new(workspace, home));
-    let options = skills::render::RenderOptions::new(skills::render::Format::Xml);
+    let options = skills::render::Options::new(skills::render::Format::Xml);
     Ok(skills.render_catalog(&options)?.text)
 }
 

@@ -4,7 +4,6 @@
 
 use std::time::Duration;
 
-use skills::watch::{WatchEvent, WatchOptions};
 use skills::{Skills, SkillsConfig};
 
 #[expect(
@@ -41,7 +40,7 @@ fn search_follows_the_watch_and_discovers_again_once_it_stops() {
     let root = home.path().join(".openhuman/skills");
     write_skill(&root, "pdf-extract", "Pulls the tables out of PDF files.");
     let skills = Skills::new(SkillsConfig::new(workspace.path(), home.path()));
-    let mut options = WatchOptions::default();
+    let mut options = skills::watch::Options::default();
     options.debounce = Duration::from_millis(50);
     let watched = skills.watch(&options);
     if !skills::ENABLED {
@@ -51,14 +50,16 @@ fn search_follows_the_watch_and_discovers_again_once_it_stops() {
     let mut watch = watched.unwrap();
     assert!(matches!(
         watch.blocking_next(),
-        Some(WatchEvent::Ready { skills: 1, .. })
+        Some(skills::watch::Event::Ready { skills: 1, .. })
     ));
     assert_eq!(names(&skills, "tables in a pdf"), ["pdf-extract"]);
 
     write_skill(&root, "weather", "Forecasts rain and wind for any city.");
     loop {
         match watch.blocking_next() {
-            Some(WatchEvent::CatalogChanged { added, .. }) if added == ["weather"] => break,
+            Some(skills::watch::Event::CatalogChanged { added, .. }) if added == ["weather"] => {
+                break;
+            }
             Some(_) => {}
             None => panic!("the watch stopped"),
         }

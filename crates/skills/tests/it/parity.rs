@@ -10,16 +10,14 @@ use skills::bus::{
     TriggeredSkillSubscriber,
 };
 use skills::catalog::{Explanation, ListOptions, Listing, ResourceContent, SkillBody};
-use skills::install::{ConnectGuard, InstallOutcome, InstallRequest, ProgressSink, Resolver};
+use skills::install::{ConnectGuard, ProgressSink, Resolver};
 use skills::manage::{CreateSkill, Uninstalled, UpdateSkill, Written};
 use skills::registry::{self as registry, Counts, Query, Status};
-use skills::render::{RenderOptions, Rendered, SyncOptions, SyncOutcome};
+use skills::render::{Rendered, SyncOptions, SyncOutcome};
 use skills::run::{
-    RunLogChunk, RunOutcome, RunRequest, RunSink, RunSummary, RuntimeInfo, RuntimeKind,
-    SetupOutcome, SetupRequest, StartedRun, Task, TestOutcome, TestRequest, ToolCall,
+    RuntimeInfo, RuntimeKind, SetupOutcome, SetupRequest, Task, TestOutcome, TestRequest, ToolCall,
     ToolExecution, ToolInfo,
 };
-use skills::trust::{TrustChange, TrustedWorkspace};
 use skills::validate::{Options, Profile, Report};
 use skills::{Catalog, Error, Skill, SkillDocument, SkillScope, Skills, SkillsConfig};
 
@@ -57,37 +55,46 @@ const _: fn(&Skills, &str, &UpdateSkill) -> Result<Written, Error> = Skills::upd
 const _: fn(&Skills, &str, Option<SkillScope>) -> Result<Uninstalled, Error> = Skills::uninstall;
 const _: fn(&Skills, &[&str]) -> Result<Vec<SkillBody>, Error> = Skills::read;
 const _: fn(&Skills, &str) -> Result<Explanation, Error> = Skills::explain;
-const _: fn(&Skills, &RenderOptions) -> Result<Rendered, Error> = Skills::render_catalog;
+const _: fn(&Skills, &skills::render::Options) -> Result<Rendered, Error> = Skills::render_catalog;
 const _: fn(&Skills, &SyncOptions) -> Result<SyncOutcome, Error> = Skills::sync_agents_md;
 const _: fn(&Skills) -> bool = Skills::is_trusted;
-const _: fn(&Skills, &Path) -> Result<TrustChange, Error> = Skills::trust;
-const _: fn(&Skills, &Path) -> Result<TrustChange, Error> = Skills::revoke_trust;
-const _: fn(&Skills) -> Result<Vec<TrustedWorkspace>, Error> = Skills::trusted_workspaces;
+const _: fn(&Skills, &Path) -> Result<skills::trust::Change, Error> = Skills::trust;
+const _: fn(&Skills, &Path) -> Result<skills::trust::Change, Error> = Skills::revoke_trust;
+const _: fn(&Skills) -> Result<Vec<skills::trust::Workspace>, Error> = Skills::trusted_workspaces;
 const _: fn(&[SkillBody]) -> String = skills::render::read_text;
 
-const _: fn(Skills, RunSink) -> Skills = Skills::with_run_notices;
+const _: fn(Skills, skills::run::Sink) -> Skills = Skills::with_run_notices;
 const _: fn() = skills::run::sandbox_main;
-const _: fn(&Skills, &RunRequest) -> Result<RunOutcome, Error> = Skills::run;
-const _: fn(&Skills, &RunRequest, Option<RunSink>) -> Result<RunOutcome, Error> = Skills::run_with;
-const _: fn(&Skills, &RunRequest, Option<RunSink>) -> Result<StartedRun, Error> = Skills::start_run;
-const _: fn(&Skills, &SetupRequest, Option<RunSink>) -> Result<SetupOutcome, Error> =
+const _: fn(&Skills, &skills::run::Request) -> Result<skills::run::Outcome, Error> = Skills::run;
+const _: fn(
+    &Skills,
+    &skills::run::Request,
+    Option<skills::run::Sink>,
+) -> Result<skills::run::Outcome, Error> = Skills::run_with;
+const _: fn(
+    &Skills,
+    &skills::run::Request,
+    Option<skills::run::Sink>,
+) -> Result<skills::run::Started, Error> = Skills::start_run;
+const _: fn(&Skills, &SetupRequest, Option<skills::run::Sink>) -> Result<SetupOutcome, Error> =
     Skills::setup_skill;
 const _: fn(&Skills) -> Vec<skills::Diagnostic> = Skills::settings_diagnostics;
 const _: fn(&Skills, &str) -> Result<bool, Error> = Skills::cancel_run;
-const _: fn(&Skills, usize) -> Result<Vec<RunSummary>, Error> = Skills::recent_runs;
-const _: fn(&Skills, &str, u64, usize) -> Result<RunLogChunk, Error> = Skills::read_run_log;
+const _: fn(&Skills, usize) -> Result<Vec<skills::run::Summary>, Error> = Skills::recent_runs;
+const _: fn(&Skills, &str, u64, usize) -> Result<skills::run::LogChunk, Error> =
+    Skills::read_run_log;
 const _: fn(&Skills, Option<RuntimeKind>) -> Vec<RuntimeInfo> = Skills::resolve_runtimes;
 /// Input values by name, as `render_task` takes them.
 type Inputs = serde_json::Map<String, serde_json::Value>;
 const _: fn(&Skills, &str, &Inputs) -> Result<Task, Error> = Skills::render_task;
 const _: fn(&Skills) -> Result<Vec<ToolInfo>, Error> = Skills::list_tools;
-const _: fn(&Skills, &skills::watch::WatchOptions) -> Result<skills::watch::Watch, Error> =
+const _: fn(&Skills, &skills::watch::Options) -> Result<skills::watch::Watch, Error> =
     Skills::watch;
-const _: fn(&Skills, &str, usize) -> Result<Vec<skills::search::SearchHit>, Error> = Skills::search;
+const _: fn(&Skills, &str, usize) -> Result<Vec<skills::search::Hit>, Error> = Skills::search;
 const _: fn(&Skills, &ToolCall) -> Result<ToolExecution, Error> = Skills::execute_tool;
 /// What `run_tests` answers.
 type TestOutcomes = Result<Vec<TestOutcome>, Error>;
-const _: fn(&Skills, &TestRequest, Option<RunSink>) -> TestOutcomes = Skills::run_tests;
+const _: fn(&Skills, &TestRequest, Option<skills::run::Sink>) -> TestOutcomes = Skills::run_tests;
 
 // The audit (issue 31).
 const _: fn(&Skills, &skills::audit::Request) -> Result<skills::audit::Reports, Error> =
@@ -148,8 +155,8 @@ fn restore_signature<'a>(
 )]
 fn install_signature<'a>(
     skills: &'a Skills,
-    request: &'a InstallRequest,
-) -> impl Future<Output = Result<Vec<InstallOutcome>, Error>> + Send + 'a {
+    request: &'a skills::install::Request,
+) -> impl Future<Output = Result<Vec<skills::install::Outcome>, Error>> + Send + 'a {
     skills.install(request)
 }
 const _: fn(Skills, std::sync::Arc<dyn Resolver>) -> Skills = Skills::with_resolver;
@@ -198,7 +205,7 @@ mod registry_signatures {
     fn install<'a>(
         skills: &'a Skills,
         request: &'a registry::InstallRequest,
-    ) -> impl Future<Output = Result<InstallOutcome, Error>> + Send + 'a {
+    ) -> impl Future<Output = Result<skills::install::Outcome, Error>> + Send + 'a {
         skills.registry_install(request)
     }
 }
@@ -363,7 +370,7 @@ fn the_handle_behaves_as_documented_on_each_side() {
     let mut config = SkillsConfig::new(workspace.path(), home.path());
     config.cache = false;
     let skills = Skills::new(config);
-    let markdown = RenderOptions::new(skills::render::Format::Markdown);
+    let markdown = skills::render::Options::new(skills::render::Format::Markdown);
     if skills::ENABLED {
         assert_eq!(skills.discover().unwrap().skills.len(), 1);
         assert_eq!(
@@ -535,9 +542,9 @@ fn the_runtime_behaves_as_documented_on_each_side() {
     // the sandbox is tested through binaries that do (tests/it/runtime/sandbox.rs).
     config.runtime.sandbox = skills::run::SandboxMode::Off;
     let skills = Skills::new(config.clone());
-    let request = RunRequest::new(
+    let request = skills::run::Request::new(
         "hello",
-        skills::run::RunTarget::Script {
+        skills::run::Target::Script {
             path: "scripts/hello.sh".into(),
         },
     )
@@ -600,11 +607,11 @@ fn a_watch_behaves_as_documented_on_each_side() {
     let home = tempfile::tempdir().unwrap();
     let workspace = tempfile::tempdir().unwrap();
     let skills = Skills::new(SkillsConfig::new(workspace.path(), home.path()));
-    let watched = skills.watch(&skills::watch::WatchOptions::default());
+    let watched = skills.watch(&skills::watch::Options::default());
     if skills::ENABLED {
         let mut watch = watched.unwrap();
         match watch.blocking_next() {
-            Some(skills::watch::WatchEvent::Ready { skills, watching }) => {
+            Some(skills::watch::Event::Ready { skills, watching }) => {
                 assert_eq!(skills, 0);
                 assert!(!watching.is_empty(), "the nearest folders above the roots");
             }

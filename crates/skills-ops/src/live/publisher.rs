@@ -1,4 +1,6 @@
-//! [`Publisher`]: how the subsystem tells the bus what happened.
+//! [`Publisher`]: how the live catalog tells the bus (and each watch) what happened. It moved
+//! here from `skills-bus` with the rest of the live catalog (issue 32): it needs a catalog, not
+//! a bus, and the facade no longer holds one.
 //!
 //! Mutations publish their own event (`created`, `updated`, `installed`, `uninstalled`).
 //! Discovery publishes `catalog_changed` when the catalog an agent sees differs from the one
@@ -19,7 +21,7 @@ use skills_types::{Catalog, DiagnosticCode, Severity};
 
 /// Publishes the events of the skills domain into its sinks; without a sink it does nothing.
 #[derive(Clone, Default)]
-pub struct Publisher {
+pub(crate) struct Publisher {
     sinks: Arc<Mutex<Sinks>>,
     last: Arc<Mutex<Option<Snapshot>>>,
 }
@@ -112,7 +114,7 @@ fn load_errors(catalog: &Catalog) -> impl Iterator<Item = (String, &skills_types
 
 impl Publisher {
     /// A publisher into `sink`.
-    pub fn new(sink: SharedSink) -> Self {
+    pub(crate) fn new(sink: SharedSink) -> Self {
         let publisher = Self::default();
         publisher.add_sink(sink);
         publisher
@@ -120,7 +122,7 @@ impl Publisher {
 
     /// Also publishes into `sink` (for this publisher and its clones), until
     /// [`Publisher::remove_sink`] is called with the number returned.
-    pub fn add_sink(&self, sink: SharedSink) -> u64 {
+    pub(crate) fn add_sink(&self, sink: SharedSink) -> u64 {
         let mut sinks = self.sinks.lock().unwrap_or_else(PoisonError::into_inner);
         let id = sinks.next;
         sinks.next += 1;
@@ -129,7 +131,7 @@ impl Publisher {
     }
 
     /// Stops publishing into the sink [`Publisher::add_sink`] numbered `id`.
-    pub fn remove_sink(&self, id: u64) {
+    pub(crate) fn remove_sink(&self, id: u64) {
         self.sinks
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
@@ -138,22 +140,23 @@ impl Publisher {
     }
 
     /// Whether events go anywhere.
-    pub fn is_active(&self) -> bool {
+    pub(crate) fn is_active(&self) -> bool {
         !self.sinks().is_empty()
     }
 
     /// Publishes one event of the skills domain.
-    pub fn publish(&self, kind: SkillsEvent, payload: serde_json::Value) {
+    pub(crate) fn publish(&self, kind: SkillsEvent, payload: serde_json::Value) {
         send(&self.sinks(), &DomainEvent::skills(kind, payload));
     }
 
     /// Whether a baseline catalog has been seen.
-    pub fn has_baseline(&self) -> bool {
+    pub(crate) fn has_baseline(&self) -> bool {
         self.lock().is_some()
     }
 
     /// Compares `catalog` with the last one seen, publishes what changed, and remembers it.
-    pub fn observe(&self, catalog: &Catalog) {
+    #[cfg(test)]
+    pub(crate) fn observe(&self, catalog: &Catalog) {
         self.observe_touched(catalog, &BTreeSet::new());
     }
 
@@ -162,7 +165,11 @@ impl Publisher {
     /// Returns whether any skill may differ from the last catalog seen (`true` when there was
     /// none to compare with): a caller keeping something built from the catalog (a search
     /// index) rebuilds it only then.
-    pub fn observe_touched(&self, catalog: &Catalog, files_changed: &BTreeSet<String>) -> bool {
+    pub(crate) fn observe_touched(
+        &self,
+        catalog: &Catalog,
+        files_changed: &BTreeSet<String>,
+    ) -> bool {
         let sinks = self.sinks();
         if sinks.is_empty() {
             return true;
@@ -245,17 +252,30 @@ fn send(sinks: &[SharedSink], event: &DomainEvent) {
 }
 
 #[cfg(test)]
-pub(crate) mod tests {
+mod tests {
     use std::path::PathBuf;
 
     use skills_types::config::Permission;
     use skills_types::{Diagnostic, DiagnosticCode, Frontmatter, Skill, SkillScope};
 
     use super::*;
-    use crate::{EventBus, Received};
+    use skills_types::event::EventSink;
+
+    /// A sink keeping what it is given, for the test to read.
+    #[derive(Default)]
+    struct Recorded(Mutex<Vec<DomainEvent>>);
+
+    impl EventSink for Recorded {
+        fn publish(&self, event: DomainEvent) {
+            self.0
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .push(event);
+        }
+    }
 
     /// A skill with this id (also its name) and these triggers.
-    pub(crate) fn skill(id: &str, triggers: &[&str]) -> Skill {
+    fn skill(id: &str, triggers: &[&str]) -> Skill {
         let frontmatter = Frontmatter {
             name: id.to_owned(),
             description: format!("The {id} skill."),
@@ -282,22 +302,14 @@ pub(crate) mod tests {
         }
     }
 
-    fn drain(subscription: &mut crate::Subscription) -> Vec<DomainEvent> {
-        let mut events = Vec::new();
-        while let Some(received) = subscription.try_recv() {
-            match received {
-                Received::Event(event) => events.push(event),
-                Received::Lagged(missed) => panic!("lagged by {missed}"),
-            }
-        }
-        events
+    fn drain(recorded: &Recorded) -> Vec<DomainEvent> {
+        std::mem::take(&mut *recorded.0.lock().unwrap_or_else(PoisonError::into_inner))
     }
 
     #[test]
     fn the_first_catalog_is_a_baseline_then_differences_are_published() {
-        let bus = EventBus::new(16);
-        let mut subscription = bus.subscribe();
-        let publisher = Publisher::new(Arc::new(bus));
+        let recorded = Arc::new(Recorded::default());
+        let publisher = Publisher::new(recorded.clone());
         let mut catalog = Catalog {
             skills: vec![skill("a", &[]), skill("b", &[])],
             ..Catalog::default()
@@ -306,7 +318,7 @@ pub(crate) mod tests {
         publisher.observe(&catalog);
         assert!(publisher.has_baseline());
         publisher.observe(&catalog);
-        assert!(drain(&mut subscription).is_empty(), "nothing changed");
+        assert!(drain(&recorded).is_empty(), "nothing changed");
 
         catalog.skills[0].description = "Now different.".to_owned();
         catalog.skills.remove(1);
@@ -316,7 +328,7 @@ pub(crate) mod tests {
                 .with_path("/home/u/.openhuman/skills/d/SKILL.md"),
         );
         publisher.observe(&catalog);
-        let events = drain(&mut subscription);
+        let events = drain(&recorded);
         assert_eq!(events.len(), 2, "{events:?}");
         assert!(SkillsEvent::LoadError.is(&events[0]));
         assert_eq!(
@@ -331,7 +343,7 @@ pub(crate) mod tests {
 
         publisher.observe(&catalog);
         assert!(
-            drain(&mut subscription).is_empty(),
+            drain(&recorded).is_empty(),
             "a load error is published once, not on every discovery"
         );
     }

@@ -1,5 +1,5 @@
-//! The glue of [`Skills::watch`](crate::Skills::watch): what the watch thread does with a
-//! burst (a discovery the handle's publisher compares with the last one), and how the
+//! The glue of [`Catalog::watch`](super::Catalog::watch): what the watch thread does with a
+//! burst (a discovery the live catalog's publisher compares with the last one), and how the
 //! publisher's `catalog_changed` and `load_error` become the stream's [`WatchEvent`]s. The
 //! diff is computed once, by the publisher, for the handle's bus and every watch alike. The
 //! skills a change added or touched are audited again on the way ([`WatchEvent::AuditChanged`]
@@ -13,17 +13,19 @@ use skills_types::event::{DomainEvent, EventSink, SkillsEvent};
 use skills_types::watch::{WatchEvent, WatchMode, WatchSender};
 use skills_types::{Diagnostic, Error, SkillsConfig};
 
-use crate::Skills;
+use super::{Catalog, Rescan};
 
-/// The watch thread's listener: rediscovers through the handle after each burst.
-pub(crate) struct Relay {
-    pub(crate) handle: Skills,
-    pub(crate) events: WatchSender,
+/// The watch thread's listener: rediscovers through the live catalog after each burst.
+pub(super) struct Relay {
+    pub(super) catalog: Catalog,
+    /// The configuration the watch started with (the handle's, checked).
+    pub(super) config: SkillsConfig,
+    pub(super) events: WatchSender,
 }
 
-impl crate::ops::watch::Listener for Relay {
+impl crate::watch::Listener for Relay {
     fn changed(&mut self, touched: &BTreeSet<PathBuf>) {
-        self.handle.rediscover(touched);
+        self.catalog.rediscover(&self.config, touched);
     }
 
     fn watching(&mut self, path: &Path, mode: WatchMode, diagnostic: Diagnostic) {
@@ -36,29 +38,27 @@ impl crate::ops::watch::Listener for Relay {
 }
 
 /// A sink of the handle's publisher feeding one watch's stream.
-pub(crate) struct StreamSink {
+pub(super) struct StreamSink {
     events: WatchSender,
     /// The audit worker's queue: the ids each change added or touched.
     audits: Option<mpsc::Sender<Vec<String>>>,
 }
 
 impl StreamSink {
-    /// A sink feeding `events`, with an audit worker scanning the skills each change adds or
-    /// touches under `config`. The scans run on that worker, never on the watch's thread, so
-    /// a flood of new skills is reported as fast as without them; the worker ends when the
-    /// sink is dropped (the watch ended).
-    pub(crate) fn new(events: WatchSender, config: SkillsConfig) -> Self {
-        let audits = crate::ENABLED
-            .then(|| {
-                let (sender, receiver) = mpsc::channel::<Vec<String>>();
-                let worker_events = events.clone();
-                std::thread::Builder::new()
-                    .name("skills-watch-audit".to_owned())
-                    .spawn(move || audit_worker(&config, &receiver, &worker_events))
-                    .ok()
-                    .map(|_| sender)
-            })
-            .flatten();
+    /// A sink feeding `events`, with (given `rescan`) an audit worker scanning the skills
+    /// each change adds or touches under `config`. The scans run on that worker, never on the
+    /// watch's thread, so a flood of new skills is reported as fast as without them; the
+    /// worker ends when the sink is dropped (the watch ended).
+    pub(super) fn new(events: WatchSender, config: SkillsConfig, rescan: Option<Rescan>) -> Self {
+        let audits = rescan.and_then(|rescan| {
+            let (sender, receiver) = mpsc::channel::<Vec<String>>();
+            let worker_events = events.clone();
+            std::thread::Builder::new()
+                .name("skills-watch-audit".to_owned())
+                .spawn(move || audit_worker(rescan, &config, &receiver, &worker_events))
+                .ok()
+                .map(|_| sender)
+        });
         Self { events, audits }
     }
 }
@@ -86,14 +86,19 @@ impl EventSink for StreamSink {
 /// change outdated; the ids queued meanwhile together), records their verdicts, and reports
 /// each verdict that changed. A scan that cannot run (a configuration that cannot be
 /// honoured) is said in the trace: the watch goes on.
-fn audit_worker(config: &SkillsConfig, queue: &mpsc::Receiver<Vec<String>>, events: &WatchSender) {
+fn audit_worker(
+    rescan: Rescan,
+    config: &SkillsConfig,
+    queue: &mpsc::Receiver<Vec<String>>,
+    events: &WatchSender,
+) {
     while let Ok(mut ids) = queue.recv() {
         while let Ok(more) = queue.try_recv() {
             ids.extend(more);
         }
         ids.sort_unstable();
         ids.dedup();
-        match crate::audit_impl::rescan(config, &ids) {
+        match rescan(config, &ids) {
             Ok(changes) => {
                 for (skill, before, after) in changes {
                     events.send(WatchEvent::AuditChanged {
@@ -141,15 +146,15 @@ fn watch_event(event: &DomainEvent) -> Option<WatchEvent> {
 
 /// What keeps a watch running: the watcher, and the stream's place among the publisher's
 /// sinks (given back when the watch is dropped).
-pub(crate) struct Guard {
-    pub(crate) _watcher: crate::ops::watch::Watcher,
-    pub(crate) handle: Skills,
-    pub(crate) sink: u64,
+pub(super) struct Guard {
+    pub(super) _watcher: crate::watch::Watcher,
+    pub(super) catalog: Catalog,
+    pub(super) sink: u64,
 }
 
 impl Drop for Guard {
     fn drop(&mut self) {
-        self.handle.publisher().remove_sink(self.sink);
-        self.handle.watch_ended();
+        self.catalog.publisher.remove_sink(self.sink);
+        self.catalog.watch_ended();
     }
 }
