@@ -594,7 +594,7 @@ async fn write_one(
     };
     let naming = Naming {
         kind: if entry.registry.is_some() {
-            skills_types::install::SourceKind::Registry
+            SourceKind::Registry
         } else {
             source.kind()
         },

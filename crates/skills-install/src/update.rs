@@ -400,7 +400,7 @@ async fn reinstall(
     let registry = registered(skill);
     let naming = install::Naming {
         kind: if registry.is_some() {
-            skills_types::install::SourceKind::Registry
+            SourceKind::Registry
         } else {
             source.kind()
         },
