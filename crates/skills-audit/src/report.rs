@@ -16,7 +16,7 @@ use crate::findings::Collector;
 /// The version of the built-in rules. A report records it, and an install records the
 /// report's: when it changes, `skills check` scans again. Bump it with any change to a rule
 /// (the rules' fingerprint test fails until it is bumped).
-pub const RULES_VERSION: &str = "2026.12.2";
+pub const RULES_VERSION: &str = "2026.12.3";
 
 /// Every [`RULES_VERSION`] with the fingerprint of the built-in rules it names, oldest
 /// first: a test recomputes the fingerprint, so changing a rule (an id, a severity, a
@@ -36,6 +36,10 @@ const RULES_FINGERPRINTS: &[(&str, &str)] = &[
     (
         "2026.12.2",
         "f71b39dc483c7c91ed15eddab78c16bde4f035a0a0b703745ce88ee3843fa0dc",
+    ),
+    (
+        "2026.12.3",
+        "b724909b568f06eeff7fcf943163e619299aecf6be1c983630e9b617c31b80c1",
     ),
 ];
 

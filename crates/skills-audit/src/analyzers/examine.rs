@@ -33,6 +33,9 @@ pub(super) enum Behaviour {
     SecretEgress,
     /// A secret sent in a request's body or address to a host not named like its service.
     SecretSent,
+    /// A secret piped alone into a network command: the secret is what is sent, not the
+    /// key that authenticates a request.
+    SecretPayload,
     SecretHarvest,
     NetworkEgress,
     DownloadExec,
@@ -57,6 +60,9 @@ pub(super) enum Behaviour {
     /// Data piped through base64 or hex into a network command: what leaves cannot be read
     /// on the wire or in a log.
     EncodedSend,
+    /// Decoded, downloaded or received data written to a hidden file in a temporary folder:
+    /// a payload put where nobody looks.
+    HiddenDrop,
 }
 
 /// One thing the code does, where.
@@ -795,6 +801,25 @@ fn download_target(command: &Command) -> Option<String> {
     (!name.is_empty() && name != "-").then_some(target)
 }
 
+/// Whether `path` is a hidden file or folder (`.x`) inside a temporary folder (`/tmp/.x`,
+/// `$TMPDIR/.cache/x`): nothing a skill makes needs hiding there.
+fn is_hidden_temp(path: &str) -> bool {
+    const TEMP: &[&str] = &[
+        "/tmp/",
+        "/var/tmp/",
+        "/dev/shm/",
+        "$TMPDIR/",
+        "${TMPDIR}/",
+        "/private/tmp/",
+    ];
+    TEMP.iter().any(|prefix| {
+        path.strip_prefix(prefix).is_some_and(|rest| {
+            rest.split('/')
+                .any(|part| part.starts_with('.') && part != "." && part != "..")
+        })
+    })
+}
+
 /// The origin of what a command prints, when it prints a secret.
 fn source_of(command: &Command, scope: &ShellScope) -> Option<Origin> {
     let args = command.args();
@@ -864,6 +889,52 @@ fn source_of(command: &Command, scope: &ShellScope) -> Option<Origin> {
             Some(Origin::Secret("KEYRING_ITEM".to_owned()))
         }
         _ => None,
+    }
+}
+
+/// Whether `command` prints one secret and nothing else: `echo "$T"`, `printf %s "$T"`,
+/// `echo "password=$p"` (a value with its label), `printenv T`. A request whose whole body
+/// is that output sends the secret itself; one that uses a key to authenticate sends it
+/// with something else (a header, a query beside other fields, a JSON document).
+fn prints_only_a_secret(command: &Command) -> bool {
+    let operands: Vec<&str> = command
+        .args()
+        .iter()
+        .map(|word| word.text.as_str())
+        .filter(|word| !word.starts_with('-'))
+        .collect();
+    match command.name() {
+        "printenv" => operands.len() == 1,
+        "echo" | "printf" => {
+            let value = match operands.as_slice() {
+                [value] => *value,
+                [format, value] if command.name() == "printf" && format.starts_with("%s") => value,
+                _ => return false,
+            };
+            // An optional `label=` or `label:`, then one variable and nothing after it.
+            let value = match value.split_once(['=', ':']) {
+                Some((label, rest))
+                    if !label.is_empty()
+                        && label
+                            .bytes()
+                            .all(|b| b.is_ascii_alphanumeric() || b == b'_') =>
+                {
+                    rest.trim_start()
+                }
+                _ => value,
+            };
+            let Some(rest) = value.strip_prefix('$') else {
+                return false;
+            };
+            let name = rest
+                .strip_prefix('{')
+                .and_then(|inner| inner.strip_suffix('}'))
+                .unwrap_or(rest);
+            !name.is_empty()
+                && !name.starts_with(|c: char| c.is_ascii_digit())
+                && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+        }
+        _ => false,
     }
 }
 
@@ -991,6 +1062,8 @@ fn shell_pipeline(
     };
     // What flows down the pipe, from the first command that prints a secret.
     let mut flowing: Option<Origin> = None;
+    // The index of the command that printed `flowing` when it printed nothing else.
+    let mut alone_from: Option<usize> = None;
     let mut downloading: Option<usize> = None;
     let mut decoding = false;
     let mut listening = false;
@@ -1072,6 +1145,7 @@ fn shell_pipeline(
                 }
             }
             if index + 1 < pipeline.len() {
+                alone_from = prints_only_a_secret(command).then_some(index);
                 flowing = Some(origin);
             }
         } else if let Some(redirect) = command
@@ -1098,7 +1172,23 @@ fn shell_pipeline(
             let leaked = if let (Some(origin), true) = (&flowing, reads_stdin)
                 && let Some((behaviour, message)) = leak(origin, &hosts_here)
             {
-                out.add(behaviour, at(command), message);
+                // The secret alone, straight down the pipe, is the request's whole content.
+                let alone = alone_from.is_some_and(|from| from + 1 == index);
+                if let (Behaviour::SecretSent, true, Origin::Secret(secret)) =
+                    (behaviour, alone, origin)
+                {
+                    out.add(
+                        Behaviour::SecretPayload,
+                        at(command),
+                        format!(
+                            "pipes the secret ${secret}, and nothing else, into `{name}`, which \
+                             sends it{}",
+                            to_hosts(&hosts_here)
+                        ),
+                    );
+                } else {
+                    out.add(behaviour, at(command), message);
+                }
                 true
             } else {
                 false
@@ -1205,6 +1295,32 @@ fn shell_pipeline(
         }
         if is_decoder(command) {
             decoding = true;
+        }
+        // What a decoder, a download or a listener produced, written to a hidden file in a
+        // temporary folder (`nc -l … | base64 -d > /tmp/.x`, `curl -o /tmp/.x …`).
+        let produced = if decoding {
+            Some("decoded")
+        } else if listening {
+            Some("received")
+        } else if downloading.is_some() || download_target(command).is_some() {
+            Some("downloaded")
+        } else {
+            None
+        };
+        if let Some(what) = produced
+            && let Some(target) = command
+                .redirects
+                .iter()
+                .filter(|r| matches!(r.op, ">" | ">>"))
+                .map(|r| r.target.text.clone())
+                .chain(download_target(command))
+                .find(|target| is_hidden_temp(target))
+        {
+            out.add(
+                Behaviour::HiddenDrop,
+                at(command),
+                format!("writes {what} data to the hidden file {target}"),
+            );
         }
         if index > 0 && runs_stdin(command) {
             if let Some(from) = downloading {

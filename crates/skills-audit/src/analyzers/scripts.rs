@@ -73,6 +73,14 @@ const SECRET_SENT: Rule = rule(
     "Sends a secret to a host not named like its service",
     "Check the host is the secret's own service; send tokens in an Authorization header.",
 );
+const SECRET_PAYLOAD: Rule = rule(
+    "SCRIPT_SECRET_PAYLOAD",
+    Severity::High,
+    Category::DataExfiltration,
+    "Sends a secret as the whole content of a request",
+    "Do not install this skill unless the host is the secret's own service: an API takes \
+     its key to authenticate a request, not as the thing the request sends.",
+);
 const SECRET_HARVEST: Rule = rule(
     "SCRIPT_SECRET_HARVEST",
     Severity::High,
@@ -204,6 +212,15 @@ const ENCODED_SEND: Rule = rule(
      hides it from the user and from logs.",
 );
 
+const HIDDEN_DROP: Rule = rule(
+    "SCRIPT_HIDDEN_DROP",
+    Severity::High,
+    Category::Obfuscation,
+    "Writes decoded or downloaded data to a hidden temporary file",
+    "Write files the skill needs under visible names in its own folder; a decoded or \
+     downloaded payload hidden in /tmp is how a stager waits for its next step.",
+);
+
 /// This analyzer's rules.
 pub(crate) const RULES: &[Rule] = &[
     CREDENTIAL_READ,
@@ -211,6 +228,7 @@ pub(crate) const RULES: &[Rule] = &[
     ENV_EXFIL,
     SECRET_EGRESS,
     SECRET_SENT,
+    SECRET_PAYLOAD,
     SECRET_HARVEST,
     NETWORK_EGRESS,
     DOWNLOAD_EXEC,
@@ -229,6 +247,7 @@ pub(crate) const RULES: &[Rule] = &[
     PRIVILEGE_ESCALATION,
     PERMISSIONS_WEAKENED,
     ENCODED_SEND,
+    HIDDEN_DROP,
 ];
 
 /// The rule of a kind of fact.
@@ -239,6 +258,7 @@ pub(super) fn rule_of(behaviour: Behaviour) -> &'static Rule {
         Behaviour::EnvExfil => &ENV_EXFIL,
         Behaviour::SecretEgress => &SECRET_EGRESS,
         Behaviour::SecretSent => &SECRET_SENT,
+        Behaviour::SecretPayload => &SECRET_PAYLOAD,
         Behaviour::SecretHarvest => &SECRET_HARVEST,
         Behaviour::NetworkEgress => &NETWORK_EGRESS,
         Behaviour::DownloadExec | Behaviour::InstallerPipe => &DOWNLOAD_EXEC,
@@ -257,6 +277,7 @@ pub(super) fn rule_of(behaviour: Behaviour) -> &'static Rule {
         Behaviour::PrivilegeEscalation => &PRIVILEGE_ESCALATION,
         Behaviour::PermissionsWeakened => &PERMISSIONS_WEAKENED,
         Behaviour::EncodedSend => &ENCODED_SEND,
+        Behaviour::HiddenDrop => &HIDDEN_DROP,
     }
 }
 
