@@ -55,8 +55,10 @@ pub fn all_rules() -> Vec<&'static Rule> {
 pub(crate) fn run(skill: &Skill, user_rules: Option<&RuleSet>, out: &mut Collector) {
     instructions::analyze(skill, out);
     hidden::analyze(skill, out);
-    scripts::analyze(skill, out);
-    manifest::analyze(skill, out);
+    // Each piece of code is examined once, for both analyzers that read it.
+    let examined = scripts::examine_units(skill);
+    scripts::analyze_examined(skill, &examined, out);
+    manifest::analyze_examined(skill, &examined, out);
     supply::analyze(skill, out);
     rules::analyze(skill, out);
     if let Some(user_rules) = user_rules {

@@ -186,7 +186,10 @@ pub(crate) fn store_entries(config: &SkillsConfig, fresh: Vec<Entry>) -> Result<
         return Ok(());
     }
     let mut entries: Vec<Entry> = FILE.load(config).unwrap_or_default();
-    entries.retain(|entry| !fresh.iter().any(|new| new.path == entry.path));
+    // A set, not a scan of `fresh` per entry: a catalog of 10,000 skills rewrites them all.
+    let replaced: std::collections::HashSet<&Path> =
+        fresh.iter().map(|entry| entry.path.as_path()).collect();
+    entries.retain(|entry| !replaced.contains(entry.path.as_path()));
     entries.extend(fresh);
     if entries.len() > MAX_ENTRIES {
         let excess = entries.len() - MAX_ENTRIES;

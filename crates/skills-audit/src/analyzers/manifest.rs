@@ -161,17 +161,21 @@ pub(crate) const RULES: &[Rule] = &[
 ];
 
 /// Adds this analyzer's findings about `skill` to `out`.
+#[cfg(test)]
 pub(crate) fn analyze(skill: &Skill, out: &mut Collector) {
-    // Bundled scripts only: Markdown blocks are the `scripts` analyzer's, and reading them
-    // twice would double the scan.
-    let examined: Vec<(&ScannedFile, Examined)> = scripts::scripts(skill)
-        .into_iter()
-        .map(|unit| {
-            (
-                unit.file,
-                scripts::examine_unit(unit.text, unit.lang, unit.source),
-            )
-        })
+    analyze_examined(skill, &scripts::examine_units(skill), out);
+}
+
+/// Adds this analyzer's findings about `skill`, whose code the `scripts` analyzer examined
+/// ([`scripts::examine_units`]: each bundled script examined once for both), to `out`.
+pub(super) fn analyze_examined(
+    skill: &Skill,
+    units: &[(scripts::Unit<'_>, Examined)],
+    out: &mut Collector,
+) {
+    // Bundled scripts only: Markdown blocks are the `scripts` analyzer's.
+    let examined: Vec<(&ScannedFile, &Examined)> = scripts::bundled(units)
+        .map(|(unit, examined)| (unit.file, examined))
         .collect();
     allowed_tools(skill, &examined, out);
     declared_tools(skill, &examined, out);
@@ -238,7 +242,7 @@ static COMMAND_WORDS: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// `allowed-tools` wider than what the skill uses.
-fn allowed_tools(skill: &Skill, examined: &[(&ScannedFile, Examined)], out: &mut Collector) {
+fn allowed_tools(skill: &Skill, examined: &[(&ScannedFile, &Examined)], out: &mut Collector) {
     let Some(frontmatter) = &skill.frontmatter else {
         return;
     };
@@ -311,7 +315,7 @@ fn allowed_tools(skill: &Skill, examined: &[(&ScannedFile, Examined)], out: &mut
 }
 
 /// Declared tools whose script does more than their description says.
-fn declared_tools(skill: &Skill, examined: &[(&ScannedFile, Examined)], out: &mut Collector) {
+fn declared_tools(skill: &Skill, examined: &[(&ScannedFile, &Examined)], out: &mut Collector) {
     let sidecar = sidecar::read(skill);
     let Some(sidecar_file) = sidecar::file(skill) else {
         return;
@@ -375,7 +379,7 @@ fn declared_tools(skill: &Skill, examined: &[(&ScannedFile, Examined)], out: &mu
 }
 
 /// Bundled scripts that use the network while nothing the user reads says so.
-fn undeclared_network(skill: &Skill, examined: &[(&ScannedFile, Examined)], out: &mut Collector) {
+fn undeclared_network(skill: &Skill, examined: &[(&ScannedFile, &Examined)], out: &mut Collector) {
     if !examined.iter().any(|(_, facts)| facts.network) || mentions(skill, &NETWORK_WORDS) {
         return;
     }
@@ -408,7 +412,7 @@ const EXECUTABLE_EXTENSIONS: &[&str] = &[
 ];
 
 /// Native executables and compiled code; high when something in the skill runs them.
-fn binaries(skill: &Skill, examined: &[(&ScannedFile, Examined)], out: &mut Collector) {
+fn binaries(skill: &Skill, examined: &[(&ScannedFile, &Examined)], out: &mut Collector) {
     const MAGIC: [&[u8]; 6] = [
         b"\x7fELF",
         b"\xfe\xed\xfa\xce",

@@ -438,19 +438,49 @@ pub(super) fn examine_unit(text: &str, lang: Lang, source: Source) -> Examined {
     examine::examine(text, lang)
 }
 
+/// Every piece of code in `skill` ([`units`]: its scripts first) with what it does: examined
+/// once per scan, for this analyzer and the `manifest` one ([`bundled`]).
+pub(super) fn examine_units(skill: &Skill) -> Vec<(Unit<'_>, Examined)> {
+    units(skill)
+        .into_iter()
+        .map(|unit| {
+            let examined = examine_unit(unit.text, unit.lang, unit.source);
+            (unit, examined)
+        })
+        .collect()
+}
+
+/// The bundled scripts of [`examine_units`]' list, with what each does.
+pub(super) fn bundled<'s, 'a>(
+    examined: &'s [(Unit<'a>, Examined)],
+) -> impl Iterator<Item = &'s (Unit<'a>, Examined)> {
+    examined
+        .iter()
+        .filter(|(unit, _)| unit.source == Source::Script)
+}
+
 /// Adds this analyzer's findings about `skill` to `out`.
+#[cfg(test)]
 pub(crate) fn analyze(skill: &Skill, out: &mut Collector) {
+    analyze_examined(skill, &examine_units(skill), out);
+}
+
+/// Adds this analyzer's findings about `skill`, whose code [`examine_units`] examined, to
+/// `out`.
+pub(super) fn analyze_examined(skill: &Skill, units: &[(Unit<'_>, Examined)], out: &mut Collector) {
     // One network finding per file, naming every host it talks to.
     let mut egress: Vec<(&ScannedFile, usize, usize, Source, Vec<String>)> = Vec::new();
-    for Unit {
-        file,
-        text,
-        offset: start,
-        lang,
-        source,
-    } in units(skill)
+    for (
+        Unit {
+            file,
+            offset: start,
+            source,
+            ..
+        },
+        examined,
+    ) in units
     {
-        let examined = examine_unit(text, lang, source);
+        let (file, start, source) = (*file, *start, *source);
         for fact in &examined.facts {
             let offset = start + fact.offset;
             if fact.behaviour == Behaviour::NetworkEgress {

@@ -156,8 +156,18 @@ pub(super) fn likeness_of(
 /// Whether `a` and `b` are one insertion, deletion, substitution or swap of neighbouring
 /// characters apart.
 fn one_edit(a: &str, b: &str) -> bool {
+    // A request compares every name with every other: ASCII names (nearly all) are compared
+    // in place, byte for byte, which is character for character for them.
+    if a.is_ascii() && b.is_ascii() {
+        return one_edit_in(a.as_bytes(), b.as_bytes());
+    }
     let a: Vec<char> = a.chars().collect();
     let b: Vec<char> = b.chars().collect();
+    one_edit_in(&a, &b)
+}
+
+/// [`one_edit`] over the characters of two names.
+fn one_edit_in<T: PartialEq>(a: &[T], b: &[T]) -> bool {
     let (short, long) = if a.len() <= b.len() {
         (&a, &b)
     } else {
