@@ -4,20 +4,22 @@
 //! Every form ends here: a single file, a pack, the agent-skills index (v0.2, classified by its
 //! `$schema`, or the older form without one), vercel's `/.well-known/skills/` index, a site
 //! whose indexes are looked for, a GitHub tarball, an archive URL, a local folder or archive.
-//! Archives of every kind go through the one extractor ([`crate::archive`]).
+//! Archives of every kind go through the one extractor ([`skills_net::archive`]) and the skill finder ([`crate::finder`]).
 
 use std::collections::BTreeMap;
 use std::path::Path;
 
 use serde::Deserialize;
+use skills_net::archive::{self, Format, Limits};
+use skills_net::client::{Client, FetchError, InstallProgress};
+use skills_net::digest::{check_digest, hex_digest};
+use skills_net::policy;
 use skills_types::files::{SKILL_MD, match_definition};
 use skills_types::limits::{MAX_SKILL_MD_BYTES, PackageLimits};
 use url::Url;
 
-use crate::archive::{self, Format, Limits};
-use crate::client::{Client, FetchError, InstallProgress};
+use crate::finder::{self, Search};
 use crate::github::Repository;
-use crate::policy;
 use crate::source::{PACK_INDEX, Source, VERCEL_INDEX, WELL_KNOWN_INDEX};
 
 // One table for the format, shared with `publish` (the writing side).
@@ -26,8 +28,8 @@ pub use skills_types::publish::{SCHEMA_V0_2, VERSIONS_FILE};
 /// Largest index (pack or well-known) accepted.
 const MAX_INDEX_BYTES: u64 = skills_types::limits::MIB;
 
-// Below both this module and the extractor; named here too, where every caller looks.
-pub use crate::download::{Download, hex_digest};
+// Below both this module and the skill finder; named here too, where every caller looks.
+pub use crate::download::Download;
 
 /// Why a download is not acceptable.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -136,7 +138,7 @@ impl Fetched {
     }
 
     /// The skills a tree search found: the installable ones offered, the others refused.
-    fn offer_tree(&mut self, search: archive::Search, digest: Option<&str>) {
+    fn offer_tree(&mut self, search: Search, digest: Option<&str>) {
         for found in search.found {
             match found.refusal {
                 None => self.offers.push(Offer {
@@ -383,7 +385,7 @@ async fn repository(
         .map(|(_, sha)| sha)
         .filter(|sha| (7..=40).contains(&sha.len()) && sha.bytes().all(|b| b.is_ascii_hexdigit()))
         .map(str::to_owned);
-    let search = archive::skills_found(files, repository.path.as_deref(), tarball)
+    let search = finder::skills_found(files, repository.path.as_deref(), tarball)
         .map_err(|reason| Problem::Invalid(format!("{}: {reason}", repository.display())))?;
     let mut fetched = Fetched::new("github", tarball);
     fetched.reference = repository.reference.clone();
@@ -401,7 +403,7 @@ async fn archive_url(client: &Client, url: &Url) -> Result<Fetched, Problem> {
         .or_else(|| Format::of_name(url.path()))
         .ok_or_else(|| Problem::Invalid("the download is neither a .tar.gz nor a .zip".into()))?;
     let files = archive::extract_tree(&bytes, format, &limits).map_err(Problem::Invalid)?;
-    let search = archive::skills_found(files, None, url).map_err(Problem::Invalid)?;
+    let search = finder::skills_found(files, None, url).map_err(Problem::Invalid)?;
     let mut fetched = Fetched::new("archive", url);
     let digest = format!("sha256:{}", hex_digest(&bytes));
     fetched.offer_tree(search, Some(&digest));
@@ -421,9 +423,9 @@ async fn local(path: &Path) -> Result<Fetched, Problem> {
         Problem::Invalid(format!("'{}' cannot be named as a URL", absolute.display()))
     })?;
     let found = if absolute.is_dir() {
-        archive::skills_found_in_folder(files, None, &url)
+        finder::skills_found_in_folder(files, None, &url)
     } else {
-        archive::skills_found(files, None, &url)
+        finder::skills_found(files, None, &url)
     };
     let search =
         found.map_err(|reason| Problem::Invalid(format!("'{}': {reason}", path.display())))?;
@@ -437,7 +439,7 @@ async fn local(path: &Path) -> Result<Fetched, Problem> {
 
 /// Links, special files and files over the limit are kept aside by the reader, never opened
 /// or read past the limit; one inside a skill found refuses that skill (see
-/// [`archive::skills_found`]).
+/// [`finder::skills_found`]).
 fn local_files(path: &Path) -> Result<archive::Tree, Problem> {
     crate::local::read_tree(path, &archive_limits()).map_err(Problem::Invalid)
 }
@@ -503,7 +505,7 @@ async fn pack(
         files: index.skills.iter().map(|entry| entry.files.len()).sum(),
     });
     for entry in index.skills {
-        skills_ops::path::check_relative(&entry.name)
+        skills_types::path::check_relative(&entry.name)
             .ok()
             .filter(|components| components.len() == 1)
             .ok_or_else(|| {
@@ -605,7 +607,7 @@ fn check_paths(name: &str, files: &[String], limits: &PackageLimits) -> Result<(
     }
     let mut folded = std::collections::BTreeSet::new();
     for file in files {
-        skills_ops::path::check_relative(file).map_err(|refusal| {
+        skills_types::path::check_relative(file).map_err(|refusal| {
             Problem::Invalid(format!(
                 "'{name}' lists '{}': {refusal}",
                 file.escape_debug()
@@ -831,7 +833,7 @@ async fn entries_of(
         if entry.kind == "archive" {
             let limits = archive_limits();
             let bytes = get(client, &url, limits.total).await?;
-            archive::check_digest(&bytes, &digest)
+            check_digest(&bytes, &digest)
                 .map_err(|reason| Problem::Invalid(format!("'{}': {reason}", entry.name)))?;
             let format = Format::sniff(&bytes)
                 .or_else(|| Format::of_name(url.path()))
@@ -843,7 +845,7 @@ async fn entries_of(
                 })?;
             let files = archive::extract_tree(&bytes, format, &limits)
                 .map_err(|reason| Problem::Invalid(format!("'{}': {reason}", entry.name)))?;
-            let mut downloads = archive::skills_in(files, None, &url)
+            let mut downloads = finder::skills_in(files, None, &url)
                 .map_err(|reason| Problem::Invalid(format!("'{}': {reason}", entry.name)))?;
             if downloads.len() != 1 {
                 return Err(Problem::Invalid(format!(

@@ -16,7 +16,7 @@
 //!
 //! A path the user names (in the shorthand, a `tree/` or a `blob/` page) may pass through
 //! hidden folders, as OpenAI's instructions do (`openai/skills/skills/.curated/<skill>`); it is
-//! checked with every other rule of the relative-path check ([`skills_ops::path::check_named`]).
+//! checked with every other rule of the relative-path check ([`skills_types::path::check_named`]).
 
 use url::Url;
 
@@ -143,7 +143,7 @@ impl Bases {
                 let path = path.join("/");
                 // A path the user names may pass through hidden folders
                 // (`skills/.curated/...`); every other rule holds.
-                skills_ops::path::check_named(&path)
+                skills_types::path::check_named(&path)
                     .map_err(|refusal| format!("the file '{path}': {refusal}"))?;
                 // A file page is one skill's definition; any other file is not a skill.
                 if !path.to_ascii_lowercase().ends_with(".md") {
@@ -162,7 +162,7 @@ impl Bases {
             _ => Err(format!(
                 "this GitHub page is neither a repository, a folder (tree/<ref>/<path>) nor a \
                  file (blob/<ref>/<path>): {}",
-                crate::policy::redact(url)
+                skills_net::policy::redact(url)
             )),
         }
     }
@@ -225,7 +225,7 @@ impl Repository {
             Some(path) => {
                 // Hidden folders are places skills are kept (`skills/.curated/<skill>` in
                 // OpenAI's catalog); every other rule of the path check holds.
-                let components = skills_ops::path::check_named(path)
+                let components = skills_types::path::check_named(path)
                     .map_err(|refusal| format!("the path '{}': {refusal}", path.escape_debug()))?;
                 // Nothing below `.git` or `node_modules` is ever taken from a tarball: said
                 // before the download rather than after it.

@@ -14,7 +14,7 @@
 //! from here.
 //!
 //! Every path a manifest gives is a relative path checked like one a person names
-//! ([`skills_ops::path::check_named`]): a manifest cannot point outside the source. A manifest
+//! ([`skills_types::path::check_named`]): a manifest cannot point outside the source. A manifest
 //! that cannot be read is a warning, never a refusal: the skills are found without it, as in a
 //! repository that has none. Nothing here does I/O; the files come from the tree already read.
 
@@ -320,11 +320,11 @@ fn elsewhere(name: &str, source: &serde_json::Map<String, Value>) -> String {
 /// A manifest's relative path (`"./plugins/x"`, `"plugins/x/"`, `"./"`) as a checked path
 /// below the source's root (`""` for the root).
 fn relative(text: &str) -> Result<String, String> {
-    let trimmed = skills_ops::path::strip_current_dir_prefix(text.trim()).trim_end_matches('/');
+    let trimmed = skills_types::path::strip_current_dir_prefix(text.trim()).trim_end_matches('/');
     if matches!(trimmed, "" | "." | "./") {
         return Ok(String::new());
     }
-    skills_ops::path::check_named(trimmed)
+    skills_types::path::check_named(trimmed)
         .map(|components| components.join("/"))
         .map_err(|refusal| format!("'{}' is refused: {refusal}", text.escape_debug()))
 }

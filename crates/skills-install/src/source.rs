@@ -63,7 +63,10 @@ impl Source {
         match self {
             Self::Github(github) => github.0.display(),
             Self::Local(path) => path.display().to_string(),
-            other => other.url().map(crate::policy::redact).unwrap_or_default(),
+            other => other
+                .url()
+                .map(skills_net::policy::redact)
+                .unwrap_or_default(),
         }
     }
 

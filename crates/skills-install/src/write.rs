@@ -17,7 +17,9 @@ use skills_types::limits::MAX_NAME_CHARS;
 use skills_types::registry::Coordinates;
 use skills_types::{DiagnosticCode, Error, SkillScope, SkillsConfig};
 
-use crate::fetch::{Download, hex_digest};
+use skills_net::digest::hex_digest;
+
+use crate::download::Download;
 
 /// Where a skill is installed.
 #[derive(Clone, Debug, PartialEq, Eq)]

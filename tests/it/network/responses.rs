@@ -5,7 +5,7 @@
 use std::time::{Duration, Instant};
 
 use skills::install::InstallRequest;
-use skills_install::client::FetchError;
+use skills_net::client::FetchError;
 use skills_tests::http::{Reply, Server};
 
 use super::{Home, Net, fetch, isolated, loopback_policy, targets};
