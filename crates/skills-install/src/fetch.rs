@@ -23,17 +23,17 @@ use crate::github::Repository;
 use crate::source::{PACK_INDEX, Source, VERCEL_INDEX, WELL_KNOWN_INDEX};
 
 // One table for the format, shared with `publish` (the writing side).
-pub use skills_types::publish::{SCHEMA_V0_2, VERSIONS_FILE};
+pub(crate) use skills_types::publish::{SCHEMA_V0_2, VERSIONS_FILE};
 
 /// Largest index (pack or well-known) accepted.
 const MAX_INDEX_BYTES: u64 = skills_types::limits::MIB;
 
 // Below both this module and the skill finder; named here too, where every caller looks.
-pub use crate::download::Download;
+pub(crate) use crate::download::Download;
 
 /// Why a download is not acceptable.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Problem {
+pub(crate) enum Problem {
     /// A request failed (boxed: a URL and a fetch error are large next to a message).
     Fetch(Box<(Url, FetchError)>),
     /// The content is not acceptable.
@@ -48,25 +48,25 @@ impl From<(Url, FetchError)> for Problem {
 
 /// One skill a source offers, downloaded.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Offer {
+pub(crate) struct Offer {
     /// Its files.
-    pub download: Download,
+    pub(crate) download: Download,
     /// The digest the source gave for it (an index entry's), or of the archive it came in.
-    pub digest: Option<String>,
+    pub(crate) digest: Option<String>,
     /// Its folder in a repository, archive or local folder (`skills/.curated/pdf`), for
     /// messages.
-    pub folder: Option<String>,
+    pub(crate) folder: Option<String>,
     /// The plugins of the source's manifests that hold it, in their order.
-    pub plugins: Vec<String>,
+    pub(crate) plugins: Vec<String>,
     /// The source brought its `SKILL.md` alone (a single-file URL, a GitHub file page, a
     /// well-known `skill-md` entry, a folder's `SKILL.md`), not every file of the skill: the
     /// one case in which mentioned bundled files may be missing ([`crate::mentions`]).
-    pub definition_only: bool,
+    pub(crate) definition_only: bool,
 }
 
 impl Offer {
     /// A whole skill as the source gives it, outside any plugin.
-    pub fn whole(download: Download, digest: Option<String>) -> Self {
+    pub(crate) fn whole(download: Download, digest: Option<String>) -> Self {
         Self {
             download,
             digest,
@@ -81,39 +81,39 @@ impl Offer {
 /// entries is withheld (a link, a device, a file over the per-file limit). Only it is refused;
 /// the installer says why when it would have installed it.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Refused {
+pub(crate) struct Refused {
     /// Its files, the withheld ones left out (never written; read for its name).
-    pub download: Download,
+    pub(crate) download: Download,
     /// Its folder in the source (`skills/big`).
-    pub folder: String,
+    pub(crate) folder: String,
     /// The plugins that hold it.
-    pub plugins: Vec<String>,
+    pub(crate) plugins: Vec<String>,
     /// Why, naming the entry.
-    pub reason: String,
+    pub(crate) reason: String,
 }
 
 /// What downloading a source gave.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Fetched {
+pub(crate) struct Fetched {
     /// The skills, in the source's order.
-    pub offers: Vec<Offer>,
+    pub(crate) offers: Vec<Offer>,
     /// Entries skipped, and other things worth saying.
-    pub warnings: Vec<String>,
+    pub(crate) warnings: Vec<String>,
     /// The kind the source turned out to be (a site is the index found on it).
-    pub kind: &'static str,
+    pub(crate) kind: &'static str,
     /// The URL that answered: the index found on a site, the tarball of a repository.
-    pub resolved: Option<Url>,
+    pub(crate) resolved: Option<Url>,
     /// The ref asked for (GitHub) or the snapshot version (an agent-skills index).
-    pub reference: Option<String>,
+    pub(crate) reference: Option<String>,
     /// The commit a GitHub tarball holds (from its `owner-repo-<sha>/` top folder).
-    pub commit: Option<String>,
+    pub(crate) commit: Option<String>,
     /// Every entry name an index lists, the ones not fetched included (for the message that
     /// says what a source offers when `--skill` names something else).
-    pub listed: Vec<String>,
+    pub(crate) listed: Vec<String>,
     /// The skills of a tree that cannot be installed, each with why.
-    pub refused: Vec<Refused>,
+    pub(crate) refused: Vec<Refused>,
     /// Every plugin the source's manifests declare, in their order.
-    pub plugins: Vec<String>,
+    pub(crate) plugins: Vec<String>,
 }
 
 impl Fetched {
@@ -161,11 +161,11 @@ impl Fetched {
 
 /// What the caller wants of a multi-skill source.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct Want<'a> {
+pub(crate) struct Want<'a> {
     /// Only these entries of an index (all when empty); the installer checks the rest.
-    pub skills: &'a [String],
+    pub(crate) skills: &'a [String],
     /// A snapshot of an agent-skills index (`versions.json`).
-    pub version: Option<&'a str>,
+    pub(crate) version: Option<&'a str>,
 }
 
 impl Want<'_> {
@@ -175,7 +175,7 @@ impl Want<'_> {
 }
 
 /// Downloads every skill of `source` (the ones `want` names, for an index).
-pub async fn download(
+pub(crate) async fn download(
     client: &Client,
     source: &Source,
     limits: &PackageLimits,
@@ -348,7 +348,7 @@ fn indexes_at(base: &Url, path: &str) -> Vec<(Url, &'static str)> {
 }
 
 /// The places `site` looks, in order, with the kind each one is.
-pub fn site_candidates(url: &Url) -> Result<Vec<(Url, &'static str)>, Problem> {
+pub(crate) fn site_candidates(url: &Url) -> Result<Vec<(Url, &'static str)>, Problem> {
     let (base, path) = base_of(url);
     let mut candidates = indexes_at(&base, &path);
     if !path.is_empty() {
@@ -359,7 +359,7 @@ pub fn site_candidates(url: &Url) -> Result<Vec<(Url, &'static str)>, Problem> {
 }
 
 /// The places a download base's folder is looked at, in order, with the kind each one is.
-pub fn folder_candidates(url: &Url) -> Result<Vec<(Url, &'static str)>, Problem> {
+pub(crate) fn folder_candidates(url: &Url) -> Result<Vec<(Url, &'static str)>, Problem> {
     let (base, path) = base_of(url);
     let mut candidates = indexes_at(&base, &path);
     candidates.push((at(&base, &path, &format!("/{SKILL_MD}")), "skill-md"));

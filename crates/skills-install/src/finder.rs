@@ -3,9 +3,10 @@
 //! Trees come from the one extractor (`skills_net::archive`) or the local-folder reader
 //! (`local.rs`), already checked entry by entry; here they become one [`Download`] per skill.
 //! A single wrapping folder (GitHub's `owner-repo-sha/`) is unwrapped, plugin manifests are
-//! read ([`crate::plugin`]), and every entry the extractor kept aside ([`Withheld`](skills_net::archive::Withheld): a link,
-//! a device, a file over the per-file limit) refuses only the skill it lies in, so one bad
-//! entry in one skill of a repository never blocks installing (or listing) the others.
+//! read (`plugin.rs`), and every entry the extractor kept aside
+//! ([`Withheld`](skills_net::archive::Withheld): a link, a device, a file over the per-file
+//! limit) refuses only the skill it lies in, so one bad entry in one skill of a repository
+//! never blocks installing (or listing) the others.
 
 #[cfg(test)]
 mod tests;
@@ -59,7 +60,7 @@ pub struct Found {
     /// limit): installing it is refused with this message. Other skills of the tree are not
     /// affected, so a caller refuses only the skills it would install that have a refusal.
     pub refusal: Option<String>,
-    /// The plugins of the tree's manifests that hold it ([`crate::plugin`]), in their order.
+    /// The plugins of the tree's manifests that hold it (`plugin.rs`), in their order.
     pub plugins: Vec<String>,
 }
 
@@ -78,7 +79,7 @@ pub struct Search {
 /// The skills of a tree, each with its own refusal instead of one refusal for the whole tree.
 ///
 /// When every entry sits under one top folder (GitHub's `owner-repo-sha/`), that folder is
-/// unwrapped; plugin manifests are read from the root ([`crate::plugin`]); then only what is
+/// unwrapped; plugin manifests are read from the root (`plugin.rs`); then only what is
 /// below `under` (a path the user named, checked, hidden folders allowed) is considered; then
 /// every folder holding a `SKILL.md` at its top, and not inside another such folder, yields
 /// one download of the files below it, as the peers find skills: hidden folders on the way are

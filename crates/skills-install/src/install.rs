@@ -96,7 +96,7 @@ fn with_reading(error: Error, note: &str) -> Error {
 /// bases), or a URL checked by the policy and classified. For text recorded or resolved by the
 /// program (an install record, a registry entry): what a person types goes through
 /// `resolve_typed`, which also reads an existing path as local.
-pub fn resolve(config: &SkillsConfig, text: &str, policy: &Policy) -> Result<Source, Error> {
+pub(crate) fn resolve(config: &SkillsConfig, text: &str, policy: &Policy) -> Result<Source, Error> {
     resolve_with_note(config, text, policy, false).map(|(source, _)| source)
 }
 

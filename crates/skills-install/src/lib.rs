@@ -9,23 +9,27 @@
 //! symlinks copied into installs; path traversal in pack entries; silent overwrites;
 //! half-written installs.
 
-pub mod download;
-pub mod fetch;
+// Public: what the facade (`install`, `publish`, `registry`, `remote`, `restore`, `update`),
+// the integration tests (`registry`) and the fuzz targets (`finder`, and the `Download` it
+// yields) call. Everything else is the installer's own.
+mod download;
+mod fetch;
 pub mod finder;
-pub mod github;
-pub mod install;
-pub mod local;
-pub mod mentions;
+mod github;
+mod install;
+mod local;
+mod mentions;
 mod namespace;
-pub mod plugin;
+mod plugin;
 pub mod publish;
 pub mod registry;
 pub mod remote;
 pub mod restore;
-pub mod source;
+mod source;
 pub mod update;
-pub mod write;
+mod write;
 
+pub use download::Download;
 pub use install::install;
 pub use publish::publish;
 pub use restore::restore;

@@ -37,8 +37,9 @@ use skills_net::archive::{self, Format, Limits, Names, Tree, Withheld};
 /// bytes)`, sorted by path, without anything below a hidden folder. A symlink, a special file,
 /// a file with several hard links or a file over the limit anywhere else below refuses the
 /// whole read; [`read_tree`] with [`finder::skills_found`] refuses one only for the skill it
-/// lies in.
-pub fn read(path: &Path, limits: &Limits) -> Result<Vec<(String, Vec<u8>)>, String> {
+/// lies in. The installer itself always reads the tree form; this strict form is the tests'.
+#[cfg(test)]
+pub(crate) fn read(path: &Path, limits: &Limits) -> Result<Vec<(String, Vec<u8>)>, String> {
     let shown = path.display();
     read_tree(path, limits)?
         .into_files()
@@ -47,7 +48,7 @@ pub fn read(path: &Path, limits: &Limits) -> Result<Vec<(String, Vec<u8>)>, Stri
 
 /// Reads the folder (or archive) at `path`, keeping what is not a regular file as
 /// [`archive::Withheld`]s, never opened or followed.
-pub fn read_tree(path: &Path, limits: &Limits) -> Result<Tree, String> {
+pub(crate) fn read_tree(path: &Path, limits: &Limits) -> Result<Tree, String> {
     let shown = path.display();
     let metadata =
         std::fs::metadata(path).map_err(|error| format!("'{shown}' cannot be read: {error}"))?;
