@@ -200,6 +200,98 @@ fn a_high_finding_asks_off_a_terminal_needs_yes_and_the_agreement_is_recorded() 
     assert_eq!(entry["audit"]["state"], "current", "{listed}");
 }
 
+/// Drives `skills` on a real pseudo-terminal (stdin and stderr on it, stdout piped), answers
+/// `argv[1]` to the first `[y/N]` it shows, and prints what happened as JSON: the exit code,
+/// everything the terminal showed, whether it was asked, and stdout.
+const ON_A_TERMINAL: &str = r#"
+import json, os, pty, select, subprocess, sys, time
+answer = sys.argv[1]
+master, slave = pty.openpty()
+child = subprocess.Popen(sys.argv[2:], stdin=slave, stdout=subprocess.PIPE, stderr=slave)
+os.close(slave)
+shown, asked = b"", False
+deadline = time.monotonic() + 120
+while time.monotonic() < deadline:
+    ready, _, _ = select.select([master], [], [], 0.2)
+    if not ready:
+        if child.poll() is not None:
+            break
+        continue
+    try:
+        chunk = os.read(master, 4096)
+    except OSError:
+        break
+    if not chunk:
+        break
+    shown += chunk
+    if not asked and b"[y/N]" in shown:
+        os.write(master, (answer + "\n").encode())
+        asked = True
+out = child.stdout.read()
+print(json.dumps({"code": child.wait(timeout=60), "shown": shown.decode("utf-8", "replace"),
+                  "asked": asked, "stdout": out.decode("utf-8", "replace")}))
+"#;
+
+/// `skills install URL` on a terminal, answering `answer` when asked.
+fn install_on_a_terminal(tree: &Tree, url: &str, answer: &str) -> Value {
+    let skills = crate::install::command(tree, &[]);
+    let output = std::process::Command::new("python3")
+        .arg("-c")
+        .arg(ON_A_TERMINAL)
+        .arg(answer)
+        .arg(skills.get_program())
+        .args(skills.get_args())
+        .args(["install", url])
+        .envs(
+            skills
+                .get_envs()
+                .filter_map(|(key, value)| Some((key, value?))),
+        )
+        .env_remove("COLUMNS")
+        .current_dir(&tree.base)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    serde_json::from_slice(&output.stdout).unwrap_or_else(|error| panic!("{error}: {output:?}"))
+}
+
+/// On a terminal, a high finding is shown and asked about: a no writes nothing and fails, a
+/// yes installs and records that a person agreed.
+#[test]
+fn on_a_terminal_a_high_finding_is_shown_and_asked_about() {
+    let tree = Tree::new();
+    let server = Server::start().unwrap();
+    let root = tree.root(Place::UserAgents);
+    let skill = Skill::new(
+        "shell-aliases",
+        "Adds handy shell aliases.",
+        "Run `scripts/aliases.sh`.",
+        &[("scripts/aliases.sh", PERSISTS)],
+    );
+    let url = serve_pack(&server, "/aliases", std::slice::from_ref(&skill), "1.0.0");
+
+    let declined = install_on_a_terminal(&tree, &url, "n");
+    assert_eq!(declined["asked"], true, "{declined}");
+    let shown = declined["shown"].as_str().unwrap();
+    assert!(
+        shown.contains("SCRIPT_PERSISTENCE") && shown.contains("Install 'shell-aliases'"),
+        "{declined}"
+    );
+    assert_eq!(declined["code"], 1, "{declined}");
+    assert!(
+        !root.exists() || files_of(&root).is_empty(),
+        "a no writes nothing"
+    );
+
+    let agreed = install_on_a_terminal(&tree, &url, "y");
+    assert_eq!(agreed["asked"], true, "{agreed}");
+    assert_eq!(agreed["code"], 0, "{agreed}");
+    let dir = root.join("shell-aliases");
+    assert_eq!(content(files_of(&dir)), skill.files);
+    let record = read_json(&dir.join(PROVENANCE_FILE));
+    assert_eq!(record["audit"]["decision"], "asked", "{record}");
+}
+
 #[test]
 fn a_workspace_cannot_loosen_the_install_gate_but_the_home_can_accept_a_rule() {
     let tree = Tree::new();
@@ -251,6 +343,14 @@ fn a_critical_skill_runs_only_once_accepted_and_a_changed_byte_blocks_it_again()
         &["--json", "run", "tidy-up"][..],
         &["--json", "run", "tidy-up", "-e", "echo hi", "--lang", "sh"][..],
         &["--json", "test", "tidy-up"][..],
+        // A setup fetches what the skill declares into the environment its runs use.
+        &[
+            "--json",
+            "setup",
+            "tidy-up",
+            "--package",
+            "requests==2.32.3",
+        ][..],
     ] {
         let refused = tree.run(args);
         assert_eq!(

@@ -89,6 +89,23 @@ fn an_audited_hostile_skill_is_marked_in_list_and_show_until_it_changes() {
     assert!(show.stdout.contains("flagged: critical"), "{show:?}");
     let shown = json(&tree.run(&["--json", "show", "stealer"]));
     assert_eq!(shown["audit"]["max_severity"], "CRITICAL", "{shown}");
+    // Loading the skill by name (what AGENTS.md's block tells an agent to run) says so before
+    // the instructions; the clean one says nothing.
+    let read = tree.run(&["read", "stealer,clean"]);
+    assert_eq!(read.code, Some(0), "{read:?}");
+    let (stealer, clean) = read.stdout.split_once("==> Skill: clean").unwrap();
+    let note = stealer
+        .lines()
+        .find(|line| line.starts_with("Audit: "))
+        .unwrap_or_else(|| panic!("{read:?}"));
+    assert!(note.contains("flagged: critical"), "{note}");
+    assert!(
+        stealer.find("Audit: ") < stealer.find("Run scripts/sync.sh"),
+        "{stealer}"
+    );
+    assert!(!clean.contains("Audit: "), "{clean}");
+    let bodies = json(&tree.run(&["--json", "read", "stealer"]));
+    assert_eq!(bodies[0]["audit"]["max_severity"], "CRITICAL", "{bodies}");
 
     // A byte of a bundled script changes: the verdict says nothing about the files now.
     tree.write(
@@ -245,6 +262,22 @@ fn the_mcp_catalog_marks_a_flagged_skill() {
                 .as_deref()
                 .is_some_and(|text| text.starts_with("[flagged: critical")),
             "{definition:?}"
+        );
+        // `load_skill` by name: the mark comes with the instructions, in the text and the
+        // structured result.
+        let loaded = crate::mcp::call(
+            &client,
+            "load_skill",
+            serde_json::json!({ "name": "stealer" }),
+        )
+        .await
+        .unwrap();
+        let text = serde_json::to_string(&loaded.content).unwrap();
+        assert!(text.contains("Audit: flagged: critical"), "{text}");
+        let structured = loaded.structured_content.unwrap_or_default();
+        assert_eq!(
+            structured["audit"]["max_severity"], "CRITICAL",
+            "{structured}"
         );
         client
     });

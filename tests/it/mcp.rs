@@ -168,7 +168,7 @@ fn arguments(value: Value) -> JsonObject {
     }
 }
 
-async fn call<H: ClientHandler>(
+pub(crate) async fn call<H: ClientHandler>(
     client: &RunningService<RoleClient, H>,
     name: &str,
     args: Value,

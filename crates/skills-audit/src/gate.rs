@@ -73,11 +73,13 @@ impl Reviewer {
     /// `skills audit --accept NAME`). Findings that would only ask pass: a run asks through
     /// its own permissions. Nothing in the configuration turns this off, `sandbox = "off"`
     /// included.
-    pub fn check_run(&self, skill: &str, folder: &Path) -> Result<Report, Error> {
+    ///
+    /// `action` names what was refused, as a sentence's subject: "running", "setting up".
+    pub fn check_run(&self, action: &str, skill: &str, folder: &Path) -> Result<Report, Error> {
         let report = self.dir(folder)?;
         match self.gate(&report) {
             Gate::Refuse(findings) => Err(Error::AuditRefused {
-                action: "running".to_owned(),
+                action: action.to_owned(),
                 skill: skills_types::sanitize::line(skill).into_owned(),
                 findings: lines(&findings),
                 advice: format!(
@@ -173,7 +175,7 @@ mod tests {
             std::fs::write(path, bytes).unwrap_or_else(|e| panic!("{e}"));
         }
         let error = reviewer(AuditConfig::default())
-            .check_run("tidy", dir.path())
+            .check_run("running", "tidy", dir.path())
             .expect_err("refused");
         assert_eq!(error.kind(), "audit_refused");
         assert!(

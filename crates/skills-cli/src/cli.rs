@@ -645,15 +645,18 @@ pub(crate) struct UpdateArgs {
     #[arg(value_name = "NAME", conflicts_with = "remote")]
     pub(crate) names: Vec<String>,
     /// Fetch the remote packs `urls` lists in skills.toml (listed in the remote scope) instead
-    /// of updating installed skills.
-    #[arg(long, conflicts_with = "force")]
+    /// of updating installed skills. Each pack is audited before it is stored: one the audit
+    /// refuses or asks about keeps its last good copy unless `--force` or `--yes` is given.
+    #[arg(long)]
     pub(crate) remote: bool,
     /// Overwrite skills changed locally since they were installed; also writes new files
-    /// the audit refuses (a critical finding), its findings still printed and recorded.
+    /// (or stores a remote pack) the audit refuses (a critical finding), its findings still
+    /// printed and recorded.
     #[arg(long)]
     pub(crate) force: bool,
-    /// Agree to the audit's high findings in the new files without being asked.
-    #[arg(short = 'y', long, conflicts_with = "remote")]
+    /// Agree to the audit's high findings in the new files (or a remote pack) without being
+    /// asked.
+    #[arg(short = 'y', long)]
     pub(crate) yes: bool,
     /// Give up on a source after this many seconds (1 to 600).
     #[arg(long, value_name = "SECONDS", default_value_t = skills::types::limits::DEFAULT_INSTALL_TIMEOUT_SECS)]

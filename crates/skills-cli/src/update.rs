@@ -173,6 +173,7 @@ pub(crate) fn update(global: &Global, args: &UpdateArgs) -> Exit {
 fn remote(global: &Global, skills: &skills::Skills, args: &UpdateArgs) -> Exit {
     let mut request = skills::remote::Refresh::all();
     request.timeout_secs = Some(args.timeout);
+    request.audit = crate::install::consent(args.force, args.yes);
     let runtime = match runtime() {
         Ok(runtime) => runtime,
         Err(message) => return output::usage(global, &message),

@@ -15,6 +15,7 @@ use skills_net::client::{Client, FetchError, InstallProgress};
 use skills_net::digest::{check_digest, hex_digest};
 use skills_net::policy;
 use skills_types::files::{SKILL_MD, match_definition};
+use skills_types::install::SourceKind;
 use skills_types::limits::{MAX_SKILL_MD_BYTES, PackageLimits};
 use url::Url;
 
@@ -100,7 +101,7 @@ pub(crate) struct Fetched {
     /// Entries skipped, and other things worth saying.
     pub(crate) warnings: Vec<String>,
     /// The kind the source turned out to be (a site is the index found on it).
-    pub(crate) kind: &'static str,
+    pub(crate) kind: SourceKind,
     /// The URL that answered: the index found on a site, the tarball of a repository.
     pub(crate) resolved: Option<Url>,
     /// The ref asked for (GitHub) or the snapshot version (an agent-skills index).
@@ -117,7 +118,7 @@ pub(crate) struct Fetched {
 }
 
 impl Fetched {
-    fn new(kind: &'static str, resolved: &Url) -> Self {
+    fn new(kind: SourceKind, resolved: &Url) -> Self {
         Self {
             kind,
             resolved: Some(resolved.clone()),
@@ -196,7 +197,7 @@ pub(crate) async fn download(
     match source {
         Source::SkillFile(url) => {
             let bytes = get(client, url, MAX_SKILL_MD_BYTES).await?;
-            let mut fetched = Fetched::new("skill-md", url);
+            let mut fetched = Fetched::new(SourceKind::SkillMd, url);
             let digest = format!("sha256:{}", hex_digest(&bytes));
             fetched.offer_definition(
                 Download {
@@ -211,11 +212,19 @@ pub(crate) async fn download(
         }
         Source::Pack(url) => {
             let bytes = get(client, url, MAX_INDEX_BYTES).await?;
-            pack(client, url, &bytes, limits, want, "pack").await
+            pack(client, url, &bytes, limits, want, SourceKind::Pack).await
         }
         Source::Vercel(url) => {
             let bytes = get(client, url, MAX_INDEX_BYTES).await?;
-            pack(client, url, &bytes, limits, want, "vercel-well-known").await
+            pack(
+                client,
+                url,
+                &bytes,
+                limits,
+                want,
+                SourceKind::VercelWellKnown,
+            )
+            .await
         }
         Source::WellKnown(url) => {
             let bytes = get(client, url, MAX_INDEX_BYTES).await?;
@@ -274,13 +283,13 @@ async fn folder(
 /// Fetches the first of `candidates` that is there, and reads it as the kind it is.
 async fn look(
     client: &Client,
-    candidates: Vec<(Url, &'static str)>,
+    candidates: Vec<(Url, SourceKind)>,
     limits: &PackageLimits,
     want: Want<'_>,
 ) -> Result<Fetched, Problem> {
     let mut tried = Vec::new();
     for (candidate, kind) in candidates {
-        let cap = if kind == "skill-md" {
+        let cap = if kind == SourceKind::SkillMd {
             MAX_SKILL_MD_BYTES
         } else {
             MAX_INDEX_BYTES
@@ -288,13 +297,15 @@ async fn look(
         match client.fetch(&candidate, cap).await {
             Ok(bytes) => {
                 return match kind {
-                    "well-known" => well_known(client, &candidate, &bytes, limits, want).await,
+                    SourceKind::WellKnown => {
+                        well_known(client, &candidate, &bytes, limits, want).await
+                    }
                     _ if want.version.is_some() => Err(Problem::Invalid(format!(
                         "{} is not an agent-skills index: it has no versions to choose from",
                         policy::redact(&candidate)
                     ))),
-                    "skill-md" => {
-                        let mut fetched = Fetched::new("skill-md", &candidate);
+                    SourceKind::SkillMd => {
+                        let mut fetched = Fetched::new(SourceKind::SkillMd, &candidate);
                         let digest = format!("sha256:{}", hex_digest(&bytes));
                         fetched.offer_definition(
                             Download {
@@ -339,30 +350,33 @@ fn at(base: &Url, path: &str, file: &str) -> Url {
 
 /// The index forms at `path`, in the order they are tried: v0.2 (and the older agent-skills
 /// form), v0.1, a pack.
-fn indexes_at(base: &Url, path: &str) -> Vec<(Url, &'static str)> {
+fn indexes_at(base: &Url, path: &str) -> Vec<(Url, SourceKind)> {
     vec![
-        (at(base, path, WELL_KNOWN_INDEX), "well-known"),
-        (at(base, path, VERCEL_INDEX), "vercel-well-known"),
-        (at(base, path, &format!("/{PACK_INDEX}")), "pack"),
+        (at(base, path, WELL_KNOWN_INDEX), SourceKind::WellKnown),
+        (at(base, path, VERCEL_INDEX), SourceKind::VercelWellKnown),
+        (at(base, path, &format!("/{PACK_INDEX}")), SourceKind::Pack),
     ]
 }
 
 /// The places `site` looks, in order, with the kind each one is.
-pub(crate) fn site_candidates(url: &Url) -> Result<Vec<(Url, &'static str)>, Problem> {
+pub(crate) fn site_candidates(url: &Url) -> Result<Vec<(Url, SourceKind)>, Problem> {
     let (base, path) = base_of(url);
     let mut candidates = indexes_at(&base, &path);
     if !path.is_empty() {
-        candidates.push((at(&base, "", WELL_KNOWN_INDEX), "well-known"));
-        candidates.push((at(&base, "", VERCEL_INDEX), "vercel-well-known"));
+        candidates.push((at(&base, "", WELL_KNOWN_INDEX), SourceKind::WellKnown));
+        candidates.push((at(&base, "", VERCEL_INDEX), SourceKind::VercelWellKnown));
     }
     Ok(candidates)
 }
 
 /// The places a download base's folder is looked at, in order, with the kind each one is.
-pub(crate) fn folder_candidates(url: &Url) -> Result<Vec<(Url, &'static str)>, Problem> {
+pub(crate) fn folder_candidates(url: &Url) -> Result<Vec<(Url, SourceKind)>, Problem> {
     let (base, path) = base_of(url);
     let mut candidates = indexes_at(&base, &path);
-    candidates.push((at(&base, &path, &format!("/{SKILL_MD}")), "skill-md"));
+    candidates.push((
+        at(&base, &path, &format!("/{SKILL_MD}")),
+        SourceKind::SkillMd,
+    ));
     Ok(candidates)
 }
 
@@ -387,7 +401,7 @@ async fn repository(
         .map(str::to_owned);
     let search = finder::skills_found(files, repository.path.as_deref(), tarball)
         .map_err(|reason| Problem::Invalid(format!("{}: {reason}", repository.display())))?;
-    let mut fetched = Fetched::new("github", tarball);
+    let mut fetched = Fetched::new(SourceKind::Github, tarball);
     fetched.reference = repository.reference.clone();
     fetched.commit = commit;
     let digest = format!("sha256:{}", hex_digest(&bytes));
@@ -404,7 +418,7 @@ async fn archive_url(client: &Client, url: &Url) -> Result<Fetched, Problem> {
         .ok_or_else(|| Problem::Invalid("the download is neither a .tar.gz nor a .zip".into()))?;
     let files = archive::extract_tree(&bytes, format, &limits).map_err(Problem::Invalid)?;
     let search = finder::skills_found(files, None, url).map_err(Problem::Invalid)?;
-    let mut fetched = Fetched::new("archive", url);
+    let mut fetched = Fetched::new(SourceKind::Archive, url);
     let digest = format!("sha256:{}", hex_digest(&bytes));
     fetched.offer_tree(search, Some(&digest));
     Ok(fetched)
@@ -430,7 +444,7 @@ async fn local(path: &Path) -> Result<Fetched, Problem> {
     let search =
         found.map_err(|reason| Problem::Invalid(format!("'{}': {reason}", path.display())))?;
     let mut fetched = Fetched {
-        kind: "local",
+        kind: SourceKind::Local,
         ..Fetched::default()
     };
     fetched.offer_tree(search, None);
@@ -485,7 +499,7 @@ async fn pack(
     bytes: &[u8],
     limits: &PackageLimits,
     want: Want<'_>,
-    kind: &'static str,
+    kind: SourceKind,
 ) -> Result<Fetched, Problem> {
     let mut index: PackIndex = parse_json(bytes)?;
     if index.skills.is_empty() {
@@ -700,7 +714,15 @@ async fn well_known(
         Ok(index) => index,
         // The RFC's v0.1 (no `$schema`, `files` lists beside the index) has a pack's layout.
         Err(_) if !v0_2 && serde_json::from_slice::<PackIndex>(bytes).is_ok() => {
-            return pack(client, index_url, bytes, limits, want, "well-known").await;
+            return pack(
+                client,
+                index_url,
+                bytes,
+                limits,
+                want,
+                SourceKind::WellKnown,
+            )
+            .await;
         }
         Err(error) => return Err(Problem::Invalid(format!("the index is not valid: {error}"))),
     };
@@ -794,7 +816,7 @@ async fn entries_of(
     v0_2: bool,
     want: Want<'_>,
 ) -> Result<Fetched, Problem> {
-    let mut fetched = Fetched::new("well-known", index_url);
+    let mut fetched = Fetched::new(SourceKind::WellKnown, index_url);
     fetched.listed = entries.iter().map(|entry| entry.name.clone()).collect();
     let entries: Vec<WellKnownEntry> = entries
         .into_iter()
@@ -926,7 +948,7 @@ mod tests {
         site_candidates(&Url::parse(text).unwrap())
             .unwrap()
             .into_iter()
-            .map(|(url, kind)| (url.to_string(), kind))
+            .map(|(url, kind)| (url.to_string(), kind.as_str()))
             .collect()
     }
 
@@ -985,7 +1007,7 @@ mod tests {
             folder_candidates(&Url::parse("https://cdn.example.org/skills/security/x/").unwrap())
                 .unwrap()
                 .into_iter()
-                .map(|(url, kind)| (url.to_string(), kind))
+                .map(|(url, kind)| (url.to_string(), kind.as_str()))
                 .collect();
         assert_eq!(
             found,

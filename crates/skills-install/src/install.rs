@@ -262,7 +262,7 @@ pub(crate) struct Force {
 /// How an install names and records what it writes.
 pub(crate) struct Naming {
     /// The source's kind, recorded in the provenance.
-    pub(crate) kind: &'static str,
+    pub(crate) kind: skills_types::install::SourceKind,
     /// The folder name to use instead of the one the download gives (a registry entry's slug).
     pub(crate) slug: Option<String>,
     /// The registry entry, recorded in the provenance and checked against the skill there.
@@ -632,7 +632,7 @@ fn candidates(
             Err(reason) => Candidate {
                 offer,
                 slug: None,
-                problem: Some(reason),
+                problem: Some(reason.to_string()),
             },
         })
         .collect();

@@ -179,7 +179,7 @@ pub async fn install(
     let source = source_of(config, &resolved, &policy)?;
     let client = client_for(config, hooks, total)?;
     let naming = Naming {
-        kind: "registry",
+        kind: skills_types::install::SourceKind::Registry,
         slug: Some(coordinates.slug.clone()),
         registry: Some(Registered {
             coordinates,

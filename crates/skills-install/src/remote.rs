@@ -13,6 +13,7 @@ use std::path::Path;
 use skills_net::client::Client;
 use skills_ops::discover::remote::{self as cache, now_secs};
 use skills_ops::state::{EntryKind, Folder, REMOTE_LOCK, REMOTE_STATE, Wait};
+use skills_types::audit::{AuditConsent, Gate, Report};
 use skills_types::files::{INSTALL_LOCK, STAGING_PREFIX};
 use skills_types::install::Hooks;
 use skills_types::limits::PackageLimits;
@@ -35,6 +36,9 @@ pub async fn refresh(
 ) -> Result<Vec<Refreshed>, Error> {
     let urls = cache::configured_urls(config);
     let client = install::install_client(config, hooks, install::timeout(request.timeout_secs))?;
+    // The user's thresholds, rules and acceptances: unreadable settings fail the refresh
+    // closed rather than store a pack unreviewed.
+    let reviewer = skills_audit::Reviewer::new(config)?;
     let now = now_secs();
     let mut refreshed = Vec::with_capacity(urls.len());
     let app = cache::app_dir(config);
@@ -50,7 +54,12 @@ pub async fn refresh(
             });
             continue;
         }
-        let fetched = download(config, &client, &url).await;
+        let folder = app.join(REMOTE_DIR).join(&key).join(REMOTE_SKILLS_DIR);
+        let mut reports = Vec::new();
+        let fetched = download(config, &client, &url).await.and_then(|skills| {
+            reports = review(&reviewer, &folder, &skills, request.audit)?;
+            Ok(skills)
+        });
         let app = app.clone();
         let line =
             tokio::task::spawn_blocking(move || store(&app, &key, &url, state, fetched, now))
@@ -58,9 +67,59 @@ pub async fn refresh(
                 .map_err(|error| {
                     Error::InvalidInput(format!("the refresh was interrupted: {error}"))
                 })??;
+        // The verdicts, for `list` and `show` to mark: the bytes scanned are the bytes stored.
+        // A store that cannot be written only leaves the marks out; the pack is stored.
+        if line.error.is_none() {
+            drop(skills_audit::record(config, &reports));
+        }
         refreshed.push(line);
     }
     Ok(refreshed)
+}
+
+/// The audit's gate over a pack's skills as fetched, before anything is stored (each scanned
+/// as the folder it would be stored in, so the home's acceptances of that folder apply): a
+/// finding at or above `refuse_on` fails the refresh unless `consent` is `force`, one at or
+/// above `ask_on` unless it is `yes` or `force`. A failed refresh keeps the last good copy,
+/// so a pack turned hostile upstream never replaces what the user had.
+fn review(
+    reviewer: &skills_audit::Reviewer,
+    folder: &Path,
+    skills: &[(String, Download)],
+    consent: AuditConsent,
+) -> Result<Vec<Report>, String> {
+    let mut refused = Vec::new();
+    let mut asked = Vec::new();
+    let mut reports = Vec::with_capacity(skills.len());
+    for (slug, download) in skills {
+        let report = reviewer.files(&folder.join(slug), &download.files);
+        match reviewer.gate(&report) {
+            Gate::Refuse(findings) => refused.push(said(slug, &findings)),
+            Gate::Ask(findings) => asked.push(said(slug, &findings)),
+            Gate::Pass => {}
+        }
+        reports.push(report);
+    }
+    if !refused.is_empty() && consent != AuditConsent::Force {
+        return Err(format!(
+            "the audit refused the pack: {}; nothing was stored (`skills update --remote \
+             --force` stores it anyway, the findings recorded)",
+            refused.join("; ")
+        ));
+    }
+    if !asked.is_empty() && consent == AuditConsent::None {
+        return Err(format!(
+            "the audit asks before storing the pack: {}; nothing was stored (`skills update \
+             --remote --yes` agrees)",
+            asked.join("; ")
+        ));
+    }
+    Ok(reports)
+}
+
+/// One skill's findings on one line, for a pack's failure: the skill, then each finding.
+fn said(slug: &str, findings: &[skills_types::audit::Finding]) -> String {
+    format!("{slug}: {}", skills_audit::lines(findings).join(", "))
 }
 
 /// The skills `url` offers, by folder name, fetched as `install` would fetch them.
@@ -89,7 +148,7 @@ async fn download(
     let mut seen = BTreeSet::new();
     let mut skills = Vec::with_capacity(fetched.offers.len());
     for offer in fetched.offers {
-        let slug = write::slug(&offer.download)?;
+        let slug = write::slug(&offer.download).map_err(|problem| problem.to_string())?;
         if !seen.insert(slug.clone()) {
             return Err(format!("two skills of the pack would both be '{slug}'"));
         }

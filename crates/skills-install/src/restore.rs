@@ -28,6 +28,7 @@ use std::path::{Path, PathBuf};
 use skills_net::client::Client;
 use skills_ops::lock;
 use skills_types::audit::AuditConsent;
+use skills_types::install::SourceKind;
 use skills_types::install::{AgentTarget, Hooks};
 use skills_types::limits::PackageLimits;
 use skills_types::restore::{Action, Difference, Outcome, RecordKind, Report, Request};
@@ -235,7 +236,7 @@ fn ours(target: &Target, slug: String, written: serde_json::Value) -> Entry {
             "the record holds no digest for it, so what the source serves now was installed unchecked".to_owned()
         }),
         version: text("version"),
-        commit: (text("kind").as_deref() == Some("github"))
+        commit: (text("kind").as_deref() == Some(SourceKind::Github.as_str()))
             .then(|| text("commit"))
             .flatten(),
         snapshot: crate::update::snapshot_of(&written),
@@ -593,7 +594,7 @@ async fn write_one(
     };
     let naming = Naming {
         kind: if entry.registry.is_some() {
-            "registry"
+            SourceKind::Registry
         } else {
             source.kind()
         },

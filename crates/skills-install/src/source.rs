@@ -4,6 +4,7 @@
 
 use std::path::PathBuf;
 
+use skills_types::install::SourceKind;
 use url::Url;
 
 use crate::github::{self, Bases, Page, Repository};
@@ -70,18 +71,18 @@ impl Source {
         }
     }
 
-    /// A short name of the kind, recorded in provenance.
-    pub(crate) fn kind(&self) -> &'static str {
+    /// The kind, recorded in provenance.
+    pub(crate) fn kind(&self) -> SourceKind {
         match self {
-            Self::SkillFile(_) => "skill-md",
-            Self::Pack(_) => "pack",
-            Self::WellKnown(_) => "well-known",
-            Self::Vercel(_) => "vercel-well-known",
-            Self::Site(_) => "site",
-            Self::Folder(_) => "folder",
-            Self::Github(_) => "github",
-            Self::Archive(_) => "archive",
-            Self::Local(_) => "local",
+            Self::SkillFile(_) => SourceKind::SkillMd,
+            Self::Pack(_) => SourceKind::Pack,
+            Self::WellKnown(_) => SourceKind::WellKnown,
+            Self::Vercel(_) => SourceKind::VercelWellKnown,
+            Self::Site(_) => SourceKind::Site,
+            Self::Folder(_) => SourceKind::Folder,
+            Self::Github(_) => SourceKind::Github,
+            Self::Archive(_) => SourceKind::Archive,
+            Self::Local(_) => SourceKind::Local,
         }
     }
 }
@@ -189,7 +190,7 @@ mod tests {
     }
 
     fn kind(text: &str) -> &'static str {
-        classify(&url(text)).unwrap().kind()
+        classify(&url(text)).unwrap().kind().as_str()
     }
 
     #[test]
@@ -275,7 +276,7 @@ mod tests {
             classify_with(&url("https://github.com/o/r"), &bases)
                 .unwrap()
                 .kind(),
-            "site"
+            SourceKind::Site
         );
     }
 }

@@ -12,6 +12,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use skills_types::files::PROVENANCE_FILE;
 use skills_types::install::Hooks;
+use skills_types::install::SourceKind;
 use skills_types::update::{Action, Check, Outcome, Request};
 use skills_types::{Error, SkillScope, SkillsConfig};
 
@@ -304,7 +305,7 @@ fn pinned(skill: &Installed) -> Option<String> {
 /// names (its `ref`, written only when `--version` chose one).
 pub(crate) fn snapshot_of(record: &serde_json::Value) -> Option<String> {
     let text = |field: &str| record.get(field).and_then(serde_json::Value::as_str);
-    (text("kind") == Some("well-known"))
+    (text("kind") == Some(SourceKind::WellKnown.as_str()))
         .then(|| text("ref").map(str::to_owned))
         .flatten()
 }
@@ -402,7 +403,7 @@ async fn reinstall(
     let registry = registered(skill);
     let naming = install::Naming {
         kind: if registry.is_some() {
-            "registry"
+            SourceKind::Registry
         } else {
             source.kind()
         },

@@ -12,7 +12,9 @@ use std::path::{Path, PathBuf};
 
 use skills_ops::{fs, lock, name};
 use skills_types::files::{PROVENANCE_FILE, SKILL_MD, STAGING_PREFIX};
-use skills_types::install::{AgentTarget, InstallOutcome};
+use skills_types::install::{
+    AgentTarget, InstallOutcome, InstallRecord, RecordDigest, RegistryRecord, SourceKind,
+};
 use skills_types::limits::MAX_NAME_CHARS;
 use skills_types::registry::Coordinates;
 use skills_types::{DiagnosticCode, Error, SkillScope, SkillsConfig};
@@ -68,17 +70,41 @@ pub(crate) fn target(
     })
 }
 
+/// Why a download is not a skill that can be installed: its `SKILL.md` is missing, cannot be
+/// loaded, or does not give a name that makes a folder name.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum NotASkill {
+    /// No `SKILL.md` among the files.
+    #[error("the download holds no SKILL.md")]
+    NoDefinition,
+    /// The file cannot be loaded at all (not UTF-8, too large).
+    #[error("SKILL.md cannot be loaded: {0}")]
+    Unloadable(String),
+    /// No frontmatter, or YAML that does not parse.
+    #[error("SKILL.md has no valid YAML frontmatter")]
+    NoFrontmatter,
+    /// The frontmatter has no `name`.
+    #[error("SKILL.md's frontmatter has no name")]
+    NoName,
+    /// The frontmatter has no `description`.
+    #[error("SKILL.md's frontmatter has no description")]
+    NoDescription,
+    /// The name (or `metadata.id`) cannot be made into a folder name.
+    #[error("'{0}' cannot be turned into a skill folder name")]
+    NoFolderName(String),
+}
+
 /// The folder name for a download (03 §Writing to disk): `metadata.id` if present, else the
 /// name; kept when it passes the name rule, otherwise turned into a name that does. Also
 /// checks that the definition file is UTF-8 with a `name` and a `description` of its own.
-pub(crate) fn slug(download: &Download) -> Result<String, String> {
+pub(crate) fn slug(download: &Download) -> Result<String, NotASkill> {
     let (_, definition) = download
         .files
         .iter()
         .find(|(path, _)| path == SKILL_MD)
-        .ok_or("the download holds no SKILL.md")?;
+        .ok_or(NotASkill::NoDefinition)?;
     let document = skills_ops::load::parse_document(Path::new(SKILL_MD), definition)
-        .map_err(|error| format!("SKILL.md cannot be loaded: {error}"))?;
+        .map_err(|error| NotASkill::Unloadable(error.to_string()))?;
     let defaulted = |code| {
         document
             .diagnostics
@@ -86,15 +112,15 @@ pub(crate) fn slug(download: &Download) -> Result<String, String> {
             .any(|diagnostic| diagnostic.code == code)
     };
     if defaulted(DiagnosticCode::NoFrontmatter) || defaulted(DiagnosticCode::YamlError) {
-        return Err("SKILL.md has no valid YAML frontmatter".to_owned());
+        return Err(NotASkill::NoFrontmatter);
     }
     if defaulted(DiagnosticCode::NameDefaulted) {
-        return Err("SKILL.md's frontmatter has no name".to_owned());
+        return Err(NotASkill::NoName);
     }
     if defaulted(DiagnosticCode::DescriptionDefaulted)
         || defaulted(DiagnosticCode::DescriptionMissing)
     {
-        return Err("SKILL.md's frontmatter has no description".to_owned());
+        return Err(NotASkill::NoDescription);
     }
     let wanted = document
         .frontmatter
@@ -107,9 +133,7 @@ pub(crate) fn slug(download: &Download) -> Result<String, String> {
     }
     let converted = slugify(&wanted);
     if converted.is_empty() || !name::is_valid(&converted) {
-        return Err(format!(
-            "'{wanted}' cannot be turned into a skill folder name"
-        ));
+        return Err(NotASkill::NoFolderName(wanted));
     }
     Ok(converted)
 }
@@ -140,9 +164,8 @@ fn slugify(text: &str) -> String {
 pub(crate) struct Provenance {
     /// The source as given: the URL redacted, the GitHub shorthand, or the local path.
     pub(crate) source_url: String,
-    /// `skill-md`, `pack`, `well-known`, `vercel-well-known`, `github`, `archive`, `local`,
-    /// `registry`.
-    pub(crate) kind: &'static str,
+    /// What the source was.
+    pub(crate) kind: SourceKind,
     /// The URL that answered (the index a site led to, a repository's tarball), redacted.
     pub(crate) resolved_url: Option<String>,
     /// The ref asked for (GitHub) or the snapshot version chosen (an agent-skills index).
@@ -169,15 +192,15 @@ pub(crate) struct Registered {
 
 impl Registered {
     /// The `registry` object of the provenance record and the lock entry.
-    pub(crate) fn record(&self) -> serde_json::Value {
-        serde_json::json!({
-            "id": self.id,
-            "coordinates": self.coordinates.to_string(),
-            "namespace": self.coordinates.namespace,
-            "slug": self.coordinates.slug,
-            "version": self.version,
-            "catalog": self.catalog,
-        })
+    pub(crate) fn record(&self) -> RegistryRecord {
+        RegistryRecord {
+            id: self.id.clone(),
+            coordinates: self.coordinates.to_string(),
+            namespace: self.coordinates.namespace.clone(),
+            slug: self.coordinates.slug.clone(),
+            version: self.version.clone(),
+            catalog: self.catalog.clone(),
+        }
     }
 }
 
@@ -185,18 +208,13 @@ impl Registered {
     /// The entry a `registry` object of a provenance record or lock entry names ([`Registered::record`]
     /// read back); `None` when the record has none, or one without coordinates or an id.
     pub(crate) fn from_record(record: &serde_json::Value) -> Option<Self> {
-        let registry = record.get("registry")?;
-        let text = |field: &str| {
-            registry
-                .get(field)
-                .and_then(serde_json::Value::as_str)
-                .map(str::to_owned)
-        };
+        let registry: RegistryRecord =
+            serde_json::from_value(record.get("registry")?.clone()).ok()?;
         Some(Self {
-            coordinates: Coordinates::parse(&text("coordinates")?).ok()?,
-            id: text("id")?,
-            version: text("version"),
-            catalog: text("catalog").unwrap_or_default(),
+            coordinates: Coordinates::parse(&registry.coordinates).ok()?,
+            id: registry.id,
+            version: registry.version,
+            catalog: registry.catalog,
         })
     }
 }
@@ -384,7 +402,7 @@ impl<'a> Plan<'a> {
             replaced: false,
             warnings: Vec::new(),
             source: provenance.source_url.clone(),
-            kind: provenance.kind.to_owned(),
+            kind: provenance.kind.as_str().to_owned(),
             description: description_of(&item.download),
             version: item.download.version.clone(),
             links: Vec::new(),
@@ -424,16 +442,13 @@ impl<'a> Plan<'a> {
         let slug = &self.item.slug;
         let destination = self.outcome.path.clone();
         let staging = root.join(format!("{STAGING_PREFIX}{slug}-{}", fs::unique_suffix()));
-        let record = serde_json::json!({
-            "source_url": provenance.source_url,
-            "kind": provenance.kind,
-            "installed_at": humantime::format_rfc3339_seconds(std::time::SystemTime::now())
-                .to_string(),
-            "sha256": self.digests,
-            "version": self.item.download.version,
-        });
-        let record = with_origin(record, provenance, self.item);
-        let record = with_registry(record, provenance);
+        let record = serde_json::to_value(record_of(
+            provenance,
+            self.item,
+            RecordDigest::Files(self.digests.clone()),
+            Some(humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()),
+        ))
+        .map_err(|error| Error::InvalidInput(format!("the record cannot be written: {error}")))?;
         let result = stage(&staging, &self.files, &record).and_then(|()| {
             if self.existing {
                 // Old and new swap in one step; the old copy, now at the staging name, goes
@@ -463,61 +478,44 @@ impl<'a> Plan<'a> {
         provenance: &Provenance,
         lock: &mut lock::LockFile,
     ) -> Result<(), Error> {
-        lock.record(
-            &self.item.slug,
-            with_registry(
-                serde_json::json!({
-                    "source_url": provenance.source_url,
-                    "kind": provenance.kind,
-                    "sha256": self.outcome.sha256,
-                    "version": self.item.download.version,
-                }),
-                provenance,
-            ),
+        let entry = record_of(
+            provenance,
+            self.item,
+            RecordDigest::Summary(self.outcome.sha256.clone()),
+            None,
         );
-        if let Some(entry) = lock.skills.get_mut(&self.item.slug) {
-            *entry = with_origin(entry.take(), provenance, self.item);
-        }
+        let entry = serde_json::to_value(entry).map_err(|error| {
+            Error::InvalidInput(format!("the lock entry cannot be written: {error}"))
+        })?;
+        lock.record(&self.item.slug, entry);
         lock::write(root, lock)
     }
 }
 
-/// Adds the registry entry, when there is one, to a provenance record or lock entry.
-fn with_registry(mut record: serde_json::Value, provenance: &Provenance) -> serde_json::Value {
-    if let (Some(registered), Some(fields)) = (&provenance.registry, record.as_object_mut()) {
-        fields.insert("registry".to_owned(), registered.record());
-    }
-    record
-}
-
-/// Adds where the skill came from beyond the source as given: the URL that answered, the ref
-/// or version, the commit, the digest and the plugin it came in, and the audit's verdict,
-/// each only when known (older records lack them all).
-fn with_origin(
-    mut record: serde_json::Value,
+/// The record of one skill of an install: the provenance record (`digest` per file, with
+/// `installed_at`) and the lock entry (`digest` the summary) are one shape, each field only
+/// when known (older records lack them).
+fn record_of(
     provenance: &Provenance,
     item: &Item,
-) -> serde_json::Value {
-    if let Some(fields) = record.as_object_mut() {
-        let known = [
-            ("resolved_url", provenance.resolved_url.as_deref()),
-            ("ref", provenance.reference.as_deref()),
-            ("commit", provenance.commit.as_deref()),
-            ("digest", item.digest.as_deref()),
-            ("plugin", item.plugin.as_deref()),
-        ];
-        for (key, value) in known {
-            if let Some(value) = value {
-                fields.insert(key.to_owned(), value.into());
-            }
-        }
-        if let Some(verdict) = &item.audit
-            && let Ok(value) = serde_json::to_value(verdict)
-        {
-            fields.insert("audit".to_owned(), value);
-        }
+    sha256: RecordDigest,
+    installed_at: Option<String>,
+) -> InstallRecord {
+    InstallRecord {
+        source_url: provenance.source_url.clone(),
+        kind: provenance.kind,
+        installed_at,
+        sha256,
+        version: item.download.version.clone(),
+        resolved_url: provenance.resolved_url.clone(),
+        reference: provenance.reference.clone(),
+        commit: provenance.commit.clone(),
+        digest: item.digest.clone(),
+        plugin: item.plugin.clone(),
+        audit: item.audit.clone(),
+        registry: provenance.registry.as_ref().map(Registered::record),
+        other: serde_json::Map::new(),
     }
-    record
 }
 
 fn remove_if_present(path: &Path) -> std::io::Result<()> {
@@ -679,6 +677,45 @@ mod tests {
         assert_eq!(slugify(&"a".repeat(80)).chars().count(), 64);
     }
 
+    #[test]
+    fn a_download_that_is_no_skill_says_which_way() {
+        let of = |files: Vec<(&str, &str)>| {
+            slug(&Download {
+                name: None,
+                files: files
+                    .into_iter()
+                    .map(|(path, text)| (path.to_owned(), text.as_bytes().to_vec()))
+                    .collect(),
+                version: None,
+                url: url::Url::parse("https://skills.example.com/x").unwrap(),
+            })
+        };
+        assert_eq!(of(vec![("README.md", "hi")]), Err(NotASkill::NoDefinition));
+        assert_eq!(
+            of(vec![(SKILL_MD, "# no frontmatter")]),
+            Err(NotASkill::NoFrontmatter)
+        );
+        assert_eq!(
+            of(vec![(SKILL_MD, "---\ndescription: d\n---\n")]),
+            Err(NotASkill::NoName)
+        );
+        assert_eq!(
+            of(vec![(SKILL_MD, "---\nname: x\n---\n")]),
+            Err(NotASkill::NoDescription)
+        );
+        assert_eq!(
+            of(vec![(SKILL_MD, "---\nname: '!!!'\ndescription: d\n---\n")]),
+            Err(NotASkill::NoFolderName("!!!".to_owned()))
+        );
+        assert_eq!(
+            of(vec![(
+                SKILL_MD,
+                "---\nname: PDF Tools\ndescription: d\n---\n"
+            )]),
+            Ok("pdf-tools".to_owned())
+        );
+    }
+
     fn item(slug: &str, body: &str) -> Item {
         let definition = format!("---\nname: {slug}\ndescription: A test skill.\n---\n{body}\n");
         Item {
@@ -699,7 +736,7 @@ mod tests {
     fn provenance() -> Provenance {
         Provenance {
             source_url: "https://skills.example.com/pack/index.json".to_owned(),
-            kind: "pack",
+            kind: SourceKind::Pack,
             resolved_url: None,
             reference: None,
             commit: None,

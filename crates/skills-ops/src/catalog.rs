@@ -87,21 +87,37 @@ fn summaries(records: &mut [Skill], options: &ListOptions) -> Vec<SkillSummary> 
 
 /// The bodies of the named skills, each with its base directory, in the order asked.
 pub fn read(config: &SkillsConfig, names: &[&str]) -> Result<Vec<SkillBody>, Error> {
+    read_with(config, names, &|_, _| {})
+}
+
+/// [`read`], each resolved record annotated first, so a body carries the mark its listing
+/// shows (an agent that loads a flagged skill is told so with the instructions).
+pub fn read_with(
+    config: &SkillsConfig,
+    names: &[&str],
+    annotate: Annotate<'_>,
+) -> Result<Vec<SkillBody>, Error> {
     let catalog = discover(config)?;
-    names
+    let mut skills = names
         .iter()
-        .map(|name| {
-            let skill = resolve(&catalog, name)?;
+        .map(|name| resolve(&catalog, name).cloned())
+        .collect::<Result<Vec<Skill>, Error>>()?;
+    annotate(config, &mut skills);
+    skills
+        .into_iter()
+        .map(|skill| {
             let document = load::load_document(&skill.location)?;
+            let shadows_user = skill.shadows_user();
             Ok(SkillBody {
-                id: skill.id.clone(),
-                name: skill.name.clone(),
-                dir: skill.dir.clone(),
-                location: skill.location.clone(),
-                when_to_use: skill.when_to_use.clone(),
-                inputs: skill.inputs.clone(),
+                id: skill.id,
+                name: skill.name,
+                dir: skill.dir,
+                location: skill.location,
+                when_to_use: skill.when_to_use,
+                inputs: skill.inputs,
                 body: document.body,
-                shadows_user: skill.shadows_user(),
+                shadows_user,
+                audit: skill.audit,
             })
         })
         .collect()

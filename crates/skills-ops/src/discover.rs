@@ -143,6 +143,21 @@ pub fn run_policy(config: &SkillsConfig) -> Result<SkillsConfig, Error> {
     }
 }
 
+/// The root of the profile `config` is opened for, as discovery lists it: a profile skill
+/// found anywhere else belongs to another profile.
+pub fn profile_root(config: &SkillsConfig) -> Option<PathBuf> {
+    roots::profile_root(config)
+}
+
+/// The permission of the skill `name` under the rules `config` reaches (the stricter of the
+/// home's and a trusted workspace's), with the pattern of the rule that decided; `None` when
+/// no rule matched (the default, `allow`) or a file that cannot be honoured made it `ask`.
+pub fn permission(config: &SkillsConfig, name: &str) -> (Permission, Option<String>) {
+    let layered = settings::effective(config, trust::standing(config).trusted);
+    let (permission, rule) = layered.verdict(name);
+    (permission, rule.map(str::to_owned))
+}
+
 /// What is wrong with the configuration files `config` reaches (the home `skills.toml`, and
 /// the workspace's when it is trusted): the `invalid-config` diagnostics `list` shows, for the
 /// commands that use a file's settings without listing (`runtimes`, `tools`, `setup`), so a

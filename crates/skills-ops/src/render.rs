@@ -1139,6 +1139,7 @@ mod tests {
                 }],
                 body: "\n# CSV\n\nRun `scripts/join.py`; see references/format.md.\n".to_owned(),
                 shadows_user: false,
+                audit: None,
             },
             SkillBody {
                 id: "pdf-tools".to_owned(),
@@ -1149,6 +1150,14 @@ mod tests {
                 inputs: Vec::new(),
                 body: "# PDF\n\nNo trailing newline <b>verbatim</b>".to_owned(),
                 shadows_user: false,
+                // A flagged skill's note comes before its instructions.
+                audit: Some(skills_types::audit::Mark::new(
+                    Some(skills_types::audit::Severity::High),
+                    2,
+                    "2026.12.2".to_owned(),
+                    true,
+                    skills_types::audit::MarkState::Current,
+                )),
             },
         ];
         insta::assert_snapshot!("read_text", read_text(&bodies));

@@ -133,11 +133,7 @@ pub(crate) fn prepare_for(
     let settings = &effective.runtime;
     let skill = skills_ops::resources::describe(config, &request.skill)?;
     if skill.permission == Permission::Deny {
-        // Discovery hides denied skills, so this is a second lock on the same door.
-        return Err(Error::SkillDenied {
-            name: skill.name.clone(),
-            pattern: "*".to_owned(),
-        });
+        return Err(denied(config, &skill.name));
     }
     if skill.scope == SkillScope::Profile && !in_current_profile(config, &skill.root) {
         return Err(Error::InvalidInput(format!(
@@ -149,7 +145,7 @@ pub(crate) fn prepare_for(
     // The audit's gate, on the folder as it is now (no verdict is kept: a byte changed since
     // the last run is scanned again): an unaccepted finding at or above `refuse_on` refuses
     // every run of the skill, inline code and npm included, whatever `[runtime]` says.
-    skills_audit::Reviewer::new(config)?.check_run(&skill.name, &skill_dir)?;
+    skills_audit::Reviewer::new(config)?.check_run("running", &skill.name, &skill_dir)?;
     let place = Place::of(config, &skill.name, &skill_dir)?;
     let in_use = place.in_use();
     let mut used = false;
@@ -463,9 +459,18 @@ pub(crate) fn confirmation_needed(
 }
 
 pub(crate) fn in_current_profile(config: &SkillsConfig, root: &Path) -> bool {
-    config.profile.as_deref().is_some_and(|profile| {
-        root.ends_with(Path::new("personalities").join(profile).join("skills"))
-    })
+    skills_ops::discover::profile_root(config).is_some_and(|own| own == root)
+}
+
+/// `denied` for a skill whose permission is `deny`, naming the rule that decided. Discovery
+/// hides denied skills, so reaching this is a second lock on the same door; the rule is read
+/// again from the configuration rather than guessed.
+pub(crate) fn denied(config: &SkillsConfig, name: &str) -> Error {
+    let (_, rule) = skills_ops::discover::permission(config, name);
+    Error::SkillDenied {
+        name: name.to_owned(),
+        pattern: rule.unwrap_or_else(|| name.to_owned()),
+    }
 }
 
 /// The folder a skill's files are read from: a skill reached through a symlinked folder
@@ -676,6 +681,42 @@ pub(crate) fn usable(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_denial_names_the_rule_that_decided_and_a_profile_is_its_own_root() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut config = SkillsConfig::new(dir.path(), dir.path());
+        config.permissions = vec![
+            skills_types::config::PermissionRule {
+                pattern: "*".into(),
+                permission: Permission::Ask,
+            },
+            skills_types::config::PermissionRule {
+                pattern: "pdf*".into(),
+                permission: Permission::Deny,
+            },
+        ];
+        match denied(&config, "pdf-tools") {
+            Error::SkillDenied { name, pattern } => {
+                assert_eq!((name.as_str(), pattern.as_str()), ("pdf-tools", "pdf*"));
+            }
+            other => panic!("{other:?}"),
+        }
+
+        config.profile = Some("writer".to_owned());
+        let own = dir.path().join("personalities/writer/skills");
+        assert!(in_current_profile(&config, &own));
+        assert!(!in_current_profile(
+            &config,
+            &dir.path().join("elsewhere/personalities/writer/skills")
+        ));
+        assert!(!in_current_profile(
+            &config,
+            &dir.path().join("personalities/other/skills")
+        ));
+        config.profile = Some("../writer".to_owned());
+        assert!(!in_current_profile(&config, &own));
+    }
 
     #[test]
     fn a_sh_script_runs_with_bash_only_when_its_line_names_bash() {

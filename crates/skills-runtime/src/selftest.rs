@@ -49,7 +49,7 @@ pub(crate) fn run_tests(
             // A skill the audit refuses is refused as a whole, with the refusal's code, before
             // any of its tests starts (with --all, each of its tests fails with it instead).
             let dir = crate::prepare::real_dir(&skill.dir)?;
-            skills_audit::Reviewer::new(config)?.check_run(&skill.name, &dir)?;
+            skills_audit::Reviewer::new(config)?.check_run("self-testing", &skill.name, &dir)?;
             vec![(skill.name, manifest.tests)]
         }
         None => skills_ops::discover::discover(config)?

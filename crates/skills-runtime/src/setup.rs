@@ -85,10 +85,7 @@ pub(crate) fn setup(
     let settings = &effective.runtime;
     let skill = skills_ops::resources::describe(config, &request.skill)?;
     if skill.permission == Permission::Deny {
-        return Err(Error::SkillDenied {
-            name: skill.name.clone(),
-            pattern: "*".to_owned(),
-        });
+        return Err(prepare::denied(config, &skill.name));
     }
     if skill.scope == SkillScope::Profile && !prepare::in_current_profile(config, &skill.root) {
         return Err(Error::InvalidInput(format!(
@@ -108,6 +105,9 @@ pub(crate) fn setup(
         });
     }
     let skill_dir = prepare::real_dir(&skill.dir)?;
+    // A setup installs what the skill declares and fetches it into the skill's environment,
+    // which its runs then use: the audit's gate refuses it exactly as it refuses a run.
+    skills_audit::Reviewer::new(config)?.check_run("setting up", &skill.name, &skill_dir)?;
     let files = skill.resources.clone().unwrap_or_default();
     let declared = dependencies::read(&skill_dir, &files)?;
     let place = Place::of(config, &skill.name, &skill_dir)?;

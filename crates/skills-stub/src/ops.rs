@@ -118,6 +118,15 @@ pub mod catalog {
     }
 
     /// Disabled: always `Err(Error::Disabled)`.
+    pub fn read_with(
+        _config: &SkillsConfig,
+        _names: &[&str],
+        _annotate: Annotate<'_>,
+    ) -> Result<Vec<SkillBody>, Error> {
+        Err(Error::Disabled)
+    }
+
+    /// Disabled: always `Err(Error::Disabled)`.
     pub fn explain(_config: &SkillsConfig, _name: &str) -> Result<Explanation, Error> {
         Err(Error::Disabled)
     }

@@ -263,4 +263,8 @@ pub struct SkillBody {
     /// Whether this workspace copy shadows a user skill of the same name.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub shadows_user: bool,
+    /// The skill's last audit verdict, as its listing shows it: none when it was never
+    /// audited (not "clean").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub audit: Option<crate::audit::Mark>,
 }

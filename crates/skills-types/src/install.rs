@@ -372,3 +372,169 @@ impl std::fmt::Debug for Hooks {
             .finish()
     }
 }
+
+/// What an install came from, as its record names it (`kind` in `.skill-source.json` and the
+/// lock entry). A record another version or tool wrote with a kind this one does not know
+/// reads as [`SourceKind::Other`]: it is kept, never guessed at.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum SourceKind {
+    /// A `SKILL.md` URL.
+    SkillMd,
+    /// A pack's `index.json`.
+    Pack,
+    /// An agent-skills well-known index.
+    WellKnown,
+    /// The vercel tool's well-known index.
+    VercelWellKnown,
+    /// A site that leads to an index.
+    Site,
+    /// A folder URL.
+    Folder,
+    /// A GitHub repository, folder or file.
+    Github,
+    /// An archive URL.
+    Archive,
+    /// A local folder or archive.
+    Local,
+    /// An entry of a registry catalog.
+    Registry,
+    /// A ClawHub registry's entry.
+    Clawhub,
+    /// A skillhub registry's entry.
+    Skillhub,
+    /// A kind this version does not know (or not yet known while a source is read).
+    #[default]
+    #[serde(other)]
+    Other,
+}
+
+impl SourceKind {
+    /// The word the record holds.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::SkillMd => "skill-md",
+            Self::Pack => "pack",
+            Self::WellKnown => "well-known",
+            Self::VercelWellKnown => "vercel-well-known",
+            Self::Site => "site",
+            Self::Folder => "folder",
+            Self::Github => "github",
+            Self::Archive => "archive",
+            Self::Local => "local",
+            Self::Registry => "registry",
+            Self::Clawhub => "clawhub",
+            Self::Skillhub => "skillhub",
+            Self::Other => "other",
+        }
+    }
+}
+
+/// The content digest an install record holds: each file's SHA-256 by path in the skill's
+/// own record, the one summary digest (`sha256:<hex>`) in the lock entry.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum RecordDigest {
+    /// Each file's lowercase hex SHA-256, by relative path.
+    Files(std::collections::BTreeMap<String, String>),
+    /// `sha256:<hex>` over the files' paths and digests.
+    Summary(String),
+}
+
+/// The registry entry an install came from, as its record holds it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RegistryRecord {
+    /// The entry's id as the catalog spells it.
+    pub id: String,
+    /// `namespace/slug`, without a pin.
+    pub coordinates: String,
+    /// The coordinates' namespace (none: the global one).
+    pub namespace: Option<String>,
+    /// The coordinates' slug.
+    pub slug: String,
+    /// The version the catalog offered, if it named one.
+    pub version: Option<String>,
+    /// The catalog's URL, redacted.
+    #[serde(default)]
+    pub catalog: String,
+}
+
+/// What an install records of a skill: the provenance record in its folder
+/// (`.skill-source.json`, with `installed_at` and each file's digest) and its entry in the
+/// root's lock file (the summary digest) are this one shape. Fields a newer version wrote are
+/// kept as they were.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct InstallRecord {
+    /// The source as given: the URL redacted, the GitHub shorthand, or the local path.
+    pub source_url: String,
+    /// What the source was.
+    pub kind: SourceKind,
+    /// When it was written (RFC 3339, seconds); the provenance record only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub installed_at: Option<String>,
+    /// The content's digest.
+    pub sha256: RecordDigest,
+    /// The version the source declared.
+    pub version: Option<String>,
+    /// The URL that answered (an index a site led to, a repository's tarball), redacted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resolved_url: Option<String>,
+    /// The ref asked for (GitHub) or the snapshot version chosen (an agent-skills index).
+    #[serde(default, rename = "ref", skip_serializing_if = "Option::is_none")]
+    pub reference: Option<String>,
+    /// The commit a GitHub tarball held.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub commit: Option<String>,
+    /// The digest the source gave (an index entry's `sha256:…`) or of the archive it came in.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub digest: Option<String>,
+    /// The plugin of the source's manifests it was installed as part of.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plugin: Option<String>,
+    /// What the audit's gate decided about these files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub audit: Option<crate::audit::Verdict>,
+    /// The registry entry it was installed from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub registry: Option<RegistryRecord>,
+    /// Fields this version does not know, kept.
+    #[serde(flatten)]
+    pub other: serde_json::Map<String, serde_json::Value>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_record_keeps_what_it_does_not_know_and_writes_the_kind_as_a_word() {
+        let text = r#"{"source_url":"https://x.example/SKILL.md","kind":"gitlab","sha256":"sha256:00","version":null,"ref":"v1","mirror":{"at":"y"}}"#;
+        let record: InstallRecord = serde_json::from_str(text).unwrap();
+        assert_eq!(record.kind, SourceKind::Other);
+        assert_eq!(record.sha256, RecordDigest::Summary("sha256:00".to_owned()));
+        assert_eq!(record.reference.as_deref(), Some("v1"));
+        assert_eq!(record.other["mirror"]["at"], "y");
+        let written = serde_json::to_value(&record).unwrap();
+        assert_eq!(written["mirror"]["at"], "y");
+        assert_eq!(written["ref"], "v1");
+        assert!(written.get("installed_at").is_none());
+
+        for kind in [
+            SourceKind::SkillMd,
+            SourceKind::VercelWellKnown,
+            SourceKind::Clawhub,
+        ] {
+            let word = serde_json::to_value(kind).unwrap();
+            assert_eq!(word, kind.as_str());
+            assert_eq!(serde_json::from_value::<SourceKind>(word).unwrap(), kind);
+        }
+        let files: InstallRecord = serde_json::from_str(
+            r#"{"source_url":"o/r","kind":"github","sha256":{"SKILL.md":"ab"},"version":"1"}"#,
+        )
+        .unwrap();
+        assert_eq!(files.kind, SourceKind::Github);
+        assert!(matches!(files.sha256, RecordDigest::Files(ref map) if map["SKILL.md"] == "ab"));
+    }
+}

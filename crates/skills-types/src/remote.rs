@@ -52,6 +52,12 @@ pub struct Refresh {
     /// The deadline of each pack's download, in seconds (1 to 600; default 60).
     #[serde(default)]
     pub timeout_secs: Option<u64>,
+    /// What the user agreed to of the audit's findings: a pack whose skills have a finding
+    /// that refuses (`[audit] refuse_on`) is stored only with `force`, one that asks
+    /// (`ask_on`) with `yes` or `force`; otherwise its refresh fails and the last good copy
+    /// stays.
+    #[serde(default)]
+    pub audit: crate::audit::AuditConsent,
 }
 
 impl Refresh {

@@ -207,6 +207,17 @@ pub fn read_text(bodies: &[SkillBody]) -> String {
             "\nRelative paths in this skill (references/..., scripts/..., assets/...) are \
              relative to the base directory above; resolve them against it.\n",
         );
+        // A flagged skill says so before its instructions, as its catalog entry does: the
+        // agent that loads it by name may never have seen the catalog.
+        if let Some(note) = body
+            .audit
+            .as_ref()
+            .and_then(|mark| mark.agent_note(&one_line(&body.name)))
+        {
+            out.push_str("Audit: ");
+            out.push_str(&one_line(&note));
+            out.push('\n');
+        }
         if let Some(when) = &body.when_to_use {
             out.push_str("When to use: ");
             out.push_str(&one_line(when));

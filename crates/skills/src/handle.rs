@@ -320,7 +320,7 @@ impl Skills {
 
     /// The bodies of the named skills, with their base directories, in the order asked.
     pub fn read(&self, names: &[&str]) -> Result<Vec<SkillBody>, Error> {
-        ops::catalog::read(self.checked()?, names)
+        ops::catalog::read_with(self.checked()?, names, &audit_impl::mark)
     }
 
     /// Every copy of `name` and why the winner won.

@@ -43,7 +43,7 @@ const MAX_PAGES: usize = 50;
 /// Results a search asks for.
 const SEARCH_LIMIT: &str = "50";
 /// The provenance's source kind.
-const KIND: &str = "clawhub";
+const KIND: skills_types::install::SourceKind = skills_types::install::SourceKind::Clawhub;
 /// The tag every skill has: its newest version.
 const LATEST: &str = "latest";
 
@@ -282,7 +282,7 @@ pub(super) async fn search(
         };
         entry.description = describe(hit.display_name, hit.summary);
         entry.version = hit.version.unwrap_or_default();
-        entry.source = KIND.to_owned();
+        entry.source = KIND.as_str().to_owned();
         entries.push(entry);
     }
     Ok(Listing {
@@ -304,7 +304,7 @@ fn entry_of_item(item: Item) -> Result<Entry, String> {
         .metadata
         .and_then(|metadata| metadata.os)
         .unwrap_or_default();
-    entry.source = KIND.to_owned();
+    entry.source = KIND.as_str().to_owned();
     Ok(entry)
 }
 

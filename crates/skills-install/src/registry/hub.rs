@@ -300,7 +300,7 @@ pub(super) struct Planned<'a> {
     /// The version downloaded, when the registry named it.
     pub(super) version: Option<String>,
     /// The provenance's source kind: `clawhub` or `skillhub`.
-    pub(super) kind: &'static str,
+    pub(super) kind: skills_types::install::SourceKind,
     /// Where the zip came from.
     pub(super) url: &'a Url,
     /// Said on the outcome (a suspicious skill's reasons).

@@ -35,7 +35,7 @@ use super::hub::{self, Hub, Planned};
 use crate::install::timeout;
 
 /// The provenance's source kind.
-const KIND: &str = "skillhub";
+const KIND: skills_types::install::SourceKind = skills_types::install::SourceKind::Skillhub;
 /// A listing page's size.
 const PAGE_SIZE: usize = 100;
 /// The pages a browse follows before it stops and says so.

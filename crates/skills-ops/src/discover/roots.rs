@@ -38,6 +38,18 @@ pub(crate) struct Plan {
     pub(crate) overlapping: Vec<Overlap>,
 }
 
+/// The root of the profile `config` is opened for (`<workspace>/personalities/<id>/skills`),
+/// or `None` without one or with an id that is not a single plain name.
+pub(crate) fn profile_root(config: &SkillsConfig) -> Option<PathBuf> {
+    let id = config.profile.as_deref().filter(|id| is_plain_name(id))?;
+    Some(
+        absolute(&config.workspace)
+            .join(PROFILES_DIR)
+            .join(id)
+            .join(SKILLS_DIR),
+    )
+}
+
 /// The roots of `config`, and of `named`: the sources a trusted workspace's file names, which
 /// are project scope (after the workspace's own project roots), never user roots: a repository
 /// chose them, so they are trust-gated and their runs need confirmation. The workspace's
@@ -71,11 +83,8 @@ pub(crate) fn plan(
     };
 
     let mut profile = Vec::new();
-    if let Some(id) = config.profile.as_deref().filter(|id| is_plain_name(id)) {
-        profile.push(own(
-            SkillScope::Profile,
-            workspace.join(PROFILES_DIR).join(id).join(SKILLS_DIR),
-        ));
+    if let Some(path) = profile_root(config) {
+        profile.push(own(SkillScope::Profile, path));
     }
     let mut project = vec![own(SkillScope::Project, app(&workspace))];
     project.extend(interop(&workspace, SkillScope::Project));
