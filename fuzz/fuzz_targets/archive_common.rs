@@ -1,7 +1,8 @@
 //! What both archive targets assert about one extraction (included by `#[path]`, not a
 //! target of its own).
 
-use skills_install::archive::{self, Format, Limits};
+use skills_install::finder;
+use skills_net::archive::{self, Format, Limits};
 
 /// Small limits, so that the fuzzer reaches every one of them with small inputs.
 fn limits() -> Limits {
@@ -25,7 +26,7 @@ pub fn check(bytes: &[u8], format: Format) {
         assert!(pair[0].0 < pair[1].0, "not sorted or duplicated: {:?}", pair[1].0);
     }
     for (path, data) in &files {
-        let components = skills_ops::path::check_relative(path)
+        let components = skills_types::path::check_relative(path)
             .unwrap_or_else(|refusal| panic!("extracted {path:?}, which the path check refuses: {refusal}"));
         assert_eq!(components.join("/"), *path);
         assert!(folded.insert(path.to_lowercase()), "two names equal but for case: {path:?}");
@@ -34,10 +35,10 @@ pub fn check(bytes: &[u8], format: Format) {
     }
     assert!(total <= limits.total, "the files are over the total limit");
     let url = url::Url::parse("https://example.com/archive").expect("a valid URL");
-    if let Ok(downloads) = archive::skills(files, None, &url) {
+    if let Ok(downloads) = finder::skills(files, None, &url) {
         for download in downloads {
             for (path, _) in &download.files {
-                assert!(skills_ops::path::check_relative(path).is_ok(), "a skill file {path:?}");
+                assert!(skills_types::path::check_relative(path).is_ok(), "a skill file {path:?}");
             }
         }
     }

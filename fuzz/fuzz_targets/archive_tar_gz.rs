@@ -1,5 +1,5 @@
 //! Fuzz target `archive_tar_gz`: bytes through the one extractor as a `.tar.gz`
-//! (`skills_install::archive::extract`, 09 §Archives), then through the skill finder.
+//! (`skills_net::archive::extract`, 09 §Archives), then through the skill finder.
 //!
 //! Raw gzip input mostly stops at the gzip checksum, which leaves the tar reader unfuzzed, so
 //! the first byte chooses: odd, the rest is taken as a tar stream and gzip-compressed here
@@ -12,7 +12,7 @@
 use std::io::Write as _;
 
 use libfuzzer_sys::fuzz_target;
-use skills_install::archive::Format;
+use skills_net::archive::Format;
 
 #[path = "archive_common.rs"]
 mod archive_common;

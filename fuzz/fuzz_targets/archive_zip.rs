@@ -1,5 +1,5 @@
 //! Fuzz target `archive_zip`: arbitrary bytes through the one extractor as a zip
-//! (`skills_install::archive::extract`, 09 §Archives), then through the skill finder.
+//! (`skills_net::archive::extract`, 09 §Archives), then through the skill finder.
 //!
 //! The extractor reads what a registry or any URL hands it, so whatever the bytes, it must
 //! answer with files or a refusal, never a panic, a hang or an allocation past its limits.
@@ -10,7 +10,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use skills_install::archive::Format;
+use skills_net::archive::Format;
 
 #[path = "archive_common.rs"]
 mod archive_common;

@@ -1,5 +1,5 @@
 //! Fuzz target `relative_path`: arbitrary strings through the lexical path check every relative
-//! path from outside passes first (`skills_ops::path::check_relative`, 03 §Reading files
+//! path from outside passes first (`skills_types::path::check_relative`, 03 §Reading files
 //! safely).
 //!
 //! A path the check accepts is later joined under a skill or install directory, so an accepted
@@ -12,7 +12,7 @@
 use std::path::{Component, Path};
 
 use libfuzzer_sys::fuzz_target;
-use skills_ops::path::check_relative;
+use skills_types::path::check_relative;
 use skills_types::limits::{MAX_RELATIVE_PATH_BYTES, MAX_RELATIVE_PATH_COMPONENTS};
 
 fuzz_target!(|path: &str| {

@@ -1,6 +1,6 @@
 //! Fuzz target `url_policy`: arbitrary bytes through the URL policy
-//! (`skills_install::policy::parse`, 03 §The URL policy) and the address check
-//! (`skills_install::address::check_ip`, 03 §Which addresses may be connected to).
+//! (`skills_net::policy::parse`, 03 §The URL policy) and the address check
+//! (`skills_net::address::check_ip`, 03 §Which addresses may be connected to).
 //!
 //! The policy is the gate in front of every fetch and every redirect hop, so an accepted URL
 //! that is not `https` on port 443 to a public, dotted host name would be request forgery, and
@@ -17,8 +17,8 @@ use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
 use ipnet::{IpNet, Ipv4Net};
 use libfuzzer_sys::fuzz_target;
-use skills_install::address::{self, IPV4_MAPPED, IPV6_DENIED, IPV6_GLOBAL_UNICAST, NAT64};
-use skills_install::policy::{self, Policy, SPECIAL_NAMES, SPECIAL_SUFFIXES};
+use skills_net::address::{self, IPV4_MAPPED, IPV6_DENIED, IPV6_GLOBAL_UNICAST, NAT64};
+use skills_net::policy::{self, Policy, SPECIAL_NAMES, SPECIAL_SUFFIXES};
 use skills_types::limits::MAX_URL_BYTES;
 use url::{Host, Url};
 

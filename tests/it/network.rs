@@ -28,8 +28,8 @@ use std::time::Duration;
 
 use skills::SkillsConfig;
 use skills::install::{ConnectGuard, Resolver};
-use skills_install::client::{Client, FetchError, Settings};
-use skills_install::policy::Policy;
+use skills_net::client::{Client, FetchError, Settings};
+use skills_net::policy::Policy;
 use skills_tests::http::Server;
 
 /// A public address the fake resolver hands out. Nothing ever connects to it: the guard refuses

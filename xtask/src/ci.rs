@@ -13,9 +13,10 @@ use crate::{Failure, tidy};
 
 /// The crates the `skills` feature brings in. With `default-features = false` none of them may
 /// be compiled into an agent core: that absence is the point of the stub.
-const FEATURE_ONLY_CRATES: [&str; 12] = [
+const FEATURE_ONLY_CRATES: [&str; 13] = [
     "skills-ops",
     "skills-audit",
+    "skills-net",
     "skills-install",
     "skills-bus",
     "skills-schemas",
@@ -31,6 +32,10 @@ const FEATURE_ONLY_CRATES: [&str; 12] = [
 /// The crates only the `mcp` feature brings in: absent from the facade's default build too,
 /// so an agent core that serves no MCP host compiles no protocol SDK.
 const MCP_ONLY_CRATES: [&str; 2] = ["skills-mcp", "rmcp"];
+
+/// What the runtime must not depend on: it reaches the network and archives through
+/// `skills-net` (managed Node), never through the installer above it.
+const NOT_UNDER_RUNTIME: [&str; 1] = ["skills-install"];
 
 /// The out-of-workspace crate that depends on `skills` exactly as an agent core with the
 /// feature off does.
@@ -268,6 +273,7 @@ fn absence(root: &Path) -> Result<(), Failure> {
     // Slim: no subsystem crate at all without default features.
     absent_from(
         root,
+        "skills",
         &["--no-default-features"],
         &FEATURE_ONLY_CRATES,
         "`skills` without default features still depends on a feature-only crate",
@@ -276,16 +282,27 @@ fn absence(root: &Path) -> Result<(), Failure> {
     // Default: the MCP server and its SDK only with the `mcp` feature.
     absent_from(
         root,
+        "skills",
         &[],
         &MCP_ONLY_CRATES,
         "`skills` with its default features depends on an MCP-only crate",
         "enable `skills-mcp` (and so `rmcp`) only from the `mcp` feature in crates/skills/Cargo.toml",
+    )?;
+    // The runtime sits beside the installer, not above it (docs/ARCHITECTURE.md).
+    absent_from(
+        root,
+        "skills-runtime",
+        &[],
+        &NOT_UNDER_RUNTIME,
+        "`skills-runtime` depends on `skills-install`",
+        "reach the network, archives and digests through `skills-net` instead (crates/skills-runtime/Cargo.toml)",
     )
 }
 
-/// The facade's dependency tree built with `features` names none of `crates`.
+/// The normal dependency tree of `package` built with `features` names none of `crates`.
 fn absent_from(
     root: &Path,
+    package: &str,
     features: &[&str],
     crates: &[&str],
     problem: &str,
@@ -293,14 +310,19 @@ fn absent_from(
 ) -> Result<(), Failure> {
     let tree = process::output(
         cargo(root)
-            .args(["tree", "-p", "skills", "-e", "normal"])
+            .args(["tree", "-p", package, "-e", "normal"])
             .args(features),
     )
-    .map_err(|message| Failure::new(message, "make `cargo tree -p skills` work again"))?;
+    .map_err(|message| {
+        Failure::new(
+            message,
+            format!("make `cargo tree -p {package}` work again"),
+        )
+    })?;
     let offending = offending_lines(&tree, crates);
     if offending.is_empty() {
         println!(
-            "none of {} in the dependency tree{}",
+            "none of {} in the dependency tree of {package}{}",
             crates.join(", "),
             if features.is_empty() {
                 String::new()
@@ -352,6 +374,18 @@ mod tests {
         assert_eq!(
             offending_lines(&dirty, &FEATURE_ONLY_CRATES),
             ["└── skills-ops v0.1.0 (/r/crates/skills-ops)"]
+        );
+        let runtime = "skills-runtime v0.1.0 (/r/crates/skills-runtime)\n├── skills-net v0.1.0 (/r/crates/skills-net)\n└── skills-types v0.1.0 (/r/crates/skills-types)\n";
+        assert!(offending_lines(runtime, &NOT_UNDER_RUNTIME).is_empty());
+        let climbed = format!("{runtime}└── skills-install v0.1.0 (/r/crates/skills-install)\n");
+        assert_eq!(
+            offending_lines(&climbed, &NOT_UNDER_RUNTIME),
+            ["└── skills-install v0.1.0 (/r/crates/skills-install)"]
+        );
+        let slim_with_net = format!("{clean}└── skills-net v0.1.0 (/r/crates/skills-net)\n");
+        assert_eq!(
+            offending_lines(&slim_with_net, &FEATURE_ONLY_CRATES),
+            ["└── skills-net v0.1.0 (/r/crates/skills-net)"]
         );
     }
 

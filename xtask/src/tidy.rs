@@ -88,7 +88,7 @@ const ONE_EXIT: &str = "agent-facing JSON leaves through the one sanitiser's exi
 const ONE_SPAWNER: &str = "every child process goes through the runtime's door, `skills-runtime/src/spawn.rs` (an empty environment given whole, no standard input, a process group of its own); only the sandbox helper's own stages (`sandbox/isolate.rs`) and the command line's secret hand-over (`secrets.rs`, which re-executes itself) start one otherwise";
 
 /// Why archives are read and written in one place each.
-const ONE_ARCHIVE_DOOR: &str = "archives are read by the one extractor (`skills-install/src/archive.rs`: no link out, no traversal, bounded) and written only by `publish.rs`; the audit inflates gzip in memory within its caps (`hidden/decode.rs`) and writes nothing";
+const ONE_ARCHIVE_DOOR: &str = "archives are read by the one extractor and written by the one packer, both in `skills-net/src/archive.rs` (no link out, no traversal, bounded; reproducible headers); the audit inflates gzip in memory within its caps (`hidden/decode.rs`) and writes nothing";
 
 /// Where children may be made.
 const SPAWNERS: &[&str] = &[
@@ -99,8 +99,7 @@ const SPAWNERS: &[&str] = &[
 
 /// Where archive crates may be named.
 const ARCHIVE_DOORS: &[&str] = &[
-    "crates/skills-install/src/archive.rs",
-    "crates/skills-install/src/publish.rs",
+    "crates/skills-net/src/archive.rs",
     "crates/skills-audit/src/analyzers/hidden/decode.rs",
 ];
 
@@ -213,8 +212,8 @@ const BOUNDARIES: [Boundary; 20] = [
     Boundary {
         scope: "crates/",
         needle: "reqwest",
-        allowed: &["crates/skills-install/src/client.rs"],
-        why: "every request goes through the one client (`skills-install/src/client.rs`): the URL policy and the address check on every hop, the limits, the proxy and CA configuration",
+        allowed: &["crates/skills-net/src/client.rs"],
+        why: "every request goes through the one client (`skills-net/src/client.rs`): the URL policy and the address check on every hop, the limits, the proxy and CA configuration",
         tests_exempt: true,
     },
     Boundary {
@@ -862,9 +861,34 @@ c = { version = "1", optional = true }
         );
         let archive = "use flate2::read::GzDecoder;";
         assert!(
-            crossed_boundaries(Path::new("crates/skills-install/src/archive.rs"), archive)
-                .is_empty()
+            crossed_boundaries(Path::new("crates/skills-net/src/archive.rs"), archive).is_empty()
         );
+        // The old homes of the doors are no longer doors: the installer reaches archives and
+        // the network through `skills-net`.
+        for moved in [
+            "crates/skills-install/src/archive.rs",
+            "crates/skills-install/src/publish.rs",
+        ] {
+            assert_eq!(
+                lines(&crossed_boundaries(Path::new(moved), archive)),
+                [1],
+                "{moved}"
+            );
+        }
+        let request = "let client = reqwest::Client::builder();";
+        assert!(
+            crossed_boundaries(Path::new("crates/skills-net/src/client.rs"), request).is_empty()
+        );
+        for elsewhere in [
+            "crates/skills-install/src/client.rs",
+            "crates/skills-runtime/src/managed_node.rs",
+        ] {
+            assert_eq!(
+                lines(&crossed_boundaries(Path::new(elsewhere), request)),
+                [1],
+                "{elsewhere}"
+            );
+        }
         // The rules that hold for tests too still do.
         let types = crossed_boundaries(
             Path::new("crates/skills-types/src/tests.rs"),

@@ -1,8 +1,7 @@
-//! One skill's files in memory, and the digest every source and the writer spell the same
-//! way: the pieces both the extractor (`archive`) and the fetching (`fetch`) need, kept below
-//! both so that neither imports the other's module for them.
+//! One skill's files in memory: what the skill finder (`finder`) yields and the fetching
+//! (`fetch`) and the writer (`write`) pass on, kept below all three so that none imports
+//! another's module for it.
 
-use sha2::{Digest, Sha256};
 use url::Url;
 
 /// One skill's files, in memory.
@@ -16,9 +15,4 @@ pub struct Download {
     pub version: Option<String>,
     /// Where the definition file came from.
     pub url: Url,
-}
-
-/// Lowercase hex SHA-256.
-pub fn hex_digest(bytes: &[u8]) -> String {
-    format!("{:x}", Sha256::digest(bytes))
 }

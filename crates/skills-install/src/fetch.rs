@@ -4,35 +4,37 @@
 //! Every form ends here: a single file, a pack, the agent-skills index (v0.2, classified by its
 //! `$schema`, or the older form without one), vercel's `/.well-known/skills/` index, a site
 //! whose indexes are looked for, a GitHub tarball, an archive URL, a local folder or archive.
-//! Archives of every kind go through the one extractor ([`crate::archive`]).
+//! Archives of every kind go through the one extractor ([`skills_net::archive`]) and the skill finder ([`crate::finder`]).
 
 use std::collections::BTreeMap;
 use std::path::Path;
 
 use serde::Deserialize;
+use skills_net::archive::{self, Format, Limits};
+use skills_net::client::{Client, FetchError, InstallProgress};
+use skills_net::digest::{check_digest, hex_digest};
+use skills_net::policy;
 use skills_types::files::{SKILL_MD, match_definition};
 use skills_types::install::SourceKind;
 use skills_types::limits::{MAX_SKILL_MD_BYTES, PackageLimits};
 use url::Url;
 
-use crate::archive::{self, Format, Limits};
-use crate::client::{Client, FetchError, InstallProgress};
+use crate::finder::{self, Search};
 use crate::github::Repository;
-use crate::policy;
 use crate::source::{PACK_INDEX, Source, VERCEL_INDEX, WELL_KNOWN_INDEX};
 
 // One table for the format, shared with `publish` (the writing side).
-pub use skills_types::publish::{SCHEMA_V0_2, VERSIONS_FILE};
+pub(crate) use skills_types::publish::{SCHEMA_V0_2, VERSIONS_FILE};
 
 /// Largest index (pack or well-known) accepted.
 const MAX_INDEX_BYTES: u64 = skills_types::limits::MIB;
 
-// Below both this module and the extractor; named here too, where every caller looks.
-pub use crate::download::{Download, hex_digest};
+// Below both this module and the skill finder; named here too, where every caller looks.
+pub(crate) use crate::download::Download;
 
 /// Why a download is not acceptable.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Problem {
+pub(crate) enum Problem {
     /// A request failed (boxed: a URL and a fetch error are large next to a message).
     Fetch(Box<(Url, FetchError)>),
     /// The content is not acceptable.
@@ -47,25 +49,25 @@ impl From<(Url, FetchError)> for Problem {
 
 /// One skill a source offers, downloaded.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Offer {
+pub(crate) struct Offer {
     /// Its files.
-    pub download: Download,
+    pub(crate) download: Download,
     /// The digest the source gave for it (an index entry's), or of the archive it came in.
-    pub digest: Option<String>,
+    pub(crate) digest: Option<String>,
     /// Its folder in a repository, archive or local folder (`skills/.curated/pdf`), for
     /// messages.
-    pub folder: Option<String>,
+    pub(crate) folder: Option<String>,
     /// The plugins of the source's manifests that hold it, in their order.
-    pub plugins: Vec<String>,
+    pub(crate) plugins: Vec<String>,
     /// The source brought its `SKILL.md` alone (a single-file URL, a GitHub file page, a
     /// well-known `skill-md` entry, a folder's `SKILL.md`), not every file of the skill: the
     /// one case in which mentioned bundled files may be missing ([`crate::mentions`]).
-    pub definition_only: bool,
+    pub(crate) definition_only: bool,
 }
 
 impl Offer {
     /// A whole skill as the source gives it, outside any plugin.
-    pub fn whole(download: Download, digest: Option<String>) -> Self {
+    pub(crate) fn whole(download: Download, digest: Option<String>) -> Self {
         Self {
             download,
             digest,
@@ -80,39 +82,39 @@ impl Offer {
 /// entries is withheld (a link, a device, a file over the per-file limit). Only it is refused;
 /// the installer says why when it would have installed it.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Refused {
+pub(crate) struct Refused {
     /// Its files, the withheld ones left out (never written; read for its name).
-    pub download: Download,
+    pub(crate) download: Download,
     /// Its folder in the source (`skills/big`).
-    pub folder: String,
+    pub(crate) folder: String,
     /// The plugins that hold it.
-    pub plugins: Vec<String>,
+    pub(crate) plugins: Vec<String>,
     /// Why, naming the entry.
-    pub reason: String,
+    pub(crate) reason: String,
 }
 
 /// What downloading a source gave.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Fetched {
+pub(crate) struct Fetched {
     /// The skills, in the source's order.
-    pub offers: Vec<Offer>,
+    pub(crate) offers: Vec<Offer>,
     /// Entries skipped, and other things worth saying.
-    pub warnings: Vec<String>,
+    pub(crate) warnings: Vec<String>,
     /// The kind the source turned out to be (a site is the index found on it).
-    pub kind: SourceKind,
+    pub(crate) kind: SourceKind,
     /// The URL that answered: the index found on a site, the tarball of a repository.
-    pub resolved: Option<Url>,
+    pub(crate) resolved: Option<Url>,
     /// The ref asked for (GitHub) or the snapshot version (an agent-skills index).
-    pub reference: Option<String>,
+    pub(crate) reference: Option<String>,
     /// The commit a GitHub tarball holds (from its `owner-repo-<sha>/` top folder).
-    pub commit: Option<String>,
+    pub(crate) commit: Option<String>,
     /// Every entry name an index lists, the ones not fetched included (for the message that
     /// says what a source offers when `--skill` names something else).
-    pub listed: Vec<String>,
+    pub(crate) listed: Vec<String>,
     /// The skills of a tree that cannot be installed, each with why.
-    pub refused: Vec<Refused>,
+    pub(crate) refused: Vec<Refused>,
     /// Every plugin the source's manifests declare, in their order.
-    pub plugins: Vec<String>,
+    pub(crate) plugins: Vec<String>,
 }
 
 impl Fetched {
@@ -137,7 +139,7 @@ impl Fetched {
     }
 
     /// The skills a tree search found: the installable ones offered, the others refused.
-    fn offer_tree(&mut self, search: archive::Search, digest: Option<&str>) {
+    fn offer_tree(&mut self, search: Search, digest: Option<&str>) {
         for found in search.found {
             match found.refusal {
                 None => self.offers.push(Offer {
@@ -160,11 +162,11 @@ impl Fetched {
 
 /// What the caller wants of a multi-skill source.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct Want<'a> {
+pub(crate) struct Want<'a> {
     /// Only these entries of an index (all when empty); the installer checks the rest.
-    pub skills: &'a [String],
+    pub(crate) skills: &'a [String],
     /// A snapshot of an agent-skills index (`versions.json`).
-    pub version: Option<&'a str>,
+    pub(crate) version: Option<&'a str>,
 }
 
 impl Want<'_> {
@@ -174,7 +176,7 @@ impl Want<'_> {
 }
 
 /// Downloads every skill of `source` (the ones `want` names, for an index).
-pub async fn download(
+pub(crate) async fn download(
     client: &Client,
     source: &Source,
     limits: &PackageLimits,
@@ -357,7 +359,7 @@ fn indexes_at(base: &Url, path: &str) -> Vec<(Url, SourceKind)> {
 }
 
 /// The places `site` looks, in order, with the kind each one is.
-pub fn site_candidates(url: &Url) -> Result<Vec<(Url, SourceKind)>, Problem> {
+pub(crate) fn site_candidates(url: &Url) -> Result<Vec<(Url, SourceKind)>, Problem> {
     let (base, path) = base_of(url);
     let mut candidates = indexes_at(&base, &path);
     if !path.is_empty() {
@@ -368,7 +370,7 @@ pub fn site_candidates(url: &Url) -> Result<Vec<(Url, SourceKind)>, Problem> {
 }
 
 /// The places a download base's folder is looked at, in order, with the kind each one is.
-pub fn folder_candidates(url: &Url) -> Result<Vec<(Url, SourceKind)>, Problem> {
+pub(crate) fn folder_candidates(url: &Url) -> Result<Vec<(Url, SourceKind)>, Problem> {
     let (base, path) = base_of(url);
     let mut candidates = indexes_at(&base, &path);
     candidates.push((
@@ -397,7 +399,7 @@ async fn repository(
         .map(|(_, sha)| sha)
         .filter(|sha| (7..=40).contains(&sha.len()) && sha.bytes().all(|b| b.is_ascii_hexdigit()))
         .map(str::to_owned);
-    let search = archive::skills_found(files, repository.path.as_deref(), tarball)
+    let search = finder::skills_found(files, repository.path.as_deref(), tarball)
         .map_err(|reason| Problem::Invalid(format!("{}: {reason}", repository.display())))?;
     let mut fetched = Fetched::new(SourceKind::Github, tarball);
     fetched.reference = repository.reference.clone();
@@ -415,7 +417,7 @@ async fn archive_url(client: &Client, url: &Url) -> Result<Fetched, Problem> {
         .or_else(|| Format::of_name(url.path()))
         .ok_or_else(|| Problem::Invalid("the download is neither a .tar.gz nor a .zip".into()))?;
     let files = archive::extract_tree(&bytes, format, &limits).map_err(Problem::Invalid)?;
-    let search = archive::skills_found(files, None, url).map_err(Problem::Invalid)?;
+    let search = finder::skills_found(files, None, url).map_err(Problem::Invalid)?;
     let mut fetched = Fetched::new(SourceKind::Archive, url);
     let digest = format!("sha256:{}", hex_digest(&bytes));
     fetched.offer_tree(search, Some(&digest));
@@ -435,9 +437,9 @@ async fn local(path: &Path) -> Result<Fetched, Problem> {
         Problem::Invalid(format!("'{}' cannot be named as a URL", absolute.display()))
     })?;
     let found = if absolute.is_dir() {
-        archive::skills_found_in_folder(files, None, &url)
+        finder::skills_found_in_folder(files, None, &url)
     } else {
-        archive::skills_found(files, None, &url)
+        finder::skills_found(files, None, &url)
     };
     let search =
         found.map_err(|reason| Problem::Invalid(format!("'{}': {reason}", path.display())))?;
@@ -451,7 +453,7 @@ async fn local(path: &Path) -> Result<Fetched, Problem> {
 
 /// Links, special files and files over the limit are kept aside by the reader, never opened
 /// or read past the limit; one inside a skill found refuses that skill (see
-/// [`archive::skills_found`]).
+/// [`finder::skills_found`]).
 fn local_files(path: &Path) -> Result<archive::Tree, Problem> {
     crate::local::read_tree(path, &archive_limits()).map_err(Problem::Invalid)
 }
@@ -517,7 +519,7 @@ async fn pack(
         files: index.skills.iter().map(|entry| entry.files.len()).sum(),
     });
     for entry in index.skills {
-        skills_ops::path::check_relative(&entry.name)
+        skills_types::path::check_relative(&entry.name)
             .ok()
             .filter(|components| components.len() == 1)
             .ok_or_else(|| {
@@ -619,7 +621,7 @@ fn check_paths(name: &str, files: &[String], limits: &PackageLimits) -> Result<(
     }
     let mut folded = std::collections::BTreeSet::new();
     for file in files {
-        skills_ops::path::check_relative(file).map_err(|refusal| {
+        skills_types::path::check_relative(file).map_err(|refusal| {
             Problem::Invalid(format!(
                 "'{name}' lists '{}': {refusal}",
                 file.escape_debug()
@@ -853,7 +855,7 @@ async fn entries_of(
         if entry.kind == "archive" {
             let limits = archive_limits();
             let bytes = get(client, &url, limits.total).await?;
-            archive::check_digest(&bytes, &digest)
+            check_digest(&bytes, &digest)
                 .map_err(|reason| Problem::Invalid(format!("'{}': {reason}", entry.name)))?;
             let format = Format::sniff(&bytes)
                 .or_else(|| Format::of_name(url.path()))
@@ -865,7 +867,7 @@ async fn entries_of(
                 })?;
             let files = archive::extract_tree(&bytes, format, &limits)
                 .map_err(|reason| Problem::Invalid(format!("'{}': {reason}", entry.name)))?;
-            let mut downloads = archive::skills_in(files, None, &url)
+            let mut downloads = finder::skills_in(files, None, &url)
                 .map_err(|reason| Problem::Invalid(format!("'{}': {reason}", entry.name)))?;
             if downloads.len() != 1 {
                 return Err(Problem::Invalid(format!(

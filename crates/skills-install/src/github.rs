@@ -16,12 +16,12 @@
 //!
 //! A path the user names (in the shorthand, a `tree/` or a `blob/` page) may pass through
 //! hidden folders, as OpenAI's instructions do (`openai/skills/skills/.curated/<skill>`); it is
-//! checked with every other rule of the relative-path check ([`skills_ops::path::check_named`]).
+//! checked with every other rule of the relative-path check ([`skills_types::path::check_named`]).
 
 use url::Url;
 
 /// The default web base.
-pub const GITHUB_WEB: &str = "https://github.com";
+pub(crate) const GITHUB_WEB: &str = "https://github.com";
 const GITHUB_API: &str = "https://api.github.com";
 const GITHUB_RAW: &str = "https://raw.githubusercontent.com";
 /// Where github.com's API sends a tarball request (with a short-lived token of its own in the
@@ -30,19 +30,19 @@ const GITHUB_CODELOAD: &str = "https://codeload.github.com";
 
 /// Where one GitHub (or GitHub Enterprise) server lives.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Bases {
+pub(crate) struct Bases {
     /// The web base (`https://github.com`).
-    pub web: Url,
+    pub(crate) web: Url,
     /// The REST API base (`https://api.github.com`, `<base>/api/v3`).
-    pub api: Url,
+    pub(crate) api: Url,
     /// Whether this is github.com (raw files from `raw.githubusercontent.com`).
-    pub public: bool,
+    pub(crate) public: bool,
 }
 
 impl Bases {
     /// The bases of `[github] url` (`None`: github.com). The URL is only parsed here; every
     /// request made from it still passes the URL policy.
-    pub fn new(configured: Option<&str>) -> Result<Self, String> {
+    pub(crate) fn new(configured: Option<&str>) -> Result<Self, String> {
         let text = configured.map(str::trim).filter(|text| !text.is_empty());
         let web = Url::parse(text.unwrap_or(GITHUB_WEB)).map_err(|error| {
             format!(
@@ -69,7 +69,7 @@ impl Bases {
     /// the raw files'). For github.com, `api.github.com`, `codeload.github.com` and
     /// `raw.githubusercontent.com`, never `github.com` itself (no request of an install goes
     /// there); for GitHub Enterprise, the server's own origin, which serves all three.
-    pub fn token_origins(&self) -> Vec<Url> {
+    pub(crate) fn token_origins(&self) -> Vec<Url> {
         if !self.public {
             return vec![self.api.clone()];
         }
@@ -83,7 +83,7 @@ impl Bases {
     }
 
     /// Whether `url` is a page of this server's web interface.
-    pub fn is_page(&self, url: &Url) -> bool {
+    pub(crate) fn is_page(&self, url: &Url) -> bool {
         url.origin() == self.web.origin()
             && (self.public
                 || url
@@ -92,7 +92,7 @@ impl Bases {
     }
 
     /// The tarball of `repository` at its ref (the default branch without one).
-    pub fn tarball(&self, repository: &Repository) -> Url {
+    pub(crate) fn tarball(&self, repository: &Repository) -> Url {
         let mut segments = vec![
             "repos",
             repository.owner.as_str(),
@@ -106,7 +106,7 @@ impl Bases {
     }
 
     /// The raw bytes of `path` in `repository` at `reference`.
-    pub fn raw(&self, owner: &str, name: &str, reference: &str, path: &str) -> Url {
+    pub(crate) fn raw(&self, owner: &str, name: &str, reference: &str, path: &str) -> Url {
         let mut segments = Vec::new();
         let base = if self.public {
             segments.extend([owner, name]);
@@ -121,7 +121,7 @@ impl Bases {
     }
 
     /// What a page of this server is: a repository folder (tarball) or a file (raw).
-    pub fn page(&self, url: &Url) -> Result<Page, String> {
+    pub(crate) fn page(&self, url: &Url) -> Result<Page, String> {
         let prefix = self.web.path().trim_end_matches('/');
         let rest = url.path().strip_prefix(prefix).unwrap_or(url.path());
         let segments: Vec<String> = rest
@@ -143,7 +143,7 @@ impl Bases {
                 let path = path.join("/");
                 // A path the user names may pass through hidden folders
                 // (`skills/.curated/...`); every other rule holds.
-                skills_ops::path::check_named(&path)
+                skills_types::path::check_named(&path)
                     .map_err(|refusal| format!("the file '{path}': {refusal}"))?;
                 // A file page is one skill's definition; any other file is not a skill.
                 if !path.to_ascii_lowercase().ends_with(".md") {
@@ -162,7 +162,7 @@ impl Bases {
             _ => Err(format!(
                 "this GitHub page is neither a repository, a folder (tree/<ref>/<path>) nor a \
                  file (blob/<ref>/<path>): {}",
-                crate::policy::redact(url)
+                skills_net::policy::redact(url)
             )),
         }
     }
@@ -170,7 +170,7 @@ impl Bases {
 
 /// A GitHub page, as a source.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Page {
+pub(crate) enum Page {
     /// A repository or a folder of it: the tarball, then the skills under the path.
     Folder(Repository),
     /// One file, fetched raw.
@@ -179,15 +179,15 @@ pub enum Page {
 
 /// A repository, a ref and a folder in it.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Repository {
+pub(crate) struct Repository {
     /// The owner (user or organisation).
-    pub owner: String,
+    pub(crate) owner: String,
     /// The repository's name.
-    pub name: String,
+    pub(crate) name: String,
     /// A branch, tag or commit; `None` is the default branch.
-    pub reference: Option<String>,
+    pub(crate) reference: Option<String>,
     /// The folder whose skills are wanted; `None` is the whole repository.
-    pub path: Option<String>,
+    pub(crate) path: Option<String>,
 }
 
 impl Repository {
@@ -225,7 +225,7 @@ impl Repository {
             Some(path) => {
                 // Hidden folders are places skills are kept (`skills/.curated/<skill>` in
                 // OpenAI's catalog); every other rule of the path check holds.
-                let components = skills_ops::path::check_named(path)
+                let components = skills_types::path::check_named(path)
                     .map_err(|refusal| format!("the path '{}': {refusal}", path.escape_debug()))?;
                 // Nothing below `.git` or `node_modules` is ever taken from a tarball: said
                 // before the download rather than after it.
@@ -254,7 +254,7 @@ impl Repository {
 
     /// `owner/repo[/path][@ref]`: the first `@` after `owner/repo` starts the ref, which may
     /// hold slashes. `None` when `text` does not have that shape at all.
-    pub fn shorthand(text: &str) -> Option<Result<Self, String>> {
+    pub(crate) fn shorthand(text: &str) -> Option<Result<Self, String>> {
         let text = text.trim();
         if text.contains("://") || text.contains(':') || text.starts_with(['.', '/', '~']) {
             return None;
@@ -271,7 +271,7 @@ impl Repository {
     }
 
     /// `owner/repo[/path][@ref]`, as recorded.
-    pub fn display(&self) -> String {
+    pub(crate) fn display(&self) -> String {
         let mut text = format!("{}/{}", self.owner, self.name);
         if let Some(path) = &self.path {
             text.push('/');

@@ -5,14 +5,14 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use ipnet::IpNet;
+use skills_net::client::{Client, FetchError, Settings, SystemResolver};
+use skills_net::policy::{self, Policy};
 use skills_types::audit::{AuditConsent, Decision, Gate, Verdict};
 use skills_types::install::{Hooks, InstallOutcome, InstallProgress, InstallRequest};
 use skills_types::limits::{DEFAULT_INSTALL_TIMEOUT_SECS, INSTALL_TIMEOUT_SECS, PackageLimits};
 use skills_types::{Error, SkillsConfig};
 
-use crate::client::{Client, FetchError, Settings, SystemResolver};
 use crate::fetch::{self, Problem};
-use crate::policy::{self, Policy};
 use crate::source::{self, Source};
 use crate::write::{self, Provenance};
 
@@ -96,7 +96,7 @@ fn with_reading(error: Error, note: &str) -> Error {
 /// bases), or a URL checked by the policy and classified. For text recorded or resolved by the
 /// program (an install record, a registry entry): what a person types goes through
 /// `resolve_typed`, which also reads an existing path as local.
-pub fn resolve(config: &SkillsConfig, text: &str, policy: &Policy) -> Result<Source, Error> {
+pub(crate) fn resolve(config: &SkillsConfig, text: &str, policy: &Policy) -> Result<Source, Error> {
     resolve_with_note(config, text, policy, false).map(|(source, _)| source)
 }
 
@@ -193,8 +193,8 @@ pub(crate) fn github_bases(config: &SkillsConfig) -> Result<crate::github::Bases
 /// on it anyway).
 fn with_github_token(
     config: &SkillsConfig,
-    bearer: Option<crate::client::Bearer>,
-) -> Option<crate::client::Bearer> {
+    bearer: Option<skills_net::client::Bearer>,
+) -> Option<skills_net::client::Bearer> {
     let Some(token) = config
         .github
         .token
@@ -212,7 +212,7 @@ fn with_github_token(
         .iter()
         .fold(bearer, |bearer, url| match bearer {
             Some(bearer) => Some(bearer.with(url, token)),
-            None => Some(crate::client::Bearer::new(url, token)),
+            None => Some(skills_net::client::Bearer::new(url, token)),
         })
 }
 
@@ -866,11 +866,12 @@ pub(crate) fn policy_of(config: &SkillsConfig) -> Result<Policy, Error> {
             })
         })
         .collect::<Result<Vec<_>, _>>()?;
-    Ok(Policy {
-        allow_loopback_http: config.network.allow_loopback_http,
-        denied,
-        ..Policy::default()
-    })
+    // `Policy` is `#[non_exhaustive]` (it lives in `skills-net`): set what the configuration
+    // names on the defaults.
+    let mut policy = Policy::default();
+    policy.allow_loopback_http = config.network.allow_loopback_http;
+    policy.denied = denied;
+    Ok(policy)
 }
 
 /// The client of a registry operation: the registry's token (09 §Registries, Tokens) goes to
@@ -886,7 +887,7 @@ pub(crate) fn registry_client(
     let bearer = match (&config.registry.token, &config.registry.catalog_url) {
         (Some(token), Some(url)) if !token.trim().is_empty() => policy::parse(url, &policy)
             .ok()
-            .map(|url| crate::client::Bearer::new(&url, token.trim())),
+            .map(|url| skills_net::client::Bearer::new(&url, token.trim())),
         _ => None,
     };
     // An entry the registry leads to GitHub is fetched from there, with the GitHub token.
@@ -898,7 +899,7 @@ pub(crate) fn client_with(
     policy: Policy,
     hooks: &Hooks,
     total: Duration,
-    bearer: Option<crate::client::Bearer>,
+    bearer: Option<skills_net::client::Bearer>,
 ) -> Result<Client, Error> {
     let mut settings = Settings::new(total);
     settings.bearer = bearer;
@@ -996,10 +997,8 @@ mod tests {
     #[test]
     fn local_refusals_name_the_fixture_switch_while_it_is_off() {
         let off = Policy::default();
-        let on = Policy {
-            allow_loopback_http: true,
-            ..Policy::default()
-        };
+        let mut on = Policy::default();
+        on.allow_loopback_http = true;
         for (text, local) in [
             ("http://127.0.0.1:9/SKILL.md", true),
             ("https://example.com:8443/SKILL.md", true),

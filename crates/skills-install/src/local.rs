@@ -7,7 +7,7 @@
 //! an open. A symbolic link is never followed and its target never read: the peers copy what
 //! a link points at, which is how a link to `~/.ssh/id_rsa` committed to a repository ends up
 //! inside an agent's skill folder. [`read`] refuses the whole folder for one, naming it;
-//! [`read_tree`] records it, and [`archive::skills_in`] refuses it when it lies inside a skill
+//! [`read_tree`] records it, and [`finder::skills_in`] refuses it when it lies inside a skill
 //! being installed. Links that stay inside the folder are treated the same: telling the two
 //! apart means resolving the link, which is the step that goes wrong, and a skill that needs
 //! the file can hold the file. A file with more than one hard link is treated so for the
@@ -31,14 +31,15 @@ use std::path::Path;
 
 use skills_types::files::{is_excluded_source_path, may_enter_source_dir};
 
-use crate::archive::{self, Format, Limits, Names, Tree, Withheld};
+use skills_net::archive::{self, Format, Limits, Names, Tree, Withheld};
 
 /// Reads the folder (or `.zip` / `.tar.gz` file) at `path`: `('/'-separated relative path,
 /// bytes)`, sorted by path, without anything below a hidden folder. A symlink, a special file,
 /// a file with several hard links or a file over the limit anywhere else below refuses the
-/// whole read; [`read_tree`] with [`archive::skills_found`] refuses one only for the skill it
-/// lies in.
-pub fn read(path: &Path, limits: &Limits) -> Result<Vec<(String, Vec<u8>)>, String> {
+/// whole read; [`read_tree`] with [`finder::skills_found`] refuses one only for the skill it
+/// lies in. The installer itself always reads the tree form; this strict form is the tests'.
+#[cfg(test)]
+pub(crate) fn read(path: &Path, limits: &Limits) -> Result<Vec<(String, Vec<u8>)>, String> {
     let shown = path.display();
     read_tree(path, limits)?
         .into_files()
@@ -47,7 +48,7 @@ pub fn read(path: &Path, limits: &Limits) -> Result<Vec<(String, Vec<u8>)>, Stri
 
 /// Reads the folder (or archive) at `path`, keeping what is not a regular file as
 /// [`archive::Withheld`]s, never opened or followed.
-pub fn read_tree(path: &Path, limits: &Limits) -> Result<Tree, String> {
+pub(crate) fn read_tree(path: &Path, limits: &Limits) -> Result<Tree, String> {
     let shown = path.display();
     let metadata =
         std::fs::metadata(path).map_err(|error| format!("'{shown}' cannot be read: {error}"))?;
@@ -130,7 +131,7 @@ impl Walk<'_> {
         } else {
             format!("{parent}/{name}")
         };
-        let components = skills_ops::path::check_named(&relative)
+        let components = skills_types::path::check_named(&relative)
             .map_err(|refusal| format!("'{}' is refused: {refusal}", relative.escape_debug()))?;
         if is_folder {
             self.names.add_folder(&components)?;
@@ -149,7 +150,7 @@ impl Walk<'_> {
             .map_err(|error| format!("'{relative}' cannot be read: {error}"))?;
         let size = bytes.len() as u64;
         if size > self.limits.file {
-            // Refuses the skill that holds it, not the folder (see [`archive::skills_found`]).
+            // Refuses the skill that holds it, not the folder (see [`finder::skills_found`]).
             let refusal = archive::too_large(&relative, self.limits.file);
             self.not_a_file(relative, refusal);
             return Ok(());

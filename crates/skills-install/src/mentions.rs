@@ -47,7 +47,7 @@ const MAX_MENTION_BYTES: usize = 200;
 /// The bundled files and folders (paths below `BUNDLE_FOLDERS`) that `body` (a `SKILL.md`
 /// without its frontmatter) mentions, in the order first mentioned, each once, without a
 /// leading `./`. A folder keeps its trailing `/`.
-pub fn mentioned_paths(body: &str) -> Vec<String> {
+pub(crate) fn mentioned_paths(body: &str) -> Vec<String> {
     let mut seen = BTreeSet::new();
     let mut found = Vec::new();
     for token in body.split(is_delimiter) {
@@ -62,7 +62,7 @@ pub fn mentioned_paths(body: &str) -> Vec<String> {
 
 /// The warning for a definition-only download whose body mentions bundled files it does not
 /// hold, if any. The caller asks only for downloads that brought the `SKILL.md` alone.
-pub fn unfetched_warning(download: &Download) -> Option<String> {
+pub(crate) fn unfetched_warning(download: &Download) -> Option<String> {
     let definition = download
         .files
         .iter()

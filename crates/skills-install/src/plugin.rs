@@ -14,7 +14,7 @@
 //! from here.
 //!
 //! Every path a manifest gives is a relative path checked like one a person names
-//! ([`skills_ops::path::check_named`]): a manifest cannot point outside the source. A manifest
+//! ([`skills_types::path::check_named`]): a manifest cannot point outside the source. A manifest
 //! that cannot be read is a warning, never a refusal: the skills are found without it, as in a
 //! repository that has none. Nothing here does I/O; the files come from the tree already read.
 
@@ -22,9 +22,9 @@ use serde_json::Value;
 use skills_types::sanitize;
 
 /// The marketplace manifest, relative to a source's root.
-pub const MARKETPLACE: &str = ".claude-plugin/marketplace.json";
+pub(crate) const MARKETPLACE: &str = ".claude-plugin/marketplace.json";
 /// A plugin's manifest, relative to the plugin's folder.
-pub const PLUGIN_MANIFEST: &str = ".claude-plugin/plugin.json";
+pub(crate) const PLUGIN_MANIFEST: &str = ".claude-plugin/plugin.json";
 /// The folder of a plugin whose skills are found without a list.
 const SKILLS_FOLDER: &str = "skills";
 /// Longest plugin name accepted, in characters.
@@ -32,21 +32,21 @@ const MAX_NAME_CHARS: usize = 128;
 
 /// One plugin of a source.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Plugin {
+pub(crate) struct Plugin {
     /// Its name, as `--plugin` takes it and the install record keeps it.
-    pub name: String,
+    pub(crate) name: String,
     /// Its folder, relative to the source's root (`""` for the root itself).
-    pub base: String,
+    pub(crate) base: String,
     /// Skill folders (or folders of skills) named by a list, relative to the source's root.
-    pub listed: Vec<String>,
+    pub(crate) listed: Vec<String>,
     /// Whether the skills below `<base>/skills/` belong to it too (every plugin but one whose
     /// marketplace entry lists its skills).
-    pub conventional: bool,
+    pub(crate) conventional: bool,
 }
 
 impl Plugin {
     /// Whether the skill in `folder` (relative to the source's root) belongs to this plugin.
-    pub fn holds(&self, folder: &str) -> bool {
+    pub(crate) fn holds(&self, folder: &str) -> bool {
         let below = |parent: &str| {
             parent.is_empty()
                 || folder == parent
@@ -68,18 +68,18 @@ impl Plugin {
 
 /// The plugins a source declares, and what could not be read.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Manifests {
+pub(crate) struct Manifests {
     /// In the order the manifests give them.
-    pub plugins: Vec<Plugin>,
+    pub(crate) plugins: Vec<Plugin>,
     /// Plugins hosted elsewhere, manifests that could not be read, entries left out.
-    pub warnings: Vec<String>,
+    pub(crate) warnings: Vec<String>,
 }
 
 impl Manifests {
     /// Reads the manifests among `files` (`(path relative to the source's root, bytes)`):
     /// the marketplace at the root, else the root's `plugin.json`; and, when the user named a
     /// folder (`under`), that folder's `plugin.json` if no plugin of the marketplace is there.
-    pub fn read(files: &[(String, Vec<u8>)], under: Option<&str>) -> Self {
+    pub(crate) fn read(files: &[(String, Vec<u8>)], under: Option<&str>) -> Self {
         let file = |path: &str| {
             files
                 .iter()
@@ -104,7 +104,7 @@ impl Manifests {
     }
 
     /// The names of the plugins the skill in `folder` belongs to, in manifest order.
-    pub fn of(&self, folder: &str) -> Vec<String> {
+    pub(crate) fn of(&self, folder: &str) -> Vec<String> {
         self.plugins
             .iter()
             .filter(|plugin| plugin.holds(folder))
@@ -113,7 +113,7 @@ impl Manifests {
     }
 
     /// Every plugin name, in manifest order.
-    pub fn names(&self) -> Vec<String> {
+    pub(crate) fn names(&self) -> Vec<String> {
         self.plugins
             .iter()
             .map(|plugin| plugin.name.clone())
@@ -320,11 +320,11 @@ fn elsewhere(name: &str, source: &serde_json::Map<String, Value>) -> String {
 /// A manifest's relative path (`"./plugins/x"`, `"plugins/x/"`, `"./"`) as a checked path
 /// below the source's root (`""` for the root).
 fn relative(text: &str) -> Result<String, String> {
-    let trimmed = skills_ops::path::strip_current_dir_prefix(text.trim()).trim_end_matches('/');
+    let trimmed = skills_types::path::strip_current_dir_prefix(text.trim()).trim_end_matches('/');
     if matches!(trimmed, "" | "." | "./") {
         return Ok(String::new());
     }
-    skills_ops::path::check_named(trimmed)
+    skills_types::path::check_named(trimmed)
         .map(|components| components.join("/"))
         .map_err(|refusal| format!("'{}' is refused: {refusal}", text.escape_debug()))
 }

@@ -18,19 +18,18 @@ mod site;
 mod tests;
 
 use std::collections::BTreeMap;
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use skills_types::files::{PROVENANCE_FILE, SKILL_MD, is_excluded_dir_name};
 use skills_types::limits::{MAX_RELATIVE_PATH_COMPONENTS, PackageLimits};
 use skills_types::publish::{
-    ARCHIVE_EXTENSION, ARCHIVE_FILE_MODE, ARCHIVE_MTIME, ArtifactKind, IndexEntry, Outcome,
-    Refused, Request,
+    ARCHIVE_EXTENSION, ArtifactKind, IndexEntry, Outcome, Refused, Request,
 };
 use skills_types::validate::{Options, Profile, Report};
 use skills_types::{Error, Frontmatter};
 
-use crate::fetch::hex_digest;
+use skills_net::archive::pack_tar_gz;
+use skills_net::digest::hex_digest;
 
 /// Validates every skill the request names, then writes (or leaves, when nothing changed) the
 /// well-known tree under `request.out`. All or nothing, unless `request.keep_going`: then a
@@ -286,7 +285,7 @@ impl Skill {
             )
         } else {
             let bytes =
-                archive(&self.files).map_err(|error| Error::io("pack", &self.dir, error))?;
+                pack_tar_gz(&self.files).map_err(|error| Error::io("pack", &self.dir, error))?;
             (
                 ArtifactKind::Archive,
                 format!("{name}{ARCHIVE_EXTENSION}"),
@@ -388,7 +387,7 @@ fn walk(
                 "symlink",
             ));
         }
-        skills_ops::path::check_relative(&relative)
+        skills_types::path::check_relative(&relative)
             .map_err(|refusal| refuse(refusal.to_string(), "invalid_path"))?;
         if kind.is_dir() {
             if depth + 2 > MAX_RELATIVE_PATH_COMPONENTS {
@@ -471,29 +470,4 @@ fn read_source(root: &Path, relative: &str, path: &Path, cap: u64) -> Result<Vec
         )),
         Err(other) => Err(refused(other.to_string(), other.kind())),
     }
-}
-
-/// A reproducible `.tar.gz` of `files`, at the archive root as the RFC asks (no wrapper
-/// folder): entries in byte order of their paths, no folder entries, GNU headers with mtime
-/// [`ARCHIVE_MTIME`], uid and gid 0, no user or group names, mode [`ARCHIVE_FILE_MODE`]; a
-/// gzip header with no time, no file name and the "unknown" system byte.
-pub(crate) fn archive(files: &BTreeMap<String, Vec<u8>>) -> std::io::Result<Vec<u8>> {
-    let gzip = flate2::GzBuilder::new()
-        .mtime(0)
-        .operating_system(255)
-        .write(Vec::new(), flate2::Compression::new(6));
-    let mut builder = tar::Builder::new(gzip);
-    for (path, bytes) in files {
-        let mut header = tar::Header::new_gnu();
-        header.set_entry_type(tar::EntryType::Regular);
-        header.set_size(bytes.len() as u64);
-        header.set_mode(ARCHIVE_FILE_MODE);
-        header.set_mtime(ARCHIVE_MTIME);
-        header.set_uid(0);
-        header.set_gid(0);
-        builder.append_data(&mut header, path, bytes.as_slice())?;
-    }
-    let mut gzip = builder.into_inner()?;
-    gzip.flush()?;
-    gzip.finish()
 }

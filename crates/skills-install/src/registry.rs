@@ -26,6 +26,7 @@ mod tests;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
+use skills_net::policy::Policy;
 use skills_types::install::{AgentTarget, Hooks, InstallOutcome, RegistryKind};
 use skills_types::limits::MAX_CATALOG_ENTRIES;
 use skills_types::manage::Uninstalled;
@@ -36,7 +37,6 @@ use skills_types::{Error, SkillScope, SkillsConfig};
 
 use crate::install::{self, Naming};
 use crate::namespace::{check_namespace, installed_from};
-use crate::policy::Policy;
 use crate::source::Source;
 use crate::write::{self, Registered};
 
@@ -480,7 +480,7 @@ pub(crate) fn client_for(
     config: &SkillsConfig,
     hooks: &Hooks,
     total: std::time::Duration,
-) -> Result<crate::client::Client, Error> {
+) -> Result<skills_net::client::Client, Error> {
     install::registry_client(config, hooks, total)
 }
 

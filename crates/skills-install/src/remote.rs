@@ -10,6 +10,7 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
+use skills_net::client::Client;
 use skills_ops::discover::remote::{self as cache, now_secs};
 use skills_ops::state::{EntryKind, Folder, REMOTE_LOCK, REMOTE_STATE, Wait};
 use skills_types::audit::{AuditConsent, Gate, Report};
@@ -21,7 +22,6 @@ use skills_types::remote::{
 };
 use skills_types::{Error, SkillsConfig};
 
-use crate::client::Client;
 use crate::fetch::{self, Download};
 use crate::install;
 use crate::write;
@@ -273,7 +273,7 @@ fn stage(staging: &Folder, skills: &[(String, Download)], state: &State) -> std:
             // Paths were checked by the download (the relative-path rule of 03); checked again
             // here because this writer trusts nothing it did not check itself.
             let components =
-                skills_ops::path::check_relative(relative).map_err(std::io::Error::other)?;
+                skills_types::path::check_relative(relative).map_err(std::io::Error::other)?;
             let mut path: Vec<&str> = vec![slug.as_str()];
             path.extend(components.iter().copied());
             root.write_new_below(&path, bytes, 0o644)?;

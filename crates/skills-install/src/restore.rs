@@ -25,6 +25,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use skills_net::client::Client;
 use skills_ops::lock;
 use skills_types::audit::AuditConsent;
 use skills_types::install::SourceKind;
@@ -33,7 +34,6 @@ use skills_types::limits::PackageLimits;
 use skills_types::restore::{Action, Difference, Outcome, RecordKind, Report, Request};
 use skills_types::{Error, SkillScope, SkillsConfig};
 
-use crate::client::Client;
 use crate::fetch::{self, Fetched};
 use crate::github::Repository;
 use crate::install::{self, Naming, Selection};

@@ -10,17 +10,17 @@ use url::Url;
 use crate::github::{self, Bases, Page, Repository};
 
 /// The agent-skills index path (03, 09): `https://host/.well-known/agent-skills/index.json`.
-pub const WELL_KNOWN_INDEX: &str = "/.well-known/agent-skills/index.json";
+pub(crate) const WELL_KNOWN_INDEX: &str = "/.well-known/agent-skills/index.json";
 /// The folder of the agent-skills index, where snapshots (`v1.2.0/index.json`) live too.
-pub const WELL_KNOWN_DIR: &str = "/.well-known/agent-skills/";
+pub(crate) const WELL_KNOWN_DIR: &str = "/.well-known/agent-skills/";
 /// The vercel skills index path (09): `https://host/.well-known/skills/index.json`.
-pub const VERCEL_INDEX: &str = "/.well-known/skills/index.json";
+pub(crate) const VERCEL_INDEX: &str = "/.well-known/skills/index.json";
 /// The file name of a pack index.
-pub const PACK_INDEX: &str = "index.json";
+pub(crate) const PACK_INDEX: &str = "index.json";
 
 /// A source of skills.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Source {
+pub(crate) enum Source {
     /// One `SKILL.md` (any path ending in `.md`).
     SkillFile(Url),
     /// A pack: `index.json` listing skills and their files, fetched from beside it.
@@ -44,7 +44,7 @@ pub enum Source {
 
 impl Source {
     /// The URL fetched first (a local source has none).
-    pub fn url(&self) -> Option<&Url> {
+    pub(crate) fn url(&self) -> Option<&Url> {
         match self {
             Self::SkillFile(url)
             | Self::Pack(url)
@@ -60,16 +60,19 @@ impl Source {
 
     /// What the source is, for messages and provenance: the URL redacted, the GitHub
     /// shorthand, or the local path.
-    pub fn shown(&self) -> String {
+    pub(crate) fn shown(&self) -> String {
         match self {
             Self::Github(github) => github.0.display(),
             Self::Local(path) => path.display().to_string(),
-            other => other.url().map(crate::policy::redact).unwrap_or_default(),
+            other => other
+                .url()
+                .map(skills_net::policy::redact)
+                .unwrap_or_default(),
         }
     }
 
     /// The kind, recorded in provenance.
-    pub fn kind(&self) -> SourceKind {
+    pub(crate) fn kind(&self) -> SourceKind {
         match self {
             Self::SkillFile(_) => SourceKind::SkillMd,
             Self::Pack(_) => SourceKind::Pack,
@@ -87,7 +90,7 @@ impl Source {
 /// What `text` names, before any URL is checked: a local path (`./dir`, `../x.zip`, `/abs`,
 /// `.`), a URL (anything with `://`), or else the GitHub shorthand `owner/repo[/path][@ref]`.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Given {
+pub(crate) enum Given {
     /// A path on this machine.
     Local(PathBuf),
     /// Text to parse as a URL under the policy.
@@ -98,7 +101,7 @@ pub enum Given {
 
 /// Sorts `text` into a local path, a URL or the GitHub shorthand; anything else is an error
 /// saying which forms exist.
-pub fn given(text: &str) -> Result<Given, String> {
+pub(crate) fn given(text: &str) -> Result<Given, String> {
     let trimmed = text.trim();
     let local = trimmed == "."
         || trimmed == ".."
@@ -117,15 +120,17 @@ pub fn given(text: &str) -> Result<Given, String> {
     }
 }
 
-/// Classifies a URL (already checked by the policy) with github.com as the GitHub server.
-pub fn classify(url: &Url) -> Result<Source, String> {
+/// Classifies a URL (already checked by the policy) with github.com as the GitHub server; the
+/// installer always names its configured server ([`classify_with`]), the tests this one.
+#[cfg(test)]
+pub(crate) fn classify(url: &Url) -> Result<Source, String> {
     let bases = Bases::new(None)?;
     classify_with(url, &bases)
 }
 
 /// Classifies a URL (already checked by the policy); pages of the configured GitHub server
 /// are repositories, folders or files of it.
-pub fn classify_with(url: &Url, bases: &Bases) -> Result<Source, String> {
+pub(crate) fn classify_with(url: &Url, bases: &Bases) -> Result<Source, String> {
     if bases.is_page(url) {
         return match bases.page(url)? {
             Page::File(raw) => Ok(Source::SkillFile(raw)),

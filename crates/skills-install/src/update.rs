@@ -16,8 +16,11 @@ use skills_types::install::SourceKind;
 use skills_types::update::{Action, Check, Outcome, Request};
 use skills_types::{Error, SkillScope, SkillsConfig};
 
-use crate::client::Client;
-use crate::fetch::{self, Download, hex_digest};
+use skills_net::client::Client;
+use skills_net::digest::hex_digest;
+
+use crate::download::Download;
+use crate::fetch;
 use crate::install;
 use crate::source::Source;
 use crate::write::{self, Registered, Target};

@@ -19,24 +19,30 @@ use skills_types::limits::MAX_NAME_CHARS;
 use skills_types::registry::Coordinates;
 use skills_types::{DiagnosticCode, Error, SkillScope, SkillsConfig};
 
-use crate::fetch::{Download, hex_digest};
+use skills_net::digest::hex_digest;
+
+use crate::download::Download;
 
 /// Where a skill is installed.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Target {
+pub(crate) struct Target {
     /// The skill root.
-    pub root: PathBuf,
+    pub(crate) root: PathBuf,
     /// Its scope.
-    pub scope: SkillScope,
+    pub(crate) scope: SkillScope,
     /// Other agents' skill folders that get a symlink to each skill written (`--agent
     /// NAME`; [`skills_ops::agents`]).
-    pub agent_folders: Vec<PathBuf>,
+    pub(crate) agent_folders: Vec<PathBuf>,
 }
 
 impl Target {
     /// The same target, also reaching the agents `names` mean (names, aliases or
     /// `detected`): their folders other than the root get a link to each skill.
-    pub fn linking(mut self, config: &SkillsConfig, names: &[String]) -> Result<Self, Error> {
+    pub(crate) fn linking(
+        mut self,
+        config: &SkillsConfig,
+        names: &[String],
+    ) -> Result<Self, Error> {
         let chosen = skills_ops::agents::resolve(config, names)?;
         self.agent_folders = skills_ops::agents::folders(config, self.scope, &chosen, &self.root)?;
         Ok(self)
@@ -45,7 +51,7 @@ impl Target {
 
 /// The root for `scope` and `agent` ([`skills_ops::manage::write_root`]): the root asked for,
 /// else the home configuration's `[install] root`, else the scope's `.agents/skills`.
-pub fn target(
+pub(crate) fn target(
     config: &SkillsConfig,
     scope: SkillScope,
     agent: Option<AgentTarget>,
@@ -67,7 +73,7 @@ pub fn target(
 /// Why a download is not a skill that can be installed: its `SKILL.md` is missing, cannot be
 /// loaded, or does not give a name that makes a folder name.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum NotASkill {
+pub(crate) enum NotASkill {
     /// No `SKILL.md` among the files.
     #[error("the download holds no SKILL.md")]
     NoDefinition,
@@ -91,7 +97,7 @@ pub enum NotASkill {
 /// The folder name for a download (03 §Writing to disk): `metadata.id` if present, else the
 /// name; kept when it passes the name rule, otherwise turned into a name that does. Also
 /// checks that the definition file is UTF-8 with a `name` and a `description` of its own.
-pub fn slug(download: &Download) -> Result<String, NotASkill> {
+pub(crate) fn slug(download: &Download) -> Result<String, NotASkill> {
     let (_, definition) = download
         .files
         .iter()
@@ -155,38 +161,38 @@ fn slugify(text: &str) -> String {
 /// the source as given, its kind, the URL that answered, the ref or version, and (per skill)
 /// the digest. Fields are only ever added, so every older record still reads.
 #[derive(Clone, Debug)]
-pub struct Provenance {
+pub(crate) struct Provenance {
     /// The source as given: the URL redacted, the GitHub shorthand, or the local path.
-    pub source_url: String,
+    pub(crate) source_url: String,
     /// What the source was.
-    pub kind: SourceKind,
+    pub(crate) kind: SourceKind,
     /// The URL that answered (the index a site led to, a repository's tarball), redacted.
-    pub resolved_url: Option<String>,
+    pub(crate) resolved_url: Option<String>,
     /// The ref asked for (GitHub) or the snapshot version chosen (an agent-skills index).
-    pub reference: Option<String>,
+    pub(crate) reference: Option<String>,
     /// The commit a GitHub tarball held.
-    pub commit: Option<String>,
+    pub(crate) commit: Option<String>,
     /// For a registry install: the entry, recorded as `registry` and checked against the
     /// skill already under the slug.
-    pub registry: Option<Registered>,
+    pub(crate) registry: Option<Registered>,
 }
 
 /// The registry entry a skill is installed from.
 #[derive(Clone, Debug)]
-pub struct Registered {
+pub(crate) struct Registered {
     /// The entry's coordinates, without a pin.
-    pub coordinates: Coordinates,
+    pub(crate) coordinates: Coordinates,
     /// The entry's id as the catalog spells it.
-    pub id: String,
+    pub(crate) id: String,
     /// The version the catalog offered, if it named one.
-    pub version: Option<String>,
+    pub(crate) version: Option<String>,
     /// The catalog's URL, redacted.
-    pub catalog: String,
+    pub(crate) catalog: String,
 }
 
 impl Registered {
     /// The `registry` object of the provenance record and the lock entry.
-    pub fn record(&self) -> RegistryRecord {
+    pub(crate) fn record(&self) -> RegistryRecord {
         RegistryRecord {
             id: self.id.clone(),
             coordinates: self.coordinates.to_string(),
@@ -201,7 +207,7 @@ impl Registered {
 impl Registered {
     /// The entry a `registry` object of a provenance record or lock entry names ([`Registered::record`]
     /// read back); `None` when the record has none, or one without coordinates or an id.
-    pub fn from_record(record: &serde_json::Value) -> Option<Self> {
+    pub(crate) fn from_record(record: &serde_json::Value) -> Option<Self> {
         let registry: RegistryRecord =
             serde_json::from_value(record.get("registry")?.clone()).ok()?;
         Some(Self {
@@ -216,7 +222,7 @@ impl Registered {
 /// The digest of a skill's content, as the lock entry's `sha256` records it:
 /// `sha256:<hex>` over each file's path and digest, in path order (two installs of the same
 /// content have the same digest, wherever they came from).
-pub fn summary_digest(digests: &BTreeMap<String, String>) -> String {
+pub(crate) fn summary_digest(digests: &BTreeMap<String, String>) -> String {
     let summary: String = digests
         .iter()
         .map(|(path, digest)| format!("{path}\0{digest}\n"))
@@ -225,7 +231,7 @@ pub fn summary_digest(digests: &BTreeMap<String, String>) -> String {
 }
 
 /// [`summary_digest`] of a download's files.
-pub fn download_digest(download: &Download) -> String {
+pub(crate) fn download_digest(download: &Download) -> String {
     summary_digest(
         &download
             .files
@@ -254,23 +260,27 @@ pub(crate) fn installed_digest(dir: &Path) -> Option<String> {
 
 /// One skill to write: its folder name and its files.
 #[derive(Clone, Debug)]
-pub struct Item {
+pub(crate) struct Item {
     /// The folder name.
-    pub slug: String,
+    pub(crate) slug: String,
     /// The download.
-    pub download: Download,
+    pub(crate) download: Download,
     /// The digest the source gave (an index entry's `sha256:…`) or of the archive it came in.
-    pub digest: Option<String>,
+    pub(crate) digest: Option<String>,
     /// The plugin of the source's manifests it is installed as part of, recorded.
-    pub plugin: Option<String>,
+    pub(crate) plugin: Option<String>,
     /// What the audit's gate decided about these files, recorded as `audit` in the
     /// provenance record and the lock entry.
-    pub audit: Option<skills_types::audit::Verdict>,
+    pub(crate) audit: Option<skills_types::audit::Verdict>,
 }
 
 /// What writing `items` would do, without taking the lock or writing anything (`install
 /// --list`): each outcome says where the skill would go and whether it is there already.
-pub fn preview(target: &Target, items: &[Item], provenance: &Provenance) -> Vec<InstallOutcome> {
+pub(crate) fn preview(
+    target: &Target,
+    items: &[Item],
+    provenance: &Provenance,
+) -> Vec<InstallOutcome> {
     items
         .iter()
         .map(|item| Plan::new(target, item, provenance).outcome)
@@ -299,7 +309,7 @@ pub(crate) fn check_record(target: &Target) -> Result<(), Error> {
 /// conflicts go: under the root's lock every destination is compared first, and when one
 /// holds a different skill (and `force` is off) nothing at all is written. The outcomes have
 /// no `new_skills` yet.
-pub fn write_all(
+pub(crate) fn write_all(
     target: &Target,
     items: &[Item],
     force: bool,

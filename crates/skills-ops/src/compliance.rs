@@ -10,8 +10,8 @@ use sha2::{Digest, Sha256};
 use skills_types::validate::{ComplianceEntry, ComplianceSnapshot, Evidence};
 use skills_types::{Diagnostic, DiagnosticCode};
 
-use crate::path::check_relative;
 use crate::yaml::Node;
+use skills_types::path::check_relative;
 
 const ENTRY_KEYS: [&str; 5] = ["standard", "version", "controlId", "title", "evidence"];
 

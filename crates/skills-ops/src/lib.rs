@@ -15,7 +15,6 @@ pub mod load;
 pub mod lock;
 pub mod manage;
 pub mod name;
-pub mod path;
 pub mod reader;
 pub mod render;
 pub mod resources;

@@ -12,7 +12,7 @@ use skills_types::files::SKILL_FILES;
 use skills_types::limits::{PACKAGE_EXTENSIONS, PackageLimits};
 use skills_types::{Diagnostic, DiagnosticCode};
 
-use crate::path::check_relative;
+use skills_types::path::check_relative;
 
 /// Entries visited before the walk gives up: a package far over the file limit is reported,
 /// not read to the end.

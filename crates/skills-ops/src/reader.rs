@@ -3,7 +3,7 @@
 //!
 //! Order matters, and each step closes a hole another tool left open:
 //!
-//! 1. the lexical check ([`crate::path::check_relative`]): no `..`, no absolute or drive paths,
+//! 1. the lexical check ([`skills_types::path::check_relative`]): no `..`, no absolute or drive paths,
 //!    no hidden components, no Windows device names, bounded length and depth (leading `./`
 //!    prefixes are dropped first: `./references/x.md` is a spelling of `references/x.md`);
 //! 2. the skill folder is opened as a handle, refusing a folder that is itself a symlink;
@@ -23,7 +23,7 @@
 use std::fmt;
 use std::path::Path;
 
-use crate::path::{self, check_relative};
+use skills_types::path::{self, check_relative};
 
 /// What a successful read returns.
 #[derive(Clone, Debug, PartialEq, Eq)]

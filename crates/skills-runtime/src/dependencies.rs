@@ -384,8 +384,8 @@ fn check_npm_dependency(skill_dir: &Path, name: &str, spec: &str) -> Result<Stri
     check_npm_name(name)?;
     let shown = spec.escape_debug();
     if let Some(path) = spec.strip_prefix("file:") {
-        let relative = skills_ops::path::strip_current_dir_prefix(path);
-        skills_ops::path::check_relative(relative).map_err(|refusal| {
+        let relative = skills_types::path::strip_current_dir_prefix(path);
+        skills_types::path::check_relative(relative).map_err(|refusal| {
             format!("the dependency '{name}' is '{shown}', which is not inside the skill folder ({refusal})")
         })?;
         if !TARBALLS.iter().any(|ending| relative.ends_with(ending)) {

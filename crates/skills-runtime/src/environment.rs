@@ -237,7 +237,7 @@ fn key(name: &str, skill_dir: &Path) -> String {
     if slug.is_empty() {
         slug.push_str("skill");
     }
-    let digest = skills_install::fetch::hex_digest(skill_dir.as_os_str().as_encoded_bytes());
+    let digest = skills_net::digest::hex_digest(skill_dir.as_os_str().as_encoded_bytes());
     format!("{slug}-{}", &digest[..DIGEST_CHARS])
 }
 

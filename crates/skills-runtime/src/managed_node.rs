@@ -4,9 +4,9 @@
 //! An installed `<home>/<app_dir>/runtimes/node-v<major>.x.y/` is used as it is, so a
 //! machine that installed one once needs no network again. Otherwise the newest `v<major>.x.y`
 //! of the distribution's `index.json` is fetched with its `SHASUMS256.txt`, through the one
-//! guarded client of `skills-install` (the URL policy, the address checks, the caps); the
+//! guarded client of `skills-net` (the URL policy, the address checks, the caps); the
 //! tarball's SHA-256 must be the one `SHASUMS256.txt` names before a byte of it is parsed; it
-//! is unpacked by the one extractor ([`skills_install::archive::extract_runtime`]: the skill
+//! is unpacked by the one extractor ([`skills_net::archive::extract_runtime`]: the skill
 //! rules plus execute bits and in-tree links) and written into a fresh staging folder that is
 //! renamed into place in one step. A wrong checksum, a refused archive or a failed write
 //! leaves nothing in `runtimes/`: a half-written runtime would be run by the next handle.
@@ -19,9 +19,10 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use skills_install::archive::{self, RUNTIME_LIMITS, Unpacked};
-use skills_install::client::{Client, Settings};
-use skills_install::policy::{self, Policy};
+use skills_net::archive::{self, RUNTIME_LIMITS, Unpacked};
+use skills_net::client::{Client, Settings};
+use skills_net::digest::{check_digest, hex_digest};
+use skills_net::policy::{self, Policy};
 use skills_ops::state::{self, EntryKind, Folder};
 use skills_types::SkillsConfig;
 use skills_types::runtime::{DEFAULT_NODE_DIST, RuntimeConfig};
@@ -232,11 +233,11 @@ async fn download(
     let tarball_url = url(&format!("v{version}/{file}"))?;
     let shown = policy::redact(&tarball_url);
     let tarball = fetch(tarball_url, MAX_TARBALL_BYTES).await?;
-    archive::check_digest(&tarball, &format!("sha256:{expected}")).map_err(|_| {
+    check_digest(&tarball, &format!("sha256:{expected}")).map_err(|_| {
         format!(
             "checksum mismatch: {shown} has SHA-256 {}, but SHASUMS256.txt says {expected}; \
              nothing was installed",
-            skills_install::fetch::hex_digest(&tarball)
+            hex_digest(&tarball)
         )
     })?;
     let unpacked = archive::extract_runtime(&tarball, &RUNTIME_LIMITS)

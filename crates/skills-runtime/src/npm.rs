@@ -359,8 +359,8 @@ fn check_local_dependencies(
 
 /// Refuses a local dependency whose path leaves the skill folder.
 fn check_inside(skill_dir: &Path, name: &str, path: &str) -> Result<(), Error> {
-    let relative = skills_ops::path::strip_current_dir_prefix(path.trim_end_matches('/'));
-    skills_ops::path::check_relative(relative).map_err(|refusal| {
+    let relative = skills_types::path::strip_current_dir_prefix(path.trim_end_matches('/'));
+    skills_types::path::check_relative(relative).map_err(|refusal| {
         Error::InvalidInput(format!(
             "the local dependency '{}' is '{}', which is not a path inside the skill folder \
              {} ({refusal}); an npm install writes only inside the skill folder",

@@ -509,8 +509,8 @@ fn open_script(dir: &Path, relative: &str) -> Result<(PathBuf, Vec<u8>, String),
     use rustix::fs::{AtFlags, FileType, Mode, OFlags};
     use rustix::io::Errno;
 
-    let stripped = skills_ops::path::strip_current_dir_prefix(relative);
-    let components = skills_ops::path::check_relative(stripped)
+    let stripped = skills_types::path::strip_current_dir_prefix(relative);
+    let components = skills_types::path::check_relative(stripped)
         .map_err(|refusal| refused(relative, &Refusal::Path(refusal)))?;
     let flags =
         OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC;

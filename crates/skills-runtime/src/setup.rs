@@ -162,7 +162,7 @@ pub(crate) fn setup(
             prepare::usable(runtimes, settings, RuntimeKind::Node)?,
         )),
     };
-    let digest = skills_install::fetch::hex_digest(
+    let digest = skills_net::digest::hex_digest(
         json!({
             "requirements": requirements,
             "package": declared.node.as_ref().map(|node| String::from_utf8_lossy(&node.manifest).into_owned()),

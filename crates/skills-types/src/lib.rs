@@ -21,6 +21,7 @@ pub mod install;
 pub mod limits;
 pub mod manage;
 pub mod mcp;
+pub mod path;
 pub mod path_text;
 pub mod publish;
 pub mod registry;

@@ -2,8 +2,8 @@
 //! at most five hops are followed, and no hop carries a `Referer`. The start is a loopback
 //! fixture admitted by `allow_loopback_http`, which must not widen what a hop may reach.
 
-use skills_install::client::FetchError;
-use skills_install::policy::Refusal;
+use skills_net::client::FetchError;
+use skills_net::policy::Refusal;
 use skills_tests::http::{Reply, Server};
 
 use super::{Net, client_connections, fetch, isolated, targets};

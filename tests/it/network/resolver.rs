@@ -4,8 +4,8 @@
 
 use std::net::{IpAddr, SocketAddr};
 
-use skills_install::client::FetchError;
-use skills_install::policy::Policy;
+use skills_net::client::FetchError;
+use skills_net::policy::Policy;
 use skills_tests::http::Server;
 
 use super::{GLOBAL_V4, GLOBAL_V6, Home, Net, client_connections, fetch, isolated, targets};

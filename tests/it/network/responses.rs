@@ -4,7 +4,7 @@
 
 use std::time::{Duration, Instant};
 
-use skills_install::client::FetchError;
+use skills_net::client::FetchError;
 use skills_tests::http::{Reply, Server};
 
 use super::{Home, Net, fetch, isolated, loopback_policy, targets};

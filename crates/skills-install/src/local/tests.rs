@@ -5,6 +5,7 @@ use std::fs;
 use std::path::Path;
 
 use super::*;
+use crate::finder;
 
 const SKILL: &[u8] = b"---\nname: alpha\ndescription: A test skill.\n---\nBody.\n";
 
@@ -58,7 +59,7 @@ fn a_folder_is_read_sorted_with_hidden_and_build_folders_skipped() {
     assert_eq!(files[2].1, [0x89, b'P', b'N', b'G', 0, 0xff]);
 
     let url = url::Url::parse("file:///local").unwrap();
-    let downloads = archive::skills(files, None, &url).unwrap();
+    let downloads = finder::skills(files, None, &url).unwrap();
     assert_eq!(downloads.len(), 1);
     assert_eq!(downloads[0].name.as_deref(), Some("alpha"));
 }
@@ -270,10 +271,10 @@ fn with_read_tree_a_link_beside_the_skills_is_left_out_and_one_inside_refused() 
 
     let tree = read_tree(root, &Limits::default()).unwrap();
     assert!(tree.files.iter().all(|(_, bytes)| bytes != b"PRIVATE KEY"));
-    let downloads = archive::skills_in(tree.clone(), Some("skills/alpha"), &url).unwrap();
+    let downloads = finder::skills_in(tree.clone(), Some("skills/alpha"), &url).unwrap();
     assert_eq!(downloads.len(), 1);
     assert_eq!(downloads[0].files.len(), 1);
-    let error = archive::skills_in(tree, None, &url).unwrap_err();
+    let error = finder::skills_in(tree, None, &url).unwrap_err();
     assert!(
         error.contains("'skills/beta/key' is a symbolic link"),
         "{error}"
@@ -308,7 +309,7 @@ fn hidden_folders_are_read_hidden_files_and_excluded_folders_never() {
     );
     assert!(tree.files.iter().all(|(_, bytes)| bytes != b"SECRET=1"));
     let url = url::Url::parse("file:///local").unwrap();
-    let search = archive::skills_found(tree, None, &url).unwrap();
+    let search = finder::skills_found(tree, None, &url).unwrap();
     assert_eq!(search.found.len(), 1);
     assert_eq!(search.found[0].folder, "skills/.curated/fix-ci");
     assert_eq!(search.found[0].plugins, ["p"]);
@@ -331,7 +332,7 @@ fn a_file_over_the_limit_refuses_only_its_skill_and_is_not_read_past_it() {
     let tree = read_tree(root, &limits).unwrap();
     assert!(tree.files.iter().all(|(_, bytes)| bytes.len() <= 100));
     let url = url::Url::parse("file:///local").unwrap();
-    let search = archive::skills_found(tree, None, &url).unwrap();
+    let search = finder::skills_found(tree, None, &url).unwrap();
     let found: Vec<(&str, bool)> = search
         .found
         .iter()

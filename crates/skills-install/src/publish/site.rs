@@ -18,7 +18,7 @@ use skills_types::publish::{
 use skills_types::{Error, files::SKILL_MD};
 
 use super::Artifact;
-use crate::fetch::hex_digest;
+use skills_net::digest::hex_digest;
 
 /// The most characters of a version that names a snapshot folder.
 const MAX_VERSION_CHARS: usize = 64;

@@ -11,7 +11,7 @@ use skills_types::Error;
 use skills_types::publish::{Request, SCHEMA_V0_2};
 
 use super::publish;
-use crate::fetch::hex_digest;
+use skills_net::digest::hex_digest;
 
 fn skill(
     parent: &Path,

@@ -44,6 +44,8 @@ use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
+use skills_net::client::{Fetched, Validators};
+use skills_net::policy;
 use skills_ops::state::{
     self, Folder, REGISTRY_DATA, REGISTRY_DIR, REGISTRY_HEADER, REGISTRY_LOCK, Wait,
 };
@@ -53,9 +55,7 @@ use skills_types::registry::{CACHE_FILE, Entry, REFRESH_LOCK, Status};
 use skills_types::{Error, SkillsConfig};
 use url::Url;
 
-use crate::client::{Fetched, Validators};
 use crate::install;
-use crate::policy;
 
 /// The format of the cache files; another number is a miss.
 const FORMAT: u32 = 2;
@@ -145,7 +145,7 @@ impl Place {
         })?;
         Ok(Self {
             shown: policy::redact(&url),
-            key: crate::fetch::hex_digest(url.as_str().as_bytes()),
+            key: skills_net::digest::hex_digest(url.as_str().as_bytes()),
             url,
             app: state::app_dir(config),
             dir: state::app_dir(config).join(REGISTRY_DIR),

@@ -393,7 +393,7 @@ pub(super) async fn show(config: &SkillsConfig, hooks: &Hooks, id: &str) -> Resu
         entry.docs_path = hub
             .url(&hub.base, &[owner, &wanted.slug], &[])
             .ok()
-            .map(|page| crate::policy::redact(&page));
+            .map(|page| skills_net::policy::redact(&page));
     }
     Ok(Details {
         entry,
@@ -509,7 +509,7 @@ async fn install_within(
 }
 
 /// Whether a download answer is the JSON hand-off rather than a zip.
-fn is_json(answer: &crate::client::Answer) -> bool {
+fn is_json(answer: &skills_net::client::Answer) -> bool {
     answer
         .content_type
         .as_deref()
@@ -530,7 +530,7 @@ async fn follow_github(
     handoff: &Handoff,
 ) -> Result<InstallOutcome, Error> {
     let invalid = |reason: String| Error::InvalidPackage {
-        source_url: crate::policy::redact(planned.url),
+        source_url: skills_net::policy::redact(planned.url),
         reason: format!("ClawHub's GitHub hand-off is refused: {reason}"),
     };
     let repo = handoff.repo.trim();
@@ -559,7 +559,7 @@ async fn follow_github(
             coordinates: planned.coordinates,
             id: planned.id.clone(),
             version: planned.version,
-            catalog: crate::policy::redact(&hub.base),
+            catalog: skills_net::policy::redact(&hub.base),
         }),
     };
     let outcomes =

@@ -13,7 +13,7 @@
 //! past the install's deadline: a server asking for more time than is left is an error that
 //! says so.
 //!
-//! **Archives.** A zip goes through the one extractor (`crate::archive`, every rule of 09
+//! **Archives.** A zip goes through the one extractor (`skills_net::archive`, every rule of 09
 //! §Archives), is checked by the caller (skillhub's fingerprint) while it is still in
 //! memory, and is written through the same staged, atomic install as every other source
 //! (`install::install_fetched`).
@@ -21,6 +21,9 @@
 use std::time::Duration;
 
 use serde::de::DeserializeOwned;
+use skills_net::archive::{self, Format, Limits};
+use skills_net::client::{Answer, Bearer, Client};
+use skills_net::policy::{self, Policy};
 use skills_types::install::{Hooks, InstallOutcome};
 use skills_types::limits::MIB;
 use skills_types::registry::{Coordinates, Entry, Listing, Status};
@@ -28,11 +31,9 @@ use skills_types::{Error, SkillsConfig};
 use tokio::time::Instant;
 use url::Url;
 
-use crate::archive::{self, Format, Limits};
-use crate::client::{Answer, Bearer, Client};
 use crate::fetch;
+use crate::finder;
 use crate::install::{self, Naming};
-use crate::policy::{self, Policy};
 use crate::source::Source;
 use crate::write::{self, Registered};
 
@@ -344,7 +345,7 @@ pub(super) async fn install_zip(
     let mut files = archive::extract(bytes, Format::Zip, &Limits::default()).map_err(invalid)?;
     check(&files).map_err(invalid)?;
     files.retain(|(path, _)| path != CLAWHUB_META_FILE);
-    let downloads = archive::skills(files, None, planned.url).map_err(invalid)?;
+    let downloads = finder::skills(files, None, planned.url).map_err(invalid)?;
     let [download] = <[_; 1]>::try_from(downloads).map_err(|downloads| {
         invalid(format!(
             "the archive holds {} skills; a registry entry is one",
@@ -367,7 +368,7 @@ pub(super) async fn install_zip(
     let fetched = fetch::Fetched {
         offers: vec![fetch::Offer::whole(
             download,
-            Some(format!("sha256:{}", fetch::hex_digest(bytes))),
+            Some(format!("sha256:{}", skills_net::digest::hex_digest(bytes))),
         )],
         kind: planned.kind,
         resolved: Some(planned.url.clone()),
@@ -401,8 +402,8 @@ pub(super) async fn within<T>(
     tokio::time::timeout(total, work).await.unwrap_or_else(|_| {
         Err(Error::Download {
             url: policy::redact(url),
-            reason: crate::client::FetchError::Timeout.to_string(),
-            kind: crate::client::FetchError::Timeout.kind(),
+            reason: skills_net::client::FetchError::Timeout.to_string(),
+            kind: skills_net::client::FetchError::Timeout.kind(),
         })
     })
 }

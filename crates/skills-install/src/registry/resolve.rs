@@ -22,6 +22,7 @@
 //!   hubs (`skills-sh/`, `clawhub/`, `lobehub/`, `browse-sh/`) name skills this kind cannot
 //!   reach, and say so with the entry's source page.
 
+use skills_net::policy::{self, Policy};
 use skills_types::Error;
 use skills_types::files::SKILL_MD;
 use skills_types::registry::{Coordinates, Entry};
@@ -29,7 +30,6 @@ use url::Url;
 
 use crate::github::{Bases, Page, Repository};
 use crate::install;
-use crate::policy::{self, Policy};
 use crate::source::{self, Source};
 
 /// Where Hermes's `official/<category>/<slug>` skills live when no download base is set: the

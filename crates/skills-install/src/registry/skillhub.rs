@@ -23,6 +23,7 @@
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use sha2::{Digest, Sha256};
+use skills_net::client::Answer;
 use skills_types::install::{Hooks, InstallOutcome};
 use skills_types::registry::{
     Coordinates, Count, Counts, Details, Entry, GLOBAL_NAMESPACE, InstallRequest, Listing, Pin,
@@ -31,7 +32,6 @@ use skills_types::registry::{
 use skills_types::{Error, SkillsConfig};
 
 use super::hub::{self, Hub, Planned};
-use crate::client::Answer;
 use crate::install::timeout;
 
 /// The provenance's source kind.
@@ -119,7 +119,7 @@ fn data<T: DeserializeOwned>(hub: &Hub, answer: &Answer) -> Result<T, Error> {
             Err(hub.failure(answer, &format!("code {}: {said}", envelope.code)))
         }
         Err(error) if success => Err(Error::Download {
-            url: crate::policy::redact(&answer.url),
+            url: skills_net::policy::redact(&answer.url),
             reason: format!(
                 "the registry's answer is not the skillhub envelope its API documents: {error}"
             ),
@@ -356,7 +356,7 @@ async fn install_within(
         .fingerprint
         .filter(|fingerprint| is_fingerprint(fingerprint))
         .ok_or_else(|| Error::InvalidPackage {
-            source_url: crate::policy::redact(&url),
+            source_url: skills_net::policy::redact(&url),
             reason: "skillhub gave no fingerprint of the form sha256:<64 lowercase hex \
                      digits>, so the download could not be verified"
                 .to_owned(),
@@ -371,7 +371,7 @@ async fn install_within(
         return Err(hub.failure(&answer, &said));
     }
     // The zip's own digest, when that is what the server gave, is checked before extraction.
-    let whole = crate::archive::check_digest(&answer.body, &expected).is_ok();
+    let whole = skills_net::digest::check_digest(&answer.body, &expected).is_ok();
     let planned = Planned {
         coordinates,
         id: wanted.unpinned().to_string(),

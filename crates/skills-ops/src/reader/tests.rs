@@ -28,7 +28,7 @@ use skills_types::limits::{
 use tempfile::TempDir;
 
 use super::*;
-use crate::path::{Refusal as Lexical, check_relative};
+use skills_types::path::{Refusal as Lexical, check_relative};
 
 const CAP: u64 = MAX_RESOURCE_BYTES;
 /// Longer than any correct read of a small file takes, short enough that a blocked read fails

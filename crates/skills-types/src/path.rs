@@ -8,7 +8,7 @@
 
 use std::fmt;
 
-use skills_types::limits::{MAX_RELATIVE_PATH_BYTES, MAX_RELATIVE_PATH_COMPONENTS};
+use crate::limits::{MAX_RELATIVE_PATH_BYTES, MAX_RELATIVE_PATH_COMPONENTS};
 
 /// Windows device names, refused as a component's stem in any letter case.
 const DEVICE_NAMES: &[&str] = &[

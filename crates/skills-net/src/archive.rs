@@ -1,13 +1,15 @@
 //! The one safe extractor (09 §Archives): `.tar.gz` and `.zip` into bounded memory, and the
-//! skill finder that turns an extracted tree into downloads.
+//! one packer ([`pack_tar_gz`]) that writes the reproducible archives `skills publish` makes.
+//! The skill finder that turns an extracted tree into downloads is the installer's
+//! (`skills-install`'s `finder.rs`); this module knows archives, not skills.
 //!
 //! Every archive any source hands us (a well-known `archive` entry, a GitHub tarball, a
 //! registry zip, a URL or a local file) comes through [`extract`]; there is no second path.
 //! Nothing is written to disk here: the files land in memory, bounded by [`Limits`], and the
-//! caller passes them to the one staged, atomic write of `write.rs`, which validates them
+//! caller passes them to the installer's one staged, atomic write (`write.rs`), which validates them
 //! again. Each rule closes a hole some extractor left open:
 //!
-//! - every name passes the relative-path check of 03 ([`skills_ops::path::check_relative`]),
+//! - every name passes the relative-path check of 03 ([`skills_types::path::check_relative`]),
 //!   so `../x`, `/etc/x`, `C:x`, `a\b` and device names never become paths ("zip slip");
 //! - names that differ only by letter case or Unicode normalisation are refused, because on
 //!   a case-insensitive or normalising filesystem (macOS, Windows) one would overwrite the
@@ -36,24 +38,23 @@
 //! the other path rules and count towards the entry limit and the decompressed-stream cap.
 //!
 //! A file over the per-file limit does not refuse the archive: it is kept aside as
-//! [`Withheld`], like a link, and refuses only the skill it lies in ([`skills_found`]), so one
+//! [`Withheld`], like a link, and refuses only the skill it lies in (the installer's skill finder), so one
 //! large file in one skill of a repository never blocks installing (or listing) the others.
 
 #[cfg(test)]
 mod tests;
 
 use std::cell::Cell;
+use std::collections::BTreeMap;
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
-use std::io::{self, Read};
+use std::io::{self, Read, Write as _};
 
-use skills_ops::path::{self, Refusal};
-use skills_types::files::{SKILL_MD, is_excluded_source_path, match_definition};
+use skills_types::files::is_excluded_source_path;
 use skills_types::limits::{MIB, PackageLimits};
+use skills_types::path::{self, Refusal};
+use skills_types::publish::{ARCHIVE_FILE_MODE, ARCHIVE_MTIME};
 use unicode_normalization::UnicodeNormalization as _;
-use url::Url;
-
-use crate::download::{Download, hex_digest};
 
 /// Most entries read from one archive (09 §Archives).
 pub const MAX_ENTRIES: usize = 2_000;
@@ -143,34 +144,6 @@ impl Default for Limits {
     }
 }
 
-/// Checks `bytes` against an index's `digest`, which must be spelled
-/// `sha256:<64 lowercase hex digits>`; any other spelling or algorithm is refused rather
-/// than skipped, so a typo in an index cannot turn the check off. Called before
-/// [`extract`], so nothing of an archive that is not the one the index names is parsed.
-pub fn check_digest(bytes: &[u8], digest: &str) -> Result<(), String> {
-    let expected = digest
-        .strip_prefix("sha256:")
-        .filter(|hex| {
-            hex.len() == 64
-                && hex
-                    .bytes()
-                    .all(|byte| byte.is_ascii_digit() || (b'a'..=b'f').contains(&byte))
-        })
-        .ok_or_else(|| {
-            format!(
-                "the digest '{}' is not of the form sha256:<64 lowercase hex digits>",
-                digest.escape_debug()
-            )
-        })?;
-    let actual = hex_digest(bytes);
-    if actual != expected {
-        return Err(format!(
-            "the archive's digest is sha256:{actual}, not {digest} as the index says"
-        ));
-    }
-    Ok(())
-}
-
 /// What an archive or a local folder holds: its regular files, sorted by path, and the
 /// entries kept aside (links, devices, FIFOs, files over the per-file limit), which are never
 /// created, followed or installed. Hidden files and excluded folders are in neither; files
@@ -213,7 +186,7 @@ impl Tree {
 }
 
 /// Whether a relative path has a hidden component.
-pub(crate) fn is_hidden_path(path: &str) -> bool {
+pub fn is_hidden_path(path: &str) -> bool {
     path.split('/').any(|component| component.starts_with('.'))
 }
 
@@ -352,8 +325,8 @@ fn check_link(
 /// Extracts the regular files of an archive into memory: `('/'-separated relative path,
 /// bytes)`, sorted by path. Folder entries are accepted and produce nothing; hidden entries
 /// are left out; anything else that is not a regular file, or a file over the per-file limit,
-/// refuses the whole archive. [`extract_tree`] with [`skills_found`] refuses such an entry only
-/// for the skill it lies in.
+/// refuses the whole archive. [`extract_tree`] keeps such an entry aside, so the installer's
+/// skill finder refuses it only for the skill it lies in.
 pub fn extract(
     bytes: &[u8],
     format: Format,
@@ -423,7 +396,7 @@ enum Kind {
 /// are caught whichever arrives first. Folders are recorded for every file's ancestors, so
 /// `A/x` and `a/y` collide as well as `A/SKILL.md` and `a/skill.md`.
 #[derive(Default)]
-pub(crate) struct Names {
+pub struct Names {
     seen: HashMap<String, (String, Kind)>,
 }
 
@@ -483,11 +456,13 @@ impl Names {
         Ok(())
     }
 
-    pub(crate) fn add_file(&mut self, components: &[&str]) -> Result<(), String> {
+    /// Records a file at `components`, refusing a collision with any name seen before.
+    pub fn add_file(&mut self, components: &[&str]) -> Result<(), String> {
         self.add(components, Kind::File)
     }
 
-    pub(crate) fn add_folder(&mut self, components: &[&str]) -> Result<(), String> {
+    /// Records a folder at `components`, refusing a collision with any name seen before.
+    pub fn add_folder(&mut self, components: &[&str]) -> Result<(), String> {
         self.add(components, Kind::Folder)
     }
 }
@@ -781,7 +756,7 @@ impl<'a> Collector<'a> {
 }
 
 /// The refusal of a file over the per-file limit (shared with the local reader).
-pub(crate) fn too_large(name: &str, limit: u64) -> String {
+pub fn too_large(name: &str, limit: u64) -> String {
     format!(
         "'{}' is larger than {limit} bytes, the limit for one file",
         name.escape_debug()
@@ -1030,280 +1005,28 @@ fn find_central_directory(bytes: &[u8]) -> Option<usize> {
     .ok()
 }
 
-/// The skills in an extracted (or locally read) tree of files; see [`skills_in`].
-pub fn skills(
-    files: Vec<(String, Vec<u8>)>,
-    under: Option<&str>,
-    url: &Url,
-) -> Result<Vec<Download>, String> {
-    skills_in(
-        Tree {
-            files,
-            withheld: Vec::new(),
-        },
-        under,
-        url,
-    )
-}
-
-/// The skills in an extracted (or locally read) tree, each refused as a whole by the first
-/// entry of it that is withheld (a link, a device, a file over the limit): see
-/// [`skills_found`] for how they are found, and for the form that refuses only that skill.
-pub fn skills_in(tree: Tree, under: Option<&str>, url: &Url) -> Result<Vec<Download>, String> {
-    skills_found(tree, under, url)?
-        .found
-        .into_iter()
-        .map(|found| match found.refusal {
-            Some(refusal) => Err(refusal),
-            None => Ok(found.download),
-        })
-        .collect()
-}
-
-/// A skill found in a tree, and why it may not be installed, if it may not.
-#[derive(Debug)]
-pub struct Found {
-    /// Its files (without the entries withheld, and without anything hidden inside it).
-    pub download: Download,
-    /// Its folder, relative to the tree's root once a single top folder is unwrapped
-    /// (`skills/.curated/pdf`; `""` for a skill at the root), for messages.
-    pub folder: String,
-    /// Set when an entry inside it is withheld (a link, a device, a file over the per-file
-    /// limit): installing it is refused with this message. Other skills of the tree are not
-    /// affected, so a caller refuses only the skills it would install that have a refusal.
-    pub refusal: Option<String>,
-    /// The plugins of the tree's manifests that hold it ([`crate::plugin`]), in their order.
-    pub plugins: Vec<String>,
-}
-
-/// What a tree offers: its skills, the plugins its manifests declare, and what the manifests
-/// made worth saying.
-#[derive(Debug, Default)]
-pub struct Search {
-    /// The skills, by folder.
-    pub found: Vec<Found>,
-    /// Every plugin the manifests declare, skills or not, in their order.
-    pub plugins: Vec<String>,
-    /// Plugins hosted elsewhere, manifests that could not be read.
-    pub warnings: Vec<String>,
-}
-
-/// The skills of a tree, each with its own refusal instead of one refusal for the whole tree.
-///
-/// When every entry sits under one top folder (GitHub's `owner-repo-sha/`), that folder is
-/// unwrapped; plugin manifests are read from the root ([`crate::plugin`]); then only what is
-/// below `under` (a path the user named, checked, hidden folders allowed) is considered; then
-/// every folder holding a `SKILL.md` at its top, and not inside another such folder, yields
-/// one download of the files below it, as the peers find skills: hidden folders on the way are
-/// searched (`skills/.curated/<skill>`), the excluded ones (`.git`, `node_modules`, `target`,
-/// virtual environments) are not, and nothing hidden inside a skill is part of it. A withheld
-/// entry inside a skill refuses that skill; elsewhere (a repository's `CLAUDE.md -> AGENTS.md`
-/// beside its skills, a large file outside every skill) it is left out like any file outside
-/// the skills.
-pub fn skills_found(tree: Tree, under: Option<&str>, url: &Url) -> Result<Search, String> {
-    skills_found_in(tree, under, url, true)
-}
-
-/// [`skills_found`] for a tree that has no wrapping folder to unwrap (a local folder: the
-/// folder the user named is the root, so its `skills/big` is named so, never `big`).
-pub fn skills_found_in_folder(
-    tree: Tree,
-    under: Option<&str>,
-    url: &Url,
-) -> Result<Search, String> {
-    skills_found_in(tree, under, url, false)
-}
-
-fn skills_found_in(
-    tree: Tree,
-    under: Option<&str>,
-    url: &Url,
-    unwrap: bool,
-) -> Result<Search, String> {
-    let Tree {
-        mut files,
-        mut withheld,
-    } = tree;
-    let top = unwrap
-        .then(|| {
-            single_top_folder(
-                files
-                    .iter()
-                    .map(|(path, _)| path.as_str())
-                    .chain(withheld.iter().map(|entry| entry.path.as_str())),
-            )
-        })
-        .flatten()
-        .map(|top| format!("{top}/"));
-    if let Some(prefix) = top {
-        for (path, _) in &mut files {
-            *path = path[prefix.len()..].to_owned();
-        }
-        for entry in &mut withheld {
-            entry.path = entry.path[prefix.len()..].to_owned();
-        }
-    }
-    let under = under
-        .map(|under| path::strip_current_dir_prefix(under.trim_matches('/')))
-        .filter(|under| !under.is_empty());
-    if let Some(under) = under {
-        path::check_named(under).map_err(|refusal| {
-            format!("the path '{}' is refused: {refusal}", under.escape_debug())
-        })?;
-    }
-    let manifests = crate::plugin::Manifests::read(&files, under);
-    // From here on, paths are below `under`; `prefix` puts it back for the folder names.
-    let prefix = under.map(|under| format!("{under}/")).unwrap_or_default();
-    if let Some(under) = under {
-        files = files
-            .into_iter()
-            .filter_map(|(path, bytes)| {
-                path.strip_prefix(&prefix)
-                    .map(|rest| (rest.to_owned(), bytes))
-            })
-            .collect();
-        withheld = withheld
-            .into_iter()
-            .filter_map(|mut entry| {
-                let rest = entry.path.strip_prefix(&prefix)?.to_owned();
-                entry.path = rest;
-                Some(entry)
-            })
-            .collect();
-        if files.is_empty() && withheld.is_empty() {
-            return Err(format!("the archive holds nothing under '{under}'"));
-        }
-    }
-    let mut folders: Vec<String> = files
-        .iter()
-        .map(|(path, _)| path.as_str())
-        .chain(withheld.iter().map(|entry| entry.path.as_str()))
-        .filter_map(|path| {
-            let (folder, file) = path.rsplit_once('/').unwrap_or(("", path));
-            let searched = !is_excluded_source_path(&folder.split('/').collect::<Vec<_>>());
-            (is_skill_md(file) && (folder.is_empty() || searched)).then(|| folder.to_owned())
-        })
-        .collect();
-    folders.sort();
-    folders.dedup();
-    // A skill's own subfolders may hold a SKILL.md (an example, a template): it belongs to
-    // the outer skill.
-    let mut outer: Vec<String> = Vec::new();
-    for folder in folders {
-        if !outer.iter().any(|skill| inside(&folder, skill)) {
-            outer.push(folder);
-        }
-    }
-    if outer.is_empty() {
-        return Err(match under {
-            Some(under) => format!("no folder under '{under}' holds a SKILL.md"),
-            None => "no folder in the archive holds a SKILL.md".to_owned(),
-        });
-    }
-    let name_of = |folder: &str| {
-        if folder.is_empty() {
-            under
-                .and_then(|under| under.rsplit('/').next())
-                .map(str::to_owned)
-        } else {
-            folder.rsplit('/').next().map(str::to_owned)
-        }
-    };
-    // Where a path lies: the skill holding it and the path inside that skill, or `None` for
-    // a path outside every skill or hidden inside one (never part of it).
-    let place = |path: &str| -> Option<(usize, String)> {
-        let index = outer.iter().position(|skill| inside(path, skill))?;
-        let relative = if outer[index].is_empty() {
-            path
-        } else {
-            // A file named like the skill's folder is not in it (an extraction refuses one).
-            path.strip_prefix(outer[index].as_str())?
-                .strip_prefix('/')?
-        };
-        (!is_hidden_path(relative)).then(|| (index, relative.to_owned()))
-    };
-    let mut refusals: Vec<Option<String>> = vec![None; outer.len()];
-    for entry in &withheld {
-        if let Some((index, _)) = place(&entry.path) {
-            let named = name_of(&outer[index])
-                .map(|name| format!(" '{name}'"))
-                .unwrap_or_default();
-            refusals[index].get_or_insert_with(|| {
-                format!("{}; it is part of the skill{named}", entry.refusal)
-            });
-        }
-    }
-    let mut downloads: Vec<Download> = outer
-        .iter()
-        .map(|folder| Download {
-            name: name_of(folder),
-            files: Vec::new(),
-            version: None,
-            url: url.clone(),
-        })
-        .collect();
+/// A reproducible `.tar.gz` of `files`, at the archive root (no wrapper folder): entries in
+/// byte order of their paths, no folder entries, GNU headers with mtime [`ARCHIVE_MTIME`], uid
+/// and gid 0, no user or group names, mode [`ARCHIVE_FILE_MODE`]; a gzip header with no time,
+/// no file name and the "unknown" system byte. The one place an archive is written, beside the
+/// one place archives are read, so both archive crates are named in this file alone.
+pub fn pack_tar_gz(files: &BTreeMap<String, Vec<u8>>) -> io::Result<Vec<u8>> {
+    let gzip = flate2::GzBuilder::new()
+        .mtime(0)
+        .operating_system(255)
+        .write(Vec::new(), flate2::Compression::new(6));
+    let mut builder = tar::Builder::new(gzip);
     for (path, bytes) in files {
-        let Some((index, relative)) = place(&path) else {
-            continue;
-        };
-        let relative = if is_skill_md(&relative) {
-            SKILL_MD.to_owned()
-        } else {
-            relative
-        };
-        downloads[index].files.push((relative, bytes));
+        let mut header = tar::Header::new_gnu();
+        header.set_entry_type(tar::EntryType::Regular);
+        header.set_size(bytes.len() as u64);
+        header.set_mode(ARCHIVE_FILE_MODE);
+        header.set_mtime(ARCHIVE_MTIME);
+        header.set_uid(0);
+        header.set_gid(0);
+        builder.append_data(&mut header, path, bytes.as_slice())?;
     }
-    for download in &mut downloads {
-        download.files.sort_by(|a, b| a.0.cmp(&b.0));
-    }
-    let found = downloads
-        .into_iter()
-        .zip(refusals)
-        .zip(&outer)
-        .map(|((download, refusal), folder)| {
-            let folder = if folder.is_empty() {
-                prefix.trim_end_matches('/').to_owned()
-            } else {
-                format!("{prefix}{folder}")
-            };
-            Found {
-                plugins: manifests.of(&folder),
-                download,
-                folder,
-                refusal,
-            }
-        })
-        .collect();
-    Ok(Search {
-        found,
-        plugins: manifests.names(),
-        warnings: manifests.warnings,
-    })
-}
-
-/// Whether a file name is the definition file `SKILL.md` or one of its case variants.
-fn is_skill_md(file: &str) -> bool {
-    match_definition(file).is_some_and(|found| found.file.name == SKILL_MD)
-}
-
-/// Whether `path` is `folder` itself or below it (`""` holds everything).
-fn inside(path: &str, folder: &str) -> bool {
-    folder.is_empty()
-        || path
-            .strip_prefix(folder)
-            .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
-}
-
-/// The one folder every entry sits under, if there is one.
-fn single_top_folder<'a>(paths: impl Iterator<Item = &'a str>) -> Option<&'a str> {
-    let mut top: Option<&str> = None;
-    for path in paths {
-        let (first, _) = path.split_once('/')?;
-        match top {
-            None => top = Some(first),
-            Some(seen) if seen == first => {}
-            Some(_) => return None,
-        }
-    }
-    top
+    let mut gzip = builder.into_inner()?;
+    gzip.flush()?;
+    gzip.finish()
 }
