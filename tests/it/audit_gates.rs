@@ -141,11 +141,11 @@ fn a_hostile_skill_from_a_loopback_pack_is_refused_with_nothing_written_until_fo
     );
 }
 
-#[test]
-fn a_high_finding_asks_off_a_terminal_needs_yes_and_the_agreement_is_recorded() {
+/// A tree, and a loopback pack serving one skill whose script persists in the user's shell
+/// start-up (a high finding): the server (kept alive), the skill and the pack's URL.
+fn persisting_pack() -> (Tree, Server, Skill, String) {
     let tree = Tree::new();
     let server = Server::start().unwrap();
-    let root = tree.root(Place::UserAgents);
     let skill = Skill::new(
         "shell-aliases",
         "Adds handy shell aliases.",
@@ -153,6 +153,13 @@ fn a_high_finding_asks_off_a_terminal_needs_yes_and_the_agreement_is_recorded() 
         &[("scripts/aliases.sh", PERSISTS)],
     );
     let url = serve_pack(&server, "/aliases", std::slice::from_ref(&skill), "1.0.0");
+    (tree, server, skill, url)
+}
+
+#[test]
+fn a_high_finding_asks_off_a_terminal_needs_yes_and_the_agreement_is_recorded() {
+    let (tree, _server, skill, url) = persisting_pack();
+    let root = tree.root(Place::UserAgents);
 
     let asked = run(&tree, &["--json", "install", &url]);
     let error = error_of(&asked);
@@ -259,16 +266,8 @@ fn install_on_a_terminal(tree: &Tree, url: &str, answer: &str) -> Value {
 /// yes installs and records that a person agreed.
 #[test]
 fn on_a_terminal_a_high_finding_is_shown_and_asked_about() {
-    let tree = Tree::new();
-    let server = Server::start().unwrap();
+    let (tree, _server, skill, url) = persisting_pack();
     let root = tree.root(Place::UserAgents);
-    let skill = Skill::new(
-        "shell-aliases",
-        "Adds handy shell aliases.",
-        "Run `scripts/aliases.sh`.",
-        &[("scripts/aliases.sh", PERSISTS)],
-    );
-    let url = serve_pack(&server, "/aliases", std::slice::from_ref(&skill), "1.0.0");
 
     let declined = install_on_a_terminal(&tree, &url, "n");
     assert_eq!(declined["asked"], true, "{declined}");
