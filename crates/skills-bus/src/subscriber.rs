@@ -79,7 +79,10 @@ async fn build(source: &CatalogSource) -> Result<TriggeredSkillIndex, Error> {
     let source = source.clone();
     let catalog = tokio::task::spawn_blocking(move || source())
         .await
-        .map_err(|error| Error::InvalidInput(format!("discovery was interrupted: {error}")))??;
+        .map_err(|error| Error::Interrupted {
+            action: "discovery".to_owned(),
+            reason: error.to_string(),
+        })??;
     Ok(TriggeredSkillIndex::build(&catalog))
 }
 

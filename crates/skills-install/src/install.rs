@@ -452,7 +452,10 @@ pub(crate) async fn install_fetched(
         write::write_all(&target, &items, force.replace, &provenance)
     })
     .await
-    .map_err(|error| Error::InvalidInput(format!("the install was interrupted: {error}")))??;
+    .map_err(|error| Error::Interrupted {
+        action: "the install".to_owned(),
+        reason: error.to_string(),
+    })??;
     // The verdicts, for `list` and `show` to mark: the bytes scanned are the bytes written.
     if let Err(error) = skills_audit::record(config, &reports)
         && let Some(first) = outcomes.first_mut()

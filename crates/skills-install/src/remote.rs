@@ -64,8 +64,9 @@ pub async fn refresh(
         let line =
             tokio::task::spawn_blocking(move || store(&app, &key, &url, state, fetched, now))
                 .await
-                .map_err(|error| {
-                    Error::InvalidInput(format!("the refresh was interrupted: {error}"))
+                .map_err(|error| Error::Interrupted {
+                    action: "the refresh".to_owned(),
+                    reason: error.to_string(),
                 })??;
         // The verdicts, for `list` and `show` to mark: the bytes scanned are the bytes stored.
         // A store that cannot be written only leaves the marks out; the pack is stored.

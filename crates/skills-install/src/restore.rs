@@ -649,7 +649,10 @@ async fn put_back(root: &Path, written: &[(String, serde_json::Value)]) -> Resul
         Ok(())
     })
     .await
-    .map_err(|error| Error::InvalidInput(format!("the restore was interrupted: {error}")))?
+    .map_err(|error| Error::Interrupted {
+        action: "the restore".to_owned(),
+        reason: error.to_string(),
+    })?
 }
 
 #[cfg(test)]

@@ -136,10 +136,9 @@ pub(crate) fn prepare_for(
         return Err(denied(config, &skill.name));
     }
     if skill.scope == SkillScope::Profile && !in_current_profile(config, &skill.root) {
-        return Err(Error::InvalidInput(format!(
-            "the skill '{}' belongs to another profile than the one this handle was opened for",
-            skill.name
-        )));
+        return Err(Error::OtherProfile {
+            skill: skill.name.clone(),
+        });
     }
     let skill_dir = real_dir(&skill.dir)?;
     // The audit's gate, on the folder as it is now (no verdict is kept: a byte changed since

@@ -88,10 +88,9 @@ pub(crate) fn setup(
         return Err(prepare::denied(config, &skill.name));
     }
     if skill.scope == SkillScope::Profile && !prepare::in_current_profile(config, &skill.root) {
-        return Err(Error::InvalidInput(format!(
-            "the skill '{}' belongs to another profile than the one this handle was opened for",
-            skill.name
-        )));
+        return Err(Error::OtherProfile {
+            skill: skill.name.clone(),
+        });
     }
     // A setup fetches and installs what the skill's repository declares: it needs the same
     // yes as a run of that skill.

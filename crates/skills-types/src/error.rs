@@ -173,6 +173,24 @@ pub enum Error {
     /// An argument is malformed; the message says which and why.
     #[error("{0}")]
     InvalidInput(String),
+    /// A step of the call ran on a worker that stopped before it finished (it panicked, or
+    /// its runtime was shut down): not the caller's input, and the call may be tried again.
+    #[error("{action} was interrupted: {reason}")]
+    Interrupted {
+        /// What was under way, as a sentence's subject ("the install").
+        action: String,
+        /// What stopped the worker.
+        reason: String,
+    },
+    /// The skill is a profile's, and this handle was opened for another profile (or none):
+    /// open a handle for that profile to run it.
+    #[error(
+        "the skill '{skill}' belongs to another profile than the one this handle was opened for"
+    )]
+    OtherProfile {
+        /// The skill's name.
+        skill: String,
+    },
     /// The per-user record of trusted workspaces cannot be used, so nothing is trusted.
     #[error("the trust record {} cannot be used: {reason}; no workspace is trusted until it is fixed or removed", path.display())]
     TrustRecordInvalid {
@@ -313,6 +331,8 @@ impl Error {
             Self::InvalidPackage { .. } => "invalid_package",
             Self::Conflict { .. } | Self::NamespaceConflict { .. } => "conflict",
             Self::InvalidInput(_) => "invalid_input",
+            Self::Interrupted { .. } => "interrupted",
+            Self::OtherProfile { .. } => "other_profile",
             Self::NotValidated { .. } => "not_validated",
             Self::TrustRecordInvalid { .. } => "trust_record_invalid",
             Self::StateFileInvalid { .. } => "state_file_invalid",
@@ -365,6 +385,19 @@ mod tests {
             ),
             (Error::io("read", "/x", io::Error::other("boom")), "io"),
             (Error::InvalidInput("bad".into()), "invalid_input"),
+            (
+                Error::Interrupted {
+                    action: "the install".into(),
+                    reason: "the task panicked".into(),
+                },
+                "interrupted",
+            ),
+            (
+                Error::OtherProfile {
+                    skill: "pdf".into(),
+                },
+                "other_profile",
+            ),
             (
                 Error::NotValidated {
                     path: "/x".into(),
