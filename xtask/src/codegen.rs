@@ -68,10 +68,13 @@ method with the JSON Schemas of its params and its result, generated from the Ru
   array) is answered with an array, in order, without the notifications' entries.
 - **Errors**: `-32700` the line is not JSON, `-32600` not a request, `-32601` no such
   method (every method, when the subsystem is compiled out), `-32602` params that do not
-  fit, `-32603` a bug; `-32000` the subsystem refused or failed, with `data.kind`, the stable
-  error kind (`not_found`, `refused_url`, `too_large`, `untrusted_workspace`,
+  fit (`data.kind` `invalid_input`), `-32603` a bug (`data.kind` `internal` when the
+  subsystem caught it); `-32000` the subsystem refused or failed, with `data.kind`, the
+  stable error kind (`not_found`, `refused_url`, `too_large`, `untrusted_workspace`,
   `already_exists`, `conflict`, `disabled`, `needs_confirmation`, `config_invalid` when a
-  `skills.toml` exists but cannot be honoured and runs are refused, ...).
+  `skills.toml` exists but cannot be honoured and runs are refused, `forbidden` when the home
+  configuration does not allow what was asked, `not_configured`, `unsupported`,
+  `interrupted`, ...; [cli.md](cli.md#json-building-blocks) lists them all).
 - **Events**: after `skills.subscribe`, the server sends `skills.event` notifications whose
   params are a `DomainEvent` (`{domain, slug, payload, at}`), and `skills.events_missed`
   (`{missed}`) if the connection fell behind.

@@ -76,8 +76,9 @@ impl HomeFile {
         } else {
             serde_json::to_vec(&record)
         };
-        let mut bytes = encoded.map_err(|error| {
-            Error::InvalidInput(format!("the {} cannot be encoded: {error}", self.holds))
+        let mut bytes = encoded.map_err(|error| Error::Internal {
+            action: format!("encoding the {}", self.holds),
+            reason: error.to_string(),
         })?;
         bytes.push(b'\n');
         state::Folder::create(&state::app_dir(config), &[])

@@ -47,10 +47,12 @@ pub(crate) fn check_rule_folders(settings: &AuditConfig) -> Result<(), Error> {
                 });
             }
             Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
-                return Err(Error::InvalidInput(format!(
-                    "the [audit] rules folder {} does not exist; create it or remove it from skills.toml",
-                    folder.display()
-                )));
+                return Err(Error::AuditRulesInvalid {
+                    path: folder.clone(),
+                    reason: "the [audit] rules folder does not exist (create it, or remove it \
+                             from skills.toml)"
+                        .to_owned(),
+                });
             }
             Err(source) => return Err(Error::io("inspect", folder, source)),
         }

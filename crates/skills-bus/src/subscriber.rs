@@ -49,8 +49,9 @@ impl TriggeredSkillSubscriber {
         bus: &EventBus,
         source: CatalogSource,
     ) -> Result<(Self, Activations), Error> {
-        let runtime = tokio::runtime::Handle::try_current().map_err(|_| {
-            Error::InvalidInput("the trigger subscriber needs a tokio runtime".to_owned())
+        let runtime = tokio::runtime::Handle::try_current().map_err(|_| Error::NotConfigured {
+            what: "the tokio runtime the trigger subscriber runs on".to_owned(),
+            how: "start it from within a tokio runtime".to_owned(),
         })?;
         // Subscribe before reading the catalog, so nothing published meanwhile is missed.
         let subscription = bus.subscribe();
@@ -246,7 +247,7 @@ mod tests {
         let bus = EventBus::new(8);
         let skills = Arc::new(Mutex::new(Vec::new()));
         let started = poll_without_runtime(TriggeredSkillSubscriber::start(&bus, source(&skills)));
-        assert!(matches!(started, Err(Error::InvalidInput(_))));
+        assert!(matches!(started, Err(Error::NotConfigured { .. })));
     }
 
     /// Polls a future to completion without a runtime (the future under test must not need

@@ -327,6 +327,7 @@ pub(crate) fn fail_with_hint(global: &Global, error: &Error, hint: Option<&str>)
     }
     match error {
         Error::InvalidInput(_)
+        | Error::Unsupported { .. }
         | Error::NotFound { .. }
         | Error::NotADirectory { .. }
         | Error::PathRefused { .. }

@@ -88,10 +88,9 @@ pub async fn search(config: &SkillsConfig, hooks: &Hooks, query: &Query) -> Resu
 pub async fn categories(config: &SkillsConfig, hooks: &Hooks) -> Result<Counts, Error> {
     let config = &effective(config);
     if let kind @ (RegistryKind::Clawhub | RegistryKind::Skillhub) = config.registry.kind {
-        return Err(Error::InvalidInput(format!(
-            "a {} registry has no categories",
-            kind.as_str()
-        )));
+        return Err(Error::Unsupported {
+            reason: format!("a {} registry has no categories", kind.as_str()),
+        });
     }
     let loaded = cache::load(config, hooks, Want::Cached).await?;
     Ok(Counts {
@@ -105,9 +104,9 @@ pub async fn sources(config: &SkillsConfig, hooks: &Hooks) -> Result<Counts, Err
     let config = &effective(config);
     match config.registry.kind {
         RegistryKind::Clawhub => {
-            return Err(Error::InvalidInput(
-                "a clawhub registry has no sources".to_owned(),
-            ));
+            return Err(Error::Unsupported {
+                reason: "a clawhub registry has no sources".to_owned(),
+            });
         }
         RegistryKind::Skillhub => return skillhub::sources(config, hooks).await,
         RegistryKind::Catalog => {}

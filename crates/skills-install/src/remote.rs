@@ -288,8 +288,10 @@ fn stage(staging: &Folder, skills: &[(String, Download)], state: &State) -> std:
 }
 
 fn json(state: &State) -> Result<Vec<u8>, Error> {
-    let mut bytes = serde_json::to_vec_pretty(state)
-        .map_err(|error| Error::InvalidInput(format!("the state cannot be written: {error}")))?;
+    let mut bytes = serde_json::to_vec_pretty(state).map_err(|error| Error::Internal {
+        action: "encoding the remote pack's state".to_owned(),
+        reason: error.to_string(),
+    })?;
     bytes.push(b'\n');
     Ok(bytes)
 }

@@ -587,10 +587,10 @@ async fn write_one(
         },
     };
     let Some(Ok((source, fetched))) = entry.key().and_then(|key| sources.fetched.get(&key)) else {
-        return Err(Error::InvalidInput(format!(
-            "{} was not downloaded",
-            entry.slug
-        )));
+        return Err(Error::Internal {
+            action: format!("restoring {}", entry.slug),
+            reason: "its source was planned but not downloaded".to_owned(),
+        });
     };
     let naming = Naming {
         kind: if entry.registry.is_some() {
@@ -621,10 +621,10 @@ async fn write_one(
         one,
     )
     .await?;
-    outcomes
-        .into_iter()
-        .next()
-        .ok_or_else(|| Error::InvalidInput(format!("nothing was written for {}", entry.slug)))
+    outcomes.into_iter().next().ok_or_else(|| Error::Internal {
+        action: format!("restoring {}", entry.slug),
+        reason: "the install reported nothing written".to_owned(),
+    })
 }
 
 /// Puts the restored skills' entries back in `root`'s record as they were written, under the

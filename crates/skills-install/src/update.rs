@@ -440,7 +440,10 @@ async fn reinstall(
     outcomes
         .into_iter()
         .find(|outcome| outcome.slug == skill.slug)
-        .ok_or_else(|| Error::InvalidInput(format!("nothing was written for {}", skill.slug)))
+        .ok_or_else(|| Error::Internal {
+            action: format!("updating {}", skill.slug),
+            reason: "the install reported nothing written".to_owned(),
+        })
 }
 
 #[cfg(test)]

@@ -448,7 +448,10 @@ impl<'a> Plan<'a> {
             RecordDigest::Files(self.digests.clone()),
             Some(humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()),
         ))
-        .map_err(|error| Error::InvalidInput(format!("the record cannot be written: {error}")))?;
+        .map_err(|error| Error::Internal {
+            action: "encoding the install record".to_owned(),
+            reason: error.to_string(),
+        })?;
         let result = stage(&staging, &self.files, &record).and_then(|()| {
             if self.existing {
                 // Old and new swap in one step; the old copy, now at the staging name, goes
@@ -484,8 +487,9 @@ impl<'a> Plan<'a> {
             RecordDigest::Summary(self.outcome.sha256.clone()),
             None,
         );
-        let entry = serde_json::to_value(entry).map_err(|error| {
-            Error::InvalidInput(format!("the lock entry cannot be written: {error}"))
+        let entry = serde_json::to_value(entry).map_err(|error| Error::Internal {
+            action: "encoding the lock entry".to_owned(),
+            reason: error.to_string(),
         })?;
         lock.record(&self.item.slug, entry);
         lock::write(root, lock)

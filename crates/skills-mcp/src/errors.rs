@@ -15,8 +15,13 @@ pub(crate) fn to_mcp(error: &Error) -> ErrorData {
             ErrorCode::RESOURCE_NOT_FOUND
         }
         // Nothing in the request is wrong: the server's own configuration is (`config_invalid`:
-        // a `skills.toml` it cannot honour refuses runs until the user fixes it).
-        Error::Io { .. } | Error::ConfigInvalid { .. } => ErrorCode::INTERNAL_ERROR,
+        // a `skills.toml` it cannot honour refuses runs until the user fixes it;
+        // `not_configured`: what the call needs was never set up), or the server failed in a
+        // way no input explains (`internal`).
+        Error::Io { .. }
+        | Error::ConfigInvalid { .. }
+        | Error::NotConfigured { .. }
+        | Error::Internal { .. } => ErrorCode::INTERNAL_ERROR,
         _ => ErrorCode::INVALID_PARAMS,
     };
     ErrorData::new(

@@ -228,8 +228,10 @@ pub fn hold(root: &Path) -> Result<state::Lock, Error> {
 /// under the root's install lock.
 pub fn write(root: &Path, lock: &LockFile) -> Result<(), Error> {
     let path = root.join(LOCK_FILE);
-    let mut text = serde_json::to_string_pretty(lock)
-        .map_err(|error| Error::InvalidInput(format!("the record cannot be written: {error}")))?;
+    let mut text = serde_json::to_string_pretty(lock).map_err(|error| Error::Internal {
+        action: "encoding the install lock".to_owned(),
+        reason: error.to_string(),
+    })?;
     text.push('\n');
     let folder = Folder::open(root, &[])
         .map_err(|refusal| Error::io("write", &path, refusal.into()))?

@@ -700,8 +700,9 @@ fn holds_definition(dir: &Path) -> bool {
 
 /// `---`, the frontmatter, `---`, then the body.
 fn render_document(frontmatter: &Frontmatter, body: &str) -> Result<String, Error> {
-    let yaml = yaml::to_text(frontmatter).map_err(|message| {
-        Error::InvalidInput(format!("the frontmatter cannot be written: {message}"))
+    let yaml = yaml::to_text(frontmatter).map_err(|message| Error::Internal {
+        action: "encoding the frontmatter".to_owned(),
+        reason: message,
     })?;
     let mut text = format!("---\n{yaml}---\n");
     if !body.starts_with('\n') {
@@ -738,7 +739,10 @@ fn render_sidecar(sidecar: &Sidecar<'_>) -> Result<Option<String>, Error> {
     }
     toml::to_string(sidecar)
         .map(Some)
-        .map_err(|error| Error::InvalidInput(format!("the sidecar cannot be written: {error}")))
+        .map_err(|error| Error::Internal {
+            action: "encoding the sidecar".to_owned(),
+            reason: error.to_string(),
+        })
 }
 
 /// `existing` with `when_to_use` and `inputs` replaced and every other key, comment and
@@ -762,9 +766,13 @@ fn edit_sidecar(existing: &str, sidecar: &Sidecar<'_>, path: &Path) -> Result<St
             ..Sidecar::default()
         })?
         .unwrap_or_default();
-        let mut fragment: toml_edit::DocumentMut = rendered.parse().map_err(|error| {
-            Error::InvalidInput(format!("the inputs cannot be written: {error}"))
-        })?;
+        let mut fragment: toml_edit::DocumentMut =
+            rendered
+                .parse()
+                .map_err(|error: toml_edit::TomlError| Error::Internal {
+                    action: "encoding the inputs".to_owned(),
+                    reason: error.to_string(),
+                })?;
         if let Some(inputs) = fragment.remove("inputs") {
             document.insert("inputs", inputs);
         }

@@ -484,8 +484,9 @@ fn check_version(record: &TrustFile) -> Result<(), String> {
 /// Replaces the record atomically, creating `<home>/<app_dir>` when needed.
 fn write_record(config: &SkillsConfig, record: &TrustFile) -> Result<(), Error> {
     let path = record_path(config);
-    let mut bytes = serde_json::to_vec_pretty(record).map_err(|error| {
-        Error::InvalidInput(format!("the trust record cannot be encoded: {error}"))
+    let mut bytes = serde_json::to_vec_pretty(record).map_err(|error| Error::Internal {
+        action: "encoding the trust record".to_owned(),
+        reason: error.to_string(),
     })?;
     bytes.push(b'\n');
     state::Folder::create(&state::app_dir(config), &[])

@@ -174,11 +174,13 @@ pub(crate) fn plan(
         }
         if settings.sandbox == SandboxMode::ReadOnly {
             // The sandbox would stop the first write into node_modules; say why now.
-            return Err(Error::InvalidInput(format!(
-                "`npm {first}` writes node_modules and the lock file inside the skill folder, \
-                 which `[runtime] sandbox = \"read-only\"` forbids; installs need \
-                 \"workspace-write\" (the default) or \"off\""
-            )));
+            return Err(Error::Forbidden {
+                reason: format!(
+                    "`npm {first}` writes node_modules and the lock file inside the skill \
+                     folder, which `[runtime] sandbox = \"read-only\"` forbids; installs need \
+                     \"workspace-write\" (the default) or \"off\""
+                ),
+            });
         }
         check_local_dependencies(config, settings, skill_dir, &package)?;
         argv.extend(rest.iter().chain(script_args).map(OsString::from));
@@ -278,8 +280,8 @@ fn check_local_dependencies(
     package: &Value,
 ) -> Result<(), Error> {
     let deny = settings.network == NetworkMode::Deny;
-    let refuse = |what: String| {
-        Error::InvalidInput(format!(
+    let refuse = |what: String| Error::Forbidden {
+        reason: format!(
             "this install needs the network: {what}, and runs may not reach it (`[runtime] \
              network = \"deny\"`, the default); to allow it, set `[runtime] network = \"allow\"` \
              in the home {} (a workspace's file cannot), or make every dependency a `file:` \
@@ -289,7 +291,7 @@ fn check_local_dependencies(
                 .join(&config.app_dir)
                 .join(skills_ops::discover::CONFIG_FILE)
                 .display()
-        ))
+        ),
     };
     for table in DEPENDENCY_TABLES {
         let Some(dependencies) = package.get(table).and_then(Value::as_object) else {

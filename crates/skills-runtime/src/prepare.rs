@@ -165,13 +165,16 @@ pub(crate) fn prepare_for(
         }
         RunTarget::Inline { language, code } => {
             if !settings.allow_inline {
-                // An `invalid_input`: nothing about the skill is wrong, the request asks for
-                // something this configuration does not offer.
-                return Err(Error::InvalidInput(format!(
-                    "inline code is refused because it runs no reviewed file; to allow it, set \
-                     `[runtime] allow_inline = true` in the home {} (a workspace's file cannot)",
-                    home_config_file(config).display()
-                )));
+                // `forbidden`: nothing about the skill or the request is wrong; the user's
+                // configuration does not offer this, and only the user may change it.
+                return Err(Error::Forbidden {
+                    reason: format!(
+                        "inline code is refused because it runs no reviewed file; to allow it, \
+                         set `[runtime] allow_inline = true` in the home {} (a workspace's file \
+                         cannot)",
+                        home_config_file(config).display()
+                    ),
+                });
             }
             (
                 format!("inline {}", language.runtime().as_str()),
@@ -181,9 +184,9 @@ pub(crate) fn prepare_for(
         RunTarget::Npm { args } => (format!("npm {}", args.join(" ")), Plan::Npm(args.clone())),
         // The target is non-exhaustive: a kind this runtime does not know yet.
         _ => {
-            return Err(Error::InvalidInput(
-                "this kind of run target is not supported yet".to_owned(),
-            ));
+            return Err(Error::Unsupported {
+                reason: "this kind of run target is not supported by this runtime".to_owned(),
+            });
         }
     };
 

@@ -632,7 +632,7 @@ fn inline_code_needs_the_home_configuration() {
     let error = fx
         .run(&inline("hello", InlineLanguage::Sh, "echo hi"))
         .unwrap_err();
-    assert_eq!(error.kind(), "invalid_input");
+    assert_eq!(error.kind(), "forbidden");
     assert!(error.to_string().contains("allow_inline = true"), "{error}");
     assert!(fx.run_files().is_empty());
     std::fs::write(

@@ -182,6 +182,51 @@ pub enum Error {
         /// What stopped the worker.
         reason: String,
     },
+    /// Something the call needs was never configured (a registry's catalog URL, the event
+    /// bus a trigger listens on): nothing was done. Configure it, then call again; sending
+    /// the same request unchanged fails the same way.
+    #[error("{what} is not configured: {how}")]
+    NotConfigured {
+        /// What is missing, as a sentence's subject ("no registry catalog").
+        what: String,
+        /// Where to configure it, as a clause.
+        how: String,
+    },
+    /// What was asked for is not a thing this kind of source, registry or target offers (a
+    /// ClawHub registry has no categories): nothing was done. Ask in a form it offers.
+    #[error("{reason}")]
+    Unsupported {
+        /// What is not offered and what to ask instead, as a sentence.
+        reason: String,
+    },
+    /// The user's configuration forbids what was asked (inline code, a run's network, writes
+    /// under a read-only sandbox, files a skill ships that would turn a guard back off):
+    /// nothing was started. The message names the key that would allow it, which only the
+    /// user may change.
+    #[error("{reason}")]
+    Forbidden {
+        /// What was refused, by which key, and how to allow it, as a sentence.
+        reason: String,
+    },
+    /// A folder or file of the user's own audit rules (`[audit] rules`) cannot be used: it
+    /// is missing, not a folder, unreadable, too many, or a rule does not compile. The scan
+    /// did not run: a rule the user wrote is never dropped in silence.
+    #[error("the audit rules at {} cannot be used: {reason}; the scan did not run", path.display())]
+    AuditRulesInvalid {
+        /// The folder or file (with the line, for a rule that does not compile).
+        path: PathBuf,
+        /// What is wrong, as a clause.
+        reason: String,
+    },
+    /// The program failed in a way no input explains (a record that would not encode, a
+    /// step that left no result): a bug to report, not the caller's to fix.
+    #[error("{action} failed inside this program: {reason} (a bug: please report it)")]
+    Internal {
+        /// What was under way, as a sentence's subject ("encoding the install record").
+        action: String,
+        /// What went wrong.
+        reason: String,
+    },
     /// The skill is a profile's, and this handle was opened for another profile (or none):
     /// open a handle for that profile to run it.
     #[error(
@@ -333,6 +378,11 @@ impl Error {
             Self::InvalidInput(_) => "invalid_input",
             Self::Interrupted { .. } => "interrupted",
             Self::OtherProfile { .. } => "other_profile",
+            Self::NotConfigured { .. } => "not_configured",
+            Self::Unsupported { .. } => "unsupported",
+            Self::Forbidden { .. } => "forbidden",
+            Self::AuditRulesInvalid { .. } => "audit_rules_invalid",
+            Self::Internal { .. } => "internal",
             Self::NotValidated { .. } => "not_validated",
             Self::TrustRecordInvalid { .. } => "trust_record_invalid",
             Self::StateFileInvalid { .. } => "state_file_invalid",
@@ -397,6 +447,39 @@ mod tests {
                     skill: "pdf".into(),
                 },
                 "other_profile",
+            ),
+            (
+                Error::NotConfigured {
+                    what: "no registry catalog".into(),
+                    how: "set [registry] url".into(),
+                },
+                "not_configured",
+            ),
+            (
+                Error::Unsupported {
+                    reason: "a ClawHub registry has no categories".into(),
+                },
+                "unsupported",
+            ),
+            (
+                Error::Forbidden {
+                    reason: "inline code is refused".into(),
+                },
+                "forbidden",
+            ),
+            (
+                Error::AuditRulesInvalid {
+                    path: "/r".into(),
+                    reason: "it is missing".into(),
+                },
+                "audit_rules_invalid",
+            ),
+            (
+                Error::Internal {
+                    action: "encoding the record".into(),
+                    reason: "a map key is not a string".into(),
+                },
+                "internal",
             ),
             (
                 Error::NotValidated {

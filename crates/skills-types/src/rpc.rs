@@ -104,13 +104,23 @@ impl RpcError {
 }
 
 impl From<&crate::Error> for RpcError {
-    /// `-32000` with `data: {kind}`; bad input from the caller stays `-32602`.
+    /// `-32000` with `data: {kind}`; bad input from the caller stays `-32602`, and a fault
+    /// no input explains (`internal`) is `-32603`, each with its kind too.
     fn from(error: &crate::Error) -> Self {
-        if let crate::Error::InvalidInput(message) = error {
-            return Self {
-                data: Some(json!({ "kind": error.kind() })),
-                ..Self::invalid_params(message)
-            };
+        match error {
+            crate::Error::InvalidInput(message) => {
+                return Self {
+                    data: Some(json!({ "kind": error.kind() })),
+                    ..Self::invalid_params(message)
+                };
+            }
+            crate::Error::Internal { .. } => {
+                return Self {
+                    data: Some(json!({ "kind": error.kind() })),
+                    ..Self::internal(error)
+                };
+            }
+            _ => {}
         }
         Self {
             code: codes::SUBSYSTEM_ERROR,

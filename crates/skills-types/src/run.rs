@@ -655,9 +655,10 @@ impl StartedRun {
     /// Blocks until the run ends.
     pub fn wait(self) -> Result<RunOutcome, Error> {
         self.outcome.recv().unwrap_or_else(|_| {
-            Err(Error::InvalidInput(
-                "the run ended without an outcome (its thread stopped)".to_owned(),
-            ))
+            Err(Error::Interrupted {
+                action: "the run".to_owned(),
+                reason: "its thread stopped before it sent an outcome".to_owned(),
+            })
         })
     }
 }

@@ -110,10 +110,9 @@ impl Skills {
     /// event matching a skill's `triggers` becomes an [`Activation`](crate::bus::Activation),
     /// and the index is rebuilt on every `catalog_changed`. Fails without a bus.
     pub async fn start_triggers(&self) -> Result<(TriggeredSkillSubscriber, Activations), Error> {
-        let bus = self.events.as_ref().ok_or_else(|| {
-            Error::InvalidInput(
-                "triggers need an event bus: build the handle with `with_events`".to_owned(),
-            )
+        let bus = self.events.as_ref().ok_or_else(|| Error::NotConfigured {
+            what: "the event bus triggers listen on".to_owned(),
+            how: "build the handle with `with_events`".to_owned(),
         })?;
         let config = self.checked()?.clone();
         let source: CatalogSource = Arc::new(move || ops::discover::discover(&config));

@@ -23,7 +23,7 @@
 //! never turns a critical rule into a medium one.
 
 use std::collections::BTreeSet;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::{LazyLock, Mutex, PoisonError};
 
 use serde::Deserialize as _;
@@ -267,24 +267,23 @@ impl RuleSet {
     pub(crate) fn from_dirs(dirs: &[&Path]) -> Result<Option<Self>, Error> {
         let mut sources: Vec<(String, String)> = Vec::new();
         for dir in dirs {
-            let metadata = std::fs::symlink_metadata(dir).map_err(|error| {
-                Error::InvalidInput(format!(
-                    "the audit rule folder {} cannot be read ({error}); the scan did not run",
-                    dir.display()
-                ))
-            })?;
+            let metadata =
+                std::fs::symlink_metadata(dir).map_err(|error| Error::AuditRulesInvalid {
+                    path: dir.to_path_buf(),
+                    reason: format!("the folder cannot be read ({error})"),
+                })?;
             if !metadata.is_dir() {
-                return Err(Error::InvalidInput(format!(
-                    "the audit rule folder {} is {}, not a folder; the scan did not run",
-                    dir.display(),
-                    skills_ops::fs::file_kind(&metadata)
-                )));
+                return Err(Error::AuditRulesInvalid {
+                    path: dir.to_path_buf(),
+                    reason: format!(
+                        "it is {}, not a folder",
+                        skills_ops::fs::file_kind(&metadata)
+                    ),
+                });
             }
-            let unlisted = |error: std::io::Error| {
-                Error::InvalidInput(format!(
-                    "the audit rule folder {} cannot be listed ({error}); the scan did not run",
-                    dir.display()
-                ))
+            let unlisted = |error: std::io::Error| Error::AuditRulesInvalid {
+                path: dir.to_path_buf(),
+                reason: format!("the folder cannot be listed ({error})"),
             };
             let mut paths: Vec<_> = std::fs::read_dir(dir)
                 .map_err(unlisted)?
@@ -299,15 +298,14 @@ impl RuleSet {
             paths.sort();
             for path in paths {
                 if sources.len() >= RULE_FILES {
-                    return Err(Error::InvalidInput(format!(
-                        "the audit rule folders hold more than {RULE_FILES} rule files; the scan did not run"
-                    )));
+                    return Err(Error::AuditRulesInvalid {
+                        path: dir.to_path_buf(),
+                        reason: format!("the rule folders hold more than {RULE_FILES} rule files"),
+                    });
                 }
-                let unreadable = |why: String| {
-                    Error::InvalidInput(format!(
-                        "the audit rule file {} cannot be read: {why}; the scan did not run",
-                        path.display()
-                    ))
+                let unreadable = |why: String| Error::AuditRulesInvalid {
+                    path: path.clone(),
+                    reason: format!("the rule file cannot be read: {why}"),
                 };
                 let bytes = skills_ops::fs::read_no_follow(&path, RULE_FILE_BYTES)
                     .map_err(unreadable)?
@@ -324,10 +322,16 @@ impl RuleSet {
             .iter()
             .map(|(name, text)| (name.as_str(), text.as_str()))
             .collect();
-        let invalid = |error: yara::Error| {
-            Error::InvalidInput(format!(
-                "the audit rule file {error}; the scan did not run (fix the rule or remove the file)"
-            ))
+        let invalid = |error: yara::Error| Error::AuditRulesInvalid {
+            path: PathBuf::from(&error.file),
+            reason: if error.line == 0 {
+                format!("{} (fix the rule or remove the file)", error.message)
+            } else {
+                format!(
+                    "line {}: {} (fix the rule or remove the file)",
+                    error.line, error.message
+                )
+            },
         };
         let set = Self::compile(&borrowed).map_err(invalid)?;
         let shipped_ids: BTreeSet<&str> = table().iter().map(|rule| rule.id).collect();

@@ -317,11 +317,13 @@ impl Existing {
 
     /// An artifact [`Existing::read`] checked against its digest.
     fn artifact(&self, path: &str) -> Result<Vec<u8>, Error> {
-        self.files.get(path).cloned().ok_or_else(|| {
-            Error::InvalidInput(format!(
-                "the published artifact '{path}' disappeared while publishing"
-            ))
-        })
+        self.files
+            .get(path)
+            .cloned()
+            .ok_or_else(|| Error::Internal {
+                action: "publishing".to_owned(),
+                reason: format!("the artifact '{path}' read and checked before is no longer held"),
+            })
     }
 }
 
@@ -511,8 +513,10 @@ fn version_key(version: &str) -> Vec<(u8, u64, String)> {
 }
 
 fn json<T: serde::Serialize>(value: &T) -> Result<Vec<u8>, Error> {
-    let mut bytes = serde_json::to_vec_pretty(value)
-        .map_err(|error| Error::InvalidInput(format!("the index cannot be written: {error}")))?;
+    let mut bytes = serde_json::to_vec_pretty(value).map_err(|error| Error::Internal {
+        action: "encoding the index".to_owned(),
+        reason: error.to_string(),
+    })?;
     bytes.push(b'\n');
     Ok(bytes)
 }

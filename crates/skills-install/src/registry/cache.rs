@@ -133,11 +133,11 @@ impl Place {
             .catalog_url
             .as_deref()
             .filter(|text| !text.trim().is_empty())
-            .ok_or_else(|| {
-                Error::InvalidInput(
-                    "no registry catalog is configured (SkillsConfig::registry.catalog_url)"
-                        .to_owned(),
-                )
+            .ok_or_else(|| Error::NotConfigured {
+                what: "the registry catalog".to_owned(),
+                how: "set SkillsConfig::registry.catalog_url ([registry] url in the home \
+                          skills.toml)"
+                    .to_owned(),
             })?;
         let policy = install::policy_of(config)?;
         let url = policy::parse(text, &policy).map_err(|refusal| {
@@ -460,10 +460,10 @@ impl Catalog {
                     drop(folder.remove(CACHE_FILE));
                 }
             }
-            Error::InvalidInput(format!(
-                "the cached registry catalog {} is damaged ({reason}); it is fetched again on the next call",
-                self.file.display()
-            ))
+            Error::StateFileInvalid {
+                path: self.file.clone(),
+                reason: format!("it is damaged ({reason}); it is fetched again on the next call"),
+            }
         };
         let mut reader = self.open().map_err(damaged)?;
         let mut scratch = vec![0u8; RECORD_SCRATCH];

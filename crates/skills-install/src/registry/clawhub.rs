@@ -190,9 +190,9 @@ fn api_url(hub: &Hub, api: &Url, rest: &[&str], query: &[(&str, &str)]) -> Resul
 }
 
 fn no_groups(what: &str) -> Error {
-    Error::InvalidInput(format!(
-        "a ClawHub registry has no {what}: search by words instead"
-    ))
+    Error::Unsupported {
+        reason: format!("a ClawHub registry has no {what}: search by words instead"),
+    }
 }
 
 /// Every skill, following `nextCursor` to the end (at most [`MAX_PAGES`] pages), sorted by
@@ -363,10 +363,12 @@ pub(super) fn judge(
 pub(super) async fn show(config: &SkillsConfig, hooks: &Hooks, id: &str) -> Result<Details, Error> {
     let wanted = Coordinates::parse(id).map_err(|error| super::invalid(&error))?;
     if wanted.namespace.is_some() {
-        return Err(Error::InvalidInput(format!(
-            "a ClawHub registry has no namespaces; ask for '{}'",
-            wanted.slug
-        )));
+        return Err(Error::Unsupported {
+            reason: format!(
+                "a ClawHub registry has no namespaces; ask for '{}'",
+                wanted.slug
+            ),
+        });
     }
     let hub = Hub::new(config, hooks, timeout(None))?;
     let api = api(&hub).await?;
@@ -426,10 +428,12 @@ pub(super) async fn install(
 ) -> Result<InstallOutcome, Error> {
     let wanted = Coordinates::parse(&request.id).map_err(|error| super::invalid(&error))?;
     if let Some(namespace) = &wanted.namespace {
-        return Err(Error::InvalidInput(format!(
-            "a ClawHub registry has no namespaces; install '{}' rather than '@{namespace}/{}'",
-            wanted.slug, wanted.slug
-        )));
+        return Err(Error::Unsupported {
+            reason: format!(
+                "a ClawHub registry has no namespaces; install '{}' rather than '@{namespace}/{}'",
+                wanted.slug, wanted.slug
+            ),
+        });
     }
     let total = timeout(request.timeout_secs);
     let hub = Hub::new(config, hooks, total)?;

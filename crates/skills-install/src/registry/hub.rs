@@ -88,12 +88,12 @@ impl Hub {
             .catalog_url
             .as_deref()
             .filter(|text| !text.trim().is_empty())
-            .ok_or_else(|| {
-                Error::InvalidInput(format!(
-                    "no registry catalog is configured: set [registry] url in the home skills.toml \
-                     to the {} server's URL",
+            .ok_or_else(|| Error::NotConfigured {
+                what: "the registry catalog".to_owned(),
+                how: format!(
+                    "set [registry] url in the home skills.toml to the {} server's URL",
                     config.registry.kind.as_str()
-                ))
+                ),
             })?;
         let policy = install::policy_of(config)?;
         let base = policy::parse(text, &policy).map_err(|refusal| {

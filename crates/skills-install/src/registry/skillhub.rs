@@ -206,10 +206,10 @@ fn entry_of(summary: Summary) -> Result<Entry, String> {
 }
 
 fn no_categories() -> Error {
-    Error::InvalidInput(
-        "a skillhub registry has no categories: its namespaces are its sources (--source)"
+    Error::Unsupported {
+        reason: "a skillhub registry has no categories: its namespaces are its sources (--source)"
             .to_owned(),
-    )
+    }
 }
 
 /// Every skill, page by page, sorted by name.

@@ -608,11 +608,11 @@ async fn the_catalog_url_obeys_the_url_policy() {
     }
     setup.config.registry.catalog_url = None;
     let error = sources(&setup.config, &hooks()).await.unwrap_err();
-    assert_eq!(error.kind(), "invalid_input");
+    assert_eq!(error.kind(), "not_configured");
     assert!(
         error
             .to_string()
-            .contains("no registry catalog is configured")
+            .contains("the registry catalog is not configured")
     );
     assert!(lock(&setup.server.hits).is_empty());
 }

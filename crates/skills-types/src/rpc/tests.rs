@@ -338,6 +338,35 @@ fn bad_input_from_the_caller_is_invalid_params() {
 }
 
 #[test]
+fn a_fault_no_input_explains_is_an_internal_error_and_a_refusal_is_the_subsystems() {
+    let internal = RpcError::from(crate::Error::Internal {
+        action: "encoding the record".to_owned(),
+        reason: "a map key is not a string".to_owned(),
+    });
+    assert_eq!(internal.code, codes::INTERNAL_ERROR);
+    assert_eq!(internal.data, Some(json!({"kind": "internal"})));
+    for (error, kind) in [
+        (
+            crate::Error::Forbidden {
+                reason: "inline code is refused".to_owned(),
+            },
+            "forbidden",
+        ),
+        (
+            crate::Error::NotConfigured {
+                what: "the registry catalog".to_owned(),
+                how: "set [registry] url".to_owned(),
+            },
+            "not_configured",
+        ),
+    ] {
+        let refused = RpcError::from(error);
+        assert_eq!(refused.code, codes::SUBSYSTEM_ERROR);
+        assert_eq!(refused.data, Some(json!({ "kind": kind })));
+    }
+}
+
+#[test]
 fn run_params_name_exactly_one_target() {
     use crate::run::{InlineLanguage, RunTarget};
     use methods::RunParams;

@@ -118,7 +118,7 @@ fn triggers_need_a_bus_and_are_disabled_in_the_stub() {
         .unwrap();
     runtime.block_on(async {
         let without = Skills::new(config.clone()).start_triggers().await;
-        assert!(matches!(without, Err(Error::InvalidInput(_))));
+        assert!(matches!(without, Err(Error::NotConfigured { .. })));
         let with = Skills::new(config)
             .with_events(EventBus::default())
             .start_triggers()

@@ -500,7 +500,7 @@ fn the_registry_behaves_as_documented_on_each_side() {
         ]
     });
     let expected = if skills::ENABLED {
-        "invalid_input"
+        "not_configured"
     } else {
         "disabled"
     };
