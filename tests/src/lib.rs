@@ -6,6 +6,7 @@
 //! directory and profile as the running test (cargo has released its build lock by then). A
 //! plain `cargo test` on a clean clone therefore works, and no test ever drives a stale binary.
 
+pub mod archives;
 pub mod catalog;
 pub mod http;
 pub mod netns;

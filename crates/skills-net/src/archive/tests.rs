@@ -3,82 +3,11 @@
 
 use std::io::Write as _;
 
-use tar::EntryType;
+use skills_tests::archives::{
+    EntryType, Raw, SKILL, assert_refused, entry, file, gzip, link, paths, tar_gz, tar_of, zip_of,
+};
 
 use super::*;
-
-const SKILL: &[u8] = b"---\nname: alpha\ndescription: A test skill.\n---\nBody.\n";
-
-/// One raw tar entry; the name is written into the header as bytes, unchecked.
-struct Raw<'a> {
-    name: &'a str,
-    kind: EntryType,
-    data: &'a [u8],
-    link: &'a str,
-}
-
-fn file<'a>(name: &'a str, data: &'a [u8]) -> Raw<'a> {
-    Raw {
-        name,
-        kind: EntryType::Regular,
-        data,
-        link: "",
-    }
-}
-
-fn entry<'a>(name: &'a str, kind: EntryType) -> Raw<'a> {
-    Raw {
-        name,
-        kind,
-        data: b"",
-        link: "",
-    }
-}
-
-/// A tar stream with the end-of-archive marker.
-fn tar_of(entries: &[Raw<'_>]) -> Vec<u8> {
-    let mut builder = tar::Builder::new(Vec::new());
-    for raw in entries {
-        let mut header = tar::Header::new_gnu();
-        let name = raw.name.as_bytes();
-        assert!(name.len() < 100, "test names fit the old header");
-        header.as_old_mut().name[..name.len()].copy_from_slice(name);
-        let link = raw.link.as_bytes();
-        header.as_old_mut().linkname[..link.len()].copy_from_slice(link);
-        header.set_entry_type(raw.kind);
-        header.set_mode(0o644);
-        header.set_size(raw.data.len() as u64);
-        header.set_cksum();
-        builder.append(&header, raw.data).unwrap();
-    }
-    builder.into_inner().unwrap()
-}
-
-fn gzip(bytes: &[u8]) -> Vec<u8> {
-    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
-    encoder.write_all(bytes).unwrap();
-    encoder.finish().unwrap()
-}
-
-fn tar_gz(entries: &[Raw<'_>]) -> Vec<u8> {
-    gzip(&tar_of(entries))
-}
-
-fn zip_of(entries: &[(&str, &[u8])]) -> Vec<u8> {
-    let mut writer = zip::ZipWriter::new(io::Cursor::new(Vec::new()));
-    let options = zip::write::SimpleFileOptions::default()
-        .compression_method(zip::CompressionMethod::Deflated)
-        .unix_permissions(0o644);
-    for (name, data) in entries {
-        if let Some(folder) = name.strip_suffix('/') {
-            writer.add_directory(folder, options).unwrap();
-        } else {
-            writer.start_file(*name, options).unwrap();
-            writer.write_all(data).unwrap();
-        }
-    }
-    writer.finish().unwrap().into_inner()
-}
 
 /// Replaces every occurrence of `from` by `to` (same length) in the archive's bytes: local
 /// headers and central directory alike.
@@ -128,21 +57,6 @@ fn extract_tar(entries: &[Raw<'_>]) -> Result<Vec<(String, Vec<u8>)>, String> {
 
 fn extract_zip(entries: &[(&str, &[u8])]) -> Result<Vec<(String, Vec<u8>)>, String> {
     extract(&zip_of(entries), Format::Zip, &Limits::default())
-}
-
-#[track_caller]
-fn assert_refused<T: std::fmt::Debug>(result: Result<T, String>, needles: &[&str]) {
-    let error = result.expect_err("the archive must be refused");
-    for needle in needles {
-        assert!(
-            error.contains(needle),
-            "the message {error:?} does not mention {needle:?}"
-        );
-    }
-}
-
-fn paths(files: &[(String, Vec<u8>)]) -> Vec<&str> {
-    files.iter().map(|(path, _)| path.as_str()).collect()
 }
 
 #[test]
@@ -280,15 +194,6 @@ fn links_devices_and_fifos_in_a_tar_are_refused_never_created() {
         extract_tar(&[link, file("escape/evil", b"x")]),
         &["'escape/evil'", "'escape' is both a file and a folder"],
     );
-}
-
-fn link<'a>(name: &'a str, target: &'a str) -> Raw<'a> {
-    Raw {
-        name,
-        kind: EntryType::Symlink,
-        data: b"",
-        link: target,
-    }
 }
 
 #[test]
