@@ -8,6 +8,7 @@
 
 pub mod archives;
 pub mod catalog;
+pub mod fixtures;
 pub mod http;
 pub mod netns;
 pub mod peers;

@@ -56,7 +56,7 @@ mod tests {
     use skills_types::catalog::Catalog;
 
     use super::*;
-    use crate::testing::skill;
+    use skills_tests::fixtures::skill;
 
     fn catalog(skills: &[(&str, &[&str])]) -> Catalog {
         Catalog {

@@ -14,8 +14,6 @@
 mod bus;
 mod index;
 mod subscriber;
-#[cfg(test)]
-mod testing;
 
 pub use bus::{EventBus, Subscription};
 pub use index::TriggeredSkillIndex;

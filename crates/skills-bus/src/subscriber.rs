@@ -140,7 +140,7 @@ mod tests {
     use skills_types::DomainEvent;
 
     use super::*;
-    use crate::testing::skill;
+    use skills_tests::fixtures::skill;
 
     /// A catalog source the test changes at will.
     fn source(skills: &Arc<Mutex<Vec<skills_types::Skill>>>) -> CatalogSource {

@@ -253,13 +253,12 @@ fn send(sinks: &[SharedSink], event: &DomainEvent) {
 
 #[cfg(test)]
 mod tests {
-    use std::path::PathBuf;
+    use skills_types::{Diagnostic, DiagnosticCode};
 
-    use skills_types::config::Permission;
-    use skills_types::{Diagnostic, DiagnosticCode, Frontmatter, Skill, SkillScope};
+    use skills_tests::fixtures::skill;
+    use skills_types::event::EventSink;
 
     use super::*;
-    use skills_types::event::EventSink;
 
     /// A sink keeping what it is given, for the test to read.
     #[derive(Default)]
@@ -271,34 +270,6 @@ mod tests {
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner)
                 .push(event);
-        }
-    }
-
-    /// A skill with this id (also its name) and these triggers.
-    fn skill(id: &str, triggers: &[&str]) -> Skill {
-        let frontmatter = Frontmatter {
-            name: id.to_owned(),
-            description: format!("The {id} skill."),
-            triggers: triggers.iter().map(|text| (*text).to_owned()).collect(),
-            ..Frontmatter::default()
-        };
-        Skill {
-            id: id.to_owned(),
-            name: id.to_owned(),
-            description: frontmatter.description.clone(),
-            scope: SkillScope::User,
-            root: PathBuf::from("/home/u/.openhuman/skills"),
-            location: PathBuf::from(format!("/home/u/.openhuman/skills/{id}/SKILL.md")),
-            dir: PathBuf::from(format!("/home/u/.openhuman/skills/{id}")),
-            frontmatter,
-            when_to_use: None,
-            inputs: Vec::new(),
-            resources: None,
-            diagnostics: Vec::new(),
-            shadowed: Vec::new(),
-            permission: Permission::default(),
-            invocation: skills_types::skill::Invocation::Model,
-            audit: None,
         }
     }
 

@@ -1,13 +1,14 @@
-//! What the unit tests of the index and the subscriber share: a skill record with an id and
-//! triggers, and nothing else that matters.
+//! Records the unit tests of several crates build alike: a skill with an id and triggers,
+//! and nothing else that matters (the bus's index and subscriber, the live catalog's
+//! publisher).
 
 use std::path::PathBuf;
 
 use skills_types::config::Permission;
 use skills_types::{Frontmatter, Skill, SkillScope};
 
-/// A skill with this id (also its name) and these triggers.
-pub(crate) fn skill(id: &str, triggers: &[&str]) -> Skill {
+/// A user skill with this id (also its name) and these triggers, in a home `/home/u`.
+pub fn skill(id: &str, triggers: &[&str]) -> Skill {
     let frontmatter = Frontmatter {
         name: id.to_owned(),
         description: format!("The {id} skill."),
