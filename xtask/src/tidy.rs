@@ -103,7 +103,7 @@ const ARCHIVE_DOORS: &[&str] = &[
     "crates/skills-audit/src/analyzers/hidden/decode.rs",
 ];
 
-const BOUNDARIES: [Boundary; 20] = [
+const BOUNDARIES: [Boundary; 21] = [
     Boundary {
         scope: "crates/skills-types/",
         needle: "std::fs",
@@ -241,6 +241,15 @@ const BOUNDARIES: [Boundary; 20] = [
         scope: "crates/skills-mcp/",
         needle: "transport::stdio",
         allowed: &[],
+        why: ONE_EXIT,
+        tests_exempt: false,
+    },
+    // The HTTP transport answers in `http.rs` alone, where every answer is wrapped by
+    // `outbound::response`; a second place serving it would answer around the sanitiser.
+    Boundary {
+        scope: "crates/skills-mcp/",
+        needle: "streamable_http_server",
+        allowed: &["crates/skills-mcp/src/http.rs"],
         why: ONE_EXIT,
         tests_exempt: false,
     },
@@ -889,6 +898,16 @@ c = { version = "1", optional = true }
                 "{elsewhere}"
             );
         }
+        // The MCP server's HTTP answers leave where the sanitiser wraps them, and only there.
+        let served = "use rmcp::transport::streamable_http_server::StreamableHttpService;";
+        assert!(crossed_boundaries(Path::new("crates/skills-mcp/src/http.rs"), served).is_empty());
+        assert_eq!(
+            lines(&crossed_boundaries(
+                Path::new("crates/skills-mcp/src/server.rs"),
+                served
+            )),
+            [1]
+        );
         // The rules that hold for tests too still do.
         let types = crossed_boundaries(
             Path::new("crates/skills-types/src/tests.rs"),
