@@ -349,8 +349,9 @@ struct Restored {
     stamps: Stamps,
     /// `None` when the entry cannot be restored (an unknown code, say) or was taken. Behind a
     /// lock so that the hits can be taken from every core at once, each by the one task that
-    /// found it.
-    outcome: Mutex<Option<Result<Loaded, Diagnostic>>>,
+    /// found it. Boxed: a taken outcome's few hundred bytes are freed as it moves into its
+    /// record, while the entries stay until every hit is taken.
+    outcome: Mutex<Option<Box<Result<Loaded, Diagnostic>>>>,
 }
 
 impl Restored {
@@ -358,10 +359,13 @@ impl Restored {
         Self {
             path: entry.path.into_owned(),
             stamps: entry.stamps,
-            outcome: Mutex::new(match entry.outcome {
-                Ok(load) => load.restore().map(Ok),
-                Err(diagnostic) => diagnostic.restore().map(Err),
-            }),
+            outcome: Mutex::new(
+                match entry.outcome {
+                    Ok(load) => load.restore().map(Ok),
+                    Err(diagnostic) => diagnostic.restore().map(Err),
+                }
+                .map(Box::new),
+            ),
         }
     }
 }
@@ -444,9 +448,19 @@ impl Cache {
         usable.then_some((index, &entry.stamps))
     }
 
+    /// The stamps entry `index` was cached under.
+    pub(crate) fn stamps(&self, index: usize) -> Option<&Stamps> {
+        Some(&self.entry(index)?.stamps)
+    }
+
     /// Moves the outcome of entry `index` out of the cache (`None` when there is none left).
     pub(crate) fn take(&self, index: usize) -> Option<Result<Loaded, Diagnostic>> {
-        self.entry(index)?.outcome.lock().ok()?.take()
+        self.entry(index)?
+            .outcome
+            .lock()
+            .ok()?
+            .take()
+            .map(|boxed| *boxed)
     }
 
     /// Frees the entries, keeping where to write the next cache.
