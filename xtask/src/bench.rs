@@ -44,6 +44,7 @@ use crate::process::{self, cargo};
 
 pub(crate) use relevance::tree_main as relevance_tree_main;
 pub(crate) use rss::main as rss_main;
+pub(crate) use size::main as size_main;
 pub(crate) use walk::main as walk_main;
 
 /// `xtask __tree SHAPE SKILLS DIR`: writes one bench tree under `DIR` (which must not exist)

@@ -33,6 +33,28 @@ pub(crate) struct Breakdown {
     pub(crate) crates: Vec<(String, u64)>,
 }
 
+/// `xtask __size BINARY`: the breakdown by crate of one unstripped binary, printed as the
+/// bench prints it (for a binary built by hand, say the release build before `strip`).
+pub(crate) fn main(args: &[String]) -> std::process::ExitCode {
+    let [binary] = args else {
+        eprintln!("usage: xtask __size BINARY");
+        return std::process::ExitCode::from(2);
+    };
+    match breakdown(Path::new(binary)) {
+        Ok(breakdown) => {
+            println!("{binary}:");
+            for line in breakdown.lines() {
+                println!("{line}");
+            }
+            std::process::ExitCode::SUCCESS
+        }
+        Err(reason) => {
+            eprintln!("error: {reason}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
 /// The size of the file at `path`.
 pub(crate) fn file_size(path: &Path) -> std::io::Result<u64> {
     Ok(std::fs::metadata(path)?.len())
@@ -107,7 +129,7 @@ fn leading_path(name: &str) -> &str {
             .trim_start_matches('[');
     }
     let end = rest
-        .find(|character: char| matches!(character, '<' | '>' | ' ' | '(' | ';' | ']'))
+        .find(['<', '>', ' ', '(', ';', ']'])
         .unwrap_or(rest.len());
     &rest[..end]
 }
@@ -117,7 +139,7 @@ impl Breakdown {
     pub(crate) fn lines(&self) -> Vec<String> {
         let mib = |bytes: u64| bytes as f64 / (1024.0 * 1024.0);
         let mut lines = vec![format!(
-            "  unstripped ({SYMBOLS_PROFILE} profile): {:.1} MiB, of which code (.text) {:.1} MiB",
+            "  unstripped: {:.1} MiB, of which code (.text) {:.1} MiB; a generic counts under the crate that defined it (`std` holds every crate's `Vec<T>`), and `skills` is the facade and the CLI together (both crates have that name)",
             mib(self.file_bytes),
             mib(self.text_bytes)
         )];
