@@ -26,6 +26,7 @@ mod relevance;
 mod report;
 mod rss;
 mod runtime;
+mod size;
 mod tree;
 mod walk;
 
@@ -43,6 +44,7 @@ use crate::process::{self, cargo};
 
 pub(crate) use relevance::tree_main as relevance_tree_main;
 pub(crate) use rss::main as rss_main;
+pub(crate) use size::main as size_main;
 pub(crate) use walk::main as walk_main;
 
 /// `xtask __tree SHAPE SKILLS DIR`: writes one bench tree under `DIR` (which must not exist)
@@ -113,6 +115,9 @@ const LIVE_REPORT_PATH: &str = "target/bench/live.json";
 /// Where the relevance rows go, relative to the repository root.
 const RELEVANCE_REPORT_PATH: &str = "target/bench/relevance.json";
 
+/// Where the binary-size rows go, relative to the repository root.
+const SIZE_REPORT_PATH: &str = "target/bench/size.json";
+
 /// Where the audit rows go, relative to the repository root.
 const AUDIT_REPORT_PATH: &str = "target/bench/audit.json";
 
@@ -132,8 +137,10 @@ pub(crate) struct Args {
     trees: bool,
     catalog: bool,
     runtime: bool,
-    /// The relevance and live catalog rows (off only with `--audit-only`).
+    /// The relevance and live catalog rows (off with `--no-relevance` or `--audit-only`).
     relevance: bool,
+    /// The binary-size rows, after the trees (off with `--no-size`).
+    size: bool,
     /// The audit rows (`--no-audit`, `--audit-only`) and their data sets (`--audit-set DIR`,
     /// `--audit-corpus DIR`); the peers follow `--no-peers`.
     audit: bool,
@@ -155,6 +162,9 @@ impl Args {
         let mut catalog_only = false;
         let mut runtime_only = false;
         let mut relevance_only = false;
+        let mut relevance = true;
+        let mut size = true;
+        let mut size_only = false;
         let mut audit = true;
         let mut audit_only = false;
         let mut audit_set = None;
@@ -181,6 +191,9 @@ impl Args {
                 "--no-runtime" => runtime = false,
                 "--runtime-only" => runtime_only = true,
                 "--relevance-only" => relevance_only = true,
+                "--no-relevance" => relevance = false,
+                "--no-size" => size = false,
+                "--size-only" => size_only = true,
                 "--no-audit" => audit = false,
                 "--audit-only" => audit_only = true,
                 "--relevance-skills" => {
@@ -248,12 +261,14 @@ impl Args {
             (trees, catalog) = (false, false);
         }
         if relevance_only {
+            if !relevance {
+                return Err("`--relevance-only` and `--no-relevance` cannot be combined".to_owned());
+            }
             if catalog_only || runtime_only {
                 return Err("`--relevance-only` takes no other `--...-only`".to_owned());
             }
             (trees, catalog, runtime) = (false, false, false);
         }
-        let mut relevance = true;
         if audit_only {
             if catalog_only || runtime_only || relevance_only {
                 return Err("`--audit-only` takes no other `--...-only`".to_owned());
@@ -262,6 +277,19 @@ impl Args {
                 return Err("`--audit-only` and `--no-audit` cannot be combined".to_owned());
             }
             (trees, catalog, runtime, relevance) = (false, false, false, false);
+        }
+        if size_only {
+            if catalog_only || runtime_only || relevance_only || audit_only {
+                return Err("`--size-only` takes no other `--...-only`".to_owned());
+            }
+            if !size {
+                return Err("`--size-only` and `--no-size` cannot be combined".to_owned());
+            }
+            (trees, catalog, runtime, relevance, audit) = (false, false, false, false, false);
+        }
+        if !trees && !size_only {
+            // The size rows follow the trees; the other `--...-only` runs leave them out.
+            size = false;
         }
         if !audit && (audit_set.is_some() || audit_corpus.is_some()) {
             return Err(
@@ -277,6 +305,7 @@ impl Args {
             catalog,
             runtime,
             relevance,
+            size,
             audit,
             audit_set,
             audit_corpus,
@@ -448,6 +477,9 @@ impl Drop for Scratch {
 pub(crate) fn run(root: &Path, args: &Args) -> Result<(), Failure> {
     if !args.trees {
         let skills = build_skills(root)?;
+        if args.size {
+            run_size(root, &skills)?;
+        }
         if args.catalog {
             run_catalog(root, &skills)?;
         }
@@ -546,19 +578,79 @@ pub(crate) fn run(root: &Path, args: &Args) -> Result<(), Failure> {
         )
     })?;
     println!("report: {}", path.display());
+    if args.size {
+        run_size(root, &tools.skills)?;
+    }
     if args.catalog {
         run_catalog(root, &tools.skills)?;
     }
     if args.runtime {
         run_runtime(root, &tools.skills)?;
     }
-    run_relevance(
-        root,
-        &tools.skills,
-        args.runs,
-        args.relevance_skills.as_deref(),
-    )?;
+    if args.relevance {
+        run_relevance(
+            root,
+            &tools.skills,
+            args.runs,
+            args.relevance_skills.as_deref(),
+        )?;
+    }
     run_audit(root, &tools.skills, args)
+}
+
+/// The binary-size rows ([`size`]): the release `skills` as shipped (symbols stripped), and
+/// what each crate adds, read from a build of the same code that keeps its symbols.
+fn run_size(root: &Path, skills: &Path) -> Result<(), Failure> {
+    let shipped = size::file_size(skills).map_err(|error| {
+        Failure::new(
+            format!("could not read {}: {error}", skills.display()),
+            "build the release binary first",
+        )
+    })?;
+    println!(
+        "\n==> binary size: building `skills` with the {} profile (symbols kept) for the breakdown by crate",
+        size::SYMBOLS_PROFILE
+    );
+    let messages = process::output(cargo(root).args([
+        "build",
+        "--profile",
+        size::SYMBOLS_PROFILE,
+        "-p",
+        "skills-cli",
+        "--bin",
+        "skills",
+        "--message-format=json-render-diagnostics",
+    ]))
+    .map_err(|message| {
+        Failure::new(
+            message,
+            "fix the build error above; `cargo build --profile release-symbols -p skills-cli` reproduces it",
+        )
+    })?;
+    let unstripped = artifact(&messages, "bin", "skills").ok_or_else(|| {
+        Failure::new(
+            "cargo built no `skills` binary",
+            "check the release-symbols profile in Cargo.toml",
+        )
+    })?;
+    let breakdown = size::breakdown(&unstripped).map_err(|reason| {
+        Failure::new(reason, "check the release-symbols profile in Cargo.toml")
+    })?;
+    let mib = |bytes: u64| bytes as f64 / (1024.0 * 1024.0);
+    let mut table = format!(
+        "binary size: skills as shipped (release profile, symbols stripped) {:.1} MiB ({} bytes); by crate, from the unstripped build:\n",
+        mib(shipped),
+        report::thousands(usize::try_from(shipped).unwrap_or(usize::MAX))
+    );
+    for line in breakdown.lines() {
+        table.push_str(&line);
+        table.push('\n');
+    }
+    let json = json!({
+        "shipped_bytes": shipped,
+        "unstripped": breakdown.json(),
+    });
+    write_report(root, SIZE_REPORT_PATH, table.trim_end(), &json)
 }
 
 /// The audit rows ([`audit`]): measured, printed and written to [`AUDIT_REPORT_PATH`]; a data
@@ -1802,6 +1894,7 @@ mod tests {
                 catalog: true,
                 runtime: true,
                 relevance: true,
+                size: true,
                 audit: true,
                 audit_set: None,
                 audit_corpus: None,
@@ -1820,6 +1913,7 @@ mod tests {
                 catalog: true,
                 runtime: true,
                 relevance: true,
+                size: true,
                 audit: true,
                 audit_set: None,
                 audit_corpus: None,
@@ -1841,6 +1935,19 @@ mod tests {
         assert_eq!(only("--catalog-only"), Ok((false, true, false)));
         assert_eq!(only("--relevance-only"), Ok((false, false, false)));
         assert!(parse(&["--relevance-only", "--runtime-only"]).is_err());
+        assert!(parse(&["--relevance-only", "--no-relevance"]).is_err());
+        assert_eq!(parse(&["--no-size"]).map(|args| args.size), Ok(false));
+        assert_eq!(
+            parse(&["--size-only"]).map(|args| (args.trees, args.relevance, args.audit, args.size)),
+            Ok((false, false, false, true))
+        );
+        assert_eq!(parse(&["--runtime-only"]).map(|args| args.size), Ok(false));
+        assert!(parse(&["--size-only", "--no-size"]).is_err());
+        assert!(parse(&["--size-only", "--audit-only"]).is_err());
+        assert_eq!(
+            parse(&["--no-relevance"]).map(|args| (args.trees, args.relevance)),
+            Ok((true, false))
+        );
         assert_eq!(only("--no-runtime"), Ok((true, true, false)));
         assert!(parse(&["--runtime-only", "--catalog-only"]).is_err());
         assert!(parse(&["--runtime-only", "--no-runtime"]).is_err());

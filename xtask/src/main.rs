@@ -83,6 +83,9 @@ fn main() -> ExitCode {
         // Internal: writes one bench tree to keep (`xtask __tree SHAPE SKILLS DIR`), for
         // timing two builds on the same tree by hand.
         Some("__tree") => return bench::tree_main(&rest),
+        // Internal: the size rows' breakdown by crate of one unstripped binary
+        // (`xtask __size BINARY`), for a binary built by hand.
+        Some("__size") => return bench::size_main(&rest),
         // Internal: writes the relevance rows' synthetic tree and queries to keep
         // (`xtask __relevance-tree DIR`), for running the `search` bench by hand.
         Some("__relevance-tree") => return bench::relevance_tree_main(&root, &rest),

@@ -80,7 +80,7 @@ pub(crate) struct Loaded {
 }
 
 /// Sidecar files are looked for in this order; the first present is read.
-const SIDECARS: [&str; 2] = [SKILL_TOML, WORKFLOW_TOML];
+pub(crate) const SIDECARS: [&str; 2] = [SKILL_TOML, WORKFLOW_TOML];
 
 /// The roots of one scope, in order: the roots the scope itself defines (not the `paths` of a
 /// configuration file), less those that lead into the user's own places. Trust is the
@@ -194,10 +194,20 @@ pub(crate) fn sidecar_file(skill_dir: &Path) -> Option<PathBuf> {
 
 /// What is wrong with a skill folder's sidecar, for validation: its diagnostics, and one for
 /// each declared tool that is not offered (its offered name, `<skill>__<tool>`, a model API
-/// would refuse, or its schema holds text an agent cannot be shown).
-pub(crate) fn sidecar_diagnostics(skill_dir: &Path, skill: &str) -> Vec<Diagnostic> {
-    let (manifest, mut diagnostics) = read_skill_manifest(skill_dir);
-    let path = sidecar_file(skill_dir).unwrap_or_else(|| skill_dir.join(SKILL_TOML));
+/// would refuse, or its schema holds text an agent cannot be shown). `sidecar` is the folder's
+/// sidecar as [`sidecar_file`] picks it, which the caller looked up or read off a listing of
+/// the folder.
+pub(crate) fn sidecar_diagnostics_of(
+    skill_dir: &Path,
+    sidecar: Option<&Path>,
+    skill: &str,
+) -> Vec<Diagnostic> {
+    let mut diagnostics = Vec::new();
+    let manifest = match sidecar {
+        Some(path) => sidecar::read_sidecar(path, &mut diagnostics),
+        None => skills_types::run::SkillManifest::default(),
+    };
+    let path = sidecar.map_or_else(|| skill_dir.join(SKILL_TOML), Path::to_path_buf);
     diagnostics.extend(sidecar::tool_diagnostics(skill, &manifest, &path));
     diagnostics
 }

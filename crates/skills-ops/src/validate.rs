@@ -53,13 +53,16 @@ pub fn validate_path(path: &Path, options: &Options) -> Result<Report, Error> {
 /// it is nested in, if any.
 fn validate_with(path: &Path, options: &Options, inside: Option<&Path>) -> Result<Report, Error> {
     let (dir, file) = resolve(path)?;
-    validate_resolved(dir, file, options, inside)
+    let sidecar = crate::discover::sidecar_file(&dir);
+    validate_resolved(dir, file, sidecar, options, inside)
 }
 
-/// [`validate_with`] for a skill directory and definition file already found.
+/// [`validate_with`] for a skill directory and definition file already found, and its sidecar
+/// (`skill.toml` or `workflow.toml`) when it has one.
 fn validate_resolved(
     dir: PathBuf,
     file: PathBuf,
+    sidecar: Option<PathBuf>,
     options: &Options,
     inside: Option<&Path>,
 ) -> Result<Report, Error> {
@@ -71,8 +74,9 @@ fn validate_resolved(
         Err(error) => return Err(error),
     };
     // The sidecar's problems (and declared tools' names) are the skill's too.
-    diagnostics.extend(crate::discover::sidecar_diagnostics(
+    diagnostics.extend(crate::discover::sidecar_diagnostics_of(
         &dir,
+        sidecar.as_deref(),
         name.as_deref().unwrap_or(&directory),
     ));
     if let Some(outer) = inside {
@@ -140,53 +144,125 @@ pub fn validate_tree(path: &Path, options: &Options) -> Result<Vec<Result<Report
     if !metadata.is_dir() {
         return Ok(vec![validate_path(path, options)]);
     }
-    let mut walk = TreeWalk::default();
     let canonical = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
-    walk.visited.insert(canonical.clone());
-    walk.collect(path, &canonical, 0, None)?;
-    if walk.found.is_empty() {
+    // The walk and the checks overlap: the walk lists folders on a thread of its own (it
+    // mostly waits on the file system) and hands each skill it meets to the thread pool at
+    // once, so every core checks skills from the first one found rather than after the last
+    // folder is listed. Each report keeps the walk's position: sorted by it, the result is in
+    // path order whatever the threads did.
+    let (sender, receiver) = std::sync::mpsc::channel::<Vec<(usize, Found)>>();
+    let (walked, mut reports) = std::thread::scope(|scope| {
+        let walker = scope.spawn(move || {
+            let mut walk = TreeWalk::new(sender);
+            walk.visited.insert(canonical.clone());
+            let walked = walk.collect(path, &canonical, 0, None);
+            walk.flush();
+            walked.map(|()| walk.count)
+        });
+        let reports: Vec<(usize, Result<Report, Error>)> = receiver
+            .into_iter()
+            .par_bridge()
+            .flat_map_iter(|batch| {
+                batch
+                    .into_iter()
+                    .map(|(position, found)| (position, check_found(found, options)))
+            })
+            .collect();
+        (walker.join(), reports)
+    });
+    let found = match walked {
+        Ok(walked) => walked?,
+        Err(_) => {
+            return Err(Error::NotValidated {
+                path: path.to_path_buf(),
+                reason: "the walk of the folder stopped before it was done".to_owned(),
+            });
+        }
+    };
+    if found == 0 {
         return Err(Error::NoDefinitionFile {
             dir: path.to_path_buf(),
         });
     }
-    // Each skill is checked on its own, so they are checked on every core; an indexed
-    // parallel collect keeps path order, whatever the threads do.
-    Ok(walk
-        .found
-        .into_par_iter()
-        .map(|found| match found {
-            Found::Skill { dir, file, inside } => {
-                validate_resolved(dir, file, options, inside.as_deref())
-            }
-            Found::Skipped(error) => Err(error),
-        })
-        .collect())
+    reports.sort_unstable_by_key(|(position, _)| *position);
+    Ok(reports.into_iter().map(|(_, report)| report).collect())
+}
+
+/// The report of one thing the tree walk met.
+fn check_found(found: Found, options: &Options) -> Result<Report, Error> {
+    match found {
+        Found::Skill {
+            dir,
+            file,
+            sidecar,
+            inside,
+        } => validate_resolved(dir, file, sidecar, options, inside.as_deref()),
+        Found::Skipped(error) => Err(error),
+    }
 }
 
 /// What the tree walk met, in path order.
 enum Found {
     /// A skill folder, its definition file (picked from the folder's listing as
-    /// [`load::find_definition`] picks it, so the folder is not listed twice), and the skill
-    /// folder it lies in when it is nested.
+    /// [`load::find_definition`] picks it, so the folder is not listed twice), its sidecar
+    /// (picked from the same listing as `discover::sidecar_file` picks it: the first of
+    /// `skill.toml`, `workflow.toml` that is a regular file), and the skill folder it lies in
+    /// when it is nested.
     Skill {
         dir: PathBuf,
         file: PathBuf,
+        sidecar: Option<PathBuf>,
         inside: Option<PathBuf>,
     },
     /// Something that could not be walked, and why.
     Skipped(Error),
 }
 
+/// Skills the tree walk sends to the checks at a time.
+const SENT_AT_ONCE: usize = 16;
+
 /// The walk of `validate_tree`: one `read_dir` per folder (entry kinds from the listing, no
 /// `stat`), a `canonicalize` per symlink met; each folder is known by its canonical path, which
-/// a real subfolder extends from its parent's without a system call.
-#[derive(Default)]
+/// a real subfolder extends from its parent's without a system call. What it meets is sent,
+/// with its position in path order, to the checks as it is met.
 struct TreeWalk {
-    found: Vec<Found>,
+    sender: std::sync::mpsc::Sender<Vec<(usize, Found)>>,
+    /// Met and not sent yet: skills go in batches of [`SENT_AT_ONCE`], since a send that
+    /// wakes a waiting thread is a system call (one per skill was 38,000 at 10,000 skills).
+    batch: Vec<(usize, Found)>,
+    /// How many were met.
+    count: usize,
     visited: std::collections::HashSet<PathBuf>,
 }
 
 impl TreeWalk {
+    fn new(sender: std::sync::mpsc::Sender<Vec<(usize, Found)>>) -> Self {
+        Self {
+            sender,
+            batch: Vec::with_capacity(SENT_AT_ONCE),
+            count: 0,
+            visited: std::collections::HashSet::new(),
+        }
+    }
+
+    fn push(&mut self, found: Found) {
+        self.batch.push((self.count, found));
+        self.count += 1;
+        if self.batch.len() == SENT_AT_ONCE {
+            self.flush();
+        }
+    }
+
+    /// Sends what was met and not sent yet.
+    fn flush(&mut self) {
+        if self.batch.is_empty() {
+            return;
+        }
+        let batch = std::mem::replace(&mut self.batch, Vec::with_capacity(SENT_AT_ONCE));
+        // The receiver lives until the walk ends; a send cannot fail before then.
+        let _ = self.sender.send(batch);
+    }
+
     fn collect(
         &mut self,
         dir: &Path,
@@ -199,12 +275,13 @@ impl TreeWalk {
             // The path given is the caller's error; a folder below it is one finding.
             Err(source) if depth == 0 => return Err(Error::io("list", dir, source)),
             Err(source) => {
-                self.found
-                    .push(Found::Skipped(Error::io("list", dir, source)));
+                self.push(Found::Skipped(Error::io("list", dir, source)));
                 return Ok(());
             }
         };
         let mut definitions: Vec<String> = Vec::new();
+        // The sidecars present as regular files, by their place in `SIDECARS`.
+        let mut sidecars = [false; crate::discover::SIDECARS.len()];
         // (name, (path, canonical path, through a symlink)), or a finding about the entry.
         type Subdir = Result<(PathBuf, PathBuf, bool), Error>;
         let mut subdirs: Vec<(std::ffi::OsString, Subdir)> = Vec::new();
@@ -237,6 +314,13 @@ impl TreeWalk {
             if match_definition(text).is_some() {
                 definitions.push(text.to_owned());
             }
+            if kind.is_file()
+                && let Some(at) = crate::discover::SIDECARS
+                    .iter()
+                    .position(|sidecar| *sidecar == text)
+            {
+                sidecars[at] = true;
+            }
             // Unlike discovery, an explicit lint walks hidden folders too (`.agents/skills`,
             // `.claude/skills` are where skills live), but not version control, caches or builds.
             if EXCLUDED_DIR_NAMES.contains(&text) {
@@ -264,9 +348,14 @@ impl TreeWalk {
         let is_skill = definition.is_some();
         if let Some((name, _)) = definition {
             subdirs.retain(|(_, entry)| !matches!(entry, Err(Error::NotValidated { .. })));
-            self.found.push(Found::Skill {
+            self.push(Found::Skill {
                 dir: dir.to_path_buf(),
                 file: dir.join(name),
+                sidecar: crate::discover::SIDECARS
+                    .iter()
+                    .zip(sidecars)
+                    .find(|(_, present)| *present)
+                    .map(|(sidecar, _)| dir.join(sidecar)),
                 inside: inside.map(Path::to_path_buf),
             });
         }
@@ -276,7 +365,7 @@ impl TreeWalk {
         }
         if depth >= MAX_RELATIVE_PATH_COMPONENTS {
             if inside.is_none() {
-                self.found.push(Found::Skipped(Error::NotValidated {
+                self.push(Found::Skipped(Error::NotValidated {
                     path: dir.to_path_buf(),
                     reason: format!(
                         "the folders below it are more than {MAX_RELATIVE_PATH_COMPONENTS} levels deep"
@@ -291,7 +380,7 @@ impl TreeWalk {
                 Err(error) => {
                     // Findings inside a skill are its package's business, not the walk's.
                     if inside.is_none() {
-                        self.found.push(Found::Skipped(error));
+                        self.push(Found::Skipped(error));
                     }
                 }
                 // Inside a skill only its own folders are searched for nested skills: a link

@@ -1349,3 +1349,55 @@ fn parallel_validation_keeps_path_order() {
         assert_eq!(on(threads), sequential, "{threads} threads");
     }
 }
+
+/// The tree walk reads each skill's sidecar off its listing; the pick must be the one a
+/// single-skill validation (and discovery) makes: `skill.toml` before `workflow.toml`, a
+/// regular file only (a folder or a link under the name does not count).
+#[test]
+fn the_walk_picks_the_sidecar_a_lookup_picks() {
+    let root = tempfile::tempdir().unwrap();
+    let skill = |name: &str| {
+        let dir = root.path().join(name);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(
+            dir.join("SKILL.md"),
+            frontmatter(&format!("name: {name}\ndescription: d\n")),
+        )
+        .unwrap();
+        dir
+    };
+    let broken = "this is = = not toml";
+    let first = skill("first");
+    std::fs::write(first.join("skill.toml"), broken).unwrap();
+    std::fs::write(first.join("workflow.toml"), "").unwrap();
+    let second = skill("second");
+    std::fs::create_dir(second.join("skill.toml")).unwrap();
+    std::fs::write(second.join("workflow.toml"), broken).unwrap();
+    let none = skill("third");
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(first.join("skill.toml"), none.join("skill.toml")).unwrap();
+    let walked = validate_tree(root.path(), &Options::default()).unwrap();
+    let mut sidecars = Vec::new();
+    for (report, dir) in walked.iter().zip([&first, &second, &none]) {
+        let report = report.as_ref().unwrap();
+        let alone = validate_path(dir, &Options::default()).unwrap();
+        assert_eq!(report.diagnostics, alone.diagnostics, "{}", dir.display());
+        sidecars.push(
+            report
+                .diagnostics
+                .iter()
+                .filter(|diagnostic| diagnostic.code == InvalidSidecar)
+                .filter_map(|diagnostic| diagnostic.path.as_deref()?.file_name())
+                .map(|name| name.to_string_lossy().into_owned())
+                .collect::<Vec<_>>(),
+        );
+    }
+    assert_eq!(
+        sidecars,
+        [
+            vec!["skill.toml".to_owned()],
+            vec!["workflow.toml".to_owned()],
+            vec![]
+        ]
+    );
+}
