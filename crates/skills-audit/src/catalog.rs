@@ -19,7 +19,7 @@ use skills_types::{Error, SkillsConfig};
 
 use crate::accept::Acceptances;
 use crate::report::scan_dir_among;
-use crate::targets::{folders, options};
+use crate::targets::{Folder, folders, options};
 use crate::verdicts::{self, Entry};
 
 /// Scans what `request` names under `config`: one report per skill folder, in the order asked
@@ -35,24 +35,28 @@ pub fn audit(config: &SkillsConfig, request: &Request) -> Result<Reports, Error>
     let acceptances = Acceptances::read(config);
     let neighbours = options.shared_neighbours();
     let caps = options.caps;
-    let scanned: Vec<Result<(Report, Option<Entry>), Skipped>> = folders
-        .par_iter()
-        .map(|(target, folder)| {
-            // Stamped before the files are read: a change during the scan leaves the verdict
-            // stale rather than vouching for bytes it never read.
-            let stamp = crate::stamp::stamp(&folder.real, &caps);
-            let mut report =
-                scan_dir_among(&folder.real, &options, &neighbours).map_err(|error| Skipped {
-                    file: target.clone(),
-                    reason: error.to_string(),
-                })?;
-            report.skill_path.clone_from(&folder.shown);
-            acceptances.apply(&mut report, &folder.real, settings, fail_on);
-            let entry = stamp
-                .map(|stamp| Entry::new(folder.real.clone(), stamp, &report, settings.refuse_on));
-            Ok((report, entry))
-        })
-        .collect();
+    let scan = |(target, folder): &(String, Folder)| -> Result<(Report, Option<Entry>), Skipped> {
+        // Stamped before the files are read: a change during the scan leaves the verdict
+        // stale rather than vouching for bytes it never read.
+        let stamp = crate::stamp::stamp(&folder.real, &caps);
+        let mut report =
+            scan_dir_among(&folder.real, &options, &neighbours).map_err(|error| Skipped {
+                file: target.clone(),
+                reason: error.to_string(),
+            })?;
+        report.skill_path.clone_from(&folder.shown);
+        acceptances.apply(&mut report, &folder.real, settings, fail_on);
+        let entry =
+            stamp.map(|stamp| Entry::new(folder.real.clone(), stamp, &report, settings.refuse_on));
+        Ok((report, entry))
+    };
+    // One folder is scanned on this thread: starting rayon's pool for it costs more than the
+    // scan (its idle workers spin in `sched_yield`).
+    let scanned: Vec<Result<(Report, Option<Entry>), Skipped>> = if folders.len() > 1 {
+        folders.par_iter().map(scan).collect()
+    } else {
+        folders.iter().map(scan).collect()
+    };
     let mut results = Vec::new();
     let mut entries = Vec::new();
     let mut skills_skipped = skipped;

@@ -20,7 +20,7 @@ mod decode;
 mod names;
 mod payload;
 
-use std::sync::LazyLock;
+use std::sync::{LazyLock, OnceLock};
 
 use regex::{Regex, RegexBuilder};
 use skills_types::audit::{Category, Severity};
@@ -568,12 +568,10 @@ const HIDING_STYLE: &str = r#"(?i)display\s*:\s*none|visibility\s*:\s*hidden|fon
 
 static HIDING_STYLE_RE: LazyLock<Option<Regex>> = LazyLock::new(|| Regex::new(HIDING_STYLE).ok());
 
-static INVISIBLE_RES: LazyLock<Vec<Option<Regex>>> = LazyLock::new(|| {
-    INVISIBLE
-        .iter()
-        .map(|(_, pattern)| RegexBuilder::new(pattern).size_limit(8 << 20).build().ok())
-        .collect()
-});
+/// Each of [`INVISIBLE`], compiled the first time a text holds the literal it requires (the
+/// link definition's bounded label is a large automaton, and most texts hold no `]:`).
+static INVISIBLE_RES: [OnceLock<Option<Regex>>; INVISIBLE.len()] =
+    [const { OnceLock::new() }; INVISIBLE.len()];
 
 /// The most text read inside a hidden HTML element.
 const HIDDEN_ELEMENT_CHARS: usize = 2000;
@@ -582,11 +580,18 @@ const HIDDEN_ELEMENT_CHARS: usize = 2000;
 /// link definitions used as comments are the Markdown comment idiom and count only with
 /// instructions).
 fn invisible_markdown(file: &ScannedFile, text: &str, spans: &Spans, out: &mut Collector) {
-    if !text.contains("]:") && !text.contains("](") && !text.contains('<') {
-        return;
-    }
-    for (index, ((what, _), regex)) in INVISIBLE.iter().zip(INVISIBLE_RES.iter()).enumerate() {
-        let Some(regex) = regex else { continue };
+    // What each of [`INVISIBLE`] requires, in its order: `\]:`, `\]\(`, `<`.
+    let wanted = [text.contains("]:"), text.contains("]("), text.contains('<')];
+    for (index, (what, pattern)) in INVISIBLE.iter().enumerate() {
+        if !wanted.get(index).copied().unwrap_or(true) {
+            continue;
+        }
+        let compiled = INVISIBLE_RES.get(index).and_then(|regex| {
+            regex
+                .get_or_init(|| RegexBuilder::new(pattern).size_limit(8 << 20).build().ok())
+                .as_ref()
+        });
+        let Some(regex) = compiled else { continue };
         for captures in regex.captures_iter(text) {
             let Some(whole) = captures.get(0) else {
                 continue;

@@ -22,13 +22,14 @@
 pub(in crate::analyzers) mod context;
 pub(in crate::analyzers) mod markdown;
 mod patterns;
+mod required;
 
 use std::sync::{LazyLock, OnceLock};
 
 use regex::{Regex, RegexBuilder};
 use skills_types::audit::{Category, Severity};
 
-use super::literals::{self, Gate};
+use super::literals::Gate;
 use crate::files::{FileKind, ScannedFile, Skill};
 use crate::findings::{Collector, Rule};
 use markdown::{Region, Spans};
@@ -347,27 +348,36 @@ struct Table {
     patterns: Vec<Compiled>,
 }
 
+/// The parts of `pattern` (its expression split at the gaps) and the gaps between them.
+fn split(pattern: &patterns::Pattern) -> (Vec<&'static str>, Vec<usize>) {
+    let mut parts = Vec::new();
+    let mut gaps = Vec::new();
+    for (index, piece) in pattern.regex.split(patterns::GAP).enumerate() {
+        if index % 2 == 0 {
+            parts.push(piece);
+        } else {
+            gaps.push(piece.parse().unwrap_or(0));
+        }
+    }
+    (parts, gaps)
+}
+
+/// The literals `pattern`'s matches require, derived by parsing it: every part must match for
+/// the pattern to, so the literals of each are required. What `required.rs` writes out.
+#[cfg(test)]
+fn derive_required(pattern: &patterns::Pattern) -> Vec<Vec<String>> {
+    split(pattern)
+        .0
+        .iter()
+        .flat_map(|part| super::literals::required(&expand(part)))
+        .collect()
+}
+
 static COMPILED: LazyLock<Table> = LazyLock::new(|| {
-    let mut required = Vec::with_capacity(PATTERNS.len());
     let mut patterns = Vec::with_capacity(PATTERNS.len());
     for pattern in PATTERNS {
-        let mut parts = Vec::new();
-        let mut gaps = Vec::new();
-        for (index, piece) in pattern.regex.split(patterns::GAP).enumerate() {
-            if index % 2 == 0 {
-                parts.push(piece);
-            } else {
-                gaps.push(piece.parse().unwrap_or(0));
-            }
-        }
+        let (parts, gaps) = split(pattern);
         let anchor = pattern.anchor.min(parts.len().saturating_sub(1));
-        // Every part must match for the pattern to: the literals of each are required.
-        required.push(
-            parts
-                .iter()
-                .flat_map(|part| literals::required(&expand(part)))
-                .collect(),
-        );
         patterns.push(Compiled {
             parts: parts.iter().map(|_| OnceLock::new()).collect(),
             sources: parts,
@@ -375,6 +385,16 @@ static COMPILED: LazyLock<Table> = LazyLock::new(|| {
             anchor,
         });
     }
+    // The literals as written beside the table (no pattern is parsed at start); a pattern
+    // the written table does not reach is always a candidate.
+    let written = required::REQUIRED.iter().map(|sets| {
+        sets.iter()
+            .map(|set| set.iter().map(|literal| (*literal).to_owned()).collect())
+            .collect()
+    });
+    let required = written
+        .chain(std::iter::repeat_with(Vec::new))
+        .take(PATTERNS.len());
     Table {
         gate: Gate::of_sets(required),
         patterns,

@@ -698,3 +698,32 @@ fn realistic_phrasings_are_told_apart() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+#[test]
+fn the_written_literals_are_the_phrases_own() {
+    let derived: Vec<Vec<Vec<String>>> = PATTERNS.iter().map(derive_required).collect();
+    let written: Vec<Vec<Vec<String>>> = required::REQUIRED
+        .iter()
+        .map(|sets| {
+            sets.iter()
+                .map(|set| set.iter().map(|literal| (*literal).to_owned()).collect())
+                .collect()
+        })
+        .collect();
+    if derived != written {
+        let mut table = String::from("pub(super) const REQUIRED: &[&[&[&str]]] = &[\n");
+        for sets in &derived {
+            let sets: Vec<String> = sets
+                .iter()
+                .map(|set| {
+                    let literals: Vec<String> =
+                        set.iter().map(|literal| format!("{literal:?}")).collect();
+                    format!("&[{}]", literals.join(", "))
+                })
+                .collect();
+            table.push_str(&format!("    &[{}],\n", sets.join(", ")));
+        }
+        table.push_str("];\n");
+        panic!("instructions/required.rs is stale; its table is now:\n{table}");
+    }
+}
