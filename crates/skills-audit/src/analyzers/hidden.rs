@@ -18,7 +18,7 @@
 
 mod decode;
 mod names;
-mod payload;
+pub(in crate::analyzers) mod payload;
 
 use std::sync::{LazyLock, OnceLock};
 

@@ -26,7 +26,8 @@ mod required;
 
 use std::sync::{LazyLock, OnceLock};
 
-use regex::{Regex, RegexBuilder};
+use regex::Regex;
+use regex_automata::{Input, meta};
 use skills_types::audit::{Category, Severity};
 
 use super::literals::Gate;
@@ -303,12 +304,23 @@ fn expand(pattern: &str) -> String {
     boundary.replace(' ', r"[\s*_]+")
 }
 
-fn build(source: &str) -> Option<Regex> {
-    RegexBuilder::new(&expand(source))
-        .case_insensitive(true)
-        .size_limit(16 << 20)
-        .build()
-        .ok()
+/// One part of a phrase, compiled ([`super::lean`]): the literal gate has already said the
+/// text holds this part's literals, and a part is only searched in a short window or once
+/// over a text, so a prefilter would not pay for its build.
+fn build(source: &str) -> Option<Part> {
+    super::lean(&expand(source), 16 << 20)
+}
+
+/// A compiled part of a phrase ([`build`]).
+type Part = meta::Regex;
+
+/// The first match of `part` in `text` at or after `at`, as `regex::Regex::find_at` gives it.
+fn find_at(part: &Part, text: &str, at: usize) -> Option<(usize, usize)> {
+    if at > text.len() {
+        return None;
+    }
+    part.find(Input::new(text).range(at..))
+        .map(|found| (found.start(), found.end()))
 }
 
 /// One pattern, compiled: its parts in order, the most characters allowed between each part
@@ -326,13 +338,13 @@ fn build(source: &str) -> Option<Regex> {
 /// so a scan pays for the patterns its text comes near.
 struct Compiled {
     sources: Vec<&'static str>,
-    parts: Vec<OnceLock<Option<Regex>>>,
+    parts: Vec<OnceLock<Option<Part>>>,
     gaps: Vec<usize>,
     anchor: usize,
 }
 
 impl Compiled {
-    fn part(&self, index: usize) -> Option<&Regex> {
+    fn part(&self, index: usize) -> Option<&Part> {
         let source = self.sources.get(index)?;
         self.parts
             .get(index)?
@@ -401,6 +413,19 @@ static COMPILED: LazyLock<Table> = LazyLock::new(|| {
     }
 });
 
+/// Every pattern of this analyzer (and the command patterns of `hidden`) compiled
+/// case-insensitively through [`super::unfolded`], as the regex syntax reads them.
+#[cfg(test)]
+pub(in crate::analyzers) fn case_insensitive_sources() -> Vec<String> {
+    PATTERNS
+        .iter()
+        .flat_map(|pattern| split(pattern).0.into_iter().map(expand))
+        .chain(context::SOURCES.iter().map(|source| (*source).to_owned()))
+        .chain([CREDENTIAL_WORDS.to_owned(), SENDING_WORDS.to_owned()])
+        .chain(super::hidden::payload::sources().map(str::to_owned))
+        .collect()
+}
+
 /// The most bytes a part's own match is looked for beyond its gap.
 const PART_REACH: usize = 256;
 
@@ -443,11 +468,11 @@ fn find_all(pattern: &Compiled, text: &str) -> Vec<(usize, usize)> {
             let from = context::floor(text, limit.saturating_sub(PART_REACH).max(line_start));
             let mut nearest = None;
             let mut at = from;
-            while let Some(earlier) = part.find_at(&text[..start], at) {
-                if earlier.end() >= limit {
-                    nearest = Some(earlier.start());
+            while let Some((earlier_start, earlier_end)) = find_at(part, &text[..start], at) {
+                if earlier_end >= limit {
+                    nearest = Some(earlier_start);
                 }
-                at = context::ceil(text, earlier.end().max(earlier.start() + 1));
+                at = context::ceil(text, earlier_end.max(earlier_start + 1));
                 if at >= start {
                     break;
                 }
@@ -466,8 +491,8 @@ fn find_all(pattern: &Compiled, text: &str) -> Vec<(usize, usize)> {
             let line_end = context::line_end(text, end);
             let limit = chars_after(text, end, gap, line_end);
             let reach = context::floor(text, (limit + PART_REACH).min(line_end));
-            match part.find_at(&text[..reach], end) {
-                Some(next) if next.start() <= limit => end = next.end(),
+            match find_at(part, &text[..reach], end) {
+                Some((next_start, next_end)) if next_start <= limit => end = next_end,
                 _ => continue 'matches,
             }
         }
@@ -871,19 +896,13 @@ const CREDENTIAL_WORDS: &str = r"(?-u:\b)(secur\w*|credential\w*|secret\w*|auth\
 /// Words in a description that make sending data out expected.
 const SENDING_WORDS: &str = r"(?-u:\b)(send\w*|upload\w*|post\w*|shar\w*|sync\w*|publish\w*|push\w*|deploy\w*|notif\w*|e?-?mail\w*|slack|discord|teams|telegram|webhooks?|api|apis|cloud|servers?|remote|https?|web|online|report\w*|export\w*|backup\w*|s3|buckets?|storage|drive|dropbox|integrat\w*|monitor\w*|telemetry|analytics|track\w*|log\w*|submit\w*|forward\w*|transfer\w*|messag\w*|upload|connect\w*|servic\w*|endpoints?)(?-u:\b)";
 
-static CREDENTIAL_WORDS_RE: LazyLock<Option<Regex>> = LazyLock::new(|| {
-    RegexBuilder::new(CREDENTIAL_WORDS)
-        .case_insensitive(true)
-        .build()
-        .ok()
-});
+// Each is only asked whether it matches a description ([`super::lean`]), within the
+// `regex` crate's default size.
+static CREDENTIAL_WORDS_RE: LazyLock<Option<meta::Regex>> =
+    LazyLock::new(|| super::lean(CREDENTIAL_WORDS, 10 << 20));
 
-static SENDING_WORDS_RE: LazyLock<Option<Regex>> = LazyLock::new(|| {
-    RegexBuilder::new(SENDING_WORDS)
-        .case_insensitive(true)
-        .build()
-        .ok()
-});
+static SENDING_WORDS_RE: LazyLock<Option<meta::Regex>> =
+    LazyLock::new(|| super::lean(SENDING_WORDS, 10 << 20));
 
 /// Credential stores read by a bundled script: the paths and calls that only a tool about
 /// credentials has a reason to touch. (The `scripts` analyzer reports these on their own;
@@ -904,7 +923,7 @@ fn description_mismatch(
     if description.is_empty() {
         return;
     }
-    let mentions = |regex: &LazyLock<Option<Regex>>| {
+    let mentions = |regex: &LazyLock<Option<meta::Regex>>| {
         regex
             .as_ref()
             .is_some_and(|regex| regex.is_match(description))
@@ -930,17 +949,21 @@ fn description_mismatch(
             return;
         }
     }
-    if mentions(&CREDENTIAL_WORDS_RE) {
+    let scripts = || {
+        skill
+            .files
+            .iter()
+            .filter(|file| matches!(file.kind, FileKind::Script(_)))
+            .filter_map(|file| Some((file, file.text()?)))
+    };
+    // Without a script to read there is nothing to find, and the words are not compiled.
+    if scripts().next().is_none() || mentions(&CREDENTIAL_WORDS_RE) {
         return;
     }
     let Some(regex) = SCRIPT_CREDENTIALS_RE.as_ref() else {
         return;
     };
-    for file in &skill.files {
-        if !matches!(file.kind, FileKind::Script(_)) {
-            continue;
-        }
-        let Some(text) = file.text() else { continue };
+    for (file, text) in scripts() {
         if let Some(found) = regex.find(text) {
             out.at(
                 &DESCRIPTION_MISMATCH,

@@ -285,6 +285,13 @@ impl Patterns {
         self.regexes
             .get(index)?
             .get_or_init(|| {
+                let unfolded;
+                let source = if self.case_insensitive {
+                    unfolded = super::unfolded(source);
+                    &unfolded
+                } else {
+                    source
+                };
                 RegexBuilder::new(source)
                     .case_insensitive(self.case_insensitive)
                     .size_limit(self.size_limit)

@@ -57,6 +57,12 @@ const COMMANDS: &[(&str, &str)] = &[
 const ADDRESSED: &str = r"(?-u:\b)(if you are|if you're|attention|note to|dear|hey|hello|to the|for the)( an?)?( ai| llm| assistant| agent| claude| gpt| chatgpt| codex| gemini| copilot| language model| model)(?-u:\b)|(?-u:\b)(ai|llm|assistant|agent|claude|gpt|chatgpt|codex|gemini|copilot|language model)s?( agents?| assistants?)?( reading this| processing this)?\s*[:,]?\s*(must|should|shall|are instructed to|need to|have to|will now|always|never|please|you must|you should|do not|don't)(?-u:\b)";
 
 /// The commands, each compiled the first time a text holds its literals.
+/// The command patterns, for the test that unfolding them changes nothing.
+#[cfg(test)]
+pub(in crate::analyzers) fn sources() -> impl Iterator<Item = &'static str> {
+    COMMANDS.iter().map(|(_, pattern)| *pattern)
+}
+
 static COMMAND_PATTERNS: LazyLock<Patterns> =
     LazyLock::new(|| Patterns::new(COMMANDS.iter().map(|(_, pattern)| *pattern), true, 16 << 20));
 

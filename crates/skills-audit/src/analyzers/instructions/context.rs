@@ -13,7 +13,7 @@
 
 use std::sync::LazyLock;
 
-use regex::{Regex, RegexBuilder};
+use regex_automata::meta::Regex;
 
 use super::markdown::{Region, Spans};
 
@@ -38,12 +38,14 @@ const NEGATION: &str = r"(?-u:\b)(never|not|don'?t|doesn'?t|mustn'?t|shouldn'?t|
 /// A condition in the sentence: the phrase is one branch of a procedure.
 const CONDITION: &str = r"(?-u:\b)(if|when|whenever|unless|otherwise|instead|in that case|in this case|except|for this (step|file|task))(?-u:\b)";
 
+/// The patterns above, for the test that unfolding them changes nothing.
+#[cfg(test)]
+pub(in crate::analyzers) const SOURCES: [&str; 4] =
+    [DESCRIBING, DESCRIBING_HEADING, NEGATION, CONDITION];
+
+/// Each is only asked whether it matches a sentence or a line ([`super::super::lean`]).
 fn compiled(pattern: &str) -> Option<Regex> {
-    RegexBuilder::new(pattern)
-        .case_insensitive(true)
-        .size_limit(8 << 20)
-        .build()
-        .ok()
+    crate::analyzers::lean(pattern, 8 << 20)
 }
 
 static DESCRIBING_RE: LazyLock<Option<Regex>> = LazyLock::new(|| compiled(DESCRIBING));
