@@ -82,20 +82,24 @@ pub(crate) fn shown_description(text: &str) -> Cow<'_, str> {
 }
 
 /// Prints a value as pretty JSON on stdout, sanitised: the whole of `--json` output.
+///
+/// Streamed through the sanitiser ([`sanitize::SanitizingWriter`]) as it is serialised: the
+/// bytes are those of [`sanitize::json_text`] over the whole text, but no copy of the document
+/// is held (a listing of ten thousand skills is megabytes of JSON, which would sit in memory
+/// beside the records it is made from, twice when a string needed cleaning).
 pub(crate) fn print_json(value: &impl serde::Serialize) {
     widen_pipe();
-    let Ok(text) = serde_json::to_string_pretty(value) else {
-        return;
-    };
-    let text = sanitize::json_text(&text);
     // Buffered: stdout is line-buffered, and a large listing would otherwise cost one system
     // call per line.
-    let mut stdout = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+    let stdout = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+    let mut writer = sanitize::SanitizingWriter::new(stdout);
     // A closed pipe (`skills ... --json | head`) is not worth a panic or a second error.
-    let _ = stdout
-        .write_all(text.as_bytes())
-        .and_then(|()| writeln!(stdout))
-        .and_then(|()| stdout.flush());
+    if serde_json::to_writer_pretty(&mut writer, value).is_err() {
+        return;
+    }
+    let _ = writeln!(writer)
+        .and_then(|()| writer.finish())
+        .and_then(|mut stdout| stdout.flush());
 }
 
 /// A value as pretty JSON text, sanitised like [`print_json`]: a document written to a file

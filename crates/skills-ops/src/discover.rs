@@ -323,7 +323,9 @@ fn load_all(
     roots: &[Root],
     found: Vec<Found>,
 ) -> Vec<Result<Skill, Diagnostic>> {
-    let hits: Vec<Option<(Stamps, usize)>> = found
+    // Only the index of each hit is kept here: its stamps stay in the cache entry, so ten
+    // thousand hits do not hold a second copy of them (a few hundred bytes each).
+    let hits: Vec<Option<usize>> = found
         .par_iter()
         .enumerate()
         .map(|(position, found)| plan(found, position, cache.as_ref()))
@@ -340,64 +342,72 @@ fn load_all(
         .is_some_and(|cache| hit_count != found.len() || hit_count != cache.len());
     // A file not taken from the cache is stamped and read below one handle on its folder: its
     // side files and its definition file are looked up by name, not by their whole paths.
-    let (stamps, built): (Vec<Stamps>, Vec<Result<Skill, Diagnostic>>) = found
-        .into_par_iter()
-        .zip(&hits)
-        .map(|(found, hit)| {
-            let taken =
-                hit.and_then(|(stamps, index)| Some((stamps, cache.as_ref()?.take(index)?)));
-            let (stamps, loaded) = match taken {
-                Some((stamps, loaded)) => (stamps, loaded),
-                None => {
-                    // Below the parent's handle the scan kept (`<id>/<file>`), or a handle on
-                    // the skill folder opened now: the parent's saves an open and a close.
-                    let own;
-                    let below = match &found.parent {
-                        Some(parent) => Below {
-                            folder: parent,
-                            prefix: Some(found.id.as_str()),
-                        },
-                        None => {
-                            own = probe::Folder::open(&found.dir);
-                            Below {
-                                folder: &own,
-                                prefix: None,
-                            }
+    let load = |(found, hit): (Found, &Option<usize>)| {
+        let taken = hit.and_then(|index| {
+            let cache = cache.as_ref()?;
+            Some((*cache.stamps(index)?, cache.take(index)?))
+        });
+        let (stamps, loaded) = match taken {
+            Some((stamps, loaded)) => (stamps, loaded),
+            None => {
+                // Below the parent's handle the scan kept (`<id>/<file>`), or a handle on
+                // the skill folder opened now: the parent's saves an open and a close.
+                let own;
+                let below = match &found.parent {
+                    Some(parent) => Below {
+                        folder: parent,
+                        prefix: Some(found.id.as_str()),
+                    },
+                    None => {
+                        own = probe::Folder::open(&found.dir);
+                        Below {
+                            folder: &own,
+                            prefix: None,
                         }
-                    };
-                    // An unreadable directory gets a stamp that never matches a cached one.
-                    let stamps = probe(&found, found.dir_stamp.unwrap_or(found.stamp), &below);
-                    let loaded = load_one(&found, &stamps, &below);
-                    (stamps, loaded)
-                }
-            };
-            (
-                stamps,
-                loaded.and_then(|loaded| record(found, loaded, roots)),
-            )
-        })
-        .unzip();
+                    }
+                };
+                // An unreadable directory gets a stamp that never matches a cached one.
+                let stamps = probe(&found, found.dir_stamp.unwrap_or(found.stamp), &below);
+                let loaded = load_one(&found, &stamps, &below);
+                (stamps, loaded)
+            }
+        };
+        (
+            stamps,
+            loaded.and_then(|loaded| record(found, loaded, roots)),
+        )
+    };
+    if !rewrite {
+        // Nothing to write: the stamps are not kept at all.
+        let built = found
+            .into_par_iter()
+            .zip(&hits)
+            .map(|pair| load(pair).1)
+            .collect();
+        drop(cache);
+        return built;
+    }
+    let (stamps, built): (Vec<Stamps>, Vec<Result<Skill, Diagnostic>>) =
+        found.into_par_iter().zip(&hits).map(load).unzip();
+    drop(hits);
     if let Some(cache) = cache {
         let writer = cache.into_writer();
-        if rewrite {
-            // A record's definition file is its location; a failure's, the path its finding
-            // names (every failure names it; one that did not would only be parsed again).
-            let stored: Vec<_> = stamps
-                .iter()
-                .zip(&built)
-                .filter_map(|(stamps, outcome)| {
-                    Some(match outcome {
-                        Ok(skill) => (
-                            skill.location.as_path(),
-                            *stamps,
-                            Ok(LoadedView::from(skill)),
-                        ),
-                        Err(diagnostic) => (diagnostic.path.as_deref()?, *stamps, Err(diagnostic)),
-                    })
-                })
-                .collect();
-            writer.store(&stored);
-        }
+        // A record's definition file is its location; a failure's, the path its finding
+        // names (every failure names it; one that did not would only be parsed again). The
+        // list borrows the stamps and is sized once: a list grown by doubling, each item a
+        // copy of its stamps, was 6.5 MB at 10,000 skills, at the peak of a cold listing.
+        let mut stored = Vec::with_capacity(built.len());
+        stored.extend(stamps.iter().zip(&built).filter_map(|(stamps, outcome)| {
+            Some(match outcome {
+                Ok(skill) => (
+                    skill.location.as_path(),
+                    stamps,
+                    Ok(LoadedView::from(skill)),
+                ),
+                Err(diagnostic) => (diagnostic.path.as_deref()?, stamps, Err(diagnostic)),
+            })
+        }));
+        writer.store(&stored);
     }
     built
 }
@@ -473,7 +483,7 @@ fn record(found: Found, mut loaded: Loaded, roots: &[Root]) -> Result<Skill, Dia
 }
 
 /// The skill's stamps and the cache entry to use, when nothing it depends on changed.
-fn plan(found: &Found, position: usize, cache: Option<&Cache>) -> Option<(Stamps, usize)> {
+fn plan(found: &Found, position: usize, cache: Option<&Cache>) -> Option<usize> {
     let dir = found.dir_stamp?;
     let (index, cached) = cache?.lookup(position, &found.definition)?;
     // While the directory's stamp holds, no side file appeared or vanished: only the ones
@@ -493,7 +503,7 @@ fn plan(found: &Found, position: usize, cache: Option<&Cache>) -> Option<(Stamps
             folder_stamp_of(&agents) == Some(folder)
                 && file.is_none_or(|stamp| stamp_of(&agents.join(OPENAI_METADATA_FILE)) == Some(stamp))
         });
-    unchanged.then_some((*cached, index))
+    unchanged.then_some(index)
 }
 
 /// Looks for every side file of a skill and stamps them. They are looked up by name below a

@@ -35,7 +35,7 @@ use crate::limits::MAX_RENDERED_DESCRIPTION_CHARS;
 
 mod json;
 
-pub use json::{MULTI_LINE_KEYS, json, json_text, message, message_text};
+pub use json::{MULTI_LINE_KEYS, SanitizingWriter, json, json_text, message, message_text};
 
 /// Ends a description cut at [`MAX_RENDERED_DESCRIPTION_CHARS`]; it counts against the cap.
 pub const ELLIPSIS: char = '…';

@@ -80,7 +80,8 @@ pub mod sanitize {
     //! file passes here first.
 
     pub use skills_types::sanitize::{
-        block, description, is_clean_line, json, json_text, line, message, message_text,
+        SanitizingWriter, block, description, is_clean_line, json, json_text, line, message,
+        message_text,
     };
 }
 

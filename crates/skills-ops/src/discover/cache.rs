@@ -349,8 +349,9 @@ struct Restored {
     stamps: Stamps,
     /// `None` when the entry cannot be restored (an unknown code, say) or was taken. Behind a
     /// lock so that the hits can be taken from every core at once, each by the one task that
-    /// found it.
-    outcome: Mutex<Option<Result<Loaded, Diagnostic>>>,
+    /// found it. Boxed: a taken outcome's few hundred bytes are freed as it moves into its
+    /// record, while the entries stay until every hit is taken.
+    outcome: Mutex<Option<Box<Result<Loaded, Diagnostic>>>>,
 }
 
 impl Restored {
@@ -358,10 +359,13 @@ impl Restored {
         Self {
             path: entry.path.into_owned(),
             stamps: entry.stamps,
-            outcome: Mutex::new(match entry.outcome {
-                Ok(load) => load.restore().map(Ok),
-                Err(diagnostic) => diagnostic.restore().map(Err),
-            }),
+            outcome: Mutex::new(
+                match entry.outcome {
+                    Ok(load) => load.restore().map(Ok),
+                    Err(diagnostic) => diagnostic.restore().map(Err),
+                }
+                .map(Box::new),
+            ),
         }
     }
 }
@@ -444,9 +448,19 @@ impl Cache {
         usable.then_some((index, &entry.stamps))
     }
 
+    /// The stamps entry `index` was cached under.
+    pub(crate) fn stamps(&self, index: usize) -> Option<&Stamps> {
+        Some(&self.entry(index)?.stamps)
+    }
+
     /// Moves the outcome of entry `index` out of the cache (`None` when there is none left).
     pub(crate) fn take(&self, index: usize) -> Option<Result<Loaded, Diagnostic>> {
-        self.entry(index)?.outcome.lock().ok()?.take()
+        self.entry(index)?
+            .outcome
+            .lock()
+            .ok()?
+            .take()
+            .map(|boxed| *boxed)
     }
 
     /// Frees the entries, keeping where to write the next cache.
@@ -468,7 +482,7 @@ pub(crate) struct Writer {
 
 impl Writer {
     /// Replaces the cache file with these outcomes.
-    pub(crate) fn store(self, outcomes: &[(&Path, Stamps, Outcome<'_>)]) {
+    pub(crate) fn store(self, outcomes: &[(&Path, &Stamps, Outcome<'_>)]) {
         // A cache that cannot be written only costs speed next time.
         let _ = write(&self.place, outcomes);
     }
@@ -476,13 +490,13 @@ impl Writer {
 
 /// Serializes one chunk of outcomes as a list of [`Entry`] built on the fly, so writing the
 /// cache does not hold a second copy of the catalog.
-struct Chunk<'o, 'a>(&'o [(&'a Path, Stamps, Outcome<'a>)]);
+struct Chunk<'o, 'a>(&'o [(&'a Path, &'a Stamps, Outcome<'a>)]);
 
 impl Serialize for Chunk<'_, '_> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.collect_seq(self.0.iter().map(|(path, stamps, outcome)| Entry {
             path: path.to_string_lossy(),
-            stamps: *stamps,
+            stamps: **stamps,
             outcome: match outcome {
                 Ok(loaded) => Ok(CachedLoad::of(loaded)),
                 Err(diagnostic) => Err(CachedDiagnostic::of(diagnostic)),
@@ -562,7 +576,7 @@ fn read(place: &Place) -> Option<Vec<Vec<Restored>>> {
 
 /// Writes the cache file for these outcomes: to a temporary file beside it, then renamed over
 /// it, so a reader sees the old file or the new one, whole.
-fn write(place: &Place, outcomes: &[(&Path, Stamps, Outcome<'_>)]) -> std::io::Result<()> {
+fn write(place: &Place, outcomes: &[(&Path, &Stamps, Outcome<'_>)]) -> std::io::Result<()> {
     let folder = Folder::create(&place.app, &[CACHE_DIR])?;
     folder.replace_with(&CATALOG_CACHE, &place.name, |out| {
         let header = Header {

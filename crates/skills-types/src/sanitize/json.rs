@@ -17,9 +17,13 @@
 //! strings it changes byte for byte (key order, spacing, numbers as written): no nesting
 //! limit, so a tool's structured content nested as deep as the runtime accepts is still
 //! sanitised rather than refused by a parser's depth limit, and a line with nothing to change
-//! costs one scan and no allocation.
+//! costs one scan and no allocation. [`SanitizingWriter`] is the same pass fed as the text is
+//! written (`serde_json::to_writer`), for a document too large to hold twice: it writes the
+//! very bytes [`json_text`] makes of the whole text, holding only the string literal a write
+//! ended inside.
 
 use std::borrow::Cow;
+use std::io;
 
 use serde_json::Value;
 
@@ -42,6 +46,9 @@ pub const MULTI_LINE_KEYS: &[&str] = &[
     "system_prompt",
     "text",
 ];
+
+/// What a byte that is not UTF-8, or a character cut at the end, is read as.
+const REPLACEMENT: &str = "\u{fffd}";
 
 /// The member of a JSON-RPC message echoed exactly (the module documentation says why).
 const ECHOED: &str = "id";
@@ -156,28 +163,202 @@ pub fn message_text(text: &str) -> Cow<'_, str> {
 }
 
 fn rewrite(text: &str, is_message: bool) -> Cow<'_, str> {
-    if is_plain_json(text) {
-        return Cow::Borrowed(text);
+    let mut out = Rewritten::new(text);
+    let mut scanner = Scanner::new(is_message);
+    scanner.feed(text, &mut out);
+    scanner.finish(&mut out);
+    out.into_text()
+}
+
+/// An [`io::Write`] that sanitises the JSON text written through it as [`json_text`] (or
+/// [`message_text`]) would sanitise the whole text, and writes the result to `W` as it goes:
+/// `serde_json::to_writer_pretty(SanitizingWriter::new(out), value)` then
+/// [`finish`](Self::finish) writes exactly the bytes of
+/// `json_text(&serde_json::to_string_pretty(value)?)`, with no copy of the document held —
+/// only the string literal being read, when a write ends inside one.
+///
+/// Call [`finish`](Self::finish) at the end: text that is not JSON can end inside a string
+/// literal or a character, and only then is what is left of it written. Bytes that are not
+/// UTF-8 are read as U+FFFD, as `String::from_utf8_lossy` reads them.
+pub struct SanitizingWriter<W: io::Write> {
+    inner: W,
+    scanner: Scanner,
+    /// The first bytes of a character a write ended inside.
+    partial: Vec<u8>,
+    /// Sanitised text not yet written to `inner` (emptied by every write).
+    out: String,
+}
+
+impl<W: io::Write> SanitizingWriter<W> {
+    /// A writer sanitising like [`json_text`].
+    pub fn new(inner: W) -> Self {
+        Self::with(inner, false)
     }
-    let rewritten = Scanner::new(text, is_message).rewrite();
-    if rewritten == text {
-        Cow::Borrowed(text)
-    } else {
-        Cow::Owned(rewritten)
+
+    /// A writer sanitising like [`message_text`]: the text is a JSON-RPC message or batch,
+    /// whose `id` is echoed exactly.
+    pub fn for_messages(inner: W) -> Self {
+        Self::with(inner, true)
+    }
+
+    fn with(inner: W, is_message: bool) -> Self {
+        Self {
+            inner,
+            scanner: Scanner::new(is_message),
+            partial: Vec::new(),
+            out: String::new(),
+        }
+    }
+
+    /// Writes what is left (an unterminated literal, a cut character), flushes, and gives the
+    /// inner writer back.
+    ///
+    /// # Errors
+    ///
+    /// The inner writer's.
+    pub fn finish(mut self) -> io::Result<W> {
+        if !self.partial.is_empty() {
+            self.partial.clear();
+            self.scanner.feed(REPLACEMENT, &mut self.out);
+        }
+        self.scanner.finish(&mut self.out);
+        self.drain()?;
+        self.inner.flush()?;
+        Ok(self.inner)
+    }
+
+    /// Feeds bytes whose characters may be cut at either end.
+    fn feed_bytes(&mut self, mut bytes: &[u8]) {
+        // First complete the character the last write cut.
+        while !self.partial.is_empty() && !bytes.is_empty() {
+            let width = utf8_width(self.partial[0]);
+            let take = width.saturating_sub(self.partial.len()).min(bytes.len());
+            self.partial.extend_from_slice(&bytes[..take]);
+            bytes = &bytes[take..];
+            if self.partial.len() < width {
+                return;
+            }
+            let character = std::mem::take(&mut self.partial);
+            self.feed_whole(&character);
+        }
+        self.feed_whole(bytes);
+    }
+
+    /// Feeds bytes that start at a character; a character cut at the end is kept for the
+    /// next write.
+    fn feed_whole(&mut self, mut bytes: &[u8]) {
+        loop {
+            match std::str::from_utf8(bytes) {
+                Ok(text) => {
+                    self.scanner.feed(text, &mut self.out);
+                    return;
+                }
+                Err(error) => {
+                    let (valid, rest) = bytes.split_at(error.valid_up_to());
+                    if let Ok(text) = std::str::from_utf8(valid) {
+                        self.scanner.feed(text, &mut self.out);
+                    }
+                    match error.error_len() {
+                        None => {
+                            self.partial.extend_from_slice(rest);
+                            return;
+                        }
+                        Some(invalid) => {
+                            self.scanner.feed(REPLACEMENT, &mut self.out);
+                            bytes = &rest[invalid..];
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    fn drain(&mut self) -> io::Result<()> {
+        if !self.out.is_empty() {
+            self.inner.write_all(self.out.as_bytes())?;
+            self.out.clear();
+        }
+        Ok(())
     }
 }
 
-/// Whether `text` certainly holds nothing to change: no escape, and no character either form
-/// changes but JSON's own whitespace between tokens (inside a string, JSON writes those as
-/// escapes). Listings of thousands of skills pass here in one scan.
-fn is_plain_json(text: &str) -> bool {
-    text.chars().all(|character| {
-        if character.is_ascii() {
-            matches!(character, ' '..='~' | '\n' | '\r' | '\t') && character != '\\'
-        } else {
-            !is_removed(character) && !is_line_break(character)
+impl<W: io::Write> io::Write for SanitizingWriter<W> {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        self.feed_bytes(bytes);
+        self.drain()?;
+        Ok(bytes.len())
+    }
+
+    /// Flushes what is sanitised; a literal still open stays held (it may yet be changed).
+    fn flush(&mut self) -> io::Result<()> {
+        self.drain()?;
+        self.inner.flush()
+    }
+}
+
+/// The byte length of the UTF-8 character whose first byte is `lead` (1 for a byte that
+/// starts none, which the decoder then reads as U+FFFD).
+fn utf8_width(lead: u8) -> usize {
+    match lead {
+        0xC0..=0xDF => 2,
+        0xE0..=0xEF => 3,
+        0xF0..=0xF7 => 4,
+        _ => 1,
+    }
+}
+
+/// Where the scanner's output goes.
+trait Sink {
+    fn push_str(&mut self, text: &str);
+}
+
+impl Sink for String {
+    fn push_str(&mut self, text: &str) {
+        String::push_str(self, text);
+    }
+}
+
+/// The output of [`json_text`]: nothing but a position in the input while the output is the
+/// same as the input so far, so text with nothing to change costs one scan and no allocation.
+struct Rewritten<'a> {
+    input: &'a str,
+    /// How much of `input` the output has repeated, while `changed` is `None`.
+    same: usize,
+    changed: Option<String>,
+}
+
+impl<'a> Rewritten<'a> {
+    fn new(input: &'a str) -> Self {
+        Self {
+            input,
+            same: 0,
+            changed: None,
         }
-    })
+    }
+
+    fn into_text(self) -> Cow<'a, str> {
+        match self.changed {
+            Some(text) => Cow::Owned(text),
+            None if self.same == self.input.len() => Cow::Borrowed(self.input),
+            // Something was dropped at the very end.
+            None => Cow::Borrowed(&self.input[..self.same]),
+        }
+    }
+}
+
+impl Sink for Rewritten<'_> {
+    fn push_str(&mut self, text: &str) {
+        if let Some(changed) = &mut self.changed {
+            changed.push_str(text);
+        } else if self.input[self.same..].starts_with(text) {
+            self.same += text.len();
+        } else {
+            let mut changed = String::with_capacity(self.input.len());
+            changed.push_str(&self.input[..self.same]);
+            changed.push_str(text);
+            self.changed = Some(changed);
+        }
+    }
 }
 
 /// Where the scanner is: inside an object (expecting a key, or in the value of a member of
@@ -195,24 +376,30 @@ enum Frame {
     },
 }
 
-/// One pass over JSON text, copying all but the string literals it changes.
-struct Scanner<'a> {
-    text: &'a str,
-    at: usize,
-    out: String,
+/// The one pass over JSON text that [`json_text`], [`message_text`] and [`SanitizingWriter`]
+/// share: it copies all but the string literals it changes, and can be fed the text in pieces
+/// cut anywhere between two characters.
+struct Scanner {
     stack: Vec<Frame>,
     /// The text is a JSON-RPC message or batch.
     is_message: bool,
+    /// Inside a string literal that an earlier piece began: what of it was read.
+    literal: Option<Literal>,
 }
 
-impl<'a> Scanner<'a> {
-    fn new(text: &'a str, is_message: bool) -> Self {
+/// The part of a string literal read so far (after its opening quote).
+struct Literal {
+    raw: String,
+    /// The last byte read escapes the next one.
+    escaped: bool,
+}
+
+impl Scanner {
+    fn new(is_message: bool) -> Self {
         Self {
-            text,
-            at: 0,
-            out: String::with_capacity(text.len()),
             stack: Vec::new(),
             is_message,
+            literal: None,
         }
     }
 
@@ -232,10 +419,56 @@ impl<'a> Scanner<'a> {
         }
     }
 
-    fn rewrite(mut self) -> String {
-        while let Some(character) = self.text[self.at..].chars().next() {
+    /// Reads the next piece of the text.
+    fn feed(&mut self, text: &str, out: &mut impl Sink) {
+        let bytes = text.as_bytes();
+        let mut at = 0;
+        if let Some(mut literal) = self.literal.take() {
+            match literal_end(bytes, 0, &mut literal.escaped) {
+                Some(end) => {
+                    literal.raw.push_str(&text[..end]);
+                    self.string(&literal.raw, out);
+                    at = end + 1;
+                }
+                None => {
+                    literal.raw.push_str(text);
+                    self.literal = Some(literal);
+                    return;
+                }
+            }
+        }
+        while at < bytes.len() {
+            // A run of characters copied as they are, in one piece.
+            let run = bytes[at..]
+                .iter()
+                .position(|&byte| !is_copied_byte(byte))
+                .map_or(bytes.len(), |length| at + length);
+            if run > at {
+                out.push_str(&text[at..run]);
+                at = run;
+                continue;
+            }
+            let Some(character) = text[at..].chars().next() else {
+                break;
+            };
             match character {
-                '"' => self.string(),
+                '"' => {
+                    let mut escaped = false;
+                    match literal_end(bytes, at + 1, &mut escaped) {
+                        Some(end) => {
+                            self.string(&text[at + 1..end], out);
+                            at = end + 1;
+                        }
+                        None => {
+                            self.literal = Some(Literal {
+                                raw: text[at + 1..].to_owned(),
+                                escaped,
+                            });
+                            return;
+                        }
+                    }
+                    continue;
+                }
                 '{' => {
                     let (form, is_message) = self.container_form();
                     self.stack.push(Frame::Object {
@@ -243,45 +476,44 @@ impl<'a> Scanner<'a> {
                         expecting_key: true,
                         is_message,
                     });
-                    self.copy(character);
                 }
                 '[' => {
                     let (form, _) = self.container_form();
                     let is_batch = self.is_message && self.stack.is_empty();
                     self.stack.push(Frame::Array { form, is_batch });
-                    self.copy(character);
                 }
                 '}' | ']' => {
                     self.stack.pop();
-                    self.copy(character);
                 }
                 ',' => {
                     if let Some(Frame::Object { expecting_key, .. }) = self.stack.last_mut() {
                         *expecting_key = true;
                     }
-                    self.copy(character);
                 }
                 // JSON's own whitespace between tokens; any other removed character can only
                 // be here in text that is not JSON, and is dropped.
-                ' ' | '\n' | '\r' | '\t' => self.copy(character),
+                ' ' | '\n' | '\r' | '\t' => {}
                 _ if is_removed(character) || is_line_break(character) => {
-                    self.at += character.len_utf8();
+                    at += character.len_utf8();
+                    continue;
                 }
-                _ => self.copy(character),
+                _ => {}
             }
+            let next = at + character.len_utf8();
+            out.push_str(&text[at..next]);
+            at = next;
         }
-        self.out
     }
 
-    fn copy(&mut self, character: char) {
-        self.out.push(character);
-        self.at += character.len_utf8();
+    /// Ends the text: a string literal left open is written, closed.
+    fn finish(&mut self, out: &mut impl Sink) {
+        if let Some(literal) = self.literal.take() {
+            self.string(&literal.raw, out);
+        }
     }
 
-    /// A string literal at `self.at`: a key or a value, sanitised by its form.
-    fn string(&mut self) {
-        let (raw, end) = literal(self.text, self.at);
-        self.at = end;
+    /// A string literal whose inside is `raw`: a key or a value, sanitised by its form.
+    fn string(&mut self, raw: &str, out: &mut impl Sink) {
         let decoded = decode(raw);
         let text = match self.stack.last_mut() {
             Some(Frame::Object {
@@ -305,40 +537,43 @@ impl<'a> Scanner<'a> {
                 }
             }
         };
-        self.emit(raw, text);
-    }
-
-    /// Writes the literal `raw` as it was when `text` is what it decodes to, else `text`
-    /// encoded anew.
-    fn emit(&mut self, raw: &str, text: Cow<'_, str>) {
+        // The literal as it was when `text` is what it decodes to, else `text` encoded anew.
         match text {
             Cow::Borrowed(_) => {
-                self.out.push('"');
-                self.out.push_str(raw);
-                self.out.push('"');
+                out.push_str("\"");
+                out.push_str(raw);
+                out.push_str("\"");
             }
-            Cow::Owned(text) => encode(&text, &mut self.out),
+            Cow::Owned(text) => out.push_str(&encode(&text)),
         }
     }
 }
 
-/// The inside of the string literal whose opening quote is at `start`, and where the literal
-/// ends (after its closing quote, or at the end of an unterminated one).
-fn literal(text: &str, start: usize) -> (&str, usize) {
-    let body = start + 1;
-    let bytes = text.as_bytes();
-    let mut at = body;
+/// Whether a byte outside string literals is copied without a look at its character: printable
+/// ASCII but for the quote and the brackets, braces and comma that move the scanner.
+fn is_copied_byte(byte: u8) -> bool {
+    matches!(byte, b' '..=b'~') && !matches!(byte, b'"' | b'{' | b'}' | b'[' | b']' | b',')
+}
+
+/// Where the string literal whose inside starts at `from` ends (its closing quote), or `None`
+/// when it does not end in `bytes`. `escaped`: the byte at `from` is escaped; on `None`, whether
+/// the byte after `bytes` is.
+fn literal_end(bytes: &[u8], from: usize, escaped: &mut bool) -> Option<usize> {
+    let mut at = from;
+    if std::mem::take(escaped) {
+        at += 1;
+    }
     while at < bytes.len() {
         match bytes[at] {
-            b'"' => return (&text[body..at], at + 1),
+            b'"' => return Some(at),
             b'\\' => at += 2,
             _ => at += 1,
         }
     }
-    // An escape at the very end may step past it; never split the text.
-    (&text[body..], text.len())
+    // A backslash as the last byte escapes the first byte of the next piece.
+    *escaped = at > bytes.len();
+    None
 }
-
 /// What the inside of a string literal says, its escapes decoded; borrowed when it has none.
 /// An escape that is not JSON's, or a lone surrogate, becomes U+FFFD.
 fn decode(raw: &str) -> Cow<'_, str> {
@@ -399,7 +634,8 @@ fn hex4(characters: &mut std::str::Chars<'_>) -> Option<u32> {
 
 /// `text` as a JSON string literal, quotes included: `"` and `\` escaped, and every control
 /// character (only line feeds, tabs and the CR of a CRLF pair are left by then) escaped too.
-fn encode(text: &str, out: &mut String) {
+fn encode(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 2);
     out.push('"');
     for character in text.chars() {
         match character {
@@ -415,6 +651,7 @@ fn encode(text: &str, out: &mut String) {
         }
     }
     out.push('"');
+    out
 }
 
 #[cfg(test)]

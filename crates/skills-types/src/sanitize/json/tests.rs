@@ -352,3 +352,102 @@ proptest! {
             && !matches!(character, '\n' | '\t' | '\r' | '\u{200c}' | '\u{200d}')), "{:?}", cleaned);
     }
 }
+
+/// `text` written through a [`SanitizingWriter`] in pieces cut at the byte offsets `cuts`
+/// (taken modulo the length, so a cut may fall inside a character).
+fn written_in_pieces(text: &str, cuts: &[usize], is_message: bool) -> Vec<u8> {
+    use std::io::Write as _;
+    let bytes = text.as_bytes();
+    let mut offsets: Vec<usize> = cuts
+        .iter()
+        .map(|cut| cut % (bytes.len() + 1))
+        .chain([0, bytes.len()])
+        .collect();
+    offsets.sort_unstable();
+    let mut writer = if is_message {
+        SanitizingWriter::for_messages(Vec::new())
+    } else {
+        SanitizingWriter::new(Vec::new())
+    };
+    for piece in offsets.windows(2) {
+        writer.write_all(&bytes[piece[0]..piece[1]]).unwrap();
+        // A flush between pieces must not end a literal or a character early.
+        writer.flush().unwrap();
+    }
+    writer.finish().unwrap()
+}
+
+/// Text that is JSON, JSON cut short, or anything at all.
+fn any_text() -> impl Strategy<Value = String> {
+    prop_oneof![
+        hostile_value().prop_map(|value| serde_json::to_string_pretty(&value).unwrap()),
+        hostile_value()
+            .prop_map(
+                |value| serde_json::to_string(&json!({ "id": "\u{1b}", "result": value })).unwrap()
+            ),
+        (hostile_value(), 0usize..400).prop_map(|(value, cut)| {
+            let text = serde_json::to_string(&value).unwrap();
+            let end = text
+                .char_indices()
+                .map(|(at, _)| at)
+                .find(|&at| at >= cut)
+                .unwrap_or(text.len());
+            text[..end].to_owned()
+        }),
+        hostile_text(),
+        proptest::collection::vec(
+            prop::sample::select(vec![
+                "{", "}", "[", "]", ",", ":", "\"", "\\", "\\u", "00", "1b", " ", "\n", "id",
+                "text", "é", "\u{202e}", "\u{7}"
+            ]),
+            0..40,
+        )
+        .prop_map(|pieces| pieces.concat()),
+    ]
+}
+
+#[test]
+fn the_writer_keeps_literals_and_characters_cut_between_writes() {
+    let text = "{\"text\": \"a\\u001b[31m\u{e9}\u{202e}\", \"n\\\"ame\": \"\u{1f600}\"}";
+    let whole = json_text(text).into_owned().into_bytes();
+    // Every single cut, and every byte a write of its own.
+    for cut in 0..=text.len() {
+        assert_eq!(
+            written_in_pieces(text, &[cut], false),
+            whole,
+            "cut at {cut}"
+        );
+    }
+    let every: Vec<usize> = (0..text.len()).collect();
+    assert_eq!(written_in_pieces(text, &every, false), whole);
+}
+
+#[test]
+fn the_writer_reads_bytes_that_are_not_utf8_as_replacement_characters() {
+    use std::io::Write as _;
+    let mut writer = SanitizingWriter::new(Vec::new());
+    writer.write_all(b"{\"a\": \"x\xffy\xe2\x82\"}").unwrap();
+    writer.write_all(b"\xe2\x82").unwrap();
+    let written = writer.finish().unwrap();
+    assert_eq!(
+        String::from_utf8(written).unwrap(),
+        "{\"a\": \"x\u{fffd}y\u{fffd}\"}\u{fffd}"
+    );
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(1024))]
+
+    /// The streaming writer writes, for any text cut into any pieces, exactly what the text
+    /// form makes of the whole text: one scanner, whatever the pieces.
+    #[test]
+    fn the_writer_writes_what_the_text_form_makes_of_the_whole(
+        text in any_text(),
+        cuts in proptest::collection::vec(any::<usize>(), 0..8),
+        is_message in any::<bool>(),
+    ) {
+        let whole = if is_message { message_text(&text) } else { json_text(&text) };
+        let written = written_in_pieces(&text, &cuts, is_message);
+        prop_assert_eq!(String::from_utf8(written).unwrap(), whole.into_owned());
+    }
+}
