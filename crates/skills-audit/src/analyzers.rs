@@ -193,7 +193,11 @@ mod tests {
     #[test]
     fn the_unfolded_classes_parse_to_the_same_expression() {
         let mut checked = 0;
-        for source in super::instructions::case_insensitive_sources() {
+        let commands = super::hidden::payload::sources().map(str::to_owned);
+        for source in super::instructions::case_insensitive_sources()
+            .into_iter()
+            .chain(commands)
+        {
             assert_eq!(parsed(&source), parsed(&unfolded(&source)), "{source}");
             checked += 1;
         }

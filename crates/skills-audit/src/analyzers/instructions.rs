@@ -413,8 +413,8 @@ static COMPILED: LazyLock<Table> = LazyLock::new(|| {
     }
 });
 
-/// Every pattern of this analyzer (and the command patterns of `hidden`) compiled
-/// case-insensitively through [`super::unfolded`], as the regex syntax reads them.
+/// Every pattern of this analyzer compiled case-insensitively through [`super::unfolded`],
+/// as the regex syntax reads them.
 #[cfg(test)]
 pub(in crate::analyzers) fn case_insensitive_sources() -> Vec<String> {
     PATTERNS
@@ -422,7 +422,6 @@ pub(in crate::analyzers) fn case_insensitive_sources() -> Vec<String> {
         .flat_map(|pattern| split(pattern).0.into_iter().map(expand))
         .chain(context::SOURCES.iter().map(|source| (*source).to_owned()))
         .chain([CREDENTIAL_WORDS.to_owned(), SENDING_WORDS.to_owned()])
-        .chain(super::hidden::payload::sources().map(str::to_owned))
         .collect()
 }
 
