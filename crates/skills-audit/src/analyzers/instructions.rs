@@ -24,6 +24,7 @@ pub(in crate::analyzers) mod markdown;
 mod patterns;
 mod required;
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{LazyLock, OnceLock};
 
 use regex::Regex;
@@ -304,12 +305,15 @@ fn expand(pattern: &str) -> String {
     boundary.replace(' ', r"[\s*_]+")
 }
 
-/// One part of a phrase, compiled ([`super::lean`]): the literal gate has already said the
-/// text holds this part's literals, and a part is only searched in a short window or once
-/// over a text, so a prefilter would not pay for its build.
-fn build(source: &str) -> Option<Part> {
-    super::lean(&expand(source), 16 << 20)
+/// One part of a phrase, compiled ([`super::lean`]), with a prefilter or without.
+fn build(source: &str, prefilter: bool) -> Option<Part> {
+    super::lean(&expand(source), 16 << 20, prefilter)
 }
+
+/// How many texts a pattern's anchor is searched in before it is built again with its
+/// prefilter. A prefilter costs about as much to build as the rest of the part, and pays only
+/// over many texts: a process scanning one skill never builds it, a batch builds it once.
+const ANCHOR_TEXTS_BEFORE_PREFILTER: usize = 4;
 
 /// A compiled part of a phrase ([`build`]).
 type Part = meta::Regex;
@@ -338,7 +342,13 @@ fn find_at(part: &Part, text: &str, at: usize) -> Option<(usize, usize)> {
 /// so a scan pays for the patterns its text comes near.
 struct Compiled {
     sources: Vec<&'static str>,
+    /// Each part without a prefilter: the other parts are only searched in the short windows
+    /// beside an anchor's match.
     parts: Vec<OnceLock<Option<Part>>>,
+    /// The anchor with its prefilter, once it has been searched in
+    /// [`ANCHOR_TEXTS_BEFORE_PREFILTER`] texts; its matches are the same.
+    anchor_prefiltered: OnceLock<Option<Part>>,
+    anchor_searches: AtomicUsize,
     gaps: Vec<usize>,
     anchor: usize,
 }
@@ -348,7 +358,18 @@ impl Compiled {
         let source = self.sources.get(index)?;
         self.parts
             .get(index)?
-            .get_or_init(|| build(source))
+            .get_or_init(|| build(source, false))
+            .as_ref()
+    }
+
+    /// The anchor, for a search over a whole text.
+    fn anchor_part(&self) -> Option<&Part> {
+        if self.anchor_searches.fetch_add(1, Ordering::Relaxed) < ANCHOR_TEXTS_BEFORE_PREFILTER {
+            return self.part(self.anchor);
+        }
+        let source = self.sources.get(self.anchor)?;
+        self.anchor_prefiltered
+            .get_or_init(|| build(source, true))
             .as_ref()
     }
 }
@@ -392,6 +413,8 @@ static COMPILED: LazyLock<Table> = LazyLock::new(|| {
         let anchor = pattern.anchor.min(parts.len().saturating_sub(1));
         patterns.push(Compiled {
             parts: parts.iter().map(|_| OnceLock::new()).collect(),
+            anchor_prefiltered: OnceLock::new(),
+            anchor_searches: AtomicUsize::new(0),
             sources: parts,
             gaps,
             anchor,
@@ -450,7 +473,7 @@ fn chars_before(text: &str, from: usize, count: usize, bound: usize) -> usize {
 
 /// Where `pattern` matches whole in `text`, each match as a byte range.
 fn find_all(pattern: &Compiled, text: &str) -> Vec<(usize, usize)> {
-    let Some(anchor) = pattern.part(pattern.anchor) else {
+    let Some(anchor) = pattern.anchor_part() else {
         return Vec::new();
     };
     let mut found = Vec::new();
@@ -898,10 +921,10 @@ const SENDING_WORDS: &str = r"(?-u:\b)(send\w*|upload\w*|post\w*|shar\w*|sync\w*
 // Each is only asked whether it matches a description ([`super::lean`]), within the
 // `regex` crate's default size.
 static CREDENTIAL_WORDS_RE: LazyLock<Option<meta::Regex>> =
-    LazyLock::new(|| super::lean(CREDENTIAL_WORDS, 10 << 20));
+    LazyLock::new(|| super::lean(CREDENTIAL_WORDS, 10 << 20, false));
 
 static SENDING_WORDS_RE: LazyLock<Option<meta::Regex>> =
-    LazyLock::new(|| super::lean(SENDING_WORDS, 10 << 20));
+    LazyLock::new(|| super::lean(SENDING_WORDS, 10 << 20, false));
 
 /// Credential stores read by a bundled script: the paths and calls that only a tool about
 /// credentials has a reason to touch. (The `scripts` analyzer reports these on their own;

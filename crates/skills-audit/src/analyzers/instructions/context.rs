@@ -45,7 +45,7 @@ pub(in crate::analyzers) const SOURCES: [&str; 4] =
 
 /// Each is only asked whether it matches a sentence or a line ([`super::super::lean`]).
 fn compiled(pattern: &str) -> Option<Regex> {
-    crate::analyzers::lean(pattern, 8 << 20)
+    crate::analyzers::lean(pattern, 8 << 20, false)
 }
 
 static DESCRIBING_RE: LazyLock<Option<Regex>> = LazyLock::new(|| compiled(DESCRIBING));
