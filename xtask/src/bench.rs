@@ -102,6 +102,9 @@ const CALLS_PER_RUN: usize = 3;
 /// Runs of the peak-memory wrapper per tree and cache state; the median is reported.
 const RSS_RUNS: usize = 3;
 
+/// Timed repetitions of the whole-tree audit ([`Contender::most_runs`]).
+const AUDIT_RUNS: usize = 3;
+
 /// Where the report goes, relative to the repository root.
 const REPORT_PATH: &str = "target/bench/report.json";
 /// Where the registry catalog rows go, relative to the repository root.
@@ -328,6 +331,7 @@ pub(crate) enum Contender {
     Prompt,
     Validate,
     Read,
+    Audit,
     PeerNodeStart,
     PeerOpenskills,
     PeerVercelSkills,
@@ -335,7 +339,7 @@ pub(crate) enum Contender {
 
 impl Contender {
     /// This program's contenders and the floors, measured on every tree.
-    pub(crate) const PRODUCT: [Self; 11] = [
+    pub(crate) const PRODUCT: [Self; 12] = [
         Self::Floor,
         Self::FullRead,
         Self::Startup,
@@ -347,6 +351,7 @@ impl Contender {
         Self::Prompt,
         Self::Validate,
         Self::Read,
+        Self::Audit,
     ];
 
     /// The Node peers, measured on the realistic [`PEER_SIZE`]-skill tree.
@@ -355,6 +360,15 @@ impl Contender {
         Self::PeerOpenskills,
         Self::PeerVercelSkills,
     ];
+
+    /// The most timed repetitions of this contender on a tree: a whole-tree audit takes
+    /// seconds at 10,000 skills, so it is timed in the first few repetitions only.
+    fn most_runs(self) -> usize {
+        match self {
+            Self::Audit => AUDIT_RUNS,
+            _ => usize::MAX,
+        }
+    }
 
     fn peer(self) -> Option<peers::Peer> {
         match self {
@@ -379,6 +393,7 @@ impl Contender {
             Self::Prompt => "prompt_xml",
             Self::Validate => "validate_recursive",
             Self::Read => "read_one",
+            Self::Audit => "audit_json_every_skill",
             Self::PeerNodeStart => "peer_node_start",
             Self::PeerOpenskills => "peer_openskills_list",
             Self::PeerVercelSkills => "peer_vercel_skills_list",
@@ -399,6 +414,7 @@ impl Contender {
             Self::Prompt => "skills prompt --format xml",
             Self::Validate => "skills validate --recursive",
             Self::Read => "skills read <one skill>",
+            Self::Audit => "skills audit --json (every skill)",
             Self::PeerNodeStart => "peer: node 22 -e 0 (fixed cost)",
             Self::PeerOpenskills => "peer: openskills@1.5.0 list",
             Self::PeerVercelSkills => "peer: skills@1.7.4 list --json, -g",
@@ -446,6 +462,8 @@ pub(crate) struct TreeRun {
     /// Median peak RSS of `skills list --json`, in KiB, with a warm and a cold catalog cache.
     pub(crate) rss_warm_kib: Option<u64>,
     pub(crate) rss_cold_kib: Option<u64>,
+    /// Median peak RSS of `skills audit --json` over every skill, in KiB (warm cache).
+    pub(crate) rss_audit_kib: Option<u64>,
     /// Anything that makes this tree's figures doubtful (a count that does not add up).
     pub(crate) warnings: Vec<String>,
 }
@@ -1018,6 +1036,9 @@ fn measure_tree(
             let Some(entry) = measured.get_mut(index) else {
                 continue;
             };
+            if repetition >= entry.contender.most_runs() {
+                continue;
+            }
             let sample = sample(entry.contender, &tree, tools, peers, false)?;
             entry.samples.extend(sample.times);
         }
@@ -1026,9 +1047,12 @@ fn measure_tree(
     }
     println!();
     warnings.extend(count_warnings(&tree, &measured));
-    println!("==> {name}: peak RSS of `skills list --json` ({RSS_RUNS} runs per cache state)");
-    let rss_warm_kib = peak_rss(&tree, tools, false)?;
-    let rss_cold_kib = peak_rss(&tree, tools, true)?;
+    println!(
+        "==> {name}: peak RSS of `skills list --json` ({RSS_RUNS} runs per cache state) and of `skills audit --json`"
+    );
+    let rss_warm_kib = peak_rss(&tree, tools, Contender::ListWarm, false)?;
+    let rss_cold_kib = peak_rss(&tree, tools, Contender::ListWarm, true)?;
+    let rss_audit_kib = peak_rss(&tree, tools, Contender::Audit, false)?;
     // Only one tree is on disk at a time: a realistic 10,000-skill tree is a few hundred MiB.
     if let Err(error) = fs::remove_dir_all(&base) {
         eprintln!("warning: could not remove {}: {error}", base.display());
@@ -1050,6 +1074,7 @@ fn measure_tree(
         measured,
         rss_warm_kib,
         rss_cold_kib,
+        rss_audit_kib,
         warnings,
     })
 }
@@ -1148,7 +1173,8 @@ fn sample(
         | Contender::ListCold
         | Contender::Prompt
         | Contender::Validate
-        | Contender::Read => {
+        | Contender::Read
+        | Contender::Audit => {
             let (mut command, ok) = invocation(contender, tools, tree);
             if contender == Contender::ListCold {
                 if check {
@@ -1161,6 +1187,9 @@ fn sample(
                 Contender::ListWarm | Contender::ListCold => count_listed(&output),
                 Contender::Prompt => {
                     Some(String::from_utf8_lossy(&output).matches("<skill>").count())
+                }
+                Contender::Audit => {
+                    top_level_array(&output, b"results").and_then(|at| array_len(&output, at))
                 }
                 _ => None,
             };
@@ -1198,6 +1227,15 @@ fn invocation(contender: Contender, tools: &Tools, tree: &tree::Tree) -> (Comman
         Contender::Validate => {
             command.args(["validate", "--recursive"]).args(&tree.roots);
             // Exit status 1 says some skill is invalid: the malformed files are.
+            return (command, &[0, 1]);
+        }
+        Contender::Audit => {
+            // No target: every skill of the catalog, every scope. Exit status 1 says a skill
+            // has a finding at or above the threshold, which is a scan that worked.
+            command.args(["audit", "--json"]);
+            command.arg("--workspace").arg(&tree.workspace);
+            command.arg("--home").arg(&tree.home);
+            command.arg("--trust-workspace");
             return (command, &[0, 1]);
         }
         Contender::Startup
@@ -1748,7 +1786,12 @@ fn exited_with(status: ExitStatus, ok: &[i32]) -> bool {
 }
 
 /// Median peak RSS (KiB) of `skills list --json`, cold catalog cache or warm.
-fn peak_rss(tree: &tree::Tree, tools: &Tools, cold: bool) -> Result<Option<u64>, Failure> {
+fn peak_rss(
+    tree: &tree::Tree,
+    tools: &Tools,
+    contender: Contender,
+    cold: bool,
+) -> Result<Option<u64>, Failure> {
     let Ok(xtask) = std::env::current_exe() else {
         return Ok(None);
     };
@@ -1757,12 +1800,16 @@ fn peak_rss(tree: &tree::Tree, tools: &Tools, cold: bool) -> Result<Option<u64>,
         if cold {
             remove_cache(&tree.home)?;
         }
-        let (listing, _) = invocation(Contender::ListWarm, tools, tree);
+        let (measured, ok) = invocation(contender, tools, tree);
         let mut command = Command::new(&xtask);
+        command.arg("__rss");
+        for status in ok.iter().filter(|&&status| status != 0) {
+            command.arg("--ok").arg(status.to_string());
+        }
         command
-            .args(["__rss", "--"])
-            .arg(listing.get_program())
-            .args(listing.get_args());
+            .arg("--")
+            .arg(measured.get_program())
+            .args(measured.get_args());
         quiet_environment(&mut command, &tree.workspace);
         let (_, output) = spawn(&mut command, false, &[0])?;
         match String::from_utf8_lossy(&output).trim().parse::<u64>() {
