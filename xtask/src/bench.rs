@@ -127,6 +127,11 @@ const AUDIT_REPORT_PATH: &str = "target/bench/audit.json";
 /// The application directory the trees use, and the catalog cache below it in the home.
 const CACHE_DIR: &str = ".openhuman/cache";
 
+/// Where `skills audit` records its verdicts under the home (`skills_types::audit::VERDICTS_FILE`
+/// in the home's state folder): removed after every audit run, so that the listings timed
+/// after it read the same home as those before it (a listing marks the skills it finds there).
+const VERDICTS_PATH: &str = ".openhuman/audit-verdicts.json";
+
 /// The parsed command line of `cargo xtask bench`.
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) struct Args {
@@ -1183,6 +1188,9 @@ fn sample(
                 remove_cache(&tree.home)?;
             }
             let (elapsed, output) = spawn(&mut command, check, ok)?;
+            if contender == Contender::Audit {
+                remove_verdicts(&tree.home)?;
+            }
             let found = match contender {
                 Contender::ListWarm | Contender::ListCold => count_listed(&output),
                 Contender::Prompt => {
@@ -1675,6 +1683,20 @@ fn remove_cache(home: &Path) -> Result<(), Failure> {
     }
 }
 
+/// Removes the verdicts a whole-tree audit recorded ([`VERDICTS_PATH`]).
+fn remove_verdicts(home: &Path) -> Result<(), Failure> {
+    match fs::remove_file(home.join(VERDICTS_PATH)) {
+        Err(error) if error.kind() != io::ErrorKind::NotFound => Err(Failure::new(
+            format!(
+                "could not remove the audit verdicts under {}: {error}",
+                home.display()
+            ),
+            "check the temporary directory's permissions",
+        )),
+        _ => Ok(()),
+    }
+}
+
 /// The thread reading a child's standard error to its end, when it was piped.
 type Drain = Option<std::thread::JoinHandle<Vec<u8>>>;
 
@@ -1812,6 +1834,9 @@ fn peak_rss(
             .args(measured.get_args());
         quiet_environment(&mut command, &tree.workspace);
         let (_, output) = spawn(&mut command, false, &[0])?;
+        if contender == Contender::Audit {
+            remove_verdicts(&tree.home)?;
+        }
         match String::from_utf8_lossy(&output).trim().parse::<u64>() {
             Ok(kib) => figures.push(kib),
             // The wrapper prints nothing where the platform has no `getrusage`.
