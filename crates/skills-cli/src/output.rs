@@ -89,16 +89,26 @@ pub(crate) fn shown_description(text: &str) -> Cow<'_, str> {
 /// beside the records it is made from, twice when a string needed cleaning).
 pub(crate) fn print_json(value: &impl serde::Serialize) {
     widen_pipe();
-    // Buffered: stdout is line-buffered, and a large listing would otherwise cost one system
-    // call per line.
+    // Buffered on both sides of the sanitiser. Before it: the serialiser writes a string in
+    // several small pieces (the quotes, the runs between escapes), and the sanitiser reads a
+    // string literal whole, so fed piece by piece it held and copied each one; fed 64 KiB at a
+    // time it reads nearly every literal in one pass (a listing's output cost as much as its
+    // discovery before). After it: stdout is line-buffered, and a large listing would
+    // otherwise cost one system call per line.
     let stdout = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
-    let mut writer = sanitize::SanitizingWriter::new(stdout);
+    let mut writer =
+        std::io::BufWriter::with_capacity(1 << 16, sanitize::SanitizingWriter::new(stdout));
     // A closed pipe (`skills ... --json | head`) is not worth a panic or a second error.
     if serde_json::to_writer_pretty(&mut writer, value).is_err() {
         return;
     }
     let _ = writeln!(writer)
-        .and_then(|()| writer.finish())
+        .and_then(|()| {
+            writer
+                .into_inner()
+                .map_err(std::io::IntoInnerError::into_error)
+        })
+        .and_then(sanitize::SanitizingWriter::finish)
         .and_then(|mut stdout| stdout.flush());
 }
 

@@ -563,13 +563,17 @@ fn literal_end(bytes: &[u8], from: usize, escaped: &mut bool) -> Option<usize> {
     if std::mem::take(escaped) {
         at += 1;
     }
-    while at < bytes.len() {
-        match bytes[at] {
-            b'"' => return Some(at),
-            b'\\' => at += 2,
-            _ => at += 1,
+    while let Some(offset) = bytes
+        .get(at..)
+        .and_then(|rest| memchr::memchr2(b'"', b'\\', rest))
+    {
+        let found = at + offset;
+        if bytes.get(found) == Some(&b'"') {
+            return Some(found);
         }
+        at = found + 2;
     }
+    at = at.max(bytes.len());
     // A backslash as the last byte escapes the first byte of the next piece.
     *escaped = at > bytes.len();
     None

@@ -218,3 +218,26 @@ proptest! {
         prop_assert_eq!(block(&shown), shown.clone());
     }
 }
+
+/// The block-wise ASCII check of [`is_clean_line`] finds a steering character wherever it
+/// stands: in the first block, at a block's edge, in the short last block, after non-ASCII.
+#[test]
+fn a_clean_line_is_checked_at_every_position() {
+    for length in [0, 1, 15, 16, 17, 31, 32, 33, 47] {
+        let plain = "a".repeat(length);
+        assert!(is_clean_line(&plain), "{length}");
+        for at in 0..=length {
+            for steering in STEERING.iter().chain(&['\n', '\t', '\u{2028}']) {
+                let mut text = plain.clone();
+                text.insert(at, *steering);
+                assert!(!is_clean_line(&text), "{at} of {length}: {text:?}");
+                assert!(line(&text).chars().all(|c| !forbidden_in_line(c)));
+            }
+            let mut text = plain.clone();
+            text.insert_str(at, "é数😀");
+            assert!(is_clean_line(&text), "{at} of {length}: {text:?}");
+            text.push('\u{202e}');
+            assert!(!is_clean_line(&text), "{at} of {length}: {text:?}");
+        }
+    }
+}
