@@ -16,7 +16,7 @@ use crate::findings::Collector;
 /// The version of the built-in rules. A report records it, and an install records the
 /// report's: when it changes, `skills check` scans again. Bump it with any change to a rule
 /// (the rules' fingerprint test fails until it is bumped).
-pub const RULES_VERSION: &str = "2026.12.4";
+pub const RULES_VERSION: &str = "2026.12.5";
 
 /// Every [`RULES_VERSION`] with the fingerprint of the built-in rules it names, oldest
 /// first: a test recomputes the fingerprint, so changing a rule (an id, a severity, a
@@ -46,6 +46,12 @@ const RULES_FINGERPRINTS: &[(&str, &str)] = &[
     (
         "2026.12.4",
         "265d59da3b7aa312e6701b276bb732d62d428add2d22797d7dbf8b57894b9298",
+    ),
+    // The same rules as 2026.12.4: the package-install and import expressions are run only
+    // on a text holding a word every match of theirs holds (`supply.rs`).
+    (
+        "2026.12.5",
+        "e9a77c994d5241c9cdc71897f10ec4dd9ebd9bb69ca591dbcbc17e49e3c082ee",
     ),
 ];
 

@@ -24,6 +24,7 @@ pub(in crate::analyzers) mod markdown;
 mod patterns;
 mod required;
 
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{LazyLock, OnceLock};
 
@@ -341,10 +342,8 @@ fn find_at(part: &Part, text: &str, at: usize) -> Option<(usize, usize)> {
 /// part is compiled the first time a text holds the literals of every part of its pattern,
 /// so a scan pays for the patterns its text comes near.
 struct Compiled {
-    sources: Vec<&'static str>,
-    /// Each part without a prefilter: the other parts are only searched in the short windows
-    /// beside an anchor's match.
-    parts: Vec<OnceLock<Option<Part>>>,
+    /// Each part, as its place among the table's distinct parts ([`Parts`]).
+    parts: Vec<usize>,
     /// The anchor with its prefilter, once it has been searched in
     /// [`ANCHOR_TEXTS_BEFORE_PREFILTER`] texts; its matches are the same.
     anchor_prefiltered: OnceLock<Option<Part>>,
@@ -353,21 +352,53 @@ struct Compiled {
     anchor: usize,
 }
 
+/// The distinct parts of all the phrases, each compiled without a prefilter on first use: a
+/// part written the same in two phrases (a list of credential words, of outside addresses)
+/// is compiled once. The other parts are only searched in the short windows beside an
+/// anchor's match.
+struct Parts {
+    sources: Vec<&'static str>,
+    built: Vec<OnceLock<Option<Part>>>,
+}
+
+impl Parts {
+    /// The places of `sources` among the distinct parts, adding those not met before
+    /// (`places` knows where each one met is).
+    fn place(
+        &mut self,
+        places: &mut HashMap<&'static str, usize>,
+        sources: &[&'static str],
+    ) -> Vec<usize> {
+        sources
+            .iter()
+            .map(|&source| {
+                *places.entry(source).or_insert_with(|| {
+                    self.sources.push(source);
+                    self.built.push(OnceLock::new());
+                    self.sources.len() - 1
+                })
+            })
+            .collect()
+    }
+}
+
 impl Compiled {
-    fn part(&self, index: usize) -> Option<&Part> {
-        let source = self.sources.get(index)?;
-        self.parts
-            .get(index)?
+    fn part<'a>(&self, parts: &'a Parts, index: usize) -> Option<&'a Part> {
+        let place = *self.parts.get(index)?;
+        let source = parts.sources.get(place)?;
+        parts
+            .built
+            .get(place)?
             .get_or_init(|| build(source, false))
             .as_ref()
     }
 
     /// The anchor, for a search over a whole text.
-    fn anchor_part(&self) -> Option<&Part> {
+    fn anchor_part<'a>(&'a self, parts: &'a Parts) -> Option<&'a Part> {
         if self.anchor_searches.fetch_add(1, Ordering::Relaxed) < ANCHOR_TEXTS_BEFORE_PREFILTER {
-            return self.part(self.anchor);
+            return self.part(parts, self.anchor);
         }
-        let source = self.sources.get(self.anchor)?;
+        let source = parts.sources.get(*self.parts.get(self.anchor)?)?;
         self.anchor_prefiltered
             .get_or_init(|| build(source, true))
             .as_ref()
@@ -379,6 +410,7 @@ struct Table {
     /// which patterns can match it at all (`literals.rs`).
     gate: Gate,
     patterns: Vec<Compiled>,
+    parts: Parts,
 }
 
 /// The parts of `pattern` (its expression split at the gaps) and the gaps between them.
@@ -408,14 +440,18 @@ fn derive_required(pattern: &patterns::Pattern) -> Vec<Vec<String>> {
 
 static COMPILED: LazyLock<Table> = LazyLock::new(|| {
     let mut patterns = Vec::with_capacity(PATTERNS.len());
+    let mut parts = Parts {
+        sources: Vec::new(),
+        built: Vec::new(),
+    };
+    let mut places = HashMap::new();
     for pattern in PATTERNS {
-        let (parts, gaps) = split(pattern);
-        let anchor = pattern.anchor.min(parts.len().saturating_sub(1));
+        let (sources, gaps) = split(pattern);
+        let anchor = pattern.anchor.min(sources.len().saturating_sub(1));
         patterns.push(Compiled {
-            parts: parts.iter().map(|_| OnceLock::new()).collect(),
+            parts: parts.place(&mut places, &sources),
             anchor_prefiltered: OnceLock::new(),
             anchor_searches: AtomicUsize::new(0),
-            sources: parts,
             gaps,
             anchor,
         });
@@ -433,6 +469,7 @@ static COMPILED: LazyLock<Table> = LazyLock::new(|| {
     Table {
         gate: Gate::of_sets(required),
         patterns,
+        parts,
     }
 });
 
@@ -472,8 +509,8 @@ fn chars_before(text: &str, from: usize, count: usize, bound: usize) -> usize {
 }
 
 /// Where `pattern` matches whole in `text`, each match as a byte range.
-fn find_all(pattern: &Compiled, text: &str) -> Vec<(usize, usize)> {
-    let Some(anchor) = pattern.anchor_part() else {
+fn find_all(parts: &Parts, pattern: &Compiled, text: &str) -> Vec<(usize, usize)> {
+    let Some(anchor) = pattern.anchor_part(parts) else {
         return Vec::new();
     };
     let mut found = Vec::new();
@@ -482,7 +519,8 @@ fn find_all(pattern: &Compiled, text: &str) -> Vec<(usize, usize)> {
         // The parts before the anchor, nearest first: each must end at most its gap before
         // what follows it.
         for index in (0..pattern.anchor).rev() {
-            let (Some(part), Some(&gap)) = (pattern.part(index), pattern.gaps.get(index)) else {
+            let (Some(part), Some(&gap)) = (pattern.part(parts, index), pattern.gaps.get(index))
+            else {
                 continue 'matches;
             };
             let line_start = context::line_start(text, start);
@@ -506,7 +544,8 @@ fn find_all(pattern: &Compiled, text: &str) -> Vec<(usize, usize)> {
         }
         // The parts after it: each must start at most its gap after what precedes it.
         for index in pattern.anchor + 1..pattern.parts.len() {
-            let (Some(part), Some(&gap)) = (pattern.part(index), pattern.gaps.get(index - 1))
+            let (Some(part), Some(&gap)) =
+                (pattern.part(parts, index), pattern.gaps.get(index - 1))
             else {
                 continue 'matches;
             };
@@ -589,9 +628,9 @@ impl<'a> Normalised<'a> {
 
 /// Every phrase of the instruction rules in `text`, read as `reading`, in order.
 pub(in crate::analyzers) fn scan(text: &str, reading: Reading) -> Vec<Hit> {
-    let compiled = &*COMPILED;
+    let table = &*COMPILED;
     let normal = Normalised::new(text);
-    let candidates = compiled.gate.candidates(&normal.text);
+    let candidates = table.gate.candidates(&normal.text);
     if candidates.is_empty() {
         return Vec::new();
     }
@@ -599,11 +638,11 @@ pub(in crate::analyzers) fn scan(text: &str, reading: Reading) -> Vec<Hit> {
     let mut spans = None;
     let mut hits = Vec::new();
     for index in candidates {
-        let (Some(pattern), Some(compiled)) = (PATTERNS.get(index), compiled.patterns.get(index))
+        let (Some(pattern), Some(compiled)) = (PATTERNS.get(index), table.patterns.get(index))
         else {
             continue;
         };
-        for (found_start, found_end) in find_all(compiled, &normal.text) {
+        for (found_start, found_end) in find_all(&table.parts, compiled, &normal.text) {
             let (start, end) = normal.original(text, found_start, found_end);
             let (start, end) = (
                 context::floor(text, start),

@@ -499,10 +499,11 @@ pub(crate) fn analyze(skill: &Skill, out: &mut Collector) {
             }
         }
         if matches!(file.kind, FileKind::Script(_)) || is_markdown(&file.path) {
-            imports_private |= PRIVATE_IMPORT
-                .captures_iter(text)
-                .filter_map(|captures| captures.get(1))
-                .any(|module| private_marker(module.as_str()).is_some());
+            imports_private |= has_import_line(text)
+                && PRIVATE_IMPORT
+                    .captures_iter(text)
+                    .filter_map(|captures| captures.get(1))
+                    .any(|module| private_marker(module.as_str()).is_some());
         }
     }
     if installs_any || imports_private {
@@ -589,6 +590,15 @@ static INSTALL: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 
+/// Whether a line starts (after spaces and tabs) with `from` or `import`, as every
+/// [`PRIVATE_IMPORT`] match does: the expression is compiled and run only then.
+fn has_import_line(text: &str) -> bool {
+    text.split('\n').any(|line| {
+        let line = line.trim_start_matches([' ', '\t']);
+        line.starts_with("from") || line.starts_with("import")
+    })
+}
+
 /// A Python import's top-level module.
 static PRIVATE_IMPORT: LazyLock<Regex> =
     LazyLock::new(|| pattern(r"(?m)^[ \t]*(?:from|import)[ \t]+([A-Za-z_]\w*)"));
@@ -608,7 +618,15 @@ static REGISTRY_NAMED: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 
+/// A word every [`INSTALL`] match holds (the expression is matched with case): a text with none
+/// of them is not searched, and a process auditing skills without one never compiles the
+/// expression (a tenth of what it spent on a skill of one `SKILL.md`).
+const INSTALL_WORDS: [&str; 7] = ["npx", "uvx", "dlx", "pip", "npm", "yarn", "bun"];
+
 fn installs(text: &str) -> Vec<Install> {
+    if !INSTALL_WORDS.iter().any(|word| text.contains(word)) {
+        return Vec::new();
+    }
     INSTALL
         .captures_iter(text)
         .filter_map(|captures| {

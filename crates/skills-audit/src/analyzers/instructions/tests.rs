@@ -554,7 +554,16 @@ fn quoted_matches_are_counted_once_per_family_and_file() {
 fn every_pattern_compiles_and_the_set_is_whole() {
     for (pattern, compiled) in PATTERNS.iter().zip(&COMPILED.patterns) {
         for index in 0..compiled.parts.len() {
-            assert!(compiled.part(index).is_some(), "{}", pattern.regex);
+            assert!(
+                compiled.part(&COMPILED.parts, index).is_some(),
+                "{}",
+                pattern.regex
+            );
+        }
+        // Each part is the one written in its place, whichever phrase placed it first.
+        let (sources, _) = split(pattern);
+        for (index, source) in sources.iter().enumerate() {
+            assert_eq!(COMPILED.parts.sources[compiled.parts[index]], *source);
         }
         assert_eq!(
             compiled.gaps.len() + 1,
@@ -565,6 +574,15 @@ fn every_pattern_compiles_and_the_set_is_whole() {
         assert_eq!(compiled.anchor, pattern.anchor, "{}", pattern.regex);
     }
     assert_eq!(COMPILED.patterns.len(), PATTERNS.len());
+    // Parts written the same are compiled once.
+    let mut distinct: Vec<&str> = PATTERNS
+        .iter()
+        .flat_map(|pattern| split(pattern).0)
+        .collect();
+    distinct.sort_unstable();
+    distinct.dedup();
+    assert_eq!(COMPILED.parts.sources.len(), distinct.len());
+    assert_eq!(COMPILED.parts.built.len(), distinct.len());
 }
 
 /// The gate only skips patterns that cannot match: over every case's text (and the same
@@ -576,7 +594,7 @@ fn the_literal_gate_keeps_every_pattern_that_matches() {
             let normal = Normalised::new(&text);
             let candidates = COMPILED.gate.candidates(&normal.text);
             for (index, compiled) in COMPILED.patterns.iter().enumerate() {
-                if !find_all(compiled, &normal.text).is_empty() {
+                if !find_all(&COMPILED.parts, compiled, &normal.text).is_empty() {
                     assert!(
                         candidates.contains(&index),
                         "{} on {text}",

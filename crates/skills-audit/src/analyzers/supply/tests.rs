@@ -191,3 +191,50 @@ fn an_internal_registry_named_in_prose_with_its_url_is_not_unnamed() {
         "```text\nInstall from the internal registry\n```\n\n```bash\nnpx acme-lint\n```\n";
     assert!(severity_of("x", &[("SKILL.md", example)], "SUPPLY_UNNAMED_REGISTRY").is_none());
 }
+
+/// The words that let a text be searched for installs are in every install the expression
+/// finds, and a line starting `from` or `import` is found wherever the import expression
+/// would match: neither pre-check drops a match.
+#[test]
+fn the_pre_checks_hold_every_match() {
+    for command in [
+        "npx pkg",
+        "bunx pkg",
+        "pnpx pkg",
+        "uvx pkg",
+        "pnpm dlx pkg",
+        "yarn\tdlx pkg",
+        "pipx run pkg",
+        "pip install pkg",
+        "pip3 install --index-url=https://x pkg",
+        "uv pip install pkg",
+        "npm i pkg",
+        "pnpm add pkg",
+        "yarn add pkg",
+        "bun add @scope/pkg",
+    ] {
+        let text = format!("Run:\n\n    {command}\n");
+        let found = installs(&text);
+        assert_eq!(found.len(), 1, "{command}");
+        for whole in INSTALL.find_iter(&text) {
+            assert!(
+                INSTALL_WORDS.iter().any(|word| whole.as_str().contains(word)),
+                "{command}"
+            );
+        }
+    }
+    assert!(installs("Install it with the package manager you like.").is_empty());
+    for text in [
+        "from acme_internal import x",
+        "  import acme_internal",
+        "prose\n\timport os\n",
+        "a\r\nfrom x import y",
+    ] {
+        assert!(has_import_line(text), "{text:?}");
+        assert!(PRIVATE_IMPORT.is_match(text), "{text:?}");
+    }
+    for text in ["nothing imported here", "the data comes from disk", "# import"] {
+        assert!(!has_import_line(text), "{text:?}");
+        assert!(!PRIVATE_IMPORT.is_match(text), "{text:?}");
+    }
+}

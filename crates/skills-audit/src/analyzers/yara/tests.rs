@@ -999,3 +999,32 @@ fn many_rules_share_one_pass_and_each_is_judged_alone() {
     assert_eq!(matching(source, b"alpha gamma"), ["one"]);
     assert_eq!(matching(source, b"ALPHA"), ["three"]);
 }
+
+/// The automaton changes kind after its first files (a contiguous NFA, then a full DFA):
+/// every file is judged the same before and after, overlapping and case-folded matches and
+/// counts included.
+#[test]
+fn the_automaton_finds_the_same_after_it_changes_kind() {
+    let source = r#"
+        rule one { strings: $a = "alpha" condition: #a == 2 }
+        rule two { strings: $a = "ALPHA" nocase $b = /be+ta/ condition: $a and $b }
+        rule three { strings: $a = "aa" condition: #a == 3 }
+        rule four { strings: $a = { 67 61 6D 6D 61 } condition: not $a }
+    "#;
+    let compiled = compile(&[("test.yar", source)]).unwrap_or_else(|error| panic!("{error}"));
+    let files: [&[u8]; 4] = [b"alpha Alpha alpha beeta", b"aaaa gamma", b"ALPHA bta", b""];
+    let first: Vec<_> = files
+        .iter()
+        .map(|data| compiled.scan(data, data.len() as u64))
+        .collect();
+    assert_eq!(
+        first[0].iter().map(|hit| hit.rule).collect::<Vec<_>>(),
+        [0, 1, 3]
+    );
+    assert_eq!(first[1].iter().map(|hit| hit.rule).collect::<Vec<_>>(), [2]);
+    for _ in 0..40 {
+        for (data, expected) in files.iter().zip(&first) {
+            assert_eq!(&compiled.scan(data, data.len() as u64), expected);
+        }
+    }
+}
