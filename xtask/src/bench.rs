@@ -1671,26 +1671,26 @@ fn quiet_environment(command: &mut Command, workspace: &Path) {
 }
 
 fn remove_cache(home: &Path) -> Result<(), Failure> {
-    match fs::remove_dir_all(home.join(CACHE_DIR)) {
-        Err(error) if error.kind() != io::ErrorKind::NotFound => Err(Failure::new(
-            format!(
-                "could not remove the catalog cache under {}: {error}",
-                home.display()
-            ),
-            "check the temporary directory's permissions",
-        )),
-        _ => Ok(()),
-    }
+    remove_from_home(home, CACHE_DIR, "the catalog cache")
 }
 
 /// Removes the verdicts a whole-tree audit recorded ([`VERDICTS_PATH`]).
 fn remove_verdicts(home: &Path) -> Result<(), Failure> {
-    match fs::remove_file(home.join(VERDICTS_PATH)) {
+    remove_from_home(home, VERDICTS_PATH, "the audit verdicts")
+}
+
+/// Removes `relative` below `home`, a folder with what it holds or a file; one that is not
+/// there is already removed.
+fn remove_from_home(home: &Path, relative: &str, what: &str) -> Result<(), Failure> {
+    let path = home.join(relative);
+    let removed = if path.is_dir() {
+        fs::remove_dir_all(&path)
+    } else {
+        fs::remove_file(&path)
+    };
+    match removed {
         Err(error) if error.kind() != io::ErrorKind::NotFound => Err(Failure::new(
-            format!(
-                "could not remove the audit verdicts under {}: {error}",
-                home.display()
-            ),
+            format!("could not remove {what} under {}: {error}", home.display()),
             "check the temporary directory's permissions",
         )),
         _ => Ok(()),
