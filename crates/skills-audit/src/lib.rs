@@ -51,7 +51,7 @@ mod verdicts;
 
 pub use accept::{Acceptances, accept, key_of};
 pub use analyzers::all_rules;
-pub use catalog::audit;
+pub use catalog::{audit, audit_each};
 pub use files::{Caps, FileKind, Neighbours, ScannedFile, Skill};
 pub use findings::Rule;
 pub use gate::{Reviewer, lines};

@@ -112,6 +112,122 @@ pub(crate) fn print_json(value: &impl serde::Serialize) {
         .and_then(|mut stdout| stdout.flush());
 }
 
+/// A pretty JSON document written in pieces, all through one sanitiser: for a document whose
+/// parts come one at a time (`skills audit --json`'s reports as the scan hands them on), so
+/// that neither the whole document nor every part of it is held. The bytes are those
+/// [`print_json`] writes for the same document: each part is pretty printed alone and indented
+/// to its depth (a JSON string holds no raw line feed, so every line feed of a part is a line
+/// break of its layout), and the sanitiser reads text cut anywhere as it reads it whole.
+pub(crate) struct JsonPieces<W: Write> {
+    /// Buffered before the sanitiser, as [`print_json`] is: the pieces come line by line.
+    writer: std::io::BufWriter<sanitize::SanitizingWriter<W>>,
+    /// One part's text, reused: as large as the largest part.
+    part: Vec<u8>,
+    /// A write failed (a closed pipe): the rest is not worth writing.
+    failed: bool,
+}
+
+impl JsonPieces<std::io::BufWriter<std::io::Stdout>> {
+    /// Pieces to stdout, buffered. The lock is taken per buffer written, never held between
+    /// two pieces: the pieces come from a scan whose worker threads must never wait on it.
+    pub(crate) fn stdout() -> Self {
+        widen_pipe();
+        Self::new(std::io::BufWriter::with_capacity(
+            1 << 16,
+            std::io::stdout(),
+        ))
+    }
+}
+
+impl<W: Write> JsonPieces<W> {
+    pub(crate) fn new(inner: W) -> Self {
+        Self {
+            writer: std::io::BufWriter::with_capacity(
+                1 << 16,
+                sanitize::SanitizingWriter::new(inner),
+            ),
+            part: Vec::new(),
+            failed: false,
+        }
+    }
+
+    /// The document's own punctuation and keys, as they are.
+    pub(crate) fn text(&mut self, text: &str) {
+        if !self.failed {
+            self.failed = self.writer.write_all(text.as_bytes()).is_err();
+        }
+    }
+
+    /// `value` pretty printed as it is at `depth` levels of nesting (two spaces a level).
+    pub(crate) fn value(&mut self, value: &impl serde::Serialize, depth: usize) {
+        if self.failed {
+            return;
+        }
+        self.part.clear();
+        if serde_json::to_writer_pretty(&mut self.part, value).is_err() {
+            self.failed = true;
+            return;
+        }
+        let indent = "  ".repeat(depth);
+        let mut lines = self.part.split(|byte| *byte == b'\n');
+        let mut result = lines
+            .next()
+            .map_or(Ok(()), |line| self.writer.write_all(line));
+        for line in lines {
+            result = result
+                .and_then(|()| self.writer.write_all(b"\n"))
+                .and_then(|()| self.writer.write_all(indent.as_bytes()))
+                .and_then(|()| self.writer.write_all(line));
+        }
+        self.failed = result.is_err();
+    }
+
+    /// Writes what the sanitiser still holds and flushes; the writer underneath.
+    pub(crate) fn finish(self) -> Option<W> {
+        if self.failed {
+            return None;
+        }
+        let mut inner = self.writer.into_inner().ok()?.finish().ok()?;
+        inner.flush().ok()?;
+        Some(inner)
+    }
+}
+
+/// Text blocks written one after the other on stdout, as [`block`] writes one: buffered, the
+/// colour choice taken once. For output whose parts come one at a time (`skills audit`'s
+/// reports); the lock is taken per buffer written, never held between two blocks.
+pub(crate) struct Blocks {
+    out: std::io::BufWriter<std::io::Stdout>,
+    strip: bool,
+}
+
+impl Blocks {
+    pub(crate) fn stdout() -> Self {
+        let stdout = std::io::stdout();
+        let strip = matches!(
+            anstream::AutoStream::choice(&stdout),
+            anstream::ColorChoice::Never
+        );
+        Self {
+            out: std::io::BufWriter::with_capacity(1 << 16, stdout),
+            strip,
+        }
+    }
+
+    pub(crate) fn write(&mut self, text: &str) {
+        // A closed pipe is not worth a panic or a second error.
+        let _ = if self.strip {
+            write!(self.out, "{}", anstream::adapter::strip_str(text))
+        } else {
+            self.out.write_all(text.as_bytes())
+        };
+    }
+
+    pub(crate) fn finish(mut self) {
+        let _ = self.out.flush();
+    }
+}
+
 /// A value as pretty JSON text, sanitised like [`print_json`]: a document written to a file
 /// (`skills audit --sarif FILE`).
 pub(crate) fn json_document(value: &impl serde::Serialize) -> String {

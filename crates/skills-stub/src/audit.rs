@@ -5,7 +5,9 @@
 
 use std::path::Path;
 
-use skills_types::audit::{Accepted, Recheck, Report, Reports, Request, Severity, Skipped};
+use skills_types::audit::{
+    Accepted, Recheck, Report, Reports, Request, Severity, Skipped, Summary,
+};
 use skills_types::{Error, Skill, SkillsConfig};
 
 /// No rules are compiled in.
@@ -114,6 +116,15 @@ pub fn scan_files(path: &Path, staged: &[(String, Vec<u8>)], options: &Options) 
 
 /// Disabled: always `Err(Error::Disabled)`.
 pub fn audit(_config: &SkillsConfig, _request: &Request) -> Result<Reports, Error> {
+    Err(Error::Disabled)
+}
+
+/// Disabled: always `Err(Error::Disabled)`, and nothing is handed to `sink`.
+pub fn audit_each(
+    _config: &SkillsConfig,
+    _request: &Request,
+    _sink: &mut dyn FnMut(Report),
+) -> Result<Summary, Error> {
     Err(Error::Disabled)
 }
 

@@ -474,29 +474,48 @@ pub struct Reports {
     pub results: Vec<Report>,
 }
 
-impl Reports {
-    /// The reports with their totals computed.
-    pub fn new(results: Vec<Report>, skills_skipped: Vec<Skipped>) -> Self {
-        let mut findings_by_severity: std::collections::BTreeMap<String, usize> = Severity::ALL
-            .iter()
-            .map(|severity| (severity.as_str().to_owned(), 0))
-            .collect();
-        for finding in results.iter().flat_map(|report| &report.findings) {
-            *findings_by_severity
+impl Summary {
+    /// The totals of no report: every severity present at zero, nothing skipped, no
+    /// threshold. ([`Default`] is the empty value, with no severity at all.)
+    pub fn new() -> Self {
+        Self {
+            findings_by_severity: Severity::ALL
+                .iter()
+                .map(|severity| (severity.as_str().to_owned(), 0))
+                .collect(),
+            ..Self::default()
+        }
+    }
+
+    /// Adds `report` to the totals: what a scan that hands its reports on one by one (and
+    /// keeps none) counts as it goes.
+    pub fn count(&mut self, report: &Report) {
+        self.total_skills_scanned += 1;
+        self.total_findings += report.findings.len();
+        self.safe_skills += usize::from(report.is_safe);
+        for finding in &report.findings {
+            *self
+                .findings_by_severity
                 .entry(finding.severity.as_str().to_owned())
                 .or_default() += 1;
         }
-        Self {
-            summary: Summary {
-                total_skills_scanned: results.len(),
-                total_findings: results.iter().map(|report| report.findings.len()).sum(),
-                safe_skills: results.iter().filter(|report| report.is_safe).count(),
-                findings_by_severity,
-                skills_skipped,
-                fail_on: None,
-            },
-            results,
+    }
+}
+
+impl Reports {
+    /// The reports with their totals computed.
+    pub fn new(results: Vec<Report>, skills_skipped: Vec<Skipped>) -> Self {
+        let mut summary = Summary::new();
+        for report in &results {
+            summary.count(report);
         }
+        summary.skills_skipped = skills_skipped;
+        Self { summary, results }
+    }
+
+    /// The reports with totals already counted ([`Summary::count`]).
+    pub fn with_summary(results: Vec<Report>, summary: Summary) -> Self {
+        Self { summary, results }
     }
 }
 
@@ -1031,5 +1050,17 @@ mod tests {
         assert_eq!(reports.summary.safe_skills, 1);
         assert_eq!(reports.summary.findings_by_severity["high"], 1);
         assert_eq!(reports.summary.findings_by_severity["critical"], 0);
+        let mut counted = Summary::new();
+        for report in &reports.results {
+            counted.count(report);
+        }
+        assert_eq!(
+            counted, reports.summary,
+            "counted one by one as a stream counts"
+        );
+        assert_eq!(
+            Summary::new().findings_by_severity.len(),
+            Severity::ALL.len()
+        );
     }
 }

@@ -474,6 +474,17 @@ impl Skills {
         audit_impl::audit(self.checked()?, request)
     }
 
+    /// [`Skills::audit`] with each report handed to `sink` in order as soon as it is known,
+    /// none kept (the reports alive at once are a few dozen, whatever the count of skills):
+    /// the answer is the totals. An error comes before the first report, never after one.
+    pub fn audit_each(
+        &self,
+        request: &skills_types::audit::Request,
+        sink: &mut dyn FnMut(skills_types::audit::Report),
+    ) -> Result<skills_types::audit::Summary, Error> {
+        audit_impl::audit_each(self.checked()?, request, sink)
+    }
+
     /// Accepts the findings of the skill `name` (or the folder it names) as its files are now:
     /// every rule with a finding at or above the lowest `[audit]` threshold stops blocking
     /// until a byte, a name or a file of the skill changes. Recorded in the home

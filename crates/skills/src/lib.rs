@@ -89,12 +89,14 @@ pub mod audit {
     //! What a skill would make an agent do, found before it is installed or run (issue 31):
     //! offline, deterministic, with no model and no network. [`crate::Skills::audit`] scans
     //! skill folders or catalog names (or the whole catalog) against the configuration's
-    //! `[audit]` thresholds and the user's acceptances; [`crate::Skills::audit_accept`]
-    //! accepts a skill's findings for its files as they are now. Every scan's verdict is kept
-    //! in the home; `list`, `get` and the rendered catalog carry a skill's last one as its
-    //! `audit` mark, and [`crate::Skills::audit_recheck`] (`skills check`) scans again the
-    //! skills whose verdict the rules or their files outdated. [`scan_dir`] and
-    //! [`scan_files`] scan one folder, or files held in memory, with no configuration.
+    //! `[audit]` thresholds and the user's acceptances ([`crate::Skills::audit_each`] hands
+    //! each report on as it is made and keeps none: a whole catalog in the memory of a few
+    //! dozen reports); [`crate::Skills::audit_accept`] accepts a skill's findings for its
+    //! files as they are now. Every scan's verdict is kept in the home; `list`, `get` and the
+    //! rendered catalog carry a skill's last one as its `audit` mark, and
+    //! [`crate::Skills::audit_recheck`] (`skills check`) scans again the skills whose verdict
+    //! the rules or their files outdated. [`scan_dir`] and [`scan_files`] scan one folder, or
+    //! files held in memory, with no configuration.
     //!
     //! A [`Report`]'s JSON is the shape skillhub's scanner integration reads (`is_safe`,
     //! `max_severity`, `findings_count`, `findings`). Without the `skills` feature every scan

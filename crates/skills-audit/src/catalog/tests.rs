@@ -152,3 +152,49 @@ fn an_mcp_configuration_alone_is_scanned_and_its_servers_judged() {
         report.findings
     );
 }
+
+#[test]
+fn each_report_is_handed_on_in_order_across_chunks_and_the_totals_match_the_whole_scan() {
+    let tree = Tree::new();
+    // One thread: a chunk is 2 * 1 * FOLDERS_PER_THREAD folders, so this spans three chunks,
+    // with failing skills in each and one chunk cut short.
+    let count = 2 * FOLDERS_PER_THREAD * 2 + 3;
+    for index in 0..count {
+        let body = if index % 7 == 0 {
+            format!("Reads {BIDI}files.")
+        } else {
+            "Reads files.".to_owned()
+        };
+        tree.skill(&format!("skill-{index:03}"), &body);
+    }
+    let config = tree.config();
+    let request = Request::new().with_targets(vec![
+        "skill-000".to_owned(),
+        "nothing-by-that-name".to_owned(),
+    ]);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .unwrap();
+    let mut streamed = Vec::new();
+    let summary = pool
+        .install(|| {
+            audit_each(&config, &Request::new(), &mut |report| {
+                streamed.push(report)
+            })
+        })
+        .unwrap();
+    let whole = audit(&config, &Request::new()).unwrap();
+    assert_eq!(streamed.len(), count);
+    assert_eq!(streamed, whole.results);
+    assert_eq!(summary, whole.summary);
+    assert_eq!(summary.total_skills_scanned, count);
+    assert_eq!(summary.safe_skills, count - count.div_ceil(7));
+    assert_eq!(summary.fail_on, Some(Severity::High));
+    // What cannot be scanned is in the totals, not handed on.
+    let mut handed = 0;
+    let summary = audit_each(&config, &request, &mut |_| handed += 1).unwrap();
+    assert_eq!(handed, 1);
+    assert_eq!(summary.skills_skipped.len(), 1);
+    assert_eq!(summary, audit(&config, &request).unwrap().summary);
+}

@@ -99,6 +99,10 @@ const _: fn(&Skills, &TestRequest, Option<skills::run::Sink>) -> TestOutcomes = 
 // The audit (issue 31).
 const _: fn(&Skills, &skills::audit::Request) -> Result<skills::audit::Reports, Error> =
     Skills::audit;
+/// Where `audit_each` hands each report.
+type ReportSink<'a> = &'a mut dyn FnMut(skills::audit::Report);
+const _: fn(&Skills, &skills::audit::Request, ReportSink) -> Result<skills::audit::Summary, Error> =
+    Skills::audit_each;
 const _: fn(&Skills, &str) -> Result<skills::audit::Accepted, Error> = Skills::audit_accept;
 const _: fn(&Skills, &[String]) -> Result<skills::audit::Recheck, Error> = Skills::audit_recheck;
 const _: fn(&Skills, &[skills::audit::Report]) -> Result<(), Error> = Skills::audit_record;
@@ -455,6 +459,12 @@ fn the_audit_behaves_as_documented_on_each_side() {
     if skills::ENABLED {
         let reports = skills.audit(&request).unwrap();
         assert_eq!(reports.results.len(), 1);
+        let mut handed = Vec::new();
+        let summary = skills
+            .audit_each(&request, &mut |report| handed.push(report))
+            .unwrap();
+        assert_eq!(handed, reports.results);
+        assert_eq!(summary, reports.summary);
         assert!(reports.results[0].is_safe);
         assert!(skills::audit::scan_dir(&dir, &options).unwrap().is_safe);
         assert!(staged_report.is_safe);
@@ -468,6 +478,13 @@ fn the_audit_behaves_as_documented_on_each_side() {
     } else {
         let disabled = |error: Error| assert_eq!(error.kind(), "disabled");
         disabled(skills.audit(&request).unwrap_err());
+        let mut handed = 0;
+        disabled(
+            skills
+                .audit_each(&request, &mut |_| handed += 1)
+                .unwrap_err(),
+        );
+        assert_eq!(handed, 0, "nothing scanned, nothing handed on");
         disabled(skills.audit_accept("pdf-tools").unwrap_err());
         disabled(skills.audit_recheck(&[]).unwrap_err());
         disabled(skills.audit_record(&[]).unwrap_err());

@@ -218,7 +218,9 @@ fn the_pre_checks_hold_every_match() {
         assert_eq!(found.len(), 1, "{command}");
         for whole in INSTALL.find_iter(&text) {
             assert!(
-                INSTALL_WORDS.iter().any(|word| whole.as_str().contains(word)),
+                INSTALL_WORDS
+                    .iter()
+                    .any(|word| whole.as_str().contains(word)),
                 "{command}"
             );
         }
@@ -233,7 +235,11 @@ fn the_pre_checks_hold_every_match() {
         assert!(has_import_line(text), "{text:?}");
         assert!(PRIVATE_IMPORT.is_match(text), "{text:?}");
     }
-    for text in ["nothing imported here", "the data comes from disk", "# import"] {
+    for text in [
+        "nothing imported here",
+        "the data comes from disk",
+        "# import",
+    ] {
         assert!(!has_import_line(text), "{text:?}");
         assert!(!PRIVATE_IMPORT.is_match(text), "{text:?}");
     }
