@@ -1,5 +1,6 @@
 //! The analyzers, each with its own rules table: see the crate's header for what each reads.
 
+mod automaton;
 mod code;
 mod examine;
 mod hidden;

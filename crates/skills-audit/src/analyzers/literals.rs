@@ -18,9 +18,10 @@
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
-use aho_corasick::{AhoCorasick, MatchKind};
 use regex::{Regex, RegexBuilder};
 use regex_syntax::hir::{Class, ClassUnicode, ClassUnicodeRange, Hir, HirKind};
+
+use super::automaton::Literals;
 
 /// The most characters of a class taken as so many literals; a wider class is no literal.
 const CLASS_CHARACTERS: usize = 4;
@@ -164,7 +165,7 @@ fn ascii_look_alikes() -> Vec<char> {
 
 /// Many patterns' required literals in one automaton (see the module's header).
 pub(crate) struct Gate {
-    automaton: Option<AhoCorasick>,
+    automaton: Option<Literals>,
     /// For each literal of the automaton, the slots it fills.
     fills: Vec<Vec<usize>>,
     /// For each pattern, its slots: one per required set; none means always a candidate.
@@ -204,15 +205,7 @@ impl Gate {
             slots.push(mine);
         }
         let (literals, fills): (Vec<Vec<u8>>, Vec<Vec<usize>>) = by_literal.into_iter().unzip();
-        let automaton = (!literals.is_empty())
-            .then(|| {
-                AhoCorasick::builder()
-                    .match_kind(MatchKind::Standard)
-                    .ascii_case_insensitive(true)
-                    .build(&literals)
-                    .ok()
-            })
-            .flatten();
+        let automaton = Literals::new(literals).ok().flatten();
         if automaton.is_none() {
             // Without the automaton every pattern is a candidate.
             slots.iter_mut().for_each(Vec::clear);
@@ -236,7 +229,7 @@ impl Gate {
             return everything();
         }
         let mut filled = vec![false; self.slot_count];
-        for found in automaton.find_overlapping_iter(text) {
+        for found in automaton.for_a_text().find_overlapping_iter(text) {
             if let Some(slots) = self.fills.get(found.pattern().as_usize()) {
                 for &slot in slots {
                     filled[slot] = true;

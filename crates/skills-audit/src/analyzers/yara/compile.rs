@@ -8,9 +8,7 @@
 //! and a pass of each expression whose atoms occur (`matcher.rs`).
 
 use std::sync::OnceLock;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
-use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
 use regex::bytes::{Regex, RegexBuilder};
 
 use super::Error;
@@ -18,6 +16,7 @@ use super::ast::{Expr, Meta, Pattern, RuleDecl};
 use super::atoms::atoms;
 use super::parse::parse;
 use super::translate;
+use crate::analyzers::automaton::Literals;
 
 /// The most memory one compiled expression may take: a rule that asks for more (`(a{1000}
 /// ){1000}`) is refused when compiled rather than slowing every scan.
@@ -27,19 +26,6 @@ const REGEX_BYTES: usize = 2 * 1024 * 1024;
 /// that is still linear.
 const DFA_BYTES: usize = 2 * 1024 * 1024;
 
-/// Up to this many literals and atoms the automaton is a full DFA once it has scanned
-/// [`FILES_BEFORE_DFA`] files, the fastest to scan with (the crate's own choice stops at fewer
-/// patterns, which made the shipped rules' pass several times slower); past it the crate
-/// picks, so a large user rule set cannot make the DFA's memory explode.
-const DFA_PATTERNS: usize = 2_000;
-
-/// How many files the first automaton, a contiguous NFA, scans before the full DFA is built.
-/// The DFA cost four fifths of building the shipped rules' automaton (13M of 16M
-/// instructions), more than a process auditing one skill spends scanning with the NFA; a
-/// batch builds it once, early. Both report the same matches: an automaton's kind changes
-/// only its speed.
-const FILES_BEFORE_DFA: usize = 16;
-
 /// Rule files, compiled.
 #[derive(Debug)]
 pub(crate) struct Compiled {
@@ -47,7 +33,7 @@ pub(crate) struct Compiled {
     pub(crate) strings: Vec<CompiledString>,
     /// Every literal and every atom, compared without ASCII case (a case-sensitive literal
     /// is compared again on a match); `entries[i]` says what its pattern `i` is.
-    pub(crate) automaton: Option<Automaton>,
+    pub(crate) automaton: Option<Literals>,
     pub(crate) entries: Vec<Entry>,
     /// Regular expressions and hex strings that are not plain bytes.
     pub(crate) expressions: Vec<Expression>,
@@ -292,60 +278,12 @@ pub(crate) fn compile_with(
 
 /// An automaton reporting every occurrence of every literal and atom, overlapping ones
 /// included (YARA counts each), without ASCII case; none when there is nothing to find.
-fn automaton(literals: Vec<Vec<u8>>) -> Result<Option<Automaton>, Error> {
-    if literals.is_empty() {
-        return Ok(None);
-    }
-    let kind = (literals.len() <= DFA_PATTERNS).then_some(AhoCorasickKind::ContiguousNFA);
-    let first = built(&literals, kind).map_err(|error| Error {
+fn automaton(literals: Vec<Vec<u8>>) -> Result<Option<Literals>, Error> {
+    Literals::new(literals).map_err(|error| Error {
         file: String::new(),
         line: 0,
         message: format!("the rules' literals cannot be compiled together: {error}"),
-    })?;
-    Ok(Some(Automaton {
-        first,
-        literals,
-        scanned: AtomicUsize::new(0),
-        faster: OnceLock::new(),
-    }))
-}
-
-fn built(
-    literals: &[Vec<u8>],
-    kind: Option<AhoCorasickKind>,
-) -> Result<AhoCorasick, aho_corasick::BuildError> {
-    AhoCorasick::builder()
-        .match_kind(MatchKind::Standard)
-        .ascii_case_insensitive(true)
-        .kind(kind)
-        .build(literals)
-}
-
-/// The literals' automaton: where there are at most [`DFA_PATTERNS`] literals, a contiguous
-/// NFA for the first [`FILES_BEFORE_DFA`] files, then a full DFA; past it, the crate's choice
-/// throughout.
-#[derive(Debug)]
-pub(crate) struct Automaton {
-    first: AhoCorasick,
-    literals: Vec<Vec<u8>>,
-    scanned: AtomicUsize,
-    faster: OnceLock<Option<AhoCorasick>>,
-}
-
-impl Automaton {
-    /// The automaton for the next file.
-    pub(crate) fn for_a_file(&self) -> &AhoCorasick {
-        if self.literals.len() > DFA_PATTERNS
-            || self.scanned.fetch_add(1, Ordering::Relaxed) < FILES_BEFORE_DFA
-        {
-            return &self.first;
-        }
-        self.faster
-            // One that cannot be built leaves the first in place.
-            .get_or_init(|| built(&self.literals, Some(AhoCorasickKind::DFA)).ok())
-            .as_ref()
-            .unwrap_or(&self.first)
-    }
+    })
 }
 
 /// The first line of the `regex` crate's error (the rest draws a caret under the pattern,

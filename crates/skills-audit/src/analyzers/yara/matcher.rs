@@ -66,7 +66,7 @@ impl Compiled {
             scan.pending[expression] = true;
         }
         if let Some(automaton) = &self.automaton {
-            for matched in automaton.for_a_file().find_overlapping_iter(data) {
+            for matched in automaton.for_a_text().find_overlapping_iter(data) {
                 match &self.entries[matched.pattern().as_usize()] {
                     Entry::Atom { expression } => scan.pending[*expression] = true,
                     Entry::Literal {
