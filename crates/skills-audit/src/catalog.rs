@@ -57,6 +57,9 @@ pub fn audit_each(
     let catalog = skills_ops::discover::discover(config)?;
     let (folders, skipped) = folders(&catalog, &request.targets);
     let options = options(&catalog, settings)?.with_fail_on(fail_on);
+    // The folders and the neighbours' names are taken: the catalog (a tenth of a kilobyte and
+    // more a skill) is not kept through the scan, whose own memory would come on top of it.
+    drop(catalog);
     let acceptances = Acceptances::read(config);
     let neighbours = options.shared_neighbours();
     let caps = options.caps;
