@@ -126,19 +126,25 @@ fn bounded(mut command: Command, args: &[String]) -> Run {
     let status = format!("/proc/{}/status", child.id());
     let started = Instant::now();
     let mut peak = 0;
+    // The status line that set `peak`, shown if it fails the bound.
+    let mut peak_seen = String::new();
     let code = loop {
-        if let Some(peak_now) = std::fs::read_to_string(&status)
+        if let Some((name, peak_now)) = std::fs::read_to_string(&status)
             .ok()
-            .and_then(|text| vm_hwm_kib(&text))
+            .as_deref()
+            .and_then(program_peak)
         {
-            peak = peak.max(peak_now);
+            if peak_now > peak {
+                peak = peak_now;
+                peak_seen = format!("{name} at {peak_now} KiB");
+            }
         }
         if let Some(exit) = child.try_wait().unwrap() {
             break exit.code();
         }
         let failure = if peak > MAX_PEAK_KIB {
             Some(format!(
-                "its memory grew to {peak} KiB: a read without a bound"
+                "its memory grew to {peak} KiB ({peak_seen}): a read without a bound"
             ))
         } else if started.elapsed() > WATCHDOG {
             Some(format!(
@@ -165,12 +171,29 @@ fn bounded(mut command: Command, args: &[String]) -> Run {
     }
 }
 
-/// The peak resident memory `/proc/PID/status` reports, in KiB.
-fn vm_hwm_kib(status: &str) -> Option<u64> {
-    status
-        .lines()
-        .find_map(|line| line.strip_prefix("VmHWM:"))
-        .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
+/// The program's name and peak resident memory (KiB) as `/proc/PID/status` reports them,
+/// when the process is the program under test: a status read before the child has become
+/// `skills` (a copy of this test process, whose peak is the harness's) says nothing of the
+/// command's memory.
+fn program_peak(status: &str) -> Option<(&str, u64)> {
+    let field = |key: &str| {
+        status
+            .lines()
+            .find_map(|line| line.strip_prefix(key))
+            .map(str::trim)
+    };
+    let name = field("Name:")?;
+    let program = skills_tests::skills_binary().file_name()?.to_str()?;
+    // The kernel keeps the first 15 bytes of the name.
+    if !program.starts_with(name) || name.is_empty() {
+        return None;
+    }
+    let peak = field("VmHWM:")?
+        .trim_end_matches("kB")
+        .trim()
+        .parse()
+        .ok()?;
+    Some((name, peak))
 }
 
 /// What can be planted at a state file (or at the program's folder above it).
@@ -953,6 +976,37 @@ const ROWS: &[Row] = &[
         steps: install_steps,
     },
 ];
+
+/// The memory bound reads the program itself: a running `skills` (a server waiting on its
+/// input) is seen with a peak, and a status of another program is not taken for it.
+#[test]
+fn the_memory_bound_sees_the_program() {
+    let mut child = skills_tests::skills()
+        .args(["mcp", "--no-scripts"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let status = format!("/proc/{}/status", child.id());
+    let started = Instant::now();
+    let seen = loop {
+        let seen = std::fs::read_to_string(&status)
+            .ok()
+            .and_then(|text| program_peak(&text).map(|(_, peak)| peak));
+        if seen.is_some() || started.elapsed() > WATCHDOG {
+            break seen;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(seen.is_some_and(|peak| peak > 0), "{seen:?}");
+    let harness = "Name:\tit-0123456789ab\nVmHWM:\t  333332 kB\n";
+    assert_eq!(program_peak(harness), None);
+    let program = "Name:\tskills\nVmHWM:\t  4096 kB\n";
+    assert_eq!(program_peak(program), Some(("skills", 4096)));
+}
 
 #[test]
 fn every_kind_of_state_file_has_a_row() {
