@@ -46,7 +46,8 @@ fn stamp_walk(
         } else {
             format!("{prefix}/{name}")
         };
-        let Ok(metadata) = std::fs::symlink_metadata(entry.path()) else {
+        // Read through the listed folder (no link followed), not by the whole path again.
+        let Ok(metadata) = entry.metadata() else {
             continue;
         };
         hasher.update((relative.len() as u64).to_le_bytes());

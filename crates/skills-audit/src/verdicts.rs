@@ -148,14 +148,43 @@ pub fn mark(config: &SkillsConfig, skills: &mut [Skill]) {
         return;
     }
     let caps = Caps::default();
+    let parents = resolved_parents(skills.iter().map(|skill| skill.dir.as_path()));
     skills.par_iter_mut().for_each(|skill| {
-        let Ok(real) = std::fs::canonicalize(&skill.dir) else {
+        let Some(real) = resolved(&skill.dir, &parents) else {
             return;
         };
         if let Some(entry) = verdicts.get(&real) {
             skill.audit = Some(entry.mark(stamp(&real, &caps).as_deref()));
         }
     });
+}
+
+/// Each distinct folder holding one of `dirs`, resolved once: a catalog's skills share a few
+/// roots, and resolving a path costs a look-up of every component.
+fn resolved_parents<'a>(dirs: impl Iterator<Item = &'a Path>) -> HashMap<PathBuf, Option<PathBuf>> {
+    let mut parents = HashMap::new();
+    for dir in dirs {
+        if let Some(parent) = dir.parent()
+            && !parents.contains_key(parent)
+        {
+            parents.insert(parent.to_path_buf(), std::fs::canonicalize(parent).ok());
+        }
+    }
+    parents
+}
+
+/// The skill folder `dir`, resolved as `canonicalize` would: its resolved parent and its own
+/// name when it is a folder itself (a link, or a name like `..`, is resolved whole).
+fn resolved(dir: &Path, parents: &HashMap<PathBuf, Option<PathBuf>>) -> Option<PathBuf> {
+    let through_parent = dir
+        .file_name()
+        .zip(dir.parent())
+        .and_then(|(name, parent)| {
+            let parent = parents.get(parent)?.as_ref()?;
+            let metadata = std::fs::symlink_metadata(dir).ok()?;
+            metadata.is_dir().then(|| parent.join(name))
+        });
+    through_parent.or_else(|| std::fs::canonicalize(dir).ok())
 }
 
 /// Records the verdicts of `reports` (each skill's folder as `skill_path` names it, its

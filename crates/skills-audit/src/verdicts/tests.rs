@@ -193,3 +193,32 @@ fn rescan_reports_a_skill_first_seen_flagged() {
     assert_eq!(changed[0].1, None);
     assert!(changed[0].2.flagged());
 }
+
+/// A folder resolved through its parent is the folder `canonicalize` gives, whether the
+/// parent, the folder or neither is a link.
+#[cfg(unix)]
+#[test]
+fn a_folder_resolves_as_canonicalize_resolves_it() {
+    let base = tempfile::tempdir().unwrap();
+    let real_root = base.path().join("real-root");
+    let elsewhere = base.path().join("elsewhere");
+    std::fs::create_dir_all(real_root.join("plain")).unwrap();
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, real_root.join("linked")).unwrap();
+    let linked_root = base.path().join("linked-root");
+    std::os::unix::fs::symlink(&real_root, &linked_root).unwrap();
+    let dirs: Vec<PathBuf> = [&real_root, &linked_root]
+        .iter()
+        .flat_map(|root| ["plain", "linked", "missing"].map(|name| root.join(name)))
+        .chain([real_root.join("plain").join("..")])
+        .collect();
+    let parents = resolved_parents(dirs.iter().map(PathBuf::as_path));
+    for dir in &dirs {
+        assert_eq!(
+            resolved(dir, &parents),
+            std::fs::canonicalize(dir).ok(),
+            "{}",
+            dir.display()
+        );
+    }
+}
