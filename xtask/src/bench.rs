@@ -329,6 +329,7 @@ pub(crate) enum Contender {
     FullRead,
     Startup,
     ListWarm,
+    ListAudited,
     ListCold,
     Mcp,
     DiscoverWarm,
@@ -344,11 +345,12 @@ pub(crate) enum Contender {
 
 impl Contender {
     /// This program's contenders and the floors, measured on every tree.
-    pub(crate) const PRODUCT: [Self; 12] = [
+    pub(crate) const PRODUCT: [Self; 13] = [
         Self::Floor,
         Self::FullRead,
         Self::Startup,
         Self::ListWarm,
+        Self::ListAudited,
         Self::ListCold,
         Self::Mcp,
         Self::DiscoverWarm,
@@ -391,6 +393,7 @@ impl Contender {
             Self::FullRead => "full_read",
             Self::Startup => "process_start",
             Self::ListWarm => "list_json_warm_cache",
+            Self::ListAudited => "list_json_warm_cache_every_skill_audited",
             Self::ListCold => "list_json_cold_cache",
             Self::Mcp => "mcp_initialize_tools_first_resources_page_warm_cache",
             Self::DiscoverWarm => "discover_in_process_warm_cache",
@@ -412,6 +415,7 @@ impl Contender {
             Self::FullRead => "full read (walk + whole files)",
             Self::Startup => "skills --version (process start)",
             Self::ListWarm => "skills list --json (warm cache)",
+            Self::ListAudited => "skills list --json (warm, all audited)",
             Self::ListCold => "skills list --json (cold cache)",
             Self::Mcp => "skills mcp: init, tools, resources p1",
             Self::DiscoverWarm => "discover in-process (warm cache)",
@@ -1175,6 +1179,7 @@ fn sample(
         }
         Contender::Startup
         | Contender::ListWarm
+        | Contender::ListAudited
         | Contender::ListCold
         | Contender::Prompt
         | Contender::Validate
@@ -1187,12 +1192,22 @@ fn sample(
                 }
                 remove_cache(&tree.home)?;
             }
+            if contender == Contender::ListAudited {
+                if check {
+                    println!(
+                        "  (all audited: the verdicts of a whole-tree audit are put in the home before every run)"
+                    );
+                }
+                place_verdicts(tree, tools)?;
+            }
             let (elapsed, output) = spawn(&mut command, check, ok)?;
-            if contender == Contender::Audit {
+            if matches!(contender, Contender::Audit | Contender::ListAudited) {
                 remove_verdicts(&tree.home)?;
             }
             let found = match contender {
-                Contender::ListWarm | Contender::ListCold => count_listed(&output),
+                Contender::ListWarm | Contender::ListAudited | Contender::ListCold => {
+                    count_listed(&output)
+                }
                 Contender::Prompt => {
                     Some(String::from_utf8_lossy(&output).matches("<skill>").count())
                 }
@@ -1201,6 +1216,19 @@ fn sample(
                 }
                 _ => None,
             };
+            if contender == Contender::ListAudited && check {
+                // The row measures marked listings only if the listing marks them: every skill
+                // carries a current verdict.
+                let marks = count_matches(&output, br#""state":"current""#);
+                if found.is_none_or(|found| marks < found) {
+                    return Err(Failure::new(
+                        format!(
+                            "the listing after a whole-tree audit marked {marks} skills current of {found:?} listed"
+                        ),
+                        "run `skills audit` and `skills list --json` on the tree by hand",
+                    ));
+                }
+            }
             Ok(Sample {
                 times: vec![elapsed],
                 found: if check { found } else { None },
@@ -1216,7 +1244,7 @@ fn invocation(contender: Contender, tools: &Tools, tree: &tree::Tree) -> (Comman
     let mut command = Command::new(&tools.skills);
     quiet_environment(&mut command, &tree.workspace);
     let discovers = match contender {
-        Contender::ListWarm | Contender::ListCold => {
+        Contender::ListWarm | Contender::ListAudited | Contender::ListCold => {
             command.args(["list", "--json"]);
             true
         }
@@ -1674,6 +1702,31 @@ fn remove_cache(home: &Path) -> Result<(), Failure> {
     remove_from_home(home, CACHE_DIR, "the catalog cache")
 }
 
+/// Puts the verdicts of a whole-tree audit in the tree's home, as a person who ran `skills
+/// audit` has them: a listing then stamps every skill it marks. The first call runs the audit
+/// (untimed) and keeps its verdicts beside the tree; later calls copy them back.
+fn place_verdicts(tree: &tree::Tree, tools: &Tools) -> Result<(), Failure> {
+    // Beside the home (`<t>/home`), removed with the tree.
+    let kept = tree.home.with_file_name("audited-verdicts.json");
+    let placed = tree.home.join(VERDICTS_PATH);
+    let failed = |what: &str, error: io::Error| {
+        Failure::new(
+            format!(
+                "could not {what} the audit verdicts under {}: {error}",
+                tree.home.display()
+            ),
+            "check the temporary directory's permissions and free space",
+        )
+    };
+    if !kept.exists() {
+        let (mut command, ok) = invocation(Contender::Audit, tools, tree);
+        spawn(&mut command, false, ok)?;
+        fs::rename(&placed, &kept).map_err(|error| failed("keep", error))?;
+    }
+    fs::copy(&kept, &placed).map_err(|error| failed("place", error))?;
+    Ok(())
+}
+
 /// Removes the verdicts a whole-tree audit recorded ([`VERDICTS_PATH`]).
 fn remove_verdicts(home: &Path) -> Result<(), Failure> {
     remove_from_home(home, VERDICTS_PATH, "the audit verdicts")
@@ -1844,6 +1897,14 @@ fn peak_rss(
         }
     }
     Ok(report::median(&figures))
+}
+
+/// How many times `needle` occurs in `haystack`.
+fn count_matches(haystack: &[u8], needle: &[u8]) -> usize {
+    haystack
+        .windows(needle.len())
+        .filter(|window| *window == needle)
+        .count()
 }
 
 /// Number of elements of the listing in `skills list --json` output: the top-level array, or
@@ -2100,6 +2161,9 @@ mod tests {
         assert_eq!(count_listed(object), Some(3));
         assert_eq!(count_listed(br#"{"skills":[]}"#), Some(0));
         assert_eq!(count_listed(br#"{"other":[]}"#), None);
+        let marked = br#"[{"audit":{"state":"current"}},{"audit":{"state":"stale"}},{"audit":{"state":"current"}}]"#;
+        assert_eq!(count_matches(marked, br#""state":"current""#), 2);
+        assert_eq!(count_matches(b"", br#""state":"current""#), 0);
     }
 
     #[test]

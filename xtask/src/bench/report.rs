@@ -633,6 +633,14 @@ fn verdicts(rows: &[Row], trees: &[TreeSummary], growth: &[Growth]) -> Vec<Verdi
             LIST_WARM_LIMIT,
             floor,
         ));
+        // The same target once every skill has a verdict on file, as after `skills audit`:
+        // the listing then stamps the files of each skill it marks.
+        verdicts.push(ratio_check(
+            Contender::ListAudited,
+            "skills list --json, warm catalog cache, every skill audited",
+            LIST_WARM_LIMIT,
+            floor,
+        ));
         verdicts.push(ratio_check(
             Contender::ListCold,
             "skills list --json, no catalog cache",
