@@ -215,6 +215,20 @@ pub(crate) fn store_entries(config: &SkillsConfig, fresh: Vec<Entry>) -> Result<
         return Ok(());
     }
     let mut entries: Vec<Entry> = FILE.load(config).unwrap_or_default();
+    // A scan that found what the file already says of every folder it scanned (an audit run
+    // again on unchanged skills) leaves the file as it is: rewriting it, synced, cost more
+    // than the scan of one skill. Those entries keep their place in the order of eviction.
+    let kept: HashMap<&Path, &Entry> = entries
+        .iter()
+        .map(|entry| (entry.path.as_path(), entry))
+        .collect();
+    if fresh
+        .iter()
+        .all(|entry| kept.get(entry.path.as_path()) == Some(&entry))
+    {
+        return Ok(());
+    }
+    drop(kept);
     // A set, not a scan of `fresh` per entry: a catalog of 10,000 skills rewrites them all.
     let replaced: std::collections::HashSet<&Path> =
         fresh.iter().map(|entry| entry.path.as_path()).collect();

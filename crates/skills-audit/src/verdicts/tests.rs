@@ -184,6 +184,51 @@ fn the_store_keeps_at_most_its_bound_dropping_the_oldest() {
     assert_eq!(kept.last().unwrap().name, format!("s{}", MAX_ENTRIES + 1));
 }
 
+/// What the file already says is not written again; anything new is.
+#[test]
+fn the_same_verdicts_leave_the_file_as_it_is() {
+    let tree = Tree::new();
+    let config = tree.config();
+    let entry = |index: usize, findings_count: usize| Entry {
+        path: PathBuf::from(format!("/skills/{index}")),
+        name: format!("s{index}"),
+        stamp: "0".to_owned(),
+        digest: String::new(),
+        rules_version: crate::RULES_VERSION.to_owned(),
+        max_severity: None,
+        findings_count,
+        blocked: false,
+    };
+    // The file as written, dated long ago: a file written again is dated now.
+    let long_ago = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_000_000);
+    let date = || {
+        std::fs::File::options()
+            .append(true)
+            .open(verdicts_file(&tree))
+            .unwrap()
+            .set_modified(long_ago)
+            .unwrap();
+    };
+    let rewritten = || {
+        std::fs::metadata(verdicts_file(&tree))
+            .unwrap()
+            .modified()
+            .unwrap()
+            != long_ago
+    };
+    store_entries(&config, vec![entry(0, 0), entry(1, 0)]).unwrap();
+    date();
+    store_entries(&config, vec![entry(1, 0)]).unwrap();
+    assert!(!rewritten(), "the same verdict was written again");
+    store_entries(&config, vec![entry(1, 0), entry(2, 0)]).unwrap();
+    assert!(rewritten(), "a new folder's verdict was not written");
+    date();
+    store_entries(&config, vec![entry(1, 3)]).unwrap();
+    assert!(rewritten(), "a changed verdict was not written");
+    let kept: Vec<Entry> = FILE.load(&config).unwrap();
+    assert_eq!(kept, vec![entry(0, 0), entry(2, 0), entry(1, 3)]);
+}
+
 #[test]
 fn rescan_reports_a_skill_first_seen_flagged() {
     let tree = Tree::new();
