@@ -1219,7 +1219,7 @@ fn sample(
             if contender == Contender::ListAudited && check {
                 // The row measures marked listings only if the listing marks them: every skill
                 // carries a current verdict.
-                let marks = count_matches(&output, br#""state":"current""#);
+                let marks = current_marks(&output);
                 if found.is_none_or(|found| marks < found) {
                     return Err(Failure::new(
                         format!(
@@ -1899,12 +1899,19 @@ fn peak_rss(
     Ok(report::median(&figures))
 }
 
-/// How many times `needle` occurs in `haystack`.
-fn count_matches(haystack: &[u8], needle: &[u8]) -> usize {
-    haystack
-        .windows(needle.len())
-        .filter(|window| *window == needle)
-        .count()
+/// How many skills of a `skills list --json` output carry an audit mark whose state is
+/// `current` (none when it is not such an output).
+fn current_marks(json: &[u8]) -> usize {
+    let Ok(listing) = serde_json::from_slice::<Value>(json) else {
+        return 0;
+    };
+    let skills = listing.get("skills").unwrap_or(&listing);
+    skills.as_array().map_or(0, |skills| {
+        skills
+            .iter()
+            .filter(|skill| skill.pointer("/audit/state") == Some(&Value::from("current")))
+            .count()
+    })
 }
 
 /// Number of elements of the listing in `skills list --json` output: the top-level array, or
@@ -2161,9 +2168,11 @@ mod tests {
         assert_eq!(count_listed(object), Some(3));
         assert_eq!(count_listed(br#"{"skills":[]}"#), Some(0));
         assert_eq!(count_listed(br#"{"other":[]}"#), None);
-        let marked = br#"[{"audit":{"state":"current"}},{"audit":{"state":"stale"}},{"audit":{"state":"current"}}]"#;
-        assert_eq!(count_matches(marked, br#""state":"current""#), 2);
-        assert_eq!(count_matches(b"", br#""state":"current""#), 0);
+        let marked = br#"{"skills": [{"audit": {"state": "current"}}, {"audit": {"state": "stale"}}, {"name": "x"},
+            {"audit": {"state": "current"}}]}"#;
+        assert_eq!(current_marks(marked), 2);
+        assert_eq!(current_marks(br#"[{"audit": {"state": "current"}}]"#), 1);
+        assert_eq!(current_marks(b"not json"), 0);
     }
 
     #[test]
