@@ -133,11 +133,10 @@ fn bounded(mut command: Command, args: &[String]) -> Run {
             .ok()
             .as_deref()
             .and_then(program_peak)
+            && peak_now > peak
         {
-            if peak_now > peak {
-                peak = peak_now;
-                peak_seen = format!("{name} at {peak_now} KiB");
-            }
+            peak = peak_now;
+            peak_seen = format!("{name} at {peak_now} KiB");
         }
         if let Some(exit) = child.try_wait().unwrap() {
             break exit.code();

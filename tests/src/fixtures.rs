@@ -11,7 +11,7 @@ use skills_types::{Frontmatter, Skill, SkillScope};
 pub fn skill(id: &str, triggers: &[&str]) -> Skill {
     let frontmatter = Frontmatter {
         name: id.to_owned(),
-        description: format!("The {id} skill."),
+        description: format!("The {id} skill.").into(),
         triggers: triggers.iter().map(|text| (*text).to_owned()).collect(),
         ..Frontmatter::default()
     };

@@ -191,12 +191,12 @@ fn scan(
         .find(|file| file.path == SKILL_MD)
         .and_then(|file| skills_ops::load::parse_document(&path.join(SKILL_MD), &file.bytes).ok())
         .map(|document| document.frontmatter);
-    let field = |pick: fn(&skills_types::Frontmatter) -> &String| {
+    let field = |pick: fn(&skills_types::Frontmatter) -> &str| {
         frontmatter
             .as_ref()
             .map(pick)
             .filter(|value| !value.is_empty())
-            .cloned()
+            .map(str::to_owned)
     };
     let folder = path
         .file_name()

@@ -296,7 +296,7 @@ impl Skill {
             entry: IndexEntry {
                 name: name.clone(),
                 kind,
-                description: self.frontmatter.description.clone(),
+                description: self.frontmatter.description.to_string(),
                 url: path,
                 digest: format!("sha256:{}", hex_digest(&bytes)),
                 version: self.version.clone(),

@@ -294,7 +294,7 @@ fn description_of(download: &Download) -> String {
         .iter()
         .find(|(path, _)| path == SKILL_MD)
         .and_then(|(_, bytes)| skills_ops::load::parse_document(Path::new(SKILL_MD), bytes).ok())
-        .map(|document| document.frontmatter.description)
+        .map(|document| document.frontmatter.description.to_string())
         .unwrap_or_default()
 }
 

@@ -228,7 +228,7 @@ pub(crate) fn list(
             .and_then(|mark| mark.agent_note(&sanitize::line(&skill.name)))
         {
             Some(note) => format!("[{note}] {}", skill.description),
-            None => skill.description.clone(),
+            None => skill.description.to_string(),
         };
         let mut definition = Resource::new(uri(&skill.name, DEFINITION), skill.name.clone())
             .with_description(sanitize::description(&description))

@@ -526,25 +526,26 @@ fn normalize(
                 String::new()
             }
         },
-    };
+    }
+    .into();
 
     let lengths = [
         (
             DiagnosticCode::NameTooLong,
             "name",
-            Some(&frontmatter.name),
+            Some(frontmatter.name.as_str()),
             MAX_NAME_CHARS,
         ),
         (
             DiagnosticCode::DescriptionTooLong,
             "description",
-            Some(&frontmatter.description),
+            Some(frontmatter.description.as_str()),
             MAX_DESCRIPTION_CHARS,
         ),
         (
             DiagnosticCode::CompatibilityTooLong,
             "compatibility",
-            frontmatter.compatibility.as_ref(),
+            frontmatter.compatibility.as_deref(),
             MAX_COMPATIBILITY_CHARS,
         ),
     ];

@@ -50,7 +50,7 @@ pub fn create(config: &SkillsConfig, request: &CreateSkill) -> Result<Written, E
 
     let mut frontmatter = Frontmatter {
         name: request.name.clone(),
-        description: request.description.trim().to_owned(),
+        description: request.description.trim().into(),
         license: request.license.clone(),
         allowed_tools: request.allowed_tools.clone(),
         ..Frontmatter::default()
@@ -161,7 +161,7 @@ pub fn update(config: &SkillsConfig, id: &str, changes: &UpdateSkill) -> Result<
     }
     let mut frontmatter = skill.frontmatter.clone();
     if let Some(description) = &changes.description {
-        frontmatter.description = description.trim().to_owned();
+        frontmatter.description = description.trim().into();
     }
     if let Some(license) = &changes.license {
         frontmatter.license = Some(license.clone());

@@ -505,7 +505,7 @@ fn summary(skill: &Skill, description: String) -> SkillSummary {
     SkillSummary {
         id: sanitize::line(&skill.id).into_owned(),
         name: sanitize::line(&skill.name).into_owned(),
-        description,
+        description: description.into(),
         scope: skill.scope,
         location: sanitize::line(&skill.location.to_string_lossy())
             .into_owned()
@@ -865,7 +865,8 @@ mod tests {
                         .description
                         .chars()
                         .take(MIN_SHORTENED_CHARS)
-                        .collect()
+                        .collect::<String>()
+                        .into()
                 },
                 ..skills[index].clone()
             })

@@ -362,7 +362,7 @@ impl Searchable {
             matched.sort_by(|a, b| b.0.total_cmp(&a.0));
             hits.push(SearchHit {
                 name: skill.name.clone(),
-                description: skill.description.clone(),
+                description: skill.description.to_string(),
                 score,
                 matched: matched
                     .into_iter()
@@ -417,7 +417,7 @@ impl Layout {
         let Body { headings, prose } = body(&skill.location);
         let texts: [Vec<String>; 6] = [
             vec![skill.name.replace(['-', '_'], " ")],
-            vec![skill.description.clone()],
+            vec![skill.description.to_string()],
             skill.when_to_use.iter().cloned().collect(),
             skill.frontmatter.tags(),
             headings,

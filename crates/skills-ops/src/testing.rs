@@ -11,14 +11,14 @@ pub(crate) fn skill(name: &str, description: &str, scope: SkillScope) -> Skill {
     Skill {
         id: name.to_owned(),
         name: name.to_owned(),
-        description: description.to_owned(),
+        description: description.into(),
         scope,
         root: PathBuf::from(format!("/skills/{}", scope.as_str())),
         location: dir.join("SKILL.md"),
         dir,
         frontmatter: Frontmatter {
             name: name.to_owned(),
-            description: description.to_owned(),
+            description: description.into(),
             ..Frontmatter::default()
         },
         when_to_use: None,

@@ -15,8 +15,9 @@ pub struct Frontmatter {
     #[serde(default)]
     pub name: String,
     /// What the skill does and when to use it; this is what an agent reads in the catalog.
+    // Shared with the catalog's record of the skill (`Skill::description`): held once.
     #[serde(default)]
-    pub description: String,
+    pub description: crate::Text,
     /// The license, by SPDX id or a file name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub license: Option<String>,

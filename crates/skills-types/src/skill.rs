@@ -239,7 +239,8 @@ pub struct Skill {
     /// The frontmatter name (the id when there is none).
     pub name: String,
     /// What the skill does and when to use it.
-    pub description: String,
+    // The frontmatter's, shared: held once.
+    pub description: crate::Text,
     /// The scope of the root it was found under.
     pub scope: SkillScope,
     /// The root it was found under.
@@ -293,7 +294,7 @@ pub struct SkillSummary {
     /// The skill's name.
     pub name: String,
     /// What the skill does and when to use it.
-    pub description: String,
+    pub description: crate::Text,
     /// Where it was found.
     pub scope: SkillScope,
     /// Absolute path of the definition file.

@@ -31,7 +31,7 @@ mod handle;
 pub use handle::Skills;
 pub use skills_types::{
     Catalog, Diagnostic, DiagnosticCode, Error, Frontmatter, Severity, Skill, SkillDocument,
-    SkillScope, SkillSummary, SkillsConfig, ToolContent, ToolResult,
+    SkillScope, SkillSummary, SkillsConfig, Text, ToolContent, ToolResult,
 };
 
 /// `true` when the subsystem is compiled in (the `skills` feature), `false` for the stub.

@@ -291,7 +291,7 @@ impl<'a> CachedLoad<'a> {
     fn restore(self) -> Option<Loaded> {
         let frontmatter = Frontmatter {
             name: self.name.into_owned(),
-            description: self.description.into_owned(),
+            description: self.description.into_owned().into(),
             license: self.license.map(Cow::into_owned),
             compatibility: self.compatibility.map(Cow::into_owned),
             metadata: self

@@ -291,7 +291,7 @@ mod tests {
         publisher.observe(&catalog);
         assert!(drain(&recorded).is_empty(), "nothing changed");
 
-        catalog.skills[0].description = "Now different.".to_owned();
+        catalog.skills[0].description = "Now different.".into();
         catalog.skills.remove(1);
         catalog.skills.push(skill("c", &["cron"]));
         catalog.diagnostics.push(

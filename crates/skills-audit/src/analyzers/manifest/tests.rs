@@ -22,7 +22,7 @@ fn skill(files: &[(&str, &[u8])]) -> Skill {
         name: "x".into(),
         description: frontmatter
             .as_ref()
-            .map(|frontmatter| frontmatter.description.clone())
+            .map(|frontmatter| frontmatter.description.to_string())
             .unwrap_or_default(),
         frontmatter,
         files,
