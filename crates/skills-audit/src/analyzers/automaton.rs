@@ -1,9 +1,11 @@
 //! An Aho-Corasick automaton over many literals, compared without ASCII case and reporting
 //! every occurrence (overlapping ones included), built cheap first and fast later.
 //!
-//! A full DFA scans several times faster than a contiguous NFA, but building it costs more than
-//! a process auditing one skill spends scanning with the NFA (for the shipped YARA rules, 13M of
-//! the automaton's 16M instructions). So the first [`TEXTS_BEFORE_DFA`] texts are scanned with
+//! A full DFA scans several times faster than an NFA, but building it costs more than a process
+//! auditing one skill spends scanning with the NFA (for the shipped YARA rules, 13M of the
+//! automaton's 16M instructions). The NFA is the crate's noncontiguous one, its first stage:
+//! made contiguous it scans faster, but the conversion cost more (about 2M instructions a
+//! process, gate and rules together) than the few texts of one skill scanned with it. So the first [`TEXTS_BEFORE_DFA`] texts are scanned with
 //! the NFA, and the DFA is built for the texts after them: a batch builds it once, early, and a
 //! process auditing one skill never does. Both report the same matches, with the same pattern
 //! ids: an automaton's kind changes only its speed.
@@ -37,7 +39,7 @@ impl Literals {
         if literals.is_empty() {
             return Ok(None);
         }
-        let kind = (literals.len() <= DFA_LITERALS).then_some(AhoCorasickKind::ContiguousNFA);
+        let kind = (literals.len() <= DFA_LITERALS).then_some(AhoCorasickKind::NoncontiguousNFA);
         Ok(Some(Self {
             first: built(&literals, kind)?,
             literals,

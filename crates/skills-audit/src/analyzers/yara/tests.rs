@@ -1000,7 +1000,7 @@ fn many_rules_share_one_pass_and_each_is_judged_alone() {
     assert_eq!(matching(source, b"ALPHA"), ["three"]);
 }
 
-/// The automaton changes kind after its first files (a contiguous NFA, then a full DFA):
+/// The automaton changes kind after its first files (an NFA, then a full DFA):
 /// every file is judged the same before and after, overlapping and case-folded matches and
 /// counts included.
 #[test]
