@@ -162,20 +162,25 @@ fn rescan_reports_a_verdict_that_changed_and_nothing_else() {
     assert!(after.flagged());
 }
 
-#[test]
-fn the_store_keeps_at_most_its_bound_dropping_the_oldest() {
-    let tree = Tree::new();
-    let config = tree.config();
-    let entry = |index: usize| Entry {
+/// A verdict of the folder `/skills/<index>` with `findings_count` findings.
+fn entry(index: usize, findings_count: usize) -> Entry {
+    Entry {
         path: PathBuf::from(format!("/skills/{index}")),
         name: format!("s{index}"),
         stamp: "0".to_owned(),
         digest: String::new(),
         rules_version: crate::RULES_VERSION.to_owned(),
         max_severity: None,
-        findings_count: 0,
+        findings_count,
         blocked: false,
-    };
+    }
+}
+
+#[test]
+fn the_store_keeps_at_most_its_bound_dropping_the_oldest() {
+    let tree = Tree::new();
+    let config = tree.config();
+    let entry = |index: usize| entry(index, 0);
     store_entries(&config, (0..MAX_ENTRIES).map(entry).collect()).unwrap();
     store_entries(&config, vec![entry(MAX_ENTRIES), entry(MAX_ENTRIES + 1)]).unwrap();
     let kept: Vec<Entry> = FILE.load(&config).unwrap();
@@ -189,16 +194,6 @@ fn the_store_keeps_at_most_its_bound_dropping_the_oldest() {
 fn the_same_verdicts_leave_the_file_as_it_is() {
     let tree = Tree::new();
     let config = tree.config();
-    let entry = |index: usize, findings_count: usize| Entry {
-        path: PathBuf::from(format!("/skills/{index}")),
-        name: format!("s{index}"),
-        stamp: "0".to_owned(),
-        digest: String::new(),
-        rules_version: crate::RULES_VERSION.to_owned(),
-        max_severity: None,
-        findings_count,
-        blocked: false,
-    };
     // The file as written, dated long ago: a file written again is dated now.
     let long_ago = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_000_000);
     let date = || {
