@@ -193,7 +193,7 @@ impl<W: Write> JsonPieces<W> {
     }
 }
 
-/// Text blocks written one after the other on stdout, as [`block`] writes one: buffered, the
+/// Text blocks written one after the other on stdout ([`block`] writes one): buffered, the
 /// colour choice taken once. For output whose parts come one at a time (`skills audit`'s
 /// reports); the lock is taken per buffer written, never held between two blocks.
 pub(crate) struct Blocks {
@@ -394,22 +394,16 @@ pub(crate) fn warn(message: &str) {
     eprintln!("{WARNING}warning{WARNING:#}: {}", shown(message));
 }
 
-/// A line on stdout.
 /// Prints `text`, lines each ending with a line feed, in one buffered write. Through
 /// `anstream` a styled text is written piece by piece between its escape codes, so a report of
 /// ten thousand coloured lines would cost ten thousand system calls on a line-buffered stdout.
 pub(crate) fn block(text: &str) {
-    let stdout = std::io::stdout();
-    let choice = anstream::AutoStream::choice(&stdout);
-    let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
-    // A closed pipe is not worth a panic or a second error.
-    let _ = match choice {
-        anstream::ColorChoice::Never => write!(out, "{}", anstream::adapter::strip_str(text)),
-        _ => out.write_all(text.as_bytes()),
-    };
-    let _ = out.flush();
+    let mut blocks = Blocks::stdout();
+    blocks.write(text);
+    blocks.finish();
 }
 
+/// A line on stdout.
 pub(crate) fn line(text: impl std::fmt::Display) {
     println!("{text}");
 }
