@@ -6,6 +6,7 @@ mod examine;
 mod hidden;
 mod hosts;
 mod instructions;
+mod lean;
 mod literals;
 mod manifest;
 mod mcp;
@@ -16,6 +17,7 @@ mod sidecar;
 mod supply;
 mod yara;
 
+pub(crate) use lean::{Lean, lean};
 pub(crate) use mcp::holds_config as holds_mcp_config;
 pub(crate) use rules::RuleSet;
 #[cfg(test)]
@@ -98,32 +100,6 @@ pub(crate) fn unfolded(source: &str) -> String {
         rest = &rest[length..];
     }
     out
-}
-
-/// A case-insensitive pattern compiled lean: its wide classes unfolded ([`unfolded`]),
-/// keeping only the whole match (no capture groups), and, unless `prefilter`, without the
-/// literal prefilters the `regex` crate would extract for it (a third of the build). A
-/// prefilter pays only where the pattern is searched over a whole text, many times in a
-/// batch; patterns run over short texts, or behind a literal gate that has already found
-/// their literals, go without. The matches are those `regex::Regex` gives for the same
-/// expression: the same engines, leftmost-first, empty matches only on char boundaries. None
-/// when it exceeds `nfa_bytes`.
-pub(crate) fn lean(
-    source: &str,
-    nfa_bytes: usize,
-    prefilter: bool,
-) -> Option<regex_automata::meta::Regex> {
-    use regex_automata::meta;
-    meta::Regex::builder()
-        .syntax(regex_automata::util::syntax::Config::new().case_insensitive(true))
-        .configure(
-            meta::Regex::config()
-                .auto_prefilter(prefilter)
-                .which_captures(regex_automata::nfa::thompson::WhichCaptures::Implicit)
-                .nfa_size_limit(Some(nfa_bytes)),
-        )
-        .build(&unfolded(source))
-        .ok()
 }
 
 /// Every built-in rule, analyzer by analyzer: what `docs/audit.md` lists and what the

@@ -29,7 +29,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{LazyLock, OnceLock};
 
 use regex::Regex;
-use regex_automata::{Input, meta};
+use regex_automata::Input;
 use skills_types::audit::{Category, Severity};
 
 use super::literals::Gate;
@@ -317,7 +317,7 @@ fn build(source: &str, prefilter: bool) -> Option<Part> {
 const ANCHOR_TEXTS_BEFORE_PREFILTER: usize = 4;
 
 /// A compiled part of a phrase ([`build`]).
-type Part = meta::Regex;
+type Part = super::Lean;
 
 /// The first match of `part` in `text` at or after `at`, as `regex::Regex::find_at` gives it.
 fn find_at(part: &Part, text: &str, at: usize) -> Option<(usize, usize)> {
@@ -959,10 +959,10 @@ const SENDING_WORDS: &str = r"(?-u:\b)(send\w*|upload\w*|post\w*|shar\w*|sync\w*
 
 // Each is only asked whether it matches a description ([`super::lean`]), within the
 // `regex` crate's default size.
-static CREDENTIAL_WORDS_RE: LazyLock<Option<meta::Regex>> =
+static CREDENTIAL_WORDS_RE: LazyLock<Option<super::Lean>> =
     LazyLock::new(|| super::lean(CREDENTIAL_WORDS, 10 << 20, false));
 
-static SENDING_WORDS_RE: LazyLock<Option<meta::Regex>> =
+static SENDING_WORDS_RE: LazyLock<Option<super::Lean>> =
     LazyLock::new(|| super::lean(SENDING_WORDS, 10 << 20, false));
 
 /// Credential stores read by a bundled script: the paths and calls that only a tool about
@@ -984,7 +984,7 @@ fn description_mismatch(
     if description.is_empty() {
         return;
     }
-    let mentions = |regex: &LazyLock<Option<meta::Regex>>| {
+    let mentions = |regex: &LazyLock<Option<super::Lean>>| {
         regex
             .as_ref()
             .is_some_and(|regex| regex.is_match(description))

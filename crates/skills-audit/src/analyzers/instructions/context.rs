@@ -13,7 +13,7 @@
 
 use std::sync::LazyLock;
 
-use regex_automata::meta::Regex;
+use crate::analyzers::Lean as Regex;
 
 use super::markdown::{Region, Spans};
 
