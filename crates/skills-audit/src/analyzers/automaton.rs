@@ -1,5 +1,5 @@
-//! An Aho-Corasick automaton over many literals, compared without ASCII case and reporting
-//! every occurrence (overlapping ones included), built cheap first and fast later.
+//! An Aho-Corasick automaton over many literals, compared without ASCII case or exactly, and
+//! reporting every occurrence (overlapping ones included), built cheap first and fast later.
 //!
 //! A full DFA scans several times faster than an NFA, but building it costs more than a process
 //! auditing one skill spends scanning with the NFA (for the shipped YARA rules, 13M of the
@@ -24,25 +24,37 @@ const TEXTS_BEFORE_DFA: usize = 16;
 /// memory explode.
 const DFA_LITERALS: usize = 2_000;
 
+/// How an automaton compares a text's letters with its literals.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Case {
+    /// Without ASCII case.
+    Ascii,
+    /// Byte for byte: the caller folds both sides (an automaton without case costs about
+    /// twice as much to build, the same to run).
+    Exact,
+}
+
 /// The automaton of some literals (see the module's header).
 #[derive(Debug)]
 pub(crate) struct Literals {
     first: AhoCorasick,
     literals: Vec<Vec<u8>>,
+    case: Case,
     scanned: AtomicUsize,
     faster: OnceLock<Option<AhoCorasick>>,
 }
 
 impl Literals {
-    /// The automaton of `literals`; none when there are none.
-    pub(crate) fn new(literals: Vec<Vec<u8>>) -> Result<Option<Self>, BuildError> {
+    /// The automaton of `literals`, compared as `case` says; none when there are none.
+    pub(crate) fn new(literals: Vec<Vec<u8>>, case: Case) -> Result<Option<Self>, BuildError> {
         if literals.is_empty() {
             return Ok(None);
         }
         let kind = (literals.len() <= DFA_LITERALS).then_some(AhoCorasickKind::NoncontiguousNFA);
         Ok(Some(Self {
-            first: built(&literals, kind)?,
+            first: built(&literals, case, kind)?,
             literals,
+            case,
             scanned: AtomicUsize::new(0),
             faster: OnceLock::new(),
         }))
@@ -57,16 +69,20 @@ impl Literals {
         }
         self.faster
             // One that cannot be built leaves the first in place.
-            .get_or_init(|| built(&self.literals, Some(AhoCorasickKind::DFA)).ok())
+            .get_or_init(|| built(&self.literals, self.case, Some(AhoCorasickKind::DFA)).ok())
             .as_ref()
             .unwrap_or(&self.first)
     }
 }
 
-fn built(literals: &[Vec<u8>], kind: Option<AhoCorasickKind>) -> Result<AhoCorasick, BuildError> {
+fn built(
+    literals: &[Vec<u8>],
+    case: Case,
+    kind: Option<AhoCorasickKind>,
+) -> Result<AhoCorasick, BuildError> {
     AhoCorasick::builder()
         .match_kind(MatchKind::Standard)
-        .ascii_case_insensitive(true)
+        .ascii_case_insensitive(case == Case::Ascii)
         .kind(kind)
         .build(literals)
 }
@@ -83,7 +99,7 @@ mod tests {
             .iter()
             .map(|literal| literal.as_bytes().to_vec())
             .collect();
-        let automaton = Literals::new(literals)
+        let automaton = Literals::new(literals, Case::Ascii)
             .unwrap_or_else(|error| panic!("{error}"))
             .unwrap_or_else(|| panic!("literals were given"));
         let found = |automaton: &Literals| {
@@ -103,11 +119,11 @@ mod tests {
                 .as_ref()
                 .is_some_and(|dfa| dfa.kind() == AhoCorasickKind::DFA)
         }));
-        assert!(matches!(Literals::new(Vec::new()), Ok(None)));
+        assert!(matches!(Literals::new(Vec::new(), Case::Ascii), Ok(None)));
         let many: Vec<Vec<u8>> = (0..=DFA_LITERALS)
             .map(|index| format!("w{index}").into_bytes())
             .collect();
-        let many = Literals::new(many)
+        let many = Literals::new(many, Case::Exact)
             .unwrap_or_else(|error| panic!("{error}"))
             .unwrap_or_else(|| panic!("literals were given"));
         for _ in 0..2 * TEXTS_BEFORE_DFA {

@@ -5,7 +5,7 @@
 //! phrases compiled up front as one set cost a process ~130 ms before it read a byte. A
 //! [`Gate`] instead holds, for every pattern of a table, the sets of literals its matches
 //! must contain (an alternation of words, a path, a host), all in one Aho-Corasick automaton
-//! compared without ASCII case. One pass over a text says which patterns are *candidates*;
+//! compared without ASCII case (the literals and the text are folded to ASCII lower case). One pass over a text says which patterns are *candidates*;
 //! only those are compiled (each on its first use) and run. A pattern with no such literal
 //! is always a candidate, so the gate never drops a match: it only skips patterns that
 //! cannot match.
@@ -21,7 +21,7 @@ use std::sync::OnceLock;
 use regex::{Regex, RegexBuilder};
 use regex_syntax::hir::{Class, ClassUnicode, ClassUnicodeRange, Hir, HirKind};
 
-use super::automaton::Literals;
+use super::automaton::{Case, Literals};
 
 /// The most characters of a class taken as so many literals; a wider class is no literal.
 const CLASS_CHARACTERS: usize = 4;
@@ -205,7 +205,7 @@ impl Gate {
             slots.push(mine);
         }
         let (literals, fills): (Vec<Vec<u8>>, Vec<Vec<usize>>) = by_literal.into_iter().unzip();
-        let automaton = Literals::new(literals).ok().flatten();
+        let automaton = Literals::new(literals, Case::Exact).ok().flatten();
         if automaton.is_none() {
             // Without the automaton every pattern is a candidate.
             slots.iter_mut().for_each(Vec::clear);
@@ -228,6 +228,14 @@ impl Gate {
         if !text.is_ascii() && text.contains(self.unsafe_characters.as_slice()) {
             return everything();
         }
+        // The literals are in ASCII lower case: so is the text the automaton reads.
+        let lowered;
+        let text = if text.bytes().any(|byte| byte.is_ascii_uppercase()) {
+            lowered = text.to_ascii_lowercase();
+            lowered.as_str()
+        } else {
+            text
+        };
         let mut filled = vec![false; self.slot_count];
         for found in automaton.for_a_text().find_overlapping_iter(text) {
             if let Some(slots) = self.fills.get(found.pattern().as_usize()) {

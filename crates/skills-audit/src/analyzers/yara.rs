@@ -26,6 +26,7 @@ mod compile;
 mod matcher;
 mod parse;
 mod translate;
+mod written;
 
 use std::fmt;
 

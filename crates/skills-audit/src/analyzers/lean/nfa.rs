@@ -112,9 +112,10 @@ impl<'a> Reader<'a> {
                     if count < 2 {
                         return None;
                     }
-                    let transitions = (0..count)
-                        .map(|_| self.transition(at, states))
-                        .collect::<Option<Vec<_>>>()?;
+                    let mut transitions = Vec::with_capacity(count.min(256));
+                    for _ in 0..count {
+                        transitions.push(self.transition(at, states)?);
+                    }
                     builder.add_sparse(transitions)
                 }
                 2 => {
@@ -127,9 +128,10 @@ impl<'a> Reader<'a> {
                     if count < 2 {
                         return None;
                     }
-                    let alternatives = (0..count)
-                        .map(|_| self.target(at, states))
-                        .collect::<Option<Vec<_>>>()?;
+                    let mut alternatives = Vec::with_capacity(count.min(states));
+                    for _ in 0..count {
+                        alternatives.push(self.target(at, states)?);
+                    }
                     builder.add_union(alternatives)
                 }
                 4 => builder.add_fail(),

@@ -24,8 +24,20 @@ const USEFUL_LENGTH: usize = 8;
 const MOST_CLASS_BYTES: usize = 8;
 
 /// The atoms of the `regex` crate pattern `pattern`, lowercased (the automaton compares
-/// without ASCII case), or `None` when the expression must run on every file.
+/// without ASCII case), or `None` when the expression must run on every file: as written in
+/// `written.rs` for the shipped rules' expressions, derived for any other.
 pub(crate) fn atoms(pattern: &str) -> Option<Vec<Vec<u8>>> {
+    match super::written::ATOMS
+        .iter()
+        .find(|(written, _)| *written == pattern)
+    {
+        Some((_, atoms)) => atoms.map(|atoms| atoms.iter().map(|atom| atom.to_vec()).collect()),
+        None => derived(pattern),
+    }
+}
+
+/// [`atoms`], derived by parsing `pattern`.
+pub(crate) fn derived(pattern: &str) -> Option<Vec<Vec<u8>>> {
     let hir = regex_syntax::ParserBuilder::new()
         .utf8(false)
         .build()

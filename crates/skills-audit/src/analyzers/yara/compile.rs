@@ -16,7 +16,7 @@ use super::ast::{Expr, Meta, Pattern, RuleDecl};
 use super::atoms::atoms;
 use super::parse::parse;
 use super::translate;
-use crate::analyzers::automaton::Literals;
+use crate::analyzers::automaton::{Case, Literals};
 
 /// The most memory one compiled expression may take: a rule that asks for more (`(a{1000}
 /// ){1000}`) is refused when compiled rather than slowing every scan.
@@ -49,6 +49,12 @@ pub(crate) struct Expression {
 }
 
 impl Expression {
+    /// The `regex` crate pattern it runs.
+    #[cfg(test)]
+    pub(crate) fn pattern(&self) -> &str {
+        &self.pattern
+    }
+
     /// The regex; `None` only for a pattern compiled on first use that does not build
     /// (the shipped rules are compiled at once by a test, so theirs all build).
     pub(crate) fn regex(&self) -> Option<&Regex> {
@@ -279,7 +285,7 @@ pub(crate) fn compile_with(
 /// An automaton reporting every occurrence of every literal and atom, overlapping ones
 /// included (YARA counts each), without ASCII case; none when there is nothing to find.
 fn automaton(literals: Vec<Vec<u8>>) -> Result<Option<Literals>, Error> {
-    Literals::new(literals).map_err(|error| Error {
+    Literals::new(literals, Case::Ascii).map_err(|error| Error {
         file: String::new(),
         line: 0,
         message: format!("the rules' literals cannot be compiled together: {error}"),

@@ -1028,3 +1028,55 @@ fn the_automaton_finds_the_same_after_it_changes_kind() {
         }
     }
 }
+
+/// The written table holds every expression of the shipped rules with the atoms derived
+/// from it, and nothing else.
+#[test]
+fn the_written_atoms_are_the_shipped_rules_own() {
+    let compiled =
+        compile(&crate::analyzers::SHIPPED_RULE_FILES).unwrap_or_else(|error| panic!("{error}"));
+    let derived: Vec<(String, Option<Vec<Vec<u8>>>)> = compiled
+        .expressions
+        .iter()
+        .map(|expression| {
+            let pattern = expression.pattern().to_owned();
+            let atoms = super::atoms::derived(&pattern);
+            (pattern, atoms)
+        })
+        .collect();
+    let written: Vec<(String, Option<Vec<Vec<u8>>>)> = super::written::ATOMS
+        .iter()
+        .map(|(pattern, atoms)| {
+            let atoms = atoms.map(|atoms| atoms.iter().map(|atom| atom.to_vec()).collect());
+            ((*pattern).to_owned(), atoms)
+        })
+        .collect();
+    assert!(derived.len() > 30, "{}", derived.len());
+    if derived != written {
+        let bytes = |atom: &[u8]| {
+            let mut out = String::from("b\"");
+            for &byte in atom {
+                match byte {
+                    b'"' | b'\\' => out.push_str(&format!("\\{}", char::from(byte))),
+                    0x20..=0x7e => out.push(char::from(byte)),
+                    _ => out.push_str(&format!("\\x{byte:02x}")),
+                }
+            }
+            out.push('"');
+            out
+        };
+        let mut table = String::from("pub(super) const ATOMS: &[(&str, Option<&[&[u8]]>)] = &[\n");
+        for (pattern, atoms) in &derived {
+            let atoms = match atoms {
+                Some(atoms) => {
+                    let atoms: Vec<String> = atoms.iter().map(|atom| bytes(atom)).collect();
+                    format!("Some(&[{}])", atoms.join(", "))
+                }
+                None => "None".to_owned(),
+            };
+            table.push_str(&format!("    ({pattern:?}, {atoms}),\n"));
+        }
+        table.push_str("];\n");
+        panic!("yara/written.rs is stale; its table is now:\n{table}");
+    }
+}
