@@ -17,7 +17,7 @@ mod sidecar;
 mod supply;
 mod yara;
 
-pub(crate) use lean::{Lean, lean};
+pub(crate) use lean::{Lean, lean, words};
 pub(crate) use mcp::holds_config as holds_mcp_config;
 pub(crate) use rules::RuleSet;
 #[cfg(test)]
@@ -36,6 +36,20 @@ use crate::findings::{Collector, Rule};
 )]
 fn pattern(source: &str) -> Regex {
     Regex::new(&unfolded(&source.replace(r"\b", r"(?-u:\b)"))).expect("a constant pattern compiles")
+}
+
+/// Every pattern an analyzer gives [`lean`] without a prefilter: what the project ships
+/// compiled.
+#[cfg(test)]
+pub(crate) fn lean_sources() -> Vec<String> {
+    instructions::case_insensitive_sources()
+        .into_iter()
+        .chain(
+            manifest::WORDS
+                .iter()
+                .map(|source| lean::words_source(source)),
+        )
+        .collect()
 }
 
 /// A case-insensitive pattern with its wide classes written case-sensitively: the same

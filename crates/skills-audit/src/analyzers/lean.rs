@@ -48,6 +48,25 @@ pub(crate) fn lean(source: &str, nfa_bytes: usize, prefilter: bool) -> Option<Le
     compiled(source, nfa_bytes, prefilter).map(Lean::Compiled)
 }
 
+/// A constant pattern of an analyzer that is only asked whether and where it matches: read
+/// as `analyzers::pattern` reads it (`\b` the ASCII boundary), built through [`lean`] (so
+/// shipped compiled when the project holds it). None only if it does not build, which the
+/// tests rule out for every pattern given here.
+pub(crate) fn words(source: &str) -> Option<Lean> {
+    lean(&words_source(source), 10 << 20, false)
+}
+
+/// What [`words`] gives [`lean`] for `source`: `\b` the ASCII boundary, as
+/// `analyzers::pattern` reads it, and its own case unless it asks for none.
+pub(super) fn words_source(source: &str) -> String {
+    let source = source.replace(r"\b", r"(?-u:\b)");
+    if source.starts_with("(?i)") {
+        source
+    } else {
+        format!("(?-i:{source})")
+    }
+}
+
 /// What [`lean`] compiles when the pattern is not shipped compiled.
 fn compiled(source: &str, nfa_bytes: usize, prefilter: bool) -> Option<meta::Regex> {
     meta::Regex::builder()

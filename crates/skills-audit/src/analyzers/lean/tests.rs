@@ -11,7 +11,7 @@ use super::*;
 
 /// Every pattern the analyzers give [`lean`] without a prefilter.
 fn sources() -> Vec<String> {
-    crate::analyzers::instructions::case_insensitive_sources()
+    crate::analyzers::lean_sources()
 }
 
 /// The shipped file is what compiling the patterns gives today, byte for byte. When it is
