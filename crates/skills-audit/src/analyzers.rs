@@ -17,7 +17,7 @@ mod sidecar;
 mod supply;
 mod yara;
 
-pub(crate) use lean::{Lean, lean, words};
+pub(crate) use lean::{Lean, constant_words, lean, words};
 pub(crate) use mcp::holds_config as holds_mcp_config;
 pub(crate) use rules::RuleSet;
 #[cfg(test)]
@@ -47,6 +47,7 @@ pub(crate) fn lean_sources() -> Vec<String> {
         .chain(
             manifest::WORDS
                 .iter()
+                .chain(&examine::PYTHON_WORDS)
                 .map(|source| lean::words_source(source)),
         )
         .collect()

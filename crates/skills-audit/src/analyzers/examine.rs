@@ -12,6 +12,9 @@
 mod javascript;
 mod python;
 
+#[cfg(test)]
+pub(super) use python::WORDS as PYTHON_WORDS;
+
 use std::collections::HashMap;
 use std::sync::LazyLock;
 

@@ -56,6 +56,15 @@ pub(crate) fn words(source: &str) -> Option<Lean> {
     lean(&words_source(source), 10 << 20, false)
 }
 
+/// [`words`] for a constant of an analyzer, whose tests build every one.
+#[expect(
+    clippy::expect_used,
+    reason = "every pattern given is a constant of its analyzer; the tests build each one"
+)]
+pub(crate) fn constant_words(source: &str) -> Lean {
+    words(source).expect("a constant pattern builds")
+}
+
 /// What [`words`] gives [`lean`] for `source`: `\b` the ASCII boundary, as
 /// `analyzers::pattern` reads it, and its own case unless it asks for none.
 pub(super) fn words_source(source: &str) -> String {

@@ -15,24 +15,37 @@ use super::{
 };
 use crate::analyzers::code::{self, Lang, Lexed};
 use crate::analyzers::hosts;
+use crate::analyzers::{Lean, constant_words};
+
+/// The expressions only asked whether and where they match, for the file of shipped
+/// automata (`lean.rs`).
+#[cfg(test)]
+pub(in crate::analyzers) const WORDS: [&str; 9] = [
+    NETWORK_CALL_SOURCE,
+    SOCKET_SOURCE,
+    EXEC_CALL_SOURCE,
+    ENVIRONMENT_SOURCE,
+    DECODER_SOURCE,
+    WRITE_MODE_SOURCE,
+    RMTREE_SOURCE,
+    HOME_EXPRESSION_SOURCE,
+    DNS_CALL_SOURCE,
+];
 
 /// Calls that use the network.
-static NETWORK_CALL: LazyLock<Regex> = LazyLock::new(|| {
-    pattern(
-        r"\b(?:(?:requests|httpx|session|self\.session|client\.session|aiohttp)\.(?:get|post|put|patch|delete|head|request|options)|urllib\.request\.urlopen|urllib2\.urlopen|urlopen|urllib\.request\.Request|http\.client\.HTTPS?Connection|HTTPSConnection|HTTPConnection|socket\.create_connection|smtplib\.SMTP(?:_SSL)?|ftplib\.FTP|paramiko\.SSHClient|websocket\.create_connection|websockets\.connect|urllib3\.PoolManager|socket\.gethostbyname|dns\.resolver\.(?:resolve|query)|\w+\.(?:sendall|sendto))\s*\(",
-    )
-});
+static NETWORK_CALL: LazyLock<Lean> = LazyLock::new(|| constant_words(NETWORK_CALL_SOURCE));
+
+const NETWORK_CALL_SOURCE: &str = r"\b(?:(?:requests|httpx|session|self\.session|client\.session|aiohttp)\.(?:get|post|put|patch|delete|head|request|options)|urllib\.request\.urlopen|urllib2\.urlopen|urlopen|urllib\.request\.Request|http\.client\.HTTPS?Connection|HTTPSConnection|HTTPConnection|socket\.create_connection|smtplib\.SMTP(?:_SSL)?|ftplib\.FTP|paramiko\.SSHClient|websocket\.create_connection|websockets\.connect|urllib3\.PoolManager|socket\.gethostbyname|dns\.resolver\.(?:resolve|query)|\w+\.(?:sendall|sendto))\s*\(";
 
 /// A socket made, for the reverse-shell shape.
-static SOCKET: LazyLock<Regex> =
-    LazyLock::new(|| pattern(r"\bsocket\.socket\s*\(|\bsocket\.create_connection\s*\("));
+static SOCKET: LazyLock<Lean> = LazyLock::new(|| constant_words(SOCKET_SOURCE));
+
+const SOCKET_SOURCE: &str = r"\bsocket\.socket\s*\(|\bsocket\.create_connection\s*\(";
 
 /// Calls that run a command line.
-static EXEC_CALL: LazyLock<Regex> = LazyLock::new(|| {
-    pattern(
-        r"\b(?:os\.system|os\.popen|subprocess\.(?:run|call|check_call|check_output|Popen|getoutput|getstatusoutput)|commands\.getoutput|os\.exec[lv]p?e?|os\.spawn[lv]p?e?|asyncio\.create_subprocess_(?:shell|exec)|pty\.spawn|__import__\(\s*['\x22](?:os|subprocess)['\x22]\s*\)\.(?:system|popen|run|call|check_output|Popen)|Popen|check_output|check_call|getoutput)\s*\(",
-    )
-});
+static EXEC_CALL: LazyLock<Lean> = LazyLock::new(|| constant_words(EXEC_CALL_SOURCE));
+
+const EXEC_CALL_SOURCE: &str = r"\b(?:os\.system|os\.popen|subprocess\.(?:run|call|check_call|check_output|Popen|getoutput|getstatusoutput)|commands\.getoutput|os\.exec[lv]p?e?|os\.spawn[lv]p?e?|asyncio\.create_subprocess_(?:shell|exec)|pty\.spawn|__import__\(\s*['\x22](?:os|subprocess)['\x22]\s*\)\.(?:system|popen|run|call|check_output|Popen)|Popen|check_output|check_call|getoutput)\s*\(";
 
 /// `exec(` and `eval(` of Python itself (not `model.eval()`, not `ast.literal_eval`).
 static EVAL_CALL: LazyLock<Regex> =
@@ -50,18 +63,14 @@ static SECRET_READ: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// The whole environment as a value (`dict(os.environ)`, `json=os.environ`, `{**os.environ}`).
-static ENVIRONMENT: LazyLock<Regex> = LazyLock::new(|| {
-    pattern(
-        r"(?:\bos|__import__\(\s*['\x22]os['\x22]\s*\))\.environ\b(?:\s*\.\s*(?:copy|items|values)\s*\(\s*\))?",
-    )
-});
+static ENVIRONMENT: LazyLock<Lean> = LazyLock::new(|| constant_words(ENVIRONMENT_SOURCE));
+
+const ENVIRONMENT_SOURCE: &str = r"(?:\bos|__import__\(\s*['\x22]os['\x22]\s*\))\.environ\b(?:\s*\.\s*(?:copy|items|values)\s*\(\s*\))?";
 
 /// Decoders: a name assigned from one holds decoded text.
-static DECODER: LazyLock<Regex> = LazyLock::new(|| {
-    pattern(
-        r"\b(?:b64decode|b32decode|b85decode|a85decode|decodebytes|decodestring|unhexlify|fromhex|decompress|codecs\.decode|marshal\.loads|rot13|rot_13)\b|\[::-1\]|\bchr\s*\(",
-    )
-});
+static DECODER: LazyLock<Lean> = LazyLock::new(|| constant_words(DECODER_SOURCE));
+
+const DECODER_SOURCE: &str = r"\b(?:b64decode|b32decode|b85decode|a85decode|decodebytes|decodestring|unhexlify|fromhex|decompress|codecs\.decode|marshal\.loads|rot13|rot_13)\b|\[::-1\]|\bchr\s*\(";
 
 /// Calls that read a file, for a credential path to count as read.
 const READ_CALLS: &[&str] = &[
@@ -301,8 +310,8 @@ pub(super) fn examine(
     for found in EXEC_CALL.find_iter(code_text) {
         if lexed.inside_literal(found.start()).is_some()
             || code_text[..found.start()].ends_with('.')
-                && !found.as_str().starts_with("os.")
-                && !found.as_str().starts_with("subprocess.")
+                && !code_text[found.range()].starts_with("os.")
+                && !code_text[found.range()].starts_with("subprocess.")
         {
             continue;
         }
@@ -523,15 +532,18 @@ pub(super) fn examine(
     }
 }
 
-static WRITE_MODE: LazyLock<Regex> =
-    LazyLock::new(|| pattern(r#"["'](?:a|w|a\+|w\+|ab|wb|at|wt|x)["']|mode\s*=\s*["'][aw]"#));
-static RMTREE: LazyLock<Regex> =
-    LazyLock::new(|| pattern(r"\b(?:shutil\.rmtree|os\.removedirs|rmtree)\s*\("));
-static HOME_EXPRESSION: LazyLock<Regex> = LazyLock::new(|| {
-    pattern(
-        r#"^(?:os\.path\.expanduser\(\s*["']~/?["']\s*\)|(?:pathlib\.)?Path\.home\(\)|os\.environ\[\s*["']HOME["']\s*\]|os\.getenv\(\s*["']HOME["']\s*\)|Path\(\s*["']/["']\s*\))$"#,
-    )
-});
+static WRITE_MODE: LazyLock<Lean> = LazyLock::new(|| constant_words(WRITE_MODE_SOURCE));
+
+const WRITE_MODE_SOURCE: &str = r#"["'](?:a|w|a\+|w\+|ab|wb|at|wt|x)["']|mode\s*=\s*["'][aw]"#;
+
+static RMTREE: LazyLock<Lean> = LazyLock::new(|| constant_words(RMTREE_SOURCE));
+
+const RMTREE_SOURCE: &str = r"\b(?:shutil\.rmtree|os\.removedirs|rmtree)\s*\(";
+
+static HOME_EXPRESSION: LazyLock<Lean> = LazyLock::new(|| constant_words(HOME_EXPRESSION_SOURCE));
+
+const HOME_EXPRESSION_SOURCE: &str = r#"^(?:os\.path\.expanduser\(\s*["']~/?["']\s*\)|(?:pathlib\.)?Path\.home\(\)|os\.environ\[\s*["']HOME["']\s*\]|os\.getenv\(\s*["']HOME["']\s*\)|Path\(\s*["']/["']\s*\))$"#;
+
 static SETUID: LazyLock<Regex> = LazyLock::new(|| {
     pattern(
         r"\bos\.set(?:e?uid|e?gid|resuid)\s*\(\s*0\s*\)|\bstat\.S_IS[UG]ID\b|\bos\.chmod\s*\([^)]*0o[246][0-7]{3}",
@@ -560,8 +572,9 @@ static ENCODER: LazyLock<Regex> = LazyLock::new(|| {
         r"\b(?:b64encode|b32encode|b85encode|a85encode|urlsafe_b64encode|encodebytes|hexlify)\b|\.hex\(\)|\bcodecs\.encode\b",
     )
 });
-static DNS_CALL: LazyLock<Regex> =
-    LazyLock::new(|| pattern(r"gethostbyname|getaddrinfo|dns\.resolver"));
+static DNS_CALL: LazyLock<Lean> = LazyLock::new(|| constant_words(DNS_CALL_SOURCE));
+
+const DNS_CALL_SOURCE: &str = r"gethostbyname|getaddrinfo|dns\.resolver";
 
 /// Where the file reads secrets, the environment, credentials, downloads and decoded text.
 fn sources(lexed: &Lexed, credentials: &[(Range<usize>, &'static str, bool)]) -> Sources {
@@ -577,7 +590,7 @@ fn sources(lexed: &Lexed, credentials: &[(Range<usize>, &'static str, bool)]) ->
         }
         for environment in ENVIRONMENT.find_iter(code_text) {
             let after = code_text[environment.end()..].trim_start();
-            let whole = environment.as_str().contains('(')
+            let whole = code_text[environment.range()].contains('(')
                 || !(after.starts_with('[') || after.starts_with('.'));
             if whole && lexed.inside_literal(environment.start()).is_none() {
                 found.push(environment.range(), Origin::Environment);
