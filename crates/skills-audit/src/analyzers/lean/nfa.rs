@@ -128,7 +128,8 @@ impl<'a> Reader<'a> {
                     if count < 2 {
                         return None;
                     }
-                    let mut alternatives = Vec::with_capacity(count.min(states));
+                    // Each alternative takes a byte at least: what is left bounds the count.
+                    let mut alternatives = Vec::with_capacity(count.min(self.0.len()));
                     for _ in 0..count {
                         alternatives.push(self.target(at, states)?);
                     }

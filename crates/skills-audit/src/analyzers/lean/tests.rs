@@ -152,6 +152,21 @@ fn a_pattern_not_shipped_is_compiled() {
     assert!(lean(shipped, 16, false).is_none());
 }
 
+/// A count past what the file holds is refused before anything is allocated for it.
+#[test]
+fn a_count_past_the_file_is_refused() {
+    // One NFA of 2^40 states whose first is a union of 2^62 alternatives.
+    let mut file = nfa::MAGIC.to_vec();
+    let mut body = vec![0x80, 0x80, 0x80, 0x80, 0x80, 0x20, 0, 0, 0, 3];
+    body.extend_from_slice(&[0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x3f]);
+    file.push(1);
+    file.push(1);
+    file.push(b'x');
+    file.push(u8::try_from(body.len()).unwrap());
+    file.extend_from_slice(&body);
+    assert!(nfa::shipped(&file, "x").is_none());
+}
+
 proptest! {
     /// Whatever the file holds, reading it never panics, and a file cut short or changed in
     /// a byte gives nothing or a valid NFA.
