@@ -17,7 +17,7 @@ mod sidecar;
 mod supply;
 mod yara;
 
-pub(crate) use lean::{Lean, constant_words, lean, words};
+pub(crate) use lean::{Lean, constant_words, lean};
 pub(crate) use mcp::holds_config as holds_mcp_config;
 pub(crate) use rules::RuleSet;
 #[cfg(test)]

@@ -50,22 +50,16 @@ pub(crate) fn lean(source: &str, nfa_bytes: usize, prefilter: bool) -> Option<Le
 
 /// A constant pattern of an analyzer that is only asked whether and where it matches: read
 /// as `analyzers::pattern` reads it (`\b` the ASCII boundary), built through [`lean`] (so
-/// shipped compiled when the project holds it). None only if it does not build, which the
-/// tests rule out for every pattern given here.
-pub(crate) fn words(source: &str) -> Option<Lean> {
-    lean(&words_source(source), 10 << 20, false)
-}
-
-/// [`words`] for a constant of an analyzer, whose tests build every one.
+/// shipped compiled when the project holds it).
 #[expect(
     clippy::expect_used,
-    reason = "every pattern given is a constant of its analyzer; the tests build each one"
+    reason = "every pattern given is a constant of its analyzer; lean's tests build each one"
 )]
 pub(crate) fn constant_words(source: &str) -> Lean {
-    words(source).expect("a constant pattern builds")
+    lean(&words_source(source), 10 << 20, false).expect("a constant pattern builds")
 }
 
-/// What [`words`] gives [`lean`] for `source`: `\b` the ASCII boundary, as
+/// What [`constant_words`] gives [`lean`] for `source`: `\b` the ASCII boundary, as
 /// `analyzers::pattern` reads it, and its own case unless it asks for none.
 pub(super) fn words_source(source: &str) -> String {
     let source = source.replace(r"\b", r"(?-u:\b)");

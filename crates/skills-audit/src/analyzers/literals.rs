@@ -5,10 +5,10 @@
 //! phrases compiled up front as one set cost a process ~130 ms before it read a byte. A
 //! [`Gate`] instead holds, for every pattern of a table, the sets of literals its matches
 //! must contain (an alternation of words, a path, a host), all in one Aho-Corasick automaton
-//! compared without ASCII case (the literals and the text are folded to ASCII lower case). One pass over a text says which patterns are *candidates*;
-//! only those are compiled (each on its first use) and run. A pattern with no such literal
-//! is always a candidate, so the gate never drops a match: it only skips patterns that
-//! cannot match.
+//! compared without ASCII case (the literals and the text are folded to ASCII lower case).
+//! One pass over a text says which patterns are *candidates*; only those are compiled (each
+//! on its first use) and run. A pattern with no such literal is always a candidate, so the
+//! gate never drops a match: it only skips patterns that cannot match.
 //!
 //! Case: the patterns are matched case-insensitively with Unicode's simple case folding. The
 //! automaton folds ASCII case; a literal's non-ASCII characters are given with their case

@@ -18,7 +18,7 @@ use skills_types::audit::{Category, Severity};
 
 use super::code;
 use super::examine::{self, Examined};
-use super::{Lean, pattern, words};
+use super::{Lean, constant_words, pattern};
 use super::{mcp, scripts, sidecar};
 use crate::files::{FileKind, ScannedFile, Skill};
 use crate::findings::{Collector, Rule};
@@ -190,10 +190,7 @@ pub(super) fn analyze_examined(
 /// Whether anything the user reads about the skill (its description, the body of
 /// `SKILL.md`, its other Markdown, sidecar and metadata) matches `words`. The frontmatter is
 /// left out: `allowed-tools: WebFetch` says nothing about what the skill needs.
-fn mentions(skill: &Skill, words: &LazyLock<Option<Lean>>) -> bool {
-    let Some(words) = words.as_ref() else {
-        return false;
-    };
+fn mentions(skill: &Skill, words: &Lean) -> bool {
     words.is_match(&skill.description)
         || skill.files.iter().any(|file| {
             let path = file.path.to_ascii_lowercase();
@@ -224,17 +221,19 @@ fn body_of(text: &str) -> &str {
 }
 
 /// Words that say a skill talks to the network.
-static NETWORK_WORDS: LazyLock<Option<Lean>> = LazyLock::new(|| words(NETWORK_WORDS_SOURCE));
+static NETWORK_WORDS: LazyLock<Lean> = LazyLock::new(|| constant_words(NETWORK_WORDS_SOURCE));
 
 const NETWORK_WORDS_SOURCE: &str = r"(?i)://|\b(?:apis?|https?|network|internet|online|web\w*|download\w*|upload\w*|fetch\w*|requests?|remote|servers?|endpoints?|cloud|urls?|webhooks?|hosts?|hosted|github|gitlab|slack|notion|google|aws|azure|openai|anthropic|search\w*|quer(?:y|ies)|sync\w*|publish\w*|deploy\w*|send\w*|post\w*|install\w*|registry|database|services?|e-?mail|sockets?|connect\w*)\b";
 
 /// Words that say a skill writes or changes files.
-static WRITE_WORDS: LazyLock<Option<Lean>> = LazyLock::new(|| words(WRITE_WORDS_SOURCE));
+static WRITE_WORDS: LazyLock<Lean> = LazyLock::new(|| constant_words(WRITE_WORDS_SOURCE));
 
 const WRITE_WORDS_SOURCE: &str = r"(?i)\b(?:writ\w*|edit\w*|creat\w*|sav\w*|generat\w*|modif\w*|updat\w*|output\w*|chang\w*|fix\w*|add\w*|produc\w*|build\w*|mak\w*|convert\w*|format\w*|replac\w*|refactor\w*|implement\w*|draft\w*|patch\w*)\b";
 
 /// Words and shapes that say a skill runs commands: an inline `tool --flag`, "run", "shell".
-static COMMAND_WORDS: LazyLock<Option<Lean>> = LazyLock::new(|| words(COMMAND_WORDS_SOURCE));
+static COMMAND_WORDS: LazyLock<Lean> = LazyLock::new(|| constant_words(COMMAND_WORDS_SOURCE));
+
+const COMMAND_WORDS_SOURCE: &str = r"(?i)```|\b(?:run\w*|command\w*|execut\w*|terminal|shell|cli|invok\w*)\b|\s--?[a-z]|`(?:git|npm|npx|python3?|uv|node|make|cargo|go|bash|sh) ";
 
 /// The word lists above, for the file of shipped automata (`lean.rs`).
 #[cfg(test)]
@@ -243,8 +242,6 @@ pub(super) const WORDS: [&str; 3] = [
     WRITE_WORDS_SOURCE,
     COMMAND_WORDS_SOURCE,
 ];
-
-const COMMAND_WORDS_SOURCE: &str = r"(?i)```|\b(?:run\w*|command\w*|execut\w*|terminal|shell|cli|invok\w*)\b|\s--?[a-z]|`(?:git|npm|npx|python3?|uv|node|make|cargo|go|bash|sh) ";
 
 /// `allowed-tools` wider than what the skill uses.
 fn allowed_tools(skill: &Skill, examined: &[(&ScannedFile, &Examined)], out: &mut Collector) {
@@ -332,10 +329,7 @@ fn declared_tools(skill: &Skill, examined: &[(&ScannedFile, &Examined)], out: &m
         };
         let description = tool.description.to_lowercase();
         let mut extra = Vec::new();
-        let network_said = NETWORK_WORDS
-            .as_ref()
-            .is_some_and(|words| words.is_match(&description));
-        if facts.network && !network_said {
+        if facts.network && !NETWORK_WORDS.is_match(&description) {
             extra.push(if facts.hosts.is_empty() {
                 "uses the network".to_owned()
             } else {

@@ -13,7 +13,7 @@
 
 use std::sync::LazyLock;
 
-use crate::analyzers::Lean as Regex;
+use crate::analyzers::Lean;
 
 use super::markdown::{Region, Spans};
 
@@ -44,16 +44,16 @@ pub(in crate::analyzers) const SOURCES: [&str; 4] =
     [DESCRIBING, DESCRIBING_HEADING, NEGATION, CONDITION];
 
 /// Each is only asked whether it matches a sentence or a line ([`super::super::lean`]).
-fn compiled(pattern: &str) -> Option<Regex> {
+fn compiled(pattern: &str) -> Option<Lean> {
     crate::analyzers::lean(pattern, 8 << 20, false)
 }
 
-static DESCRIBING_RE: LazyLock<Option<Regex>> = LazyLock::new(|| compiled(DESCRIBING));
-static HEADING_RE: LazyLock<Option<Regex>> = LazyLock::new(|| compiled(DESCRIBING_HEADING));
-static NEGATION_RE: LazyLock<Option<Regex>> = LazyLock::new(|| compiled(NEGATION));
-static CONDITION_RE: LazyLock<Option<Regex>> = LazyLock::new(|| compiled(CONDITION));
+static DESCRIBING_RE: LazyLock<Option<Lean>> = LazyLock::new(|| compiled(DESCRIBING));
+static HEADING_RE: LazyLock<Option<Lean>> = LazyLock::new(|| compiled(DESCRIBING_HEADING));
+static NEGATION_RE: LazyLock<Option<Lean>> = LazyLock::new(|| compiled(NEGATION));
+static CONDITION_RE: LazyLock<Option<Lean>> = LazyLock::new(|| compiled(CONDITION));
 
-fn is_match(regex: &LazyLock<Option<Regex>>, text: &str) -> bool {
+fn is_match(regex: &LazyLock<Option<Lean>>, text: &str) -> bool {
     regex.as_ref().is_some_and(|regex| regex.is_match(text))
 }
 
